@@ -1,0 +1,53 @@
+"""The `reelstream` command: one CLI for everything a person runs. Each group lives in reelstream/commands/."""
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services for two slot games.", no_args_is_help=True)
+
+# group name -> help; each module reelstream/commands/<module>.py exposes `app: typer.Typer`.
+_GROUPS = {
+    "infra": "Start, stop and inspect the local Kafka and PostgreSQL.",
+    "topics": "Create and describe the platform's Kafka topics.",
+    "session": "Issue session tokens for tests and demos.",
+    "math": "Par sheets, outcome evaluation and simulation of the game maths.",
+    "wallet": "Cashier operations and balances.",
+    "jackpot": "Jackpot pools and live meters.",
+    "services": "Run the platform's services.",
+    "demo": "Play a watchable demo against the running platform.",
+    "projector": "The Postgres projection: run and rebuild.",
+    "ops": "Replay, re-drive dead letters, reset consumer groups.",
+    "audit": "Reconstruct and verify every cent from the raw topics.",
+    "recall": "Game recall: the last games of a player, step by step.",
+    "reports": "Operator and regulator reports.",
+    "bench": "Benchmarks that print ratios against baselines measured in the same run.",
+}
+
+
+def _register() -> None:
+    for name, help_text in _GROUPS.items():
+        module_name = f"reelstream.commands.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name == module_name:
+                continue  # a group not built yet is simply not offered
+            raise
+        attr = getattr(module, "app")
+        if isinstance(attr, typer.Typer):
+            app.add_typer(attr, name=name, help=help_text)
+        else:
+            app.command(name, help=help_text)(attr)
+
+
+_register()
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""`reelstream math parsheet|evaluate|simulate GAME`: dispatch to the game's module in reelstream/mathcli/."""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(no_args_is_help=True)
+
+_GAME_MODULES = {"rising-joker": "reelstream.mathcli.rising_joker", "stjernestoev": "reelstream.mathcli.stjernestoev"}
+DOCS_MATH = Path(__file__).resolve().parents[2] / "docs" / "math"
+
+
+def _game_module(game: str):
+    if game not in _GAME_MODULES:
+        raise typer.BadParameter(f"unknown game {game!r}; known: {', '.join(_GAME_MODULES)}")
+    return importlib.import_module(_GAME_MODULES[game])
+
+
+@app.command()
+def parsheet(
+    game: str,
+    out_dir: Path = typer.Option(None, help="Where to write the par sheet (default docs/math/<game>/)."),
+) -> None:
+    """Write the game's par sheet (Markdown + JSON + PNG) and print its headline figures."""
+    _game_module(game).parsheet(out_dir or DOCS_MATH / game)
+
+
+@app.command()
+def evaluate(
+    game: str,
+    stake_minor: int = typer.Option(..., help="Total stake in minor units."),
+    stops: Optional[str] = typer.Option(None, help="Reel stops a,b,c,d,e (Rising Joker)."),
+    seed: Optional[str] = typer.Option(None, help="64 hex digits: replay a spin from its recorded seed."),
+    state: Optional[str] = typer.Option(None, help="Player state before the spin as JSON (from spin.settled)."),
+    model_version: Optional[str] = typer.Option(None, help="Released model version (default: current)."),
+) -> None:
+    """Print one outcome as JSON (auditors re-check recorded spins with it)."""
+    result = _game_module(game).evaluate(
+        stake_minor=stake_minor, stops=stops, seed=seed, state=json.loads(state) if state else None, model_version=model_version
+    )
+    typer.echo(json.dumps(result, indent=2, sort_keys=True))
+
+
+@app.command()
+def simulate(
+    game: str,
+    spins: int = typer.Option(1_000_000, help="Number of spins."),
+    procs: int = typer.Option(1, help="Worker processes."),
+    seed: int = typer.Option(1, help="Base seed of the simulation batches."),
+    stake_minor: Optional[int] = typer.Option(None, help="Stake in minor units (default: the game's smallest)."),
+) -> None:
+    """Monte Carlo simulation with confidence intervals."""
+    _game_module(game).simulate(spins=spins, procs=procs, seed=seed, stake_minor=stake_minor)

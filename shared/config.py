@@ -1,0 +1,46 @@
+"""Runtime configuration from environment variables, with local defaults that match `reelstream infra up`."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+LOCAL_KAFKA_BOOTSTRAP = "127.0.0.1:9092"
+LOCAL_DATABASE_URL = "postgresql://reelstream:reelstream@127.0.0.1:5433/reelstream"
+# A fixed development secret: fine for the local demo, refused when REELSTREAM_ENV=production.
+DEV_SESSION_SECRET = "reelstream-local-dev-secret-not-for-production"
+
+# Commands older than this (broker time of the record minus the command's CloudEvents `time`) are refused, so
+# de-duplication state stays bounded. Request and command topics keep records longer than this window.
+DEDUP_WINDOW_MS = 60 * 60 * 1000
+# Commands dated further in the future than this are refused too (clocks of clients drift a little).
+CLOCK_SKEW_MS = 30 * 1000
+# Request and command topics carry bearer tokens: they keep 7 days, then are deleted.
+COMMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+
+
+@dataclass(frozen=True)
+class Settings:
+    kafka_bootstrap_servers: str
+    database_url: str
+    session_secret: str
+    environment: str
+
+    @property
+    def faust_broker(self) -> str:
+        return ";".join(f"kafka://{host}" for host in self.kafka_bootstrap_servers.split(","))
+
+
+def load_settings(environ: dict[str, str] | None = None) -> Settings:
+    env = os.environ if environ is None else environ
+    environment = env.get("REELSTREAM_ENV", "local")
+    secret = env.get("REELSTREAM_SESSION_SECRET", "")
+    if not secret:
+        if environment == "production":
+            raise RuntimeError("REELSTREAM_SESSION_SECRET must be set when REELSTREAM_ENV=production")
+        secret = DEV_SESSION_SECRET
+    return Settings(
+        kafka_bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS", LOCAL_KAFKA_BOOTSTRAP),
+        database_url=env.get("DATABASE_URL", LOCAL_DATABASE_URL),
+        session_secret=secret,
+        environment=environment,
+    )
