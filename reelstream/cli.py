@@ -11,6 +11,7 @@ app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services fo
 _GROUPS = {
     "infra": "Start, stop and inspect the local Kafka and PostgreSQL.",
     "topics": "Create and describe the platform's Kafka topics.",
+    "contract": "The event contract: AsyncAPI document and JSON Schemas.",
     "session": "Issue session tokens for tests and demos.",
     "math": "Par sheets, outcome evaluation and simulation of the game maths.",
     "wallet": "Cashier operations and balances.",

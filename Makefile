@@ -1,0 +1,49 @@
+# reelstream — the two commands a person needs: `make run` and `make test`. Everything else is a helper target.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+RS := $(PY) -m reelstream.cli
+# Exported by `reelstream infra up`; services and tests read KAFKA_BOOTSTRAP_SERVERS and DATABASE_URL from it.
+ENVFILE := .reelstream/env
+WITH_ENV := set -a; [ -f $(ENVFILE) ] && . ./$(ENVFILE); set +a;
+
+.PHONY: help venv infra-up infra-down infra-status topics test test-unit test-integration run platform-up platform-down bench-kafka contract
+
+help:
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip==25.3
+	$(VENV)/bin/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed ## Create the virtualenv with the pinned dependencies
+
+infra-up: venv ## Start local Kafka (KRaft) and PostgreSQL; writes .reelstream/env
+	$(RS) infra up
+
+infra-down: venv ## Stop what infra-up started
+	$(RS) infra down
+
+infra-status: venv ## Show the local infrastructure
+	$(RS) infra status
+
+topics: infra-up ## Create every topic of the contract
+	$(WITH_ENV) $(RS) topics create
+
+test: infra-up ## Run the whole test suite against real Kafka and PostgreSQL
+	$(WITH_ENV) $(PY) -m pytest -q
+
+test-unit: venv ## Unit tests only (no Kafka, no Postgres)
+	$(PY) -m pytest -q tests/unit
+
+contract: venv ## Regenerate the AsyncAPI document and JSON Schemas from the models
+	$(RS) contract generate
+
+bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-encode loop, round-trip latency
+	$(WITH_ENV) $(RS) bench kafka
+
+-include mk/*.mk

@@ -1,0 +1,69 @@
+"""Base classes of message payloads: commands are validated strictly, events are read tolerantly.
+
+Every payload class declares its CloudEvents `TYPE` and which field is the message key (`SUBJECT_FIELD`); defining a
+subclass registers it, so the codec can find the model of any type it reads.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, Strict
+
+# Integers are strict everywhere: a float, a string or a bool is never money.
+Int = Annotated[int, Strict()]
+Minor = Annotated[int, Strict(), Field(description="amount in minor units (cent, øre)")]
+Micro = Annotated[int, Strict(), Field(description="amount in micro-units: 1 minor unit = 1,000,000 micro")]
+Bool = Annotated[bool, Strict()]
+PlayerId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$", description="pseudonymous player id")]
+Ident = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")]
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code")]
+
+_REGISTRY: dict[str, type["Payload"]] = {}
+
+
+class Payload(BaseModel):
+    TYPE: ClassVar[str] = ""
+    SUBJECT_FIELD: ClassVar[str] = ""
+    KIND: ClassVar[str] = ""
+    TOPIC: ClassVar[str] = ""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__dict__.get("TYPE"):
+            assert cls.TYPE.startswith("reelstream.") and cls.TYPE.rsplit(".", 1)[1].startswith("v"), cls.TYPE
+            assert cls.SUBJECT_FIELD in cls.model_fields or cls.SUBJECT_FIELD == "", cls.TYPE
+            assert cls.TYPE not in _REGISTRY, f"type {cls.TYPE} defined twice"
+            _REGISTRY[cls.TYPE] = cls
+
+    @property
+    def subject(self) -> str:
+        return str(getattr(self, self.SUBJECT_FIELD))
+
+
+class CommandData(Payload):
+    """Inbound: unknown fields are refused, nothing is coerced."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    KIND: ClassVar[str] = "command"
+
+
+class EventData(Payload):
+    """Facts: unknown fields are ignored so the contract can grow without breaking readers."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    KIND: ClassVar[str] = "event"
+
+
+class Part(BaseModel):
+    """A nested value object inside a payload (tolerant like events)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def payload_class(type_: str) -> type[Payload] | None:
+    return _REGISTRY.get(type_)
+
+
+def registered_types() -> dict[str, type[Payload]]:
+    return dict(_REGISTRY)

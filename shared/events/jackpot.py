@@ -1,0 +1,142 @@
+"""Jackpot messages: contributions and claims on jackpot.commands (keyed by network id, so totally ordered per
+network), pool facts on jackpot.events, and the compacted live meters on jackpot.meters (keyed by pool id)."""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Int, Micro, Minor, Part, PlayerId
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
+
+
+class _JackpotCommand(CommandData):
+    SUBJECT_FIELD = "network_id"
+    TOPIC = JACKPOT_COMMANDS
+
+    network_id: Ident
+
+
+class Contribute(_JackpotCommand):
+    """Spin service: one wager's contribution to a network (id = the wager id, so it is counted once).
+
+    The jackpot service splits `stake_minor` by each pool's contribution_ppm, and `breakage_micro` (Rising Joker's
+    sub-cent remainder) by the same rates; `contribution_micro` is the spin service's total, checked to be equal.
+    """
+
+    TYPE = "reelstream.jackpot.contribute.v1"
+    contribution_id: uuid.UUID
+    game: Ident
+    currency: CurrencyCode
+    stake_minor: Minor
+    contribution_micro: Micro
+    breakage_micro: Micro = 0
+    player_id: PlayerId
+    operator_id: Ident | None = None
+
+
+class Claim(_JackpotCommand):
+    """Spin service: a spin won a tier of the network; the jackpot service answers with JackpotWon or ClaimRejected."""
+
+    TYPE = "reelstream.jackpot.claim.v1"
+    claim_id: uuid.UUID
+    request_id: uuid.UUID
+    player_id: PlayerId
+    game: Ident
+    tier: Ident
+    currency: CurrencyCode
+    stake_minor: Minor
+    operator_id: Ident | None = None
+
+
+class PoolMovement(Part):
+    """One pool's change in one event: opening + contributions + seeds - paid = closing, exactly, in micro-units."""
+
+    pool_id: str
+    opening_micro: Micro
+    contributions_micro: Micro = 0
+    seeds_micro: Micro = 0
+    paid_micro: Micro = 0
+    closing_micro: Micro
+
+    def balanced(self) -> bool:
+        return self.opening_micro + self.contributions_micro + self.seeds_micro - self.paid_micro == self.closing_micro
+
+
+class AppliedContribution(Part):
+    contribution_id: uuid.UUID
+    game: str
+    player_id: str
+    operator_id: str | None = None
+    stake_minor: Minor
+    amount_micro: Micro
+
+
+class _JackpotEvent(EventData):
+    SUBJECT_FIELD = "network_id"
+    TOPIC = JACKPOT_EVENTS
+
+    network_id: str
+    recorded_at: datetime
+
+
+class ContributionsApplied(_JackpotEvent):
+    """A batch of contributions applied to a network's pools, in partition order."""
+
+    TYPE = "reelstream.jackpot.contributions-applied.v1"
+    currency: str
+    contributions: tuple[AppliedContribution, ...]
+    movements: tuple[PoolMovement, ...]
+
+
+class JackpotWon(_JackpotEvent):
+    """A claim answered: the pool share the spin service pays in its one settlement."""
+
+    TYPE = "reelstream.jackpot.won.v1"
+    claim_id: uuid.UUID
+    request_id: uuid.UUID
+    player_id: str
+    operator_id: str | None = None
+    pool_id: str
+    tier: str
+    currency: str
+    stake_minor: Minor
+    share_ppm: Int
+    amount_minor: Minor
+    level_before_micro: Micro
+    level_after_micro: Micro
+    movement: PoolMovement
+
+
+class PoolReseeded(_JackpotEvent):
+    """The operator put the seed back after a win (operator-funded; not part of the players' RTP)."""
+
+    TYPE = "reelstream.jackpot.pool-reseeded.v1"
+    pool_id: str
+    currency: str
+    seed_micro: Micro
+    cause_claim_id: uuid.UUID | None = None
+    movement: PoolMovement
+
+
+class ClaimRejected(_JackpotEvent):
+    TYPE = "reelstream.jackpot.claim-rejected.v1"
+    claim_id: uuid.UUID
+    request_id: uuid.UUID
+    player_id: str
+    tier: str
+    code: str
+    message: str
+
+
+class JackpotMeter(EventData):
+    """The live level of one pool, rounded down to the minor unit (compacted topic: the latest per pool)."""
+
+    TYPE = "reelstream.jackpot.meter.v1"
+    SUBJECT_FIELD = "pool_id"
+    TOPIC = JACKPOT_METERS
+
+    pool_id: str
+    network_id: str
+    currency: str
+    level_minor: Minor
+    as_of: datetime

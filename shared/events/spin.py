@@ -1,0 +1,139 @@
+"""Spin messages: the public request/answer pair on spin.requests and spin.events, and the spin journal's facts."""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from shared.events.base import Bool, CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
+from shared.topics import SPIN_EVENTS, SPIN_JOURNAL, SPIN_REQUESTS
+
+GAMES = ("rising-joker", "stjernestoev")
+
+REJECTION_CODES = (
+    "INVALID_REQUEST",
+    "UNKNOWN_GAME",
+    "INVALID_STAKE",
+    "CURRENCY_MISMATCH",
+    "INSUFFICIENT_FUNDS",
+    "STAKE_LOCKED",
+    "UNAUTHENTICATED",
+    "LIMIT_EXCEEDED",
+    "SELF_EXCLUDED",
+    "DUPLICATE_CONFLICT",
+    "REQUEST_EXPIRED",
+    "ACCOUNT_NOT_FOUND",
+    "WAGER_REFUNDED",
+)
+
+
+class SpinRequested(CommandData):
+    """A game client asks for one paid spin. `request_id` is the idempotency key chosen by the client."""
+
+    TYPE = "reelstream.spin.requested.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_REQUESTS
+
+    request_id: uuid.UUID
+    player_id: PlayerId
+    # Unknown games and currencies are business refusals (UNKNOWN_GAME, CURRENCY_MISMATCH), not decode errors.
+    game: Ident
+    stake_minor: Minor
+    currency: CurrencyCode
+    session_token: str = Field(min_length=1, max_length=2048, json_schema_extra={"format": "password"})
+    operator_id: Ident | None = None
+    forfeit_bonus_ring: Bool = False
+
+
+class JackpotAward(Part):
+    claim_id: uuid.UUID
+    network_id: str
+    pool_id: str
+    tier: str
+    amount_minor: Minor
+    share_ppm: int
+
+
+class SpinSettled(EventData):
+    """The one settled answer to a spin request: everything credited, the outcome, and what re-derives it."""
+
+    TYPE = "reelstream.spin.settled.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_EVENTS
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    stake_minor: Minor
+    currency: str
+    # win_minor = house_win_minor + jackpot_win_minor: everything credited for this spin.
+    win_minor: Minor
+    house_win_minor: Minor
+    jackpot_win_minor: Minor
+    breakage_micro: Micro
+    contribution_micro: Micro
+    balance_after_minor: Minor
+    model_version: str
+    seed: str = Field(pattern=r"^[0-9a-f]{64}$", description="the 256-bit seed the outcome was drawn from, hex")
+    state_before: dict[str, Any]
+    state_after: dict[str, Any]
+    outcome: dict[str, Any]
+    jackpot_awards: tuple[JackpotAward, ...] = ()
+    operator_id: str | None = None
+    settled_at: datetime
+
+
+class SpinRejected(EventData):
+    """The one refusal answer to a spin request, with a contract code and a readable message."""
+
+    TYPE = "reelstream.spin.rejected.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_EVENTS
+
+    request_id: uuid.UUID | None = None
+    # Keyed by player id; "unknown" when the request was too broken to name one (it then also goes to the DLQ).
+    player_id: str
+    code: str
+    message: str
+    game: str | None = None
+    stake_minor: Minor | None = None
+
+
+class SeedDrawn(EventData):
+    """Journal: after the wager's debit was confirmed, the seed was drawn and persisted before any outcome is shown."""
+
+    TYPE = "reelstream.spin.seed-drawn.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    stake_minor: Minor
+    currency: str
+    model_version: str
+    seed: str = Field(pattern=r"^[0-9a-f]{64}$")
+    state_before: dict[str, Any]
+    drawn_at: datetime
+
+
+class BonusRingForfeited(EventData):
+    """Journal: a Stjernestøv player forfeited the pending bonus ring to change the stake."""
+
+    TYPE = "reelstream.spin.bonus-ring-forfeited.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    locked_stake_minor: Minor
+    new_stake_minor: Minor
+    state_before: dict[str, Any]
+    state_after: dict[str, Any]
+    forfeited_at: datetime
+
+
+RejectionCode = Literal[REJECTION_CODES]  # type: ignore[valid-type]

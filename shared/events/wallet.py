@@ -1,0 +1,194 @@
+"""Wallet messages: cashier and internal commands on wallet.commands, double-entry facts on wallet.events.
+
+Postings are in micro-units (1 minor = 1,000,000 micro) so the jackpot liability is exact; player and cashier postings
+are always whole minor units. Accounts: `player:<player id>`, `house`, `jackpot:<network id>`, `seed-funding`,
+`cashier`. The postings of every event sum to zero (one currency per event).
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS
+
+HOUSE = "house"
+CASHIER = "cashier"
+SEED_FUNDING = "seed-funding"
+
+
+def player_account(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def jackpot_account(network_id: str) -> str:
+    return f"jackpot:{network_id}"
+
+
+class _WalletCommand(CommandData):
+    SUBJECT_FIELD = "player_id"
+    TOPIC = WALLET_COMMANDS
+
+    transaction_id: uuid.UUID
+    player_id: PlayerId
+
+
+class Deposit(_WalletCommand):
+    """Cashier: money in. The first deposit in a currency opens the player's account in it."""
+
+    TYPE = "reelstream.wallet.deposit.v1"
+    amount_minor: Minor
+    currency: CurrencyCode
+
+
+class Withdraw(_WalletCommand):
+    """Cashier: money out."""
+
+    TYPE = "reelstream.wallet.withdraw.v1"
+    amount_minor: Minor
+    currency: CurrencyCode
+
+
+class DebitWager(_WalletCommand):
+    """Spin service: take a wager. `transaction_id` is the wager id (the spin's request id)."""
+
+    TYPE = "reelstream.wallet.debit-wager.v1"
+    amount_minor: Minor
+    currency: CurrencyCode
+    game: Ident
+    operator_id: Ident | None = None
+
+
+class SettleWager(_WalletCommand):
+    """Spin service: the one settlement of a wager, carrying every amount of the spin.
+
+    house_win_minor is paid by the house, jackpot_win_minor by the network's jackpot liability; contribution_micro
+    (the wager's pool contribution) and breakage_micro (the exact win's sub-cent remainder) move from the house to the
+    jackpot liability. Postings: player +win, house -(house win + breakage + contribution),
+    jackpot:<network> +(contribution + breakage - jackpot win).
+    """
+
+    TYPE = "reelstream.wallet.settle-wager.v1"
+    wager_id: uuid.UUID
+    currency: CurrencyCode
+    house_win_minor: Minor
+    jackpot_win_minor: Minor
+    breakage_micro: Micro
+    contribution_micro: Micro
+    network_id: Ident
+
+
+class RefundWager(_WalletCommand):
+    """Spin service: give a wager back when the spin cannot complete (only before anything was contributed)."""
+
+    TYPE = "reelstream.wallet.refund-wager.v1"
+    wager_id: uuid.UUID
+    currency: CurrencyCode
+    reason: str = Field(min_length=1, max_length=500)
+
+
+class SetLimit(_WalletCommand):
+    """Player protection: a deposit or loss limit per period; None removes it (removal is an increase)."""
+
+    TYPE = "reelstream.wallet.set-limit.v1"
+    currency: CurrencyCode
+    kind: Literal["deposit", "loss"]
+    period: Literal["day", "week", "month"]
+    amount_minor: Minor | None
+
+
+class SelfExclude(_WalletCommand):
+    """Player protection: no wagers until `until` (None: indefinitely)."""
+
+    TYPE = "reelstream.wallet.self-exclude.v1"
+    until: datetime | None = None
+
+
+class Posting(Part):
+    account: str
+    amount_micro: Micro
+
+
+class _WalletEvent(EventData):
+    SUBJECT_FIELD = "player_id"
+    TOPIC = WALLET_EVENTS
+
+    transaction_id: uuid.UUID
+    player_id: str
+    recorded_at: datetime
+
+
+class _PostedEvent(_WalletEvent):
+    currency: str
+    postings: tuple[Posting, ...]
+    balance_after_minor: Minor
+
+
+class Deposited(_PostedEvent):
+    TYPE = "reelstream.wallet.deposited.v1"
+    amount_minor: Minor
+
+
+class Withdrawn(_PostedEvent):
+    TYPE = "reelstream.wallet.withdrawn.v1"
+    amount_minor: Minor
+
+
+class WagerDebited(_PostedEvent):
+    TYPE = "reelstream.wallet.wager-debited.v1"
+    amount_minor: Minor
+    game: str
+    operator_id: str | None = None
+
+
+class WagerSettled(_PostedEvent):
+    TYPE = "reelstream.wallet.wager-settled.v1"
+    wager_id: uuid.UUID
+    win_minor: Minor
+    house_win_minor: Minor
+    jackpot_win_minor: Minor
+    breakage_micro: Micro
+    contribution_micro: Micro
+    network_id: str
+
+
+class WagerRefunded(_PostedEvent):
+    TYPE = "reelstream.wallet.wager-refunded.v1"
+    wager_id: uuid.UUID
+    amount_minor: Minor
+    reason: str
+
+
+class LimitSet(_WalletEvent):
+    TYPE = "reelstream.wallet.limit-set.v1"
+    currency: str
+    kind: str
+    period: str
+    amount_minor: Minor | None
+    # Decreases apply at once; increases and removals apply 24 h later (GLI-19 A.3.7).
+    effective_at: datetime
+
+
+class SelfExcluded(_WalletEvent):
+    TYPE = "reelstream.wallet.self-excluded.v1"
+    until: datetime | None = None
+
+
+class CommandRejected(_WalletEvent):
+    """Any wallet command refused, with a code (e.g. INSUFFICIENT_FUNDS) and the balance left unchanged."""
+
+    TYPE = "reelstream.wallet.command-rejected.v1"
+    command_type: str
+    code: str
+    message: str
+    currency: str | None = None
+    wager_id: uuid.UUID | None = None
+
+
+def postings_balanced(postings: tuple[Posting, ...]) -> bool:
+    return sum(posting.amount_micro for posting in postings) == 0
+
+

@@ -1,0 +1,100 @@
+"""Every Kafka topic of the platform as code: names, keys, partitions and configs (created by `reelstream topics create`).
+
+Partition counts: player-keyed topics are co-partitioned (same count) so the spin and wallet state of a player lives on
+one partition number everywhere. Network-keyed topics have few partitions: all claims and contributions of a network
+are on one partition, totally ordered. Single-node here: replication factor 1 and min.insync.replicas 1; on a cluster
+use replication factor 3 and min.insync.replicas 2 (with acks=all producers), see docs/operations.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shared.config import COMMAND_RETENTION_MS
+
+PLAYER_PARTITIONS = 6
+NETWORK_PARTITIONS = 2
+POOL_PARTITIONS = 3
+DLQ_PARTITIONS = 1
+
+_FOREVER = {"retention.ms": "-1", "retention.bytes": "-1"}
+_BROKER_TIME = {"message.timestamp.type": "LogAppendTime"}
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    name: str
+    key: str
+    partitions: int
+    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal"
+    configs: dict[str, str] = field(default_factory=dict)
+    public: bool = False
+
+
+def _command(name: str, key: str, partitions: int, public: bool) -> TopicSpec:
+    # Requests and commands carry bearer tokens and personal intent: finite retention, longer than the de-dup window.
+    configs = {"retention.ms": str(COMMAND_RETENTION_MS), "cleanup.policy": "delete", **_BROKER_TIME}
+    return TopicSpec(name, key, partitions, "command", configs, public)
+
+
+def _events(name: str, key: str, partitions: int, public: bool) -> TopicSpec:
+    return TopicSpec(name, key, partitions, "event", {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, public)
+
+
+SPIN_REQUESTS = "spin.requests"
+SPIN_EVENTS = "spin.events"
+SPIN_JOURNAL = "spin.journal"
+WALLET_COMMANDS = "wallet.commands"
+WALLET_EVENTS = "wallet.events"
+JACKPOT_COMMANDS = "jackpot.commands"
+JACKPOT_EVENTS = "jackpot.events"
+JACKPOT_METERS = "jackpot.meters"
+
+CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
+    _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, public=True),
+    _events(SPIN_EVENTS, "player id", PLAYER_PARTITIONS, public=True),
+    # The spin service's own facts (wager accepted, seed drawn, ...) before anything reveals an outcome; kept forever.
+    _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, public=False),
+    _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, public=True),
+    _events(WALLET_EVENTS, "player id", PLAYER_PARTITIONS, public=True),
+    _command(JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, public=False),
+    _events(JACKPOT_EVENTS, "network id", NETWORK_PARTITIONS, public=False),
+    TopicSpec(
+        JACKPOT_METERS,
+        "pool id",
+        POOL_PARTITIONS,
+        "meter",
+        {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
+        public=True,
+    ),
+)
+
+
+def dlq_name(topic: str) -> str:
+    return f"{topic}.dlq"
+
+
+def _dlq(spec: TopicSpec) -> TopicSpec:
+    # Dead letters are kept forever: nothing undecodable is ever silently dropped.
+    return TopicSpec(dlq_name(spec.name), spec.key, DLQ_PARTITIONS, "dlq", {"cleanup.policy": "delete", **_FOREVER})
+
+
+DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (
+    _dlq(CONTRACT_TOPICS[1]),
+    _dlq(CONTRACT_TOPICS[4]),
+    _dlq(CONTRACT_TOPICS[6]),
+)
+
+ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS
+
+
+def spec(name: str) -> TopicSpec:
+    for topic in ALL_TOPICS:
+        if topic.name == name:
+            return topic
+    raise KeyError(f"unknown topic {name!r}")
+
+
+def with_min_insync(configs: dict[str, str], replication_factor: int) -> dict[str, str]:
+    """min.insync.replicas for a replication factor: 1 on a single node, rf - 1 (at least 2) on a cluster."""
+    minimum = 1 if replication_factor < 3 else replication_factor - 1
+    return {**configs, "min.insync.replicas": str(minimum)}

@@ -1,0 +1,23 @@
+"""The committed AsyncAPI document and JSON Schemas are what the models generate now."""
+from shared.events import asyncapi, registered_types
+
+
+def test_the_committed_contract_files_are_current():
+    stale = asyncapi.stale()
+    assert stale == [], f"run `make contract` and commit: stale {stale}"
+
+
+def test_every_public_message_of_the_contract_is_documented():
+    document = asyncapi.asyncapi_document()
+    names = {message["name"] for message in document["components"]["messages"].values()}
+    for type_ in (
+        "reelstream.spin.requested.v1",
+        "reelstream.spin.settled.v1",
+        "reelstream.spin.rejected.v1",
+        "reelstream.wallet.deposit.v1",
+        "reelstream.wallet.withdraw.v1",
+        "reelstream.jackpot.meter.v1",
+    ):
+        assert type_ in names
+    assert names == set(registered_types())
+    assert document["asyncapi"].startswith("3.")
