@@ -24,6 +24,16 @@ class Settings:
     database_url: str
     session_secret: str
     environment: str
+    # Prefix of every topic and consumer group name: integration tests run whole services on fresh uuid-named topics.
+    topic_prefix: str = ""
+
+    def topic(self, name: str) -> str:
+        """The real topic name of a contract topic (e.g. "spin.requests") under this deployment's prefix."""
+        return f"{self.topic_prefix}{name}"
+
+    def group(self, service: str) -> str:
+        """The consumer group / faust app id of a service."""
+        return f"{self.topic_prefix}reelstream-{service}"
 
     @property
     def faust_broker(self) -> str:
@@ -43,4 +53,5 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         database_url=env.get("DATABASE_URL", LOCAL_DATABASE_URL),
         session_secret=secret,
         environment=environment,
+        topic_prefix=env.get("REELSTREAM_TOPIC_PREFIX", ""),
     )

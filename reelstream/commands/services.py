@@ -1,0 +1,85 @@
+"""`reelstream services run NAME` (foreground) and `services up|down|status` (background, with pid files)."""
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+from pathlib import Path
+
+import typer
+
+from reelstream.processes import SERVICES, spawn
+
+app = typer.Typer(no_args_is_help=True)
+STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstream"))
+
+
+@app.command()
+def run(name: str) -> None:
+    """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
+    if name not in SERVICES:
+        raise typer.BadParameter(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
+    if not __debug__:
+        raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
+    importlib.import_module(f"services.{name}.app").main()
+
+
+def _pid_file(name: str) -> Path:
+    return STATE_DIR / "services" / f"{name}.pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _running_pid(name: str) -> int | None:
+    path = _pid_file(name)
+    if not path.exists():
+        return None
+    pid = int(path.read_text().strip() or 0)
+    return pid if pid and _alive(pid) else None
+
+
+@app.command()
+def up(
+    only: list[str] = typer.Option(list(SERVICES), "--only", help="Services to start (default: all)."),
+    timeout_s: float = typer.Option(90.0, help="How long to wait for each service to be ready."),
+) -> None:
+    """Start services in the background (idempotent) and wait until each consumes its inputs."""
+    started = []
+    for name in only:
+        if (pid := _running_pid(name)) is not None:
+            typer.echo(f"{name}: already running (pid {pid})")
+            continue
+        service = spawn(name, log_dir=STATE_DIR / "logs")
+        _pid_file(name).parent.mkdir(parents=True, exist_ok=True)
+        _pid_file(name).write_text(str(service.process.pid))
+        started.append(service)
+    for service in started:
+        service.wait_ready(timeout_s)
+        typer.echo(f"{service.name}: ready (pid {service.process.pid}, log {service.log_path})")
+
+
+@app.command()
+def down() -> None:
+    """Stop the services that `up` started (by pid file)."""
+    for name in reversed(SERVICES):
+        pid = _running_pid(name)
+        if pid is None:
+            _pid_file(name).unlink(missing_ok=True)
+            continue
+        os.killpg(pid, signal.SIGTERM)
+        typer.echo(f"{name}: stopping (pid {pid})")
+        _pid_file(name).unlink(missing_ok=True)
+
+
+@app.command()
+def status() -> None:
+    """Which services run, with their pids."""
+    for name in SERVICES:
+        pid = _running_pid(name)
+        typer.echo(f"{name}: {'running (pid %d)' % pid if pid else 'stopped'}")

@@ -1,0 +1,84 @@
+"""Start the platform's service processes (each `python -m reelstream.cli services run NAME`), wait for them, stop them.
+
+Used by `reelstream services up|down`, `make run`, the demo and integration tests (which kill them for real).
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SERVICES = ("wallet", "jackpot", "spin", "projector")
+# Each service prints this line (to stderr) once it consumes its inputs; tests and `services up` wait for it.
+READY_MARKER = "reelstream-service-ready"
+
+
+def ready_line(service: str) -> str:
+    return f"{READY_MARKER} {service}"
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    process: subprocess.Popen
+    log_path: Path
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_ready(self, timeout_s: float = 60.0) -> None:
+        self.wait_for_log(re.escape(ready_line(self.name)), timeout_s)
+
+    def wait_for_log(self, pattern: str, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        compiled = re.compile(pattern)
+        while time.monotonic() < deadline:
+            if compiled.search(self.log_text()):
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}; log tail:\n{self.log_text()[-3000:]}")
+            time.sleep(0.1)
+        raise TimeoutError(f"{self.name} did not log /{pattern}/ within {timeout_s:.0f} s; log tail:\n{self.log_text()[-3000:]}")
+
+    def kill(self) -> int:
+        """SIGKILL, like a crash: no shutdown hooks, no flush, no offset commit."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        return self.process.wait(timeout=30)
+
+    def stop(self, timeout_s: float = 20.0) -> int:
+        """SIGTERM, then SIGKILL if it does not exit in time."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                return self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                return self.kill()
+        return self.process.returncode
+
+    def wait_exit(self, timeout_s: float) -> int:
+        return self.process.wait(timeout=timeout_s)
+
+
+def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_args: tuple[str, ...] = ()) -> ServiceProcess:
+    """Start one service in its own process group, its output appended to log_dir/<name>.log."""
+    if name not in SERVICES:
+        raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{name}.log"
+    log = open(log_path, "ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
+        env={**os.environ, **(env or {})},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    log.close()
+    return ServiceProcess(name, process, log_path)

@@ -1,0 +1,35 @@
+"""Test-only crash hooks: make a service process die at a named dangerous point, like a SIGKILL would.
+
+REELSTREAM_CRASH_AT="wallet.after_produce:3" kills the process (exit 137, no cleanup, no flush) the 3rd time the point
+`wallet.after_produce` is passed; several points may be given comma-separated. Unset in production: a no-op.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+CRASH_EXIT_CODE = 137
+_counts: dict[str, int] = {}
+
+
+def _targets() -> dict[str, int]:
+    spec = os.environ.get("REELSTREAM_CRASH_AT", "")
+    targets = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, _, nth = item.partition(":")
+        targets[name] = int(nth or "1")
+    return targets
+
+
+_TARGETS = _targets()
+
+
+def crash_point(name: str) -> None:
+    """Die here if this point is armed and reached for the armed time."""
+    if name not in _TARGETS:
+        return
+    _counts[name] = _counts.get(name, 0) + 1
+    if _counts[name] == _TARGETS[name]:
+        sys.stderr.write(f"reelstream: crash hook {name} fired (hit {_counts[name]})\n")
+        sys.stderr.flush()
+        os._exit(CRASH_EXIT_CODE)
