@@ -1,0 +1,58 @@
+"""`reelstream infra up|down|status`: the local Kafka and PostgreSQL (logic in deploy/local/)."""
+from __future__ import annotations
+
+import time
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from deploy.local import infra
+from deploy.local.exceptions import InfraError
+from deploy.local.paths import default_paths
+
+app = typer.Typer(no_args_is_help=True)
+_console = Console(highlight=False)
+
+
+def _echo(line: str) -> None:
+    _console.print(line, markup=False)
+
+
+@app.command()
+def up() -> None:
+    """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
+    paths = default_paths()
+    started = time.monotonic()
+    try:
+        env = infra.up(paths, _echo)
+    except InfraError as error:
+        _console.print(f"[red]infra up failed:[/red] {error}")
+        raise typer.Exit(1) from error
+    _echo(f"ready in {time.monotonic() - started:.1f} s; exported in {paths.env_file}:")
+    for line in env.lines():
+        _echo(f"  {line}")
+
+
+@app.command()
+def down() -> None:
+    """Stop the Kafka broker and PostgreSQL cluster this checkout started (by pid); data stays for the next `up`."""
+    try:
+        infra.down(default_paths(), _echo)
+    except InfraError as error:
+        _console.print(f"[red]infra down failed:[/red] {error}")
+        raise typer.Exit(1) from error
+
+
+@app.command()
+def status() -> None:
+    """Show whether the local servers run and answer."""
+    paths = default_paths()
+    table = Table("server", "address", "state")
+    rows = infra.status(paths)
+    for row in rows:
+        table.add_row(*row)
+    _console.print(table)
+    _echo(f"state: {paths.state}  jars: {paths.kafka_libs}")
+    if any(state == "stopped" for _, _, state in rows):
+        raise typer.Exit(3)

@@ -1,0 +1,117 @@
+"""Kafka client factories with the safety options spelled out, and topics-as-code reconciliation (kafka-python).
+
+Producers: acks=all + idempotence (no duplicates or reordering on retry). Consumers: no auto-commit (offsets are
+committed after the effect), read_committed (never see aborted transactional writes), an explicit reset policy.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.topics import TopicSpec, with_min_insync
+
+PRODUCER_SAFETY: dict[str, Any] = {
+    "acks": "all",
+    "enable_idempotence": True,
+    "max_in_flight_requests_per_connection": 5,  # the idempotent producer keeps order with up to 5 in flight
+    "delivery_timeout_ms": 120_000,
+    "linger_ms": 5,
+}
+CONSUMER_SAFETY: dict[str, Any] = {
+    "enable_auto_commit": False,
+    "isolation_level": "read_committed",
+    "auto_offset_reset": "earliest",
+}
+# aiokafka spells the same options the same way, minus the ones it does not have.
+AIOKAFKA_PRODUCER_SAFETY: dict[str, Any] = {"acks": "all", "enable_idempotence": True, "linger_ms": 5}
+AIOKAFKA_CONSUMER_SAFETY: dict[str, Any] = dict(CONSUMER_SAFETY)
+
+
+def admin_client(bootstrap: str, client_id: str = "reelstream-admin", **overrides: Any):
+    from kafka import KafkaAdminClient
+
+    return KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=30_000, **overrides)
+
+
+def producer(bootstrap: str, client_id: str = "reelstream", **overrides: Any):
+    from kafka import KafkaProducer
+
+    return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id, **{**PRODUCER_SAFETY, **overrides})
+
+
+def consumer(bootstrap: str, *topics: str, group_id: str | None, **overrides: Any):
+    from kafka import KafkaConsumer
+
+    return KafkaConsumer(*topics, bootstrap_servers=bootstrap, group_id=group_id, **{**CONSUMER_SAFETY, **overrides})
+
+
+@dataclass(frozen=True)
+class TopicReport:
+    name: str
+    action: str  # "created" | "ok" | "drift"
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+
+def expected_configs(spec: TopicSpec, replication_factor: int) -> dict[str, str]:
+    return with_min_insync(dict(spec.configs), replication_factor)
+
+
+def drift(
+    spec: TopicSpec, replication_factor: int, partitions: int, replicas: int, configs: Mapping[str, str]
+) -> tuple[str, ...]:
+    """What differs between a topic as declared and as found on the broker (pure; empty when it matches)."""
+    problems = []
+    if partitions != spec.partitions:
+        problems.append(f"partitions {partitions} (declared {spec.partitions})")
+    if replicas != replication_factor:
+        problems.append(f"replication factor {replicas} (declared {replication_factor})")
+    for key, wanted in sorted(expected_configs(spec, replication_factor).items()):
+        found = configs.get(key)
+        if found != wanted:
+            problems.append(f"{key}={found} (declared {wanted})")
+    return tuple(problems)
+
+
+def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int) -> list[TopicReport]:
+    """Create the missing topics with explicit partitions and configs; report drift on existing ones (never alter)."""
+    from kafka.admin import NewTopic
+
+    specs = list(specs)
+    existing = set(admin.list_topics())
+    missing = [spec for spec in specs if spec.name not in existing]
+    if missing:
+        new_topics = [
+            NewTopic(spec.name, spec.partitions, replication_factor, topic_configs=expected_configs(spec, replication_factor))
+            for spec in missing
+        ]
+        admin.create_topics(new_topics, raise_errors=True)
+    reports = [TopicReport(spec.name, "created") for spec in missing]
+    present = [spec for spec in specs if spec.name in existing]
+    for spec, found in zip(present, describe(admin, [spec.name for spec in present])):
+        problems = drift(spec, replication_factor, found["partitions"], found["replicas"], found["configs"])
+        reports.append(TopicReport(spec.name, "drift" if problems else "ok", problems))
+    return reports
+
+
+def describe(admin, names: list[str]) -> list[dict[str, Any]]:
+    """Partitions, replication factor and every effective config of each named topic, in the given order."""
+    if not names:
+        return []
+    from kafka.admin import ConfigResource, ConfigResourceType
+
+    metadata = {topic["name"]: topic for topic in admin.describe_topics(names)}
+    resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in names]
+    configs = admin.describe_configs(resources, config_filter="all")["topic"]
+    result = []
+    for name in names:
+        partitions = metadata[name]["partitions"]
+        result.append(
+            {
+                "name": name,
+                "partitions": len(partitions),
+                "replicas": min((len(p["replica_nodes"]) for p in partitions), default=0),
+                "configs": {key: entry["value"] for key, entry in configs[name].items()},
+            }
+        )
+    return result

@@ -1,0 +1,35 @@
+"""Shared test helpers for every test: bounded waits (no bare sleeps) and the integration marker."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deploy.local.waits import wait_until, wait_until_async
+
+_INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # kafka-python 3.0 loads its protocol schemas through importlib.resources' legacy API: noise, not our code.
+    config.addinivalue_line("filterwarnings", "ignore:read_text is deprecated:DeprecationWarning")
+    config.addinivalue_line("filterwarnings", "ignore:open_text is deprecated:DeprecationWarning")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Everything under tests/integration needs real servers: mark it even when its author forgot to.
+    for item in items:
+        if _INTEGRATION in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture
+def eventually():
+    """`eventually(predicate, timeout_s)`: the first truthy value of predicate, or a failure after timeout_s."""
+    return wait_until
+
+
+@pytest.fixture
+def eventually_async():
+    """Async twin of `eventually` for coroutine predicates."""
+    return wait_until_async
