@@ -26,6 +26,7 @@ CONSUMER_SAFETY: dict[str, Any] = {
 # aiokafka spells the same options the same way, minus the ones it does not have.
 AIOKAFKA_PRODUCER_SAFETY: dict[str, Any] = {"acks": "all", "enable_idempotence": True, "linger_ms": 5}
 AIOKAFKA_CONSUMER_SAFETY: dict[str, Any] = dict(CONSUMER_SAFETY)
+_TOPIC_ALREADY_EXISTS = 36  # Kafka protocol error code TOPIC_ALREADY_EXISTS
 
 
 def admin_client(bootstrap: str, client_id: str = "reelstream-admin", **overrides: Any):
@@ -73,24 +74,35 @@ def drift(
     return tuple(problems)
 
 
-def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int) -> list[TopicReport]:
-    """Create the missing topics with explicit partitions and configs; report drift on existing ones (never alter)."""
+def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int, prefix: str = "") -> list[TopicReport]:
+    """Create the missing topics with explicit partitions and configs; report drift on existing ones (never alter).
+
+    `prefix` puts every name under a deployment prefix (isolated test deployments). A topic a concurrent caller created
+    first counts as existing and is checked for drift like any other.
+    """
     from kafka.admin import NewTopic
 
-    specs = list(specs)
+    named = {prefix + spec.name: spec for spec in specs}
     existing = set(admin.list_topics())
-    missing = [spec for spec in specs if spec.name not in existing]
+    missing = [name for name in named if name not in existing]
+    created: list[str] = []
     if missing:
         new_topics = [
-            NewTopic(spec.name, spec.partitions, replication_factor, topic_configs=expected_configs(spec, replication_factor))
-            for spec in missing
+            NewTopic(name, named[name].partitions, replication_factor,
+                     topic_configs=expected_configs(named[name], replication_factor))
+            for name in missing
         ]
-        admin.create_topics(new_topics, raise_errors=True)
-    reports = [TopicReport(spec.name, "created") for spec in missing]
-    present = [spec for spec in specs if spec.name in existing]
-    for spec, found in zip(present, describe(admin, [spec.name for spec in present])):
-        problems = drift(spec, replication_factor, found["partitions"], found["replicas"], found["configs"])
-        reports.append(TopicReport(spec.name, "drift" if problems else "ok", problems))
+        response = admin.create_topics(new_topics, raise_errors=False)
+        for result in response["topics"]:
+            if result["error_code"] == 0:
+                created.append(result["name"])
+            elif result["error_code"] != _TOPIC_ALREADY_EXISTS:
+                raise RuntimeError(f"cannot create topic {result['name']}: {result['error_message']}")
+    reports = [TopicReport(name, "created") for name in created]
+    present = [name for name in named if name not in created]
+    for name, found in zip(present, describe(admin, present)):
+        problems = drift(named[name], replication_factor, found["partitions"], found["replicas"], found["configs"])
+        reports.append(TopicReport(name, "drift" if problems else "ok", problems))
     return reports
 
 

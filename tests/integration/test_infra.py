@@ -123,3 +123,23 @@ async def test_a_duplicate_primary_key_is_refused_by_postgres(pg_schema):
 )
 def test_java_major_version_is_read_from_java_version_output(output, major):
     assert java_major(output) == major
+
+
+def test_ensure_topics_creates_under_a_prefix_then_reports_drift_without_altering(kafka_admin):
+    from kafka.admin import NewPartitions
+
+    from shared.kafka import ensure_topics
+    from shared.topics import spec
+
+    prefix = f"p{uuid.uuid4().hex[:12]}-"
+    declared = [spec("wallet.events")]
+    try:
+        created = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
+        kafka_admin.create_partitions({prefix + "wallet.events": NewPartitions(declared[0].partitions + 1)})
+        checked = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
+    finally:
+        kafka_admin.delete_topics([prefix + "wallet.events"])
+
+    assert [(report.name, report.action) for report in created] == [(prefix + "wallet.events", "created")]
+    assert checked[0].action == "drift"
+    assert checked[0].problems == (f"partitions {declared[0].partitions + 1} (declared {declared[0].partitions})",)
