@@ -47,3 +47,14 @@ bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-enc
 	$(WITH_ENV) $(RS) bench kafka
 
 -include mk/*.mk
+
+.PHONY: platform-up platform-down run
+platform-up: topics ## Start infra, topics and all four services in the background (no demo)
+	$(WITH_ENV) $(RS) services up
+
+platform-down: venv ## Stop the services and the local infrastructure
+	-$(WITH_ENV) $(RS) services down
+	$(RS) infra down
+
+run: platform-up ## Start everything and play a ~1 minute live demo; Ctrl-C or the end stops everything
+	@trap '$(MAKE) --no-print-directory platform-down' EXIT; $(WITH_ENV) $(RS) demo --duration 60

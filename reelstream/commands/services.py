@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import os
 import signal
+import time
 from pathlib import Path
 
 import typer
@@ -74,7 +75,19 @@ def down() -> None:
             continue
         os.killpg(pid, signal.SIGTERM)
         typer.echo(f"{name}: stopping (pid {pid})")
+        if not _wait_gone(pid, timeout_s=20.0):
+            os.killpg(pid, signal.SIGKILL)
+            typer.echo(f"{name}: did not stop within 20 s; killed")
         _pid_file(name).unlink(missing_ok=True)
+
+
+def _wait_gone(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
 
 
 @app.command()

@@ -1,0 +1,135 @@
+"""Drive the demo: deposits, one client thread per player, a meter follower, and the live view until the deadline."""
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.live import Live
+
+from reelstream.demo.stats import DemoStats
+from reelstream.demo.view import live_view, summary
+from shared.config import Settings
+from shared.events import HEADERS, decode, encode, envelope
+from shared.events.jackpot import JackpotMeter
+from shared.events.wallet import Deposit
+from shared.kafka import consumer, producer
+from shared.topics import JACKPOT_METERS, WALLET_COMMANDS
+
+DEPOSIT_MINOR = {"EUR": 20_000, "DKK": 200_000}
+# Rising Joker players vary their stake; Stjernestøv players keep theirs (the bonus ring locks it) except one who
+# forfeits the ring now and then to show the feature.
+RISING_JOKER_STAKES = (10, 20, 50, 100, 200)
+STJERNESTOEV_STAKES = (100, 200, 500)
+
+
+@dataclass(frozen=True)
+class DemoPlayer:
+    player_id: str
+    game: str
+    currency: str
+    stake_minor: int
+
+
+def demo_players(run_id: str, per_game: int) -> list[DemoPlayer]:
+    players = [DemoPlayer(f"demo-{run_id}-rj{i + 1}", "rising-joker", "EUR", RISING_JOKER_STAKES[i % 5]) for i in range(per_game)]
+    players += [DemoPlayer(f"demo-{run_id}-sn{i + 1}", "stjernestoev", "DKK", STJERNESTOEV_STAKES[i % 3]) for i in range(per_game)]
+    return players
+
+
+def deposit_all(settings: Settings, players: list[DemoPlayer], now_source=time.time) -> None:
+    from datetime import datetime, timezone
+
+    kafka_producer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-demo")
+    try:
+        for player in players:
+            data = Deposit(transaction_id=uuid.uuid4(), player_id=player.player_id, amount_minor=DEPOSIT_MINOR[player.currency], currency=player.currency)
+            message = envelope(data, source="reelstream/demo", time=datetime.fromtimestamp(now_source(), tz=timezone.utc))
+            kafka_producer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=HEADERS)
+        kafka_producer.flush(timeout=30)
+    finally:
+        kafka_producer.close()
+
+
+def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, stop: threading.Event) -> None:
+    meters = consumer(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_METERS), group_id=None, consumer_timeout_ms=500)
+    try:
+        while not stop.is_set():
+            for record in meters:
+                message = decode(record.value)
+                if isinstance(message.data, JackpotMeter):
+                    with lock:
+                        stats.meter(message.data.pool_id, message.data.currency, message.data.level_minor)
+                if stop.is_set():
+                    break
+    finally:
+        meters.close()
+
+
+def play(settings: Settings, player: DemoPlayer, stats: DemoStats, lock: threading.Lock, deadline: float, stop: threading.Event) -> None:
+    from reelstream.client import ReelstreamClient
+    from shared.session import issue_token
+
+    token = issue_token(settings.session_secret, player.player_id, ttl_s=3600)
+    client = ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix)
+    chooser = random.Random(secrets.randbits(64))
+    stake_minor = player.stake_minor
+    try:
+        for spin_number in range(1, 100_000):
+            if stop.is_set() or time.monotonic() >= deadline:
+                return
+            forfeit = False
+            if player.game == "rising-joker":
+                stake_minor = chooser.choice(RISING_JOKER_STAKES)
+            elif player.player_id.endswith("sn1") and spin_number % 25 == 0:
+                stake_minor, forfeit = chooser.choice(STJERNESTOEV_STAKES), True
+            started = time.monotonic()
+            answer = client.spin(player.player_id, player.game, stake_minor, player.currency, token, forfeit_bonus_ring=forfeit, timeout_s=30)
+            latency_ms = (time.monotonic() - started) * 1000
+            _record(stats, lock, player, stake_minor, answer, latency_ms)
+    finally:
+        client.close()
+
+
+def _record(stats: DemoStats, lock: threading.Lock, player: DemoPlayer, stake_minor: int, answer, latency_ms: float) -> None:
+    data = getattr(answer, "data", answer)
+    with lock:
+        if hasattr(data, "win_minor"):
+            awards = [f"{a.pool_id} {a.amount_minor} minor" for a in getattr(data, "jackpot_awards", ())]
+            stats.settled(player.player_id, stake_minor, data.win_minor, data.balance_after_minor, latency_ms, awards)
+        else:
+            stats.rejected(player.player_id, data.code, latency_ms)
+
+
+def run_demo(settings: Settings, duration_s: float, per_game: int, console: Console) -> DemoStats:
+    run_id = secrets.token_hex(2)
+    players = demo_players(run_id, per_game)
+    stats, lock, stop = DemoStats(), threading.Lock(), threading.Event()
+    for player in players:
+        stats.add_player(player.player_id, player.game, player.currency, DEPOSIT_MINOR[player.currency])
+    console.print(f"depositing for {len(players)} players ({', '.join(p.player_id for p in players)})")
+    deposit_all(settings, players)
+    started = time.monotonic()
+    deadline = started + duration_s
+    threads = [threading.Thread(target=follow_meters, args=(settings, stats, lock, stop), daemon=True)]
+    threads += [threading.Thread(target=play, args=(settings, p, stats, lock, deadline, stop), daemon=True) for p in players]
+    for thread in threads:
+        thread.start()
+    try:
+        with Live(console=console, refresh_per_second=4) as live:
+            while time.monotonic() < deadline and any(t.is_alive() for t in threads[1:]):
+                with lock:
+                    live.update(live_view(stats, time.monotonic() - started, duration_s))
+                time.sleep(0.25)
+    except KeyboardInterrupt:
+        console.print("interrupted: stopping the clients")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=35)
+    console.print(summary(stats, time.monotonic() - started))
+    return stats
