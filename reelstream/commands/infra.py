@@ -56,3 +56,17 @@ def status() -> None:
     _echo(f"state: {paths.state}  jars: {paths.kafka_libs}")
     if any(state == "stopped" for _, _, state in rows):
         raise typer.Exit(3)
+
+
+@app.command()
+def fetch() -> None:
+    """Fetch the Kafka jars with Maven into the per-user cache (once; `up` does it too when needed)."""
+    from deploy.local.kafka import ensure_jars
+
+    paths = default_paths()
+    try:
+        libs = ensure_jars(paths, _echo)
+    except InfraError as error:
+        _console.print(f"[red]infra fetch failed:[/red] {error}")
+        raise typer.Exit(1) from error
+    _echo(f"kafka jars: {libs}")

@@ -6,7 +6,6 @@ import uuid
 import pytest
 from kafka import OffsetAndMetadata
 
-from deploy.local.tools import java_major
 from deploy.local.waits import wait_until
 from shared.kafka import admin_client, describe, drift
 from shared.topics import ALL_TOPICS
@@ -115,14 +114,6 @@ async def test_a_duplicate_primary_key_is_refused_by_postgres(pg_schema):
 
     with pytest.raises(asyncpg.UniqueViolationError):
         await connection.execute("INSERT INTO seen VALUES ($1)", event_id)
-
-
-@pytest.mark.parametrize(
-    ("output", "major"),
-    [('openjdk version "17.0.15" 2025-04-15', 17), ('java version "1.8.0_392"', 8), ("no version here", None)],
-)
-def test_java_major_version_is_read_from_java_version_output(output, major):
-    assert java_major(output) == major
 
 
 def test_ensure_topics_creates_under_a_prefix_then_reports_drift_without_altering(kafka_admin):
