@@ -127,6 +127,9 @@ def test_ensure_topics_creates_under_a_prefix_then_reports_drift_without_alterin
     try:
         created = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
         kafka_admin.create_partitions({prefix + "wallet.events": NewPartitions(declared[0].partitions + 1)})
+        grown = declared[0].partitions + 1
+        wait_until(lambda: describe(kafka_admin, [prefix + "wallet.events"])[0]["partitions"] == grown, 10,
+                   what="the new partition in the metadata")
         checked = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
     finally:
         kafka_admin.delete_topics([prefix + "wallet.events"])
