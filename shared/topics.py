@@ -82,6 +82,9 @@ DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS
     _dlq(CONTRACT_TOPICS[1]),
     _dlq(CONTRACT_TOPICS[4]),
     _dlq(CONTRACT_TOPICS[6]),
+    # The projector reads these two as well; what it cannot decode there needs a dead-letter topic too.
+    _dlq(CONTRACT_TOPICS[2]),
+    _dlq(CONTRACT_TOPICS[7]),
 )
 
 ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS
