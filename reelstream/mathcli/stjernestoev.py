@@ -1,0 +1,284 @@
+"""Stjernestøv math tools: par sheet, spin replay, compiled Monte Carlo with a resumable proof file, benchmark.
+
+The simulator runs the engine's own kernel (services/spin/core/games/stjernestoev/kernel.py) in numba; only the word
+source differs from the service (splitmix64 instead of ChaCha20).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from services.spin.core.games.stjernestoev import current_engine, engine_for_model
+from services.spin.core.games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
+from services.spin.core.games.stjernestoev.batch import STAT_NAMES, simulate_batch
+from services.spin.core.games.stjernestoev.model import SEGMENTS, STAKES_MINOR, load_model
+from services.spin.core.rng import SpinRng
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
+RESULTS_FILE = DOCS / "simulation-results.jsonl"
+PROOF_BATCH_SPINS = 10_000_000
+CHUNK_SPINS = 100_000
+
+
+def evaluate(*, stake_minor: int, stops: str | None = None, seed: str | None = None,
+             state: dict[str, Any] | None = None, model_version: str | None = None) -> dict[str, Any]:
+    """Replay one spin exactly as the spin service plays it: (model version, seed, state before) -> outcome.
+    `stops` does not apply to this game (there are no reel stops); a missing seed is drawn from the OS CSPRNG."""
+    if stops is not None:
+        raise ValueError("Stjernestøv has no reel stops; replay with --seed and --state")
+    engine = engine_for_model(model_version) if model_version else current_engine()
+    seed_hex = seed or os.urandom(32).hex()
+    state_before = state if state is not None else engine.initial_state()
+    result = engine.play(state_before, stake_minor, SpinRng.from_hex(seed_hex))
+    return {"seed": seed_hex, "model_version": engine.model_version, "state_before": state_before,
+            "win_minor": result.win_minor, "breakage_micro": result.breakage_micro, "claims": list(result.claims),
+            "outcome": result.outcome, "state_after": result.state_after}
+
+
+def batch_seed(model_sha256: str, index: int) -> int:
+    """The seed of proof batch `index`: derived from the model hash, so batches never repeat across models."""
+    return int.from_bytes(hashlib.sha256(f"{model_sha256}:{index}".encode()).digest()[:8], "little")
+
+
+def run_batch(args: tuple[int, int, int, int]) -> dict[str, Any]:
+    """One independent batch (a fresh player carrying the ring), as JSON-ready figures."""
+    stake_minor, spins, seed, chunk_spins = args
+    model = load_model()
+    fixed_ev = float(fixed_ev_per_feature(model)) * 100
+    started = time.perf_counter()
+    stats, sums, chunks = simulate_batch(model.arrays, model.stake_index(stake_minor), spins, seed, fixed_ev,
+                                         chunk_spins)
+    return {"model_sha256": model.sha256, "seed": seed, "stake_minor": stake_minor, "spins": spins,
+            "stats": dict(zip(STAT_NAMES, (int(v) for v in stats))), "sum_x_hundredths": float(sums[0]),
+            "sum_x2_hundredths": float(sums[1]), "chunk_x_hundredths": [float(c) for c in chunks],
+            "seconds": time.perf_counter() - started}
+
+
+def run_batches(jobs: list[tuple[int, int, int, int]], procs: int) -> list[dict[str, Any]]:
+    run_batch((jobs[0][0], 1000, 1, 1000))  # compile (or load the numba cache) once before forking
+    if procs <= 1:
+        return [run_batch(job) for job in jobs]
+    with multiprocessing.get_context("fork").Pool(procs) as pool:
+        return pool.map(run_batch, jobs, chunksize=1)
+
+
+def summarise(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pooled figures of equal-size batches: main-game RTP with a 99 % CI, hit rate, SD, features, max win."""
+    spins = sum(b["spins"] for b in batches)
+    total = {name: sum(b["stats"][name] for b in batches) for name in STAT_NAMES}
+    total["max_win_hundredths"] = max(b["stats"]["max_win_hundredths"] for b in batches)
+    ci = batch_ci([b["sum_x_hundredths"] / b["spins"] / 100 for b in batches])
+    mean_x = sum(b["sum_x_hundredths"] for b in batches) / spins
+    sd = ((sum(b["sum_x2_hundredths"] for b in batches) / spins - mean_x**2) ** 0.5) / 100
+    features = total["features"]
+    return {
+        "spins": spins, "batches": len(batches), "rtp_main": ci["mean"], "rtp_main_ci99_half_width": ci["half_width_99"],
+        "rtp_main_ci99": [ci["mean"] - ci["half_width_99"], ci["mean"] + ci["half_width_99"]],
+        "rtp_clusters": total["cluster_hundredths"] / spins / 100,
+        "rtp_wheel_fixed_realised": total["wheel_fixed_hundredths"] / spins / 100,
+        "sd_per_spin_x_stake": sd, "se_iid_estimate": sd / spins**0.5, "hit_rate": total["hits"] / spins,
+        "feature_rate": features / spins, "feature_one_in": spins / features if features else None,
+        "wheel_segments": {name: total[f"seg_{name}"] for name in SEGMENTS},
+        "max_win_x_stake": total["max_win_hundredths"] / 100,
+        "winning_steps_per_spin": total["winning_steps"] / spins,
+        "circles_exploded_per_spin": total["circles_exploded"] / spins,
+        "ring_nonempty_share": total["ring_nonempty_spins"] / spins,
+        "spins_until_ring_empty_mean": total["ring_wait_sum"] / max(1, total["ring_nonempty_spins"]),
+        "kernel_retries": total["retries"],
+    }
+
+
+def plot_convergence(batches: list[dict[str, Any]], target: float, path: Path, title: str) -> None:
+    """Running main-game RTP over all simulated spins with its 99 % band (iid estimate) and the target."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    chunk = np.concatenate([np.array(b["chunk_x_hundredths"]) for b in batches]) / 100
+    spins_per_chunk = np.concatenate([np.full(len(b["chunk_x_hundredths"]), b["spins"] / len(b["chunk_x_hundredths"]))
+                                      for b in batches])
+    n = np.cumsum(spins_per_chunk)
+    running = np.cumsum(chunk) / n
+    sd = summarise(batches)["sd_per_spin_x_stake"]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(n, running * 100, lw=1, label="running main-game RTP")
+    ax.fill_between(n, (running - Z_99 * sd / np.sqrt(n)) * 100, (running + Z_99 * sd / np.sqrt(n)) * 100,
+                    alpha=0.2, label="99 % band (σ/√n)")
+    ax.axhline(target * 100, color="k", lw=0.8, ls="--", label=f"target {target * 100:.2f} %")
+    ax.set_xscale("log")
+    ax.set_ylim(target * 100 - 3, target * 100 + 3)
+    ax.set_xlabel("spins")
+    ax.set_ylabel("RTP %")
+    ax.set_title(title)
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> None:
+    """Monte Carlo: `spins` spins in independent batches over `procs` processes; prints the figures as JSON."""
+    stake = stake_minor or STAKES_MINOR[0]
+    batch_count = max(2 * procs, min(64, spins // 10_000))
+    batch_spins = max(1, spins // batch_count)
+    jobs = [(stake, batch_spins, seed * 1_000_003 + i, max(1, batch_spins // 20)) for i in range(batch_count)]
+    started = time.perf_counter()
+    batches = run_batches(jobs, procs)
+    seconds = time.perf_counter() - started
+    figures = summarise(batches) | {"stake_minor": stake, "procs": procs, "seconds": seconds,
+                                    "spins_per_second": batch_count * batch_spins / seconds}
+    out = Path("bench-results") / "stjernestoev-simulate-convergence.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plot_convergence(batches, 0.935, out, f"Stjernestøv simulation, stake {stake} øre")
+    print(json.dumps(figures | {"convergence_png": str(out)}, indent=2))
+
+
+def proof_batches(model_sha256: str, path: Path = RESULTS_FILE) -> list[dict[str, Any]]:
+    """The committed proof batches of one model (other models' lines stay in the file, ignored)."""
+    if not path.exists():
+        return []
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [line for line in lines if line["model_sha256"] == model_sha256]
+
+
+def accumulate(*, batches: int, procs: int, path: Path = RESULTS_FILE) -> None:
+    """Append `batches` more proof batches of PROOF_BATCH_SPINS spins; batch i always uses seed batch_seed(hash, i),
+    so an interrupted run resumes where the file ends and a re-run never repeats a batch."""
+    model = load_model()
+    done = len(proof_batches(model.sha256, path))
+    jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS)
+            for i in range(done, done + batches)]
+    run_batch((STAKES_MINOR[0], 1000, 1, 1000))
+    with multiprocessing.get_context("fork").Pool(procs) as pool, path.open("a") as out:
+        for index, batch in enumerate(pool.imap(run_batch, jobs), start=done):
+            out.write(json.dumps({"batch": index, **batch}, sort_keys=True) + "\n")
+            out.flush()
+            print(f"batch {index}: RTP {batch['sum_x_hundredths'] / batch['spins'] / 100:.5f} "
+                  f"({batch['seconds']:.1f} s)", flush=True)
+    figures = summarise(proof_batches(model.sha256, path))
+    print(f"{figures['spins']:,} spins: main-game RTP {figures['rtp_main'] * 100:.4f} % "
+          f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %)")
+
+
+def _reference_loop(n: int) -> int:
+    """The trivial reference: n splitmix64 steps summed (what a spin costs is quoted as a ratio to this)."""
+    from numba import njit
+
+    @njit(cache=False)
+    def loop(count):
+        state = np.uint64(1)
+        acc = np.uint64(0)
+        for _ in range(count):
+            state += np.uint64(0x9E3779B97F4A7C15)
+            z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            acc ^= z ^ (z >> np.uint64(31))
+        return acc
+
+    loop(10)
+    return int(loop(n))
+
+
+def _timed(job: tuple[str, int]) -> float:
+    kind, n = job
+    started = time.perf_counter()
+    if kind == "reference":
+        _reference_loop(n)
+    else:
+        run_batch((STAKES_MINOR[0], n, 12345 + n, n))
+    return time.perf_counter() - started
+
+
+def _wall(kind: str, n: int, procs: int) -> float:
+    if procs == 1:
+        return _timed((kind, n))
+    started = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(procs) as pool:
+        pool.map(_timed, [(kind, n)] * procs)
+    return time.perf_counter() - started
+
+
+def bench(*, quick: bool) -> dict[str, Any]:
+    """Simulated spins/s on one core and the 2-process speed-up, beside a trivial reference loop in the same run."""
+    spins = 200_000 if quick else 2_000_000
+    ops = 20_000_000 if quick else 200_000_000
+    _timed(("sim", 1000))
+    _reference_loop(10)
+    sim_1, sim_2 = _wall("sim", spins, 1), _wall("sim", spins, 2)
+    ref_1, ref_2 = _wall("reference", ops, 1), _wall("reference", ops, 2)
+    figures = {"spins": spins, "spins_per_second_per_core": spins / sim_1,
+               "spins_per_second_2_procs": 2 * spins / sim_2, "speedup_2_procs": sim_1 * 2 / sim_2,
+               "reference_ops_per_second": ops / ref_1, "reference_speedup_2_procs": ref_1 * 2 / ref_2,
+               "reference_ops_per_spin": (ops / ref_1) / (spins / sim_1), "target_speedup": 1.8}
+    print("stjernestoev  spins/s/core {spins_per_second_per_core:,.0f}  2 procs {spins_per_second_2_procs:,.0f}  "
+          "speed-up {speedup_2_procs:.2f}x (reference loop {reference_speedup_2_procs:.2f}x)  "
+          "one spin = {reference_ops_per_spin:,.0f} reference steps".format(**figures))
+    return figures
+
+
+def position_xy(name: str) -> tuple[float, float]:
+    """Drawing coordinates: angles clockwise from 12 o'clock, inner ring radius 1, middle 2, outer 3."""
+    radius, count = {"I": (1.0, 3), "M": (2.0, 7), "O": (3.0, 11)}[name[0]]
+    angle = np.radians(360 * int(name[1:]) / count)
+    return radius * np.sin(angle), radius * np.cos(angle)
+
+
+CIRCLE_ANGLES = (240, 300, 0, 60, 120)  # B0 (left, entry) over the top to B4 (right, exit)
+
+
+def circle_xy(index: int) -> tuple[float, float]:
+    angle = np.radians(CIRCLE_ANGLES[index])
+    return 4.4 * np.sin(angle), 4.4 * np.cos(angle)
+
+
+def draw_graph(path: Path) -> None:
+    """The board as a player sees it: the sun, three rings of positions, the drawn lines, five bonus circles."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from services.spin.core.games.stjernestoev.model import CIRCLES, POSITIONS
+
+    model = load_model()
+    fig, ax = plt.subplots(figsize=(8, 8))
+    ax.set_facecolor("#0b1030")
+    ax.add_patch(plt.Circle((0, 0), 0.45, color="#ffd23f", zorder=3))
+    ax.text(0, 0, "sun", ha="center", va="center", fontsize=9, zorder=4)
+    for a, b in model.edges:
+        (x1, y1), (x2, y2) = position_xy(POSITIONS[a]), position_xy(POSITIONS[b])
+        ax.plot([x1, x2], [y1, y2], color="#9fb4ff", lw=2, zorder=1)
+    for c, touched in enumerate(model.circle_touch):
+        cx, cy = circle_xy(c)
+        for p in touched:
+            x, y = position_xy(POSITIONS[p])
+            ax.plot([cx, x], [cy, y], color="#ff9f1c", lw=2, ls="--", zorder=1)
+        ax.add_patch(plt.Circle((cx, cy), 0.6, color="#ff9f1c", alpha=0.9, zorder=3))
+        ax.text(cx, cy, CIRCLES[c], ha="center", va="center", fontsize=11, weight="bold", zorder=4)
+    colours = {"I": "#e63946", "M": "#2a9d8f", "O": "#457b9d"}
+    for name in POSITIONS:
+        x, y = position_xy(name)
+        ax.add_patch(plt.Circle((x, y), 0.3, color=colours[name[0]], ec="white", zorder=3))
+        ax.text(x, y, name, ha="center", va="center", color="white", fontsize=8, zorder=4)
+    arc = np.radians(np.linspace(-110, 110, 80))
+    ax.plot(5.25 * np.sin(arc), 5.25 * np.cos(arc), color="white", lw=1)
+    ax.annotate("", xy=(5.25 * np.sin(arc[-1]), 5.25 * np.cos(arc[-1])),
+                xytext=(5.25 * np.sin(arc[-3]), 5.25 * np.cos(arc[-3])), arrowprops={"arrowstyle": "-|>", "color": "white"})
+    ax.text(0, 5.75, "bonus ring: a new circle enters at B0 each spin and moves clockwise to B4, then leaves",
+            ha="center", color="white", fontsize=9)
+    ax.text(0, -3.9, "solid lines join positions; dashed lines reach bonus circles; position 0 of each ring is at "
+            "12 o'clock, numbers run clockwise", ha="center", color="white", fontsize=7.5)
+    ax.set_xlim(-5.8, 5.8)
+    ax.set_ylim(-4.3, 6.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    fig.patch.set_facecolor("#0b1030")
+    fig.savefig(path, dpi=100, facecolor=fig.get_facecolor())
+    plt.close(fig)
