@@ -1,0 +1,1 @@
+"""Pure audit rules: folds and checks over decoded facts (no Kafka, no Postgres, no clock)."""

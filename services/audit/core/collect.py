@@ -1,0 +1,106 @@
+"""From raw records to facts: decode every record, collapse byte-identical redeliveries, flag id conflicts."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.audit.core.findings import Discrepancy
+from shared.events import DecodeError, Envelope, decode
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One Kafka record as read: `topic` is the contract name (e.g. "wallet.events"), not the prefixed name."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp_ms: int
+    key: bytes | None
+    value: bytes | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.topic}[{self.partition}]@{self.offset}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One distinct decoded event (the first copy of its id), with where and when the broker stored it."""
+
+    topic: str
+    where: str
+    timestamp_ms: int
+    envelope: Envelope[Any]
+    partition: int = 0
+    offset: int = 0
+
+    @property
+    def data(self) -> Any:
+        return self.envelope.data
+
+    @property
+    def id(self) -> str:
+        return str(self.envelope.id)
+
+
+@dataclass
+class Facts:
+    """Every distinct fact in read order (per topic-partition order is kept), plus what could not be read."""
+
+    facts: list[Fact] = field(default_factory=list)
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    redeliveries: int = 0
+    records: int = 0
+
+    def of_type(self, *types: type) -> list[Fact]:
+        return [fact for fact in self.facts if isinstance(fact.data, types)]
+
+
+def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
+    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict."""
+    result = Facts()
+    seen: dict[str, tuple[bytes, str]] = {}
+    for record in records:
+        if until_ms is not None and record.timestamp_ms > until_ms:
+            continue
+        result.records += 1
+        envelope = _decode(record, result)
+        if envelope is None:
+            continue
+        event_id = str(envelope.id)
+        if event_id in seen:
+            first_value, first_where = seen[event_id]
+            if first_value == record.value:
+                result.redeliveries += 1
+            else:
+                result.discrepancies.append(_conflict(record, envelope, first_where))
+            continue
+        seen[event_id] = (record.value or b"", record.where)
+        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset))
+    return result
+
+
+def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
+    try:
+        return decode(record.value)
+    except DecodeError as error:
+        result.discrepancies.append(
+            Discrepancy("undecodable-record", record.where, f"{error.field}: {error.reason}", where=record.where,
+                        at_ms=record.timestamp_ms)
+        )
+        return None
+
+
+def _conflict(record: RawRecord, envelope: Envelope[Any], first_where: str) -> Discrepancy:
+    data = envelope.data
+    return Discrepancy(
+        "duplicate-event-id",
+        f"event {envelope.id}",
+        f"{envelope.type} at {record.where} differs from the first copy at {first_where}",
+        event_id=str(envelope.id),
+        where=record.where,
+        at_ms=record.timestamp_ms,
+        player_id=getattr(data, "player_id", None),
+        network_id=getattr(data, "network_id", None),
+    )
