@@ -19,6 +19,22 @@ HOUSE = "house"
 CASHIER = "cashier"
 SEED_FUNDING = "seed-funding"
 
+# Codes of CommandRejected. Remembered under the transaction id (a repeat returns the same rejection) except the
+# three that do not own the id: REQUEST_EXPIRED, DUPLICATE_CONFLICT and INVALID_REQUEST (see docs/wallet.md).
+REJECTION_CODES = (
+    "INSUFFICIENT_FUNDS",
+    "CURRENCY_MISMATCH",
+    "INVALID_AMOUNT",
+    "ACCOUNT_NOT_FOUND",
+    "DUPLICATE_CONFLICT",
+    "REQUEST_EXPIRED",
+    "LIMIT_EXCEEDED",
+    "SELF_EXCLUDED",
+    "WAGER_NOT_FOUND",
+    "WAGER_ALREADY_CLOSED",
+    "INVALID_REQUEST",
+)
+
 
 def player_account(player_id: str) -> str:
     return f"player:{player_id}"
@@ -97,7 +113,8 @@ class SetLimit(_WalletCommand):
     currency: CurrencyCode
     kind: Literal["deposit", "loss"]
     period: Literal["day", "week", "month"]
-    amount_minor: Minor | None
+    # None (or absent: the codec leaves None out) removes the limit.
+    amount_minor: Minor | None = None
 
 
 class SelfExclude(_WalletCommand):
@@ -119,6 +136,9 @@ class _WalletEvent(EventData):
     transaction_id: uuid.UUID
     player_id: str
     recorded_at: datetime
+    # sha256 of the command's content (type and data): a repeat with other content is a DUPLICATE_CONFLICT, and
+    # folding wallet.events alone rebuilds the de-duplication memory.
+    command_fingerprint: str | None = None
 
 
 class _PostedEvent(_WalletEvent):
@@ -167,7 +187,7 @@ class LimitSet(_WalletEvent):
     currency: str
     kind: str
     period: str
-    amount_minor: Minor | None
+    amount_minor: Minor | None = None
     # Decreases apply at once; increases and removals apply 24 h later (GLI-19 A.3.7).
     effective_at: datetime
 
@@ -186,6 +206,8 @@ class CommandRejected(_WalletEvent):
     message: str
     currency: str | None = None
     wager_id: uuid.UUID | None = None
+    # The player's balance in `currency`, unchanged by the rejection (when the account exists).
+    balance_after_minor: Minor | None = None
 
 
 def postings_balanced(postings: tuple[Posting, ...]) -> bool:

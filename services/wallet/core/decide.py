@@ -1,0 +1,115 @@
+"""decide(state, command, now) -> events: refuse by age, answer repeats from memory, else apply the rules."""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.events import decode
+from shared.events.base import CommandData, EventData
+from shared.events.envelope import Envelope, derived_id, envelope, epoch_ms
+from shared.events.wallet import (
+    CommandRejected,
+    DebitWager,
+    Deposit,
+    RefundWager,
+    SelfExclude,
+    SetLimit,
+    SettleWager,
+    Withdraw,
+)
+from shared.invariant import invariant
+
+from services.wallet.core import rules
+from services.wallet.core.fingerprint import fingerprint
+from services.wallet.core.memory import lookup
+from services.wallet.core.state import WalletState
+
+SOURCE = "reelstream/wallet"
+
+_RULES = {
+    Deposit: rules.deposit,
+    Withdraw: rules.withdraw,
+    DebitWager: rules.debit_wager,
+    SetLimit: rules.set_limit,
+    SelfExclude: rules.self_exclude,
+}
+_WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
+
+
+def decide(state: WalletState, command: Envelope[Any], now: datetime) -> tuple[Envelope[Any], ...]:
+    """The events one command produces at broker time `now` (exactly one today; a tuple so the contract can grow)."""
+    data: CommandData = command.data
+    invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
+    now_ms = epoch_ms(now)
+    content = fingerprint(data)
+    age_problem = _age_problem(epoch_ms(command.time), now_ms)
+    if age_problem is not None:
+        return (_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem),)
+    transaction_id = str(data.transaction_id)
+    remembered = lookup(state, transaction_id, now_ms)
+    if remembered is not None and remembered.fingerprint == content:
+        return (decode(remembered.event_bytes, expect_kind="event"),)
+    if remembered is not None or transaction_id in state.player.open_wagers:
+        message = f"transaction {transaction_id} was already used with other content"
+        return (_unremembered(command, content, now, "DUPLICATE_CONFLICT", message),)
+    common = {
+        "transaction_id": data.transaction_id,
+        "player_id": data.player_id,
+        "recorded_at": now,
+        "command_fingerprint": content,
+    }
+    if type(data) in _WAGER_RULES:
+        debit_entry = lookup(state, str(data.wager_id), now_ms)
+        outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry)
+    else:
+        outcome = _RULES[type(data)](state, data, now_ms, common)
+    if isinstance(outcome, rules.Refusal):
+        outcome = _rejection(state, data, common, outcome)
+    return (_wrap(command, outcome, _remembered_id(data, outcome)),)
+
+
+def _age_problem(command_ms: int, now_ms: int) -> str | None:
+    if now_ms - command_ms > DEDUP_WINDOW_MS:
+        return f"the command is {now_ms - command_ms} ms old, more than the {DEDUP_WINDOW_MS} ms window"
+    if command_ms - now_ms > CLOCK_SKEW_MS:
+        return f"the command is dated {command_ms - now_ms} ms in the future, more than {CLOCK_SKEW_MS} ms of skew"
+    return None
+
+
+def _wager_id(data: CommandData) -> uuid.UUID | None:
+    if isinstance(data, DebitWager):
+        return data.transaction_id
+    return getattr(data, "wager_id", None)
+
+
+def _rejection(state: WalletState, data: CommandData, common: dict[str, Any], refusal: rules.Refusal) -> CommandRejected:
+    currency = refusal.currency or getattr(data, "currency", None)
+    return CommandRejected(
+        **common, command_type=data.TYPE, code=refusal.code, message=refusal.message, currency=currency,
+        wager_id=_wager_id(data), balance_after_minor=state.player.balances_minor.get(currency) if currency else None,
+    )
+
+
+def _unremembered(command: Envelope[Any], content: str, now: datetime, code: str, message: str) -> Envelope[Any]:
+    """A refusal that does not own the transaction id; its id names this very record (cause, time, content)."""
+    data = command.data
+    rejection = CommandRejected(
+        transaction_id=data.transaction_id, player_id=data.player_id, recorded_at=now, command_fingerprint=content,
+        command_type=data.TYPE, code=code, message=message, currency=getattr(data, "currency", None),
+        wager_id=_wager_id(data),
+    )
+    event_id = derived_id("wallet", data.player_id, data.transaction_id, code, epoch_ms(now), content)
+    return _wrap(command, rejection, event_id)
+
+
+def _remembered_id(data: CommandData, outcome: EventData) -> uuid.UUID:
+    return derived_id("wallet", data.player_id, data.transaction_id, outcome.TYPE)
+
+
+def _wrap(command: Envelope[Any], data: EventData, event_id: uuid.UUID) -> Envelope[Any]:
+    return envelope(
+        data, source=SOURCE, time=data.recorded_at, id=event_id,
+        correlationid=command.correlationid or str(command.id), causationid=str(command.id),
+    )

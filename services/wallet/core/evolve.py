@@ -1,0 +1,102 @@
+"""evolve(state, event) -> state: the one way wallet state changes; balances come from postings only."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from shared.events import encode
+from shared.events.envelope import Envelope, epoch_ms
+from shared.events.wallet import (
+    CommandRejected,
+    Deposited,
+    LimitSet,
+    SelfExcluded,
+    WagerDebited,
+    WagerRefunded,
+    WagerSettled,
+    Withdrawn,
+    _PostedEvent,
+)
+from shared.invariant import invariant
+
+from services.wallet.core import limits
+from services.wallet.core.memory import pruned, remembers
+from services.wallet.core.postings import player_delta_minor
+from services.wallet.core.state import OpenWager, PlayerState, Remembered, WalletState, limit_key
+
+
+def evolve(state: WalletState, event: Envelope[Any]) -> WalletState:
+    """Apply one wallet event. A re-emitted repeat (same event id already remembered) changes nothing."""
+    data = event.data
+    memory = pruned(state.memory, epoch_ms(data.recorded_at))
+    if not remembers(data):
+        return WalletState(state.player, memory)
+    existing = memory.get(str(data.transaction_id))
+    if existing is not None and existing.event_id == str(event.id):
+        return WalletState(state.player, memory)
+    invariant(existing is None, "a transaction id is remembered with one event only")
+    player = evolve_player(state.player, data)
+    memory[str(data.transaction_id)] = remembered(event, encode(event), player.seq)
+    return WalletState(player, memory)
+
+
+def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered:
+    data = event.data
+    invariant(data.command_fingerprint is not None, "a remembered event names its command's content")
+    return Remembered(
+        transaction_id=str(data.transaction_id), seq=seq, recorded_ms=epoch_ms(data.recorded_at),
+        fingerprint=data.command_fingerprint, event_id=str(event.id), event_type=data.TYPE, event_bytes=event_bytes,
+    )
+
+
+def evolve_player(player: PlayerState, data: Any) -> PlayerState:
+    """The player's state after one remembered event (no memory involved)."""
+    invariant(data.player_id == player.player_id, "an event must reach its own player's state")
+    player = replace(player, seq=player.seq + 1)
+    if isinstance(data, _PostedEvent):
+        player = _posted(player, data)
+    if isinstance(data, LimitSet):
+        return _limit_set(player, data)
+    if isinstance(data, SelfExcluded):
+        return _self_excluded(player, data)
+    invariant(isinstance(data, (_PostedEvent, CommandRejected)), f"unknown wallet event {data.TYPE}")
+    return player
+
+
+def _posted(player: PlayerState, data: _PostedEvent) -> PlayerState:
+    now_ms = epoch_ms(data.recorded_at)
+    balance = player.balances_minor.get(data.currency, 0) + player_delta_minor(player.player_id, data.postings)
+    invariant(balance >= 0, "a player's balance never goes below zero")
+    invariant(balance == data.balance_after_minor, "balance_after_minor must equal the fold of the postings")
+    if not isinstance(data, Deposited):
+        invariant(data.currency in player.balances_minor, "only a deposit opens an account")
+    player = replace(player, balances_minor={**player.balances_minor, data.currency: balance})
+    if isinstance(data, Deposited):
+        return replace(player, usage=limits.with_usage(player, data.currency, "deposit", data.amount_minor, now_ms))
+    if isinstance(data, Withdrawn):
+        return player
+    if isinstance(data, WagerDebited):
+        invariant(str(data.transaction_id) not in player.open_wagers, "a wager is debited once")
+        wager = OpenWager(data.currency, data.amount_minor, now_ms)
+        player = replace(player, open_wagers={**player.open_wagers, str(data.transaction_id): wager})
+        return replace(player, usage=limits.with_usage(player, data.currency, "loss", data.amount_minor, now_ms))
+    invariant(isinstance(data, (WagerSettled, WagerRefunded)), f"unknown posted event {data.TYPE}")
+    wager_id = str(data.wager_id)
+    invariant(wager_id in player.open_wagers, "only an open wager is settled or refunded, once")
+    open_wagers = {key: value for key, value in player.open_wagers.items() if key != wager_id}
+    credit = data.win_minor if isinstance(data, WagerSettled) else data.amount_minor
+    player = replace(player, open_wagers=open_wagers)
+    return replace(player, usage=limits.with_usage(player, data.currency, "loss", -credit, now_ms))
+
+
+def _limit_set(player: PlayerState, data: LimitSet) -> PlayerState:
+    key = limit_key(data.currency, data.kind, data.period)
+    rule = limits.rule_after(player.limits.get(key), data.amount_minor, epoch_ms(data.effective_at), epoch_ms(data.recorded_at))
+    return replace(player, limits={**player.limits, key: rule})
+
+
+def _self_excluded(player: PlayerState, data: SelfExcluded) -> PlayerState:
+    if data.until is None:
+        return replace(player, excluded_indefinitely=True)
+    until_ms = max(epoch_ms(data.until), player.excluded_until_ms or 0)
+    return replace(player, excluded_until_ms=until_ms)

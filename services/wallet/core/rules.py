@@ -1,0 +1,173 @@
+"""The business rules of each wallet command: an event payload when accepted, a Refusal (code, message) when not."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from shared.events.wallet import (
+    DebitWager,
+    Deposit,
+    Deposited,
+    LimitSet,
+    RefundWager,
+    SelfExclude,
+    SelfExcluded,
+    SetLimit,
+    SettleWager,
+    WagerDebited,
+    WagerRefunded,
+    WagerSettled,
+    Withdraw,
+    Withdrawn,
+)
+from shared.events.envelope import broker_time, epoch_ms
+from shared.money import CURRENCIES, MICRO_PER_MINOR
+
+from services.wallet.core import limits, postings
+from services.wallet.core.state import PlayerState, WalletState, limit_key
+
+# A limit on everything: no single amount above 10^12 minor units (ten billion EUR) is plausible.
+MAX_AMOUNT_MINOR = 10**12
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str
+    message: str
+    currency: str | None = None
+
+
+def _amount_refusal(amount_minor: int, currency: str, *, zero_allowed: bool = False) -> Refusal | None:
+    if amount_minor < 0 or (amount_minor == 0 and not zero_allowed):
+        return Refusal("INVALID_AMOUNT", f"amount {amount_minor} must be positive", currency)
+    if amount_minor > MAX_AMOUNT_MINOR:
+        return Refusal("INVALID_AMOUNT", f"amount {amount_minor} is above {MAX_AMOUNT_MINOR}", currency)
+    if currency not in CURRENCIES:
+        return Refusal("CURRENCY_MISMATCH", f"unknown currency {currency!r}", currency)
+    return None
+
+
+def is_excluded(player: PlayerState, now_ms: int) -> bool:
+    return player.excluded_indefinitely or (player.excluded_until_ms is not None and now_ms < player.excluded_until_ms)
+
+
+def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str, Any]) -> Deposited | Refusal:
+    player, currency, amount = state.player, command.currency, command.amount_minor
+    if refusal := _amount_refusal(amount, currency):
+        return refusal
+    if is_excluded(player, now_ms):
+        return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
+    if period := limits.first_exceeded(player, currency, "deposit", amount, now_ms):
+        return Refusal("LIMIT_EXCEEDED", f"the {period}ly deposit limit would be exceeded", currency)
+    balance = player.balances_minor.get(currency, 0) + amount
+    return Deposited(
+        **common, currency=currency, amount_minor=amount, balance_after_minor=balance,
+        postings=postings.deposit(player.player_id, amount),
+    )
+
+
+def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[str, Any]) -> Withdrawn | Refusal:
+    player, currency, amount = state.player, command.currency, command.amount_minor
+    if refusal := _amount_refusal(amount, currency):
+        return refusal
+    if currency not in player.balances_minor:
+        return Refusal("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
+    if amount > player.balances_minor[currency]:
+        return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
+    return Withdrawn(
+        **common, currency=currency, amount_minor=amount, balance_after_minor=player.balances_minor[currency] - amount,
+        postings=postings.withdrawal(player.player_id, amount),
+    )
+
+
+def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]) -> WagerDebited | Refusal:
+    player, currency, amount = state.player, command.currency, command.amount_minor
+    if refusal := _amount_refusal(amount, currency):
+        return refusal
+    if is_excluded(player, now_ms):
+        return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
+    if currency not in player.balances_minor:
+        return Refusal("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
+    if period := limits.first_exceeded(player, currency, "loss", amount, now_ms):
+        return Refusal("LIMIT_EXCEEDED", f"the {period}ly loss limit would be exceeded", currency)
+    if amount > player.balances_minor[currency]:
+        return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
+    return WagerDebited(
+        **common, currency=currency, amount_minor=amount, game=command.game, operator_id=command.operator_id,
+        balance_after_minor=player.balances_minor[currency] - amount,
+        postings=postings.wager_debit(player.player_id, amount),
+    )
+
+
+def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memory_entry) -> Refusal:
+    """Not open: already settled or refunded when its debit is still remembered as accepted, else unknown."""
+    if memory_entry is not None and memory_entry.event_type == WagerDebited.TYPE:
+        return Refusal("WAGER_ALREADY_CLOSED", f"wager {wager_id} was already settled or refunded", currency)
+    return Refusal("WAGER_NOT_FOUND", f"no open wager {wager_id}", currency)
+
+
+def settle_wager(
+    state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry
+) -> WagerSettled | Refusal:
+    currency, wager_id = command.currency, str(command.wager_id)
+    for name in ("house_win_minor", "jackpot_win_minor"):
+        if refusal := _amount_refusal(getattr(command, name), currency, zero_allowed=True):
+            return refusal
+    if command.breakage_micro < 0 or command.contribution_micro < 0:
+        return Refusal("INVALID_AMOUNT", "breakage and contribution must not be negative", currency)
+    wager = state.player.open_wagers.get(wager_id)
+    if wager is None:
+        return _closed_wager_refusal(state, wager_id, currency, debit_entry)
+    if wager.currency != currency:
+        return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
+    if command.contribution_micro > wager.amount_minor * MICRO_PER_MINOR:
+        return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
+    win = command.house_win_minor + command.jackpot_win_minor
+    return WagerSettled(
+        **common, currency=currency, wager_id=command.wager_id, win_minor=win,
+        house_win_minor=command.house_win_minor, jackpot_win_minor=command.jackpot_win_minor,
+        breakage_micro=command.breakage_micro, contribution_micro=command.contribution_micro,
+        network_id=command.network_id, balance_after_minor=state.player.balances_minor[currency] + win,
+        postings=postings.settlement(
+            state.player.player_id, command.network_id, command.house_win_minor, command.jackpot_win_minor,
+            command.breakage_micro, command.contribution_micro,
+        ),
+    )
+
+
+def refund_wager(
+    state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry
+) -> WagerRefunded | Refusal:
+    currency, wager_id = command.currency, str(command.wager_id)
+    wager = state.player.open_wagers.get(wager_id)
+    if wager is None:
+        return _closed_wager_refusal(state, wager_id, currency, debit_entry)
+    if wager.currency != currency:
+        return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
+    return WagerRefunded(
+        **common, currency=currency, wager_id=command.wager_id, amount_minor=wager.amount_minor, reason=command.reason,
+        balance_after_minor=state.player.balances_minor[currency] + wager.amount_minor,
+        postings=postings.wager_refund(state.player.player_id, wager.amount_minor),
+    )
+
+
+def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[str, Any]) -> LimitSet | Refusal:
+    currency, amount = command.currency, command.amount_minor
+    if refusal := _amount_refusal(0 if amount is None else amount, currency, zero_allowed=True):
+        return refusal
+    rule = state.player.limits.get(limit_key(currency, command.kind, command.period))
+    current = limits.effective_limit(rule, now_ms)
+    delay_ms = limits.INCREASE_DELAY_MS if limits.is_increase(current, amount) else 0
+    return LimitSet(
+        **common, currency=currency, kind=command.kind, period=command.period, amount_minor=amount,
+        effective_at=broker_time(now_ms + delay_ms),
+    )
+
+
+def self_exclude(state: WalletState, command: SelfExclude, now_ms: int, common: dict[str, Any]) -> SelfExcluded | Refusal:
+    if command.until is not None and command.until.tzinfo is None:
+        return Refusal("INVALID_REQUEST", "`until` must carry a time zone")
+    if command.until is not None and epoch_ms(command.until) <= now_ms:
+        return Refusal("INVALID_REQUEST", "a self-exclusion must end in the future")
+    return SelfExcluded(**common, until=command.until)
+

@@ -1,0 +1,75 @@
+"""One player's wallet state (every currency) and the de-duplication memory, as plain immutable values."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class OpenWager:
+    """A debited wager waiting for its one settlement or refund."""
+
+    currency: str
+    amount_minor: int
+    debited_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class LimitRule:
+    """A deposit or loss limit; an increase (or removal) waits in `pending_*` until `pending_effective_ms`."""
+
+    amount_minor: int | None = None
+    pending_amount_minor: int | None = None
+    pending_effective_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What counted against a limit in one calendar period (`period_key`, e.g. "2026-W48"); losses may be < 0."""
+
+    period_key: str
+    used_minor: int
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What a transaction id produced: a repeat inside the window returns `event_bytes` unchanged."""
+
+    transaction_id: str
+    seq: int
+    recorded_ms: int
+    fingerprint: str
+    event_id: str
+    event_type: str
+    event_bytes: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """Balances, open wagers, limits and exclusion of one player. `seq` counts the remembered events applied."""
+
+    player_id: str
+    seq: int = 0
+    balances_minor: Mapping[str, int] = field(default_factory=dict)
+    open_wagers: Mapping[str, OpenWager] = field(default_factory=dict)
+    # Keys "<currency>:<kind>:<period>", e.g. "EUR:loss:week".
+    limits: Mapping[str, LimitRule] = field(default_factory=dict)
+    usage: Mapping[str, Usage] = field(default_factory=dict)
+    excluded_until_ms: int | None = None
+    excluded_indefinitely: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WalletState:
+    """The state `decide` reads: the player plus the memory of recent transaction ids (a lazy view in the adapter)."""
+
+    player: PlayerState
+    memory: Mapping[str, Remembered] = field(default_factory=dict)
+
+
+def empty_state(player_id: str) -> WalletState:
+    return WalletState(PlayerState(player_id))
+
+
+def limit_key(currency: str, kind: str, period: str) -> str:
+    return f"{currency}:{kind}:{period}"

@@ -1,0 +1,79 @@
+"""Property: for any command sequence, balances stay >= 0, every event's postings sum to zero, each wager closes at
+most once, and folding the emitted events from scratch gives the very state the wallet holds."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shared.config import DEDUP_WINDOW_MS
+from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled, postings_balanced
+
+from services.wallet.core import empty_state, evolve
+from wallet_scenario import PLAYER, Wallet
+
+# Few ids and amounts, so repeats, conflicts and wagers that are settled twice happen often.
+ids = st.integers(1, 6)
+amounts = st.integers(-2, 300)
+currencies = st.sampled_from(["EUR", "DKK", "USD"])
+steps = st.one_of(
+    st.tuples(st.just("deposit"), ids, amounts, currencies),
+    st.tuples(st.just("withdraw"), ids, amounts, currencies),
+    st.tuples(st.just("debit"), ids, amounts, currencies),
+    st.tuples(st.just("settle"), ids, ids, amounts, st.integers(0, 50), st.integers(0, 3_000_000)),
+    st.tuples(st.just("refund"), ids, ids),
+    st.tuples(st.just("limit"), ids, st.sampled_from(["deposit", "loss"]), st.sampled_from(["day", "week", "month"]),
+              st.one_of(st.none(), st.integers(0, 500))),
+    st.tuples(st.just("exclude"), ids, st.integers(1, 48)),
+    st.tuples(st.just("wait"), st.sampled_from([1, 60_000, DEDUP_WINDOW_MS // 2, DEDUP_WINDOW_MS + 31_000, 86_400_000])),
+    st.tuples(st.just("stale"), ids, amounts),
+)
+
+
+def apply(wallet: Wallet, step: tuple) -> None:
+    kind, *args = step
+    if kind == "wait":
+        wallet.later(milliseconds=args[0])
+    elif kind == "deposit":
+        wallet.deposit(*args)
+    elif kind == "withdraw":
+        wallet.withdraw(*args)
+    elif kind == "debit":
+        wallet.debit(*args)
+    elif kind == "settle":
+        n, wager, house, jackpot, contribution = args
+        wallet.settle(n + 100, wager, house_win_minor=house, jackpot_win_minor=jackpot, contribution_micro=contribution)
+    elif kind == "refund":
+        wallet.refund(args[0] + 200, args[1])
+    elif kind == "limit":
+        wallet.set_limit(args[0] + 300, *args[1:])
+    elif kind == "exclude":
+        wallet.self_exclude(args[0] + 400, wallet.now + timedelta(hours=args[1]))
+    elif kind == "stale":
+        wallet.deposit(args[0], args[1], sent_at=wallet.now - timedelta(milliseconds=DEDUP_WINDOW_MS * 2))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(steps, max_size=40))
+def test_any_command_sequence_keeps_the_ledger_sound_and_the_state_a_fold_of_its_events(sequence):
+    wallet = Wallet()
+    for step in sequence:
+        apply(wallet, step)
+        assert all(balance >= 0 for balance in wallet.state.player.balances_minor.values())
+    closings: dict[str, set[str]] = {}
+    debited: set[str] = set()
+    for event in wallet.emitted:
+        postings = getattr(event.data, "postings", ())
+        assert postings_balanced(postings)
+        if isinstance(event.data, WagerDebited):
+            debited.add(str(event.data.transaction_id))
+        if isinstance(event.data, (WagerSettled, WagerRefunded)):
+            closings.setdefault(str(event.data.wager_id), set()).add(str(event.id))
+    assert all(len(ids) == 1 for ids in closings.values())
+    assert set(closings) <= debited
+    folded = empty_state(PLAYER)
+    for event in wallet.emitted:
+        folded = evolve(folded, event)
+    assert folded.player == wallet.state.player
+    assert folded.memory == wallet.state.memory

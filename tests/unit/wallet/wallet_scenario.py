@@ -1,0 +1,77 @@
+"""Given events -> when a command -> then events: a tiny harness over the wallet's pure core (no I/O)."""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from shared.events import envelope
+from shared.events.envelope import Envelope
+from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
+
+from services.wallet.core import WalletState, decide, empty_state, evolve
+
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)  # a Monday
+PLAYER = "player-1"
+
+
+def tx(n: int) -> uuid.UUID:
+    return uuid.UUID(int=n)
+
+
+@dataclass
+class Wallet:
+    """One player's wallet: every command is decided at `now` and its events folded in, like the service does."""
+
+    state: WalletState = field(default_factory=lambda: empty_state(PLAYER))
+    now: datetime = T0
+    emitted: list[Envelope[Any]] = field(default_factory=list)
+
+    def send(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None):
+        command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
+        events = decide(self.state, command, self.now)
+        for event in events:
+            self.state = evolve(self.state, event)
+        self.emitted.extend(events)
+        assert len(events) == 1
+        return events[0]
+
+    def later(self, **delta: float) -> "Wallet":
+        self.now = self.now + timedelta(**delta)
+        return self
+
+    def balance(self, currency: str = "EUR") -> int | None:
+        return self.state.player.balances_minor.get(currency)
+
+    def deposit(self, n: int, amount_minor: int, currency: str = "EUR", **kw):
+        return self.send(Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency), **kw)
+
+    def withdraw(self, n: int, amount_minor: int, currency: str = "EUR"):
+        return self.send(Withdraw(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency))
+
+    def debit(self, n: int, amount_minor: int, currency: str = "EUR", **kw):
+        data = DebitWager(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency, game="rising-joker")
+        return self.send(data, **kw)
+
+    def settle(self, n: int, wager: int, house_win_minor: int = 0, jackpot_win_minor: int = 0, currency: str = "EUR",
+               breakage_micro: int = 0, contribution_micro: int = 0):
+        return self.send(SettleWager(
+            transaction_id=tx(n), player_id=PLAYER, wager_id=tx(wager), currency=currency, house_win_minor=house_win_minor,
+            jackpot_win_minor=jackpot_win_minor, breakage_micro=breakage_micro, contribution_micro=contribution_micro,
+            network_id="net-1",
+        ))
+
+    def refund(self, n: int, wager: int, currency: str = "EUR"):
+        return self.send(RefundWager(transaction_id=tx(n), player_id=PLAYER, wager_id=tx(wager), currency=currency, reason="test"))
+
+    def set_limit(self, n: int, kind: str, period: str, amount_minor: int | None, currency: str = "EUR"):
+        return self.send(SetLimit(transaction_id=tx(n), player_id=PLAYER, currency=currency, kind=kind, period=period,
+                                  amount_minor=amount_minor))
+
+    def self_exclude(self, n: int, until: datetime | None):
+        return self.send(SelfExclude(transaction_id=tx(n), player_id=PLAYER, until=until))
+
+
+def code(event) -> str | None:
+    return getattr(event.data, "code", None)
