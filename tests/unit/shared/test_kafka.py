@@ -1,0 +1,25 @@
+"""The Kafka client factories pass the safety options explicitly, and kafka-python checks CRCs in C."""
+from __future__ import annotations
+
+from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, CONSUMER_SAFETY, PRODUCER_SAFETY
+
+
+def test_producers_wait_for_all_in_sync_replicas_and_are_idempotent():
+    assert PRODUCER_SAFETY["acks"] == "all"
+    assert PRODUCER_SAFETY["enable_idempotence"] is True
+    assert PRODUCER_SAFETY["max_in_flight_requests_per_connection"] <= 5
+    assert AIOKAFKA_PRODUCER_SAFETY["acks"] == "all"
+    assert AIOKAFKA_PRODUCER_SAFETY["enable_idempotence"] is True
+
+
+def test_consumers_commit_explicitly_and_never_read_aborted_writes():
+    assert CONSUMER_SAFETY["enable_auto_commit"] is False
+    assert CONSUMER_SAFETY["isolation_level"] == "read_committed"
+    assert CONSUMER_SAFETY["auto_offset_reset"] == "earliest"
+
+
+def test_kafka_python_uses_the_c_crc32c_not_its_pure_python_fallback():
+    from kafka.record import util
+    from kafka.record._crc32c import crc as pure_python_crc
+
+    assert util._crc32c is not pure_python_crc
