@@ -48,6 +48,8 @@ WALLET_EVENTS = "wallet.events"
 JACKPOT_COMMANDS = "jackpot.commands"
 JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
+# Internal: JackpotWon / ClaimRejected forwarded from the network-keyed jackpot.events to the player's partition.
+SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, public=True),
@@ -87,7 +89,11 @@ DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS
     _dlq(CONTRACT_TOPICS[7]),
 )
 
-ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS
+INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
+    TopicSpec(SPIN_JACKPOT_ANSWERS, "player id", PLAYER_PARTITIONS, "internal", {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}),
+)
+
+ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS
 
 
 def spec(name: str) -> TopicSpec:

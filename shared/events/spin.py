@@ -26,6 +26,8 @@ REJECTION_CODES = (
     "REQUEST_EXPIRED",
     "ACCOUNT_NOT_FOUND",
     "WAGER_REFUNDED",
+    # Stjernestøv keeps per-player state across spins: one spin of it per player at a time.
+    "SPIN_IN_PROGRESS",
 )
 
 
@@ -99,6 +101,27 @@ class SpinRejected(EventData):
     message: str
     game: str | None = None
     stake_minor: Minor | None = None
+    currency: str | None = None
+
+
+class SpinAccepted(EventData):
+    """Journal: a request passed validation and its wager debit is being asked for (no token: it is a secret)."""
+
+    TYPE = "reelstream.spin.accepted.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    stake_minor: Minor
+    currency: str
+    operator_id: str | None = None
+    forfeit_bonus_ring: bool = False
+    # The request's CloudEvents id and time (the de-duplication window runs from `requested_at`).
+    request_event_id: uuid.UUID
+    requested_at: datetime
+    accepted_at: datetime
 
 
 class SeedDrawn(EventData):

@@ -1,0 +1,98 @@
+"""The spin state of one player partition: every request in the de-duplication window and each player's game state.
+
+The book is a cache: it is rebuilt by folding the partition's spin.journal, spin.events and spin.jackpot-answers
+(`fold.apply`), and the live handlers change it only through that same fold, so live and rebuilt books agree.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.spin.core.games import GameResult
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What makes two requests with one id the same request (the token is not part of it)."""
+
+    player_id: str
+    game: str | None
+    stake_minor: int | None
+    currency: str | None
+
+
+@dataclass
+class ClaimAnswer:
+    tier: str
+    amount_minor: int = 0
+    award: dict[str, Any] | None = None  # JackpotAward fields when won; None when rejected
+    rejection_code: str | None = None
+
+
+@dataclass
+class SpinRecord:
+    """One request's state machine: accepted -> debited+seeded -> claims answered -> settled (or rejected/refunded)."""
+
+    request_id: uuid.UUID
+    fingerprint: Fingerprint
+    time_ms: int  # when the record entered the book (broker time), for pruning
+    operator_id: str | None = None
+    forfeit_bonus_ring: bool = False
+    requested_at_ms: int = 0
+    accepted: bool = False
+    seed_hex: str | None = None
+    model_version: str | None = None
+    state_before: dict[str, Any] | None = None
+    result: GameResult | None = None
+    play_error: str | None = None
+    claims: dict[uuid.UUID, ClaimAnswer | None] = field(default_factory=dict)
+    answer: bytes | None = None
+    answer_code: str | None = None
+    settled_state_after: dict[str, Any] | None = None
+
+    @property
+    def player_id(self) -> str:
+        return self.fingerprint.player_id
+
+    @property
+    def game(self) -> str:
+        return self.fingerprint.game or ""
+
+    @property
+    def stake_minor(self) -> int:
+        return self.fingerprint.stake_minor or 0
+
+    @property
+    def currency(self) -> str:
+        return self.fingerprint.currency or ""
+
+    @property
+    def status(self) -> str:
+        if self.answer is not None:
+            return "answered"
+        if not self.accepted:
+            return "unknown"
+        if self.seed_hex is None:
+            return "debiting"
+        if self.play_error is not None:
+            return "refunding"
+        if any(answer is None for answer in self.claims.values()):
+            return "claiming"
+        return "settling"
+
+
+@dataclass
+class Pending:
+    """A game state that is the state_after of a seeded spin, computed on first use (replays stay cheap)."""
+
+    request_id: uuid.UUID
+
+
+@dataclass
+class SpinBook:
+    records: dict[uuid.UUID, SpinRecord] = field(default_factory=dict)
+    game_states: dict[tuple[str, str], dict[str, Any] | Pending] = field(default_factory=dict)
+    # Unanswered accepted requests per (player, game): a stateful game allows one at a time.
+    in_flight: dict[tuple[str, str], set[uuid.UUID]] = field(default_factory=dict)
+    now_ms: int = 0

@@ -1,0 +1,173 @@
+"""Evolve a partition's SpinBook by the facts the spin service wrote: the one path for live handling and rebuilds."""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from services.spin.core.book import ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
+from services.spin.core.catalog import Catalog
+from services.spin.core.rng import SpinRng
+from shared.events import Envelope, epoch_ms
+from shared.events.envelope import derived_id
+from shared.events.jackpot import ClaimRejected, JackpotWon
+from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
+
+# Rejections that answer one record, not the request id (they must not become "the" answer of that id).
+PER_RECORD_CODES = frozenset({"DUPLICATE_CONFLICT", "REQUEST_EXPIRED", "INVALID_REQUEST"})
+
+
+def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:
+    return derived_id(request_id, "claim", index, tier)
+
+
+def apply(book: SpinBook, catalog: Catalog, message: Envelope[Any], raw: bytes) -> None:
+    """Fold one fact into the book (unknown types are ignored: readers are tolerant)."""
+    data = message.data
+    handler = _HANDLERS.get(type(data))
+    if handler is not None:
+        handler(book, catalog, message, raw)
+
+
+def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, time_ms: int) -> SpinRecord:
+    record = book.records.get(request_id)
+    if record is None:
+        record = SpinRecord(request_id=request_id, fingerprint=fingerprint, time_ms=time_ms)
+        book.records[request_id] = record
+    return record
+
+
+def _accepted(book: SpinBook, catalog: Catalog, message: Envelope[SpinAccepted], raw: bytes) -> None:
+    data = message.data
+    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(data.accepted_at))
+    record.operator_id = data.operator_id
+    record.forfeit_bonus_ring = data.forfeit_bonus_ring
+    record.requested_at_ms = epoch_ms(data.requested_at)
+    record.accepted = True
+    if record.answer is None:
+        book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
+
+
+def _forfeited(book: SpinBook, catalog: Catalog, message: Envelope[BonusRingForfeited], raw: bytes) -> None:
+    data = message.data
+    book.game_states[(data.player_id, data.game)] = dict(data.state_after)
+
+
+def _seed_drawn(book: SpinBook, catalog: Catalog, message: Envelope[SeedDrawn], raw: bytes) -> None:
+    data = message.data
+    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
+    record.accepted = True
+    record.seed_hex = data.seed
+    record.model_version = data.model_version
+    record.state_before = dict(data.state_before)
+    book.game_states[(data.player_id, data.game)] = Pending(data.request_id)
+
+
+def _answered(book: SpinBook, record: SpinRecord, raw: bytes, code: str) -> None:
+    record.answer = raw
+    record.answer_code = code
+    flying = book.in_flight.get((record.player_id, record.game))
+    if flying is not None:
+        flying.discard(record.request_id)
+
+
+def _settled(book: SpinBook, catalog: Catalog, message: Envelope[SpinSettled], raw: bytes) -> None:
+    data = message.data
+    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
+    record.settled_state_after = dict(data.state_after)
+    _answered(book, record, raw, "SETTLED")
+
+
+def _rejected(book: SpinBook, catalog: Catalog, message: Envelope[SpinRejected], raw: bytes) -> None:
+    data = message.data
+    if data.code in PER_RECORD_CODES or data.request_id is None:
+        return
+    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
+    _answered(book, record, raw, data.code)
+
+
+def _won(book: SpinBook, catalog: Catalog, message: Envelope[JackpotWon], raw: bytes) -> None:
+    data = message.data
+    record = book.records.get(data.request_id)
+    if record is None:
+        return
+    award = {"claim_id": str(data.claim_id), "network_id": data.network_id, "pool_id": data.pool_id,
+             "tier": data.tier, "amount_minor": data.amount_minor, "share_ppm": data.share_ppm}
+    record.claims[data.claim_id] = ClaimAnswer(data.tier, data.amount_minor, award)
+
+
+def _claim_rejected(book: SpinBook, catalog: Catalog, message: Envelope[ClaimRejected], raw: bytes) -> None:
+    data = message.data
+    record = book.records.get(data.request_id)
+    if record is None:
+        return
+    record.claims[data.claim_id] = ClaimAnswer(data.tier, 0, None, data.code)
+
+
+_HANDLERS = {
+    SpinAccepted: _accepted,
+    BonusRingForfeited: _forfeited,
+    SeedDrawn: _seed_drawn,
+    SpinSettled: _settled,
+    SpinRejected: _rejected,
+    JackpotWon: _won,
+    ClaimRejected: _claim_rejected,
+}
+
+
+def ensure_result(record: SpinRecord, catalog: Catalog) -> None:
+    """Compute the outcome of a seeded spin (a pure function of model, seed and state before) once."""
+    if record.seed_hex is None or record.result is not None or record.play_error is not None:
+        return
+    try:
+        engine = catalog.engine_for_model(record.game, record.model_version or "")
+        record.result = engine.play(dict(record.state_before or {}), record.stake_minor, SpinRng.from_hex(record.seed_hex))
+    except Exception as error:  # noqa: BLE001 - a spin that cannot be played is refunded, never retried forever
+        record.play_error = f"{type(error).__name__}: {error}"
+        return
+    for index, tier in enumerate(record.result.claims):
+        record.claims.setdefault(claim_id(record.request_id, index, tier), None)
+
+
+def game_state(book: SpinBook, catalog: Catalog, player_id: str, game: str) -> dict[str, Any]:
+    """The player's state in `game` now: after their last seeded spin (or forfeit), else the game's initial state."""
+    key = (player_id, game)
+    state = book.game_states.get(key)
+    if isinstance(state, Pending):
+        state = _state_after(book.records[state.request_id], catalog)
+        book.game_states[key] = state
+    if state is None:
+        return catalog.engine(game).initial_state()
+    return dict(state)
+
+
+def _state_after(record: SpinRecord, catalog: Catalog) -> dict[str, Any]:
+    if record.settled_state_after is not None:
+        return record.settled_state_after
+    ensure_result(record, catalog)
+    if record.result is None:
+        return dict(record.state_before or {})  # refunded: the spin never happened
+    return dict(record.result.state_after)
+
+
+def finish_rebuild(book: SpinBook, catalog: Catalog) -> None:
+    """After folding a partition's history: outcomes of interrupted spins, so their pending steps can resume."""
+    for record in book.records.values():
+        if record.answer is None and record.seed_hex is not None:
+            ensure_result(record, catalog)
+
+
+def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:
+    """Forget answered requests older than the window (a repeat is then refused by age); returns how many."""
+    doomed = [rid for rid, r in book.records.items()
+              if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms]
+    for request_id in doomed:
+        record = book.records[request_id]
+        key = (record.player_id, record.game)
+        if isinstance(book.game_states.get(key), Pending) and book.game_states[key].request_id == request_id:
+            game_state(book, catalog, *key)
+        del book.records[request_id]
+    return len(doomed)

@@ -1,0 +1,194 @@
+"""Hand-written fakes for the spin core: a stateless and a stateful game whose outcome is read off the seed."""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from services.spin.core.catalog import Catalog
+from services.spin.core.effects import Context
+from services.spin.core.games import GameResult
+from services.spin.core.rng import SpinRng
+from shared.events import decode, encode, envelope
+from shared.events.envelope import broker_time
+from shared.events.spin import SpinRequested
+from shared.pools import load_pools
+
+NOW_MS = 1_800_000_000_000
+GOOD_TOKEN = "good"
+
+
+@dataclass
+class SeedReadingSlot:
+    """Stateless (like Rising Joker): win = first seed word % 3 x stake; a claim of "green" when the word % 7 == 0."""
+
+    game: str = "rising-joker"
+    currency: str = "EUR"
+    model_version: str = "fake-slot-v1"
+    stakes_minor: tuple[int, ...] = (10, 20, 100)
+    fail: bool = False
+
+    def initial_state(self) -> dict[str, Any]:
+        return {}
+
+    def locked_stake(self, state: dict[str, Any]) -> int | None:
+        return None
+
+    def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
+
+    def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
+        if self.fail:
+            raise RuntimeError("engine broken")
+        word = rng.next_u64()
+        claims = ("green",) if word % 7 == 0 else ()
+        return GameResult(word % 3 * stake_minor, 5, claims, {"word": word}, {})
+
+
+@dataclass
+class RingGame:
+    """Stateful (like Stjernestøv): an odd first word adds a bonus symbol to the ring, locking the stake."""
+
+    game: str = "stjernestoev"
+    currency: str = "DKK"
+    model_version: str = "fake-ring-v1"
+    stakes_minor: tuple[int, ...] = (50, 100)
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"ring": 0, "stake": None}
+
+    def locked_stake(self, state: dict[str, Any]) -> int | None:
+        return state["stake"] if state["ring"] else None
+
+    def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
+        return self.initial_state()
+
+    def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
+        assert self.locked_stake(state) in (None, stake_minor)
+        word = rng.next_u64()
+        after = {"ring": state["ring"] + 1, "stake": stake_minor} if word % 2 else {"ring": 0, "stake": None}
+        claims = ("supernova",) if word % 5 == 0 else ()
+        return GameResult(0, 0, claims, {"word": word}, after)
+
+
+class Seeds:
+    """A seed source that hands out given seeds in order (then counts up), and remembers how often it was asked."""
+
+    def __init__(self, *seeds: bytes) -> None:
+        self.queue = list(seeds)
+        self.drawn = 0
+
+    def __call__(self, player_id: str, request_id: uuid.UUID) -> bytes:
+        self.drawn += 1
+        return self.queue.pop(0) if self.queue else self.drawn.to_bytes(32, "big")
+
+
+def seed_for(predicate, game) -> bytes:
+    """The first counter seed whose first RNG word satisfies predicate(word)."""
+    for n in range(1, 10_000):
+        seed = n.to_bytes(32, "big")
+        if predicate(SpinRng(seed).next_u64()):
+            return seed
+    raise AssertionError("no seed found")
+
+
+def make_context(seeds: Seeds | None = None, slot: SeedReadingSlot | None = None) -> Context:
+    games = {"rising-joker": slot or SeedReadingSlot(), "stjernestoev": RingGame()}
+    pools = load_pools()
+
+    def engine(game: str):
+        return games[game]
+
+    return Context(
+        catalog=Catalog(engine, lambda game, version: games[game], pools.network_for_game),
+        token_problem=lambda token, player, now_ms: None if token == GOOD_TOKEN else "bad signature",
+        draw_seed=seeds or Seeds(),
+    )
+
+
+def request_bytes(player="p-1", game="rising-joker", stake=10, currency="EUR", token=GOOD_TOKEN,
+                  request_id: uuid.UUID | None = None, time_ms: int = NOW_MS, forfeit: bool = False,
+                  event_id: uuid.UUID | None = None) -> tuple[uuid.UUID, bytes]:
+    request_id = request_id or uuid.uuid4()
+    data = SpinRequested(request_id=request_id, player_id=player, game=game, stake_minor=stake, currency=currency,
+                         session_token=token, forfeit_bonus_ring=forfeit)
+    return request_id, encode(envelope(data, source="test-client", time=broker_time(time_ms), id=event_id or uuid.uuid4()))
+
+
+def decoded(out) -> Any:
+    return decode(out.value).data
+
+
+def wallet_event(data) -> Any:
+    return decode(encode(envelope(data, source="test-wallet", time=broker_time(NOW_MS), id=uuid.uuid4())))
+
+
+def debited_for(debit_out, balance_after_minor: int = 1000):
+    from shared.events.wallet import WagerDebited
+
+    command = decoded(debit_out)
+    return wallet_event(WagerDebited(transaction_id=command.transaction_id, player_id=command.player_id,
+                                     recorded_at=broker_time(NOW_MS), currency=command.currency, postings=(),
+                                     balance_after_minor=balance_after_minor, amount_minor=command.amount_minor,
+                                     game=command.game))
+
+
+def debit_refused_for(debit_out, code: str = "INSUFFICIENT_FUNDS"):
+    from shared.events.wallet import CommandRejected, DebitWager
+
+    command = decoded(debit_out)
+    return wallet_event(CommandRejected(transaction_id=command.transaction_id, player_id=command.player_id,
+                                        recorded_at=broker_time(NOW_MS), command_type=DebitWager.TYPE, code=code,
+                                        message="no"))
+
+
+def settled_for(settle_out, balance_after_minor: int = 2000):
+    from shared.events.wallet import WagerSettled
+
+    command = decoded(settle_out)
+    return wallet_event(WagerSettled(
+        transaction_id=command.transaction_id, player_id=command.player_id, recorded_at=broker_time(NOW_MS),
+        currency=command.currency, postings=(), balance_after_minor=balance_after_minor, wager_id=command.wager_id,
+        win_minor=command.house_win_minor + command.jackpot_win_minor, house_win_minor=command.house_win_minor,
+        jackpot_win_minor=command.jackpot_win_minor, breakage_micro=command.breakage_micro,
+        contribution_micro=command.contribution_micro, network_id=command.network_id))
+
+
+def refunded_for(refund_out):
+    from shared.events.wallet import WagerRefunded
+
+    command = decoded(refund_out)
+    return wallet_event(WagerRefunded(transaction_id=command.transaction_id, player_id=command.player_id,
+                                      recorded_at=broker_time(NOW_MS), currency=command.currency, postings=(),
+                                      balance_after_minor=1000, wager_id=command.wager_id, amount_minor=10,
+                                      reason=command.reason))
+
+
+def won_for(claim_out, amount_minor: int = 777):
+    from shared.events.jackpot import JackpotWon, PoolMovement
+
+    claim = decoded(claim_out)
+    movement = PoolMovement(pool_id="dm-green", opening_micro=10**9, paid_micro=amount_minor * 10**6,
+                            closing_micro=10**9 - amount_minor * 10**6)
+    event = wallet_event(JackpotWon(network_id=claim.network_id, recorded_at=broker_time(NOW_MS), claim_id=claim.claim_id,
+                                    request_id=claim.request_id, player_id=claim.player_id, pool_id="dm-green",
+                                    tier=claim.tier, currency=claim.currency, stake_minor=claim.stake_minor,
+                                    share_ppm=5000, amount_minor=amount_minor, level_before_micro=10**9,
+                                    level_after_micro=10**9 - amount_minor * 10**6, movement=movement))
+    return event, encode(event)
+
+
+def claim_refused_for(claim_out):
+    from shared.events.jackpot import ClaimRejected
+
+    claim = decoded(claim_out)
+    event = wallet_event(ClaimRejected(network_id=claim.network_id, recorded_at=broker_time(NOW_MS),
+                                       claim_id=claim.claim_id, request_id=claim.request_id, player_id=claim.player_id,
+                                       tier=claim.tier, code="POOL_DISABLED", message="off"))
+    return event, encode(event)
+
+
+def only(outs, kind: str):
+    found = [out for out in outs if out.kind == kind]
+    assert len(found) == 1, f"expected one {kind}, got {[o.kind for o in outs]}"
+    return found[0]

@@ -1,0 +1,92 @@
+"""A spin request: the contract's refusals, the debit asked for once, repeats answered with the very same bytes."""
+import uuid
+
+from services.spin.core.book import SpinBook
+from services.spin.core.requests import on_request
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+
+from spin_fakes import NOW_MS, decoded, make_context, only, request_bytes
+
+
+def handle(book, ctx, raw, player="p-1", now_ms=NOW_MS, offset=0):
+    return on_request(book, ctx, raw, player.encode(), now_ms, 0, offset)
+
+
+def rejection_code(effects):
+    return decoded(only(effects.outputs, "answer")).code
+
+
+def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wager():
+    book, ctx = SpinBook(), make_context()
+    request_id, raw = request_bytes(stake=20)
+    effects = handle(book, ctx, raw)
+    accepted = decoded(only(effects.journal, "journal"))
+    debit = decoded(only(effects.outputs, "debit"))
+    assert accepted.request_id == request_id and accepted.stake_minor == 20
+    assert "session_token" not in only(effects.journal, "journal").value.decode()
+    assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
+
+
+def test_each_business_refusal_has_its_contract_code():
+    cases = {
+        "UNAUTHENTICATED": dict(token="forged"),
+        "UNKNOWN_GAME": dict(game="pachinko"),
+        "CURRENCY_MISMATCH": dict(currency="DKK"),
+        "INVALID_STAKE": dict(stake=15),
+    }
+    for code, fields in cases.items():
+        book, ctx = SpinBook(), make_context()
+        effects = handle(book, ctx, request_bytes(**fields)[1])
+        assert rejection_code(effects) == code
+        assert effects.journal == []
+
+
+def test_a_request_older_than_the_window_or_dated_in_the_future_is_refused():
+    book, ctx = SpinBook(), make_context()
+    assert rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS - DEDUP_WINDOW_MS - 1)[1])) == "REQUEST_EXPIRED"
+    assert rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS + CLOCK_SKEW_MS + 1)[1])) == "INVALID_REQUEST"
+    assert book.records == {}
+
+
+def test_a_repeat_in_flight_asks_for_the_same_debit_again_and_never_a_second_wager():
+    book, ctx = SpinBook(), make_context()
+    request_id, raw = request_bytes()
+    first = handle(book, ctx, raw)
+    again = handle(book, ctx, raw)
+    assert again.journal == []
+    assert only(again.outputs, "debit").value == only(first.outputs, "debit").value
+
+
+def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
+    book, ctx = SpinBook(), make_context()
+    request_id, raw = request_bytes(token="forged")
+    first = only(handle(book, ctx, raw).outputs, "answer").value
+    _, retried = request_bytes(request_id=request_id, token="good")
+    assert only(handle(book, ctx, retried).outputs, "answer").value == first
+
+
+def test_the_same_id_with_another_stake_is_a_duplicate_conflict_that_changes_nothing():
+    book, ctx = SpinBook(), make_context()
+    request_id, raw = request_bytes(stake=10)
+    handle(book, ctx, raw)
+    _, conflicting = request_bytes(request_id=request_id, stake=20)
+    effects = handle(book, ctx, conflicting)
+    assert rejection_code(effects) == "DUPLICATE_CONFLICT"
+    assert book.records[request_id].stake_minor == 10 and book.records[request_id].answer is None
+
+
+def test_an_undecodable_request_is_dead_lettered_and_answered_when_the_player_can_be_named():
+    book, ctx = SpinBook(), make_context()
+    broken = b'{"type": "reelstream.spin.requested.v1", "data": {"player_id": "p-9", "stake_minor": "ten"}}'
+    effects = on_request(book, ctx, broken, b"p-9", NOW_MS, 2, 41)
+    dead = only(effects.outputs, "dlq")
+    assert dead.value == broken and dict(dead.headers)["reelstream-dlq-source"] == b"spin.requests/2/41"
+    assert decoded(only(effects.outputs, "answer")).player_id == "p-9"
+    garbage = on_request(book, ctx, b"\x00not json", None, NOW_MS, 2, 42)
+    assert [out.kind for out in garbage.outputs] == ["dlq"]
+
+
+def test_a_record_keyed_by_another_player_is_refused():
+    book, ctx = SpinBook(), make_context()
+    effects = on_request(book, ctx, request_bytes(player="p-1")[1], b"p-2", NOW_MS, 0, 0)
+    assert rejection_code(effects) == "INVALID_REQUEST"
