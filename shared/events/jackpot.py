@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
 
 from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Int, Micro, Minor, Part, PlayerId
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
@@ -49,7 +52,11 @@ class Claim(_JackpotCommand):
 
 
 class PoolMovement(Part):
-    """One pool's change in one event: opening + contributions + seeds - paid = closing, exactly, in micro-units."""
+    """One pool's change in one event: opening + contributions + seeds - paid = closing, exactly, in micro-units.
+
+    Only a decommissioning moves a balance between pools: transferred_in/out are 0 on every other event, and the
+    identity is then opening + contributions + seeds + transferred_in - transferred_out - paid = closing.
+    """
 
     pool_id: str
     opening_micro: Micro
@@ -57,9 +64,13 @@ class PoolMovement(Part):
     seeds_micro: Micro = 0
     paid_micro: Micro = 0
     closing_micro: Micro
+    transferred_in_micro: Micro = 0
+    transferred_out_micro: Micro = 0
 
     def balanced(self) -> bool:
-        return self.opening_micro + self.contributions_micro + self.seeds_micro - self.paid_micro == self.closing_micro
+        inflow = self.contributions_micro + self.seeds_micro + self.transferred_in_micro
+        outflow = self.paid_micro + self.transferred_out_micro
+        return self.opening_micro + inflow - outflow == self.closing_micro
 
 
 class AppliedContribution(Part):
@@ -69,6 +80,8 @@ class AppliedContribution(Part):
     operator_id: str | None = None
     stake_minor: Minor
     amount_micro: Micro
+    # The part of amount_micro that came from the spin's breakage (the rest is stake x rate).
+    breakage_micro: Micro = 0
 
 
 class _JackpotEvent(EventData):
@@ -124,6 +137,79 @@ class ClaimRejected(_JackpotEvent):
     request_id: uuid.UUID
     player_id: str
     tier: str
+    code: str
+    message: str
+    stake_minor: Minor | None = None
+    pool_id: str | None = None
+
+
+CLAIM_REJECTION_CODES = ("UNKNOWN_TIER", "WRONG_GAME", "CURRENCY_MISMATCH", "POOL_DISABLED", "POOL_DECOMMISSIONED", "CLAIM_EXPIRED")
+
+
+class _PoolCommand(_JackpotCommand):
+    """Ops: an administrative command on one pool; `command_id` makes a repeat change nothing."""
+
+    command_id: uuid.UUID
+    pool_id: Ident
+    reason: str = Field(default="", max_length=500)
+
+
+class OpenPool(_PoolCommand):
+    """Open a configured pool at its seed before any wager reaches it (a network's pools also open on first use)."""
+
+    TYPE = "reelstream.jackpot.open-pool.v1"
+
+
+class DisablePool(_PoolCommand):
+    """Stop paying a pool (claims get ClaimRejected POOL_DISABLED); contributions keep accruing to it."""
+
+    TYPE = "reelstream.jackpot.disable-pool.v1"
+
+
+class ResumePool(_PoolCommand):
+    """Pay a disabled pool again."""
+
+    TYPE = "reelstream.jackpot.resume-pool.v1"
+
+
+class DecommissionPool(_PoolCommand):
+    """Close a pool for good: its balance moves to `transfer_to_pool_id` (same network), and so do later contributions."""
+
+    TYPE = "reelstream.jackpot.decommission-pool.v1"
+    transfer_to_pool_id: Ident
+
+
+class PoolOpened(_JackpotEvent):
+    """A pool started at its seed (operator-funded: the movement's seeds)."""
+
+    TYPE = "reelstream.jackpot.pool-opened.v1"
+    pool_id: str
+    tier: str
+    currency: str
+    seed_micro: Micro
+    command_id: uuid.UUID | None = None
+    movement: PoolMovement
+
+
+class PoolStatusChanged(_JackpotEvent):
+    """A pool was disabled, resumed or decommissioned; a decommissioning carries both pools' movements."""
+
+    TYPE = "reelstream.jackpot.pool-status-changed.v1"
+    pool_id: str
+    command_id: uuid.UUID
+    status: Literal["open", "disabled", "decommissioned"]
+    reason: str = ""
+    transfer_to_pool_id: str | None = None
+    movements: tuple[PoolMovement, ...] = ()
+
+
+class PoolCommandRejected(_JackpotEvent):
+    """An administrative command that does not apply (unknown pool, wrong status, bad transfer target)."""
+
+    TYPE = "reelstream.jackpot.pool-command-rejected.v1"
+    command_id: uuid.UUID
+    pool_id: str
+    command_type: str
     code: str
     message: str
 

@@ -1,0 +1,104 @@
+"""Answering a claim: JackpotWon (and PoolReseeded when the win leaves the level below the seed) or ClaimRejected.
+
+A disabled or decommissioned pool pays nothing: the claim gets ClaimRejected with POOL_DISABLED or
+POOL_DECOMMISSIONED, and the spin service settles the spin with its fixed prize only.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from shared.events import Envelope, broker_time, derived_id, envelope
+from shared.events import jackpot as jp
+from shared.invariant import invariant
+from shared.money import MICRO_PER_MINOR
+from shared.pools import NetworkConfig
+
+from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
+from services.jackpot.core.payout import payout_minor, share_ppm
+from services.jackpot.core.state import NetworkState, claim_fingerprint
+
+
+def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outcome: Outcome) -> list[Envelope[Any]]:
+    """The events answering one claim; a repeat re-emits the original answer, a conflicting repeat is dead-lettered."""
+    data: jp.Claim = incoming.command.data
+    seen = state.seen.get(data.claim_id)
+    if seen is not None:
+        if seen.fingerprint != claim_fingerprint(data.request_id, data.player_id, data.tier, data.stake_minor):
+            outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "claim id reused with other content"))
+            return []
+        outcome.repeats += 1
+        outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
+        return []
+    problem = _problem(state, network, incoming)
+    if problem is not None:
+        return [_rejected(network, incoming, *problem)]
+    return _won(state, network, incoming)
+
+
+def _problem(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> tuple[str, str, str | None] | None:
+    data: jp.Claim = incoming.command.data
+    if is_expired(incoming):
+        return "CLAIM_EXPIRED", "older than the de-duplication window (or dated in the future)", None
+    try:
+        pool_id = network.pool_for_tier(data.tier).pool_id
+    except KeyError:
+        return "UNKNOWN_TIER", f"tier {data.tier!r} is not in network {network.network_id!r}", None
+    if data.game not in network.games:
+        return "WRONG_GAME", f"game {data.game!r} is not in network {network.network_id!r}", pool_id
+    if data.currency != network.currency:
+        return "CURRENCY_MISMATCH", f"{data.currency} claim on a {network.currency} network", pool_id
+    status = state.pools[pool_id].status
+    if status == "disabled":
+        return "POOL_DISABLED", f"pool {pool_id} is disabled: the spin pays its fixed prize only", pool_id
+    if status == "decommissioned":
+        return "POOL_DECOMMISSIONED", f"pool {pool_id} is decommissioned", pool_id
+    if data.stake_minor <= 0:
+        return "INVALID_STAKE", "a claim needs a positive stake", pool_id
+    return None
+
+
+def _rejected(network: NetworkConfig, incoming: Incoming, code: str, message: str, pool_id: str | None) -> Envelope[Any]:
+    data: jp.Claim = incoming.command.data
+    now = broker_time(incoming.broker_ms)
+    rejected = jp.ClaimRejected(
+        network_id=network.network_id, recorded_at=now, claim_id=data.claim_id, request_id=data.request_id,
+        player_id=data.player_id, tier=data.tier, code=code, message=message, stake_minor=data.stake_minor, pool_id=pool_id,
+    )
+    return _wrap(rejected, incoming, "claim-rejected")
+
+
+def _won(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> list[Envelope[Any]]:
+    data: jp.Claim = incoming.command.data
+    pool = network.pool_for_tier(data.tier)
+    now = broker_time(incoming.broker_ms)
+    level_before_micro = state.level_micro(pool.pool_id)
+    amount_minor = payout_minor(pool.payout, level_before_micro, data.stake_minor)
+    paid_micro = amount_minor * MICRO_PER_MINOR
+    level_after_micro = level_before_micro - paid_micro
+    invariant(level_after_micro >= 0, "a win never takes more than the level")
+    won = jp.JackpotWon(
+        network_id=network.network_id, recorded_at=now, claim_id=data.claim_id, request_id=data.request_id,
+        player_id=data.player_id, operator_id=data.operator_id, pool_id=pool.pool_id, tier=data.tier,
+        currency=network.currency, stake_minor=data.stake_minor, share_ppm=share_ppm(pool.payout, data.stake_minor),
+        amount_minor=amount_minor, level_before_micro=level_before_micro, level_after_micro=level_after_micro,
+        movement=jp.PoolMovement(pool_id=pool.pool_id, opening_micro=level_before_micro, paid_micro=paid_micro, closing_micro=level_after_micro),
+    )
+    events = [_wrap(won, incoming, "jackpot-won")]
+    seed_micro = pool.seed_minor * MICRO_PER_MINOR
+    if level_after_micro < seed_micro:
+        top_up_micro = seed_micro - level_after_micro
+        reseeded = jp.PoolReseeded(
+            network_id=network.network_id, recorded_at=now, pool_id=pool.pool_id, currency=network.currency,
+            seed_micro=top_up_micro, cause_claim_id=data.claim_id,
+            movement=jp.PoolMovement(pool_id=pool.pool_id, opening_micro=level_after_micro, seeds_micro=top_up_micro, closing_micro=seed_micro),
+        )
+        events.append(_wrap(reseeded, incoming, "pool-reseeded"))
+    return events
+
+
+def _wrap(data: Any, incoming: Incoming, what: str) -> Envelope[Any]:
+    command = incoming.command
+    return envelope(
+        data, source=SOURCE, time=broker_time(incoming.broker_ms), id=derived_id(command.data.claim_id, what),
+        correlationid=str(command.data.request_id), causationid=str(command.id),
+    )

@@ -1,0 +1,41 @@
+"""What the core takes in and gives back: decoded commands with their broker time, events and dead letters."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.events import Envelope, epoch_ms
+
+SOURCE = "reelstream/jackpot"
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One decoded command with its record's broker time (the handler's "now") and where it came from."""
+
+    command: Envelope[Any]
+    broker_ms: int
+    position: Any = None
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A command the core refuses to apply and that has no answer event (it goes to the DLQ with the reason)."""
+
+    position: Any
+    code: str
+    reason: str
+
+
+@dataclass
+class Outcome:
+    events: list[Envelope[Any]] = field(default_factory=list)
+    dead_letters: list[DeadLetter] = field(default_factory=list)
+    repeats: int = 0
+
+
+def is_expired(incoming: Incoming) -> bool:
+    """Older than the de-dup window or dated beyond the clock skew in the future (by the record's broker time)."""
+    age_ms = incoming.broker_ms - epoch_ms(incoming.command.time)
+    return age_ms > DEDUP_WINDOW_MS or age_ms < -CLOCK_SKEW_MS
