@@ -54,6 +54,7 @@ CHECKS: dict[str, str] = {
     "spin-rederivation-failed": "the recorded seed, state or model version cannot be re-played",
     "seed-mismatch": "the seed in spin.settled differs from the seed persisted in the journal",
     "state-chain-broken": "a spin's state_before differs from the player's state after the previous spin",
+    "projection-unreadable": "the projection could not be read, so it could not be compared",
     "projection-row-missing": "the projection lacks a row the events imply",
     "projection-row-extra": "the projection holds a row no event implies",
     "projection-row-differs": "a projection row differs from the fold of the events",

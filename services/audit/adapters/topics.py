@@ -1,0 +1,74 @@
+"""Read raw event topics from the earliest offsets to the end offsets captured at start (own consumer, no group)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from kafka import KafkaConsumer, TopicPartition
+
+from services.audit.core.collect import RawRecord
+from shared.invariant import invariant
+from shared.kafka import CONSUMER_SAFETY
+
+AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events")
+MAX_POLL_RECORDS = 2000
+# No record for this long while a partition is short of its captured end offset means the broker is gone.
+STALL_LIMIT_S = 60
+
+
+def read_topics(bootstrap: str, prefix: str = "", topics: tuple[str, ...] = AUDITED_TOPICS,
+                progress: Callable[[int, int], None] | None = None) -> tuple[list[RawRecord], dict[tuple[str, int], int]]:
+    """Every record of `topics` (contract names) up to the end offsets captured now, partition by partition in order.
+
+    No consumer group: partitions are assigned by hand and nothing is committed, so an audit never moves anyone's
+    offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
+    """
+    options = {**CONSUMER_SAFETY, "enable_auto_commit": False}
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="reelstream-audit",
+                             max_poll_records=MAX_POLL_RECORDS, **options)
+    try:
+        partitions = _partitions(consumer, prefix, topics)
+        consumer.assign(partitions)
+        consumer.seek_to_beginning(*partitions)
+        ends = consumer.end_offsets(partitions)
+        starts = consumer.beginning_offsets(partitions)
+        total = sum(ends[p] - starts[p] for p in partitions)
+        records = _drain(consumer, ends, prefix, total, progress)
+        return records, {(p.topic[len(prefix):], p.partition): ends[p] for p in partitions}
+    finally:
+        consumer.close(autocommit=False)
+
+
+def _partitions(consumer: KafkaConsumer, prefix: str, topics: tuple[str, ...]) -> list[TopicPartition]:
+    found = []
+    for name in topics:
+        ids = consumer.partitions_for_topic(prefix + name)
+        invariant(ids is not None and len(ids) > 0, f"topic {prefix + name} does not exist")
+        found += [TopicPartition(prefix + name, partition) for partition in sorted(ids)]
+    return found
+
+
+def _drain(consumer: KafkaConsumer, ends: dict, prefix: str, total: int, progress) -> list[RawRecord]:
+    by_partition: dict[TopicPartition, list[RawRecord]] = {tp: [] for tp in ends}
+    pending = {tp for tp, end in ends.items() if consumer.position(tp) < end}
+    consumer.pause(*[tp for tp in ends if tp not in pending])
+    read = 0
+    last_progress_at = time.monotonic()
+    while pending:
+        batches = consumer.poll(timeout_ms=500)
+        for tp, batch in batches.items():
+            for message in batch:
+                if message.offset < ends[tp]:
+                    by_partition[tp].append(RawRecord(tp.topic[len(prefix):], tp.partition, message.offset,
+                                                      message.timestamp, message.key, message.value))
+                    read += 1
+        for tp in list(pending):
+            if consumer.position(tp) >= ends[tp]:
+                pending.discard(tp)
+                consumer.pause(tp)
+        if batches:
+            last_progress_at = time.monotonic()
+            if progress:
+                progress(read, total)
+        invariant(time.monotonic() - last_progress_at < STALL_LIMIT_S, f"no records for {STALL_LIMIT_S} s before the end offsets")
+    return [record for tp in sorted(by_partition, key=lambda t: (t.topic, t.partition)) for record in by_partition[tp]]
