@@ -295,9 +295,10 @@ def command(
     """Kafka baselines: raw produce/consume (kafka-python, aiokafka), decode-validate-encode loop, round-trip latency."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
-    started = time.perf_counter()
+    started, load_before = time.perf_counter(), os.getloadavg()[0]
     results = measure_baselines(bootstrap, messages, repeats, latency_samples)
-    results["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+    # Other processes on the machine move these figures: the 1-minute load average is kept with them.
+    results["machine"] = {"load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2),"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                           "broker": bootstrap, "seconds": round(time.perf_counter() - started, 1)}
     print_table(results, console)
     out.parent.mkdir(parents=True, exist_ok=True)
