@@ -23,8 +23,9 @@ class Out:
     topic: str
     key: bytes
     value: bytes
-    kind: str  # journal | debit | contribute | claim | settle | refund | answer | dlq
+    kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | dlq
     headers: tuple[tuple[str, bytes], ...] = ()
+    partition: int | None = None  # set by the adapter: journal facts and answers go to the book's own partition
 
 
 @dataclass
@@ -50,11 +51,11 @@ def message(data: Payload, event_id: uuid.UUID, now: datetime, cause: uuid.UUID)
     return envelope(data, source=SOURCE, time=now, id=event_id, correlationid=str(cause), causationid=None)
 
 
-def record_fact(effects: Effects, book: SpinBook, catalog: Catalog, fact: Envelope[Any]) -> None:
+def record_fact(effects: Effects, book: SpinBook, catalog: Catalog, fact: Envelope[Any], kind: str = "journal") -> None:
     """A journal fact: folded into the book now, written (and awaited) before any output of the batch."""
     raw = encode(fact)
     fold.apply(book, catalog, fact, raw)
-    effects.journal.append(Out(fact.data.TOPIC, fact.key, raw, "journal"))
+    effects.journal.append(Out(fact.data.TOPIC, fact.key, raw, kind))
 
 
 def send(effects: Effects, command: Envelope[Any], kind: str) -> None:

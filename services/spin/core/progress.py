@@ -82,7 +82,8 @@ def _draw(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, effec
     drawn = SeedDrawn(request_id=record.request_id, player_id=record.player_id, game=record.game,
                       stake_minor=record.stake_minor, currency=record.currency, model_version=engine.model_version,
                       seed=seed.hex(), state_before=state, drawn_at=now)
-    record_fact(effects, book, ctx.catalog, message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id))
+    record_fact(effects, book, ctx.catalog, message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id),
+                kind="seed")
     fold.ensure_result(record, ctx.catalog)
 
 

@@ -31,7 +31,7 @@ def test_a_pending_ring_locks_the_stake_and_the_next_spin_starts_from_the_state_
     locked, _ = spin(book, ctx, 100)
     assert decoded(only(locked.outputs, "answer")).code == "STAKE_LOCKED"
     _, played = spin(book, ctx, 50)
-    drawn = decoded(only(played.journal, "journal"))
+    drawn = decoded(only(played.journal, "seed"))
     assert drawn.state_before == {"ring": 1, "stake": 50}
 
 

@@ -22,7 +22,7 @@ def test_a_confirmed_debit_draws_and_journals_the_seed_then_contributes_and_sett
     book, ctx = SpinBook(), make_context(seeds)
     request_id, asked = accept(book, ctx, stake=10)
     effects = on_wallet_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
-    drawn = decoded(only(effects.journal, "journal"))
+    drawn = decoded(only(effects.journal, "seed"))
     assert drawn.seed == NO_CLAIM.hex() and drawn.state_before == {}
     assert [out.kind for out in effects.outputs] == ["contribute", "settle"]
     settle = decoded(only(effects.outputs, "settle"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from services.spin.core.games.stjernestoev.kernel import EMPTY, N_CIRCLES, STATUS_OK, play_kernel
+from services.spin.core.games.stjernestoev.kernel import EMPTY, N_CIRCLES, STATUS_OK, WORK_SIZE, play_kernel
 
 BUFFER_WORDS = 1 << 14
 REFILL_BELOW_WORDS = 1 << 12
@@ -54,6 +54,7 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
     ring[:, 0] = EMPTY
     before = ring.copy()
     counters = np.zeros(4, np.int64)
+    work = np.zeros(WORK_SIZE, np.int64)
     run = 0
     for spin in range(spins):
         before[:, :] = ring
@@ -62,7 +63,7 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
                 splitmix64_fill(state, words)
                 cursor[0] = 0
                 cursor[1] = 0
-            if play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters) == STATUS_OK:
+            if play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, work) == STATUS_OK:
                 break
             ring[:, :] = before
             stats[16] += 1

@@ -69,7 +69,8 @@ class StjernestoevEngine:
             log_n = np.zeros(2, np.int64)
             counters = np.zeros(4, np.int64)
             status = kernel.play_kernel(after, self.model.stake_index(stake_minor), self.model.arrays,
-                                        np.array(words, np.uint64), cursor, log, log_n, counters)
+                                        np.array(words, np.uint64), cursor, log, log_n, counters,
+                                        np.zeros(kernel.WORK_SIZE, np.int64))
             if status == kernel.STATUS_OK:
                 return after, log[: log_n[0]], [int(c) for c in counters], int(cursor[0])
             if status == kernel.STATUS_WORDS_EXHAUSTED:

@@ -27,6 +27,8 @@ LOG_STEP = 4  # exploded circle mask (a BOARD record with the refilled board fol
 LOG_ASTRO = 5  # count, board mask, circle mask, wheel segment
 LOG_REPLACED = 6  # a BOARD record with the Astro Flash replacements follows
 LOG_RECORD_MAX = 1 + 2 * N_CIRCLES + 2 + N_POS
+# The caller's int64 workspace: trace scratch, board, survivors, search stack, seen flags (no allocation per spin).
+WORK_SIZE = LOG_RECORD_MAX + 4 * N_POS
 
 STATUS_OK = 0
 STATUS_WORDS_EXHAUSTED = 1
@@ -131,7 +133,7 @@ def cluster_from(board, adj, start, seen, stack):
     """The bit mask and size of the same-symbol component of `start` (board positions only)."""
     symbol = board[start]
     mask = np.int64(1) << start
-    seen[start] = True
+    seen[start] = 1
     stack[0] = start
     top = 1
     size = 0
@@ -141,8 +143,8 @@ def cluster_from(board, adj, start, seen, stack):
         size += 1
         for k in range(adj.shape[1]):
             other = adj[pos, k]
-            if other >= 0 and not seen[other] and board[other] == symbol:
-                seen[other] = True
+            if other >= 0 and seen[other] == 0 and board[other] == symbol:
+                seen[other] = 1
                 mask |= np.int64(1) << other
                 stack[top] = other
                 top += 1
@@ -177,10 +179,9 @@ def cluster_multiplier(symbol, reached, ring):
 
 
 @njit(cache=True)
-def rotate_and_refill(board, removed, ring_start, refill_w, words, cursor, has_astro):
+def rotate_and_refill(board, removed, ring_start, refill_w, words, cursor, has_astro, survivors):
     """Per ring: survivors slide clockwise (keeping their order) to the ring's last positions, closing the gaps;
     new symbols enter at the ring's first positions (the 12 o'clock gate), drawn in position order."""
-    survivors = np.empty(N_POS, np.int64)
     for ring_index in range(3):
         start = ring_start[ring_index]
         end = ring_start[ring_index + 1]
@@ -199,18 +200,17 @@ def rotate_and_refill(board, removed, ring_start, refill_w, words, cursor, has_a
 
 
 @njit(cache=True)
-def pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters):
+def pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters, seen, stack):
     """Find this step's paying clusters (>= 5 equal symbols including an inner position), price each with the
     circles it reaches, explode the matching circles once (after every cluster of the step used them).
     Returns (win in hundredths of the stake x multipliers, removed position mask)."""
-    seen = np.zeros(N_POS, np.bool_)
-    stack = np.empty(N_POS, np.int64)
+    seen[:] = 0
     removed = np.int64(0)
     exploded = 0
     win = np.int64(0)
     for start in range(N_INNER):
         symbol = board[start]
-        if seen[start] or symbol < 0 or symbol >= N_SYMBOLS:
+        if seen[start] != 0 or symbol < 0 or symbol >= N_SYMBOLS:
             continue
         mask, size = cluster_from(board, adj, start, seen, stack)
         if size < 5:
@@ -242,15 +242,16 @@ def pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters):
 
 
 @njit(cache=True)
-def run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, scratch, counters):
+def run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, work, counters):
     """Pay, remove, rotate and refill while there are wins (bounded only by the words available)."""
+    scratch, _, survivors, stack, seen = split_work(work)
     total = np.int64(0)
     while cursor[1] == 0:
-        win, removed = pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters)
+        win, removed = pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters, seen, stack)
         if removed == 0:
             break
         total += win
-        rotate_and_refill(board, removed, ring_start, refill_w, words, cursor, True)
+        rotate_and_refill(board, removed, ring_start, refill_w, words, cursor, True, survivors)
         log_board(log, log_n, LOG_BOARD, board, scratch)
     return total
 
@@ -292,13 +293,20 @@ def astro_flash(board, ring, ring_of, replace_w, wheel_row, words, cursor, log, 
 
 
 @njit(cache=True)
-def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters):
+def split_work(work):
+    """The workspace's parts: scratch, board, survivors, stack, seen."""
+    at = LOG_RECORD_MAX
+    return (work[:at], work[at:at + N_POS], work[at + N_POS:at + 2 * N_POS], work[at + 2 * N_POS:at + 3 * N_POS],
+            work[at + 3 * N_POS:at + 4 * N_POS])
+
+
+@njit(cache=True)
+def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, work):
     """One paid spin. `ring` (5 x 2: symbol, multiplier) is updated in place to the state after the spin;
     counters = [cluster win in hundredths, wheel segment or -1, winning steps, circles exploded].
     Returns a STATUS_* code; on anything but OK the caller retries with more words or a larger log."""
     adj, touch, ring_of, ring_start, board_w, refill_w, replace_w, circle_sym, circle_mult, circle_w, pay, wheel_w = model
-    scratch = np.empty(LOG_RECORD_MAX, np.int64)
-    board = np.empty(N_POS, np.int64)
+    scratch, board, _, _, _ = split_work(work)
     counters[0] = 0
     counters[1] = -1
     counters[2] = 0
@@ -306,15 +314,14 @@ def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters):
     shift_ring(ring, circle_sym, circle_mult, circle_w, words, cursor, log, log_n, scratch)
     draw_board(board, ring_of, board_w, words, cursor)
     log_board(log, log_n, LOG_BOARD, board, scratch)
-    win = run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, scratch,
-                       counters)
+    win = run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, work, counters)
     if cursor[1] == 0:
         segment = astro_flash(board, ring, ring_of, replace_w, wheel_w[stake_index], words, cursor, log, log_n,
                               scratch)
         counters[1] = segment
         if segment >= 0:
             win += run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n,
-                                scratch, counters)
+                                work, counters)
     counters[0] = win
     if cursor[1] != 0:
         return STATUS_WORDS_EXHAUSTED

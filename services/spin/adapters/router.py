@@ -1,0 +1,67 @@
+"""Route jackpot answers (JackpotWon, ClaimRejected) from the network-keyed jackpot.events to the player's partition.
+
+The spin state machine of a request lives on its player's partition; jackpot.events is keyed by network id. This
+agent forwards the answers, byte for byte, to spin.jackpot-answers keyed by player id, then commits (at least once:
+a repeat is harmless, the state machine folds an answer idempotently).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from services.spin.adapters.runner import consumer_timeouts
+from services.spin.core.progress import JACKPOT_TYPES
+from shared.config import Settings
+from shared.events import HEADERS, DecodeError, decode
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS, dlq_name
+
+log = logging.getLogger("reelstream.spin.router")
+_ANSWER_TYPES = {cls.TYPE for cls in JACKPOT_TYPES}
+
+
+class JackpotAnswerRouter:
+    def __init__(self, settings: Settings, producer: AIOKafkaProducer) -> None:
+        self.settings, self.producer = settings, producer
+        self.consumer = AIOKafkaConsumer(
+            settings.topic(JACKPOT_EVENTS), bootstrap_servers=settings.kafka_bootstrap_servers,
+            group_id=settings.group("spin-jackpot-router"), client_id="reelstream-spin-router",
+            **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
+        )
+
+    async def run(self, started: asyncio.Event) -> None:
+        await self.consumer.start()
+        started.set()
+        try:
+            while True:
+                batch = await self.consumer.getmany(timeout_ms=200, max_records=500)
+                futures, offsets = [], {}
+                for tp, records in batch.items():
+                    for record in records:
+                        futures.extend(await self._forward(record))
+                        offsets[tp] = record.offset + 1
+                if futures:
+                    await asyncio.gather(*futures)
+                if offsets:
+                    await self.consumer.commit(offsets)
+        finally:
+            await self.consumer.stop()
+
+    async def _forward(self, record) -> list:
+        try:
+            type_ = orjson.loads(record.value).get("type") if record.value else None
+        except orjson.JSONDecodeError:
+            type_ = None
+        if type_ not in _ANSWER_TYPES:
+            return []
+        try:
+            answer = decode(record.value, expect_kind="event")
+        except DecodeError as error:
+            headers = [("reelstream-dlq-reason", error.reason.encode()[:1000]), ("reelstream-dlq-consumer", b"spin")]
+            return [await self.producer.send(self.settings.topic(dlq_name(JACKPOT_EVENTS)), value=record.value,
+                                             key=record.key, headers=headers)]
+        return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
+                                         key=answer.data.player_id.encode(), headers=list(HEADERS))]

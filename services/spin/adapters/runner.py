@@ -1,0 +1,159 @@
+"""The spin state machine on Kafka: one consumer over the co-partitioned inputs, books rebuilt on assignment.
+
+Per fetched batch: handle every record in partition order, then produce the batch's journal facts and await them,
+then its commands and answers and await them, then commit the input offsets. A crash anywhere re-delivers the batch;
+the handlers are idempotent, the seed is reused from the journal, and every emitted id is derived from its cause.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+import os
+
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.errors import CommitFailedError
+
+from services.spin.adapters.rebuild import rebuild_books
+from services.spin.core import fold
+from services.spin.core.book import SpinBook
+from services.spin.core.effects import Context, Effects, Out
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
+from services.spin.core.requests import on_request
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
+from shared.crash import crash_point
+from shared.events import HEADERS, DecodeError, decode
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
+
+log = logging.getLogger("reelstream.spin")
+INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
+_WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
+_JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
+MAX_BATCH_RECORDS = 500
+PRUNE_EVERY_RECORDS = 5000
+# Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
+_SAME_PARTITION = frozenset({"journal", "seed", "answer"})
+_CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
+
+
+def consumer_timeouts(environ=os.environ) -> dict[str, int]:
+    session_ms = int(environ.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
+    return {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
+            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000}
+
+
+class SpinRunner(ConsumerRebalanceListener):
+    def __init__(self, settings: Settings, ctx: Context, producer: AIOKafkaProducer) -> None:
+        self.settings, self.ctx, self.producer = settings, ctx, producer
+        self.books: dict[int, SpinBook] = {}
+        self.lock = asyncio.Lock()
+        self.assigned = asyncio.Event()
+        self.logical = {settings.topic(name): name for name in INPUTS}
+        self.handled = 0
+        self.consumer = AIOKafkaConsumer(
+            bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
+            client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
+            **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
+        )
+
+    async def on_partitions_revoked(self, revoked) -> None:
+        async with self.lock:  # the batch in hand is finished and committed first
+            for partition in {tp.partition for tp in revoked}:
+                self.books.pop(partition, None)
+
+    async def on_partitions_assigned(self, assigned) -> None:
+        async with self.lock:
+            partitions = sorted({tp.partition for tp in assigned} - set(self.books))
+            self.books.update(await rebuild_books(self.settings, self.ctx.catalog, partitions))
+            log.info("spin books rebuilt for partitions %s (%d requests)", partitions,
+                     sum(len(self.books[p].records) for p in partitions))
+        self.assigned.set()
+
+    async def run(self) -> None:
+        self.consumer.subscribe(topics=[self.settings.topic(name) for name in INPUTS], listener=self)
+        await self.consumer.start()
+        try:
+            while True:
+                batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
+                if batch:
+                    async with self.lock:
+                        await self._process(batch)
+        finally:
+            await self.consumer.stop()
+
+    async def _process(self, batch) -> None:
+        effects, offsets = Effects(), {}
+        assignment = self.consumer.assignment()
+        for tp, records in batch.items():
+            book = self.books.get(tp.partition)
+            if tp not in assignment or book is None:
+                continue  # revoked meanwhile: the new owner handles these records
+            for record in records:
+                self._handle(tp, book, record, effects)
+                offsets[tp] = record.offset + 1
+        await self._produce(effects.journal)
+        if any(out.kind == "seed" for out in effects.journal):
+            crash_point("spin.after_seed_persisted")
+        await self._produce(effects.outputs)
+        for kind in sorted({out.kind for out in effects.outputs} & set(_CRASH_AFTER)):
+            crash_point(_CRASH_AFTER[kind])
+        crash_point("spin.before_commit")
+        try:
+            await self.consumer.commit(offsets)
+        except CommitFailedError as error:  # a rebalance took the partitions: the new owner re-handles, idempotently
+            log.warning("offset commit failed (%s); the records will be handled again", error)
+
+    def _handle(self, tp, book: SpinBook, record, effects: Effects) -> None:
+        book.now_ms = max(book.now_ms, record.timestamp)
+        logical = self.logical[tp.topic]
+        if logical == SPIN_REQUESTS:
+            found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset)
+        else:
+            found = self._handle_event(logical, book, record)
+        effects.journal.extend(replace(out, partition=tp.partition) for out in found.journal)
+        effects.outputs.extend(replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None)
+                               for out in found.outputs)
+        self.handled += 1
+        if self.handled % PRUNE_EVERY_RECORDS == 0:
+            fold.prune(book, self.ctx.catalog, book.now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
+
+    def _handle_event(self, logical: str, book: SpinBook, record) -> Effects:
+        wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
+        try:
+            type_ = orjson.loads(record.value).get("type") if record.value else None
+        except orjson.JSONDecodeError:
+            type_ = "undecodable"
+        if type_ not in wanted and type_ != "undecodable":
+            return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
+        try:
+            event = decode(record.value, expect_kind="event")
+        except DecodeError as error:
+            return _dead_letter(logical, record, error)
+        if logical == WALLET_EVENTS:
+            return on_wallet_event(book, self.ctx, event, record.timestamp)
+        return on_jackpot_answer(book, self.ctx, event, record.value, record.timestamp)
+
+    async def _produce(self, outs: list[Out]) -> None:
+        if not outs:
+            return
+        futures = []
+        for out in outs:
+            headers = list(HEADERS) + list(out.headers)
+            futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
+                                                    partition=out.partition, headers=headers))
+        await asyncio.gather(*futures)
+
+
+def _dead_letter(logical: str, record, error: DecodeError) -> Effects:
+    headers = (("reelstream-dlq-reason", error.reason.encode()[:1000]), ("reelstream-dlq-field", error.field.encode()),
+               ("reelstream-dlq-source", f"{logical}/{record.partition}/{record.offset}".encode()),
+               ("reelstream-dlq-consumer", b"spin"))
+    return Effects(outputs=[Out(dlq_name(logical), record.key or b"", record.value or b"", "dlq", headers)])
+
+
+def producer_for(settings: Settings) -> AIOKafkaProducer:
+    return AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers, client_id="reelstream-spin",
+                            **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})

@@ -1,0 +1,46 @@
+"""The seed source: 32 bytes from the OS CSPRNG, or (tests only, never in production) seeds armed per player.
+
+REELSTREAM_TEST_SEEDS="p-1=<64 hex>,<64 hex>;p-2=<64 hex>" makes the next spins of p-1 and p-2 draw those seeds in
+order (then the CSPRNG again), so integration tests can force a Diamond Mystery claim or a Stjernestøv jackpot. The
+service refuses to start with it when REELSTREAM_ENV=production, and warns loudly whenever it is armed.
+"""
+from __future__ import annotations
+
+import secrets
+import sys
+import uuid
+from collections.abc import Callable, Mapping
+
+from services.spin.core.rng import SEED_BYTES
+
+SeedSource = Callable[[str, uuid.UUID], bytes]
+
+
+def os_seed(player_id: str, request_id: uuid.UUID) -> bytes:
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def parse_armed(spec: str) -> dict[str, list[bytes]]:
+    armed: dict[str, list[bytes]] = {}
+    for item in filter(None, (part.strip() for part in spec.split(";"))):
+        player_id, _, seeds = item.partition("=")
+        armed[player_id.strip()] = [bytes.fromhex(seed.strip()) for seed in seeds.split(",") if seed.strip()]
+        if any(len(seed) != SEED_BYTES for seed in armed[player_id.strip()]):
+            raise ValueError(f"REELSTREAM_TEST_SEEDS: every seed of {player_id} must be {SEED_BYTES} bytes of hex")
+    return armed
+
+
+def seed_source(environ: Mapping[str, str]) -> SeedSource:
+    spec = environ.get("REELSTREAM_TEST_SEEDS", "")
+    if not spec:
+        return os_seed
+    if environ.get("REELSTREAM_ENV", "local") == "production":
+        raise RuntimeError("REELSTREAM_TEST_SEEDS is a test-only override and is refused when REELSTREAM_ENV=production")
+    armed = parse_armed(spec)
+    sys.stderr.write(f"reelstream-spin: WARNING test seed override armed for players {sorted(armed)}\n")
+
+    def draw(player_id: str, request_id: uuid.UUID) -> bytes:
+        queue = armed.get(player_id)
+        return queue.pop(0) if queue else os_seed(player_id, request_id)
+
+    return draw

@@ -1,0 +1,75 @@
+"""The spin service: the per-request state machine and the jackpot answer router, until SIGTERM."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from services.spin.adapters.router import JackpotAnswerRouter
+from services.spin.adapters.runner import SpinRunner, producer_for
+from services.spin.adapters.seeds import seed_source
+from services.spin.core.catalog import Catalog, registry_catalog
+from services.spin.core.effects import Context
+from services.spin.core.rng import SpinRng
+from shared.config import load_settings
+from shared.session import token_problem
+
+
+def warm_up(catalog: Catalog) -> None:
+    """Play each game once so a JIT-compiled engine is compiled before the first real spin."""
+    from services.spin.core.games.registry import GAMES
+
+    for game in GAMES:
+        engine = catalog.engine(game)
+        engine.play(engine.initial_state(), engine.stakes_minor[0], SpinRng(bytes(32)))
+
+
+async def serve() -> None:
+    from reelstream.processes import ready_line
+
+    settings = load_settings()
+    catalog = registry_catalog()
+    warm_up(catalog)
+    secret = settings.session_secret
+
+    def check_token(token: str, player_id: str, now_ms: int) -> str | None:
+        problem = token_problem(secret, token, player_id, now_ms)
+        return None if problem is None else problem.value
+
+    ctx = Context(catalog=catalog, token_problem=check_token, draw_seed=seed_source(os.environ))
+    producer = producer_for(settings)
+    await producer.start()
+    runner = SpinRunner(settings, ctx, producer)
+    router = JackpotAnswerRouter(settings, producer)
+    router_started = asyncio.Event()
+    tasks = [asyncio.create_task(runner.run(), name="spin-runner"),
+             asyncio.create_task(router.run(router_started), name="spin-jackpot-router")]
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    waiter = asyncio.create_task(_announce_ready(runner, router_started, ready_line("spin")))
+    stopper = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+    for task in [*tasks, waiter, stopper]:
+        task.cancel()
+    await asyncio.gather(*tasks, waiter, return_exceptions=True)
+    await producer.stop()
+    for task in done:
+        if task is not stopper and task.exception() is not None:
+            raise task.exception()
+
+
+async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, line: str) -> None:
+    await runner.assigned.wait()
+    await router_started.wait()
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def main() -> None:
+    logging.basicConfig(level=os.environ.get("REELSTREAM_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve())
