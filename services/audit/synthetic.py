@@ -106,9 +106,10 @@ class SyntheticPlatform:
     def spin(self, player_id: str, game: str, stake_minor: int, operator_id: str | None = "op-1") -> uuid.UUID:
         network = self.config.network_for_game(game)
         request_id = uuid.UUID(int=self.rng.getrandbits(128))
-        self._debit(request_id, player_id, game, stake_minor, network.currency, operator_id)
         engine = self.lookup(game, self.model_versions[game])
         state_before = self.states.get((player_id, game), engine.initial_state())
+        stake_minor = engine.locked_stake(state_before) or stake_minor  # a locked bonus ring keeps its stake
+        self._debit(request_id, player_id, game, stake_minor, network.currency, operator_id)
         seed = self.rng.getrandbits(256).to_bytes(32, "big").hex()
         self._emit("spin.journal", sp.SeedDrawn(
             request_id=request_id, player_id=player_id, game=game, stake_minor=stake_minor, currency=network.currency,

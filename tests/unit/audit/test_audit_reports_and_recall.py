@@ -1,0 +1,69 @@
+"""Reports (GGR, liability, reconciliation) and game recall read from the same folds the audit checks."""
+from __future__ import annotations
+
+import pytest
+
+from services.audit.core.audit import run_audit
+from services.audit.core.recall import recall_games
+from services.audit.core.reports import ggr_rows, liability_rows, reconciliation_rows
+from services.audit.core.rtp import RtpSample
+from services.audit.synthetic import play_history, stand_in_lookup
+from shared.events import spin as sp
+from shared.money import MICRO_PER_MINOR
+from shared.pools import load_pools
+
+
+@pytest.fixture(scope="module")
+def result():
+    return run_audit(play_history(seed=5, players=2, spins_per_player=20).records(), lookup=stand_in_lookup)
+
+
+def test_ggr_is_stakes_minus_exact_house_wins_minus_contributions_in_micro(result):
+    rows = ggr_rows(result.ledger)
+    settled = [f.data for f in result.spins.settled.values()]
+    assert sum(row["wagers"] for row in rows) == len(settled) == 40
+    expected = sum((s.stake_minor - s.house_win_minor) * MICRO_PER_MINOR - s.breakage_micro - s.contribution_micro for s in settled)
+    assert sum(row["ggr_micro"] for row in rows) == expected
+    assert {row["currency"] for row in rows} == {"EUR", "DKK"}
+
+
+def test_liability_per_pool_is_the_level_and_operators_share_the_net(result):
+    rows = liability_rows(result.pools)
+    pools = [row for row in rows if row["kind"] == "pool"]
+    operators = [row for row in rows if row["kind"] == "operator"]
+    assert {row["pool_id"] for row in pools} == set(result.pools.pools)
+    for row in pools:
+        assert row["seeds_micro"] + row["contributions_micro"] - row["paid_micro"] == row["level_micro"]
+    assert {row["operator_id"] for row in operators} == {"op-1"}
+
+
+def test_reconciliation_matches_the_wallet_and_the_pools_exactly_on_a_quiet_history(result):
+    for row in reconciliation_rows(result.ledger, result.pools, load_pools()):
+        assert row["levels_identity_holds"]
+        assert row["contributions_difference_micro"] == 0
+        assert row["payouts_difference_micro"] == 0
+        assert row["wallet_liability_micro"] == row["pools_contributions_micro"] - row["pools_paid_micro"]
+
+
+def test_recall_lists_the_last_games_newest_first_with_a_jackpot_step_when_won(result):
+    spins = [f.data.model_dump(mode="json") for f in result.spins.settled.values()]
+    games = recall_games(spins, "p-1", 3)
+    mine = [s for s in spins if s["player_id"] == "p-1"]
+    assert [g["request_id"] for g in games] == [s["request_id"] for s in reversed(mine[-3:])]
+    assert games[0]["steps"][-1]["step"] == "settled"
+    won = [s for s in spins if s["jackpot_awards"]]
+    assert won, "the history must hold a jackpot win"
+    steps = recall_games(spins, won[0]["player_id"], 1000)
+    assert any(step["step"] == "jackpot" for game in steps for step in game["steps"])
+
+
+def test_the_rtp_band_narrows_with_more_spins_and_holds_the_mean():
+    small, large = RtpSample("g"), RtpSample("g")
+    for index in range(1000):
+        ret = (index % 10) * 200_000
+        if index < 100:
+            small.add(100, ret * 100)
+        large.add(100, ret * 100)
+    assert large.half_width < small.half_width
+    assert abs(large.rtp - 0.9) < 1e-12
+    assert sp.SpinSettled  # the payload model the samples are drawn from
