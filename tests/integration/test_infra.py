@@ -137,3 +137,22 @@ def test_ensure_topics_creates_under_a_prefix_then_reports_drift_without_alterin
     assert [(report.name, report.action) for report in created] == [(prefix + "wallet.events", "created")]
     assert checked[0].action == "drift"
     assert checked[0].problems == (f"partitions {declared[0].partitions + 1} (declared {declared[0].partitions})",)
+
+
+def test_infra_up_again_reuses_the_running_servers_and_rewrites_the_env_file(kafka_bootstrap, database_url):
+    from deploy.local import infra, kafka, postgres
+    from deploy.local.paths import default_paths
+
+    paths = default_paths()
+    if kafka.running_pid(paths) is None or postgres.running_pid(paths) is None:
+        pytest.skip("the servers were not started by `reelstream infra up` of this checkout")
+    pids_before = (kafka.running_pid(paths), postgres.running_pid(paths))
+    lines: list[str] = []
+
+    env = infra.up(paths, lines.append)
+
+    assert (kafka.running_pid(paths), postgres.running_pid(paths)) == pids_before
+    assert lines == [f"kafka: already running (pid {pids_before[0]})", f"postgres: already running (pid {pids_before[1]})"]
+    assert (env.kafka_bootstrap_servers, env.database_url) == (kafka_bootstrap, database_url)
+    assert paths.env_file.read_text().splitlines() == env.lines()
+    assert [row[2].startswith("up") for row in infra.status(paths)] == [True, True]
