@@ -1,0 +1,217 @@
+"""The Python client SDK of reelstream (kafka-python): one spin request in, one settled outcome or rejection out.
+
+    client = ReelstreamClient(bootstrap_servers="127.0.0.1:9092")
+    answer = client.spin("p-1", "rising-joker", 100, "EUR", token)   # Settled | Rejected
+    client.close()
+
+Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
+reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
+is byte-identical). A timeout raises SpinTimeout carrying the request id: call `spin(..., request_id=that id)` to retry
+safely — the service answers a repeated id with the same answer and never debits twice.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from kafka import KafkaConsumer, TopicPartition
+
+from shared.config import load_settings
+from shared.events import DecodeError, decode, encode, envelope
+from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
+from shared.events.wallet import CommandRejected, Deposit, Deposited
+from shared.kafka import producer as make_producer
+from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
+
+_SEEN_MAX = 200_000
+_RECENT_MAX = 20_000
+
+
+@dataclass(frozen=True)
+class Settled:
+    event_id: uuid.UUID
+    data: SpinSettled
+
+    @property
+    def request_id(self) -> uuid.UUID:
+        return self.data.request_id
+
+    @property
+    def win_minor(self) -> int:
+        return self.data.win_minor
+
+    @property
+    def balance_after_minor(self) -> int:
+        return self.data.balance_after_minor
+
+
+@dataclass(frozen=True)
+class Rejected:
+    event_id: uuid.UUID
+    data: SpinRejected
+
+    @property
+    def request_id(self) -> uuid.UUID | None:
+        return self.data.request_id
+
+    @property
+    def code(self) -> str:
+        return self.data.code
+
+    @property
+    def message(self) -> str:
+        return self.data.message
+
+
+class SpinTimeout(TimeoutError):
+    """No answer in time; retry with `spin(..., request_id=error.request_id)` (safe: same id, same answer)."""
+
+    def __init__(self, request_id: uuid.UUID, timeout_s: float) -> None:
+        super().__init__(f"no answer to spin request {request_id} within {timeout_s:.1f} s")
+        self.request_id = request_id
+
+
+class _Waiter:
+    def __init__(self, game: str, stake_minor: int) -> None:
+        self.game, self.stake_minor = game, stake_minor
+        self.done = threading.Event()
+        self.answer: Any = None
+
+    def offer(self, answer: Any) -> None:
+        # A DUPLICATE_CONFLICT answers the conflicting request, not ours: it names that request's game and stake.
+        data = answer.data
+        if isinstance(data, SpinRejected) and data.code == "DUPLICATE_CONFLICT":
+            if (data.game, data.stake_minor) != (self.game, self.stake_minor):
+                return
+        if not self.done.is_set():
+            self.answer = answer
+            self.done.set()
+
+
+class ReelstreamClient:
+    def __init__(self, bootstrap_servers: str | None = None, topic_prefix: str | None = None,
+                 client_id: str = "reelstream-client") -> None:
+        settings = load_settings()
+        self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
+        prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
+        self._topic = lambda name: f"{prefix}{name}"
+        self._producer = make_producer(self._bootstrap, client_id=client_id, linger_ms=0)
+        self._consumer = KafkaConsumer(bootstrap_servers=self._bootstrap, group_id=None, client_id=client_id,
+                                       enable_auto_commit=False, isolation_level="read_committed")
+        tps = [TopicPartition(self._topic(name), partition) for name in (SPIN_EVENTS, WALLET_EVENTS)
+               for partition in self._consumer.partitions_for_topic(self._topic(name)) or ()]
+        self._consumer.assign(tps)
+        self._consumer.seek_to_end(*tps)
+        for tp in tps:
+            self._consumer.position(tp)  # resolve "end" now: every answer to a later request is read
+        self._lock = threading.Lock()
+        self._waiters: dict[uuid.UUID, _Waiter] = {}
+        self._recent: OrderedDict[uuid.UUID, Any] = OrderedDict()
+        self._seen: OrderedDict[uuid.UUID, None] = OrderedDict()
+        self.duplicates_dropped = 0
+        self._stopping = threading.Event()
+        self._reader = threading.Thread(target=self._read_answers, name="reelstream-client-answers", daemon=True)
+        self._reader.start()
+
+    def spin(self, player_id: str, game: str, stake_minor: int, currency: str, token: str, *,
+             request_id: uuid.UUID | None = None, timeout_s: float = 10.0, operator_id: str | None = None,
+             forfeit_bonus_ring: bool = False) -> Settled | Rejected:
+        """One spin: Settled or Rejected; raises SpinTimeout (retry with its request_id) when no answer comes in time."""
+        request_id = request_id or uuid.uuid4()
+        data = SpinRequested(request_id=request_id, player_id=player_id, game=game, stake_minor=stake_minor,
+                             currency=currency, session_token=token, operator_id=operator_id,
+                             forfeit_bonus_ring=forfeit_bonus_ring)
+        value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
+        waiter = _Waiter(game, stake_minor)
+        with self._lock:
+            self._waiters[request_id] = waiter
+            earlier = self._recent.get(request_id)
+        if earlier is not None:
+            waiter.offer(earlier)
+        try:
+            return self._send_and_wait(self._topic(SPIN_REQUESTS), player_id, value, waiter, request_id, timeout_s)
+        finally:
+            with self._lock:
+                self._waiters.pop(request_id, None)
+
+    def deposit(self, player_id: str, amount_minor: int, currency: str, *, transaction_id: uuid.UUID | None = None,
+                timeout_s: float = 10.0) -> Any:
+        """Cashier deposit for demos and tests: the wallet's Deposited or CommandRejected payload."""
+        transaction_id = transaction_id or uuid.uuid4()
+        data = Deposit(transaction_id=transaction_id, player_id=player_id, amount_minor=amount_minor, currency=currency)
+        value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
+        waiter = _Waiter("", 0)
+        with self._lock:
+            self._waiters[transaction_id] = waiter
+        try:
+            return self._send_and_wait(self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s).data
+        finally:
+            with self._lock:
+                self._waiters.pop(transaction_id, None)
+
+    def _send_and_wait(self, topic: str, key: str, value: bytes, waiter: _Waiter, request_id: uuid.UUID,
+                       timeout_s: float) -> Any:
+        # Resend the identical record once halfway: a lost request is then still answered, a delivered one is a repeat.
+        deadline = time.monotonic() + timeout_s
+        for attempt in range(2):
+            if not waiter.done.is_set():
+                self._producer.send(topic, key=key.encode(), value=value).get(timeout=max(1.0, timeout_s))
+            wait_s = deadline - time.monotonic() if attempt else timeout_s / 2
+            if waiter.done.wait(max(0.0, wait_s)):
+                return waiter.answer
+        raise SpinTimeout(request_id, timeout_s)
+
+    def _read_answers(self) -> None:
+        while not self._stopping.is_set():
+            for records in self._consumer.poll(timeout_ms=100).values():
+                for record in records:
+                    self._dispatch(record.value)
+
+    def _dispatch(self, value: bytes | None) -> None:
+        try:
+            message = decode(value, expect_kind="event")
+        except DecodeError:
+            return  # not ours to judge: the services dead-letter what they cannot read
+        data = message.data
+        if isinstance(data, SpinSettled):
+            answer, key = Settled(message.id, data), data.request_id
+        elif isinstance(data, SpinRejected) and data.request_id is not None:
+            answer, key = Rejected(message.id, data), data.request_id
+        elif isinstance(data, (Deposited, CommandRejected)):
+            answer, key = message, data.transaction_id
+        else:
+            return
+        with self._lock:
+            if message.id in self._seen:
+                self.duplicates_dropped += 1
+                return
+            self._seen[message.id] = None
+            _bound(self._seen, _SEEN_MAX)
+            if not (isinstance(answer, Rejected) and answer.code == "DUPLICATE_CONFLICT"):
+                self._recent[key] = answer
+                _bound(self._recent, _RECENT_MAX)
+            waiter = self._waiters.get(key)
+        if waiter is not None:
+            waiter.offer(answer)
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._reader.join(timeout=5)
+        self._consumer.close(autocommit=False)
+        self._producer.close(timeout=10)
+
+    def __enter__(self) -> "ReelstreamClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _bound(ordered: OrderedDict, limit: int) -> None:
+    while len(ordered) > limit:
+        ordered.popitem(last=False)
