@@ -48,9 +48,10 @@ def ensure_jars(paths: InfraPaths, echo: Echo) -> Path:
         fetched, transcript = 0, []
         for line in process.stdout:  # type: ignore[union-attr]
             transcript.append(line.rstrip())
-            if line.startswith("Downloaded from") and line.rstrip().split(" (")[0].endswith(".jar"):
+            jar = downloaded_jar(line)
+            if jar is not None:
                 fetched += 1
-                echo(f"  [{fetched:3d}] {line.split('/')[-1].split(' (')[0]}")
+                echo(f"  [{fetched:3d}] {jar}")
         code = process.wait()
     if code != 0:
         raise InfraError("Maven could not fetch the Kafka jars:\n" + "\n".join(transcript[-25:]))
@@ -59,6 +60,15 @@ def ensure_jars(paths: InfraPaths, echo: Echo) -> Path:
     staging.rename(libs)
     echo(f"  {len(list(libs.glob('*.jar')))} jars in {libs}")
     return libs
+
+
+def downloaded_jar(maven_line: str) -> str | None:
+    """The jar file name of a Maven 'Downloaded from <repo>: <url> (<size>)' log line, else None."""
+    text = maven_line.strip().removeprefix("[INFO] ")
+    if not text.startswith("Downloaded from "):
+        return None
+    url = text.split(": ", 1)[-1].split(" (", 1)[0]
+    return url.rsplit("/", 1)[-1] if url.endswith(".jar") else None
 
 
 def _cluster_id(kafka_dir: Path) -> str:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from deploy.local.infra import kafka_endpoint, postgres_endpoint
-from deploy.local.kafka import render_config
+from deploy.local.kafka import downloaded_jar, render_config
 from deploy.local.paths import REPO_ROOT, InfraPaths
 from deploy.local.tools import java_major
 from reelstream.processes import SERVICES
@@ -64,3 +64,17 @@ def test_compose_uses_the_official_kafka_and_postgres_images_on_the_local_ports(
     assert "127.0.0.1:9092:9092" in services["kafka"]["ports"]
     assert "127.0.0.1:5433:5432" in services["postgres"]["ports"]
     assert services["kafka"]["environment"]["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "false"
+
+
+@pytest.mark.parametrize(
+    ("line", "jar"),
+    [
+        ("[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/3.9.1/"
+         "kafka_2.13-3.9.1.jar (6.4 MB at 3.1 MB/s)", "kafka_2.13-3.9.1.jar"),
+        ("Downloaded from central: https://repo/x/y-1.0.jar (1 kB at 2 kB/s)", "y-1.0.jar"),
+        ("[INFO] Downloaded from central: https://repo/x/y-1.0.pom (1 kB at 2 kB/s)", None),
+        ("[INFO] Downloading from central: https://repo/x/y-1.0.jar", None),
+    ],
+)
+def test_maven_download_lines_name_the_fetched_jar(line, jar):
+    assert downloaded_jar(line) == jar
