@@ -62,4 +62,4 @@ def app(
         for step in game["steps"]:
             name = step["step"]
             details = {k: v for k, v in step.items() if k != "step"}
-            _console.print(f"  - {name}: {json.dumps(details, default=str)}")
+            _console.print(f"  - {name}: {json.dumps(details, default=str)}", markup=False)

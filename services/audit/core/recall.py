@@ -42,7 +42,7 @@ def _rising_joker(outcome: dict[str, Any]) -> list[Step]:
         steps.append({"step": "line wins", "wins": outcome["line_wins"]})
     scatter = outcome.get("scatter") or {}
     if scatter.get("factor_hundredths"):
-        steps.append({"step": "scatter", **scatter})
+        steps.append({**scatter, "step": "scatter"})
     mystery = outcome.get("mystery") or {}
     if mystery.get("triggered"):
         steps.append({"step": "diamond mystery", "tier": mystery["tier"], "cards": mystery["cards"],
@@ -54,10 +54,10 @@ def _stjernestoev(outcome: dict[str, Any]) -> list[Step]:
     steps: list[Step] = [{"step": "bonus ring moves", "ring": outcome.get("bonus_ring_at_start"),
                           "entered": outcome.get("bonus_circle_entered"), "left": outcome.get("bonus_circle_left")},
                          {"step": "board", "board": outcome["initial_board"]}]
-    steps += [{"step": f"cascade {c['step']}", **c} for c in outcome.get("cascades") or []]
+    steps += [{**c, "step": f"cascade {c['step']}"} for c in outcome.get("cascades") or []]
     astro = outcome.get("astro_flash")
     if astro:
-        steps.append({"step": "astro flash", **{k: v for k, v in astro.items() if k != "cascades"}})
-        steps += [{"step": f"astro flash cascade {c['step']}", **c} for c in astro.get("cascades") or []]
+        steps.append({**{k: v for k, v in astro.items() if k != "cascades"}, "step": "astro flash"})
+        steps += [{**c, "step": f"astro flash cascade {c['step']}"} for c in astro.get("cascades") or []]
     steps.append({"step": "bonus ring after", "ring": outcome.get("bonus_ring_after")})
     return steps

@@ -67,3 +67,16 @@ def test_the_rtp_band_narrows_with_more_spins_and_holds_the_mean():
     assert large.half_width < small.half_width
     assert abs(large.rtp - 0.9) < 1e-12
     assert sp.SpinSettled  # the payload model the samples are drawn from
+
+
+def test_stjernestoev_recall_names_each_cascade_by_its_number():
+    from services.audit.core.recall import game_record
+
+    spin = {"request_id": "r", "player_id": "p", "game": "stjernestoev", "currency": "DKK", "settled_at": "t",
+            "model_version": "v", "seed": "0" * 64, "state_before": {}, "state_after": {}, "stake_minor": 50,
+            "win_minor": 20, "house_win_minor": 20, "jackpot_win_minor": 0, "breakage_micro": 0, "balance_after_minor": 1,
+            "jackpot_awards": [],
+            "outcome": {"initial_board": ["red"] * 21, "cascades": [{"step": 1, "clusters": []}, {"step": 2, "clusters": []}],
+                        "astro_flash": None, "bonus_ring_after": [None] * 5}}
+    names = [step["step"] for step in game_record(spin)["steps"]]
+    assert names == ["bonus ring moves", "board", "cascade 1", "cascade 2", "bonus ring after", "settled"]
