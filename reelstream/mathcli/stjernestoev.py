@@ -282,3 +282,165 @@ def draw_graph(path: Path) -> None:
     fig.patch.set_facecolor("#0b1030")
     fig.savefig(path, dpi=100, facecolor=fig.get_facecolor())
     plt.close(fig)
+
+
+TARGET_RTP_MAIN = 0.935
+
+
+def _network_figures() -> dict[str, Any]:
+    """Contribution rates and seeds from the one source, shared.pools.load_pools()."""
+    from shared.pools import load_pools
+
+    network = load_pools().network_for_game("stjernestoev")
+    pools = {pool.tier: pool for pool in network.pools}
+    return {"network_id": network.network_id, "contribution_ppm_total": network.contribution_ppm,
+            "contribution_ppm": {tier: pool.contribution_ppm for tier, pool in pools.items()},
+            "seed_minor": {tier: pool.seed_minor for tier, pool in pools.items()},
+            "payout": {tier: pool.payout.policy for tier, pool in pools.items()},
+            "reseed": {tier: f"{pool.reseed.policy}, funded by {pool.reseed.funded_by}" for tier, pool in pools.items()}}
+
+
+def parsheet_figures() -> dict[str, Any]:
+    """Every par sheet number: analytic wheel and jackpot figures, the accumulated simulation proof."""
+    from services.spin.core.games.stjernestoev import analytics
+
+    model = load_model()
+    network = _network_figures()
+    batches = proof_batches(model.sha256)
+    sim = summarise(batches) if len(batches) >= 2 else None
+    feature_rate = sim["feature_rate"] if sim else None
+    per_feature = analytics.fixed_ev_per_feature(model)
+    wheel = [{**row, "q": str(row["q"]), "q_per_stake_minor": str(row["q_per_stake_minor"]),
+              "fixed_mean_x_stake": float(row["fixed_mean_x_stake"]),
+              "main_game_per_feature_x_stake": str(row["main_game_per_feature_x_stake"])}
+             for row in analytics.wheel_by_stake(model)]
+    jackpots = analytics.jackpot_odds(model, feature_rate, network["contribution_ppm"], network["seed_minor"]) \
+        if feature_rate else []
+    reseed = {tier: sum(r["reseed_share_of_wagers"] for r in jackpots if r["tier"] == tier and r["stake_minor"] == 50)
+              for tier in ("jackpot", "supernova")} if jackpots else {}
+    full_board = analytics.full_board_chance(model)
+    rare = [{"award": f"{r['tier']} at stake {r['stake_minor']} øre", "one_in": r["one_in"]}
+            for r in jackpots if r["one_in"] > 1e8]
+    rare += [{"award": f"21 {symbol} on the initial board (160x for BAR before multipliers)", "one_in": 1 / p}
+             for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
+    return {
+        "game": "stjernestoev", "model_version": model.version, "model_sha256": model.sha256,
+        "target_rtp_main": TARGET_RTP_MAIN, "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
+        "network": network, "wheel_by_stake": wheel, "main_game_per_feature_x_stake": str(per_feature),
+        "main_game_per_feature_x_stake_float": float(per_feature),
+        "simulation": sim, "proof_batch_spins": PROOF_BATCH_SPINS,
+        "wheel_rtp_main_from_feature_rate": feature_rate * float(per_feature) if feature_rate else None,
+        "jackpots": jackpots, "operator_reseed_share_of_wagers": reseed,
+        "bonus_circle_content_chances": analytics.circle_content_chances(model),
+        "spins_until_ring_empty_upper_bound": analytics.ring_empty_upper_bound(model),
+        "full_board_chance": full_board, "awards_rarer_than_1e8": rare,
+    }
+
+
+def parsheet(out_dir: Path) -> None:
+    """Write parsheet.json, parsheet.md, board-graph.png and rtp-convergence.png into `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = parsheet_figures()
+    (out_dir / "parsheet.json").write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    draw_graph(out_dir / "board-graph.png")
+    batches = proof_batches(figures["model_sha256"])
+    if len(batches) >= 2:
+        plot_convergence(batches, TARGET_RTP_MAIN, out_dir / "rtp-convergence.png",
+                         f"Stjernestøv {figures['model_version']}: accumulated proof")
+    (out_dir / "parsheet.md").write_text(parsheet_markdown(figures))
+    sim = figures["simulation"]
+    if sim:
+        print(f"main-game RTP {sim['rtp_main'] * 100:.4f} % ± {sim['rtp_main_ci99_half_width'] * 100:.4f} pp "
+              f"(99 %, {sim['spins']:,} spins); jackpots {figures['network']['contribution_ppm_total'] / 1e4:.2f} %")
+    else:
+        print("no simulation batches for this model yet: run `make math-stjernestoev-proof`")
+    print(f"wrote {out_dir}")
+
+
+def _pct(x: float | None, digits: int = 4) -> str:
+    return "n/a" if x is None else f"{x * 100:.{digits}f} %"
+
+
+def _simulation_markdown(sim: dict[str, Any] | None, figures: dict[str, Any]) -> list[str]:
+    if sim is None:
+        return ["No simulation batches for this model hash yet (`make math-stjernestoev-proof`)."]
+    inside = sim["rtp_main_ci99"][0] <= TARGET_RTP_MAIN <= sim["rtp_main_ci99"][1]
+    return [
+        f"- spins: **{sim['spins']:,}** in {sim['batches']} independent batches of {figures['proof_batch_spins']:,} "
+        "(each a fresh player carrying the bonus ring across its spins; seeds derived from the model hash)",
+        f"- main-game RTP: **{_pct(sim['rtp_main'])}**, 99 % CI [{_pct(sim['rtp_main_ci99'][0])}, "
+        f"{_pct(sim['rtp_main_ci99'][1])}], half-width **{sim['rtp_main_ci99_half_width'] * 100:.4f} pp** "
+        f"(target 93.50 % {'inside' if inside else 'NOT inside'} the CI; required half-width ≤ 0.10 pp)",
+        f"- of which clusters × multipliers {_pct(sim['rtp_clusters'])}, wheel fixed segments (exact mean per feature "
+        f"× simulated feature rate) {_pct(figures['wheel_rtp_main_from_feature_rate'])}; the realised wheel draws gave "
+        f"{_pct(sim['rtp_wheel_fixed_realised'])}",
+        f"- σ per spin: **{sim['sd_per_spin_x_stake']:.4f} × stake** (estimator with the wheel's fixed prize replaced "
+        "by its exact mean); hit rate (any win) " + _pct(sim["hit_rate"], 2),
+        f"- Astro Flash feature: 1 in {sim['feature_one_in']:.1f} spins; wheel segments drawn: "
+        + ", ".join(f"{k} {v:,}" for k, v in sim["wheel_segments"].items()) + " (simulated at 50 øre)",
+        f"- paying cascade steps per spin {sim['winning_steps_per_spin']:.4f}; bonus circles exploded per spin "
+        f"{sim['circles_exploded_per_spin']:.4f}; max win seen {sim['max_win_x_stake']:,.2f} × stake",
+        f"- bonus ring holds something after {_pct(sim['ring_nonempty_share'], 2)} of spins; from such a moment the "
+        f"ring is empty after **{sim['spins_until_ring_empty_mean']:.2f}** more spins on average (simulated; the "
+        f"bound without explosions is {figures['spins_until_ring_empty_upper_bound']:.2f} from a full ring)",
+    ]
+
+
+def _wheel_markdown(figures: dict[str, Any]) -> list[str]:
+    lines = ["| stake øre | supernova | jackpot | 100x | 60x | 40x | 25x | q(stake) | E[fixed \\| no jackpot] | "
+             "(1 − q)·E[fixed] |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in figures["wheel_by_stake"]:
+        w = row["weights"]
+        lines.append(f"| {row['stake_minor']} | {w['supernova']:,} | {w['jackpot']:,} | {w['100x']:,} | {w['60x']:,} | "
+                     f"{w['40x']:,} | {w['25x']:,} | {row['q']} | {row['fixed_mean_x_stake']:.6f} | "
+                     f"{row['main_game_per_feature_x_stake']} |")
+    return lines
+
+
+def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
+    net = figures["network"]
+    lines = [f"Contribution {net['contribution_ppm_total']:,} ppm = {net['contribution_ppm_total'] / 1e4:.2f} % of "
+             f"every wager: jackpot {net['contribution_ppm']['jackpot']:,} ppm, supernova "
+             f"{net['contribution_ppm']['supernova']:,} ppm (read from `shared.pools.load_pools()`); payout "
+             f"{net['payout']}; reseed {net['reseed']}; seeds {net['seed_minor']} øre.", "",
+             "| stake øre | tier | chance per spin | 1 in | wagers between wins (kr) | mean growth (kr) |",
+             "|---|---|---|---|---|---|"]
+    for r in figures["jackpots"]:
+        lines.append(f"| {r['stake_minor']} | {r['tier']} | {r['chance_per_spin']:.3e} | {r['one_in']:,.0f} | "
+                     f"{r['wagers_between_wins_minor'] / 100:,.0f} | {r['mean_growth_minor'] / 100:,.0f} |")
+    reseed = figures["operator_reseed_share_of_wagers"]
+    if reseed:
+        lines += ["", f"Operator-funded reseeds on top of the 0.47 %: jackpot {_pct(reseed['jackpot'])}, supernova "
+                  f"{_pct(reseed['supernova'])} of wagers (seed ÷ wagers between wins; the same at every stake "
+                  "because the chance per øre staked is the same), so players receive "
+                  f"{_pct(figures['target_rtp_total'] + reseed['jackpot'] + reseed['supernova'], 3)} in the long run."]
+    return lines
+
+
+def parsheet_markdown(figures: dict[str, Any]) -> str:
+    rare = "\n".join(f"| {r['award']} | 1 in {r['one_in']:.3e} |" for r in figures["awards_rarer_than_1e8"])
+    lines = [
+        f"# Stjernestøv par sheet — {figures['model_version']}", "",
+        f"Model sha256 `{figures['model_sha256']}` (a CI test fails when this differs from the current model).",
+        "Generated by `reelstream math parsheet stjernestoev`; rules and design decisions in README.md.", "",
+        "## Return to player", "",
+        f"Target: main game 93.50 % + progressive jackpots {figures['network']['contribution_ppm_total'] / 1e4:.2f} % "
+        f"= {_pct(figures['target_rtp_total'], 2)} at every stake.", "",
+        "### Simulation proof (accumulated in simulation-results.jsonl, keyed by the model hash)", "",
+        *_simulation_markdown(figures["simulation"], figures), "", "![RTP convergence](rtp-convergence.png)", "",
+        "### Astro Flash wheel per stake (exact)", "",
+        "The kernel reads the stake only to pick the wheel's weight row, so the board, cascades, bonus ring and the "
+        "feature rate P(F) are the same at every stake. Each row has the same total weight T; the jackpot weights are "
+        "stake × (3, 30), so q(stake) is linear in stake; the fixed weights keep Σ w·v constant. Hence "
+        "P(F)·(1 − q(stake))·E[fixed | stake] = P(F)·Σ w·v / T is one number for all 17 stakes (the loader refuses "
+        "a model where it is not):", "", *_wheel_markdown(figures), "",
+        f"Per feature the main game receives {figures['main_game_per_feature_x_stake']} = "
+        f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.", "",
+        "## Progressive jackpots", "", *_jackpot_markdown(figures), "",
+        "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)", "",
+        "| award | odds per spin |", "|---|---|", rare, "",
+        "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
+        "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
+        "## Board", "", "![board graph](board-graph.png)", "",
+    ]
+    return "\n".join(lines)
