@@ -6,14 +6,17 @@ of zeros, keystream read as consecutive little-endian unsigned 64-bit words. `be
 """
 from __future__ import annotations
 
+import struct
+
 from cryptography.hazmat.primitives.ciphers import Cipher
 from cryptography.hazmat.primitives.ciphers.algorithms import ChaCha20
 
 from shared.invariant import invariant
 
 SEED_BYTES = 32
-_BLOCK_WORDS = 512
+_BLOCK_WORDS = 64
 _ZERO_BLOCK = bytes(8 * _BLOCK_WORDS)
+_UNPACK_BLOCK = struct.Struct(f"<{_BLOCK_WORDS}Q").unpack
 
 
 class SpinRng:
@@ -23,7 +26,7 @@ class SpinRng:
         invariant(isinstance(seed, bytes), "seed must be bytes")
         invariant(len(seed) == SEED_BYTES, "seed must be exactly 32 bytes (256 bits)")
         self._encryptor = Cipher(ChaCha20(seed, bytes(16)), mode=None).encryptor()
-        self._words: list[int] = []
+        self._words: tuple[int, ...] = ()
         self._index = 0
         self.draws = 0
 
@@ -34,7 +37,7 @@ class SpinRng:
     def next_u64(self) -> int:
         if self._index == len(self._words):
             block = self._encryptor.update(_ZERO_BLOCK)
-            self._words = [int.from_bytes(block[i : i + 8], "little") for i in range(0, len(block), 8)]
+            self._words = _UNPACK_BLOCK(block)
             self._index = 0
         word = self._words[self._index]
         self._index += 1
