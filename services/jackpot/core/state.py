@@ -227,3 +227,15 @@ def forget_before(state: NetworkState, horizon_ms: int) -> int:
             state.answers.pop(event_id, None)
         dropped += 1
     return dropped
+
+
+def replay(state: NetworkState, event: Envelope[Any]) -> bool:
+    """Fold an event read back from jackpot.events; a re-emitted answer (same id, already applied) is skipped.
+
+    A repeat is only ever re-emitted from `answers`, and replay forgets no later than decide did, so the original
+    is still remembered when its copy comes by. Returns whether the event changed the state.
+    """
+    if event.id in state.answers:
+        return False
+    evolve(state, event)
+    return True

@@ -1,0 +1,58 @@
+"""Jackpot service wiring: jackpot.commands → pools → jackpot.events and jackpot.meters, until SIGTERM/SIGINT."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from reelstream.processes import ready_line
+from shared.config import load_settings
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+
+from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
+
+
+# Records per polled batch (one transaction, at most a few ContributionsApplied); tests lower it to get many batches.
+BATCH_MAX_ENV = "REELSTREAM_JACKPOT_BATCH_MAX"
+
+
+def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
+    settings = load_settings(environ)
+    env = os.environ if environ is None else environ
+    return JackpotConfig(
+        bootstrap=settings.kafka_bootstrap_servers,
+        commands_topic=settings.topic(JACKPOT_COMMANDS),
+        events_topic=settings.topic(JACKPOT_EVENTS),
+        meters_topic=settings.topic(JACKPOT_METERS),
+        dlq_topic=settings.topic(dlq_name(JACKPOT_COMMANDS)),
+        group_id=settings.group("jackpot"),
+        batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
+    )
+
+
+async def serve(config: JackpotConfig) -> Stats:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    def ready() -> None:
+        sys.stderr.write(ready_line("jackpot") + "\n")
+        sys.stderr.flush()
+
+    return await JackpotService(config).run(stop, on_ready=ready)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    stats = asyncio.run(serve(live_config()))
+    logging.getLogger("reelstream.jackpot").info(
+        "stopped: %d records in %d batches, %d events, %d dead letters, %d repeats, %d meters",
+        stats.records, stats.batches, stats.events, stats.dead_letters, stats.repeats, stats.meters,
+    )
+
+
+if __name__ == "__main__":
+    main()
