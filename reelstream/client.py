@@ -83,9 +83,10 @@ class _Waiter:
         self.answer: Any = None
 
     def offer(self, answer: Any) -> None:
-        # A DUPLICATE_CONFLICT answers the conflicting request, not ours: it names that request's game and stake.
+        # One request id may carry two answers when a client reused it for another spin: the original's answer and a
+        # DUPLICATE_CONFLICT for the other. Each names its own game and stake; take only the one about our request.
         data = answer.data
-        if isinstance(data, SpinRejected) and data.code == "DUPLICATE_CONFLICT":
+        if isinstance(data, (SpinSettled, SpinRejected)) and data.game is not None:
             if (data.game, data.stake_minor) != (self.game, self.stake_minor):
                 return
         if not self.done.is_set():
@@ -110,8 +111,8 @@ class ReelstreamClient:
         for tp in tps:
             self._consumer.position(tp)  # resolve "end" now: every answer to a later request is read
         self._lock = threading.Lock()
-        self._waiters: dict[uuid.UUID, _Waiter] = {}
-        self._recent: OrderedDict[uuid.UUID, Any] = OrderedDict()
+        self._waiters: dict[tuple[str, uuid.UUID], _Waiter] = {}
+        self._recent: OrderedDict[tuple[str, uuid.UUID], Any] = OrderedDict()
         self._seen: OrderedDict[uuid.UUID, None] = OrderedDict()
         self.duplicates_dropped = 0
         self._stopping = threading.Event()
@@ -129,15 +130,15 @@ class ReelstreamClient:
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
         waiter = _Waiter(game, stake_minor)
         with self._lock:
-            self._waiters[request_id] = waiter
-            earlier = self._recent.get(request_id)
+            self._waiters[("spin", request_id)] = waiter
+            earlier = self._recent.get(("spin", request_id))
         if earlier is not None:
             waiter.offer(earlier)
         try:
             return self._send_and_wait(self._topic(SPIN_REQUESTS), player_id, value, waiter, request_id, timeout_s)
         finally:
             with self._lock:
-                self._waiters.pop(request_id, None)
+                self._waiters.pop(("spin", request_id), None)
 
     def deposit(self, player_id: str, amount_minor: int, currency: str, *, transaction_id: uuid.UUID | None = None,
                 timeout_s: float = 10.0) -> Any:
@@ -147,12 +148,12 @@ class ReelstreamClient:
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
         waiter = _Waiter("", 0)
         with self._lock:
-            self._waiters[transaction_id] = waiter
+            self._waiters[("deposit", transaction_id)] = waiter
         try:
             return self._send_and_wait(self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s).data
         finally:
             with self._lock:
-                self._waiters.pop(transaction_id, None)
+                self._waiters.pop(("deposit", transaction_id), None)
 
     def _send_and_wait(self, topic: str, key: str, value: bytes, waiter: _Waiter, request_id: uuid.UUID,
                        timeout_s: float) -> Any:
@@ -179,11 +180,11 @@ class ReelstreamClient:
             return  # not ours to judge: the services dead-letter what they cannot read
         data = message.data
         if isinstance(data, SpinSettled):
-            answer, key = Settled(message.id, data), data.request_id
+            answer, key = Settled(message.id, data), ("spin", data.request_id)
         elif isinstance(data, SpinRejected) and data.request_id is not None:
-            answer, key = Rejected(message.id, data), data.request_id
-        elif isinstance(data, (Deposited, CommandRejected)):
-            answer, key = message, data.transaction_id
+            answer, key = Rejected(message.id, data), ("spin", data.request_id)
+        elif isinstance(data, Deposited) or (isinstance(data, CommandRejected) and data.command_type == Deposit.TYPE):
+            answer, key = message, ("deposit", data.transaction_id)
         else:
             return
         with self._lock:
