@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,9 @@ class Stats:
     repeats: int = 0
     meters: int = 0
     restored_events: int = 0
+    # time.perf_counter() when the first batch started and the latest batch was committed (for benchmarks).
+    first_batch_s: float = 0.0
+    last_commit_s: float = 0.0
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
 
@@ -95,6 +99,8 @@ class JackpotService:
         return self.stats
 
     async def _handle(self, tp: TopicPartition, records: list[Any]) -> None:
+        if not self.stats.batches:
+            self.stats.first_batch_s = time.perf_counter()
         outputs = self._decide_batch(tp.partition, records)
         producer = self.producers[tp.partition]
         crash_point("jackpot.before_transaction")
@@ -107,6 +113,7 @@ class JackpotService:
         crash_point("jackpot.after_commit")
         self.stats.records += len(records)
         self.stats.batches += 1
+        self.stats.last_commit_s = time.perf_counter()
 
     def _decide_batch(self, partition: int, records: list[Any]) -> list[OutRecord]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""

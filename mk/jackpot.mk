@@ -1,0 +1,14 @@
+# Jackpot aggregator: unit and integration tests, the one-partition throughput benchmark.
+.PHONY: test-jackpot test-jackpot-integration bench-jackpot jackpot-pools
+
+test-jackpot: venv ## Jackpot core unit tests (no Kafka)
+	$(PY) -m pytest -q tests/unit/jackpot
+
+test-jackpot-integration: infra-up ## Jackpot service on the real broker, killed at its dangerous points
+	$(WITH_ENV) $(PY) -m pytest -q tests/integration/jackpot
+
+bench-jackpot: topics ## Contributions/s on one network partition vs the bare transform loop (writes bench-results/jackpot.json)
+	$(WITH_ENV) $(RS) bench jackpot
+
+jackpot-pools: infra-up ## Pool levels, totals, last winners and liability per operator
+	$(WITH_ENV) $(RS) jackpot pools
