@@ -1,0 +1,80 @@
+"""The wallet service on the real broker: commands in, facts out, bad input answered; and after crashes at the
+dangerous points (a table write not yet produced; events produced but the offset not committed) the restarted
+service has applied every command exactly once and its balances equal a fresh fold of wallet.events."""
+from __future__ import annotations
+
+import pytest
+
+from shared.crash import CRASH_EXIT_CODE
+from shared.events import decode
+from shared.money import MICRO_PER_MINOR
+
+from wallet_harness import (
+    create_topics, drop_topics, expected_balance, facts_by_transaction, fold_postings, fresh_prefix, read_until, send,
+    start, wager_commands,
+)
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def prefix(kafka_bootstrap):
+    name = fresh_prefix()
+    create_topics(kafka_bootstrap, name)
+    yield name
+    drop_topics(kafka_bootstrap, name)
+
+
+def test_commands_through_the_running_service_are_answered_once_each_and_garbage_is_dead_lettered(kafka_bootstrap, prefix, tmp_path):
+    service = start(kafka_bootstrap, prefix, tmp_path / "data", tmp_path / "logs")
+    try:
+        commands = wager_commands(players=3, wagers=4)
+        send(kafka_bootstrap, prefix, commands + commands[:5], raw=[(b"it-player-0", b"{not json"), (b"it-player-1", b'{"type":"reelstream.wallet.deposit.v1","data":{"player_id":"it-player-1","amount_minor":"5"}}')])
+        wanted = {str(c.transaction_id) for c in commands}
+        events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(commands) + 6, 60)
+        dead = read_until(kafka_bootstrap, prefix + "wallet.commands.dlq", lambda rs: len(rs) >= 1, 30, partitions=1)
+    finally:
+        service.stop()
+    facts = facts_by_transaction(events)
+    assert wanted <= set(facts)
+    assert all(len(ids) == 1 for tx, ids in facts.items() if tx in wanted)
+    codes = [decode(r.value).data.code for r in events if decode(r.value).type.endswith("command-rejected.v1")]
+    assert codes == ["INVALID_REQUEST"]
+    assert [r.value for r in dead] == [b"{not json"]
+    assert dict(dead[0].headers)["reelstream-dlq-field"] == b"$"
+    balances = fold_postings(events)
+    for p in range(3):
+        assert balances[("EUR", f"player:it-player-{p}")] == expected_balance(p, 4) * MICRO_PER_MINOR
+
+
+def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_once(kafka_bootstrap, prefix, tmp_path):
+    # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands are queued. The service dies
+    # once right after a table write that was not produced yet, then again right after an event was acknowledged
+    # by the broker but before the input offset was committed; the third run completes the work.
+    players, wagers = 8, 12
+    commands = wager_commands(players, wagers)
+    send(kafka_bootstrap, prefix, commands)
+    datadir, logs = tmp_path / "data", tmp_path / "logs"
+    for crash_at in ("wallet.after_table_write:60", "wallet.after_produce:70"):
+        service = start(kafka_bootstrap, prefix, datadir, logs, crash_at=crash_at)
+        assert service.wait_exit(90) == CRASH_EXIT_CODE
+    service = start(kafka_bootstrap, prefix, datadir, logs)
+    try:
+        wanted = {str(c.transaction_id) for c in commands}
+        events = read_until(kafka_bootstrap, prefix + "wallet.events",
+                            lambda rs: wanted <= set(facts_by_transaction(rs)), 90)
+    finally:
+        service.stop()
+    log = service.log_text()
+    assert log.count("crash hook wallet.after_table_write fired") == 1
+    assert log.count("crash hook wallet.after_produce fired") == 1
+    facts = facts_by_transaction(events)
+    assert set(facts) == wanted
+    assert all(len(event_ids) == 1 for event_ids in facts.values()), "a command produced two different facts"
+    assert not any(decode(r.value).type.endswith("command-rejected.v1") for r in events)
+    balances = fold_postings(events)
+    for p in range(players):
+        assert balances[("EUR", f"player:it-player-{p}")] == expected_balance(p, wagers) * MICRO_PER_MINOR
+    jackpot = balances[("EUR", "jackpot:net-it")]
+    assert jackpot == players * sum(100_000 + w for w in range(wagers))
+    assert sum(balances.values()) == 0
