@@ -89,15 +89,16 @@ def render_config(paths: InfraPaths, endpoint: KafkaEndpoint) -> Path:
     return config
 
 
-def _java_argv(java: str, libs: Path, main: str, *args: str) -> list[str]:
-    log4j = f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}"
-    return [java, f"-Xmx{HEAP}", "-Xms256m", "-Djava.awt.headless=true", log4j, "-cp", f"{libs}/*", main, *args]
+def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str) -> list[str]:
+    log4j = [f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}", f"-Dkafka.logs.dir={logs}"]
+    return [java, f"-Xmx{HEAP}", "-Xms256m", "-Djava.awt.headless=true", *log4j, "-cp", f"{libs}/*", main, *args]
 
 
 def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> None:
     if (paths.kafka_dir / "data" / "meta.properties").exists():
         return
-    argv = _java_argv(java, libs, "kafka.tools.StorageTool", "format", "-t", _cluster_id(paths.kafka_dir), "-c", str(config))
+    cluster_id = _cluster_id(paths.kafka_dir)
+    argv = _java_argv(java, libs, paths.kafka_dir, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config))
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         raise InfraError(f"kafka StorageTool format failed:\n{result.stdout}\n{result.stderr}")
@@ -140,23 +141,30 @@ def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> None:
         libs = ensure_jars(paths, echo)
         config = render_config(paths, endpoint)
         _format_storage(java, libs, config, paths)
-        argv = _java_argv(java, libs, "kafka.Kafka", str(config))
-        log = paths.kafka_dir / "kafka.log"
-        pid = procs.spawn_daemon(argv, log, paths.kafka_dir / "kafka.pid", paths.kafka_dir, dict(os.environ))
-        echo(f"kafka: started pid {pid}, log {log}")
+        argv = _java_argv(java, libs, paths.kafka_dir, "kafka.Kafka", str(config))
+        # kafka.log is the broker's rolling log; kafka.out catches what the JVM prints before logging starts.
+        out = paths.kafka_dir / "kafka.out"
+        pid = procs.spawn_daemon(argv, out, paths.kafka_dir / "kafka.pid", paths.kafka_dir, dict(os.environ))
+        echo(f"kafka: started pid {pid}, log {paths.kafka_dir / 'kafka.log'}")
     _wait_ready(paths, endpoint, pid)
+
+
+def _logs(paths: InfraPaths) -> str:
+    return "\n".join(
+        f"--- {name}:\n{procs.log_tail(paths.kafka_dir / name)}" for name in ("kafka.out", "kafka.log")
+    )
 
 
 def _wait_ready(paths: InfraPaths, endpoint: KafkaEndpoint, pid: int) -> None:
     def ready() -> bool:
         if not procs.alive(pid):
-            raise InfraError(f"kafka exited during startup; last log lines:\n{procs.log_tail(paths.kafka_dir / 'kafka.log')}")
+            raise InfraError(f"kafka exited during startup; last log lines:\n{_logs(paths)}")
         return broker_answers(endpoint.bootstrap)
 
     try:
         wait_until(ready, START_TIMEOUT_S, interval_s=0.5, what=f"kafka metadata on {endpoint.bootstrap}")
     except WaitTimeout as error:
-        raise InfraError(f"{error}; last log lines:\n{procs.log_tail(paths.kafka_dir / 'kafka.log')}") from error
+        raise InfraError(f"{error}; last log lines:\n{_logs(paths)}") from error
 
 
 def down(paths: InfraPaths, echo: Echo) -> None:
