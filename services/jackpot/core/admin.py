@@ -14,7 +14,7 @@ from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolConfig
 
-from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome
+from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
 from services.jackpot.core.state import NetworkState, admin_fingerprint
 
 _WANTED_STATUS = {jp.DisablePool: ("open", "disabled"), jp.ResumePool: ("disabled", "open")}
@@ -30,6 +30,9 @@ def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outc
         outcome.repeats += 1
         outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
         return []
+    if is_expired(incoming):
+        # Past the window its id may be forgotten: applying it could repeat an old decision (e.g. disable again).
+        return [_rejected(network, incoming, "EXPIRED", "older than the de-duplication window (or dated in the future)")]
     if all(pool.pool_id != data.pool_id for pool in network.pools):
         return [_rejected(network, incoming, "UNKNOWN_POOL", f"pool {data.pool_id!r} is not in network {network.network_id!r}")]
     if isinstance(data, jp.OpenPool):

@@ -2,7 +2,7 @@
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import DIAMOND, Network, admin, claim, contribute
+from jackpot_builders import Network, admin, claim, contribute, incoming, minutes
 
 
 def test_open_puts_a_pool_at_its_seed_before_any_wager():
@@ -76,3 +76,11 @@ def test_an_unknown_pool_is_rejected():
     network = Network()
     outcome = network.send(admin(jp.DisablePool, "dm-platinum"))
     assert [e.data.code for e in outcome.events if isinstance(e.data, jp.PoolCommandRejected)] == ["UNKNOWN_POOL"]
+
+
+def test_an_admin_command_older_than_the_window_is_rejected_so_an_old_repeat_cannot_act_again():
+    network = Network()
+    now_ms = network.clock.tick()
+    outcome = network.send_incoming([incoming(admin(jp.DisablePool, "dm-green"), now_ms, sent_ms=now_ms - minutes(61))])
+    assert [e.data.code for e in outcome.events if isinstance(e.data, jp.PoolCommandRejected)] == ["EXPIRED"]
+    assert network.state.pools["dm-green"].status == "open"
