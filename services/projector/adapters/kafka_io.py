@@ -1,0 +1,96 @@
+"""aiokafka for the projector: a partition-assigned consumer (no group: positions live in Postgres) and the DLQ path."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from shared.events import DecodeError, broker_time, decode
+from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
+from shared.topics import dlq_name
+from services.projector.core.batch import Batch
+from services.projector.core.dlq import dead_letter_headers
+from services.projector.core.mapping import RecordMeta
+
+# The projector's own contract topics (real names come from settings.topic(...)).
+SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
+FETCH_MAX_RECORDS = 5_000
+CONSUMER_NAME = "projector"
+
+
+def consumer(bootstrap: str) -> AIOKafkaConsumer:
+    # No group id: partitions are assigned by hand and positions come from Postgres, never from Kafka group offsets.
+    return AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+        auto_offset_reset="earliest",
+        max_partition_fetch_bytes=4 * 1024 * 1024,
+        fetch_max_bytes=32 * 1024 * 1024,
+        request_timeout_ms=30_000,
+    )
+
+
+def producer(bootstrap: str) -> AIOKafkaProducer:
+    return AIOKafkaProducer(bootstrap_servers=bootstrap, **AIOKAFKA_PRODUCER_SAFETY, request_timeout_ms=30_000)
+
+
+async def partitions_of(bootstrap: str, topics: Iterable[str]) -> list[TopicPartition]:
+    """Every partition of the topics (from the broker's metadata); a missing topic is an error (no auto-creation)."""
+    return await asyncio.to_thread(_describe_partitions, bootstrap, list(topics))
+
+
+def _describe_partitions(bootstrap: str, topics: list[str]) -> list[TopicPartition]:
+    admin = admin_client(bootstrap, client_id="reelstream-projector-metadata")
+    try:
+        known = set(admin.list_topics())
+        missing = [topic for topic in topics if topic not in known]
+        if missing:
+            raise RuntimeError(f"topics {missing} do not exist (run `reelstream topics create`)")
+        described = {entry["name"]: entry for entry in admin.describe_topics(topics)}
+        return [TopicPartition(topic, index) for topic in topics
+                for index in sorted(p["partition_index"] for p in described[topic]["partitions"])]
+    finally:
+        admin.close()
+
+
+async def seek_all(
+    kafka: AIOKafkaConsumer, partitions: list[TopicPartition], positions: dict[tuple[str, int], int]
+) -> None:
+    fresh = []
+    for tp in partitions:
+        if (tp.topic, tp.partition) in positions:
+            kafka.seek(tp, positions[(tp.topic, tp.partition)])
+        else:
+            fresh.append(tp)
+    if fresh:
+        await kafka.seek_to_beginning(*fresh)
+
+
+def meta_of(record: Any) -> RecordMeta:
+    return RecordMeta(record.topic, record.partition, record.offset, broker_time(record.timestamp))
+
+
+async def fold_records(
+    records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset()
+) -> None:
+    """Decode records into the batch; send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
+    pending = []
+    for record in records:
+        meta = meta_of(record)
+        try:
+            env = decode(record.value, expect_kind="event")
+            if env.type in refuse_types:
+                raise DecodeError("type", f"{env.type} is refused by this projector (REELSTREAM_PROJECTOR_REFUSE_TYPES)")
+        except DecodeError as error:
+            headers = dead_letter_headers(error, topic=record.topic, partition=record.partition, offset=record.offset,
+                                          consumer=CONSUMER_NAME, original=list(record.headers or ()))
+            pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
+            batch.add_dead_letter(meta)
+            continue
+        batch.add_event(env, meta)
+    if pending:
+        await asyncio.gather(*pending)

@@ -1,0 +1,163 @@
+"""The projector loop: fetch → decode (DLQ the undecodable) → one transaction of rows + positions, resuming from the
+positions stored in Postgres after a crash, a Postgres outage or a schema switch."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import asyncpg
+from aiokafka import TopicPartition
+
+from services.projector.adapters import kafka_io
+from services.projector.adapters.schema import prepare_live
+from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions
+from services.projector.core.batch import Batch
+
+log = logging.getLogger("reelstream.projector")
+# Postgres being away is ridden out: reconnect with a capped backoff, forever (a limit per attempt, not in total).
+RECONNECT_DELAY_S = (0.2, 0.5, 1.0, 2.0)
+CONNECT_TIMEOUT_S = 5
+COMMAND_TIMEOUT_S = 60
+PG_DOWN = (OSError, asyncio.TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
+           asyncpg.exceptions.OperatorInterventionError)
+
+
+@dataclass
+class Progress:
+    events: int = 0
+    new_events: int = 0
+    rows: int = 0
+    dead_letters: int = 0
+    reconnects: int = 0
+    positions: Positions = field(default_factory=dict)
+
+
+Hook = Callable[[Progress], Awaitable[None] | None]
+
+
+@dataclass
+class ProjectorConfig:
+    bootstrap: str
+    database_url: str
+    topics: tuple[str, ...]
+    target_schema: str | None = None  # None: the live schema named in projector_control.active
+    refuse_types: frozenset[str] = frozenset()
+    max_records: int = kafka_io.FETCH_MAX_RECORDS
+    crash_prefix: str = "projector"
+
+
+async def connect(url: str) -> asyncpg.Connection:
+    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S, command_timeout=COMMAND_TIMEOUT_S)
+
+
+def reached(positions: Positions, until: Positions) -> bool:
+    return all(positions.get(key, 0) >= end for key, end in until.items() if end > 0)
+
+
+class Projector:
+    """One projector instance over all partitions of its topics (scale-out would split partitions between instances)."""
+
+    def __init__(self, config: ProjectorConfig) -> None:
+        self.config = config
+        self.progress = Progress()
+        self.schema: str | None = config.target_schema
+        self._conn: asyncpg.Connection | None = None
+        self._writer: BatchWriter | None = None
+
+    async def _open_pg(self) -> None:
+        for attempt in range(1_000_000):
+            try:
+                self._conn = await connect(self.config.database_url)
+                if self.config.target_schema is None:
+                    self.schema = await prepare_live(self._conn, datetime.now(timezone.utc))
+                self._writer = BatchWriter(self._conn, self.schema, live=self.config.target_schema is None,
+                                           crash_prefix=self.config.crash_prefix)
+                return
+            except PG_DOWN as error:
+                await self._close_pg()
+                delay = RECONNECT_DELAY_S[min(attempt, len(RECONNECT_DELAY_S) - 1)]
+                log.warning("postgres unavailable (%s); retrying in %.1f s", type(error).__name__, delay)
+                await asyncio.sleep(delay)
+
+    async def _close_pg(self) -> None:
+        if self._conn is not None:
+            self._conn.terminate()
+        self._conn = None
+
+    async def _resume(self, kafka, partitions: list[TopicPartition]) -> None:
+        """Seek every partition to the next offset stored with the rows (the only source of truth for positions)."""
+        positions = await load_positions(self._conn, self.schema)
+        self.progress.positions = dict(positions)
+        await kafka_io.seek_all(kafka, partitions, positions)
+
+    async def run(self, stop: asyncio.Event, *, until: Positions | None = None, on_ready: Hook | None = None,
+                  on_batch: Hook | None = None) -> Progress:
+        """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets)."""
+        kafka = kafka_io.consumer(self.config.bootstrap)
+        dlq = kafka_io.producer(self.config.bootstrap)
+        await kafka.start()
+        await dlq.start()
+        try:
+            partitions = await kafka_io.partitions_of(self.config.bootstrap, self.config.topics)
+            kafka.assign(partitions)
+            await self._open_pg()
+            await self._resume_or_reconnect(kafka, partitions)
+            if on_ready:
+                await _call(on_ready, self.progress)
+            while not stop.is_set() and not (until is not None and reached(self.progress.positions, until)):
+                fetched = await kafka.getmany(timeout_ms=200, max_records=self.config.max_records)
+                records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
+                if not records:
+                    continue
+                await self._project(records, kafka, dlq, partitions)
+                if on_batch:
+                    await _call(on_batch, self.progress)
+        finally:
+            await self._close_pg()
+            await kafka.stop()
+            await dlq.stop()
+        return self.progress
+
+    async def _project(self, records: list, kafka, dlq, partitions: list[TopicPartition]) -> None:
+        batch = Batch()
+        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types)
+        try:
+            new_events = await self._writer.write(batch)
+        except SchemaSwitched as switched:
+            log.info("live schema switched to %s; resuming from its positions", switched)
+            self.schema = str(switched)
+            self._writer = BatchWriter(self._conn, self.schema, live=True, crash_prefix=self.config.crash_prefix)
+            await self._resume_or_reconnect(kafka, partitions)
+            return
+        except PG_DOWN as error:
+            # The commit may or may not have happened: the positions in Postgres say which, so re-read them.
+            log.warning("postgres lost mid-batch (%s): reconnecting and resuming from stored positions", error)
+            self.progress.reconnects += 1
+            await self._close_pg()
+            await self._open_pg()
+            await self._resume_or_reconnect(kafka, partitions)
+            return
+        self.progress.positions.update(batch.positions)
+        self.progress.events += batch.events
+        self.progress.new_events += new_events
+        self.progress.rows += batch.row_count
+        self.progress.dead_letters += batch.dead_letters
+
+    async def _resume_or_reconnect(self, kafka, partitions: list[TopicPartition]) -> None:
+        while True:
+            try:
+                await self._resume(kafka, partitions)
+                return
+            except PG_DOWN:
+                self.progress.reconnects += 1
+                await self._close_pg()
+                await self._open_pg()
+
+
+async def _call(hook: Hook, progress: Progress) -> None:
+    result = hook(progress)
+    if asyncio.iscoroutine(result):
+        await result

@@ -1,0 +1,54 @@
+"""Projector wiring: every event topic → Postgres, in the foreground until SIGTERM/SIGINT."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from reelstream.processes import ready_line
+from shared.config import load_settings
+from services.projector.adapters.kafka_io import SOURCE_TOPICS
+from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
+
+# Test-only: types this projector refuses (as if it had a bug), to prove a DLQ re-drive after the fix.
+REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
+
+
+def live_config(environ: dict[str, str] | None = None) -> ProjectorConfig:
+    settings = load_settings(environ)
+    env = os.environ if environ is None else environ
+    refuse = frozenset(filter(None, env.get(REFUSE_TYPES_ENV, "").split(",")))
+    return ProjectorConfig(
+        bootstrap=settings.kafka_bootstrap_servers,
+        database_url=settings.database_url,
+        topics=tuple(settings.topic(name) for name in SOURCE_TOPICS),
+        refuse_types=refuse,
+    )
+
+
+async def serve(config: ProjectorConfig) -> Progress:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    def ready(progress: Progress) -> None:
+        sys.stderr.write(ready_line("projector") + "\n")
+        sys.stderr.flush()
+
+    return await Projector(config).run(stop, on_ready=ready)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    progress = asyncio.run(serve(live_config()))
+    logging.getLogger("reelstream.projector").info(
+        "stopped: %d events (%d new), %d dead letters, %d reconnects",
+        progress.events, progress.new_events, progress.dead_letters, progress.reconnects,
+    )
+
+
+if __name__ == "__main__":
+    main()

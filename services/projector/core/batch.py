@@ -1,0 +1,57 @@
+"""A batch of consumed records folded into staged rows and the next positions, de-duplicated by event id."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.events import Envelope
+from shared.invariant import invariant
+from services.projector.core.mapping import RecordMeta, Row, rows_of
+
+# A limit on everything: one transaction never carries more than this many records.
+MAX_BATCH_RECORDS = 20_000
+
+
+@dataclass
+class Batch:
+    """Rows per table for one transaction, plus the next offset of every partition the batch touched."""
+
+    rows: dict[str, list[Row]] = field(default_factory=lambda: defaultdict(list))
+    positions: dict[tuple[str, int], int] = field(default_factory=dict)
+    records: int = 0
+    events: int = 0
+    duplicates_in_batch: int = 0
+    dead_letters: int = 0
+    _seen: set[Any] = field(default_factory=set)
+
+    def advance(self, meta: RecordMeta) -> None:
+        key = (meta.topic, meta.partition)
+        invariant(key not in self.positions or meta.offset >= self.positions[key], f"offsets of {key} go backwards")
+        self.positions[key] = meta.offset + 1
+        self.records += 1
+        invariant(self.records <= MAX_BATCH_RECORDS, "batch larger than MAX_BATCH_RECORDS")
+
+    def add_event(self, env: Envelope[Any], meta: RecordMeta) -> None:
+        """Stage an event's rows; a second copy of the same event id inside the batch only moves the position."""
+        self.advance(meta)
+        if env.id in self._seen:
+            self.duplicates_in_batch += 1
+            return
+        self._seen.add(env.id)
+        self.events += 1
+        for table, row in rows_of(env, meta):
+            self.rows[table].append(row)
+
+    def add_dead_letter(self, meta: RecordMeta) -> None:
+        """An undecodable record (already sent to the DLQ): only the position moves past it."""
+        self.advance(meta)
+        self.dead_letters += 1
+
+    @property
+    def row_count(self) -> int:
+        return sum(len(rows) for rows in self.rows.values())
+
+    def tables(self) -> list[str]:
+        """Staged tables with rows, `events` first."""
+        return sorted((t for t, rows in self.rows.items() if rows), key=lambda t: (t != "events", t))
