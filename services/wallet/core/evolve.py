@@ -70,23 +70,22 @@ def _posted(player: PlayerState, data: _PostedEvent) -> PlayerState:
     invariant(balance == data.balance_after_minor, "balance_after_minor must equal the fold of the postings")
     if not isinstance(data, Deposited):
         invariant(data.currency in player.balances_minor, "only a deposit opens an account")
-    player = replace(player, balances_minor={**player.balances_minor, data.currency: balance})
+    balances = {**player.balances_minor, data.currency: balance}
+    open_wagers, usage = player.open_wagers, player.usage
     if isinstance(data, Deposited):
-        return replace(player, usage=limits.with_usage(player, data.currency, "deposit", data.amount_minor, now_ms))
-    if isinstance(data, Withdrawn):
-        return player
-    if isinstance(data, WagerDebited):
-        invariant(str(data.transaction_id) not in player.open_wagers, "a wager is debited once")
-        wager = OpenWager(data.currency, data.amount_minor, now_ms)
-        player = replace(player, open_wagers={**player.open_wagers, str(data.transaction_id): wager})
-        return replace(player, usage=limits.with_usage(player, data.currency, "loss", data.amount_minor, now_ms))
-    invariant(isinstance(data, (WagerSettled, WagerRefunded)), f"unknown posted event {data.TYPE}")
-    wager_id = str(data.wager_id)
-    invariant(wager_id in player.open_wagers, "only an open wager is settled or refunded, once")
-    open_wagers = {key: value for key, value in player.open_wagers.items() if key != wager_id}
-    credit = data.win_minor if isinstance(data, WagerSettled) else data.amount_minor
-    player = replace(player, open_wagers=open_wagers)
-    return replace(player, usage=limits.with_usage(player, data.currency, "loss", -credit, now_ms))
+        usage = limits.with_usage(player, data.currency, "deposit", data.amount_minor, now_ms)
+    elif isinstance(data, WagerDebited):
+        invariant(str(data.transaction_id) not in open_wagers, "a wager is debited once")
+        open_wagers = {**open_wagers, str(data.transaction_id): OpenWager(data.currency, data.amount_minor, now_ms)}
+        usage = limits.with_usage(player, data.currency, "loss", data.amount_minor, now_ms)
+    elif not isinstance(data, Withdrawn):
+        invariant(isinstance(data, (WagerSettled, WagerRefunded)), f"unknown posted event {data.TYPE}")
+        wager_id = str(data.wager_id)
+        invariant(wager_id in open_wagers, "only an open wager is settled or refunded, once")
+        open_wagers = {key: value for key, value in open_wagers.items() if key != wager_id}
+        credit = data.win_minor if isinstance(data, WagerSettled) else data.amount_minor
+        usage = limits.with_usage(player, data.currency, "loss", -credit, now_ms)
+    return replace(player, balances_minor=balances, open_wagers=open_wagers, usage=usage)
 
 
 def _limit_set(player: PlayerState, data: LimitSet) -> PlayerState:

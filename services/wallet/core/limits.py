@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 
 from services.wallet.core.state import LimitRule, PlayerState, Usage, limit_key
 
@@ -14,7 +15,16 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 def period_key(period: str, now_ms: int) -> str:
     """The calendar period that contains `now_ms`, e.g. "2026-11-30", "2026-W48", "2026-11"."""
-    moment = _EPOCH + timedelta(milliseconds=now_ms)
+    return _period_key(period, now_ms // _DAY_MS)
+
+
+_DAY_MS = 24 * 60 * 60 * 1000
+
+
+@lru_cache(maxsize=64)
+def _period_key(period: str, day_index: int) -> str:
+    # Periods are whole UTC days, so the day number decides the key; cached because every command asks for it.
+    moment = _EPOCH + timedelta(days=day_index)
     if period == "day":
         return moment.strftime("%Y-%m-%d")
     if period == "week":

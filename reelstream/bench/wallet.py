@@ -1,0 +1,174 @@
+"""Wallet service throughput and latency through the running service, as a ratio against the bare Kafka loop.
+
+One run: pre-load N commands, start the service, rate = events / (last − first LogAppendTime on wallet.events);
+the bare consume → decode → validate → encode → produce loop (reelstream/bench/kafka.py) runs on the same N records.
+Then latency at half the measured rate (broker time of the event − broker time of its command), and the restart
+recovery time with the local rocksdict store kept and wiped (full changelog replay).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+import typer
+from kafka import TopicPartition
+from rich.console import Console
+from rich.table import Table
+
+from reelstream.bench.kafka import codec_round_trip, scratch_topics, transform_loop
+from reelstream.processes import spawn
+from shared.config import load_settings
+from shared.events import HEADERS, derived_id, encode, envelope
+from shared.events.wallet import DebitWager, Deposit, SettleWager
+from shared.kafka import consumer, producer
+from shared.topic_admin import delete_topics, ensure_topics
+from shared.topics import ALL_TOPICS, PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
+
+
+def commands_for(tag: str, players: int, wagers: int) -> list:
+    """Round-robin over players (per-player order kept): a deposit, then `wagers` × (debit, settle)."""
+    rounds = [[Deposit(transaction_id=derived_id(tag, p, "d"), player_id=f"{tag}-{p}", amount_minor=100_000, currency="EUR")
+               for p in range(players)]]
+    for w in range(wagers):
+        debits, settles = [], []
+        for p in range(players):
+            wager = derived_id(tag, p, "w", w)
+            debits.append(DebitWager(transaction_id=wager, player_id=f"{tag}-{p}", amount_minor=100, currency="EUR", game="rising-joker"))
+            settles.append(SettleWager(transaction_id=derived_id(tag, p, "s", w), player_id=f"{tag}-{p}", wager_id=wager,
+                                       currency="EUR", house_win_minor=w % 3 * 50, jackpot_win_minor=0, breakage_micro=0,
+                                       contribution_micro=1_000_000, network_id="net-bench"))
+        rounds += [debits, settles]
+    return [command for batch in rounds for command in batch]
+
+
+def records_of(commands: list) -> list[tuple[bytes, bytes]]:
+    now = datetime.now(timezone.utc)
+    return [(c.player_id.encode(), encode(envelope(c, source="bench", time=now))) for c in commands]
+
+
+def produce(bootstrap: str, topic: str, records, rate_per_s: float | None = None) -> None:
+    client = producer(bootstrap, client_id="bench-wallet")
+    started = time.perf_counter()
+    for index, (key, value) in enumerate(records):
+        if rate_per_s and index % 20 == 0:
+            delay = started + index / rate_per_s - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+        client.send(topic, key=key, value=value, headers=HEADERS)
+    client.flush(60)
+    client.close(10)
+
+
+def read_all(bootstrap: str, topic: str, count: int, timeout_s: float) -> list:
+    reader = consumer(bootstrap, group_id=None)
+    reader.assign([TopicPartition(topic, p) for p in range(PLAYER_PARTITIONS)])
+    reader.seek_to_beginning()
+    records, deadline = [], time.monotonic() + timeout_s
+    while len(records) < count and time.monotonic() < deadline:
+        for batch in reader.poll(timeout_ms=500, max_records=5_000).values():
+            records.extend(batch)
+    reader.close(autocommit=False)
+    if len(records) < count:
+        raise typer.Exit(f"only {len(records)} of {count} records on {topic} within {timeout_s:.0f} s")
+    return records
+
+
+def _tx(value: bytes) -> str:
+    return orjson.loads(value)["data"]["transaction_id"]
+
+
+def _recovery_ms(log_text: str) -> int:
+    return int(re.findall(r"wallet: recovered table and assigned \d+ partitions (\d+) ms after start", log_text)[-1])
+
+
+def command(
+    players: int = typer.Option(1_000, min=10, help="Players in the throughput run."),
+    wagers: int = typer.Option(10, min=1, help="Wagers (debit + settle) per player."),
+    latency_seconds: float = typer.Option(10.0, min=2.0, help="Duration of the half-load latency run."),
+    out: Path = typer.Option(Path("bench-results/wallet.json"), help="Where to write the JSON results."),
+) -> None:
+    """Wallet service: commands/s and p50/p99 at half load vs the bare Kafka loop; restart recovery time."""
+    settings = load_settings()
+    bootstrap, prefix = settings.kafka_bootstrap_servers, f"bench-wallet-{uuid.uuid4().hex[:8]}-"
+    console = Console()
+    ensure_topics(bootstrap, prefix=prefix)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-wallet-"))
+    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_WALLET_DATADIR": str(workdir / "data"), "REELSTREAM_CRASH_AT": ""}
+    service = None
+    try:
+        records = records_of(commands_for("tput", players, wagers))
+        with scratch_topics(bootstrap, 2) as (source, sink):
+            produce(bootstrap, source, records)
+            baseline = transform_loop(bootstrap, source, sink, len(records), codec_round_trip)
+        produce(bootstrap, prefix + WALLET_COMMANDS, records)
+        service = spawn("wallet", env=env, log_dir=workdir / "logs")
+        service.wait_ready(120)
+        events = read_all(bootstrap, prefix + WALLET_EVENTS, len(records), 600)
+        stamps = sorted(record.timestamp for record in events)
+        rate = (len(stamps) - 1) / max((stamps[-1] - stamps[0]) / 1000, 1e-3)
+        latency = _half_load_latency(bootstrap, prefix, rate, latency_seconds, len(records))
+        recovery = _recovery(service, env, workdir)
+        service = None
+    finally:
+        if service is not None:
+            service.stop()
+        delete_topics(bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
+        shutil.rmtree(workdir, ignore_errors=True)
+    results = {
+        "commands": len(records), "players": players, "service_commands_per_s": round(rate),
+        "bare_loop_msg_per_s": round(baseline), "ratio": round(rate / baseline, 3), **latency, **recovery,
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    _print(console, results)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    console.print(f"wrote {out}")
+
+
+def _half_load_latency(bootstrap: str, prefix: str, rate: float, seconds: float, already: int) -> dict:
+    half = rate / 2
+    count = max(200, int(half * seconds))
+    latency_records = records_of(commands_for("lat", max(10, count // 21), 10))[:count]
+    produce(bootstrap, prefix + WALLET_COMMANDS, latency_records, rate_per_s=half)
+    events = read_all(bootstrap, prefix + WALLET_EVENTS, already + len(latency_records), 300)
+    commands = read_all(bootstrap, prefix + WALLET_COMMANDS, already + len(latency_records), 120)
+    sent = {_tx(r.value): r.timestamp for r in commands}
+    wanted = {_tx(value) for _, value in latency_records}
+    samples = sorted(r.timestamp - sent[_tx(r.value)] for r in events if _tx(r.value) in wanted)
+    return {"latency_rate_per_s": round(half), "latency_samples": len(samples),
+            "latency_p50_ms": statistics.median(samples), "latency_p99_ms": samples[int(len(samples) * 0.99) - 1]}
+
+
+def _recovery(service, env: dict, workdir: Path) -> dict:
+    """Restart twice: with the local store kept (changelog read from the persisted offset) and wiped (full replay)."""
+    service.stop()
+    kept = spawn("wallet", env=env, log_dir=workdir / "logs-kept")
+    kept.wait_ready(300)
+    kept.stop()
+    shutil.rmtree(workdir / "data", ignore_errors=True)
+    wiped = spawn("wallet", env=env, log_dir=workdir / "logs-wiped")
+    wiped.wait_ready(600)
+    wiped.stop()
+    return {"restart_ready_ms_store_kept": _recovery_ms(kept.log_text()),
+            "restart_ready_ms_store_wiped": _recovery_ms(wiped.log_text())}
+
+
+def _print(console: Console, results: dict) -> None:
+    table = Table("measure", "value")
+    table.add_row("commands through the service (pre-loaded)", f"{results['commands']:,}")
+    table.add_row("wallet service, commands/s", f"{results['service_commands_per_s']:,}")
+    table.add_row("bare consume→decode→validate→encode→produce, msg/s", f"{results['bare_loop_msg_per_s']:,}")
+    table.add_row("ratio (target ≥ 0.5)", f"{results['ratio']:.3f}")
+    table.add_row(f"latency p50 / p99 at {results['latency_rate_per_s']:,}/s (ms)",
+                  f"{results['latency_p50_ms']} / {results['latency_p99_ms']}")
+    table.add_row("restart to ready, store kept (ms)", f"{results['restart_ready_ms_store_kept']:,}")
+    table.add_row("restart to ready, store wiped: full changelog (ms)", f"{results['restart_ready_ms_store_wiped']:,}")
+    console.print(table)
