@@ -5,7 +5,6 @@ import random
 import secrets
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -14,11 +13,10 @@ from rich.live import Live
 from reelstream.demo.stats import DemoStats
 from reelstream.demo.view import live_view, summary
 from shared.config import Settings
-from shared.events import HEADERS, decode, encode, envelope
+from shared.events import decode
 from shared.events.jackpot import JackpotMeter
-from shared.events.wallet import Deposit
-from shared.kafka import consumer, producer
-from shared.topics import JACKPOT_METERS, WALLET_COMMANDS
+from shared.kafka import consumer
+from shared.topics import JACKPOT_METERS
 
 DEPOSIT_MINOR = {"EUR": 20_000, "DKK": 200_000}
 # Rising Joker players vary their stake; Stjernestøv players keep theirs (the bonus ring locks it) except one who
@@ -41,20 +39,6 @@ def demo_players(run_id: str, per_game: int) -> list[DemoPlayer]:
     return players
 
 
-def deposit_all(settings: Settings, players: list[DemoPlayer], now_source=time.time) -> None:
-    from datetime import datetime, timezone
-
-    kafka_producer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-demo")
-    try:
-        for player in players:
-            data = Deposit(transaction_id=uuid.uuid4(), player_id=player.player_id, amount_minor=DEPOSIT_MINOR[player.currency], currency=player.currency)
-            message = envelope(data, source="reelstream/demo", time=datetime.fromtimestamp(now_source(), tz=timezone.utc))
-            kafka_producer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=HEADERS)
-        kafka_producer.flush(timeout=30)
-    finally:
-        kafka_producer.close()
-
-
 def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, stop: threading.Event) -> None:
     meters = consumer(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_METERS), group_id=None, consumer_timeout_ms=500)
     try:
@@ -74,11 +58,14 @@ def play(settings: Settings, player: DemoPlayer, stats: DemoStats, lock: threadi
     from reelstream.client import ReelstreamClient
     from shared.session import issue_token
 
-    token = issue_token(settings.session_secret, player.player_id, ttl_s=3600)
+    token = issue_token(settings.session_secret, player.player_id, expires_at_ms=int(time.time() * 1000) + 3_600_000)
     client = ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix)
     chooser = random.Random(secrets.randbits(64))
     stake_minor = player.stake_minor
     try:
+        deposited = client.deposit(player.player_id, DEPOSIT_MINOR[player.currency], player.currency, timeout_s=30)
+        with lock:
+            stats.players[player.player_id].balance_minor = getattr(deposited, "balance_after_minor", None)
         for spin_number in range(1, 100_000):
             if stop.is_set() or time.monotonic() >= deadline:
                 return
@@ -111,8 +98,7 @@ def run_demo(settings: Settings, duration_s: float, per_game: int, console: Cons
     stats, lock, stop = DemoStats(), threading.Lock(), threading.Event()
     for player in players:
         stats.add_player(player.player_id, player.game, player.currency, DEPOSIT_MINOR[player.currency])
-    console.print(f"depositing for {len(players)} players ({', '.join(p.player_id for p in players)})")
-    deposit_all(settings, players)
+    console.print(f"{len(players)} players deposit and play: {', '.join(p.player_id for p in players)}")
     started = time.monotonic()
     deadline = started + duration_s
     threads = [threading.Thread(target=follow_meters, args=(settings, stats, lock, stop), daemon=True)]
