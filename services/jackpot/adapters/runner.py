@@ -69,6 +69,8 @@ class JackpotService:
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
         self._on_ready: Callable[[], None] | None = None
+        # Held from decide to commit: meters only ever show levels whose events are committed.
+        self._batch_lock = asyncio.Lock()
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
         self._on_ready = on_ready
@@ -88,7 +90,8 @@ class JackpotService:
                 for tp, records in polled.items():
                     if tp.partition not in self.states:
                         # Fetched before the rebalance listener restored this partition: read it again later.
-                        consumer.seek(tp, records[0].offset)
+                        if tp in consumer.assignment():
+                            consumer.seek(tp, records[0].offset)
                         continue
                     await self._handle(tp, records)
         finally:
@@ -99,6 +102,10 @@ class JackpotService:
         return self.stats
 
     async def _handle(self, tp: TopicPartition, records: list[Any]) -> None:
+        async with self._batch_lock:
+            await self._handle_locked(tp, records)
+
+    async def _handle_locked(self, tp: TopicPartition, records: list[Any]) -> None:
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
         outputs = self._decide_batch(tp.partition, records)
@@ -165,13 +172,14 @@ class JackpotService:
             self._on_ready = None
 
     async def release(self, partitions: list[int]) -> None:
-        for partition in partitions:
-            states = self.states.pop(partition, {})
-            self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
-            producer = self.producers.pop(partition, None)
-            if producer is not None:
-                await producer.stop()
-        self.stats.assigned = tuple(sorted(self.states))
+        async with self._batch_lock:  # never stop a producer in the middle of its batch's transaction
+            for partition in partitions:
+                states = self.states.pop(partition, {})
+                self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
+                producer = self.producers.pop(partition, None)
+                if producer is not None:
+                    await producer.stop()
+            self.stats.assigned = tuple(sorted(self.states))
 
     async def _release_all(self) -> None:
         await self.release(list(self.producers))
@@ -182,8 +190,9 @@ class JackpotService:
             await self._send_meters()
 
     async def _send_meters(self, everything: bool = False) -> None:
-        states = [state for states in self.states.values() for state in states.values()]
-        meters = self.board.due(states, everything=everything)
+        async with self._batch_lock:
+            states = [state for states in self.states.values() for state in states.values()]
+            meters = self.board.due(states, everything=everything)
         if not meters:
             return
         futures = [await self._meter_producer.send(self.config.meters_topic, r.value, key=r.key, headers=r.headers)
