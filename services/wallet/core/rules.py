@@ -28,6 +28,7 @@ from services.wallet.core.state import PlayerState, WalletState, limit_key
 
 # A limit on everything: no single amount above 10^12 minor units (ten billion EUR) is plausible.
 MAX_AMOUNT_MINOR = 10**12
+_ADJECTIVE = {"day": "daily", "week": "weekly", "month": "monthly"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str,
     if is_excluded(player, now_ms):
         return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
     if period := limits.first_exceeded(player, currency, "deposit", amount, now_ms):
-        return Refusal("LIMIT_EXCEEDED", f"the {period}ly deposit limit would be exceeded", currency)
+        return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} deposit limit would be exceeded", currency)
     balance = player.balances_minor.get(currency, 0) + amount
     return Deposited(
         **common, currency=currency, amount_minor=amount, balance_after_minor=balance,
@@ -89,7 +90,7 @@ def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: di
     if currency not in player.balances_minor:
         return Refusal("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
     if period := limits.first_exceeded(player, currency, "loss", amount, now_ms):
-        return Refusal("LIMIT_EXCEEDED", f"the {period}ly loss limit would be exceeded", currency)
+        return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} loss limit would be exceeded", currency)
     if amount > player.balances_minor[currency]:
         return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
     return WagerDebited(
