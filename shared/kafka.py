@@ -5,6 +5,7 @@ committed after the effect), read_committed (never see aborted transactional wri
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,10 +42,26 @@ def producer(bootstrap: str, client_id: str = "reelstream", **overrides: Any):
     return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id, **{**PRODUCER_SAFETY, **overrides})
 
 
-def consumer(bootstrap: str, *topics: str, group_id: str | None, **overrides: Any):
+def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeout_s: float = 15, **overrides: Any):
+    """A kafka-python consumer, subscribed to `topics` only once their partitions are in its metadata.
+
+    Subscribing first races the group join against the first metadata response: under load the assignor can find no
+    partitions, assign nothing, and the consumer then idles until the next metadata refresh (5 minutes by default).
+    """
     from kafka import KafkaConsumer
 
-    return KafkaConsumer(*topics, bootstrap_servers=bootstrap, group_id=group_id, **{**CONSUMER_SAFETY, **overrides})
+    client = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id, **{**CONSUMER_SAFETY, **overrides})
+    if topics:
+        deadline = time.monotonic() + metadata_timeout_s
+        missing = [topic for topic in topics if not client.partitions_for_topic(topic)]
+        while missing and time.monotonic() < deadline:
+            time.sleep(0.1)  # bounded by the deadline; partitions_for_topic itself asks the broker again
+            missing = [topic for topic in missing if not client.partitions_for_topic(topic)]
+        if missing:
+            client.close(autocommit=False)
+            raise LookupError(f"no partitions for {missing} after {metadata_timeout_s} s (topics are created as code)")
+        client.subscribe(list(topics))
+    return client
 
 
 @dataclass(frozen=True)

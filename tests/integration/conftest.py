@@ -116,6 +116,18 @@ def fresh_topic(kafka_admin):
         kafka_admin.delete_topics(created)
 
 
+@pytest.fixture
+def fresh_prefix(kafka_admin):
+    """A uuid topic prefix (for REELSTREAM_TOPIC_PREFIX) with every declared topic created under it. After the test
+    every topic that starts with it is deleted, the ones faust created (changelogs, repartitions) included."""
+    prefix = f"t{uuid.uuid4().hex[:12]}."
+    ensure_topics(kafka_admin, ALL_TOPICS, replication_factor=1, prefix=prefix)
+    yield prefix
+    doomed = [name for name in kafka_admin.list_topics() if name.startswith(prefix)]
+    if doomed:
+        kafka_admin.delete_topics(doomed)
+
+
 def _has_leaders(admin, name: str, partitions: int) -> bool:
     topics = admin.describe_topics([name])
     found = [p for t in topics for p in t["partitions"] if t["error_code"] == 0 and p["leader_id"] >= 0]

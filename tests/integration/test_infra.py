@@ -25,6 +25,21 @@ def _poll_values(consumer, count: int, timeout_s: float) -> list[bytes]:
     return values
 
 
+def _commit(consumer, offsets) -> None:
+    """Commit, riding out a rebalance (a loaded machine can delay a heartbeat past the 6 s session): bounded."""
+    from kafka.errors import CommitFailedError, RebalanceInProgressError
+
+    def committed() -> bool:
+        try:
+            consumer.commit(offsets)
+        except (RebalanceInProgressError, CommitFailedError):
+            consumer.poll(timeout_ms=200)  # completes the rejoin; max_poll_records bounds what it fetches
+            return False
+        return True
+
+    wait_until(committed, 20, interval_s=0, what="an offset commit")
+
+
 def test_messages_produced_with_acks_all_are_consumed_in_order_per_key(
     fresh_topic, fresh_group, make_producer, make_consumer
 ):
@@ -39,7 +54,6 @@ def test_messages_produced_with_acks_all_are_consumed_in_order_per_key(
     received = _poll_values(consumer, len(sent), timeout_s=20)
 
     assert received == sent
-    consumer.commit()
 
 
 def test_a_new_group_member_resumes_after_the_committed_offset(fresh_topic, fresh_group, make_producer, make_consumer):
@@ -51,7 +65,7 @@ def test_a_new_group_member_resumes_after_the_committed_offset(fresh_topic, fres
     first = make_consumer(topic, group_id=group, max_poll_records=4)
     first_batch = _poll_values(first, 4, timeout_s=20)[:4]
     partition = next(iter(first.assignment()))
-    first.commit({partition: OffsetAndMetadata(4, None, -1)})
+    _commit(first, {partition: OffsetAndMetadata(4, None, -1)})
     first.close(autocommit=False)
 
     second = make_consumer(topic, group_id=group)
@@ -156,3 +170,9 @@ def test_infra_up_again_reuses_the_running_servers_and_rewrites_the_env_file(kaf
     assert (env.kafka_bootstrap_servers, env.database_url) == (kafka_bootstrap, database_url)
     assert paths.env_file.read_text().splitlines() == env.lines()
     assert [row[2].startswith("up") for row in infra.status(paths)] == [True, True]
+
+
+def test_a_fresh_prefix_holds_every_declared_topic(fresh_prefix, kafka_admin):
+    names = set(kafka_admin.list_topics())
+
+    assert {fresh_prefix + spec.name for spec in ALL_TOPICS} <= names
