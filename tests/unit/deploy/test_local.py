@@ -9,7 +9,9 @@ import yaml
 from deploy.local.infra import kafka_endpoint, postgres_endpoint
 from deploy.local.kafka import downloaded_jar, render_config
 from deploy.local.paths import REPO_ROOT, InfraPaths
-from deploy.local.tools import java_major
+from deploy.local.exceptions import InfraError
+from deploy.local.postgres import find_bin_dir
+from deploy.local.tools import find_java, find_maven, java_major
 from reelstream.processes import SERVICES
 from shared.config import LOCAL_DATABASE_URL, LOCAL_KAFKA_BOOTSTRAP
 
@@ -78,3 +80,22 @@ def test_compose_uses_the_official_kafka_and_postgres_images_on_the_local_ports(
 )
 def test_maven_download_lines_name_the_fetched_jar(line, jar):
     assert downloaded_jar(line) == jar
+
+
+def test_a_missing_java_is_named_with_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    with pytest.raises(InfraError, match="Java not found.*openjdk-17-jre-headless"):
+        find_java()
+
+
+def test_a_missing_maven_is_named_with_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(InfraError, match="Maven not found.*apt-get install maven"):
+        find_maven()
+
+
+def test_missing_postgres_binaries_are_named_with_how_to_install_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("PG_BIN", str(tmp_path / "no-postgres"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(InfraError, match="initdb, pg_ctl.*apt-get install postgresql"):
+        find_bin_dir()
