@@ -111,6 +111,8 @@ class Projector:
                 fetched = await kafka.getmany(timeout_ms=200, max_records=self.config.max_records)
                 records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
                 if not records:
+                    if until is not None:
+                        await self._skip_gaps(kafka, until)
                     continue
                 await self._project(records, kafka, dlq, partitions)
                 if on_batch:
@@ -120,6 +122,14 @@ class Projector:
             await kafka.stop()
             await dlq.stop()
         return self.progress
+
+    async def _skip_gaps(self, kafka, until: Positions) -> None:
+        """A partition whose log ends in records we never see (transaction markers, compaction) counts as read once
+        the consumer's fetch position passed the end offset."""
+        for (topic, partition), end in until.items():
+            if self.progress.positions.get((topic, partition), 0) < end:
+                if await kafka.position(TopicPartition(topic, partition)) >= end:
+                    self.progress.positions[(topic, partition)] = end
 
     async def _project(self, records: list, kafka, dlq, partitions: list[TopicPartition]) -> None:
         batch = Batch()

@@ -113,11 +113,11 @@ async def activate(conn: asyncpg.Connection, schema: str) -> str | None:
     async with conn.transaction():
         previous = await active_schema(conn, lock="FOR UPDATE")
         await conn.execute("SELECT pg_advisory_xact_lock($1)", _DDL_LOCK)
-        await _set_active(conn, schema)
+        await set_active(conn, schema)
         return previous
 
 
-async def _set_active(conn: asyncpg.Connection, schema: str) -> None:
+async def set_active(conn: asyncpg.Connection, schema: str) -> None:
     await conn.execute(
         f"INSERT INTO {CONTROL}.active (singleton, schema_name, switched_at) VALUES (true, $1, now()) "
         "ON CONFLICT (singleton) DO UPDATE SET schema_name = EXCLUDED.schema_name, switched_at = EXCLUDED.switched_at",
@@ -136,7 +136,7 @@ async def prepare_live(conn: asyncpg.Connection, now: datetime) -> str:
         async with conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock($1)", _DDL_LOCK)
             if await active_schema(conn, lock="FOR UPDATE") is None:
-                await _set_active(conn, schema)
+                await set_active(conn, schema)
         return await active_schema(conn)
     if await migrate(conn, schema):
         async with conn.transaction():

@@ -1,0 +1,91 @@
+"""`reelstream projector run|rebuild|status`: the Postgres projection of every event topic."""
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+app = typer.Typer(no_args_is_help=True)
+console = Console(stderr=True)
+
+
+@app.command()
+def run() -> None:
+    """Run the projector in the foreground until SIGTERM/SIGINT (same as `reelstream services run projector`)."""
+    from services.projector.app import main
+
+    main()
+
+
+@app.command()
+def rebuild(
+    keep_previous: bool = typer.Option(False, "--keep-previous", help="Keep the replaced schema (default: drop it)."),
+) -> None:
+    """Fold every event from the earliest offsets into a fresh schema, then switch to it atomically."""
+    from services.projector.adapters.rebuild import beginning_offsets, end_offsets, rebuild as run_rebuild, total_to_read
+    from services.projector.app import live_config
+
+    config = live_config()
+    total = total_to_read(asyncio.run(beginning_offsets(config.bootstrap, config.topics)),
+                          asyncio.run(end_offsets(config.bootstrap, config.topics)))
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("records"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("rebuild", total=total or None)
+
+        def advance(progress) -> None:
+            done = progress.events + progress.dead_letters
+            bar.update(task, completed=min(done, total) if total else done)
+
+        def phase(name: str, detail: str) -> None:
+            bar.console.print(f"[bold]{name}[/bold]: {detail}")
+
+        started = datetime.now(timezone.utc)
+        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance, on_phase=phase))
+    seconds = (datetime.now(timezone.utc) - started).total_seconds()
+    console.print(
+        f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, {result.rows} rows, "
+        f"{result.dead_letters} dead letters in {seconds:.1f} s ({result.events / max(seconds, 1e-9):,.0f} events/s); "
+        f"previous schema {'dropped' if result.dropped_previous else 'kept'}"
+    )
+
+
+@app.command()
+def status() -> None:
+    """The live schema, its position and lag per partition, and its row counts."""
+    asyncio.run(_status())
+
+
+async def _status() -> None:
+    from services.projector.adapters.rebuild import end_offsets
+    from services.projector.adapters.runner import connect
+    from services.projector.adapters.schema import CONTROL, active_schema, quoted
+    from services.projector.adapters.store import load_positions
+    from services.projector.app import live_config
+    from services.projector.core.tables import COMPARED_TABLES
+
+    config = live_config()
+    conn = await connect(config.database_url)
+    try:
+        exists = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", f"{CONTROL}.active")
+        schema = await active_schema(conn) if exists else None
+        if schema is None:
+            console.print("no projection yet (start the projector: `reelstream services run projector`)")
+            raise typer.Exit(1)
+        positions = await load_positions(conn, schema)
+        counts = {t: await conn.fetchval(f"SELECT count(*) FROM {quoted(schema)}.{t}") for t in COMPARED_TABLES}
+    finally:
+        await conn.close()
+    ends = await end_offsets(config.bootstrap, config.topics)
+    lag = Table("topic", "partition", "next offset", "end", "lag", title=f"live schema {schema}")
+    for (topic, partition), end in sorted(ends.items()):
+        at = positions.get((topic, partition), 0)
+        lag.add_row(topic, str(partition), str(at), str(end), str(max(0, end - at)))
+    rows = Table("table", "rows")
+    for table, count in counts.items():
+        rows.add_row(table, f"{count:,}")
+    Console().print(lag, rows)
