@@ -64,6 +64,10 @@ def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeou
     return client
 
 
+class TopicError(RuntimeError):
+    """The broker refused to create a declared topic (the message is the broker's reason)."""
+
+
 @dataclass(frozen=True)
 class TopicReport:
     name: str
@@ -114,7 +118,7 @@ def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int, pr
             if result["error_code"] == 0:
                 created.append(result["name"])
             elif result["error_code"] != _TOPIC_ALREADY_EXISTS:
-                raise RuntimeError(f"cannot create topic {result['name']}: {result['error_message']}")
+                raise TopicError(f"cannot create topic {result['name']}: {result['error_message']}")
     reports = [TopicReport(name, "created") for name in created]
     present = [name for name in named if name not in created]
     for name, found in zip(present, describe(admin, present)):

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.config import load_settings
-from shared.kafka import admin_client, describe, ensure_topics
+from shared.kafka import TopicError, admin_client, describe, ensure_topics
 from shared.topics import ALL_TOPICS
 
 app = typer.Typer(no_args_is_help=True)
@@ -25,6 +25,9 @@ def create(
     admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers)
     try:
         reports = ensure_topics(admin, ALL_TOPICS, replication_factor)
+    except TopicError as error:
+        _console.print(f"topics create failed: {error}", markup=False)
+        raise typer.Exit(1) from error
     finally:
         admin.close()
     for report in reports:

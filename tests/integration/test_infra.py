@@ -176,3 +176,14 @@ def test_a_fresh_prefix_holds_every_declared_topic(fresh_prefix, kafka_admin):
     names = set(kafka_admin.list_topics())
 
     assert {fresh_prefix + spec.name for spec in ALL_TOPICS} <= names
+
+
+def test_a_topic_the_broker_cannot_create_raises_with_the_brokers_reason(kafka_admin):
+    from shared.kafka import TopicError, ensure_topics
+    from shared.topics import spec
+
+    prefix = f"p{uuid.uuid4().hex[:12]}-"
+
+    with pytest.raises(TopicError, match=f"cannot create topic {prefix}wallet.events: .*[Rr]eplication factor"):
+        ensure_topics(kafka_admin, [spec("wallet.events")], replication_factor=3, prefix=prefix)
+    assert prefix + "wallet.events" not in kafka_admin.list_topics()
