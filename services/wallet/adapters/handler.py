@@ -6,6 +6,7 @@ event when a player can be named, else a dead letter with the reason in headers;
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import MutableMapping
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ class Output:
 
 
 def handle(table: MutableMapping[bytes, bytes], key: bytes | None, value: bytes | None, timestamp_ms: int,
-           position: tuple[str, int, int]) -> list[Output]:
-    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id."""
+           position: tuple[str, int, int], wall_ms: int | None = None) -> list[Output]:
+    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
+    `wall_ms` (default: the clock) only delays the deletion of expired memory entries; no decision depends on it."""
+    wall_ms = int(time.time() * 1000) if wall_ms is None else wall_ms
     now = broker_time(timestamp_ms)
     try:
         command = decode(value, expect_kind="command")
@@ -56,7 +59,7 @@ def handle(table: MutableMapping[bytes, bytes], key: bytes | None, value: bytes 
     events = decide(state, command, now)
     if earlier is not None and [str(event.id) for event in events] == [earlier.event_id]:
         # A repeat: write the entry and state again so the changelog surely holds them before the offset commits.
-        store.remember(player.player_id, earlier)
+        store.remember(player.player_id, earlier, wall_ms)
         store.save(player, log_head)
         return [Output(False, command.key, earlier.event_bytes, HEADERS)]
     outputs = []
@@ -64,9 +67,9 @@ def handle(table: MutableMapping[bytes, bytes], key: bytes | None, value: bytes 
         event_bytes = encode(event)
         if remembers(event.data):
             player = evolve_player(player, event.data)
-            store.remember(player.player_id, remembered(event, event_bytes, player.seq))
+            store.remember(player.player_id, remembered(event, event_bytes, player.seq), wall_ms)
         outputs.append(Output(False, event.key, event_bytes, HEADERS))
-    log_head = store.prune(player, log_head, timestamp_ms)
+    log_head = store.prune(player, log_head, timestamp_ms, wall_ms)
     store.save(player, log_head)
     return outputs
 

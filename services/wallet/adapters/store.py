@@ -17,6 +17,10 @@ from services.wallet.core.memory import RETENTION_MS
 
 # A limit on everything: at most this many expired entries are deleted per command (two per command keeps up).
 PRUNE_MAX = 4
+# An entry is deleted only when expired by record time AND written this long ago by the wall clock. Record time alone
+# is not enough: catching up a backlog, one second of processing can span hours of record time, and an entry must
+# outlive any chance that its command is processed again (offsets are committed every second; 10 min is ample).
+PRUNE_GRACE_MS = 10 * 60 * 1000
 
 
 def _player_key(player_id: str) -> bytes:
@@ -64,22 +68,22 @@ class WalletStore:
     def memory(self, player_id: str) -> MemoryView:
         return MemoryView(self._table, player_id)
 
-    def remember(self, player_id: str, entry: Remembered) -> None:
+    def remember(self, player_id: str, entry: Remembered, wall_ms: int) -> None:
         self._table[_memory_key(player_id, entry.transaction_id)] = dump_remembered(entry)
-        self._table[_log_key(player_id, entry.seq)] = orjson.dumps([entry.recorded_ms, entry.transaction_id])
+        self._table[_log_key(player_id, entry.seq)] = orjson.dumps([entry.recorded_ms, entry.transaction_id, wall_ms])
 
     def save(self, player: PlayerState, log_head: int) -> None:
         self._table[_player_key(player.player_id)] = dump_player(player, log_head)
 
-    def prune(self, player: PlayerState, log_head: int, now_ms: int) -> int:
+    def prune(self, player: PlayerState, log_head: int, now_ms: int, wall_ms: int) -> int:
         """Delete up to PRUNE_MAX expired entries from the front of the log; returns the new head."""
         for _ in range(PRUNE_MAX):
             if log_head > player.seq:
                 break
             raw = self._table.get(_log_key(player.player_id, log_head))
             if raw is not None:
-                recorded_ms, transaction_id = orjson.loads(raw)
-                if now_ms - recorded_ms <= RETENTION_MS:
+                recorded_ms, transaction_id, written_wall_ms = orjson.loads(raw)
+                if now_ms - recorded_ms <= RETENTION_MS or wall_ms - written_wall_ms <= PRUNE_GRACE_MS:
                     break
                 self._delete(_memory_key(player.player_id, transaction_id))
                 self._delete(_log_key(player.player_id, log_head))

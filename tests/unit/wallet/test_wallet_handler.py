@@ -12,7 +12,7 @@ from shared.events.envelope import epoch_ms
 from shared.events.wallet import Deposit, Withdraw
 
 from services.wallet.adapters.handler import DLQ_FIELD, DLQ_REASON, handle
-from services.wallet.adapters.store import WalletStore
+from services.wallet.adapters.store import PRUNE_GRACE_MS, WalletStore
 from wallet_scenario import PLAYER, T0, Wallet, tx
 
 T0_MS = epoch_ms(T0)
@@ -28,8 +28,8 @@ def deposit(n: int, amount_minor: int) -> Deposit:
     return Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency="EUR")
 
 
-def run(table, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode()):
-    return handle(table, key, value, at_ms, ("wallet.commands", 0, offset))
+def run(table, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode(), wall_ms: int = 0):
+    return handle(table, key, value, at_ms, ("wallet.commands", 0, offset), wall_ms)
 
 
 def test_commands_through_the_handler_give_the_pure_cores_events_and_state():
@@ -65,15 +65,16 @@ def test_a_crash_after_the_memory_write_but_before_the_state_write_is_decided_af
     assert WalletStore(table).load(PLAYER)[0].balances_minor == {"EUR": 150}
 
 
-def test_memory_entries_and_their_log_are_deleted_once_the_window_has_passed():
+def test_memory_entries_and_their_log_are_deleted_once_the_window_and_the_grace_period_have_passed():
     table: dict[bytes, bytes] = {}
     for n in range(1, 4):
-        run(table, record(deposit(n, 1)), offset=n)
+        run(table, record(deposit(n, 1)), offset=n, wall_ms=0)
     later_ms = T0_MS + DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1
-    run(table, record(deposit(9, 1), later_ms), at_ms=later_ms, offset=9)
-    memory_keys = sorted(key for key in table if key.startswith(b"m|"))
-    assert memory_keys == [f"m|{PLAYER}|{tx(9)}".encode()]
-    assert [key for key in table if key.startswith(b"l|")] == [f"l|{PLAYER}|4".encode()]
+    run(table, record(deposit(8, 1), later_ms), at_ms=later_ms, offset=8, wall_ms=PRUNE_GRACE_MS)
+    assert len([key for key in table if key.startswith(b"m|")]) == 4, "within the grace period nothing is deleted"
+    run(table, record(deposit(9, 1), later_ms), at_ms=later_ms, offset=9, wall_ms=PRUNE_GRACE_MS + 1)
+    assert sorted(key for key in table if key.startswith(b"m|")) == sorted(f"m|{PLAYER}|{tx(n)}".encode() for n in (8, 9))
+    assert sorted(key for key in table if key.startswith(b"l|")) == [f"l|{PLAYER}|4".encode(), f"l|{PLAYER}|5".encode()]
 
 
 def test_bytes_that_are_not_json_become_a_dead_letter_with_the_reason_in_headers():
