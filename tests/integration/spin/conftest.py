@@ -29,9 +29,12 @@ class Platform:
     log_dir: Path
     env: dict[str, str]
     services: dict[str, ServiceProcess] = field(default_factory=dict)
+    # Per-service environment kept across restarts (e.g. the spin service's armed test seeds).
+    service_env: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def start(self, name: str, **extra_env: str) -> ServiceProcess:
-        self.services[name] = spawn(name, env={**self.env, **extra_env}, log_dir=self.log_dir)
+        env = {**self.env, **self.service_env.get(name, {}), **extra_env}
+        self.services[name] = spawn(name, env=env, log_dir=self.log_dir)
         return self.services[name]
 
     def topic(self, name: str) -> str:
@@ -69,11 +72,12 @@ def platform_factory(kafka_bootstrap: str, tmp_path_factory) -> Iterator:
         prefix = f"t{uuid.uuid4().hex[:12]}."
         ensure_topics(kafka_bootstrap, prefix=prefix)
         env = {**SERVICE_ENV, "REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
-        platform = Platform(kafka_bootstrap, prefix, tmp_path_factory.mktemp("spin-platform"), env)
+        platform = Platform(kafka_bootstrap, prefix, tmp_path_factory.mktemp("spin-platform"), env,
+                            service_env={"spin": dict(spin_env)})
         made.append(platform)
         for name in ("wallet", "jackpot"):
             platform.start(name)
-        platform.start("spin", **spin_env)
+        platform.start("spin")
         for service in platform.services.values():
             service.wait_ready(120)
         return platform

@@ -1,0 +1,221 @@
+"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at 50 % load.
+
+Starts the three services on fresh uuid-prefixed topics, measures the foundation baselines (bench kafka) in the same
+run, then: (1) a burst of spin requests as fast as the platform settles them, (2) an open-loop load at 50 % of that
+rate for the latency percentiles. Targets: spins/s x m >= 0.35 x the bare consume-decode-encode-produce loop's msg/s;
+p99 <= 5 x raw round-trip p99 x sequential hops.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import typer
+from kafka import KafkaConsumer, TopicPartition
+from rich.console import Console
+from rich.table import Table
+
+from reelstream.bench.kafka import measure_baselines, percentiles_ms
+from reelstream.processes import spawn
+from shared.config import load_settings
+from shared.events import decode, encode, envelope
+from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
+from shared.events.wallet import Deposit
+from shared.kafka import admin_client, producer
+from shared.session import issue_token
+from shared.topic_admin import delete_topics, ensure_topics
+
+# client -> spin -> wallet (debit) -> spin -> wallet (settle) -> spin -> client; a claim adds spin -> jackpot -> spin.
+SEQUENTIAL_HOPS = 6
+
+
+class Answers:
+    """Reads spin.events from its end; remembers when each request's first answer arrived."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        self.reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                                    isolation_level="read_committed")
+        tps = [TopicPartition(topic, p) for p in self.reader.partitions_for_topic(topic)]
+        self.reader.assign(tps)
+        self.reader.seek_to_end(*tps)
+        for tp in tps:
+            self.reader.position(tp)
+        self.at: dict[uuid.UUID, float] = {}
+        self.settled = 0
+        self.codes: dict[str, int] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while not self.stop.is_set():
+            for records in self.reader.poll(timeout_ms=50).values():
+                now = time.perf_counter()
+                for record in records:
+                    data = decode(record.value).data
+                    if isinstance(data, (SpinSettled, SpinRejected)) and data.request_id not in self.at:
+                        self.at[data.request_id] = now
+                        self.settled += isinstance(data, SpinSettled)
+                        if isinstance(data, SpinRejected):
+                            self.codes[data.code] = self.codes.get(data.code, 0) + 1
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.reader.close(autocommit=False)
+
+
+def _requests(players: list[str], tokens: dict[str, str], count: int) -> list[tuple[uuid.UUID, bytes, bytes]]:
+    built = []
+    for index in range(count):
+        player = players[index % len(players)]
+        data = SpinRequested(request_id=uuid.uuid4(), player_id=player, game="rising-joker", stake_minor=100,
+                             currency="EUR", session_token=tokens[player])
+        built.append((data.request_id, player.encode(), encode(envelope(data, source="bench", time=datetime.now(timezone.utc)))))
+    return built
+
+
+def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
+    """The sum of end offsets over every topic under the prefix (changelogs included): messages produced so far."""
+    admin = admin_client(bootstrap, client_id="bench-spins")
+    try:
+        names = [name for name in admin.list_topics() if name.startswith(prefix)]
+    finally:
+        admin.close()
+    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    try:
+        tps = [TopicPartition(name, p) for name in names for p in reader.partitions_for_topic(name) or ()]
+        return sum(reader.end_offsets(tps).values())
+    finally:
+        reader.close()
+
+
+def _wait_answers(answers: Answers, ids: list[uuid.UUID], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while any(rid not in answers.at for rid in ids[-50:]) or len([r for r in ids if r in answers.at]) < len(ids):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+
+
+def _burst(sender, topic: str, answers: Answers, batch: list) -> dict:
+    started = time.perf_counter()
+    for request_id, key, value in batch:
+        sender.send(topic, key=key, value=value)
+    sender.flush()
+    _wait_answers(answers, [rid for rid, _, _ in batch], 300)
+    answered = [answers.at[rid] for rid, _, _ in batch if rid in answers.at]
+    elapsed = max(answered) - started
+    return {"requests": len(batch), "answered": len(answered), "seconds": round(elapsed, 2),
+            "spins_per_s": round(len(answered) / elapsed, 1)}
+
+
+def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> dict:
+    sent_at: dict[uuid.UUID, float] = {}
+    started = time.perf_counter()
+    for index, (request_id, key, value) in enumerate(batch):
+        due = started + index / rate
+        while (now := time.perf_counter()) < due:
+            time.sleep(min(0.002, due - now))
+        sent_at[request_id] = time.perf_counter()
+        sender.send(topic, key=key, value=value)
+    sender.flush()
+    _wait_answers(answers, list(sent_at), 120)
+    took = [answers.at[rid] - sent for rid, sent in sent_at.items() if rid in answers.at]
+    return {"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took)}
+
+
+def _start_platform(bootstrap: str, prefix: str, log_dir: Path) -> list:
+    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_LOG_LEVEL": "WARNING"}
+    services = [spawn(name, env=env, log_dir=log_dir) for name in ("wallet", "jackpot", "spin")]
+    for service in services:
+        service.wait_ready(180)
+    return services
+
+
+def _deposit_all(sender, topic: str, players: list[str], bootstrap: str, prefix: str) -> None:
+    for player in players:
+        data = Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR")
+        sender.send(topic, key=player.encode(), value=encode(envelope(data, source="bench", time=datetime.now(timezone.utc))))
+    sender.flush()
+    time.sleep(3)  # the deposits are processed long before the first spin's debit reaches the wallet (same partitions, in order)
+
+
+def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int) -> dict:
+    settings = load_settings()
+    baselines = measure_baselines(bootstrap, messages=baseline_messages, repeats=1, latency_samples=200)
+    prefix = f"bench{uuid.uuid4().hex[:10]}."
+    ensure_topics(bootstrap, prefix=prefix)
+    services = _start_platform(bootstrap, prefix, Path("bench-results/spins-logs"))
+    sender = producer(bootstrap, client_id="bench-spins", linger_ms=1)
+    answers = Answers(bootstrap, f"{prefix}spin.events")
+    try:
+        players = [f"bench-{n:04d}" for n in range(players_count)]
+        expires_ms = time.time_ns() // 1_000_000 + 3_600_000
+        tokens = {p: issue_token(settings.session_secret, p, expires_ms) for p in players}
+        _deposit_all(sender, f"{prefix}wallet.commands", players, bootstrap, prefix)
+        _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, 200))  # warm-up
+        before = _prefixed_offsets(bootstrap, prefix)
+        burst = _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, spins))
+        burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
+        rate = burst["spins_per_s"] / 2
+        paced = _paced(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, int(rate * latency_seconds)), rate)
+        return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "rejections": answers.codes,
+                "sequential_hops": SEQUENTIAL_HOPS}
+    finally:
+        answers.close()
+        sender.close()
+        for service in services:
+            service.stop()
+        admin = admin_client(bootstrap, client_id="bench-spins")
+        names = [name for name in admin.list_topics() if name.startswith(prefix)]
+        admin.close()
+        delete_topics(bootstrap, names)
+
+
+def verdict(results: dict) -> dict:
+    loop = results["baselines"]["consume_decode_encode_produce"]["msg_per_s"]
+    rtt_p99 = results["baselines"]["aiokafka_round_trip"]["p99_ms"]
+    burst, paced = results["burst"], results["latency_at_half_load"]
+    throughput_ratio = burst["spins_per_s"] * burst["messages_per_spin"] / loop
+    latency_budget_ms = 5 * rtt_p99 * results["sequential_hops"]
+    return {"throughput_ratio": round(throughput_ratio, 3), "throughput_target": 0.35,
+            "throughput_ok": throughput_ratio >= 0.35, "latency_budget_ms": round(latency_budget_ms, 1),
+            "latency_ok": paced["p99_ms"] <= latency_budget_ms}
+
+
+def command(
+    spins: int = typer.Option(3000, min=100, help="Spin requests in the throughput burst."),
+    players: int = typer.Option(300, min=1, help="Distinct Rising Joker players."),
+    latency_seconds: float = typer.Option(20.0, min=2, help="Duration of the 50 % load phase."),
+    baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
+    out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
+    bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+) -> None:
+    """Spins end to end with all services: spins/s, messages per spin, p50/p99 at 50 % load, against baselines."""
+    console = Console(highlight=False, width=None if os.isatty(1) else 120)
+    bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
+    load_before = os.getloadavg()[0]
+    results = run(bootstrap, spins, players, latency_seconds, baseline_messages)
+    results["verdict"] = verdict(results)
+    results["machine"] = {"cpus": os.cpu_count(), "load_1min_before": round(load_before, 2),
+                          "load_1min_after": round(os.getloadavg()[0], 2)}
+    burst, paced, judged = results["burst"], results["latency_at_half_load"], results["verdict"]
+    base = results["baselines"]
+    table = Table("measure", "value")
+    table.add_row("settled spins/s (burst of %d)" % burst["requests"], f"{burst['spins_per_s']:,}")
+    table.add_row("Kafka messages per settled spin (m)", str(burst["messages_per_spin"]))
+    table.add_row("bare consume→decode→encode→produce loop msg/s", f"{base['consume_decode_encode_produce']['msg_per_s']:,}")
+    table.add_row("spins/s × m ÷ loop msg/s (target ≥ 0.35)", f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})")
+    table.add_row(f"latency at {paced['rate_per_s']} spins/s: p50 / p99 ms", f"{paced['p50_ms']} / {paced['p99_ms']}")
+    table.add_row("raw aiokafka round trip p99 ms × hops × 5", f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}")
+    table.add_row("p99 within budget", "ok" if judged["latency_ok"] else "MISSED")
+    console.print(table)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    console.print(f"wrote {out}", markup=False)
