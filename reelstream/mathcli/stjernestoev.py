@@ -444,3 +444,82 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         "## Board", "", "![board graph](board-graph.png)", "",
     ]
     return "\n".join(lines)
+
+
+def random_state(rng: SpinRng) -> dict[str, Any]:
+    """A random valid bonus ring (any mix of contents) to test the engine on states a player can reach."""
+    from services.spin.core.games.stjernestoev.outcome import circle_json
+
+    model = load_model()
+    _, _, _, _, _, _, _, syms, mults, weights, _, _ = model.arrays
+    entries = [circle_json(int(syms[i]), int(mults[i])) for i in (rng.below(len(weights)) for _ in range(5))]
+    pending = any(e is not None for e in entries)
+    return {"bonus_ring": entries, "ring_stake_minor": None if not pending else -1}
+
+
+def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
+    """Engine (ChaCha20 words, trace, decoder, pricing) against the simulator's spin (sim_spin, no trace) on the
+    same (seed, state, stake) inputs: cluster win, wheel segment and ring after must be equal for every input."""
+    from services.spin.core.games.stjernestoev.batch import sim_spin
+    from services.spin.core.games.stjernestoev.engine import ring_from_state
+    from services.spin.core.games.stjernestoev.kernel import STATUS_OK, WORK_SIZE
+
+    engine, model = current_engine(), load_model()
+    mismatches, wins, features = 0, 0, 0
+    for i in range(inputs):
+        spin_seed = hashlib.sha256(f"{seed}:{i}".encode()).digest()
+        stake = STAKES_MINOR[i % len(STAKES_MINOR)]
+        state = random_state(SpinRng(hashlib.sha256(f"{seed}:state:{i}".encode()).digest()))
+        if state["ring_stake_minor"] == -1:
+            state["ring_stake_minor"] = stake
+        result = engine.play(state, stake, SpinRng(spin_seed))
+        words_rng, words = SpinRng(spin_seed), []
+        while True:
+            words.extend(words_rng.next_u64() for _ in range(max(256, len(words))))
+            ring, counters = ring_from_state(state), np.zeros(4, np.int64)
+            status = sim_spin(ring, model.stake_index(stake), model.arrays, np.array(words, np.uint64),
+                              np.zeros(2, np.int64), counters, np.zeros(WORK_SIZE, np.int64))
+            if status == STATUS_OK:
+                break
+        flash = result.outcome["astro_flash"]
+        segment = SEGMENTS.index(flash["wheel_segment"]) if flash else -1
+        same = (result.outcome["totals"]["clusters_hundredths"] == counters[0] and segment == counters[1]
+                and result.state_after == engine_state(ring, stake))
+        mismatches += not same
+        wins += result.win_minor > 0
+        features += segment >= 0
+    return {"inputs": inputs, "mismatches": mismatches, "winning_spins": wins, "features": features,
+            "model_sha256": model.sha256}
+
+
+def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
+    from services.spin.core.games.stjernestoev.engine import state_from_ring
+
+    return state_from_ring(ring, stake_minor)
+
+
+def main(argv: list[str]) -> None:
+    """`python -m reelstream.mathcli.stjernestoev accumulate|agreement ...` (the make targets' entry points)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="reelstream.mathcli.stjernestoev")
+    sub = parser.add_subparsers(dest="command", required=True)
+    acc = sub.add_parser("accumulate", help="append proof batches to simulation-results.jsonl")
+    acc.add_argument("--batches", type=int, default=10)
+    acc.add_argument("--procs", type=int, default=2)
+    agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
+    agr.add_argument("--inputs", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    if args.command == "accumulate":
+        accumulate(batches=args.batches, procs=args.procs)
+    else:
+        started = time.perf_counter()
+        figures = agreement(inputs=args.inputs) | {"seconds": time.perf_counter() - started}
+        (DOCS / "agreement.json").write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+        print(json.dumps(figures, indent=2))
+        if figures["mismatches"]:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -86,7 +86,7 @@ PARAMS_V1 = {
     "circle_empty": 730, "circle_astro": 22, "circle_wild": {"2": 20, "3": 12, "4": 6, "5": 2},
     "circle_symbol": {"2": 18, "3": 9, "4": 3},
     "wheel_total": 30_000_000, "wheel_jackpot_rate": {"supernova": 3, "jackpot": 30},
-    "wheel_base": {"100x": 1_500_000, "60x": 4_500_000, "40x": 9_000_000, "25x": 15_000_000},
+    "wheel_base": {"100x": 941_360, "60x": 4_500_000, "40x": 9_000_000, "25x": 15_558_640},
 }
 
 if __name__ == "__main__":

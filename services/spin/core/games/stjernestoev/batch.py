@@ -37,6 +37,14 @@ def ring_is_empty(ring):
 
 
 @njit(cache=True)
+def sim_spin(ring, stake_index, model, words, cursor, counters, work):
+    """The simulator's spin: the engine's kernel without a trace."""
+    log = np.empty(0, np.int64)
+    log_n = np.zeros(2, np.int64)
+    return play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, work)
+
+
+@njit(cache=True)
 def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_spins):
     """Play `spins` spins. Returns (int stats, [sum X, sum X^2], chunk sums of X) where X is a spin's main-game
     return in hundredths of the stake with the wheel's fixed prize replaced by its exact mean (variance reduction)."""
@@ -48,8 +56,6 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
     words = np.empty(BUFFER_WORDS, np.uint64)
     splitmix64_fill(state, words)
     cursor = np.zeros(2, np.int64)
-    log = np.empty(0, np.int64)
-    log_n = np.zeros(2, np.int64)
     ring = np.zeros((N_CIRCLES, 2), np.int64)
     ring[:, 0] = EMPTY
     before = ring.copy()
@@ -63,7 +69,7 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
                 splitmix64_fill(state, words)
                 cursor[0] = 0
                 cursor[1] = 0
-            if play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, work) == STATUS_OK:
+            if sim_spin(ring, stake_index, model, words, cursor, counters, work) == STATUS_OK:
                 break
             ring[:, :] = before
             stats[16] += 1

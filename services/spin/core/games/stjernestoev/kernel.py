@@ -40,10 +40,14 @@ def draw_below(words, cursor, n):
     """A uniform integer in [0, n): low bits of one word, rejected while >= n (as SpinRng.below)."""
     if n == 1:
         return 0
-    m = 1
-    while m < n:
-        m <<= 1
-    mask = np.uint64(m - 1)
+    m = n - 1  # smear the highest bit down: (1 << bit_length(n - 1)) - 1
+    m |= m >> 1
+    m |= m >> 2
+    m |= m >> 4
+    m |= m >> 8
+    m |= m >> 16
+    m |= m >> 32
+    mask = np.uint64(m)
     limit = np.uint64(n)
     while True:
         index = cursor[0]
