@@ -9,22 +9,26 @@ import sys
 
 from reelstream.processes import ready_line
 from shared.config import load_settings
-from services.projector.adapters.kafka_io import SOURCE_TOPICS
+from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
 
 # Test-only: types this projector refuses (as if it had a bug), to prove a DLQ re-drive after the fix.
 REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
+# Records per fetch, hence at most per transaction (tests use small batches to crash between many of them).
+MAX_RECORDS_ENV = "REELSTREAM_PROJECTOR_MAX_RECORDS"
 
 
 def live_config(environ: dict[str, str] | None = None) -> ProjectorConfig:
     settings = load_settings(environ)
     env = os.environ if environ is None else environ
     refuse = frozenset(filter(None, env.get(REFUSE_TYPES_ENV, "").split(",")))
+    max_records = int(env.get(MAX_RECORDS_ENV, str(FETCH_MAX_RECORDS)))
     return ProjectorConfig(
         bootstrap=settings.kafka_bootstrap_servers,
         database_url=settings.database_url,
         topics=tuple(settings.topic(name) for name in SOURCE_TOPICS),
         refuse_types=refuse,
+        max_records=max_records,
     )
 
 
@@ -43,6 +47,8 @@ async def serve(config: ProjectorConfig) -> Progress:
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    for noisy in ("kafka", "aiokafka"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     progress = asyncio.run(serve(live_config()))
     logging.getLogger("reelstream.projector").info(
         "stopped: %d events (%d new), %d dead letters, %d reconnects",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,7 +31,7 @@ class Deployment:
     def topic(self, name: str) -> str:
         return self.prefix + name
 
-    def publish(self, samples: list[Sample]) -> int:
+    def publish(self, samples) -> int:
         return publish(self.bootstrap, samples, self.topic)
 
 
@@ -46,8 +47,10 @@ async def admin_sql(server_url: str, sql: str) -> None:
         await conn.close()
 
 
-def samples(count_spins: int, *, first: int = 0, tag: str = "s") -> list[Sample]:
-    return sample_events(count_spins, START, tag=tag, first=first)
+@functools.lru_cache(maxsize=16)
+def samples(count_spins: int, *, first: int = 0, tag: str = "s") -> tuple[Sample, ...]:
+    """Sample traffic (cached: building envelopes costs ~1 ms each); ids are deterministic, topics are fresh."""
+    return tuple(sample_events(count_spins, START, tag=tag, first=first))
 
 
 async def fetchval(url: str, sql: str, *args):
@@ -101,3 +104,87 @@ def at_log_end(deployment: Deployment) -> bool:
     ends = asyncio.run(end_offsets(deployment.bootstrap, tuple(deployment.topic(t) for t in SOURCE_TOPICS)))
     stored = asyncio.run(fetchval(deployment.database_url, "SELECT coalesce(sum(next_offset), 0) FROM projection.positions"))
     return stored == sum(ends.values())
+
+
+class OutageProxy:
+    """A TCP relay in front of Postgres that a test can cut (every connection reset, new ones refused) and restore.
+
+    It makes a real outage for one client without stopping the shared cluster other tests are using.
+    """
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        import socket
+        import threading
+
+        self.target = (target_host, target_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._lock = threading.Lock()
+        self._sockets: list = []
+        self._down = False
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, database_url: str) -> str:
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(database_url)
+        credentials = parts.netloc.rsplit("@", 1)[0]
+        return urlunsplit(parts._replace(netloc=f"{credentials}@127.0.0.1:{self.port}"))
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            if self._down:
+                client.close()
+                continue
+            try:
+                server = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.close()
+                except OSError:
+                    pass
+
+    def cut(self) -> None:
+        import socket
+
+        self._down = True
+        with self._lock:
+            doomed, self._sockets = self._sockets, []
+        for sock in doomed:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def restore(self) -> None:
+        self._down = False
+
+    def close(self) -> None:
+        self._closed = True
+        self.cut()
+        self._listener.close()

@@ -15,6 +15,8 @@ from reelstream.processes import spawn
 from services.projector.testing import at_log_end, expected_counts, fetchval, projected_events, samples
 
 pytestmark = pytest.mark.integration
+# Many small transactions, so kills and crash hooks land between batches that are partly projected.
+SMALL_BATCHES = {"REELSTREAM_PROJECTOR_MAX_RECORDS": "200"}
 
 
 def _assert_exactly_once(url: str, published) -> None:
@@ -34,16 +36,17 @@ def _assert_exactly_once(url: str, published) -> None:
 
 
 def test_projects_every_event_once_across_a_sigkill_and_redeliveries(deployment, eventually):
-    first, second = samples(1500), samples(1500, first=1500)
+    published = samples(600)
+    first, second = published[:1500], published[1500:]
     deployment.publish(first)
-    projector = spawn("projector", env=deployment.env, log_dir=deployment.log_dir)
+    projector = spawn("projector", env={**deployment.env, **SMALL_BATCHES}, log_dir=deployment.log_dir)
     try:
         projector.wait_ready(60)
         eventually(lambda: projected_events(deployment.database_url) > 0, 30, 0.02)
         deployment.publish(second)
         assert projector.kill() != 0
-        deployment.publish(first[:2000])  # byte-identical redeliveries, as after a producer's crash
-        projector = spawn("projector", env=deployment.env, log_dir=deployment.log_dir)
+        deployment.publish(first[:1000])  # byte-identical redeliveries, as after a producer's crash
+        projector = spawn("projector", env={**deployment.env, **SMALL_BATCHES}, log_dir=deployment.log_dir)
         projector.wait_ready(60)
         total = expected_counts(first + second)["events"]
         eventually(lambda: projected_events(deployment.database_url) >= total, 60, 0.2)
@@ -53,18 +56,21 @@ def test_projects_every_event_once_across_a_sigkill_and_redeliveries(deployment,
     _assert_exactly_once(deployment.database_url, first + second)
 
 
-@pytest.mark.parametrize("crash_at", ["projector.after_rows:2", "projector.before_commit:2"])
-def test_a_crash_between_the_row_write_and_the_commit_loses_and_duplicates_nothing(deployment, eventually, crash_at):
-    published = samples(800)
+def test_crashes_between_the_row_write_and_the_commit_lose_and_duplicate_nothing(deployment, eventually):
+    published = samples(300)
     deployment.publish(published[: len(published) // 2])
-    crashing = spawn("projector", env={**deployment.env, "REELSTREAM_CRASH_AT": crash_at}, log_dir=deployment.log_dir)
-    crashing.wait_ready(60)
-    deployment.publish(published[len(published) // 2:])
-    assert crashing.wait_exit(60) == 137
+    for crash_at in ("projector.after_rows:2", "projector.before_commit:2"):
+        armed = {**deployment.env, **SMALL_BATCHES, "REELSTREAM_CRASH_AT": crash_at}
+        crashing = spawn("projector", env=armed, log_dir=deployment.log_dir)
+        crashing.wait_ready(60)
+        if crash_at.startswith("projector.after_rows"):
+            deployment.publish(published[len(published) // 2:])
+        assert crashing.wait_exit(60) == 137, crash_at
     projector = spawn("projector", env=deployment.env, log_dir=deployment.log_dir)
     try:
         projector.wait_ready(60)
         eventually(lambda: at_log_end(deployment), 60, 0.2)
     finally:
         projector.stop()
+    assert projector.log_text().count("crash hook") == 2
     _assert_exactly_once(deployment.database_url, published)
