@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 
 from shared.crash import crash_point
-from services.projector.adapters.schema import CONTROL, active_schema, quoted
+from services.projector.adapters.schema import active_schema, quoted
 from services.projector.core.batch import Batch
 from services.projector.core.tables import COLUMNS
 
@@ -48,8 +48,11 @@ class BatchWriter:
         await self.conn.execute(";\n".join(statements))
         self._staged_for = self.schema
 
-    async def write(self, batch: Batch) -> int:
-        """Project the batch; returns how many of its events were new. Raises SchemaSwitched (nothing written)."""
+    async def write(self, batch: Batch, *, move_positions: bool = True) -> int:
+        """Project the batch; returns how many of its events were new. Raises SchemaSwitched (nothing written).
+
+        move_positions=False applies records read out of band (an ops replay) without touching the consumer positions.
+        """
         await self._stage_tables()
         async with self.conn.transaction():
             if self.live:
@@ -58,7 +61,8 @@ class BatchWriter:
                     raise SchemaSwitched(current)
             new_events = await self._rows(batch) if batch.events else 0
             crash_point(f"{self.crash_prefix}.after_rows")
-            await self._positions(batch)
+            if move_positions:
+                await self._positions(batch)
             crash_point(f"{self.crash_prefix}.before_commit")
         crash_point(f"{self.crash_prefix}.after_commit")
         return new_events

@@ -1,0 +1,45 @@
+"""Pure rules of the ops tools: which replay targets are refused, which ranges are read, when a group may be reset."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared.topics import ALL_TOPICS
+
+REPLAY_HEADER = "reelstream-replay-of"
+IDLE_GROUP_STATES = ("Empty", "Dead")
+
+
+def refusal_of_replay_target(target: str, prefix: str) -> str | None:
+    """Why `target` may not receive a replay, or None. Replays never write into live topics (DESIGN.md): any contract
+    or dead-letter topic name is refused, whether bare, under this deployment's prefix or under any other prefix."""
+    for spec in ALL_TOPICS:
+        if target in (spec.name, prefix + spec.name) or target.endswith("." + spec.name):
+            return f"{target!r} is a live topic of the contract ({spec.name}); replay into a new topic"
+    if not target.strip():
+        return "the target topic name is empty"
+    return None
+
+
+@dataclass(frozen=True)
+class PartitionRange:
+    partition: int
+    start: int  # first offset to read
+    end: int  # one past the last offset to read
+
+    @property
+    def size(self) -> int:
+        return max(0, self.end - self.start)
+
+
+def clamp(partition: int, wanted_start: int | None, wanted_end: int | None, first: int, end: int) -> PartitionRange:
+    """A requested [start, end) clamped to what the log holds; None means the log's own bound."""
+    start = first if wanted_start is None else min(max(wanted_start, first), end)
+    stop = end if wanted_end is None else min(max(wanted_end, start), end)
+    return PartitionRange(partition, start, stop)
+
+
+def refusal_of_group_reset(state: str, members: int) -> str | None:
+    """A consumer group is reset only while nobody consumes with it (else its members would overwrite the reset)."""
+    if members > 0 or state not in IDLE_GROUP_STATES:
+        return f"the group is active (state {state}, {members} members): stop its consumers first"
+    return None
