@@ -7,7 +7,7 @@ import orjson
 from pydantic import ValidationError
 
 from shared.events.base import payload_class
-from shared.events.envelope import CONTENT_TYPE, CommandEnvelope, Envelope
+from shared.events.envelope import CONTENT_TYPE, CommandEnvelope, Envelope, parametrized
 from shared.events.errors import DecodeError
 
 HEADERS: list[tuple[str, bytes]] = [("content-type", CONTENT_TYPE.encode())]
@@ -44,7 +44,7 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
         raise DecodeError("type", f"{type_!r} is a {model.KIND}, expected a {expect_kind}", raw)
     envelope_class = CommandEnvelope if model.KIND == "command" else Envelope
     try:
-        return envelope_class[model].model_validate(raw)
+        return parametrized(envelope_class, model).model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "$"
