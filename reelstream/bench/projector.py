@@ -1,0 +1,148 @@
+"""Projector throughput: live rows/s and rebuild events/s as ratios against asyncpg executemany and COPY baselines.
+
+One run, one fresh database and fresh uuid-prefixed topics: the same rows are written three ways — executemany in
+1,000-row batches, COPY in 5,000-row batches (both straight into the projection's tables, no Kafka, no decode, no
+de-duplication), and by the projector itself (Kafka → decode → stage → de-duplicate → fold → positions, one transaction
+per fetch) — then a rebuild folds the same log into a fresh schema.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import asyncpg
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.projector.adapters.publish import publish
+from services.projector.adapters.rebuild import end_offsets, rebuild
+from services.projector.adapters.runner import Projector, ProjectorConfig
+from services.projector.adapters.schema import migrate
+from services.projector.core.batch import Batch
+from services.projector.core.mapping import RecordMeta
+from services.projector.core.samples import sample_events
+from services.projector.core.tables import COLUMNS
+from services.projector.adapters.kafka_io import SOURCE_TOPICS
+from shared.config import load_settings
+from shared.topic_admin import delete_topics, ensure_topics
+from shared.topics import ALL_TOPICS
+
+EXECUTEMANY_BATCH = 1_000
+COPY_BATCH = 5_000
+TARGET_RATIO = 0.5
+
+
+def _rows(samples) -> dict[str, list[tuple]]:
+    batch = Batch()
+    for offset, sample in enumerate(samples):
+        batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, sample.envelope.time))
+    return batch.rows
+
+
+async def _baseline(url: str, schema: str, rows: dict[str, list[tuple]], copy: bool) -> float:
+    """Seconds to write every row into a fresh schema, one transaction per batch."""
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn, schema)
+        started = time.perf_counter()
+        size = COPY_BATCH if copy else EXECUTEMANY_BATCH
+        for table, table_rows in rows.items():
+            columns = COLUMNS[table]
+            names = ", ".join(f'"{column}"' for column in columns)
+            values = ", ".join(f"${index + 1}" for index in range(len(columns)))
+            insert = f'INSERT INTO "{schema}".{table} ({names}) VALUES ({values})'
+            for start in range(0, len(table_rows), size):
+                chunk = table_rows[start:start + size]
+                async with conn.transaction():
+                    if copy:
+                        await conn.copy_records_to_table(table, records=chunk, columns=list(columns), schema_name=schema)
+                    else:
+                        await conn.executemany(insert, chunk)
+        return time.perf_counter() - started
+    finally:
+        await conn.close()
+
+
+async def _live(config: ProjectorConfig, until) -> tuple[float, int, int]:
+    marks: dict[str, float] = {}
+    progress = await Projector(config).run(asyncio.Event(), until=until,
+                                           on_ready=lambda p: marks.setdefault("ready", time.perf_counter()))
+    return time.perf_counter() - marks["ready"], progress.rows, progress.events
+
+
+async def _admin(url: str, sql: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+async def measure(spins: int) -> dict:
+    settings = load_settings()
+    prefix, database = f"bench-pj-{uuid.uuid4().hex[:10]}.", f"bench_{uuid.uuid4().hex}"
+    url = settings.database_url.rsplit("/", 1)[0] + "/" + database
+    ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
+    await _admin(settings.database_url, f'CREATE DATABASE "{database}"')
+    try:
+        samples = sample_events(spins, datetime(2026, 11, 30, tzinfo=timezone.utc), tag="bench")
+        publish(settings.kafka_bootstrap_servers, samples, lambda name: prefix + name)
+        rows = _rows(samples)
+        row_count = sum(len(r) for r in rows.values())
+        executemany_s = await _baseline(url, "proj_base_executemany", rows, copy=False)
+        copy_s = await _baseline(url, "proj_base_copy", rows, copy=True)
+        config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS))
+        ends = await end_offsets(config.bootstrap, config.topics)
+        live_s, live_rows, live_events = await _live(config, ends)
+        started = time.perf_counter()
+        rebuilt = await rebuild(config, datetime.now(timezone.utc))
+        rebuild_s = time.perf_counter() - started
+    finally:
+        await _admin(settings.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
+    base = {"executemany": row_count / executemany_s, "copy": row_count / copy_s}
+    live_rate, rebuild_rate = live_rows / live_s, rebuilt.rows / rebuild_s
+    return {
+        "when": datetime.now(timezone.utc).isoformat(), "machine": platform.platform(), "events": len(samples),
+        "rows": row_count, "rows_per_event": row_count / len(samples),
+        "executemany_rows_per_s": base["executemany"], "copy_rows_per_s": base["copy"],
+        "live_rows_per_s": live_rate, "live_events_per_s": live_events / live_s,
+        "rebuild_events_per_s": rebuilt.events / rebuild_s, "rebuild_rows_per_s": rebuild_rate,
+        "ratios": {
+            "live_vs_executemany": live_rate / base["executemany"], "live_vs_copy": live_rate / base["copy"],
+            "rebuild_vs_executemany": rebuild_rate / base["executemany"], "rebuild_vs_copy": rebuild_rate / base["copy"],
+        },
+        "target_ratio": TARGET_RATIO,
+    }
+
+
+def command(
+    spins: int = typer.Option(2000, help="Sample spins to generate (~5 events and ~19 rows each)."),
+    out: Path = typer.Option(Path("bench-results/projector.json"), help="Where to write the JSON results."),
+) -> None:
+    """Projector: live rows/s and rebuild events/s vs asyncpg executemany (1,000-row batches) and COPY baselines."""
+    result = asyncio.run(measure(spins))
+    table = Table(title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows")
+    for column in ("what", "rows/s", "events/s", "× executemany", "× COPY"):
+        table.add_column(column, justify="right")
+    per_event = result["rows_per_event"]
+    table.add_row("executemany (1,000-row batches)", f"{result['executemany_rows_per_s']:,.0f}",
+                  f"{result['executemany_rows_per_s'] / per_event:,.0f}", "1.00", "")
+    table.add_row("COPY (5,000-row batches)", f"{result['copy_rows_per_s']:,.0f}",
+                  f"{result['copy_rows_per_s'] / per_event:,.0f}", "", "1.00")
+    ratios = result["ratios"]
+    table.add_row("projector live", f"{result['live_rows_per_s']:,.0f}", f"{result['live_events_per_s']:,.0f}",
+                  f"{ratios['live_vs_executemany']:.2f}", f"{ratios['live_vs_copy']:.2f}")
+    table.add_row("projector rebuild", f"{result['rebuild_rows_per_s']:,.0f}", f"{result['rebuild_events_per_s']:,.0f}",
+                  f"{ratios['rebuild_vs_executemany']:.2f}", f"{ratios['rebuild_vs_copy']:.2f}")
+    Console().print(table)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    below = {name: value for name, value in ratios.items() if value < TARGET_RATIO}
+    print(f"target ≥ {TARGET_RATIO}×: {'met' if not below else 'MISSED ' + json.dumps(below)}; results in {out}")
