@@ -2,7 +2,7 @@
 .PHONY: test-spin test-spin-integration spin-faults bench-spins
 
 test-spin: venv ## Spin core unit tests (no Kafka)
-	$(PY) -m pytest -q tests/unit/spin/core tests/unit/spin/test_session_tokens.py
+	$(PY) -m pytest -q tests/unit/spin/core tests/unit/spin/adapters tests/unit/spin/test_session_tokens.py
 
 test-spin-integration: infra-up ## Spins through wallet + jackpot + spin on the real broker (CI-sized fault run)
 	$(WITH_ENV) $(PY) -m pytest -q tests/integration/spin
