@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from services.spin.core.games.stjernestoev import current_engine, engine_for_model
 from services.spin.core.games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
 from services.spin.core.games.stjernestoev.batch import STAT_NAMES, simulate_batch
-from services.spin.core.games.stjernestoev.model import SEGMENTS, STAKES_MINOR, load_model
+from services.spin.core.games.stjernestoev.model import SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
 from services.spin.core.rng import SpinRng
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
@@ -45,7 +46,7 @@ def evaluate(*, stake_minor: int, stops: str | None = None, seed: str | None = N
 
 def batch_seed(model_sha256: str, index: int) -> int:
     """The seed of proof batch `index`: derived from the model hash, so batches never repeat across models."""
-    return int.from_bytes(hashlib.sha256(f"{model_sha256}:{index}".encode()).digest()[:8], "little")
+    return int.from_bytes(hashlib.sha256(f"{model_sha256}:{index}".encode()).digest()[:8], "little") & (2**63 - 1)
 
 
 def run_batch(args: tuple[int, int, int, int]) -> dict[str, Any]:
@@ -54,11 +55,12 @@ def run_batch(args: tuple[int, int, int, int]) -> dict[str, Any]:
     model = load_model()
     fixed_ev = float(fixed_ev_per_feature(model)) * 100
     started = time.perf_counter()
-    stats, sums, chunks = simulate_batch(model.arrays, model.stake_index(stake_minor), spins, seed, fixed_ev,
-                                         chunk_spins)
+    stats, sums, chunks, clusters = simulate_batch(model.arrays, model.stake_index(stake_minor), spins, seed,
+                                                   fixed_ev, chunk_spins)
     return {"model_sha256": model.sha256, "seed": seed, "stake_minor": stake_minor, "spins": spins,
             "stats": dict(zip(STAT_NAMES, (int(v) for v in stats))), "sum_x_hundredths": float(sums[0]),
             "sum_x2_hundredths": float(sums[1]), "chunk_x_hundredths": [float(c) for c in chunks],
+            "paying_clusters_by_size": {s: [int(v) for v in clusters[i * 22 : (i + 1) * 22]] for i, s in enumerate(SYMBOLS)},
             "seconds": time.perf_counter() - started}
 
 
@@ -73,8 +75,10 @@ def run_batches(jobs: list[tuple[int, int, int, int]], procs: int) -> list[dict[
 def summarise(batches: list[dict[str, Any]]) -> dict[str, Any]:
     """Pooled figures of equal-size batches: main-game RTP with a 99 % CI, hit rate, SD, features, max win."""
     spins = sum(b["spins"] for b in batches)
-    total = {name: sum(b["stats"][name] for b in batches) for name in STAT_NAMES}
-    total["max_win_hundredths"] = max(b["stats"]["max_win_hundredths"] for b in batches)
+    total = {name: sum(b["stats"].get(name, 0) for b in batches) for name in STAT_NAMES}
+    for name in ("max_win_hundredths", "max_cluster_multiplier"):
+        total[name] = max(b["stats"].get(name, 0) for b in batches)
+    counted = [b for b in batches if "paying_clusters_by_size" in b]
     ci = batch_ci([b["sum_x_hundredths"] / b["spins"] / 100 for b in batches])
     mean_x = sum(b["sum_x_hundredths"] for b in batches) / spins
     sd = ((sum(b["sum_x2_hundredths"] for b in batches) / spins - mean_x**2) ** 0.5) / 100
@@ -92,7 +96,10 @@ def summarise(batches: list[dict[str, Any]]) -> dict[str, Any]:
         "circles_exploded_per_spin": total["circles_exploded"] / spins,
         "ring_nonempty_share": total["ring_nonempty_spins"] / spins,
         "spins_until_ring_empty_mean": total["ring_wait_sum"] / max(1, total["ring_nonempty_spins"]),
-        "kernel_retries": total["retries"],
+        "kernel_retries": total["retries"], "max_cluster_multiplier": total["max_cluster_multiplier"],
+        "paying_clusters_spins": sum(b["spins"] for b in counted),
+        "paying_clusters_by_size": {s: [sum(b["paying_clusters_by_size"][s][k] for b in counted) for k in range(22)]
+                                    for s in SYMBOLS},
     }
 
 
@@ -169,22 +176,20 @@ def accumulate(*, batches: int, procs: int, path: Path = RESULTS_FILE) -> None:
           f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %)")
 
 
+@njit(cache=True)
+def _reference_steps(count):
+    """The trivial reference: count splitmix64 steps folded together (a spin's cost is quoted as a ratio to it)."""
+    state = np.uint64(1)
+    acc = np.uint64(0)
+    for _ in range(count):
+        state += np.uint64(0x9E3779B97F4A7C15)
+        z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        acc ^= z ^ (z >> np.uint64(31))
+    return acc
+
+
 def _reference_loop(n: int) -> int:
-    """The trivial reference: n splitmix64 steps summed (what a spin costs is quoted as a ratio to this)."""
-    from numba import njit
-
-    @njit(cache=False)
-    def loop(count):
-        state = np.uint64(1)
-        acc = np.uint64(0)
-        for _ in range(count):
-            state += np.uint64(0x9E3779B97F4A7C15)
-            z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            acc ^= z ^ (z >> np.uint64(31))
-        return acc
-
-    loop(10)
-    return int(loop(n))
+    return int(_reference_steps(n))
 
 
 def _timed(job: tuple[str, int]) -> float:
@@ -209,7 +214,7 @@ def _wall(kind: str, n: int, procs: int) -> float:
 def bench(*, quick: bool) -> dict[str, Any]:
     """Simulated spins/s on one core and the 2-process speed-up, beside a trivial reference loop in the same run."""
     spins = 200_000 if quick else 2_000_000
-    ops = 20_000_000 if quick else 200_000_000
+    ops = 100_000_000 if quick else 1_000_000_000
     _timed(("sim", 1000))
     _reference_loop(10)
     sim_1, sim_2 = _wall("sim", spins, 1), _wall("sim", spins, 2)
@@ -321,8 +326,9 @@ def parsheet_figures() -> dict[str, Any]:
     full_board = analytics.full_board_chance(model)
     rare = [{"award": f"{r['tier']} at stake {r['stake_minor']} øre", "one_in": r["one_in"]}
             for r in jackpots if r["one_in"] > 1e8]
-    rare += [{"award": f"21 {symbol} on the initial board (160x for BAR before multipliers)", "one_in": 1 / p}
-             for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
+    rare += [{"award": f"21 {symbol} on the initial board ({figures_factor(model, symbol, 21)} × stake before "
+                       "multipliers)", "one_in": 1 / p} for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
+    rare += _rare_clusters(sim)
     return {
         "game": "stjernestoev", "model_version": model.version, "model_sha256": model.sha256,
         "target_rtp_main": TARGET_RTP_MAIN, "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
@@ -335,6 +341,25 @@ def parsheet_figures() -> dict[str, Any]:
         "spins_until_ring_empty_upper_bound": analytics.ring_empty_upper_bound(model),
         "full_board_chance": full_board, "awards_rarer_than_1e8": rare,
     }
+
+
+def figures_factor(model, symbol: str, size: int) -> str:
+    return model.data["paytable_x_stake_by_size_5_to_21"][symbol][size - 5]
+
+
+def _rare_clusters(sim: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Cluster awards seen less often than 1 in 1e8 spins, or never, in the simulated spins that counted them."""
+    if not sim or not sim["paying_clusters_spins"]:
+        return []
+    spins, rare = sim["paying_clusters_spins"], []
+    for symbol, counts in sim["paying_clusters_by_size"].items():
+        unseen = [size for size in range(5, 22) if counts[size] == 0]
+        rare += [{"award": f"{size} {symbol} cluster (simulated)", "one_in": spins / counts[size]}
+                 for size in range(5, 22) if counts[size] and spins / counts[size] > 1e8]
+        if unseen:
+            rare.append({"award": f"{symbol} clusters of {unseen[0]}–21 (never seen in {spins:,} spins; 95 % upper "
+                                  "bound on the chance 3/spins)", "one_in": spins / 3})
+    return rare
 
 
 def parsheet(out_dir: Path) -> None:
@@ -417,6 +442,20 @@ def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
+    sim = figures["simulation"]
+    if not sim or not sim["paying_clusters_spins"]:
+        return ["(no simulated batches with cluster counts yet)"]
+    spins = sim["paying_clusters_spins"]
+    lines = [f"Counted over {spins:,} spins (every paying cluster of every cascade step); largest multiplier seen on "
+             f"one cluster: {sim['max_cluster_multiplier']}×.", "", "| size | " + " | ".join(SYMBOLS) + " |",
+             "|---" * (len(SYMBOLS) + 1) + "|"]
+    for size in range(5, 22):
+        cells = [f"{spins / c[size]:,.0f}" if (c := sim["paying_clusters_by_size"][s])[size] else "—" for s in SYMBOLS]
+        lines.append(f"| {size} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def parsheet_markdown(figures: dict[str, Any]) -> str:
     rare = "\n".join(f"| {r['award']} | 1 in {r['one_in']:.3e} |" for r in figures["awards_rarer_than_1e8"])
     lines = [
@@ -441,6 +480,7 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         "| award | odds per spin |", "|---|---|", rare, "",
         "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
         "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
+        "## Paying clusters by size (simulated, 1 in N spins; — = not seen)", "", *_cluster_markdown(figures), "",
         "## Board", "", "![board graph](board-graph.png)", "",
     ]
     return "\n".join(lines)
@@ -462,7 +502,7 @@ def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
     same (seed, state, stake) inputs: cluster win, wheel segment and ring after must be equal for every input."""
     from services.spin.core.games.stjernestoev.batch import sim_spin
     from services.spin.core.games.stjernestoev.engine import ring_from_state
-    from services.spin.core.games.stjernestoev.kernel import STATUS_OK, WORK_SIZE
+    from services.spin.core.games.stjernestoev.kernel import COUNTERS_SIZE, STATUS_OK, WORK_SIZE
 
     engine, model = current_engine(), load_model()
     mismatches, wins, features = 0, 0, 0
@@ -476,7 +516,7 @@ def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
         words_rng, words = SpinRng(spin_seed), []
         while True:
             words.extend(words_rng.next_u64() for _ in range(max(256, len(words))))
-            ring, counters = ring_from_state(state), np.zeros(4, np.int64)
+            ring, counters = ring_from_state(state), np.zeros(COUNTERS_SIZE, np.int64)
             status = sim_spin(ring, model.stake_index(stake), model.arrays, np.array(words, np.uint64),
                               np.zeros(2, np.int64), counters, np.zeros(WORK_SIZE, np.int64))
             if status == STATUS_OK:

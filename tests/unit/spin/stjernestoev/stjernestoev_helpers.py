@@ -61,7 +61,8 @@ def pay_once(board: np.ndarray, ring: np.ndarray) -> Step:
     log_n = np.zeros(2, np.int64)
     work = np.zeros(kernel.WORK_SIZE, np.int64)
     scratch, _, _, stack, seen = kernel.split_work(work)
-    win, removed = kernel.pay_step(board.copy(), ring, ADJ, TOUCH, PAY, log, log_n, scratch, np.zeros(4, np.int64),
+    win, removed = kernel.pay_step(board.copy(), ring, ADJ, TOUCH, PAY, log, log_n, scratch,
+                                   np.zeros(kernel.COUNTERS_SIZE, np.int64),
                                    seen, stack)
     clusters, at = [], 0
     while at < log_n[0] and log[at] == kernel.LOG_CLUSTER:

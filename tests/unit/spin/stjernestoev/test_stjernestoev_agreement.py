@@ -12,7 +12,7 @@ from numba import njit
 
 from reelstream.mathcli.stjernestoev import agreement
 from services.spin.core.games.stjernestoev.batch import sim_spin, splitmix64_fill
-from services.spin.core.games.stjernestoev.kernel import EMPTY, WORK_SIZE, play_kernel
+from services.spin.core.games.stjernestoev.kernel import COUNTERS_SIZE, EMPTY, WORK_SIZE, play_kernel
 from stjernestoev_helpers import CIRCLE_MULT, CIRCLE_SYM, MODEL
 
 
@@ -39,7 +39,7 @@ def _traced_vs_untraced(model, inputs, seed, circle_sym, circle_mult):
             ring[place, 0] = circle_sym[entry]
             ring[place, 1] = circle_mult[entry]
         traced, untraced = ring.copy(), ring.copy()
-        c1, c2 = np.zeros(4, np.int64), np.zeros(4, np.int64)
+        c1, c2 = np.zeros(COUNTERS_SIZE, np.int64), np.zeros(COUNTERS_SIZE, np.int64)
         k1, k2 = np.zeros(2, np.int64), np.zeros(2, np.int64)
         s1 = play_kernel(traced, i % 17, model, words, k1, log, np.zeros(2, np.int64), c1, work)
         s2 = sim_spin(untraced, i % 17, model, words, k2, c2, work)

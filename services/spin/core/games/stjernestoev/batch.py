@@ -7,14 +7,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from services.spin.core.games.stjernestoev.kernel import EMPTY, N_CIRCLES, STATUS_OK, WORK_SIZE, play_kernel
+from services.spin.core.games.stjernestoev.kernel import (COUNTER_HIST_AT, COUNTERS_SIZE, EMPTY, N_CIRCLES, STATUS_OK,
+                                                         WORK_SIZE, play_kernel)
 
 BUFFER_WORDS = 1 << 14
 REFILL_BELOW_WORDS = 1 << 12
 # stats layout (int64): see STAT_NAMES; float sums are returned separately.
 STAT_NAMES = ("spins", "cluster_hundredths", "wheel_fixed_hundredths", "hits", "features", "seg_supernova",
               "seg_jackpot", "seg_100x", "seg_60x", "seg_40x", "seg_25x", "max_win_hundredths", "winning_steps",
-              "circles_exploded", "ring_nonempty_spins", "ring_wait_sum", "retries", "max_multiplier_win_spins")
+              "circles_exploded", "ring_nonempty_spins", "ring_wait_sum", "retries", "max_cluster_multiplier")
 
 
 @njit(cache=True)
@@ -46,7 +47,8 @@ def sim_spin(ring, stake_index, model, words, cursor, counters, work):
 
 @njit(cache=True)
 def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_spins):
-    """Play `spins` spins. Returns (int stats, [sum X, sum X^2], chunk sums of X) where X is a spin's main-game
+    """Play `spins` spins. Returns (int stats, [sum X, sum X^2], chunk sums of X, paying clusters by symbol x size
+    flattened 7 x 22) where X is a spin's main-game
     return in hundredths of the stake with the wheel's fixed prize replaced by its exact mean (variance reduction)."""
     stats = np.zeros(len(STAT_NAMES), np.int64)
     sums = np.zeros(2, np.float64)
@@ -59,7 +61,7 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
     ring = np.zeros((N_CIRCLES, 2), np.int64)
     ring[:, 0] = EMPTY
     before = ring.copy()
-    counters = np.zeros(4, np.int64)
+    counters = np.zeros(COUNTERS_SIZE, np.int64)
     work = np.zeros(WORK_SIZE, np.int64)
     run = 0
     for spin in range(spins):
@@ -90,6 +92,8 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
             stats[11] = cluster + wheel
         stats[12] += counters[2]
         stats[13] += counters[3]
+        if counters[4] > stats[17]:
+            stats[17] = counters[4]
         if ring_is_empty(ring):
             stats[15] += run * (run + 1) // 2
             run = 0
@@ -101,4 +105,4 @@ def simulate_batch(model, stake_index, spins, seed, fixed_ev_hundredths, chunk_s
         chunks[spin // chunk_spins] += x
     stats[15] += run * (run + 1) // 2
     stats[0] = spins
-    return stats, sums, chunks
+    return stats, sums, chunks, counters[COUNTER_HIST_AT:].copy()

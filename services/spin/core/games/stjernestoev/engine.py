@@ -67,12 +67,12 @@ class StjernestoevEngine:
             cursor = np.zeros(2, np.int64)
             log = np.zeros(log_size, np.int64)
             log_n = np.zeros(2, np.int64)
-            counters = np.zeros(4, np.int64)
+            counters = np.zeros(kernel.COUNTERS_SIZE, np.int64)
             status = kernel.play_kernel(after, self.model.stake_index(stake_minor), self.model.arrays,
                                         np.array(words, np.uint64), cursor, log, log_n, counters,
                                         np.zeros(kernel.WORK_SIZE, np.int64))
             if status == kernel.STATUS_OK:
-                return after, log[: log_n[0]], [int(c) for c in counters], int(cursor[0])
+                return after, log[: log_n[0]], [int(c) for c in counters[:kernel.COUNTER_HIST_AT]], int(cursor[0])
             if status == kernel.STATUS_WORDS_EXHAUSTED:
                 invariant(len(words) < MAX_WORDS, "a spin stays within the word limit")
                 words.extend(rng.next_u64() for _ in range(len(words)))

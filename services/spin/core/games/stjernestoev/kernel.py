@@ -30,6 +30,11 @@ LOG_RECORD_MAX = 1 + 2 * N_CIRCLES + 2 + N_POS
 # The caller's int64 workspace: trace scratch, board, survivors, search stack, seen flags (no allocation per spin).
 WORK_SIZE = LOG_RECORD_MAX + 4 * N_POS
 
+# counters: [cluster win, wheel segment, paying steps, circles exploded, largest cluster multiplier], then a
+# histogram of paying clusters by (symbol, size) that the simulator accumulates across spins (never reset here).
+COUNTER_HIST_AT = 5
+COUNTERS_SIZE = COUNTER_HIST_AT + N_SYMBOLS * (N_POS + 1)
+
 STATUS_OK = 0
 STATUS_WORDS_EXHAUSTED = 1
 STATUS_LOG_FULL = 2
@@ -222,6 +227,9 @@ def pay_step(board, ring, adj, touch, pay, log, log_n, scratch, counters, seen, 
         matching, multiplier = cluster_multiplier(symbol, circles_reached(mask, touch), ring)
         factor = pay[symbol, size]
         win += factor * multiplier
+        counters[COUNTER_HIST_AT + symbol * (N_POS + 1) + size] += 1
+        if multiplier > counters[4]:
+            counters[4] = multiplier
         removed |= mask
         exploded |= matching
         scratch[0] = LOG_CLUSTER
@@ -307,7 +315,7 @@ def split_work(work):
 @njit(cache=True)
 def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, work):
     """One paid spin. `ring` (5 x 2: symbol, multiplier) is updated in place to the state after the spin;
-    counters = [cluster win in hundredths, wheel segment or -1, winning steps, circles exploded].
+    counters: see COUNTERS_SIZE (cluster win in hundredths, wheel segment or -1, ...).
     Returns a STATUS_* code; on anything but OK the caller retries with more words or a larger log."""
     adj, touch, ring_of, ring_start, board_w, refill_w, replace_w, circle_sym, circle_mult, circle_w, pay, wheel_w = model
     scratch, board, _, _, _ = split_work(work)
@@ -315,6 +323,7 @@ def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, w
     counters[1] = -1
     counters[2] = 0
     counters[3] = 0
+    counters[4] = 1
     shift_ring(ring, circle_sym, circle_mult, circle_w, words, cursor, log, log_n, scratch)
     draw_board(board, ring_of, board_w, words, cursor)
     log_board(log, log_n, LOG_BOARD, board, scratch)
