@@ -7,9 +7,8 @@ test-spin: venv ## Spin core unit tests (no Kafka)
 test-spin-integration: infra-up ## Spins through wallet + jackpot + spin on the real broker (CI-sized fault run)
 	$(WITH_ENV) $(PY) -m pytest -q tests/integration/spin
 
-spin-faults: infra-up ## The full fault run: 2,000+ spins, every crash hook, SIGKILL of spin and wallet; writes bench-results/spin-faults.json
-	mkdir -p bench-results
-	$(WITH_ENV) REELSTREAM_SPIN_FAULT_SPINS=2000 REELSTREAM_SPIN_FAULT_RESULT=bench-results/spin-faults.json \
+spin-faults: infra-up ## The full fault run: 2,000+ spins, every crash hook, SIGKILL of spin and wallet; writes docs/spin-faults.json (committed)
+	$(WITH_ENV) REELSTREAM_SPIN_FAULT_SPINS=2000 REELSTREAM_SPIN_FAULT_RESULT=docs/spin-faults.json \
 		$(PY) -m pytest -q tests/integration/spin/test_spin_faults.py
 
 bench-spins: topics ## Settled spins/s, messages per spin, p50/p99 at 50 % load vs the Kafka baselines (bench-results/spins.json)
