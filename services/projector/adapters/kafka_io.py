@@ -18,6 +18,7 @@ from services.projector.core.mapping import RecordMeta
 SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
 FETCH_MAX_RECORDS = 5_000
 CONSUMER_NAME = "projector"
+YIELD_EVERY = 128
 
 
 def consumer(bootstrap: str) -> AIOKafkaConsumer:
@@ -79,7 +80,9 @@ async def fold_records(
 ) -> None:
     """Decode records into the batch; send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
     pending = []
-    for record in records:
+    for index, record in enumerate(records):
+        if index % YIELD_EVERY == YIELD_EVERY - 1:
+            await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
         meta = meta_of(record)
         try:
             env = decode(record.value, expect_kind="event")

@@ -107,16 +107,28 @@ class Projector:
             await self._resume_or_reconnect(kafka, partitions)
             if on_ready:
                 await _call(on_ready, self.progress)
+            # Pipelined: batch N+1 is decoded while batch N's transaction runs in Postgres (another core); the writes
+            # themselves stay strictly one after another on one connection, each with its positions.
+            pending: asyncio.Task | None = None
             while not stop.is_set() and not (until is not None and reached(self.progress.positions, until)):
                 fetched = await kafka.getmany(timeout_ms=200, max_records=self.config.max_records)
                 records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
+                batch = Batch()
+                if records:
+                    await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types)
+                resumed = False
+                if pending is not None:
+                    resumed = not await self._finish(pending, kafka, partitions, on_batch)
+                    pending = None
                 if not records:
                     if until is not None:
                         await self._skip_gaps(kafka, until)
                     continue
-                await self._project(records, kafka, dlq, partitions)
-                if on_batch:
-                    await _call(on_batch, self.progress)
+                if resumed:
+                    continue  # the consumer was re-positioned from Postgres: this batch is re-read from there
+                pending = asyncio.create_task(self._write(batch))
+            if pending is not None:
+                await self._finish(pending, kafka, partitions, on_batch)
         finally:
             await self._close_pg()
             await kafka.stop()
@@ -131,17 +143,19 @@ class Projector:
                 if await kafka.position(TopicPartition(topic, partition)) >= end:
                     self.progress.positions[(topic, partition)] = end
 
-    async def _project(self, records: list, kafka, dlq, partitions: list[TopicPartition]) -> None:
-        batch = Batch()
-        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types)
+    async def _write(self, batch: Batch) -> tuple[Batch, int]:
+        return batch, await self._writer.write(batch)
+
+    async def _finish(self, pending: asyncio.Task, kafka, partitions: list[TopicPartition], on_batch: Hook | None) -> bool:
+        """Wait for a batch's transaction; False when it did not commit and the consumer was re-positioned."""
         try:
-            new_events = await self._writer.write(batch)
+            batch, new_events = await pending
         except SchemaSwitched as switched:
             log.info("live schema switched to %s; resuming from its positions", switched)
             self.schema = str(switched)
             self._writer = BatchWriter(self._conn, self.schema, live=True, crash_prefix=self.config.crash_prefix)
             await self._resume_or_reconnect(kafka, partitions)
-            return
+            return False
         except PG_DOWN as error:
             # The commit may or may not have happened: the positions in Postgres say which, so re-read them.
             log.warning("postgres lost mid-batch (%s): reconnecting and resuming from stored positions", error)
@@ -149,12 +163,15 @@ class Projector:
             await self._close_pg()
             await self._open_pg()
             await self._resume_or_reconnect(kafka, partitions)
-            return
+            return False
         self.progress.positions.update(batch.positions)
         self.progress.events += batch.events
         self.progress.new_events += new_events
         self.progress.rows += batch.row_count
         self.progress.dead_letters += batch.dead_letters
+        if on_batch:
+            await _call(on_batch, self.progress)
+        return True
 
     async def _resume_or_reconnect(self, kafka, partitions: list[TopicPartition]) -> None:
         while True:

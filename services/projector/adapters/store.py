@@ -1,5 +1,9 @@
-"""Write one batch into a physical schema with asyncpg: COPY into temp stage tables, insert only events whose id is
-new, fold balances and pool levels, and move the consumer positions — all in ONE transaction."""
+"""Write one batch into a physical schema with asyncpg — rows, folds and consumer positions in ONE transaction.
+
+Fast path: COPY the events straight into `events` inside a savepoint; a unique violation (a redelivered event id)
+rolls back to the savepoint and takes the slow path: COPY into a temp stage, INSERT ... ON CONFLICT DO NOTHING
+RETURNING the ids that are new. Either way only rows of new events are COPied into the other tables and folded.
+"""
 from __future__ import annotations
 
 import asyncpg
@@ -7,17 +11,15 @@ import asyncpg
 from shared.crash import crash_point
 from services.projector.adapters.schema import active_schema, quoted
 from services.projector.core.batch import Batch
+from services.projector.core.folds import balance_deltas, latest_levels
 from services.projector.core.tables import COLUMNS
 
 Positions = dict[tuple[str, int], int]
+_EVENT_COLUMNS = list(COLUMNS["events"])
 
 
 class SchemaSwitched(Exception):
     """The live schema changed under a writer (a rebuild was switched in): reload positions from the new schema."""
-
-
-def _cols(table: str, prefix: str = "") -> str:
-    return ", ".join(f'{prefix}"{column}"' for column in COLUMNS[table])
 
 
 async def load_positions(conn: asyncpg.Connection, schema: str) -> Positions:
@@ -26,34 +28,20 @@ async def load_positions(conn: asyncpg.Connection, schema: str) -> Positions:
 
 
 class BatchWriter:
-    """Owns the temp stage tables of one connection; they are rebuilt when the target schema changes."""
+    """Writes batches into one physical schema over one connection (live=True: checks it is still the live one)."""
 
     def __init__(self, conn: asyncpg.Connection, schema: str, *, live: bool, crash_prefix: str = "projector") -> None:
         self.conn = conn
         self.schema = schema
         self.live = live
         self.crash_prefix = crash_prefix
-        self._staged_for: str | None = None
-
-    async def _stage_tables(self) -> None:
-        if self._staged_for == self.schema:
-            return
-        statements = ["DROP TABLE IF EXISTS pg_temp._new_ids",
-                      "CREATE TEMP TABLE _new_ids (event_id uuid PRIMARY KEY) ON COMMIT DELETE ROWS"]
-        for table in COLUMNS:
-            statements.append(f"DROP TABLE IF EXISTS pg_temp._st_{table}")
-            statements.append(
-                f"CREATE TEMP TABLE _st_{table} (LIKE {quoted(self.schema)}.{table}) ON COMMIT DELETE ROWS"
-            )
-        await self.conn.execute(";\n".join(statements))
-        self._staged_for = self.schema
+        self.slow_batches = 0
 
     async def write(self, batch: Batch, *, move_positions: bool = True) -> int:
         """Project the batch; returns how many of its events were new. Raises SchemaSwitched (nothing written).
 
         move_positions=False applies records read out of band (an ops replay) without touching the consumer positions.
         """
-        await self._stage_tables()
         async with self.conn.transaction():
             if self.live:
                 current = await active_schema(self.conn, lock="FOR SHARE")
@@ -68,28 +56,49 @@ class BatchWriter:
         return new_events
 
     async def _rows(self, batch: Batch) -> int:
-        s = quoted(self.schema)
-        for table in batch.tables():
-            await self.conn.copy_records_to_table(f"_st_{table}", records=batch.rows[table], columns=list(COLUMNS[table]))
-        status = await self.conn.execute(
-            f"WITH ins AS (INSERT INTO {s}.events ({_cols('events')}) SELECT {_cols('events')} FROM _st_events "
-            f"ON CONFLICT (event_id) DO NOTHING RETURNING event_id) INSERT INTO _new_ids SELECT event_id FROM ins"
-        )
-        new_events = int(status.rsplit(" ", 1)[1])
-        if new_events == 0:
-            return 0
+        events = batch.rows["events"]
+        try:
+            async with self.conn.transaction():  # a savepoint
+                await self.conn.copy_records_to_table("events", records=events, columns=_EVENT_COLUMNS,
+                                                      schema_name=self.schema)
+            new_ids = None
+        except asyncpg.UniqueViolationError:
+            new_ids = await self._insert_new_events(events)
+            self.slow_batches += 1
         for table in batch.tables():
             if table == "events":
                 continue
-            await self.conn.execute(
-                f"INSERT INTO {s}.{table} ({_cols(table)}) SELECT {_cols(table, 'st.')} FROM _st_{table} st "
-                f"JOIN _new_ids USING (event_id) ON CONFLICT DO NOTHING"
-            )
-        if batch.rows.get("ledger_postings"):
-            await self.conn.execute(_FOLD_BALANCES.format(s=s))
-        if batch.rows.get("pool_movements"):
-            await self.conn.execute(_FOLD_POOLS.format(s=s))
-        return new_events
+            rows = batch.rows[table] if new_ids is None else [r for r in batch.rows[table] if r[0] in new_ids]
+            if rows:
+                await self.conn.copy_records_to_table(table, records=rows, columns=list(COLUMNS[table]),
+                                                      schema_name=self.schema)
+        await self._fold(batch, new_ids)
+        return len(events) if new_ids is None else len(new_ids)
+
+    async def _insert_new_events(self, events: list[tuple]) -> set:
+        columns = ", ".join(f'"{c}"' for c in _EVENT_COLUMNS)
+        # Rare (redeliveries after a crash), so the stage is made afresh, shaped like this schema's events table.
+        await self.conn.execute(
+            "DROP TABLE IF EXISTS pg_temp._stage_events; "
+            f"CREATE TEMP TABLE _stage_events (LIKE {quoted(self.schema)}.events) ON COMMIT DROP"
+        )
+        await self.conn.copy_records_to_table("_stage_events", records=events, columns=_EVENT_COLUMNS)
+        rows = await self.conn.fetch(
+            f"INSERT INTO {quoted(self.schema)}.events ({columns}) SELECT {columns} FROM _stage_events "
+            "ON CONFLICT (event_id) DO NOTHING RETURNING event_id"
+        )
+        return {row["event_id"] for row in rows}
+
+    async def _fold(self, batch: Batch, new_ids: set | None) -> None:
+        keep = (lambda rows: rows) if new_ids is None else (lambda rows: [r for r in rows if r[0] in new_ids])
+        s = quoted(self.schema)
+        deltas = balance_deltas(keep(batch.rows.get("ledger_postings", [])))
+        if deltas:
+            await self.conn.execute(_FOLD_BALANCES.format(s=s), *map(list, zip(*deltas)))
+        movements = keep(batch.rows.get("pool_movements", []))
+        if movements:
+            position_of = {row[0]: (row[6], row[7]) for row in batch.rows["events"]}
+            await self.conn.execute(_FOLD_POOLS.format(s=s), *map(list, zip(*latest_levels(movements, position_of))))
 
     async def _positions(self, batch: Batch) -> None:
         if not batch.positions:
@@ -106,22 +115,17 @@ class BatchWriter:
 # Only postings of events new to this schema are added, so a redelivered event never counts twice.
 _FOLD_BALANCES = """
 INSERT INTO {s}.account_balances AS b (account, currency, balance_micro, postings, updated_at)
-SELECT p.account, p.currency, sum(p.amount_micro), count(*), max(p.recorded_at)
-FROM _st_ledger_postings p JOIN _new_ids USING (event_id)
-GROUP BY p.account, p.currency
+SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::bigint[], $5::timestamptz[])
 ON CONFLICT (account, currency) DO UPDATE SET
     balance_micro = b.balance_micro + EXCLUDED.balance_micro,
     postings = b.postings + EXCLUDED.postings,
     updated_at = GREATEST(b.updated_at, EXCLUDED.updated_at)
 """
 
-# A pool's level is the closing of its latest movement (by recorded_at, then log position); events of one network
-# share one partition, so this is the log order.
+# A pool's level is the closing of its latest movement by recorded_at (events of one network share one partition).
 _FOLD_POOLS = """
 INSERT INTO {s}.pools AS p (pool_id, network_id, currency, level_micro, recorded_at, last_event_id)
-SELECT DISTINCT ON (m.pool_id) m.pool_id, m.network_id, m.currency, m.closing_micro, m.recorded_at, m.event_id
-FROM _st_pool_movements m JOIN _new_ids USING (event_id) JOIN _st_events e USING (event_id)
-ORDER BY m.pool_id, m.recorded_at DESC, e.partition DESC, e."offset" DESC, m.seq DESC
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::uuid[])
 ON CONFLICT (pool_id) DO UPDATE SET
     network_id = EXCLUDED.network_id, currency = EXCLUDED.currency, level_micro = EXCLUDED.level_micro,
     recorded_at = EXCLUDED.recorded_at, last_event_id = EXCLUDED.last_event_id

@@ -62,7 +62,7 @@ def _journal(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
 
 
 def _posted(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
-    get = lambda name: getattr(d, name, None)  # noqa: E731 - the optional columns of the five posting events
+    get = d.__dict__.get  # the optional columns of the five posting events (a missing pydantic attribute is slow)
     transaction = (
         env.id, env.type, d.transaction_id, d.player_id, d.currency, get("amount_minor"), get("win_minor"),
         get("house_win_minor"), get("jackpot_win_minor"), get("breakage_micro"), get("contribution_micro"),
