@@ -11,7 +11,7 @@ WITH_ENV := set -a; [ -f $(ENVFILE) ] && . ./$(ENVFILE); set +a;
 .PHONY: help venv infra-up infra-down infra-status topics test test-unit test-integration run platform-up platform-down bench-kafka contract
 
 help:
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
