@@ -89,7 +89,7 @@ def _player_control(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str,
 
 def _movement(env: Envelope[Any], seq: int, kind: str, d: Any, m: jp.PoolMovement, bt: datetime) -> tuple[str, Row]:
     return ("pool_movements", (
-        env.id, seq, kind, m.pool_id, d.network_id, d.currency, m.opening_micro, m.contributions_micro,
+        env.id, seq, kind, m.pool_id, d.network_id, getattr(d, "currency", None), m.opening_micro, m.contributions_micro,
         m.seeds_micro, m.paid_micro, m.closing_micro, d.recorded_at, bt,
     ))
 
@@ -131,6 +131,13 @@ def _claim_rejected(env: Envelope[Any], d: jp.ClaimRejected, bt: datetime) -> li
     ))]
 
 
+def _pool_admin(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
+    movements = (d.movement,) if hasattr(d, "movement") else getattr(d, "movements", ())
+    kind = "opened" if env.type == jp.PoolOpened.TYPE else "status-changed"
+    rows = [_movement(env, seq, kind, d, m, bt) for seq, m in enumerate(movements)]
+    return rows + [("pool_admin", (env.id, env.type, d.pool_id, d.network_id, _data_json(d), d.recorded_at, bt))]
+
+
 def _meter(env: Envelope[Any], d: jp.JackpotMeter, bt: datetime) -> list[tuple[str, Row]]:
     return [("meters", (env.id, d.pool_id, d.network_id, d.currency, d.level_minor, d.as_of, bt))]
 
@@ -154,6 +161,10 @@ _BY_TYPE: dict[str, _Mapper] = {
     jp.PoolReseeded.TYPE: _reseeded,
     jp.ClaimRejected.TYPE: _claim_rejected,
     jp.JackpotMeter.TYPE: _meter,
+    jp.PoolOpened.TYPE: _pool_admin,
+    jp.PoolStatusChanged.TYPE: _pool_admin,
+    jp.PoolCommandRejected.TYPE: _pool_admin,
+    spin.SpinAccepted.TYPE: _journal,
 }
 
 

@@ -50,6 +50,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "broker_time",
     ),
     "meters": ("event_id", "pool_id", "network_id", "currency", "level_minor", "as_of", "broker_time"),
+    "pool_admin": ("event_id", "type", "pool_id", "network_id", "data", "recorded_at", "broker_time"),
 }
 
 # Folded tables, maintained in SQL from the staged rows above (see adapters/store.py).
