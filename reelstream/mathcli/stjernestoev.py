@@ -340,6 +340,7 @@ def parsheet_figures() -> dict[str, Any]:
         "bonus_circle_content_chances": analytics.circle_content_chances(model),
         "spins_until_ring_empty_upper_bound": analytics.ring_empty_upper_bound(model),
         "full_board_chance": full_board, "awards_rarer_than_1e8": rare,
+        "cluster_awards_not_seen": _unseen_clusters(sim),
     }
 
 
@@ -353,13 +354,17 @@ def _rare_clusters(sim: dict[str, Any] | None) -> list[dict[str, Any]]:
         return []
     spins, rare = sim["paying_clusters_spins"], []
     for symbol, counts in sim["paying_clusters_by_size"].items():
-        unseen = [size for size in range(5, 22) if counts[size] == 0]
-        rare += [{"award": f"{size} {symbol} cluster (simulated)", "one_in": spins / counts[size]}
+        rare += [{"award": f"{size} {symbol} cluster (simulated, {counts[size]} seen)", "one_in": spins / counts[size]}
                  for size in range(5, 22) if counts[size] and spins / counts[size] > 1e8]
-        if unseen:
-            rare.append({"award": f"{symbol} clusters of {unseen[0]}–21 (never seen in {spins:,} spins; 95 % upper "
-                                  "bound on the chance 3/spins)", "one_in": spins / 3})
     return rare
+
+
+def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
+    """Per symbol, the cluster sizes the simulation never produced (their chance is below 3/spins at 95 %)."""
+    if not sim or not sim["paying_clusters_spins"]:
+        return {}
+    return {symbol: [size for size in range(5, 22) if counts[size] == 0]
+            for symbol, counts in sim["paying_clusters_by_size"].items()}
 
 
 def parsheet(out_dir: Path) -> None:
@@ -442,6 +447,16 @@ def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _unseen_markdown(figures: dict[str, Any]) -> list[str]:
+    unseen = {s: sizes for s, sizes in figures["cluster_awards_not_seen"].items() if sizes}
+    if not unseen:
+        return []
+    spins = figures["simulation"]["paying_clusters_spins"]
+    return [f"Cluster awards never produced in {spins:,} simulated spins (chance per spin below 3 / {spins:,} = "
+            f"1 in {spins / 3:,.0f} at 95 % confidence; their exact odds are not computed): "
+            + "; ".join(f"{s} sizes {', '.join(map(str, sizes))}" for s, sizes in unseen.items()) + "."]
+
+
 def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
     sim = figures["simulation"]
     if not sim or not sim["paying_clusters_spins"]:
@@ -477,7 +492,7 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.", "",
         "## Progressive jackpots", "", *_jackpot_markdown(figures), "",
         "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)", "",
-        "| award | odds per spin |", "|---|---|", rare, "",
+        "| award | odds per spin |", "|---|---|", rare, "", *_unseen_markdown(figures), "",
         "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
         "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
         "## Paying clusters by size (simulated, 1 in N spins; — = not seen)", "", *_cluster_markdown(figures), "",
