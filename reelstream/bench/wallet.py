@@ -8,9 +8,12 @@ recovery time with the local rocksdict store kept and wiped (full changelog repl
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -30,7 +33,7 @@ from shared.events import HEADERS, derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS, PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
+from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 
 
 def commands_for(tag: str, players: int, wagers: int) -> list:
@@ -97,7 +100,7 @@ def command(
 ) -> None:
     """Wallet service: commands/s and p50/p99 at half load vs the bare Kafka loop; restart recovery time."""
     settings = load_settings()
-    bootstrap, prefix = settings.kafka_bootstrap_servers, f"bench-wallet-{uuid.uuid4().hex[:8]}-"
+    bootstrap, prefix = settings.kafka_bootstrap_servers, f"wbench-{uuid.uuid4().hex[:8]}-"
     console = Console()
     ensure_topics(bootstrap, prefix=prefix)
     workdir = Path(tempfile.mkdtemp(prefix="bench-wallet-"))
@@ -105,9 +108,10 @@ def command(
     service = None
     try:
         records = records_of(commands_for("tput", players, wagers))
-        with scratch_topics(bootstrap, 2) as (source, sink):
+        with scratch_topics(bootstrap, 3) as (source, sink, faust_sink):
             produce(bootstrap, source, records)
             baseline = transform_loop(bootstrap, source, sink, len(records), codec_round_trip)
+            faust_baseline = _bare_faust_loop(bootstrap, source, faust_sink, len(records), workdir)
         produce(bootstrap, prefix + WALLET_COMMANDS, records)
         service = spawn("wallet", env=env, log_dir=workdir / "logs")
         service.wait_ready(120)
@@ -120,11 +124,13 @@ def command(
     finally:
         if service is not None:
             service.stop()
-        delete_topics(bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
+        _delete_prefixed(bootstrap, prefix)
         shutil.rmtree(workdir, ignore_errors=True)
     results = {
         "commands": len(records), "players": players, "service_commands_per_s": round(rate),
-        "bare_loop_msg_per_s": round(baseline), "ratio": round(rate / baseline, 3), **latency, **recovery,
+        "bare_loop_msg_per_s": round(baseline), "ratio": round(rate / baseline, 3),
+        "bare_faust_loop_msg_per_s": round(faust_baseline), "ratio_to_bare_faust": round(rate / faust_baseline, 3),
+        **latency, **recovery,
         "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     _print(console, results)
@@ -167,8 +173,66 @@ def _print(console: Console, results: dict) -> None:
     table.add_row("wallet service, commands/s", f"{results['service_commands_per_s']:,}")
     table.add_row("bare consume→decode→validate→encode→produce, msg/s", f"{results['bare_loop_msg_per_s']:,}")
     table.add_row("ratio (target ≥ 0.5)", f"{results['ratio']:.3f}")
+    table.add_row("bare faust agent: decode→encode→send, msg/s", f"{results['bare_faust_loop_msg_per_s']:,}")
+    table.add_row("ratio to the bare faust agent", f"{results['ratio_to_bare_faust']:.3f}")
     table.add_row(f"latency p50 / p99 at {results['latency_rate_per_s']:,}/s (ms)",
                   f"{results['latency_p50_ms']} / {results['latency_p99_ms']}")
     table.add_row("restart to ready, store kept (ms)", f"{results['restart_ready_ms_store_kept']:,}")
     table.add_row("restart to ready, store wiped: full changelog (ms)", f"{results['restart_ready_ms_store_wiped']:,}")
     console.print(table)
+
+
+def _delete_prefixed(bootstrap: str, prefix: str) -> None:
+    """Every topic under this run's unique prefix, faust's own (changelog, assignor leader) included."""
+    from shared.kafka import admin_client
+
+    admin = admin_client(bootstrap, client_id="bench-wallet")
+    try:
+        names = [name for name in admin.list_topics() if name.startswith(prefix)]
+    finally:
+        admin.close()
+    delete_topics(bootstrap, names)
+
+
+def _bare_faust_loop(bootstrap: str, source: str, sink: str, count: int, workdir: Path) -> float:
+    """The same loop as a faust agent (same producer settings as the wallet, no table): faust's own ceiling."""
+    run = subprocess.run(
+        [sys.executable, "-m", "reelstream.bench.wallet", source, sink, str(count), str(workdir / "faust-baseline")],
+        env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap}, capture_output=True, text=True, timeout=900,
+    )
+    _delete_prefixed(bootstrap, f"{source}-faust")
+    found = re.findall(r"bare-faust-rate (\d+(?:\.\d+)?)", run.stdout)
+    if not found:
+        raise typer.Exit(f"bare faust loop failed: {run.stdout[-2000:]}{run.stderr[-2000:]}")
+    return float(found[-1])
+
+
+def _run_bare_faust(source: str, sink: str, count: int, datadir: str) -> None:
+    import faust
+
+    from services.wallet.adapters import service  # noqa: F401  (the wallet's idempotent producer settings)
+    from shared.events import decode
+
+    settings = load_settings()
+    app = faust.App(f"{source}-faust", broker=settings.faust_broker, datadir=datadir, autodiscover=False,
+                    web_enabled=False, topic_partitions=PLAYER_PARTITIONS, producer_acks=-1, producer_linger=0.002,
+                    consumer_auto_offset_reset="earliest", broker_commit_every=2_000, broker_commit_interval=1.0)
+    raw = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
+    source_topic, sink_topic = app.topic(source, **raw), app.topic(sink, **raw)
+    done, first = [0], []
+
+    @app.agent(source_topic)
+    async def transform(stream):
+        async for event in stream.events():
+            first or first.append(time.monotonic())
+            await sink_topic.send(key=event.message.key, value=encode(decode(event.message.value)), headers=HEADERS)
+            done[0] += 1
+            if done[0] == count:
+                print(f"bare-faust-rate {count / (time.monotonic() - first[0]):.1f}", flush=True)
+                os._exit(0)
+
+    app.Worker(loglevel="WARNING", quiet=True, redirect_stdouts=False).execute_from_commandline()
+
+
+if __name__ == "__main__":
+    _run_bare_faust(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4])

@@ -66,17 +66,16 @@ def build_app(settings: Settings, datadir: Path, started_monotonic: float) -> fa
     async def apply_wallet_commands(stream):
         async for event in stream.events():
             message = event.message
-            timestamp_ms = round(message.timestamp * 1000)
             try:
-                outputs = handle(store_by_key, message.key, message.value, timestamp_ms,
+                outputs = handle(store_by_key, message.key, message.value, round(message.timestamp * 1000),
                                  (message.topic, message.partition, message.offset))
-            except BaseException as error:  # noqa: BLE001 - a broken invariant or store: stop, never skip the record
+                crash_point("wallet.after_table_write")
+                for output in outputs:
+                    topic = dlq_topic if output.dead_letter else events_topic
+                    future = await topic.send(key=output.key, value=output.value, headers=output.headers)
+                    future.add_done_callback(_after_produce)
+            except Exception as error:  # noqa: BLE001 - a broken invariant, store or producer: stop, never skip
                 _die(f"wallet: stopping at {message.topic}/{message.partition}/{message.offset}: {error!r}")
-            crash_point("wallet.after_table_write")
-            for output in outputs:
-                topic = dlq_topic if output.dead_letter else events_topic
-                future = await topic.send(key=output.key, value=output.value, headers=output.headers)
-                future.add_done_callback(_after_produce)
 
     @app.task
     async def announce_ready() -> None:

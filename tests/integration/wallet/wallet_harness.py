@@ -14,7 +14,7 @@ from shared.events import HEADERS, decode, derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS, PLAYER_PARTITIONS
+from shared.topics import PLAYER_PARTITIONS
 
 
 def fresh_prefix() -> str:
@@ -26,7 +26,15 @@ def create_topics(bootstrap: str, prefix: str) -> None:
 
 
 def drop_topics(bootstrap: str, prefix: str) -> None:
-    delete_topics(bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
+    """Every topic under the test's uuid prefix, faust's changelog and assignor topics included."""
+    from shared.kafka import admin_client
+
+    admin = admin_client(bootstrap, client_id="wallet-it")
+    try:
+        names = [name for name in admin.list_topics() if name.startswith(prefix)]
+    finally:
+        admin.close()
+    delete_topics(bootstrap, names)
 
 
 def start(bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None) -> ServiceProcess:
