@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import platform
+import statistics
 import time
 import uuid
 from datetime import datetime, timezone
@@ -84,51 +86,67 @@ async def _admin(url: str, sql: str) -> None:
         await conn.close()
 
 
-async def measure(spins: int) -> dict:
-    settings = load_settings()
+async def _round(settings, samples, rows, decode_workers: int) -> dict:
+    """One paired round in a fresh database: both baselines, the live projector, a rebuild (rates in rows/s)."""
     prefix, database = f"bench-pj-{uuid.uuid4().hex[:10]}.", f"bench_{uuid.uuid4().hex}"
     url = settings.database_url.rsplit("/", 1)[0] + "/" + database
     ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
     await _admin(settings.database_url, f'CREATE DATABASE "{database}"')
     try:
-        samples = sample_events(spins, datetime(2026, 11, 30, tzinfo=timezone.utc), tag="bench")
         publish(settings.kafka_bootstrap_servers, samples, lambda name: prefix + name)
-        rows = _rows(samples)
         row_count = sum(len(r) for r in rows.values())
         executemany_s = await _baseline(url, "proj_base_executemany", rows, copy=False)
         copy_s = await _baseline(url, "proj_base_copy", rows, copy=True)
-        config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS))
-        ends = await end_offsets(config.bootstrap, config.topics)
-        live_s, live_rows, live_events = await _live(config, ends)
+        config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
+                                 decode_workers=decode_workers)
+        live_s, live_rows, live_events = await _live(config, await end_offsets(config.bootstrap, config.topics))
         started = time.perf_counter()
         rebuilt = await rebuild(config, datetime.now(timezone.utc))
         rebuild_s = time.perf_counter() - started
     finally:
         await _admin(settings.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
-    base = {"executemany": row_count / executemany_s, "copy": row_count / copy_s}
-    live_rate, rebuild_rate = live_rows / live_s, rebuilt.rows / rebuild_s
     return {
-        "when": datetime.now(timezone.utc).isoformat(), "machine": platform.platform(), "events": len(samples),
-        "rows": row_count, "rows_per_event": row_count / len(samples),
-        "executemany_rows_per_s": base["executemany"], "copy_rows_per_s": base["copy"],
-        "live_rows_per_s": live_rate, "live_events_per_s": live_events / live_s,
-        "rebuild_events_per_s": rebuilt.events / rebuild_s, "rebuild_rows_per_s": rebuild_rate,
+        "executemany": row_count / executemany_s, "copy": row_count / copy_s, "live": live_rows / live_s,
+        "live_events": live_events / live_s, "rebuild": rebuilt.rows / rebuild_s,
+        "rebuild_events": rebuilt.events / rebuild_s,
+    }
+
+
+async def measure(spins: int, decode_workers: int, rounds: int) -> dict:
+    """Paired rounds (the machine is shared: ratios are taken within a round, then the median over rounds)."""
+    settings = load_settings()
+    samples = sample_events(spins, datetime(2026, 11, 30, tzinfo=timezone.utc), tag="bench")
+    rows = _rows(samples)
+    row_count = sum(len(r) for r in rows.values())
+    results = [await _round(settings, samples, rows, decode_workers) for _ in range(rounds)]
+    median = lambda key: statistics.median(r[key] for r in results)  # noqa: E731
+    ratio = lambda a, b: statistics.median(r[a] / r[b] for r in results)  # noqa: E731
+    return {
+        "when": datetime.now(timezone.utc).isoformat(), "machine": platform.platform(), "cpus": os.cpu_count(),
+        "events": len(samples), "rows": row_count, "rows_per_event": row_count / len(samples), "rounds": results,
+        "executemany_rows_per_s": median("executemany"), "copy_rows_per_s": median("copy"),
+        "live_rows_per_s": median("live"), "live_events_per_s": median("live_events"),
+        "rebuild_events_per_s": median("rebuild_events"), "rebuild_rows_per_s": median("rebuild"),
         "ratios": {
-            "live_vs_executemany": live_rate / base["executemany"], "live_vs_copy": live_rate / base["copy"],
-            "rebuild_vs_executemany": rebuild_rate / base["executemany"], "rebuild_vs_copy": rebuild_rate / base["copy"],
+            "live_vs_executemany": ratio("live", "executemany"), "live_vs_copy": ratio("live", "copy"),
+            "rebuild_vs_executemany": ratio("rebuild", "executemany"), "rebuild_vs_copy": ratio("rebuild", "copy"),
         },
-        "target_ratio": TARGET_RATIO,
+        "target_ratio": TARGET_RATIO, "decode_workers": decode_workers,
+        "load_average_1m_after": os.getloadavg()[0],
     }
 
 
 def command(
     spins: int = typer.Option(2000, help="Sample spins to generate (~5 events and ~19 rows each)."),
     out: Path = typer.Option(Path("bench-results/projector.json"), help="Where to write the JSON results."),
+    decode_workers: int = typer.Option(0, help="Decode worker processes of the projector (0: decode in-process)."),
+    rounds: int = typer.Option(3, help="Paired rounds; ratios are medians over rounds."),
 ) -> None:
     """Projector: live rows/s and rebuild events/s vs asyncpg executemany (1,000-row batches) and COPY baselines."""
-    result = asyncio.run(measure(spins))
-    table = Table(title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows")
+    result = asyncio.run(measure(spins, decode_workers, rounds))
+    table = Table(title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows, "
+                        f"median of {rounds} rounds, {decode_workers} decode workers")
     for column in ("what", "rows/s", "events/s", "× executemany", "× COPY"):
         table.add_column(column, justify="right")
     per_event = result["rows_per_event"]

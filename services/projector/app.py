@@ -16,6 +16,8 @@ from services.projector.adapters.runner import Progress, Projector, ProjectorCon
 REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
 # Records per fetch, hence at most per transaction (tests use small batches to crash between many of them).
 MAX_RECORDS_ENV = "REELSTREAM_PROJECTOR_MAX_RECORDS"
+# Decode worker processes (0 = in-process). Measured on the shared 2-core machine, 1 worker was slower (docs/projection.md).
+DECODE_WORKERS_ENV = "REELSTREAM_PROJECTOR_DECODE_WORKERS"
 
 
 def live_config(environ: dict[str, str] | None = None) -> ProjectorConfig:
@@ -23,12 +25,14 @@ def live_config(environ: dict[str, str] | None = None) -> ProjectorConfig:
     env = os.environ if environ is None else environ
     refuse = frozenset(filter(None, env.get(REFUSE_TYPES_ENV, "").split(",")))
     max_records = int(env.get(MAX_RECORDS_ENV, str(FETCH_MAX_RECORDS)))
+    workers = int(env.get(DECODE_WORKERS_ENV, "0"))
     return ProjectorConfig(
         bootstrap=settings.kafka_bootstrap_servers,
         database_url=settings.database_url,
         topics=tuple(settings.topic(name) for name in SOURCE_TOPICS),
         refuse_types=refuse,
         max_records=max_records,
+        decode_workers=workers,
     )
 
 

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 from collections.abc import Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from shared.events import DecodeError, broker_time, decode
+from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
 from shared.topics import dlq_name
 from services.projector.core.batch import Batch
+from services.projector.core.decoding import decode_rows
 from services.projector.core.dlq import dead_letter_headers
 from services.projector.core.mapping import RecordMeta
 
@@ -18,7 +21,7 @@ from services.projector.core.mapping import RecordMeta
 SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
 FETCH_MAX_RECORDS = 5_000
 CONSUMER_NAME = "projector"
-YIELD_EVERY = 128
+DECODE_CHUNK = 500
 
 
 def consumer(bootstrap: str) -> AIOKafkaConsumer:
@@ -76,24 +79,37 @@ def meta_of(record: Any) -> RecordMeta:
 
 
 async def fold_records(
-    records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset()
+    records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset(),
+    pool: Executor | None = None,
 ) -> None:
-    """Decode records into the batch; send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
-    pending = []
-    for index, record in enumerate(records):
-        if index % YIELD_EVERY == YIELD_EVERY - 1:
+    """Decode records into the batch (in worker processes when a pool is given, else in chunks here, yielding to the
+    event loop between them); send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
+    raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in records]
+    chunks = [raw[start:start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
+    if pool is not None:
+        loop = asyncio.get_running_loop()
+        results = await asyncio.gather(*(loop.run_in_executor(pool, decode_rows, chunk, refuse_types) for chunk in chunks))
+    else:
+        results = []
+        for chunk in chunks:
+            results.append(decode_rows(chunk, refuse_types))
             await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
+    pending = []
+    for record, (kind, first, second) in zip(records, (item for result in results for item in result)):
         meta = meta_of(record)
-        try:
-            env = decode(record.value, expect_kind="event")
-            if env.type in refuse_types:
-                raise DecodeError("type", f"{env.type} is refused by this projector (REELSTREAM_PROJECTOR_REFUSE_TYPES)")
-        except DecodeError as error:
-            headers = dead_letter_headers(error, topic=record.topic, partition=record.partition, offset=record.offset,
-                                          consumer=CONSUMER_NAME, original=list(record.headers or ()))
-            pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
-            batch.add_dead_letter(meta)
+        if kind == "event":
+            batch.add_rows(first, second, meta)
             continue
-        batch.add_event(env, meta)
+        headers = dead_letter_headers(DecodeError(first, second), topic=record.topic, partition=record.partition,
+                                      offset=record.offset, consumer=CONSUMER_NAME, original=list(record.headers or ()))
+        pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
+        batch.add_dead_letter(meta)
     if pending:
         await asyncio.gather(*pending)
+
+
+def decode_pool(workers: int) -> Executor | None:
+    """Worker processes for decoding (spawned, not forked: the parent runs threads); None for in-process decoding."""
+    if workers <= 0:
+        return None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))

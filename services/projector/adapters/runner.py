@@ -47,6 +47,7 @@ class ProjectorConfig:
     refuse_types: frozenset[str] = frozenset()
     max_records: int = kafka_io.FETCH_MAX_RECORDS
     crash_prefix: str = "projector"
+    decode_workers: int = 0  # worker processes decoding beside the writer (0: decode in this process)
 
 
 async def connect(url: str) -> asyncpg.Connection:
@@ -98,11 +99,14 @@ class Projector:
         """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets)."""
         kafka = kafka_io.consumer(self.config.bootstrap)
         dlq = kafka_io.producer(self.config.bootstrap)
+        pool = kafka_io.decode_pool(self.config.decode_workers)
         await kafka.start()
         await dlq.start()
         try:
             partitions = await kafka_io.partitions_of(self.config.bootstrap, self.config.topics)
             kafka.assign(partitions)
+            if pool is not None:  # spawn and import in the workers now, not inside the first batch
+                await asyncio.get_running_loop().run_in_executor(pool, kafka_io.decode_rows, [], frozenset())
             await self._open_pg()
             await self._resume_or_reconnect(kafka, partitions)
             if on_ready:
@@ -115,7 +119,7 @@ class Projector:
                 records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
                 batch = Batch()
                 if records:
-                    await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types)
+                    await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool)
                 resumed = False
                 if pending is not None:
                     resumed = not await self._finish(pending, kafka, partitions, on_batch)
@@ -133,6 +137,8 @@ class Projector:
             await self._close_pg()
             await kafka.stop()
             await dlq.stop()
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
         return self.progress
 
     async def _skip_gaps(self, kafka, until: Positions) -> None:

@@ -43,6 +43,17 @@ class Batch:
         for table, row in rows_of(env, meta):
             self.rows[table].append(row)
 
+    def add_rows(self, event_id: Any, rows: list[tuple[str, Row]], meta: RecordMeta) -> None:
+        """Stage rows mapped elsewhere (a decode worker) for one event; same de-duplication as add_event."""
+        self.advance(meta)
+        if event_id in self._seen:
+            self.duplicates_in_batch += 1
+            return
+        self._seen.add(event_id)
+        self.events += 1
+        for table, row in rows:
+            self.rows[table].append(row)
+
     def add_dead_letter(self, meta: RecordMeta) -> None:
         """An undecodable record (already sent to the DLQ): only the position moves past it."""
         self.advance(meta)

@@ -1,0 +1,27 @@
+"""Decode and map a chunk of raw records (pure and picklable, so a worker process can do it beside the writer)."""
+from __future__ import annotations
+
+from typing import Any
+
+from shared.events import DecodeError, broker_time, decode
+from services.projector.core.mapping import RecordMeta, rows_of
+
+# (topic, partition, offset, timestamp_ms, value)
+RawRecord = tuple[str, int, int, int, bytes | None]
+# ("event", event id, rows) or ("dead", field, reason)
+Decoded = tuple[str, Any, Any]
+
+
+def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozenset()) -> list[Decoded]:
+    """One result per record, in order: its rows, or why it is a dead letter."""
+    out: list[Decoded] = []
+    for topic, partition, offset, timestamp_ms, value in records:
+        try:
+            env = decode(value, expect_kind="event")
+            if env.type in refuse_types:
+                raise DecodeError("type", f"{env.type} is refused by this projector (REELSTREAM_PROJECTOR_REFUSE_TYPES)")
+        except DecodeError as error:
+            out.append(("dead", error.field, error.reason))
+            continue
+        out.append(("event", env.id, rows_of(env, RecordMeta(topic, partition, offset, broker_time(timestamp_ms)))))
+    return out
