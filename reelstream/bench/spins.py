@@ -130,6 +130,12 @@ def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> di
     return {"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took)}
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _start_platform(bootstrap: str, prefix: str, log_dir: Path) -> list:
     env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_LOG_LEVEL": "WARNING"}
     services = [spawn(name, env=env, log_dir=log_dir) for name in ("wallet", "jackpot", "spin")]
@@ -161,7 +167,10 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
         _deposit_all(sender, f"{prefix}wallet.commands", players, bootstrap, prefix)
         _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, 200))  # warm-up
         before = _prefixed_offsets(bootstrap, prefix)
+        cpu_before = {service.name: _cpu_s(service.process.pid) for service in services}
         burst = _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, spins))
+        burst["cpu_ms_per_spin"] = {service.name: round((_cpu_s(service.process.pid) - cpu_before[service.name])
+                                                        * 1000 / max(1, burst["answered"]), 2) for service in services}
         burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
         rate = burst["spins_per_s"] / 2
         paced = _paced(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, int(rate * latency_seconds)), rate)
@@ -210,6 +219,7 @@ def command(
     table = Table("measure", "value")
     table.add_row("settled spins/s (burst of %d)" % burst["requests"], f"{burst['spins_per_s']:,}")
     table.add_row("Kafka messages per settled spin (m)", str(burst["messages_per_spin"]))
+    table.add_row("CPU ms per spin (wallet / jackpot / spin)", " / ".join(str(v) for v in burst["cpu_ms_per_spin"].values()))
     table.add_row("bare consume→decode→encode→produce loop msg/s", f"{base['consume_decode_encode_produce']['msg_per_s']:,}")
     table.add_row("spins/s × m ÷ loop msg/s (target ≥ 0.35)", f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})")
     table.add_row(f"latency at {paced['rate_per_s']} spins/s: p50 / p99 ms", f"{paced['p50_ms']} / {paced['p99_ms']}")
