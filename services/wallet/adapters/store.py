@@ -85,10 +85,17 @@ class WalletStore:
                 recorded_ms, transaction_id, written_wall_ms = orjson.loads(raw)
                 if now_ms - recorded_ms <= RETENTION_MS or wall_ms - written_wall_ms <= PRUNE_GRACE_MS:
                     break
-                self._delete(_memory_key(player.player_id, transaction_id))
+                self._delete_entry(player.player_id, transaction_id, log_head)
                 self._delete(_log_key(player.player_id, log_head))
             log_head += 1
         return log_head
+
+    def _delete_entry(self, player_id: str, transaction_id: str, seq: int) -> None:
+        """Only the entry this log row wrote: an id used anew after expiry has a newer entry under the same key."""
+        key = _memory_key(player_id, transaction_id)
+        raw = self._table.get(key)
+        if raw is not None and load_remembered(raw).seq == seq:
+            del self._table[key]
 
     def _delete(self, key: bytes) -> None:
         if key in self._table:

@@ -67,7 +67,7 @@ def decide(state: WalletState, command: Envelope[Any], now: datetime) -> tuple[E
         outcome = _RULES[type(data)](state, data, now_ms, common)
     if isinstance(outcome, rules.Refusal):
         outcome = _rejection(state, data, common, outcome)
-    return (_wrap(command, outcome, _remembered_id(data, outcome)),)
+    return (_wrap(command, outcome, _remembered_id(data, outcome, now_ms)),)
 
 
 def _age_problem(command_ms: int, now_ms: int) -> str | None:
@@ -104,8 +104,10 @@ def _unremembered(command: Envelope[Any], content: str, now: datetime, code: str
     return _wrap(command, rejection, event_id)
 
 
-def _remembered_id(data: CommandData, outcome: EventData) -> uuid.UUID:
-    return derived_id("wallet", data.player_id, data.transaction_id, outcome.TYPE)
+def _remembered_id(data: CommandData, outcome: EventData, now_ms: int) -> uuid.UUID:
+    """Deterministic for a record processed again (same broker time); distinct when an id is used anew after its
+    memory expired, which is a new command by the window's contract and so a new fact."""
+    return derived_id("wallet", data.player_id, data.transaction_id, outcome.TYPE, now_ms)
 
 
 def _wrap(command: Envelope[Any], data: EventData, event_id: uuid.UUID) -> Envelope[Any]:

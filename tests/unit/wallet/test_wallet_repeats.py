@@ -123,3 +123,15 @@ def test_an_entry_ahead_of_the_player_state_is_ignored_and_the_command_decided_a
     assert afresh.id == original.id
     assert afresh.data == original.data
     assert afresh.data.balance_after_minor == 140
+
+
+def test_an_id_used_anew_after_its_memory_expired_is_a_new_fact_with_its_own_event_id():
+    # By the window's contract a command dated now with an id last seen more than a window ago is a new command:
+    # it must not share the old fact's event id, or a consumer de-duplicating by id would drop real money.
+    wallet = Wallet()
+    first = wallet.deposit(1, 100)
+    wallet.later(milliseconds=DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1)
+    second = wallet.deposit(1, 100)
+    assert code(second) is None
+    assert second.id != first.id
+    assert wallet.balance() == 200
