@@ -76,3 +76,37 @@ def test_dry_runs_change_nothing_and_a_redriven_dead_letter_lands_once(deploymen
     assert _meters(deployment) == 1
     assert sum(_ends(deployment, "jackpot.meters").values()) == 2  # the original plus ONE re-drive, not two
     assert broken.exit_code == 0 and "still undecodable" in broken.output
+
+
+def test_a_group_is_reset_only_while_idle_and_only_after_confirmation(deployment, make_consumer, fresh_group):
+    from kafka import TopicPartition
+    from kafka.structs import OffsetAndMetadata
+
+    deployment.publish(samples(20))
+    group, topic = fresh_group(), deployment.topic("wallet.events")
+    member = make_consumer(group_id=group)
+    member.subscribe([topic])
+    for _ in range(20):  # bounded: joining the group takes a few polls
+        if member.assignment():
+            break
+        member.poll(timeout_ms=500)
+    assert member.assignment()
+    ends = _ends(deployment, "wallet.events")
+    member.commit({TopicPartition(t, p): OffsetAndMetadata(end, "", -1) for (t, p), end in ends.items()})
+    busy = _cli(deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes")
+    assert busy.exit_code == 2 and "active" in busy.output
+    member.close(autocommit=False)
+
+    declined = CliRunner().invoke(app, ["ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to",
+                                        "earliest"], env={**deployment.env, "COLUMNS": "300"}, input="n\n")
+    assert declined.exit_code == 1 and "nothing changed" in declined.output
+    done = _cli(deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes")
+    assert done.exit_code == 0, done.output
+    from shared.kafka import admin_client
+
+    admin = admin_client(deployment.bootstrap)
+    try:
+        committed = admin.list_group_offsets({group: None})[group]
+    finally:
+        admin.close()
+    assert {tp.partition: meta.offset for tp, meta in committed.items()} == {p: 0 for (_, p) in ends}
