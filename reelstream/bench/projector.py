@@ -152,7 +152,7 @@ async def measure(spins: int, decode_workers: int, rounds: int) -> dict:
 
 
 def command(
-    spins: int = typer.Option(2000, help="Sample spins to generate (~5 events and ~19 rows each)."),
+    spins: int = typer.Option(3000, help="Sample spins to generate (~5 events and ~19 rows each)."),
     out: Path = typer.Option(Path("bench-results/projector.json"), help="Where to write the JSON results."),
     decode_workers: int = typer.Option(0, help="Decode worker processes of the projector (0: decode in-process)."),
     rounds: int = typer.Option(3, help="Paired rounds; ratios are medians over rounds."),
