@@ -1,20 +1,79 @@
 """The wallet service process: `reelstream services run wallet` runs main() until SIGTERM."""
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
+import signal
+import sys
 import time
+from pathlib import Path
+
+from shared.config import Settings, load_settings
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
+
+from services.wallet.adapters.restore import Restored
+from services.wallet.adapters.runner import WalletConfig, WalletService
+
+# Tuning knobs (tests lower them to get many batches and snapshots out of a few hundred commands).
+BATCH_MAX_ENV = "REELSTREAM_WALLET_BATCH_MAX"
+SNAPSHOT_RECORDS_ENV = "REELSTREAM_WALLET_SNAPSHOT_RECORDS"
+SNAPSHOT_SECONDS_ENV = "REELSTREAM_WALLET_SNAPSHOT_SECONDS"
+
+
+def data_dir(settings: Settings) -> Path:
+    """Where the partition snapshots live: $REELSTREAM_WALLET_DATADIR (or the state dir) / the consumer group."""
+    state_dir = Path(os.environ.get("REELSTREAM_STATE_DIR", ".reelstream"))
+    base = Path(os.environ.get("REELSTREAM_WALLET_DATADIR", state_dir / "wallet-data"))
+    return base / settings.group("wallet")
+
+
+def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
+    env = os.environ if environ is None else environ
+    settings = load_settings(env)
+    return WalletConfig(
+        bootstrap=settings.kafka_bootstrap_servers,
+        commands_topic=settings.topic(WALLET_COMMANDS),
+        events_topic=settings.topic(WALLET_EVENTS),
+        dlq_topic=settings.topic(dlq_name(WALLET_COMMANDS)),
+        group_id=settings.group("wallet"),
+        snapshot_dir=data_dir(settings),
+        batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
+        snapshot_every_records=int(env.get(SNAPSHOT_RECORDS_ENV, "20000")),
+        snapshot_every_s=float(env.get(SNAPSHOT_SECONDS_ENV, "30")),
+    )
+
+
+async def serve(config: WalletConfig, started: float) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    def ready(restored: list[Restored]) -> None:
+        from reelstream.processes import ready_line
+
+        with_snapshot = sum(1 for r in restored if r.snapshot_offset is not None)
+        folded = sum(r.folded for r in restored)
+        sys.stderr.write(f"wallet: restored {len(restored)} partitions ({with_snapshot} from a snapshot, {folded} events "
+                         f"folded) and ready {(time.monotonic() - started) * 1000:.0f} ms after start\n")
+        sys.stderr.write(ready_line("wallet") + "\n")
+        sys.stderr.flush()
+
+    stats = await WalletService(config, on_ready=ready).run(stop)
+    logging.getLogger("reelstream.wallet").info(
+        "stopped: %d records in %d partition batches, %d events, %d dead letters, %d snapshots; "
+        "%.1f s deciding, %.1f s waiting for transactions, %.1f s writing snapshots",
+        stats.records, stats.batches, stats.events, stats.dead_letters, stats.snapshots,
+        stats.decide_s, stats.commit_s, stats.snapshot_s,
+    )
 
 
 def main() -> None:
     started = time.monotonic()
-    from shared.config import load_settings
-    from services.wallet.adapters.service import build_app, data_dir
-
-    settings = load_settings()
-    directory = data_dir(settings)
-    directory.mkdir(parents=True, exist_ok=True)
-    app = build_app(settings, directory, started)
-    worker = app.Worker(loglevel="WARNING", quiet=True, redirect_stdouts=False)
-    worker.execute_from_commandline()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    asyncio.run(serve(live_config(), started))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,14 @@
-"""One record of wallet.commands in, the records to produce out: decode, load, decide, remember, save.
+"""One record of wallet.commands in, the records to produce out: decode, decide against the partition, apply.
 
-Free of faust: the agent passes its table and the record; tests pass a dict. Undecodable input becomes a rejection
-event when a player can be named, else a dead letter with the reason in headers; nothing here raises on bad input.
+Free of Kafka: the loop passes its PartitionState and the record; tests pass them directly. Every event is applied
+to the partition state as it is emitted (the same `apply` recovery folds with). Undecodable input becomes a
+rejection event when a player can be named, else a dead letter with the reason in headers; nothing here raises on
+bad input.
 """
 from __future__ import annotations
 
 import re
-import time
 import uuid
-from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 import orjson
@@ -18,8 +18,8 @@ from shared.events.envelope import broker_time
 from shared.events.wallet import CommandRejected
 from shared.topics import WALLET_COMMANDS
 
-from services.wallet.adapters.store import WalletStore
-from services.wallet.core import SOURCE, WalletState, decide, evolve_player, lookup, remembered, remembers
+from services.wallet.adapters.partition import PartitionState
+from services.wallet.core import SOURCE, decide, lookup
 
 # Header names of a dead letter (the same names the projector uses, so one `ops dlq` tool reads both).
 DLQ_REASON = "reelstream-dlq-reason"
@@ -38,11 +38,9 @@ class Output:
     headers: list[tuple[str, bytes]]
 
 
-def handle(table: MutableMapping[bytes, bytes], key: bytes | None, value: bytes | None, timestamp_ms: int,
-           position: tuple[str, int, int], wall_ms: int | None = None) -> list[Output]:
-    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
-    `wall_ms` (default: the clock) only delays the deletion of expired memory entries; no decision depends on it."""
-    wall_ms = int(time.time() * 1000) if wall_ms is None else wall_ms
+def handle(partition: PartitionState, key: bytes | None, value: bytes | None, timestamp_ms: int,
+           position: tuple[str, int, int]) -> list[Output]:
+    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id."""
     now = broker_time(timestamp_ms)
     try:
         command = decode(value, expect_kind="command")
@@ -51,30 +49,25 @@ def handle(table: MutableMapping[bytes, bytes], key: bytes | None, value: bytes 
         if key != command.key:
             raise DecodeError("subject", "the record key must be the player id", orjson.loads(value))
     except DecodeError as error:
-        return [_undecodable(error, key, value, now, position)]
-    store = WalletStore(table)
-    player, log_head = store.load(command.data.player_id)
-    state = WalletState(player, store.memory(player.player_id))
+        output, event = _undecodable(error, key, value, now, position)
+        if event is not None:
+            partition.apply(event, output.value)
+        return [output]
+    state = partition.state_of(command.data.player_id)
     earlier = lookup(state, str(command.data.transaction_id), timestamp_ms)
-    events = decide(state, command, now)
-    if earlier is not None and [str(event.id) for event in events] == [earlier.event_id]:
-        # A repeat: write the entry and state again so the changelog surely holds them before the offset commits.
-        store.remember(player.player_id, earlier, wall_ms)
-        store.save(player, log_head)
-        return [Output(False, command.key, earlier.event_bytes, HEADERS)]
     outputs = []
-    for event in events:
-        event_bytes = encode(event)
-        if remembers(event.data):
-            player = evolve_player(player, event.data)
-            store.remember(player.player_id, remembered(event, event_bytes, player.seq), wall_ms)
+    for event in decide(state, command, now):
+        if earlier is not None and str(event.id) == earlier.event_id:
+            event_bytes = earlier.event_bytes  # a repeat: the very bytes emitted the first time
+        else:
+            event_bytes = encode(event)
+        partition.apply(event, event_bytes)
         outputs.append(Output(False, event.key, event_bytes, HEADERS))
-    log_head = store.prune(player, log_head, timestamp_ms, wall_ms)
-    store.save(player, log_head)
     return outputs
 
 
-def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now, position) -> Output:
+def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now, position):
+    """(output, the rejection event or None for a dead letter)."""
     topic, partition, offset = position
     player_id = error.readable("player_id")
     if isinstance(player_id, str) and _PLAYER_ID.match(player_id) and (key is None or key == player_id.encode()):
@@ -84,7 +77,8 @@ def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now
             transaction_id=transaction_id, player_id=player_id, recorded_at=now, command_type=str(_type(error)),
             code="INVALID_REQUEST", message=f"{error.field}: {error.reason}"[:500],
         )
-        return Output(False, player_id.encode(), encode(envelope(rejection, source=SOURCE, time=now, id=cause)), HEADERS)
+        event = envelope(rejection, source=SOURCE, time=now, id=cause)
+        return Output(False, player_id.encode(), encode(event), HEADERS), event
     headers = [
         (DLQ_REASON, error.reason[:500].encode()),
         (DLQ_FIELD, error.field.encode()),
@@ -92,7 +86,7 @@ def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now
         (DLQ_PARTITION, str(partition).encode()),
         (DLQ_OFFSET, str(offset).encode()),
     ]
-    return Output(True, key, value or b"", headers)
+    return Output(True, key, value or b"", headers), None
 
 
 def _type(error: DecodeError) -> str:

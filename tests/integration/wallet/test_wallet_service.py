@@ -1,7 +1,10 @@
 """The wallet service on the real broker: commands in, facts out, bad input answered; and after crashes at the
-dangerous points (a table write not yet produced; events produced but the offset not committed) the restarted
-service has applied every command exactly once and its balances equal a fresh fold of wallet.events."""
+dangerous points (decided but not produced; sent inside the transaction but not committed; produced and acknowledged
+but the input offset not committed) the restarted service, its state rebuilt from a snapshot plus the wallet.events
+tail, has applied every command exactly once and its balances equal a fresh fold of wallet.events."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -48,17 +51,20 @@ def test_commands_through_the_running_service_are_answered_once_each_and_garbage
 
 
 def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_once(kafka_bootstrap, prefix, tmp_path):
-    # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands are queued. The service dies
-    # once right after a table write that was not produced yet, then again right after an event was acknowledged
-    # by the broker but before the input offset was committed; the third run completes the work.
+    # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands are queued; batches of 25
+    # records, a snapshot every 40 events. The service dies right after deciding a batch (nothing produced), then in
+    # the middle of a transaction (sent, not committed), then after its events were acknowledged by the broker but
+    # before the input offset was committed; the fourth run completes the work from its snapshots + the tails.
     players, wagers = 8, 12
     commands = wager_commands(players, wagers)
     send(kafka_bootstrap, prefix, commands)
     datadir, logs = tmp_path / "data", tmp_path / "logs"
-    for crash_at in ("wallet.after_table_write:60", "wallet.after_produce:70"):
-        service = start(kafka_bootstrap, prefix, datadir, logs, crash_at=crash_at)
+    tuning = {"REELSTREAM_WALLET_BATCH_MAX": "25", "REELSTREAM_WALLET_SNAPSHOT_RECORDS": "40"}
+    crash_points = ("wallet.before_produce:60", "wallet.mid_transaction:3", "wallet.after_produce:70")
+    for crash_at in crash_points:
+        service = start(kafka_bootstrap, prefix, datadir, logs, crash_at=crash_at, **tuning)
         assert service.wait_exit(90) == CRASH_EXIT_CODE
-    service = start(kafka_bootstrap, prefix, datadir, logs)
+    service = start(kafka_bootstrap, prefix, datadir, logs, **tuning)
     try:
         wanted = {str(c.transaction_id) for c in commands}
         events = read_until(kafka_bootstrap, prefix + "wallet.events",
@@ -66,8 +72,10 @@ def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_
     finally:
         service.stop()
     log = service.log_text()
-    assert log.count("crash hook wallet.after_table_write fired") == 1
-    assert log.count("crash hook wallet.after_produce fired") == 1
+    for crash_at in crash_points:
+        assert log.count(f"crash hook {crash_at.split(':')[0]} fired") == 1
+    restored_from_snapshots = [int(n) for n in re.findall(r"restored \d+ partitions \((\d+) from a snapshot", log)]
+    assert len(restored_from_snapshots) == 4 and restored_from_snapshots[-1] >= 1, "the last restart used snapshots"
     facts = facts_by_transaction(events)
     assert set(facts) == wanted
     assert all(len(event_ids) == 1 for event_ids in facts.values()), "a command produced two different facts"

@@ -26,7 +26,7 @@ def create_topics(bootstrap: str, prefix: str) -> None:
 
 
 def drop_topics(bootstrap: str, prefix: str) -> None:
-    """Every topic under the test's uuid prefix, faust's changelog and assignor topics included."""
+    """Every topic under the test's uuid prefix."""
     from shared.kafka import admin_client
 
     admin = admin_client(bootstrap, client_id="wallet-it")
@@ -37,9 +37,10 @@ def drop_topics(bootstrap: str, prefix: str) -> None:
     delete_topics(bootstrap, names)
 
 
-def start(bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None) -> ServiceProcess:
+def start(bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None,
+          **extra_env: str) -> ServiceProcess:
     env = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_WALLET_DATADIR": str(datadir),
-           "REELSTREAM_CRASH_AT": crash_at or ""}
+           "REELSTREAM_CRASH_AT": crash_at or "", **extra_env}
     service = spawn("wallet", env=env, log_dir=log_dir)
     service.wait_ready(90)
     return service

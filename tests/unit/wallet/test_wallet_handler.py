@@ -1,5 +1,6 @@
-"""The record handler over a plain dict table: same facts as the pure core, repeats re-emitted byte for byte,
-a torn store write decided afresh to the same event, bounded memory, and bad input never raising."""
+"""The record handler over one partition's state: same facts as the pure core, repeats re-emitted byte for byte,
+a partition rebuilt from its emitted events deciding exactly like the live one, bounded memory, and bad input
+never raising."""
 from __future__ import annotations
 
 import uuid
@@ -8,19 +9,17 @@ import orjson
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode, encode, envelope
-from shared.events.envelope import epoch_ms
+from shared.events.envelope import broker_time, epoch_ms
 from shared.events.wallet import Deposit, Withdraw
 
 from services.wallet.adapters.handler import DLQ_FIELD, DLQ_REASON, handle
-from services.wallet.adapters.store import PRUNE_GRACE_MS, WalletStore
+from services.wallet.adapters.partition import PartitionState
 from wallet_scenario import PLAYER, T0, Wallet, tx
 
 T0_MS = epoch_ms(T0)
 
 
 def record(data, at_ms: int = T0_MS) -> bytes:
-    from shared.events.envelope import broker_time
-
     return encode(envelope(data, source="test", time=broker_time(at_ms), id=uuid.UUID(int=at_ms)))
 
 
@@ -28,81 +27,95 @@ def deposit(n: int, amount_minor: int) -> Deposit:
     return Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency="EUR")
 
 
-def run(table, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode(), wall_ms: int = 0):
-    return handle(table, key, value, at_ms, ("wallet.commands", 0, offset), wall_ms)
+def run(partition: PartitionState, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode()):
+    return handle(partition, key, value, at_ms, ("wallet.commands", 0, offset))
+
+
+def refold(outputs) -> PartitionState:
+    """A fresh partition folded from the emitted events, as recovery does from wallet.events."""
+    rebuilt = PartitionState(0)
+    for output in outputs:
+        if not output.dead_letter:
+            rebuilt.apply(decode(output.value, expect_kind="event"), output.value)
+    return rebuilt
 
 
 def test_commands_through_the_handler_give_the_pure_cores_events_and_state():
-    table: dict[bytes, bytes] = {}
+    partition = PartitionState(0)
     wallet = Wallet()
     commands = [deposit(1, 500), Withdraw(transaction_id=tx(2), player_id=PLAYER, amount_minor=700, currency="EUR"),
                 Withdraw(transaction_id=tx(3), player_id=PLAYER, amount_minor=200, currency="EUR")]
     for command in commands:
-        (output,) = run(table, record(command))
+        (output,) = run(partition, record(command))
         expected = wallet.send(command, envelope_id=uuid.UUID(int=T0_MS))
         assert output.value == encode(expected)
-    player, _ = WalletStore(table).load(PLAYER)
-    assert player == wallet.state.player
-    assert player.balances_minor == {"EUR": 300}
+    assert partition.players[PLAYER] == wallet.state.player
+    assert partition.players[PLAYER].balances_minor == {"EUR": 300}
 
 
 def test_a_repeat_is_re_emitted_byte_for_byte_and_applied_once():
-    table: dict[bytes, bytes] = {}
-    (first,) = run(table, record(deposit(1, 100)))
-    (again,) = run(table, record(deposit(1, 100), T0_MS + 5_000), at_ms=T0_MS + 5_000, offset=1)
+    partition = PartitionState(0)
+    (first,) = run(partition, record(deposit(1, 100)))
+    (again,) = run(partition, record(deposit(1, 100), T0_MS + 5_000), at_ms=T0_MS + 5_000, offset=1)
     assert again.value == first.value
-    assert WalletStore(table).load(PLAYER)[0].balances_minor == {"EUR": 100}
+    assert partition.players[PLAYER].balances_minor == {"EUR": 100}
 
 
-def test_a_crash_after_the_memory_write_but_before_the_state_write_is_decided_afresh_to_the_same_event():
-    table: dict[bytes, bytes] = {}
-    run(table, record(deposit(1, 100)))
-    state_before = table[f"p|{PLAYER}".encode()]
-    (original,) = run(table, record(deposit(2, 50)), offset=1)
-    table[f"p|{PLAYER}".encode()] = state_before  # the torn write: memory entry of tx 2 present, state without it
-    (replayed,) = run(table, record(deposit(2, 50)), offset=1)
-    assert replayed.value == original.value
-    assert WalletStore(table).load(PLAYER)[0].balances_minor == {"EUR": 150}
+def test_a_partition_rebuilt_from_its_events_equals_the_live_one_and_re_emits_a_repeat_byte_for_byte():
+    live = PartitionState(0)
+    outputs = [output for n in range(1, 5) for output in run(live, record(deposit(n, 10 * n)), offset=n)]
+    (repeat,) = run(live, record(deposit(2, 20), T0_MS + 1_000), at_ms=T0_MS + 1_000, offset=5)
+    outputs.append(repeat)  # the re-emitted event is on wallet.events too: the fold must not apply it twice
+    rebuilt = refold(outputs)
+    assert rebuilt.players == live.players
+    assert rebuilt.memory == live.memory
+    (again,) = run(rebuilt, record(deposit(3, 30), T0_MS + 2_000), at_ms=T0_MS + 2_000, offset=6)
+    assert again.value == outputs[2].value
+    assert rebuilt.players[PLAYER].balances_minor == {"EUR": 100}
 
 
-def test_memory_entries_and_their_log_are_deleted_once_the_window_and_the_grace_period_have_passed():
-    table: dict[bytes, bytes] = {}
+def test_memory_entries_are_forgotten_once_the_window_has_passed_and_an_id_used_anew_keeps_its_new_entry():
+    partition = PartitionState(0)
     for n in range(1, 4):
-        run(table, record(deposit(n, 1)), offset=n, wall_ms=0)
+        run(partition, record(deposit(n, 1)), offset=n)
     later_ms = T0_MS + DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1
-    run(table, record(deposit(8, 1), later_ms), at_ms=later_ms, offset=8, wall_ms=PRUNE_GRACE_MS)
-    assert len([key for key in table if key.startswith(b"m|")]) == 4, "within the grace period nothing is deleted"
-    run(table, record(deposit(9, 1), later_ms), at_ms=later_ms, offset=9, wall_ms=PRUNE_GRACE_MS + 1)
-    assert sorted(key for key in table if key.startswith(b"m|")) == sorted(f"m|{PLAYER}|{tx(n)}".encode() for n in (8, 9))
-    assert sorted(key for key in table if key.startswith(b"l|")) == [f"l|{PLAYER}|4".encode(), f"l|{PLAYER}|5".encode()]
+    (reused,) = run(partition, record(deposit(1, 7), later_ms), at_ms=later_ms, offset=8)
+    assert decode(reused.value).data.amount_minor == 7, "an expired id is a new command"
+    run(partition, record(deposit(9, 1), later_ms), at_ms=later_ms, offset=9)
+    assert sorted(partition.memory[PLAYER]) == sorted(str(tx(n)) for n in (1, 9))
+    assert partition.memory[PLAYER][str(tx(1))].recorded_ms == later_ms
+    assert len(partition.fifo) == 2
+    assert partition.players[PLAYER].balances_minor == {"EUR": 11}
 
 
 def test_bytes_that_are_not_json_become_a_dead_letter_with_the_reason_in_headers():
-    table: dict[bytes, bytes] = {}
-    (output,) = run(table, b"\x00garbage", key=b"whoever")
+    partition = PartitionState(0)
+    (output,) = run(partition, b"\x00garbage", key=b"whoever")
     assert output.dead_letter
     assert output.value == b"\x00garbage"
     headers = dict(output.headers)
     assert headers[DLQ_FIELD] == b"$"
     assert b"not JSON" in headers[DLQ_REASON]
-    assert table == {}
+    assert partition.players == {} and partition.memory == {}
 
 
 def test_a_command_that_names_its_player_but_breaks_the_contract_is_rejected_as_an_invalid_request():
     raw = orjson.loads(record(deposit(1, 100)))
     raw["data"]["amount_minor"] = 1.5
     raw["data"]["surprise"] = True
-    (output,) = run({}, orjson.dumps(raw))
+    partition = PartitionState(0)
+    (output,) = run(partition, orjson.dumps(raw))
     assert not output.dead_letter
     rejection = decode(output.value)
     assert rejection.data.code == "INVALID_REQUEST"
     assert rejection.data.transaction_id == tx(1)
     assert rejection.data.player_id == PLAYER
     assert output.key == PLAYER.encode()
+    assert partition.players == {} and partition.memory == {}
 
 
 def test_a_command_on_another_players_key_is_refused_and_touches_no_state():
-    table: dict[bytes, bytes] = {}
-    (output,) = run(table, record(deposit(1, 100)), key=b"someone-else")
+    partition = PartitionState(0)
+    (output,) = run(partition, record(deposit(1, 100)), key=b"someone-else")
     assert output.dead_letter
-    assert table == {}
+    assert partition.players == {} and partition.memory == {}

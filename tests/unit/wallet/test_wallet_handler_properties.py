@@ -1,5 +1,6 @@
-"""Property: for any command sequence, the record handler over a key-value table emits byte for byte what the pure
-core emits, and the player state it stores equals the pure fold (the store layout and pruning change nothing)."""
+"""Property: for any command sequence, the record handler over a partition emits byte for byte what the pure core
+emits, holds the player state of the pure fold, and a partition rebuilt from its emitted events (through a snapshot
+or from scratch) holds the very same players and memory."""
 from __future__ import annotations
 
 import uuid
@@ -7,12 +8,13 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared.events import encode, envelope
+from shared.events import decode, encode, envelope
 from shared.events.envelope import epoch_ms
 
+from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import handle
-from services.wallet.adapters.store import WalletStore
-from services.wallet.core import decide, evolve
+from services.wallet.adapters.partition import PartitionState
+from services.wallet.core import PlayerState, decide, evolve
 from test_wallet_properties import apply, steps
 from wallet_scenario import PLAYER, Wallet
 
@@ -22,8 +24,8 @@ class MirroredWallet(Wallet):
 
     def __init__(self) -> None:
         super().__init__()
-        self.table: dict[bytes, bytes] = {}
-        self.offset = 0
+        self.partition = PartitionState(0)
+        self.outputs: list[bytes] = []
 
     def send(self, data, *, sent_at=None, envelope_id=None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
@@ -31,18 +33,28 @@ class MirroredWallet(Wallet):
         for event in events:
             self.state = evolve(self.state, event)
         self.emitted.extend(events)
-        self.offset += 1
-        now_ms = epoch_ms(self.now)
-        outputs = handle(self.table, command.key, encode(command), now_ms, ("wallet.commands", 0, self.offset), now_ms)
+        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now), ("wallet.commands", 0, len(self.outputs)))
         assert [output.value for output in outputs] == [encode(event) for event in events]
+        self.outputs.extend(output.value for output in outputs)
         return events[0]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(steps, max_size=40))
-def test_the_handler_and_the_pure_core_agree_on_every_event_and_on_the_stored_state(sequence):
+@given(st.lists(steps, max_size=40), st.integers(0, 40))
+def test_the_handler_agrees_with_the_core_and_a_rebuilt_partition_with_the_live_one(tmp_path_factory, sequence, cut):
     wallet = MirroredWallet()
     for step in sequence:
         apply(wallet, step)
-    stored, _ = WalletStore(wallet.table).load(PLAYER)
-    assert stored == wallet.state.player
+    live = wallet.partition
+    assert live.players.get(PLAYER, PlayerState(PLAYER)) == wallet.state.player
+    cut = min(cut, len(wallet.outputs))
+    rebuilt = PartitionState(0)
+    for value in wallet.outputs[:cut]:
+        rebuilt.apply(decode(value, expect_kind="event"), value)
+    directory = tmp_path_factory.mktemp("snapshots")
+    snapshot.write(directory, "wallet.events", rebuilt)
+    rebuilt = snapshot.load(directory, "wallet.events", 0)
+    for value in wallet.outputs[cut:]:
+        rebuilt.apply(decode(value, expect_kind="event"), value)
+    assert rebuilt.players == live.players
+    assert rebuilt.memory == live.memory

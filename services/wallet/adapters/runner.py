@@ -1,0 +1,192 @@
+"""The wallet loop: wallet.commands → decide per record, in partition order → one Kafka transaction per partition
+and polled batch holding the batch's events (on the command's partition number), dead letters and input offsets.
+
+A transactional producer per input partition (`transactional_id` = group + partition): a restarted or new owner
+fences its predecessor and aborts whatever it left open, so a crash anywhere in a batch leaves nothing visible to
+read_committed readers and the batch is decided again from the committed state. Correctness still rests on
+deterministic, idempotent decisions (derived ids, broker time, the memory of transaction ids), as in DESIGN.md.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+
+from shared.crash import crash_point
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+
+from services.wallet.adapters import snapshot
+from services.wallet.adapters.handler import Output, handle
+from services.wallet.adapters.partition import PartitionState
+from services.wallet.adapters.restore import Restored, restore_partition
+
+log = logging.getLogger("reelstream.wallet")
+EXIT_STOPPED = 70  # a broken invariant, store or producer: stop unacked, never skip a record
+
+
+@dataclass(frozen=True)
+class WalletConfig:
+    bootstrap: str
+    commands_topic: str
+    events_topic: str
+    dlq_topic: str
+    group_id: str
+    snapshot_dir: Path | None
+    batch_max: int = 2000
+    poll_ms: int = 50
+    session_timeout_ms: int = 8_000
+    snapshot_every_records: int = 20_000
+    snapshot_every_s: float = 30.0
+
+
+@dataclass
+class Stats:
+    records: int = 0
+    batches: int = 0
+    events: int = 0
+    dead_letters: int = 0
+    snapshots: int = 0
+    decide_s: float = 0.0  # CPU-bound part of the batches
+    commit_s: float = 0.0  # waiting for the transactions (produce, offsets, commit)
+    snapshot_s: float = 0.0
+
+
+class WalletService(ConsumerRebalanceListener):
+    def __init__(self, config: WalletConfig, on_ready: Callable[[list[Restored]], None] | None = None) -> None:
+        self.config = config
+        self.partitions: dict[int, PartitionState] = {}
+        self.producers: dict[int, AIOKafkaProducer] = {}
+        self.snapshot_at: dict[int, float] = {}
+        self.stats = Stats()
+        self._on_ready = on_ready
+        self._lock = asyncio.Lock()  # held per batch: a rebalance waits until the batch is committed
+
+    async def run(self, stop: asyncio.Event) -> Stats:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id, client_id="reelstream-wallet",
+            session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4),
+            max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, **AIOKAFKA_CONSUMER_SAFETY,
+        )
+        consumer.subscribe([self.config.commands_topic], listener=self)
+        await consumer.start()
+        try:
+            while not stop.is_set():
+                polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
+                if polled:
+                    async with self._lock:
+                        await self._guarded(self._process(consumer, polled))
+        finally:
+            await consumer.stop()
+            await self.release(list(self.partitions))
+        return self.stats
+
+    async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
+        decided = []
+        for tp, records in polled.items():
+            state = self.partitions.get(tp.partition)
+            if state is None:  # fetched before this partition was restored (or after it was revoked)
+                if tp in consumer.assignment():
+                    consumer.seek(tp, records[0].offset)
+                continue
+            decided.append((tp, records[-1].offset + 1, self._decide(state, tp, records)))
+        started = time.perf_counter()
+        # CPU work is done; the partitions' transactions wait on the broker side by side.
+        await asyncio.gather(*(self._commit(tp, next_offset, outputs) for tp, next_offset, outputs in decided))
+        committed = time.perf_counter()
+        self.stats.commit_s += committed - started
+        for tp, _, _ in decided:
+            self._maybe_snapshot(self.partitions[tp.partition])
+        self.stats.snapshot_s += time.perf_counter() - committed
+
+    def _decide(self, state: PartitionState, tp: TopicPartition, records: list[Any]) -> list[Output]:
+        started = time.perf_counter()
+        outputs: list[Output] = []
+        for record in records:
+            outputs.extend(handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset)))
+            crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
+        self.stats.records += len(records)
+        self.stats.decide_s += time.perf_counter() - started
+        return outputs
+
+    async def _commit(self, tp: TopicPartition, next_offset: int, outputs: list[Output]) -> None:
+        producer, state = self.producers[tp.partition], self.partitions[tp.partition]
+        async with producer.transaction():
+            futures = [await producer.send(
+                self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
+                headers=out.headers, partition=None if out.dead_letter else tp.partition,  # co-partitioned by player
+            ) for out in outputs]
+            crash_point("wallet.mid_transaction")  # sent, maybe not acknowledged, nothing committed
+            written = await asyncio.gather(*futures)
+            for _ in written:
+                crash_point("wallet.after_produce")  # acknowledged, input offset not committed
+            await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+        events = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
+        if events:
+            state.events_offset = events[-1] + 1
+        self.stats.batches += 1
+        self.stats.events += len(events)
+        self.stats.dead_letters += len(outputs) - len(events)
+
+    def _maybe_snapshot(self, state: PartitionState, force: bool = False) -> None:
+        if self.config.snapshot_dir is None or not state.unsnapshotted:
+            return
+        due = time.monotonic() - self.snapshot_at.get(state.partition, 0.0) >= self.config.snapshot_every_s
+        if force or due or state.unsnapshotted >= self.config.snapshot_every_records:
+            snapshot.write(self.config.snapshot_dir, self.config.events_topic, state)
+            self.snapshot_at[state.partition] = time.monotonic()
+            self.stats.snapshots += 1
+
+    async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
+        async with self._lock:
+            await self._guarded(self.acquire(sorted({tp.partition for tp in assigned} - set(self.partitions))))
+
+    async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        async with self._lock:  # the batch in hand is committed first
+            await self.release([tp.partition for tp in revoked])
+
+    async def acquire(self, partitions: list[int]) -> None:
+        restored = []
+        for partition in partitions:
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self.config.bootstrap, client_id="reelstream-wallet",
+                transactional_id=f"{self.config.group_id}-p{partition}", **AIOKAFKA_PRODUCER_SAFETY,
+            )
+            await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
+            self.producers[partition] = producer
+            result = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.config.snapshot_dir)
+            self.partitions[partition] = result.state
+            self.snapshot_at[partition] = time.monotonic()
+            restored.append(result)
+            log.info("partition %d restored in %.0f ms: snapshot at %s, %d events folded", partition, result.millis,
+                     result.snapshot_offset, result.folded)
+        if self._on_ready is not None:
+            self._on_ready(restored)
+            self._on_ready = None
+
+    async def release(self, partitions: list[int]) -> None:
+        for partition in partitions:
+            state = self.partitions.pop(partition, None)
+            if state is not None:
+                self._maybe_snapshot(state, force=True)  # a restart or the next owner here folds only the tail
+            producer = self.producers.pop(partition, None)
+            if producer is not None:
+                await producer.stop()
+
+    @staticmethod
+    async def _guarded(work) -> None:
+        """Any failure inside a batch or a restore stops the process unacked: the in-memory state may be ahead of
+        what Kafka committed, and the restarted process rebuilds it from wallet.events."""
+        try:
+            await work
+        except Exception as error:  # noqa: BLE001 - stop, never skip
+            log.exception("wallet: stopping: %r", error)
+            sys.stderr.flush()
+            os._exit(EXIT_STOPPED)

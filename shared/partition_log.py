@@ -1,0 +1,41 @@
+"""Read one partition of a topic from an offset up to its end as of now (read_committed): how a service folds its
+own output partition back into state on assignment (jackpot.events, wallet.events)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+
+
+class PartitionReadTimeout(TimeoutError):
+    """The partition was not read up to its end offset in time."""
+
+
+async def fold_partition(bootstrap: str, topic: str, partition: int, on_record: Callable[[Any], None],
+                         start: int | None = None, timeout_s: float = 300, batch: int = 5000) -> int:
+    """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
+    end offset seen when called; returns that end offset (the next offset to read later)."""
+    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None,
+                              **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False})
+    await reader.start()
+    try:
+        tp = TopicPartition(topic, partition)
+        reader.assign([tp])
+        beginning = (await reader.beginning_offsets([tp]))[tp]
+        end = (await reader.end_offsets([tp]))[tp]
+        reader.seek(tp, max(beginning, start or 0))
+        deadline = time.monotonic() + timeout_s
+        while await reader.position(tp) < end:
+            if time.monotonic() > deadline:
+                raise PartitionReadTimeout(f"{topic}[{partition}] not read up to offset {end} in {timeout_s} s")
+            for records in (await reader.getmany(tp, timeout_ms=200, max_records=batch)).values():
+                for record in records:
+                    if record.offset < end:
+                        on_record(record)
+        return end
+    finally:
+        await reader.stop()
