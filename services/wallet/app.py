@@ -63,7 +63,7 @@ async def serve(config: WalletConfig, started: float) -> None:
     stats = await WalletService(config, on_ready=ready).run(stop)
     logging.getLogger("reelstream.wallet").info(
         "stopped: %d records in %d partition batches, %d events, %d dead letters, %d snapshots; "
-        "%.1f s deciding, %.1f s waiting for transactions, %.1f s writing snapshots",
+        "%.1f s deciding, %.1f s waiting for earlier commits, %.1f s writing snapshots",
         stats.records, stats.batches, stats.events, stats.dead_letters, stats.snapshots,
         stats.decide_s, stats.commit_s, stats.snapshot_s,
     )

@@ -1,6 +1,11 @@
 """The wallet loop: wallet.commands → decide per record, in partition order → one Kafka transaction per partition
 and polled batch holding the batch's events (on the command's partition number), dead letters and input offsets.
 
+Pipelined: while a partition's batch is being committed (broker round trips), the next polled batch is decided
+(CPU); transactions of one partition stay strictly in order, at most one waits behind the one in flight. The
+in-memory state runs ahead of what is committed by at most that batch, so a snapshot is written only when nothing
+of its partition is in flight, and any failure stops the process (the restart rebuilds from committed events).
+
 A transactional producer per input partition (`transactional_id` = group + partition): a restarted or new owner
 fences its predecessor and aborts whatever it left open, so a crash anywhere in a batch leaves nothing visible to
 read_committed readers and the batch is decided again from the committed state. Correctness still rests on
@@ -55,7 +60,7 @@ class Stats:
     dead_letters: int = 0
     snapshots: int = 0
     decide_s: float = 0.0  # CPU-bound part of the batches
-    commit_s: float = 0.0  # waiting for the transactions (produce, offsets, commit)
+    commit_s: float = 0.0  # waiting for earlier batches to commit (back-pressure)
     snapshot_s: float = 0.0
 
 
@@ -67,7 +72,9 @@ class WalletService(ConsumerRebalanceListener):
         self.snapshot_at: dict[int, float] = {}
         self.stats = Stats()
         self._on_ready = on_ready
-        self._lock = asyncio.Lock()  # held per batch: a rebalance waits until the batch is committed
+        self._lock = asyncio.Lock()  # held while deciding: a rebalance waits for decisions and their commits
+        # The latest commit of each partition (each awaits its predecessor before opening its transaction).
+        self._inflight: dict[int, asyncio.Task] = {}
 
     async def run(self, stop: asyncio.Event) -> Stats:
         consumer = AIOKafkaConsumer(
@@ -84,27 +91,32 @@ class WalletService(ConsumerRebalanceListener):
                     async with self._lock:
                         await self._guarded(self._process(consumer, polled))
         finally:
+            async with self._lock:
+                await self._settle(list(self._inflight))
             await consumer.stop()
             await self.release(list(self.partitions))
         return self.stats
 
     async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
-        decided = []
+        previous = []
         for tp, records in polled.items():
             state = self.partitions.get(tp.partition)
             if state is None:  # fetched before this partition was restored (or after it was revoked)
                 if tp in consumer.assignment():
                     consumer.seek(tp, records[0].offset)
                 continue
-            decided.append((tp, records[-1].offset + 1, self._decide(state, tp, records)))
+            before = self._inflight.get(tp.partition)
+            if before is not None and self._snapshot_due(state):
+                await before  # a snapshot must see committed state only: drain the partition, then write it
+                self._maybe_snapshot(state)
+            outputs = self._decide(state, tp, records)
+            previous.append(before)
+            self._inflight[tp.partition] = asyncio.create_task(
+                self._guarded(self._commit(before, tp, records[-1].offset + 1, outputs)))
+        # Back-pressure: the batches decided before these are committed before the next poll is decided.
         started = time.perf_counter()
-        # CPU work is done; the partitions' transactions wait on the broker side by side.
-        await asyncio.gather(*(self._commit(tp, next_offset, outputs) for tp, next_offset, outputs in decided))
-        committed = time.perf_counter()
-        self.stats.commit_s += committed - started
-        for tp, _, _ in decided:
-            self._maybe_snapshot(self.partitions[tp.partition])
-        self.stats.snapshot_s += time.perf_counter() - committed
+        await asyncio.gather(*(task for task in previous if task is not None))
+        self.stats.commit_s += time.perf_counter() - started
 
     def _decide(self, state: PartitionState, tp: TopicPartition, records: list[Any]) -> list[Output]:
         started = time.perf_counter()
@@ -116,7 +128,9 @@ class WalletService(ConsumerRebalanceListener):
         self.stats.decide_s += time.perf_counter() - started
         return outputs
 
-    async def _commit(self, tp: TopicPartition, next_offset: int, outputs: list[Output]) -> None:
+    async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output]) -> None:
+        if before is not None:
+            await before
         producer, state = self.producers[tp.partition], self.partitions[tp.partition]
         async with producer.transaction():
             futures = [await producer.send(
@@ -134,12 +148,25 @@ class WalletService(ConsumerRebalanceListener):
         self.stats.batches += 1
         self.stats.events += len(events)
         self.stats.dead_letters += len(outputs) - len(events)
+        if self._inflight.get(tp.partition) is asyncio.current_task():  # nothing decided beyond this commit
+            started = time.perf_counter()
+            self._maybe_snapshot(state)
+            self.stats.snapshot_s += time.perf_counter() - started
+
+    async def _settle(self, partitions: list[int]) -> None:
+        """Wait until every decided batch of these partitions is committed."""
+        tasks = [self._inflight.pop(partition) for partition in partitions if partition in self._inflight]
+        await asyncio.gather(*tasks)
+
+    def _snapshot_due(self, state: PartitionState) -> bool:
+        if self.config.snapshot_dir is None or not state.unsnapshotted:
+            return False
+        elapsed = time.monotonic() - self.snapshot_at.get(state.partition, 0.0)
+        return elapsed >= self.config.snapshot_every_s or state.unsnapshotted >= self.config.snapshot_every_records
 
     def _maybe_snapshot(self, state: PartitionState, force: bool = False) -> None:
-        if self.config.snapshot_dir is None or not state.unsnapshotted:
-            return
-        due = time.monotonic() - self.snapshot_at.get(state.partition, 0.0) >= self.config.snapshot_every_s
-        if force or due or state.unsnapshotted >= self.config.snapshot_every_records:
+        """Only with nothing of the partition in flight (its state = what Kafka committed)."""
+        if self._snapshot_due(state) or (force and state.unsnapshotted and self.config.snapshot_dir is not None):
             snapshot.write(self.config.snapshot_dir, self.config.events_topic, state)
             self.snapshot_at[state.partition] = time.monotonic()
             self.stats.snapshots += 1
@@ -149,7 +176,8 @@ class WalletService(ConsumerRebalanceListener):
             await self._guarded(self.acquire(sorted({tp.partition for tp in assigned} - set(self.partitions))))
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
-        async with self._lock:  # the batch in hand is committed first
+        async with self._lock:  # the batches in hand are committed first
+            await self._settle([tp.partition for tp in revoked])
             await self.release([tp.partition for tp in revoked])
 
     async def acquire(self, partitions: list[int]) -> None:

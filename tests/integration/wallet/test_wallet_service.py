@@ -52,14 +52,14 @@ def test_commands_through_the_running_service_are_answered_once_each_and_garbage
 
 def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_once(kafka_bootstrap, prefix, tmp_path):
     # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands are queued; batches of 25
-    # records, a snapshot every 40 events. The service dies right after deciding a batch (nothing produced), then in
+    # records, a snapshot every 20 events. The service dies right after deciding a batch (nothing produced), then in
     # the middle of a transaction (sent, not committed), then after its events were acknowledged by the broker but
     # before the input offset was committed; the fourth run completes the work from its snapshots + the tails.
     players, wagers = 8, 12
     commands = wager_commands(players, wagers)
     send(kafka_bootstrap, prefix, commands)
     datadir, logs = tmp_path / "data", tmp_path / "logs"
-    tuning = {"REELSTREAM_WALLET_BATCH_MAX": "25", "REELSTREAM_WALLET_SNAPSHOT_RECORDS": "40"}
+    tuning = {"REELSTREAM_WALLET_BATCH_MAX": "25", "REELSTREAM_WALLET_SNAPSHOT_RECORDS": "20"}
     crash_points = ("wallet.before_produce:60", "wallet.mid_transaction:3", "wallet.after_produce:70")
     for crash_at in crash_points:
         service = start(kafka_bootstrap, prefix, datadir, logs, crash_at=crash_at, **tuning)
