@@ -31,7 +31,7 @@ async def fold_partition(bootstrap: str, topic: str, partition: int, on_record: 
         deadline = time.monotonic() + timeout_s
         while await reader.position(tp) < end:
             if time.monotonic() > deadline:
-                raise PartitionReadTimeout(f"{topic}[{partition}] not read up to offset {end} in {timeout_s} s")
+                raise PartitionReadTimeout(f"{topic}[{partition}] not restored to offset {end} in {timeout_s} s")
             for records in (await reader.getmany(tp, timeout_ms=200, max_records=batch)).values():
                 for record in records:
                     if record.offset < end:

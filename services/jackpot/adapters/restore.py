@@ -5,14 +5,11 @@ the events they produced, so the fold and the committed position always agree.
 """
 from __future__ import annotations
 
-import time
 from typing import Any
-
-from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+from shared.partition_log import PartitionReadTimeout, fold_partition
 from shared.pools import PoolsConfig
 
 from services.jackpot.core.decide import new_network
@@ -24,28 +21,20 @@ _FORGET_EVERY = 10_000
 
 
 async def restore_partition(bootstrap: str, events_topic: str, partition: int, config: PoolsConfig) -> dict[str, NetworkState]:
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None, **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False})
-    await reader.start()
+    states: dict[str, NetworkState] = {}
+    folded = [0]
+
+    def fold(record) -> None:
+        folded[0] += _fold(states, decode(record.value, expect_kind="event"), config)
+        if folded[0] % _FORGET_EVERY == 0:
+            _forget_old(states)
+
     try:
-        tp = TopicPartition(events_topic, partition)
-        reader.assign([tp])
-        await reader.seek_to_beginning(tp)
-        end = (await reader.end_offsets([tp]))[tp]
-        states: dict[str, NetworkState] = {}
-        folded = 0
-        deadline = time.monotonic() + RESTORE_TIMEOUT_S
-        while await reader.position(tp) < end:
-            if time.monotonic() > deadline:
-                raise RestoreError(f"{events_topic}[{partition}] not restored to offset {end} in {RESTORE_TIMEOUT_S} s")
-            for records in (await reader.getmany(tp, timeout_ms=200, max_records=5000)).values():
-                for record in records:
-                    folded += _fold(states, decode(record.value, expect_kind="event"), config)
-                    if folded % _FORGET_EVERY == 0:
-                        _forget_old(states)
-        _forget_old(states)
-        return states
-    finally:
-        await reader.stop()
+        await fold_partition(bootstrap, events_topic, partition, fold, timeout_s=RESTORE_TIMEOUT_S)
+    except PartitionReadTimeout as error:
+        raise RestoreError(str(error)) from error
+    _forget_old(states)
+    return states
 
 
 def _fold(states: dict[str, NetworkState], event: Any, config: PoolsConfig) -> int:
