@@ -24,7 +24,7 @@ from rich.table import Table
 
 from services.projector.adapters.publish import publish
 from services.projector.adapters.rebuild import end_offsets, rebuild
-from services.projector.adapters.runner import Projector, ProjectorConfig
+from services.projector.adapters.runner import Projector, ProjectorConfig, batch_gc
 from services.projector.adapters.schema import migrate
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
@@ -92,9 +92,10 @@ def _decode_ceiling(samples) -> float:
     from shared.events import encode
 
     raw = [("t", 0, offset, 0, encode(sample.envelope)) for offset, sample in enumerate(samples)]
-    started = time.perf_counter()
-    decode_rows(raw)
-    return len(raw) / (time.perf_counter() - started)
+    with batch_gc():  # the collector settings the projector runs with
+        started = time.perf_counter()
+        decode_rows(raw)
+        return len(raw) / (time.perf_counter() - started)
 
 
 async def _round(settings, samples, rows, decode_workers: int) -> dict:

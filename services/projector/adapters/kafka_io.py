@@ -96,14 +96,13 @@ async def fold_records(
             await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
     pending = []
     for record, (kind, first, second) in zip(records, (item for result in results for item in result)):
-        meta = meta_of(record)
         if kind == "event":
-            batch.add_rows(first, second, meta)
+            batch.add_rows(first, second, record.topic, record.partition, record.offset)
             continue
         headers = dead_letter_headers(DecodeError(first, second), topic=record.topic, partition=record.partition,
                                       offset=record.offset, consumer=CONSUMER_NAME, original=list(record.headers or ()))
         pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
-        batch.add_dead_letter(meta)
+        batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)
 

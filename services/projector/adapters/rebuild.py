@@ -30,6 +30,7 @@ async def end_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
     await kafka.start()
     try:
         partitions = await kafka_io.partitions_of(bootstrap, topics)
+        kafka.assign(partitions)  # fetches their leaders now: unassigned, each look-up retried on stale metadata (~0.5 s)
         ends = await kafka.end_offsets(partitions)
         return {(tp.topic, tp.partition): offset for tp, offset in ends.items()}
     finally:
@@ -41,6 +42,7 @@ async def beginning_offsets(bootstrap: str, topics: tuple[str, ...]) -> Position
     await kafka.start()
     try:
         partitions = await kafka_io.partitions_of(bootstrap, topics)
+        kafka.assign(partitions)
         starts = await kafka.beginning_offsets(partitions)
         return {(tp.topic, tp.partition): offset for tp, offset in starts.items()}
     finally:

@@ -3,6 +3,8 @@ positions stored in Postgres after a crash, a Postgres outage or a schema switch
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,6 +23,10 @@ log = logging.getLogger("reelstream.projector")
 RECONNECT_DELAY_S = (0.2, 0.5, 1.0, 2.0)
 CONNECT_TIMEOUT_S = 5
 COMMAND_TIMEOUT_S = 60
+# A batch allocates ~40 container objects per event and keeps them until its COPY: with the default thresholds
+# (700, 10, 10) the cyclic collector re-scans them over and over — measured: half of decode + mapping's CPU. The
+# projector runs with a young generation of 50,000 objects instead (cycles are still collected, just less often).
+GC_THRESHOLDS = (50_000, 20, 100)
 PG_DOWN = (OSError, asyncio.TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
            asyncpg.exceptions.OperatorInterventionError)
 
@@ -97,6 +103,11 @@ class Projector:
     async def run(self, stop: asyncio.Event, *, until: Positions | None = None, on_ready: Hook | None = None,
                   on_batch: Hook | None = None) -> Progress:
         """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets)."""
+        with batch_gc():
+            return await self._run(stop, until, on_ready, on_batch)
+
+    async def _run(self, stop: asyncio.Event, until: Positions | None, on_ready: Hook | None,
+                   on_batch: Hook | None) -> Progress:
         kafka = kafka_io.consumer(self.config.bootstrap)
         dlq = kafka_io.producer(self.config.bootstrap)
         pool = kafka_io.decode_pool(self.config.decode_workers)
@@ -188,6 +199,26 @@ class Projector:
                 self.progress.reconnects += 1
                 await self._close_pg()
                 await self._open_pg()
+
+
+_gc_users = 0
+_gc_saved = gc.get_threshold()
+
+
+@contextlib.contextmanager
+def batch_gc():
+    """GC_THRESHOLDS while at least one projector runs in this process; the thresholds from before afterwards."""
+    global _gc_users, _gc_saved
+    if _gc_users == 0:
+        _gc_saved = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+    _gc_users += 1
+    try:
+        yield
+    finally:
+        _gc_users -= 1
+        if _gc_users == 0:
+            gc.set_threshold(*_gc_saved)
 
 
 async def _call(hook: Hook, progress: Progress) -> None:

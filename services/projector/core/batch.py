@@ -26,11 +26,17 @@ class Batch:
     _seen: set[Any] = field(default_factory=set)
 
     def advance(self, meta: RecordMeta) -> None:
-        key = (meta.topic, meta.partition)
-        invariant(key not in self.positions or meta.offset >= self.positions[key], f"offsets of {key} go backwards")
-        self.positions[key] = meta.offset + 1
+        self.advance_to(meta.topic, meta.partition, meta.offset)
+
+    def advance_to(self, topic: str, partition: int, offset: int) -> None:
+        """The partition's next offset moves past `offset` (hot path: invariant messages are built only on failure)."""
+        key = (topic, partition)
+        if offset < self.positions.get(key, offset):
+            invariant(False, f"offsets of {key} go backwards")
+        self.positions[key] = offset + 1
         self.records += 1
-        invariant(self.records <= MAX_BATCH_RECORDS, "batch larger than MAX_BATCH_RECORDS")
+        if self.records > MAX_BATCH_RECORDS:
+            invariant(False, "batch larger than MAX_BATCH_RECORDS")
 
     def add_event(self, env: Envelope[Any], meta: RecordMeta) -> None:
         """Stage an event's rows; a second copy of the same event id inside the batch only moves the position."""
@@ -43,16 +49,17 @@ class Batch:
         for table, row in rows_of(env, meta):
             self.rows[table].append(row)
 
-    def add_rows(self, event_id: Any, rows: list[tuple[str, Row]], meta: RecordMeta) -> None:
-        """Stage rows mapped elsewhere (a decode worker) for one event; same de-duplication as add_event."""
-        self.advance(meta)
+    def add_rows(self, event_id: Any, rows: list[tuple[str, Row]], topic: str, partition: int, offset: int) -> None:
+        """Stage rows mapped by decode_rows (here or in a worker) for one event; same de-duplication as add_event."""
+        self.advance_to(topic, partition, offset)
         if event_id in self._seen:
             self.duplicates_in_batch += 1
             return
         self._seen.add(event_id)
         self.events += 1
+        staged = self.rows
         for table, row in rows:
-            self.rows[table].append(row)
+            staged[table].append(row)
 
     def add_dead_letter(self, meta: RecordMeta) -> None:
         """An undecodable record (already sent to the DLQ): only the position moves past it."""

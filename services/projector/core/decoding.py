@@ -15,6 +15,7 @@ Decoded = tuple[str, Any, Any]
 def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozenset()) -> list[Decoded]:
     """One result per record, in order: its rows, or why it is a dead letter."""
     out: list[Decoded] = []
+    times: dict[int, Any] = {}  # LogAppendTime: a producer batch's records share one timestamp
     for topic, partition, offset, timestamp_ms, value in records:
         try:
             env = decode(value, expect_kind="event")
@@ -23,5 +24,8 @@ def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozens
         except DecodeError as error:
             out.append(("dead", error.field, error.reason))
             continue
-        out.append(("event", env.id, rows_of(env, RecordMeta(topic, partition, offset, broker_time(timestamp_ms)))))
+        moment = times.get(timestamp_ms)
+        if moment is None:
+            moment = times[timestamp_ms] = broker_time(timestamp_ms)
+        out.append(("event", env.id, rows_of(env, RecordMeta(topic, partition, offset, moment))))
     return out
