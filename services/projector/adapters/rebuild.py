@@ -50,7 +50,7 @@ async def beginning_offsets(bootstrap: str, topics: tuple[str, ...]) -> Position
 
 
 async def _fill(config: ProjectorConfig, schema: str, until: Positions, on_batch: Hook | None) -> Progress:
-    target = dataclasses.replace(config, target_schema=schema, crash_prefix="rebuild")
+    target = dataclasses.replace(config, target_schema=schema, crash_prefix="rebuild")  # config.partitions: see rebuild
     return await Projector(target).run(asyncio.Event(), until=until, on_batch=on_batch)
 
 
@@ -62,9 +62,11 @@ async def rebuild(config: ProjectorConfig, now: datetime, *, keep_previous: bool
     try:
         await ensure_control(conn)
         schema = schema_name_at(now)
-        await migrate(conn, schema)
+        # The new schema's DDL (Postgres) and the end offsets (Kafka) do not depend on each other: both at once.
+        ends, _ = await asyncio.gather(end_offsets(config.bootstrap, config.topics), migrate(conn, schema))
         on_phase("fill", schema)
-        filled = await _fill(config, schema, await end_offsets(config.bootstrap, config.topics), on_batch)
+        config = dataclasses.replace(config, partitions=tuple(sorted(ends)))  # one metadata look-up per rebuild
+        filled = await _fill(config, schema, ends, on_batch)
         async with conn.transaction():
             # Live writers take this row FOR SHARE in every batch: from here they wait, so the live positions hold still.
             previous = await active_schema(conn, lock="FOR UPDATE")

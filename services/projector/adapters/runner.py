@@ -54,6 +54,7 @@ class ProjectorConfig:
     max_records: int = kafka_io.FETCH_MAX_RECORDS
     crash_prefix: str = "projector"
     decode_workers: int = 0  # worker processes decoding beside the writer (0: decode in this process)
+    partitions: tuple[tuple[str, int], ...] | None = None  # known already (a rebuild's end offsets): no metadata look-up
 
 
 async def connect(url: str) -> asyncpg.Connection:
@@ -114,7 +115,8 @@ class Projector:
         await kafka.start()
         await dlq.start()
         try:
-            partitions = await kafka_io.partitions_of(self.config.bootstrap, self.config.topics)
+            partitions = ([TopicPartition(topic, index) for topic, index in self.config.partitions]
+                          if self.config.partitions else await kafka_io.partitions_of(self.config.bootstrap, self.config.topics))
             kafka.assign(partitions)
             if pool is not None:  # spawn and import in the workers now, not inside the first batch
                 await asyncio.get_running_loop().run_in_executor(pool, kafka_io.decode_rows, [], frozenset())

@@ -12,15 +12,25 @@ _P = {name: index for index, name in enumerate(COLUMNS["ledger_postings"])}
 _M = {name: index for index, name in enumerate(COLUMNS["pool_movements"])}
 
 
+_ACCOUNT, _CURRENCY, _AMOUNT, _RECORDED = (_P[name] for name in ("account", "currency", "amount_micro", "recorded_at"))
+_M_EVENT, _M_SEQ, _M_POOL, _M_NETWORK, _M_CURRENCY, _M_CLOSING, _M_RECORDED = (
+    _M[name] for name in ("event_id", "seq", "pool_id", "network_id", "currency", "closing_micro", "recorded_at")
+)
+
+
 def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, datetime]]:
     """(account, currency, Σ amount_micro, postings, latest recorded_at) per account and currency."""
     totals: dict[tuple[str, str], list[Any]] = {}
     for row in postings:
-        key = (row[_P["account"]], row[_P["currency"]])
-        entry = totals.setdefault(key, [0, 0, row[_P["recorded_at"]]])
-        entry[0] += row[_P["amount_micro"]]
+        key = (row[_ACCOUNT], row[_CURRENCY])
+        entry = totals.get(key)
+        if entry is None:
+            totals[key] = [row[_AMOUNT], 1, row[_RECORDED]]
+            continue
+        entry[0] += row[_AMOUNT]
         entry[1] += 1
-        entry[2] = max(entry[2], row[_P["recorded_at"]])
+        if row[_RECORDED] > entry[2]:
+            entry[2] = row[_RECORDED]
     return [(account, currency, *entry) for (account, currency), entry in totals.items()]
 
 
@@ -29,12 +39,12 @@ def latest_levels(movements: Iterable[Row], position_of: dict[Any, tuple[int, in
     recorded_at, then the event's (partition, offset), then its index in the event."""
     latest: dict[str, tuple[tuple, Row]] = {}
     for row in movements:
-        order = (row[_M["recorded_at"]], *position_of[row[_M["event_id"]]], row[_M["seq"]])
-        pool = row[_M["pool_id"]]
-        if pool not in latest or order > latest[pool][0]:
+        order = (row[_M_RECORDED], position_of[row[_M_EVENT]], row[_M_SEQ])
+        pool = row[_M_POOL]
+        current = latest.get(pool)
+        if current is None or order > current[0]:
             latest[pool] = (order, row)
     return [
-        (pool, row[_M["network_id"]], row[_M["currency"]], row[_M["closing_micro"]], row[_M["recorded_at"]],
-         row[_M["event_id"]])
+        (pool, row[_M_NETWORK], row[_M_CURRENCY], row[_M_CLOSING], row[_M_RECORDED], row[_M_EVENT])
         for pool, (_, row) in latest.items()
     ]
