@@ -305,11 +305,11 @@ def _network_figures() -> dict[str, Any]:
             "reseed": {tier: f"{pool.reseed.policy}, funded by {pool.reseed.funded_by}" for tier, pool in pools.items()}}
 
 
-def parsheet_figures() -> dict[str, Any]:
+def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
     """Every par sheet number: analytic wheel and jackpot figures, the accumulated simulation proof."""
     from services.spin.core.games.stjernestoev import analytics
 
-    model = load_model()
+    model = load_model(model_version) if model_version else load_model()
     network = _network_figures()
     batches = proof_batches(model.sha256)
     sim = summarise(batches) if len(batches) >= 2 else None
@@ -367,10 +367,10 @@ def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
             for symbol, counts in sim["paying_clusters_by_size"].items()}
 
 
-def parsheet(out_dir: Path) -> None:
+def parsheet(out_dir: Path, *, model_version: str | None = None) -> None:
     """Write parsheet.json, parsheet.md, board-graph.png and rtp-convergence.png into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures = parsheet_figures()
+    figures = parsheet_figures(model_version)
     (out_dir / "parsheet.json").write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     draw_graph(out_dir / "board-graph.png")
     batches = proof_batches(figures["model_sha256"])

@@ -21,20 +21,20 @@ ASTRO_3 = {"bonus_ring": [{"symbol": "astro"}] * 3 + [None, None], "ring_stake_m
 EMPTY_AFTER = {"bonus_ring": [None] * 5, "ring_stake_minor": None}
 
 GOLDEN = [
-    ("golden-0", NEW, 50, 0, (), "6f46e9c44476e73f3f945b38e32f4d2948decc0c5e5bb885727cccc0aa765c32", EMPTY_AFTER),
-    ("golden-3", NEW, 50, 178, (), "8c289b16432d07c186060b1b5922ca3cfe4609887927733fc05187acd4f3fad7", EMPTY_AFTER),
-    ("golden-271", NEW, 50, 3016, (), "ca1e5ecd2f110df9eb21b1608f8cc29f9aab8e8eadeb42c653e01848b8ed08e0", EMPTY_AFTER),
-    ("golden-0", RING, 500, 0, (), "3662d9ba47499dc45c62e737b20b6fecc4da36d2dcf08acb97fde2a27acacdd5",
+    ("golden-0", NEW, 50, 0, (), "e6968e3aaf46a9cac23db4ce638b9b028b76289f2a78a3c228427fe5a3c749d5", EMPTY_AFTER),
+    ("golden-3", NEW, 50, 178, (), "7b5c416274e4d6c4debec0d55e6e293cf707990e445b8d95361b3813166a2ab6", EMPTY_AFTER),
+    ("golden-271", NEW, 50, 3016, (), "64675b1f8b5b668593a8c994aaf6069517bc03a06ef65b6786f0a02cce94caf1", EMPTY_AFTER),
+    ("golden-0", RING, 500, 0, (), "c8212ef0edb3333d4e423eeca6e3e2bfa37acdfd69ccbdb78d003784084ed653",
      {"bonus_ring": [None, {"symbol": "wild", "multiplier": 3}, {"symbol": "red", "multiplier": 2},
                      {"symbol": "astro"}, {"symbol": "astro"}], "ring_stake_minor": 500}),
-    ("golden-1", RING, 500, 12660, (), "b0313e7042dbc7ab3856032a209394c42c113ae1688b103203532e1312812703",
+    ("golden-1", RING, 500, 12660, (), "9e68139ecce213ae2fe04e4d648aa19f5b9e3de36533e71f7b175d0607d16aac",
      {"bonus_ring": [{"symbol": "blue", "multiplier": 4}, {"symbol": "wild", "multiplier": 3},
                      {"symbol": "red", "multiplier": 2}, None, None], "ring_stake_minor": 500}),
-    ("golden-3", RING, 500, 2780, (), "c051877afab1235f83d724ac9af932cb8364fce9205d4d978b6f97489ea76667",
+    ("golden-3", RING, 500, 2780, (), "f49aaa51c30475725457e0c4ff1789f96aa8029df1df5ce35762bfebef94b8d1",
      {"bonus_ring": [None, None, None, {"symbol": "astro"}, {"symbol": "astro"}], "ring_stake_minor": 500}),
-    ("claim-65", ASTRO_3, 10000, 3200, ("jackpot",), "6938c6a79dfd39b6a25f569d3ef03eb9bfdbbe0d705c81f30f65c9b003d1d273",
+    ("claim-65", ASTRO_3, 10000, 3200, ("jackpot",), "c6c0b46a01030b42df9fb2e2a6f1978a93748a8d4e0eda4795056319c91fdb4d",
      {"bonus_ring": [{"symbol": "bar", "multiplier": 3}, None, None, None, None], "ring_stake_minor": 10000}),
-    ("claim-340", ASTRO_3, 10000, 0, ("supernova",), "6c7b3eb36aa5db008c835eec312b1f7d7173235aa05a9888c4f25f2214c27910",
+    ("claim-340", ASTRO_3, 10000, 0, ("supernova",), "884fde840f873339d358c3fe6a4fe85817ccbec846a2d30567751d4b5217d33e",
      EMPTY_AFTER),
 ]
 
@@ -54,10 +54,23 @@ def test_three_astro_flash_in_the_circles_always_start_the_feature_and_are_consu
         assert all(c is None or c["symbol"] != "astro" for c in result.state_after["bonus_ring"][1:4])
 
 
+V1_GOLDEN_1_SHA256 = "b0313e7042dbc7ab3856032a209394c42c113ae1688b103203532e1312812703"  # pinned under v1
+
+
 def test_the_cli_replays_a_spin_exactly_as_the_service_played_it():
     from reelstream.mathcli.stjernestoev import evaluate
 
     seed = hashlib.sha256(b"golden-1").hexdigest()
-    replay = evaluate(stake_minor=500, seed=seed, state=RING, model_version="stjernestoev-v1")
+    replay = evaluate(stake_minor=500, seed=seed, state=RING)
+    assert replay["model_version"] == "stjernestoev-v2"
     assert replay["win_minor"] == 12660 and replay["state_after"] == GOLDEN[4][6]
     assert hashlib.sha256(json.dumps(replay["outcome"], sort_keys=True).encode()).hexdigest() == GOLDEN[4][5]
+
+
+def test_a_spin_recorded_under_the_released_v1_model_still_replays_to_its_pinned_outcome():
+    from reelstream.mathcli.stjernestoev import evaluate
+
+    seed = hashlib.sha256(b"golden-1").hexdigest()
+    replay = evaluate(stake_minor=500, seed=seed, state=RING, model_version="stjernestoev-v1")
+    assert replay["outcome"]["model_version"] == "stjernestoev-v1"
+    assert hashlib.sha256(json.dumps(replay["outcome"], sort_keys=True).encode()).hexdigest() == V1_GOLDEN_1_SHA256
