@@ -130,6 +130,7 @@ def command(
     wagers: int = typer.Option(10, min=1, help="Wagers (debit + settle) per player."),
     rounds: int = typer.Option(3, min=1, help="Interleaved rounds (bare loop, bare faust, wallet); medians reported."),
     latency_seconds: float = typer.Option(10.0, min=2.0, help="Duration of the half-load latency run."),
+    latency_rate: float = typer.Option(0.0, min=0.0, help="Input rate of the latency run (0: half the measured rate)."),
     out: Path = typer.Option(Path("bench-results/wallet.json"), help="Where to write the JSON results."),
 ) -> None:
     """Wallet service: commands/s and p50/p99 at half load vs the bare Kafka loop; restart recovery time."""
@@ -153,7 +154,7 @@ def command(
             runs["wallet"].append(last["rate"])
             runs["cpu"].append(last["cpu_ms_per_command"])
         rate = statistics.median(runs["wallet"])
-        latency = _half_load_latency(bootstrap, last["prefix"], rate, latency_seconds, len(records))
+        latency = _half_load_latency(bootstrap, last["prefix"], latency_rate * 2 or rate, latency_seconds, len(records))
         recovery = _recovery(last["service"], last["env"], workdir / f"round-{rounds - 1}")
         last = None
     finally:
