@@ -28,7 +28,7 @@ def prefix(kafka_bootstrap):
     drop_topics(kafka_bootstrap, name)
 
 
-def test_commands_through_the_running_service_are_answered_once_each_and_garbage_is_dead_lettered(kafka_bootstrap, prefix, tmp_path):
+def test_commands_through_the_running_service_are_answered_once_each_on_their_partition_and_garbage_is_dead_lettered(kafka_bootstrap, prefix, tmp_path):
     service = start(kafka_bootstrap, prefix, tmp_path / "data", tmp_path / "logs")
     try:
         commands = wager_commands(players=3, wagers=4)
@@ -36,8 +36,11 @@ def test_commands_through_the_running_service_are_answered_once_each_and_garbage
         wanted = {str(c.transaction_id) for c in commands}
         events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(commands) + 6, 60)
         dead = read_until(kafka_bootstrap, prefix + "wallet.commands.dlq", lambda rs: len(rs) >= 1, 30, partitions=1)
+        sent = read_until(kafka_bootstrap, prefix + "wallet.commands", lambda rs: len(rs) >= len(commands) + 7, 30)
     finally:
         service.stop()
+    partition_of = {record.key: record.partition for record in sent}
+    assert all(record.partition == partition_of[record.key] for record in events), "co-partitioned by player id"
     facts = facts_by_transaction(events)
     assert wanted <= set(facts)
     assert all(len(ids) == 1 for tx, ids in facts.items() if tx in wanted)
