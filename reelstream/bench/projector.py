@@ -27,7 +27,7 @@ from services.projector.adapters.publish import publish
 from services.projector.adapters.rebuild import end_offsets, rebuild
 from services.projector.adapters.runner import Projector, ProjectorConfig, batch_gc
 from services.projector.adapters.schema import migrate
-from services.projector.core.batch import Batch
+from services.projector.core.batch import MAX_BATCH_RECORDS, Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
 from services.projector.core.samples import sample_events
@@ -43,10 +43,15 @@ TARGET_RATIO = 0.5
 
 
 def _rows(samples) -> dict[str, list[tuple]]:
-    batch = Batch()
-    for offset, sample in enumerate(samples):
-        batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, sample.envelope.time))
-    return batch.rows
+    """The rows the projector writes for the samples (staged in batches of at most MAX_BATCH_RECORDS)."""
+    rows: dict[str, list[tuple]] = {}
+    for start in range(0, len(samples), MAX_BATCH_RECORDS):
+        batch = Batch()
+        for offset, sample in enumerate(samples[start:start + MAX_BATCH_RECORDS], start):
+            batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, sample.envelope.time))
+        for table, table_rows in batch.rows.items():
+            rows.setdefault(table, []).extend(table_rows)
+    return rows
 
 
 async def _baseline(url: str, schema: str, rows: dict[str, list[tuple]], copy: bool) -> float:
