@@ -15,6 +15,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+import orjson
 import typer
 from kafka import KafkaConsumer, TopicPartition
 from rich.console import Console
@@ -32,6 +33,17 @@ from shared.topic_admin import delete_topics, ensure_topics
 
 # client -> spin -> wallet (debit) -> spin -> wallet (settle) -> spin -> client; a claim adds spin -> jackpot -> spin.
 SEQUENTIAL_HOPS = 6
+# The records of one spin, in causal order: (topic, type suffix). Their broker LogAppendTimes give the per-hop delays.
+CHAIN = (
+    ("spin.requests", "spin.requested.v1"),
+    ("wallet.commands", "wallet.debit-wager.v1"),
+    ("wallet.events", "wallet.wager-debited.v1"),
+    ("spin.journal", "spin.seed-drawn.v1"),
+    ("jackpot.commands", "jackpot.contribute.v1"),
+    ("wallet.commands", "wallet.settle-wager.v1"),
+    ("wallet.events", "wallet.wager-settled.v1"),
+    ("spin.events", "spin.settled.v1"),
+)
 
 
 class Answers:
@@ -46,6 +58,7 @@ class Answers:
         for tp in tps:
             self.reader.position(tp)
         self.at: dict[uuid.UUID, float] = {}
+        self.wall: dict[uuid.UUID, float] = {}  # the same instants on the wall clock (to compare with broker times)
         self.settled = 0
         self.codes: dict[str, int] = {}
         self.stop = threading.Event()
@@ -55,11 +68,12 @@ class Answers:
     def _read(self) -> None:
         while not self.stop.is_set():
             for records in self.reader.poll(timeout_ms=50).values():
-                now = time.perf_counter()
+                now, wall = time.perf_counter(), time.time()
                 for record in records:
                     data = decode(record.value).data
                     if isinstance(data, (SpinSettled, SpinRejected)) and data.request_id not in self.at:
                         self.at[data.request_id] = now
+                        self.wall[data.request_id] = wall
                         self.settled += isinstance(data, SpinSettled)
                         if isinstance(data, SpinRejected):
                             self.codes[data.code] = self.codes.get(data.code, 0) + 1
@@ -115,19 +129,68 @@ def _burst(sender, topic: str, answers: Answers, batch: list) -> dict:
             "spins_per_s": round(len(answered) / elapsed, 1)}
 
 
-def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> dict:
+def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> tuple[dict, dict[uuid.UUID, float]]:
+    """Open loop: request i is sent at start + i / rate; latency = answer read - that send (wall clock sent_wall)."""
     sent_at: dict[uuid.UUID, float] = {}
+    sent_wall: dict[uuid.UUID, float] = {}
+    lag = []
     started = time.perf_counter()
     for index, (request_id, key, value) in enumerate(batch):
         due = started + index / rate
         while (now := time.perf_counter()) < due:
             time.sleep(min(0.002, due - now))
         sent_at[request_id] = time.perf_counter()
+        sent_wall[request_id] = time.time()
+        lag.append(sent_at[request_id] - due)
         sender.send(topic, key=key, value=value)
     sender.flush()
     _wait_answers(answers, list(sent_at), 120)
     took = [answers.at[rid] - sent for rid, sent in sent_at.items() if rid in answers.at]
-    return {"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took)}
+    pacing = percentiles_ms(lag)
+    return ({"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took),
+             "send_lag_p50_ms": pacing["p50_ms"], "send_lag_p99_ms": pacing["p99_ms"]}, sent_wall)
+
+
+def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
+    """request id -> {index in CHAIN: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
+    stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(CHAIN)}
+    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                           isolation_level="read_committed", auto_offset_reset="earliest")
+    found: dict[str, dict[int, int]] = {rid: {} for rid in wanted}
+    try:
+        tps = [TopicPartition(name, p) for name in sorted({t for t, _ in stage}) for p in reader.partitions_for_topic(name)]
+        reader.assign(tps)
+        reader.seek_to_beginning(*tps)
+        end = reader.end_offsets(tps)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and any(reader.position(tp) < end[tp] for tp in tps):
+            for tp, records in reader.poll(timeout_ms=200, max_records=5000).items():
+                for record in records:
+                    raw = orjson.loads(record.value)
+                    index = stage.get((tp.topic, raw.get("type")))
+                    rid = raw.get("correlationid") or (raw.get("data") or {}).get("request_id")
+                    if index is not None and rid in found:
+                        found[rid].setdefault(index, record.timestamp)
+    finally:
+        reader.close(autocommit=False)
+    return found
+
+
+def hop_breakdown(found: dict[str, dict[int, int]], sent_wall: dict[str, float], answered_wall: dict[str, float]) -> list[dict]:
+    """p50/p99 of each hop: client send -> request appended, record i -> record i+1 of CHAIN, spin.settled -> read."""
+    hops: list[tuple[str, list[float]]] = [("client send → " + CHAIN[0][0], [])]
+    hops += [(f"{CHAIN[i][1]} → {CHAIN[i + 1][0]}:{CHAIN[i + 1][1]}", []) for i in range(len(CHAIN) - 1)]
+    hops.append((CHAIN[-1][0] + " → client read", []))
+    last = len(CHAIN) - 1
+    for rid, times in found.items():
+        if len(times) != len(CHAIN):
+            continue  # rejected, or a record not read back
+        hops[0][1].append(times[0] / 1000 - sent_wall[rid])
+        for i in range(last):
+            hops[i + 1][1].append((times[i + 1] - times[i]) / 1000)
+        if rid in answered_wall:
+            hops[-1][1].append(answered_wall[rid] - times[last] / 1000)
+    return [{"hop": name, "samples": len(samples), **percentiles_ms(samples)} for name, samples in hops if samples]
 
 
 def _cpu_s(pid: int) -> float:
@@ -173,9 +236,13 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
                                                         * 1000 / max(1, burst["answered"]), 2) for service in services}
         burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
         rate = burst["spins_per_s"] / 2
-        paced = _paced(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, int(rate * latency_seconds)), rate)
-        return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "rejections": answers.codes,
-                "sequential_hops": SEQUENTIAL_HOPS}
+        paced, sent_wall = _paced(sender, f"{prefix}spin.requests", answers,
+                                  _requests(players, tokens, int(rate * latency_seconds)), rate)
+        found = _chain_times(bootstrap, prefix, {str(rid) for rid in sent_wall})
+        hops = hop_breakdown(found, {str(rid): at for rid, at in sent_wall.items()},
+                             {str(rid): answers.wall[rid] for rid in sent_wall if rid in answers.wall})
+        return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops,
+                "rejections": answers.codes, "sequential_hops": SEQUENTIAL_HOPS}
     finally:
         answers.close()
         sender.close()
@@ -226,6 +293,10 @@ def command(
     table.add_row("raw aiokafka round trip p99 ms × hops × 5", f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}")
     table.add_row("p99 within budget", "ok" if judged["latency_ok"] else "MISSED")
     console.print(table)
+    hops = Table("hop at 50 % load (broker LogAppendTime of each record)", "n", "p50 ms", "p99 ms")
+    for hop in results["hops_at_half_load"]:
+        hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
+    console.print(hops)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     console.print(f"wrote {out}", markup=False)
