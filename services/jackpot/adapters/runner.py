@@ -27,6 +27,10 @@ from services.jackpot.core.decide import decide, new_network
 from services.jackpot.core.inputs import Incoming
 from services.jackpot.core.state import NetworkState
 
+# aiokafka sends no new fetch to the broker while one is in flight, and the broker holds an empty fetch up to this
+# long: with the 500 ms default a partition just drained waited behind it (docs/spin.md, "Latency").
+FETCH_MAX_WAIT_MS = 10
+
 log = logging.getLogger("reelstream.jackpot")
 
 
@@ -79,7 +83,7 @@ class JackpotService:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=1000, max_poll_interval_ms=300_000,
-            **AIOKAFKA_CONSUMER_SAFETY,
+            fetch_max_wait_ms=FETCH_MAX_WAIT_MS, **AIOKAFKA_CONSUMER_SAFETY,
         )
         consumer.subscribe([self.config.commands_topic], listener=_Rebalance(self))
         await consumer.start()

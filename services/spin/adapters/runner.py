@@ -3,6 +3,11 @@
 Per fetched batch: handle every record in partition order, then produce the batch's journal facts and await them,
 then its commands and answers and await them, then commit the input offsets. A crash anywhere re-delivers the batch;
 the handlers are idempotent, the seed is reused from the journal, and every emitted id is derived from its cause.
+
+Pipelined: while one batch's writes are in flight (journal, outputs, commit: broker round trips), the next batch is
+handled in memory (CPU); the writes of batches stay strictly in order, at most one batch waits behind the one in
+flight. The books run ahead of what is written by at most that batch, so a failed write stops the runner (the
+restart rebuilds the books from the journal), and a revocation waits for the writes in flight.
 """
 from __future__ import annotations
 
@@ -34,6 +39,10 @@ _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
+# aiokafka sends no new fetch to a broker while one is in flight there, and the broker holds a fetch up to this long
+# when the partitions in it have nothing new: partitions just drained wait behind it. The 500 ms default made each hop
+# of a spin cost ~350 ms at 120 spins/s (docs/spin.md, "Latency"); idle cost: ~100 empty fetches/s.
+FETCH_MAX_WAIT_MS = 10
 # Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
 _SAME_PARTITION = frozenset({"journal", "seed", "answer"})
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
@@ -42,7 +51,7 @@ _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settl
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
     session_ms = int(environ.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
     return {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
-            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000}
+            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000, "fetch_max_wait_ms": FETCH_MAX_WAIT_MS}
 
 
 class SpinRunner(ConsumerRebalanceListener):
@@ -53,6 +62,7 @@ class SpinRunner(ConsumerRebalanceListener):
         self.assigned = asyncio.Event()
         self.logical = {settings.topic(name): name for name in INPUTS}
         self.handled = 0
+        self.inflight: asyncio.Task | None = None  # the latest batch's writes (each awaits its predecessor's first)
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
@@ -61,6 +71,7 @@ class SpinRunner(ConsumerRebalanceListener):
 
     async def on_partitions_revoked(self, revoked) -> None:
         async with self.lock:  # the batch in hand is finished and committed first
+            await self._drain()
             for partition in {tp.partition for tp in revoked}:
                 self.books.pop(partition, None)
 
@@ -78,10 +89,14 @@ class SpinRunner(ConsumerRebalanceListener):
         try:
             while True:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
+                if self.inflight is not None and self.inflight.done():
+                    self.inflight.result()  # a failed write stops the runner even when no batch follows
                 if batch:
                     async with self.lock:
                         await self._process(batch)
         finally:
+            if self.inflight is not None and not self.inflight.done():
+                self.inflight.cancel()  # not committed: re-delivered to whoever handles these partitions next
             await self.consumer.stop()
 
     async def _process(self, batch) -> None:
@@ -94,6 +109,19 @@ class SpinRunner(ConsumerRebalanceListener):
             for record in records:
                 self._handle(tp, book, record, effects)
                 offsets[tp] = record.offset + 1
+        previous = self.inflight
+        self.inflight = asyncio.create_task(self._write(previous, effects, offsets))
+        if previous is not None:
+            await previous  # back-pressure: the batch before this one is written before the next poll is handled
+
+    async def _drain(self) -> None:
+        if self.inflight is not None:
+            await self.inflight
+
+    async def _write(self, previous: asyncio.Task | None, effects: Effects, offsets: dict) -> None:
+        """Journal acknowledged, then outputs acknowledged, then the input offsets committed; after the batch before."""
+        if previous is not None:
+            await previous
         await self._produce(effects.journal)
         if any(out.kind == "seed" for out in effects.journal):
             crash_point("spin.after_seed_persisted")

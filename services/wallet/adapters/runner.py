@@ -38,6 +38,10 @@ EXIT_STOPPED = 70
 # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB batch
 # would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB record batch limit.
 PRODUCER_BATCH_BYTES = 512 * 1024  # a broken invariant, store or producer: stop unacked, never skip a record
+# aiokafka sends no new fetch to the broker while one is in flight, and the broker holds a fetch up to this long when
+# its partitions have nothing new: a partition just drained waits behind it (the 500 ms default cost ~265 ms per
+# wallet hop of a spin at 120 spins/s; docs/spin.md, "Latency").
+FETCH_MAX_WAIT_MS = 10
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,8 @@ class WalletService(ConsumerRebalanceListener):
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id, client_id="reelstream-wallet",
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4),
-            max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, **AIOKAFKA_CONSUMER_SAFETY,
+            max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+            **AIOKAFKA_CONSUMER_SAFETY,
         )
         consumer.subscribe([self.config.commands_topic], listener=self)
         await consumer.start()
