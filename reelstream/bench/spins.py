@@ -146,9 +146,12 @@ def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> tu
     sender.flush()
     _wait_answers(answers, list(sent_at), 120)
     took = [answers.at[rid] - sent for rid, sent in sent_at.items() if rid in answers.at]
-    pacing = percentiles_ms(lag)
+    pacing, quarter = percentiles_ms(lag), max(1, len(took) // 4)
     return ({"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took),
-             "send_lag_p50_ms": pacing["p50_ms"], "send_lag_p99_ms": pacing["p99_ms"]}, sent_wall)
+             "send_lag_p50_ms": pacing["p50_ms"], "send_lag_p99_ms": pacing["p99_ms"],
+             # stationary or growing: a queue that builds up shows as a last quarter far above the first
+             "first_quarter_p50_ms": percentiles_ms(took[:quarter])["p50_ms"],
+             "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"]}, sent_wall)
 
 
 def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
@@ -215,7 +218,8 @@ def _deposit_all(sender, topic: str, players: list[str], bootstrap: str, prefix:
     time.sleep(3)  # the deposits are processed long before the first spin's debit reaches the wallet (same partitions, in order)
 
 
-def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int) -> dict:
+def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int,
+        latency_rate: float | None = None) -> dict:
     settings = load_settings()
     baselines = measure_baselines(bootstrap, messages=baseline_messages, repeats=1, latency_samples=200)
     prefix = f"bench{uuid.uuid4().hex[:10]}."
@@ -235,12 +239,16 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
         burst["cpu_ms_per_spin"] = {service.name: round((_cpu_s(service.process.pid) - cpu_before[service.name])
                                                         * 1000 / max(1, burst["answered"]), 2) for service in services}
         burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
-        rate = burst["spins_per_s"] / 2
+        rate = latency_rate or burst["spins_per_s"] / 2
+        cpu_before = {service.name: _cpu_s(service.process.pid) for service in services}
         paced, sent_wall = _paced(sender, f"{prefix}spin.requests", answers,
                                   _requests(players, tokens, int(rate * latency_seconds)), rate)
+        paced["cpu_ms_per_spin"] = {service.name: round((_cpu_s(service.process.pid) - cpu_before[service.name])
+                                                        * 1000 / max(1, paced["answered"]), 2) for service in services}
         found = _chain_times(bootstrap, prefix, {str(rid) for rid in sent_wall})
         hops = hop_breakdown(found, {str(rid): at for rid, at in sent_wall.items()},
                              {str(rid): answers.wall[rid] for rid in sent_wall if rid in answers.wall})
+        paced["rate_forced"] = latency_rate is not None  # then not the issue's "50 % of the burst" point
         return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops,
                 "rejections": answers.codes, "sequential_hops": SEQUENTIAL_HOPS}
     finally:
@@ -272,12 +280,13 @@ def command(
     baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
     out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+    latency_rate: float = typer.Option(None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."),
 ) -> None:
     """Spins end to end with all services: spins/s, messages per spin, p50/p99 at 50 % load, against baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
     load_before = os.getloadavg()[0]
-    results = run(bootstrap, spins, players, latency_seconds, baseline_messages)
+    results = run(bootstrap, spins, players, latency_seconds, baseline_messages, latency_rate)
     results["verdict"] = verdict(results)
     results["machine"] = {"cpus": os.cpu_count(), "load_1min_before": round(load_before, 2),
                           "load_1min_after": round(os.getloadavg()[0], 2)}
@@ -290,10 +299,12 @@ def command(
     table.add_row("bare consume→decode→encode→produce loop msg/s", f"{base['consume_decode_encode_produce']['msg_per_s']:,}")
     table.add_row("spins/s × m ÷ loop msg/s (target ≥ 0.35)", f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})")
     table.add_row(f"latency at {paced['rate_per_s']} spins/s: p50 / p99 ms", f"{paced['p50_ms']} / {paced['p99_ms']}")
+    table.add_row("CPU ms per spin in the latency phase (wallet / jackpot / spin)", " / ".join(str(v) for v in paced["cpu_ms_per_spin"].values()))
+    table.add_row("p50 ms of the first / last quarter of that phase", f"{paced['first_quarter_p50_ms']} / {paced['last_quarter_p50_ms']}")
     table.add_row("raw aiokafka round trip p99 ms × hops × 5", f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}")
     table.add_row("p99 within budget", "ok" if judged["latency_ok"] else "MISSED")
     console.print(table)
-    hops = Table("hop at 50 % load (broker LogAppendTime of each record)", "n", "p50 ms", "p99 ms")
+    hops = Table(f"hop at {paced['rate_per_s']} spins/s (broker LogAppendTime of each record)", "n", "p50 ms", "p99 ms")
     for hop in results["hops_at_half_load"]:
         hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
     console.print(hops)
