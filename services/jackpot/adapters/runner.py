@@ -29,7 +29,7 @@ from services.jackpot.core.state import NetworkState
 
 # aiokafka sends no new fetch to the broker while one is in flight, and the broker holds an empty fetch up to this
 # long: with the 500 ms default a partition just drained waited behind it (docs/spin.md, "Latency").
-FETCH_MAX_WAIT_MS = 10
+FETCH_MAX_WAIT_MS = 25
 
 log = logging.getLogger("reelstream.jackpot")
 

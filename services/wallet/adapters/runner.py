@@ -41,7 +41,7 @@ PRODUCER_BATCH_BYTES = 512 * 1024  # a broken invariant, store or producer: stop
 # aiokafka sends no new fetch to the broker while one is in flight, and the broker holds a fetch up to this long when
 # its partitions have nothing new: a partition just drained waits behind it (the 500 ms default cost ~265 ms per
 # wallet hop of a spin at 120 spins/s; docs/spin.md, "Latency").
-FETCH_MAX_WAIT_MS = 10
+FETCH_MAX_WAIT_MS = 25
 
 
 @dataclass(frozen=True)
