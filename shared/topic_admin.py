@@ -20,6 +20,21 @@ def ensure_topics(
         admin.close()
 
 
+def topics_under(admin, prefix: str) -> list[str]:
+    """Every topic on the broker whose name starts with `prefix` (a deployment's own and faust-made ones alike)."""
+    return [name for name in admin.list_topics() if name.startswith(prefix)]
+
+
+def delete_prefixed(bootstrap_servers: str, prefix: str) -> None:
+    """Delete every topic under a test or benchmark deployment's unique prefix."""
+    admin = admin_client(bootstrap_servers, client_id="reelstream-topics")
+    try:
+        names = topics_under(admin, prefix)
+    finally:
+        admin.close()
+    delete_topics(bootstrap_servers, names)
+
+
 def delete_topics(bootstrap_servers: str, names: list[str]) -> None:
     """Delete the named topics that exist (for test clean-up of prefixed deployments only)."""
     admin = admin_client(bootstrap_servers, client_id="reelstream-topics")

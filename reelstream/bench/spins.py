@@ -29,7 +29,7 @@ from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import Deposit
 from shared.kafka import admin_client, producer
 from shared.session import issue_token
-from shared.topic_admin import delete_topics, ensure_topics
+from shared.topic_admin import delete_prefixed, ensure_topics, topics_under
 
 # client -> spin -> wallet (debit) -> spin -> wallet (settle) -> spin -> client; a claim adds spin -> jackpot -> spin.
 SEQUENTIAL_HOPS = 6
@@ -98,7 +98,7 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
     """The sum of end offsets over every topic under the prefix (changelogs included): messages produced so far."""
     admin = admin_client(bootstrap, client_id="bench-spins")
     try:
-        names = [name for name in admin.list_topics() if name.startswith(prefix)]
+        names = topics_under(admin, prefix)
     finally:
         admin.close()
     reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
@@ -256,10 +256,7 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
         sender.close()
         for service in services:
             service.stop()
-        admin = admin_client(bootstrap, client_id="bench-spins")
-        names = [name for name in admin.list_topics() if name.startswith(prefix)]
-        admin.close()
-        delete_topics(bootstrap, names)
+        delete_prefixed(bootstrap, prefix)
 
 
 def verdict(results: dict) -> dict:

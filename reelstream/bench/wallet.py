@@ -33,7 +33,7 @@ from shared.config import load_settings
 from shared.events import HEADERS, derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
-from shared.topic_admin import delete_topics, ensure_topics
+from shared.topic_admin import delete_prefixed, ensure_topics
 from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 
 
@@ -161,7 +161,7 @@ def command(
         if last is not None:
             last["service"].stop()
         for prefix in prefixes:
-            _delete_prefixed(bootstrap, prefix)
+            delete_prefixed(bootstrap, prefix)
         shutil.rmtree(workdir, ignore_errors=True)
     baseline, faust_baseline = statistics.median(runs["bare"]), statistics.median(runs["faust"])
     results = {
@@ -234,25 +234,13 @@ def _print(console: Console, results: dict) -> None:
     console.print(table)
 
 
-def _delete_prefixed(bootstrap: str, prefix: str) -> None:
-    """Every topic under a unique prefix (the bare faust agent's own topics included)."""
-    from shared.kafka import admin_client
-
-    admin = admin_client(bootstrap, client_id="bench-wallet")
-    try:
-        names = [name for name in admin.list_topics() if name.startswith(prefix)]
-    finally:
-        admin.close()
-    delete_topics(bootstrap, names)
-
-
 def _bare_faust_loop(bootstrap: str, source: str, sink: str, count: int, workdir: Path) -> float:
     """The same loop as a faust agent (the former wallet adapter's producer settings, no table): faust's ceiling."""
     run = subprocess.run(
         [sys.executable, "-m", "reelstream.bench.wallet", source, sink, str(count), str(workdir / "faust-baseline")],
         env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap}, capture_output=True, text=True, timeout=900,
     )
-    _delete_prefixed(bootstrap, f"{source}-faust")
+    delete_prefixed(bootstrap, f"{source}-faust")
     found = re.findall(r"bare-faust-rate (\d+(?:\.\d+)?)", run.stdout)
     if not found:
         raise typer.Exit(f"bare faust loop failed: {run.stdout[-2000:]}{run.stderr[-2000:]}")

@@ -13,6 +13,7 @@ import pytest
 
 from deploy.local.waits import WaitTimeout, wait_until
 from shared.kafka import admin_client, consumer, ensure_topics, producer
+from shared.topic_admin import topics_under
 from shared.topics import ALL_TOPICS
 
 # A consumer killed mid-test is evicted from its group after 6 s, not after the 45 s default.
@@ -123,7 +124,7 @@ def fresh_prefix(kafka_admin):
     prefix = f"t{uuid.uuid4().hex[:12]}."
     ensure_topics(kafka_admin, ALL_TOPICS, replication_factor=1, prefix=prefix)
     yield prefix
-    doomed = [name for name in kafka_admin.list_topics() if name.startswith(prefix)]
+    doomed = topics_under(kafka_admin, prefix)
     if doomed:
         kafka_admin.delete_topics(doomed)
 

@@ -13,7 +13,7 @@ from reelstream.processes import ServiceProcess, spawn
 from shared.events import HEADERS, decode, derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
-from shared.topic_admin import delete_topics, ensure_topics
+from shared.topic_admin import delete_prefixed, ensure_topics
 from shared.topics import PLAYER_PARTITIONS
 
 
@@ -27,14 +27,7 @@ def create_topics(bootstrap: str, prefix: str) -> None:
 
 def drop_topics(bootstrap: str, prefix: str) -> None:
     """Every topic under the test's uuid prefix."""
-    from shared.kafka import admin_client
-
-    admin = admin_client(bootstrap, client_id="wallet-it")
-    try:
-        names = [name for name in admin.list_topics() if name.startswith(prefix)]
-    finally:
-        admin.close()
-    delete_topics(bootstrap, names)
+    delete_prefixed(bootstrap, prefix)
 
 
 def start(bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None,
