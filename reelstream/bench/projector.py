@@ -120,9 +120,11 @@ async def _round(settings, samples, rows, decode_workers: int) -> dict:
         config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
                                  decode_workers=decode_workers)
         live_s, live_rows, live_events = await _live(config, await end_offsets(config.bootstrap, config.topics))
-        started = time.perf_counter()
-        rebuilt = await rebuild(config, datetime.now(timezone.utc))
-        rebuild_s = time.perf_counter() - started
+        marks: list[tuple[str, float]] = [("start", time.perf_counter())]
+        rebuilt = await rebuild(config, datetime.now(timezone.utc),
+                                on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())))
+        marks.append(("end", time.perf_counter()))
+        rebuild_s = marks[-1][1] - marks[0][1]
         copy_s.append(await _baseline(url, "proj_base_copy_after", rows, copy=True))
         executemany_s.append(await _baseline(url, "proj_base_executemany_after", rows, copy=False))
     finally:
@@ -137,7 +139,13 @@ async def _round(settings, samples, rows, decode_workers: int) -> dict:
         "live": live_rows / live_s,
         "live_events": live_events / live_s, "rebuild": rebuilt.rows / rebuild_s,
         "rebuild_events": rebuilt.events / rebuild_s,
+        "rebuild_s": rebuild_s, "rebuild_phases_s": _phases(marks),
     }
+
+
+def _phases(marks: list[tuple[str, float]]) -> dict[str, float]:
+    """Seconds from each phase mark of rebuild() to the next ("start": connections and the control schema)."""
+    return {name: after - at for (name, at), (_, after) in zip(marks, marks[1:])}
 
 
 async def measure(spins: int, decode_workers: int, rounds: int) -> dict:
@@ -162,6 +170,8 @@ async def measure(spins: int, decode_workers: int, rounds: int) -> dict:
             "rebuild_vs_executemany": ratio("rebuild", "executemany"), "rebuild_vs_copy": ratio("rebuild", "copy"),
         },
         "target_ratio": TARGET_RATIO, "decode_workers": decode_workers,
+        "rebuild_phases_s": {phase: statistics.median(r["rebuild_phases_s"].get(phase, 0.0) for r in results)
+                             for phase in results[0]["rebuild_phases_s"]},
         "load_average_1m_after": os.getloadavg()[0],
     }
 
@@ -189,6 +199,8 @@ def command(
     table.add_row("projector rebuild", f"{result['rebuild_rows_per_s']:,.0f}", f"{result['rebuild_events_per_s']:,.0f}",
                   f"{ratios['rebuild_vs_executemany']:.2f}", f"{ratios['rebuild_vs_copy']:.2f}")
     Console().print(table)
+    print("rebuild phases (median s): " + ", ".join(f"{phase} {seconds:.3f}"
+                                                   for phase, seconds in result["rebuild_phases_s"].items()))
     print(f"decode + map alone (no Kafka, no Postgres): {result['decode_and_map_only_events_per_s']:,.0f} events/s "
           f"= {result['decode_and_map_only_events_per_s'] / result['copy_events_per_s']:.2f}× the COPY baseline's events/s")
     out.parent.mkdir(parents=True, exist_ok=True)

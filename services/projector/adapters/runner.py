@@ -55,6 +55,10 @@ class ProjectorConfig:
     crash_prefix: str = "projector"
     decode_workers: int = 0  # worker processes decoding beside the writer (0: decode in this process)
     partitions: tuple[tuple[str, int], ...] | None = None  # known already (a rebuild's end offsets): no metadata look-up
+    # A rebuild's fill: the target schema has no readers and a crashed rebuild is never resumed (its schema is never
+    # switched to), so its commits need not wait for the WAL flush — the switch's own (synchronous) commit flushes
+    # the WAL up to it, fill included.
+    asynchronous_commit: bool = False
 
 
 async def connect(url: str) -> asyncpg.Connection:
@@ -68,8 +72,12 @@ def reached(positions: Positions, until: Positions) -> bool:
 class Projector:
     """One projector instance over all partitions of its topics (scale-out would split partitions between instances)."""
 
-    def __init__(self, config: ProjectorConfig) -> None:
+    def __init__(self, config: ProjectorConfig, *, schema_ready: Awaitable[object] | None = None) -> None:
+        """schema_ready: the target schema is being created right now (empty): consume from the beginning of every
+        partition at once and wait for it only before the first write (start-up overlaps the DDL)."""
         self.config = config
+        self._schema_ready = schema_ready
+        self.until: Positions | None = None
         self.progress = Progress()
         self.schema: str | None = config.target_schema
         self._conn: asyncpg.Connection | None = None
@@ -79,6 +87,8 @@ class Projector:
         for attempt in range(1_000_000):
             try:
                 self._conn = await connect(self.config.database_url)
+                if self.config.asynchronous_commit:
+                    await self._conn.execute("SET synchronous_commit = off")
                 if self.config.target_schema is None:
                     self.schema = await prepare_live(self._conn, datetime.now(timezone.utc))
                 self._writer = BatchWriter(self._conn, self.schema, live=self.config.target_schema is None,
@@ -97,31 +107,29 @@ class Projector:
 
     async def _resume(self, kafka, partitions: list[TopicPartition]) -> None:
         """Seek every partition to the next offset stored with the rows (the only source of truth for positions)."""
+        await self._target_created()
         positions = await load_positions(self._conn, self.schema)
         self.progress.positions = dict(positions)
         await kafka_io.seek_all(kafka, partitions, positions)
 
     async def run(self, stop: asyncio.Event, *, until: Positions | None = None, on_ready: Hook | None = None,
-                  on_batch: Hook | None = None) -> Progress:
-        """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets)."""
+                  on_batch: Hook | None = None, until_end: bool = False) -> Progress:
+        """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets);
+        until_end=True: until the end offsets this consumer reads once its partitions are assigned (`self.until`)."""
         with batch_gc():
-            return await self._run(stop, until, on_ready, on_batch)
+            return await self._run(stop, until, on_ready, on_batch, until_end)
 
     async def _run(self, stop: asyncio.Event, until: Positions | None, on_ready: Hook | None,
-                   on_batch: Hook | None) -> Progress:
+                   on_batch: Hook | None, until_end: bool) -> Progress:
         kafka = kafka_io.consumer(self.config.bootstrap)
         dlq = kafka_io.producer(self.config.bootstrap)
         pool = kafka_io.decode_pool(self.config.decode_workers)
-        await kafka.start()
-        await dlq.start()
         try:
-            partitions = ([TopicPartition(topic, index) for topic, index in self.config.partitions]
-                          if self.config.partitions else await kafka_io.partitions_of(self.config.bootstrap, self.config.topics))
-            kafka.assign(partitions)
-            if pool is not None:  # spawn and import in the workers now, not inside the first batch
-                await asyncio.get_running_loop().run_in_executor(pool, kafka_io.decode_rows, [], frozenset())
-            await self._open_pg()
-            await self._resume_or_reconnect(kafka, partitions)
+            partitions = await self._start(kafka, dlq, pool)
+            if until_end:
+                ends = await kafka.end_offsets(partitions)
+                until = {(tp.topic, tp.partition): offset for tp, offset in ends.items()}
+            self.until = until
             if on_ready:
                 await _call(on_ready, self.progress)
             # Pipelined: batch N+1 is decoded while batch N's transaction runs in Postgres (another core); the writes
@@ -154,6 +162,29 @@ class Projector:
                 pool.shutdown(wait=False, cancel_futures=True)
         return self.progress
 
+    async def _start(self, kafka, dlq, pool) -> list[TopicPartition]:
+        """Consumer, DLQ producer, partition metadata and the Postgres connection at once (none waits for another);
+        then the consumer is assigned every partition and positioned."""
+        started = await asyncio.gather(self._partitions(), kafka.start(), dlq.start(), self._open_pg(),
+                                       return_exceptions=True)  # all settled before the caller's `finally` stops them
+        for outcome in started:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        partitions = started[0]
+        kafka.assign(partitions)  # fetches their leaders now (end offsets need them)
+        if pool is not None:  # spawn and import in the workers now, not inside the first batch
+            await asyncio.get_running_loop().run_in_executor(pool, kafka_io.decode_rows, [], frozenset())
+        if self._schema_ready is not None:
+            await kafka.seek_to_beginning(*partitions)  # a schema being created holds no positions yet
+        else:
+            await self._resume_or_reconnect(kafka, partitions)
+        return partitions
+
+    async def _partitions(self) -> list[TopicPartition]:
+        if self.config.partitions:
+            return [TopicPartition(topic, index) for topic, index in self.config.partitions]
+        return await kafka_io.partitions_of(self.config.bootstrap, self.config.topics)
+
     async def _skip_gaps(self, kafka, until: Positions) -> None:
         """A partition whose log ends in records we never see (transaction markers, compaction) counts as read once
         the consumer's fetch position passed the end offset."""
@@ -163,7 +194,16 @@ class Projector:
                     self.progress.positions[(topic, partition)] = end
 
     async def _write(self, batch: Batch) -> tuple[Batch, int]:
+        await self._target_created()  # done after the first batch: returns at once
         return batch, await self._writer.write(batch)
+
+    async def _target_created(self) -> None:
+        if self._schema_ready is None:
+            return
+        try:
+            await self._schema_ready
+        except PG_DOWN as error:  # not an outage to ride out here: the schema this fill writes into was never made
+            raise RuntimeError(f"the target schema {self.schema} could not be created: {error!r}") from error
 
     async def _finish(self, pending: asyncio.Task, kafka, partitions: list[TopicPartition], on_batch: Hook | None) -> bool:
         """Wait for a batch's transaction; False when it did not commit and the consumer was re-positioned."""

@@ -5,6 +5,7 @@ views point at it. Switching (after a rebuild) changes both in one transaction.
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -63,6 +64,21 @@ async def ensure_control(conn: asyncpg.Connection) -> None:
                 target text NOT NULL, redriven_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (dlq_topic, dlq_partition, dlq_offset));
         """)
+
+
+async def create_fresh(conn: asyncpg.Connection, schema: str) -> None:
+    """Create a new physical schema with every migration in ONE transaction and one statement batch (what `migrate`
+    does for an absent schema, without a round trip per step: a rebuild runs this beside its first decode)."""
+    s = quoted(schema)
+    script = [f"SELECT pg_advisory_xact_lock({_DDL_LOCK})", f"CREATE SCHEMA {s}",
+              f"CREATE TABLE {s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
+              "applied_at timestamptz NOT NULL DEFAULT now())", f"SET LOCAL search_path TO {s}"]
+    for migration in migrations():
+        invariant(bool(re.fullmatch(r"[a-z0-9_]+", migration.name)), f"migration name {migration.name!r}")
+        script += [migration.sql, f"INSERT INTO {s}.schema_migrations (version, name) "
+                                  f"VALUES ({migration.version}, '{migration.name}')"]
+    async with conn.transaction():
+        await conn.execute("\n;\n".join(script))
 
 
 async def migrate(conn: asyncpg.Connection, schema: str) -> list[int]:
@@ -143,3 +159,56 @@ async def prepare_live(conn: asyncpg.Connection, now: datetime) -> str:
             await conn.execute("SELECT pg_advisory_xact_lock($1)", _DDL_LOCK)
             await point_views(conn, schema)
     return schema
+
+
+# A rebuild fills a fresh schema nobody reads yet: its COPY-only tables take rows faster without their indexes, which
+# are built once after the fill (and before the switch). `events` keeps its primary key (the de-duplication by event
+# id) and the upserted tables (positions, account_balances, pools, schema_migrations) keep theirs (ON CONFLICT).
+_KEEP_KEYS_OF = ("events", "positions", "account_balances", "pools", "schema_migrations")
+
+
+async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
+    """Drop the secondary indexes and the primary keys of the COPY-only tables of a freshly migrated, still empty
+    schema; returns the statements that re-create them exactly (same names and definitions), keys first.
+    Two round trips: a rebuild runs this while its first batch decodes on the same event loop."""
+    found = await conn.fetch(_DEFERRABLE, schema, list(_KEEP_KEYS_OF))
+    s = quoted(schema)
+    drops = [f'ALTER TABLE {s}."{r["tablename"]}" DROP CONSTRAINT "{r["name"]}"' if r["key"]
+             else f'DROP INDEX {s}."{r["name"]}"' for r in found]
+    empty_check = (f"DO $$ BEGIN IF EXISTS (SELECT 1 FROM {s}.events) THEN "
+                   f"RAISE EXCEPTION 'indexes are deferred only in an empty schema'; END IF; END $$")
+    if drops:
+        await conn.execute("\n;\n".join([empty_check, *drops]))  # one implicit transaction
+    return [f'ALTER TABLE {s}."{r["tablename"]}" ADD CONSTRAINT "{r["name"]}" {r["definition"]}' if r["key"]
+            else r["definition"] for r in found]
+
+
+# Primary keys of tables not in $2, then every index that backs no constraint, as (key, tablename, name, definition).
+_DEFERRABLE = """
+SELECT true AS key, r.relname::text AS tablename, c.conname::text AS name, pg_get_constraintdef(c.oid) AS definition
+FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+WHERE n.nspname = $1 AND c.contype = 'p' AND NOT r.relname = ANY($2::text[])
+UNION ALL
+SELECT false, i.tablename::text, i.indexname::text, i.indexdef FROM pg_indexes i
+WHERE i.schemaname = $1 AND NOT EXISTS (
+    SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+    WHERE n.nspname = $1 AND c.conname = i.indexname)
+ORDER BY 1 DESC, 2, 3
+"""
+
+
+async def restore_indexes(conns: list[asyncpg.Connection], statements: list[str]) -> None:
+    """Run the statements of `defer_indexes`, spread over the connections (each builds its share one after another).
+    A primary key that finds duplicate rows fails here: the rebuild stops before it switches."""
+    async def build(conn: asyncpg.Connection, share: list[str]) -> None:
+        for statement in share:
+            await conn.execute(statement)
+
+    await asyncio.gather(*(build(conn, statements[index::len(conns)]) for index, conn in enumerate(conns)))
+
+
+async def index_definitions(conn: asyncpg.Connection, schema: str) -> set[tuple[str, str, str]]:
+    """(table, index, definition without the schema name) of every index of a physical schema (for comparisons)."""
+    rows = await conn.fetch("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = $1", schema)
+    return {(r["tablename"], r["indexname"], r["indexdef"].replace(f"{schema}.", "").replace(quoted(schema) + ".", ""))
+            for r in rows}

@@ -23,3 +23,12 @@ def deployment(kafka_bootstrap: str, database_url: str, tmp_path: Path):
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 
+
+
+@pytest.fixture
+def fresh_database(database_url: str):
+    """A database of its own (no topics), for tests of the projection's schemas alone."""
+    database = f"t_{uuid.uuid4().hex}"
+    asyncio.run(admin_sql(database_url, f'CREATE DATABASE "{database}"'))
+    yield database_url_for(database_url, database)
+    asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
