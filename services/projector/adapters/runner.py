@@ -78,6 +78,7 @@ class Projector:
         self.config = config
         self._schema_ready = schema_ready
         self.until: Positions | None = None
+        self._read: Positions = {}  # next offset of every partition already fetched (written or not)
         self.progress = Progress()
         self.schema: str | None = config.target_schema
         self._conn: asyncpg.Connection | None = None
@@ -110,6 +111,7 @@ class Projector:
         await self._target_created()
         positions = await load_positions(self._conn, self.schema)
         self.progress.positions = dict(positions)
+        self._read = {}
         await kafka_io.seek_all(kafka, partitions, positions)
 
     async def run(self, stop: asyncio.Event, *, until: Positions | None = None, on_ready: Hook | None = None,
@@ -136,11 +138,17 @@ class Projector:
             # themselves stay strictly one after another on one connection, each with its positions.
             pending: asyncio.Task | None = None
             while not stop.is_set() and not (until is not None and reached(self.progress.positions, until)):
+                if pending is not None and until is not None and reached({**self.progress.positions, **self._read}, until):
+                    # Everything up to `until` is fetched: wait for the last write, not for a fetch that cannot come.
+                    await self._finish(pending, kafka, partitions, on_batch)
+                    pending = None
+                    continue
                 fetched = await kafka.getmany(timeout_ms=200, max_records=self.config.max_records)
                 records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
                 batch = Batch()
                 if records:
                     await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool)
+                    self._read.update(batch.positions)
                 resumed = False
                 if pending is not None:
                     resumed = not await self._finish(pending, kafka, partitions, on_batch)

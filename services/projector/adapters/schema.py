@@ -67,8 +67,8 @@ async def ensure_control(conn: asyncpg.Connection) -> None:
 
 
 async def create_fresh(conn: asyncpg.Connection, schema: str) -> None:
-    """Create a new physical schema with every migration in ONE transaction and one statement batch (what `migrate`
-    does for an absent schema, without a round trip per step: a rebuild runs this beside its first decode)."""
+    """Create a new physical schema with every migration: what `migrate` does for an absent schema, in one round trip
+    (a multi-statement query is one implicit transaction) — a rebuild runs this beside its first decode."""
     s = quoted(schema)
     script = [f"SELECT pg_advisory_xact_lock({_DDL_LOCK})", f"CREATE SCHEMA {s}",
               f"CREATE TABLE {s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
@@ -77,8 +77,7 @@ async def create_fresh(conn: asyncpg.Connection, schema: str) -> None:
         invariant(bool(re.fullmatch(r"[a-z0-9_]+", migration.name)), f"migration name {migration.name!r}")
         script += [migration.sql, f"INSERT INTO {s}.schema_migrations (version, name) "
                                   f"VALUES ({migration.version}, '{migration.name}')"]
-    async with conn.transaction():
-        await conn.execute("\n;\n".join(script))
+    await conn.execute("\n;\n".join(script))
 
 
 async def migrate(conn: asyncpg.Connection, schema: str) -> list[int]:
@@ -161,17 +160,19 @@ async def prepare_live(conn: asyncpg.Connection, now: datetime) -> str:
     return schema
 
 
-# A rebuild fills a fresh schema nobody reads yet: its COPY-only tables take rows faster without their indexes, which
-# are built once after the fill (and before the switch). `events` keeps its primary key (the de-duplication by event
-# id) and the upserted tables (positions, account_balances, pools, schema_migrations) keep theirs (ON CONFLICT).
-_KEEP_KEYS_OF = ("events", "positions", "account_balances", "pools", "schema_migrations")
+# A rebuild fills a fresh schema nobody reads yet: its high-volume COPY-only tables (a row or more per spin) take rows
+# faster without their indexes, which are built once after the fill (and before the switch). `events` keeps its
+# primary key (the de-duplication by event id); the upserted tables (positions, account_balances, pools) and the
+# low-volume tables keep everything (a build costs a fixed ~5 ms and an fsync even for a handful of rows).
+BULK_TABLES = ("events", "spins", "spin_journal", "wallet_transactions", "ledger_postings", "pool_movements",
+               "contributions")
 
 
 async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
-    """Drop the secondary indexes and the primary keys of the COPY-only tables of a freshly migrated, still empty
+    """Drop the secondary indexes and primary keys of the BULK_TABLES (but the key of `events`) of a freshly migrated, empty
     schema; returns the statements that re-create them exactly (same names and definitions), keys first.
     Two round trips: a rebuild runs this while its first batch decodes on the same event loop."""
-    found = await conn.fetch(_DEFERRABLE, schema, list(_KEEP_KEYS_OF))
+    found = await conn.fetch(_DEFERRABLE, schema, [t for t in BULK_TABLES if t != "events"], list(BULK_TABLES))
     s = quoted(schema)
     drops = [f'ALTER TABLE {s}."{r["tablename"]}" DROP CONSTRAINT "{r["name"]}"' if r["key"]
              else f'DROP INDEX {s}."{r["name"]}"' for r in found]
@@ -183,14 +184,15 @@ async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
             else r["definition"] for r in found]
 
 
-# Primary keys of tables not in $2, then every index that backs no constraint, as (key, tablename, name, definition).
+# Primary keys of the tables $2, then every index of the tables $3 that backs no constraint, as (key, tablename,
+# name, definition).
 _DEFERRABLE = """
 SELECT true AS key, r.relname::text AS tablename, c.conname::text AS name, pg_get_constraintdef(c.oid) AS definition
 FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace
-WHERE n.nspname = $1 AND c.contype = 'p' AND NOT r.relname = ANY($2::text[])
+WHERE n.nspname = $1 AND c.contype = 'p' AND r.relname = ANY($2::text[])
 UNION ALL
 SELECT false, i.tablename::text, i.indexname::text, i.indexdef FROM pg_indexes i
-WHERE i.schemaname = $1 AND NOT EXISTS (
+WHERE i.schemaname = $1 AND i.tablename = ANY($3::text[]) AND NOT EXISTS (
     SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
     WHERE n.nspname = $1 AND c.conname = i.indexname)
 ORDER BY 1 DESC, 2, 3
