@@ -15,6 +15,19 @@ from shared.events.envelope import Envelope, epoch_ms
 from services.wallet.core import PlayerState, Remembered, WalletState, evolve_player, remembered, remembers
 from services.wallet.core.memory import RETENTION_MS
 
+# On the last event of each transaction: the next wallet.commands offset of the partition once it commits. The input
+# position travels in the transaction with the events it produced (no offset commit inside the transaction, which
+# cost the broker ~3 ms of CPU and the wallet two round trips each: docs/wallet.md, "Input position").
+POSITION_HEADER = "reelstream-commands-next-offset"
+
+
+def recorded_position(headers) -> int | None:
+    """The commands position a wallet.events record carries, if it is the last event of its transaction."""
+    for name, value in headers or ():
+        if name == POSITION_HEADER:
+            return int(value)
+    return None
+
 
 @dataclass
 class PartitionState:
@@ -25,6 +38,9 @@ class PartitionState:
     fifo: deque[tuple[int, str, str, int]] = field(default_factory=deque)
     # The next wallet.events offset of this partition not reflected in the state (its snapshot position).
     events_offset: int = 0
+    # The next wallet.commands offset of this partition not decided in the state, as the last committed transaction
+    # recorded it (the POSITION_HEADER of its last event); None: no transaction recorded one (older logs).
+    commands_offset: int | None = None
     # Events applied since the last snapshot (the snapshot policy reads it).
     unsnapshotted: int = 0
 

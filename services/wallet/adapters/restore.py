@@ -15,7 +15,7 @@ from shared.events import DecodeError, decode
 from shared.partition_log import fold_partition
 
 from services.wallet.adapters import snapshot
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.adapters.partition import PartitionState, recorded_position
 from services.wallet.exceptions import StoreCorrupted
 
 log = logging.getLogger("reelstream.wallet.restore")
@@ -42,6 +42,9 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
         except DecodeError as error:  # only the wallet writes here: an unreadable fact is a bug, never skipped
             raise StoreCorrupted(f"{events_topic}[{partition}]@{record.offset} unreadable: {error}") from error
         state.apply(event, record.value)
+        position = recorded_position(record.headers)
+        if position is not None:
+            state.commands_offset = position
         folded[0] += 1
 
     end = await fold_partition(bootstrap, events_topic, partition, fold, start=state.events_offset)

@@ -8,7 +8,10 @@ of its partition is in flight, and any failure stops the process (the restart re
 
 A transactional producer per input partition (`transactional_id` = group + partition): a restarted or new owner
 fences its predecessor and aborts whatever it left open, so a crash anywhere in a batch leaves nothing visible to
-read_committed readers and the batch is decided again from the committed state. Correctness still rests on
+read_committed readers and the batch is decided again from the committed state. The input position commits with the
+events: the transaction's last event carries the next wallet.commands offset (POSITION_HEADER), and a new owner
+starts reading there; only a batch without events (dead letters alone) commits its offset inside the transaction.
+The consumer group's offsets are also committed outside transactions every few seconds, for lag monitoring only. Correctness still rests on
 deterministic, idempotent decisions (derived ids, broker time, the memory of transaction ids), as in DESIGN.md.
 """
 from __future__ import annotations
@@ -19,7 +22,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,7 @@ from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.adapters.partition import POSITION_HEADER, PartitionState
 from services.wallet.adapters.restore import Restored, restore_partition
 
 log = logging.getLogger("reelstream.wallet")
@@ -38,6 +41,8 @@ EXIT_STOPPED = 70
 # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB batch
 # would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB record batch limit.
 PRODUCER_BATCH_BYTES = 512 * 1024  # a broken invariant, store or producer: stop unacked, never skip a record
+# How often the positions of committed transactions are also committed to the consumer group (for lag tools).
+GROUP_COMMIT_INTERVAL_S = 5.0
 # aiokafka sends no new fetch to the broker while one is in flight, and the broker holds a fetch up to this long when
 # its partitions have nothing new: a partition just drained waits behind it (the 500 ms default cost ~265 ms per
 # wallet hop of a spin at 120 spins/s; docs/spin.md, "Latency").
@@ -82,6 +87,9 @@ class WalletService(ConsumerRebalanceListener):
         self._lock = asyncio.Lock()  # held while deciding: a rebalance waits for decisions and their commits
         # The latest commit of each partition (each awaits its predecessor before opening its transaction).
         self._inflight: dict[int, asyncio.Task] = {}
+        self._consumer: AIOKafkaConsumer | None = None
+        self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
+        self._group_committed_at = time.monotonic()
 
     async def run(self, stop: asyncio.Event) -> Stats:
         consumer = AIOKafkaConsumer(
@@ -90,6 +98,7 @@ class WalletService(ConsumerRebalanceListener):
             max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
             **AIOKAFKA_CONSUMER_SAFETY,
         )
+        self._consumer = consumer
         consumer.subscribe([self.config.commands_topic], listener=self)
         await consumer.start()
         try:
@@ -98,6 +107,8 @@ class WalletService(ConsumerRebalanceListener):
                 if polled:
                     async with self._lock:
                         await self._guarded(self._process(consumer, polled))
+                if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
+                    await self._commit_group(consumer)
         finally:
             async with self._lock:
                 await self._settle(list(self._inflight))
@@ -140,6 +151,7 @@ class WalletService(ConsumerRebalanceListener):
         if before is not None:
             await before
         producer, state = self.producers[tp.partition], self.partitions[tp.partition]
+        outputs = with_position(outputs, next_offset)
         async with producer.transaction():
             futures = [await producer.send(
                 self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
@@ -148,8 +160,10 @@ class WalletService(ConsumerRebalanceListener):
             crash_point("wallet.mid_transaction")  # sent, maybe not acknowledged, nothing committed
             written = await asyncio.gather(*futures)
             for _ in written:
-                crash_point("wallet.after_produce")  # acknowledged, input offset not committed
-            await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+                crash_point("wallet.after_produce")  # acknowledged, the transaction (and its position) not committed
+            if all(out.dead_letter for out in outputs):  # no event to carry the position
+                await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+        state.commands_offset = self._committed[tp] = next_offset
         events = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
         if events:
             state.events_offset = events[-1] + 1
@@ -160,6 +174,17 @@ class WalletService(ConsumerRebalanceListener):
             started = time.perf_counter()
             self._maybe_snapshot(state)
             self.stats.snapshot_s += time.perf_counter() - started
+
+    async def _commit_group(self, consumer: AIOKafkaConsumer) -> None:
+        """Commit the positions of committed transactions to the group (lag tools read them; recovery does not)."""
+        self._group_committed_at = time.monotonic()
+        owned = {tp: offset for tp, offset in self._committed.items() if tp.partition in self.partitions}
+        self._committed = {}
+        if owned:
+            try:
+                await consumer.commit(owned)
+            except Exception as error:  # noqa: BLE001 - monitoring only; the next interval tries again
+                log.warning("group offset commit failed (positions are kept in wallet.events): %r", error)
 
     async def _settle(self, partitions: list[int]) -> None:
         """Wait until every decided batch of these partitions is committed."""
@@ -204,11 +229,21 @@ class WalletService(ConsumerRebalanceListener):
         await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
         self.producers[partition] = producer
         result = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.config.snapshot_dir)
+        await self._resume_at_recorded_position(partition, result.state)
         self.partitions[partition] = result.state
         self.snapshot_at[partition] = time.monotonic()
         log.info("partition %d restored in %.0f ms: snapshot at %s, %d events folded", partition, result.millis,
                  result.snapshot_offset, result.folded)
         return result
+
+    async def _resume_at_recorded_position(self, partition: int, state: PartitionState) -> None:
+        """Read wallet.commands from where the last committed transaction left it: the position its events carry, or
+        the group's offset when that is further (a transaction of dead letters alone commits it there)."""
+        if state.commands_offset is None or self._consumer is None:
+            return  # nothing recorded in the events: the group's committed offset (or the reset policy) applies
+        tp = TopicPartition(self.config.commands_topic, partition)
+        committed = await self._consumer.committed(tp)
+        self._consumer.seek(tp, max(state.commands_offset, committed or 0))
 
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:
@@ -229,3 +264,13 @@ class WalletService(ConsumerRebalanceListener):
             log.exception("wallet: stopping: %r", error)
             sys.stderr.flush()
             os._exit(EXIT_STOPPED)
+
+
+def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
+    """The batch's outputs with the commands position on its last event (dead letters carry none)."""
+    for index in range(len(outputs) - 1, -1, -1):
+        if not outputs[index].dead_letter:
+            last = outputs[index]
+            marked = replace(last, headers=[*last.headers, (POSITION_HEADER, str(next_offset).encode())])
+            return [*outputs[:index], marked, *outputs[index + 1:]]
+    return outputs

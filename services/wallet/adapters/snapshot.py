@@ -28,6 +28,7 @@ def write(directory: Path, topic: str, state: PartitionState) -> int:
     """Write the snapshot of `state`; returns its size in bytes."""
     document = {
         "v": VERSION, "topic": topic, "partition": state.partition, "offset": state.events_offset,
+        "commands_offset": state.commands_offset,
         "players": [player_doc(player) for player in state.players.values()],
         "memory": [remembered_doc(player_id, entry) for player_id, entry in state.live_entries()],
     }
@@ -55,6 +56,8 @@ def load(directory: Path, topic: str, partition: int) -> PartitionState | None:
             log.warning("ignoring snapshot %s: written for another topic, partition or version", path)
             return None
         state = PartitionState(partition, events_offset=int(document["offset"]))
+        if document.get("commands_offset") is not None:  # absent in snapshots written before it was recorded
+            state.commands_offset = int(document["commands_offset"])
         for doc in document["players"]:
             player = load_player(doc)
             state.players[player.player_id] = player

@@ -12,6 +12,7 @@ def a_partition_with_history() -> PartitionState:
     for n in range(1, 4):
         run(partition, record(deposit(n, 10)), offset=n)
     partition.events_offset = 42
+    partition.commands_offset = 17
     return partition
 
 
@@ -23,7 +24,19 @@ def test_a_snapshot_read_back_holds_the_players_the_memory_in_fifo_order_and_the
     assert loaded.memory == live.memory
     assert list(loaded.fifo) == list(live.fifo)
     assert loaded.events_offset == 42
+    assert loaded.commands_offset == 17
     assert live.unsnapshotted == 0
+
+
+def test_a_snapshot_written_before_the_commands_position_was_recorded_loads_without_one(tmp_path):
+    import orjson
+
+    snapshot.write(tmp_path, "wallet.events", a_partition_with_history())
+    document = orjson.loads(snapshot.path_of(tmp_path, 3).read_bytes())
+    del document["commands_offset"]
+    snapshot.path_of(tmp_path, 3).write_bytes(orjson.dumps(document))
+    loaded = snapshot.load(tmp_path, "wallet.events", 3)
+    assert loaded.events_offset == 42 and loaded.commands_offset is None
 
 
 def test_no_snapshot_a_torn_one_or_one_of_another_topic_or_partition_is_not_used(tmp_path):
