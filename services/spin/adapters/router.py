@@ -1,18 +1,19 @@
 """Route jackpot answers (JackpotWon, ClaimRejected) from the network-keyed jackpot.events to the player's partition.
 
 The spin state machine of a request lives on its player's partition; jackpot.events is keyed by network id. This
-agent forwards the answers, byte for byte, to spin.jackpot-answers keyed by player id, then commits (at least once:
-a repeat is harmless, the state machine folds an answer idempotently).
+agent forwards the answers, byte for byte, to spin.jackpot-answers keyed by player id, and commits about once a
+second (at least once: a repeat is harmless, the state machine folds an answer idempotently).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from services.spin.adapters.runner import consumer_timeouts
+from services.spin.adapters.runner import COMMIT_INTERVAL_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
 from shared.events import HEADERS, DecodeError, decode
@@ -35,19 +36,26 @@ class JackpotAnswerRouter:
     async def run(self, started: asyncio.Event) -> None:
         await self.consumer.start()
         started.set()
+        forwarded, committed_at = {}, 0.0  # offsets whose answers are acknowledged; committed about once a second
         try:
             while True:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=500)
-                futures, offsets = [], {}
+                futures = []
                 for tp, records in batch.items():
                     for record in records:
                         futures.extend(await self._forward(record))
-                        offsets[tp] = record.offset + 1
                 if futures:
                     await asyncio.gather(*futures)
-                if offsets:
-                    await self.consumer.commit(offsets)
+                forwarded.update({tp: records[-1].offset + 1 for tp, records in batch.items() if records})
+                if forwarded and time.monotonic() - committed_at >= COMMIT_INTERVAL_S:
+                    await self.consumer.commit(forwarded)
+                    forwarded, committed_at = {}, time.monotonic()
         finally:
+            try:
+                if forwarded:
+                    await self.consumer.commit(forwarded)  # what is acknowledged, so a restart forwards less again
+            except Exception as error:  # noqa: BLE001 - stopping anyway; a repeat is harmless
+                log.warning("final offset commit failed: %r", error)
             await self.consumer.stop()
 
     async def _forward(self, record) -> list:

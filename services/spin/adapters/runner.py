@@ -1,8 +1,9 @@
 """The spin state machine on Kafka: one consumer over the co-partitioned inputs, books rebuilt on assignment.
 
 Per fetched batch: handle every record in partition order, then produce the batch's journal facts and await them,
-then its commands and answers and await them, then commit the input offsets. A crash anywhere re-delivers the batch;
-the handlers are idempotent, the seed is reused from the journal, and every emitted id is derived from its cause.
+then its commands and answers and await them; the input offsets of written batches are committed about once a second.
+A crash anywhere re-delivers what was not committed; the handlers are idempotent, the seed is reused from the journal,
+and every emitted id is derived from its cause.
 
 Pipelined: while one batch's writes are in flight (journal, outputs, commit: broker round trips), the next batch is
 handled in memory (CPU); the writes of batches stay strictly in order, at most one batch waits behind the one in
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
 import os
+import time
+from dataclasses import replace
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
@@ -47,6 +49,10 @@ FETCH_MAX_WAIT_MS = 25
 # Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
 _SAME_PARTITION = frozenset({"journal", "seed", "answer"})
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
+# Input offsets are committed at most this often (and on revocation and stop), not once per batch: a crash re-delivers
+# at most this much more, which the idempotent handlers absorb, and at 60 spins/s the per-batch commits were 0.45
+# broker requests a spin (docs/spin.md, "Latency").
+COMMIT_INTERVAL_S = 1.0
 
 
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
@@ -64,6 +70,8 @@ class SpinRunner(ConsumerRebalanceListener):
         self.logical = {settings.topic(name): name for name in INPUTS}
         self.handled = 0
         self.inflight: asyncio.Task | None = None  # the latest batch's writes (each awaits its predecessor's first)
+        self.uncommitted: dict = {}  # input offsets whose batches are written, not yet committed
+        self.committed_at = 0.0
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
@@ -97,7 +105,11 @@ class SpinRunner(ConsumerRebalanceListener):
                         await self._process(batch)
         finally:
             if self.inflight is not None and not self.inflight.done():
-                self.inflight.cancel()  # not committed: re-delivered to whoever handles these partitions next
+                self.inflight.cancel()  # not written: re-delivered to whoever handles these partitions next
+            try:
+                await self._commit()  # what is written, so a restart re-handles less
+            except Exception as error:  # noqa: BLE001 - stopping anyway; the next owner re-handles idempotently
+                log.warning("final offset commit failed: %r", error)
             await self.consumer.stop()
 
     async def _process(self, batch) -> None:
@@ -118,6 +130,7 @@ class SpinRunner(ConsumerRebalanceListener):
     async def _drain(self) -> None:
         if self.inflight is not None:
             await self.inflight
+        await self._commit()
 
     async def _write(self, previous: asyncio.Task | None, effects: Effects, offsets: dict) -> None:
         """Journal acknowledged, then outputs acknowledged, then the input offsets committed; after the batch before."""
@@ -129,6 +142,15 @@ class SpinRunner(ConsumerRebalanceListener):
         await self._produce(effects.outputs)
         for kind in sorted({out.kind for out in effects.outputs} & set(_CRASH_AFTER)):
             crash_point(_CRASH_AFTER[kind])
+        self.uncommitted.update(offsets)
+        if time.monotonic() - self.committed_at >= COMMIT_INTERVAL_S:
+            await self._commit()
+
+    async def _commit(self) -> None:
+        if not self.uncommitted:
+            return
+        offsets, self.uncommitted = self.uncommitted, {}
+        self.committed_at = time.monotonic()
         crash_point("spin.before_commit")
         try:
             await self.consumer.commit(offsets)
