@@ -22,7 +22,19 @@ def run(name: str) -> None:
         raise typer.BadParameter(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
-    importlib.import_module(f"services.{name}.app").main()
+    main = importlib.import_module(f"services.{name}.app").main
+    profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")
+    if not profile_dir:
+        main()
+        return
+    import cProfile  # CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches
+
+    Path(profile_dir).mkdir(parents=True, exist_ok=True)
+    profiler = cProfile.Profile()
+    try:
+        profiler.runcall(main)
+    finally:
+        profiler.dump_stats(Path(profile_dir) / f"{name}-{os.getpid()}.prof")
 
 
 def _pid_file(name: str) -> Path:
