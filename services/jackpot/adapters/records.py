@@ -18,6 +18,7 @@ class OutRecord:
     key: bytes | None
     value: bytes
     headers: list[tuple[str, bytes]]
+    dead_letter: bool = False  # to jackpot.commands.dlq (carries no input position: shared/input_position.py)
 
 
 def to_incoming(record: Any) -> Incoming | tuple[str, str]:
@@ -44,4 +45,4 @@ def dead_letter_record(topic: str, record: Any, code: str, reason: str) -> OutRe
         ("dlq-reason", reason.encode()[:1000]),
         ("dlq-source", f"{record.topic}/{record.partition}/{record.offset}".encode()),
     ]
-    return OutRecord(topic, record.key, record.value if record.value is not None else b"", headers)
+    return OutRecord(topic, record.key, record.value if record.value is not None else b"", headers, dead_letter=True)

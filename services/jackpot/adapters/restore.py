@@ -1,14 +1,16 @@
 """Restore the networks of one partition by folding jackpot.events from its beginning (read_committed).
 
-The events are the state's source of truth; offsets of jackpot.commands are committed in the same transaction as
-the events they produced, so the fold and the committed position always agree.
+The events are the state's source of truth, and they carry the input position too: each transaction's last event
+records the next jackpot.commands offset (shared/input_position.py), so the fold and the position always agree.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
+from shared.input_position import recorded_position
 from shared.partition_log import PartitionReadTimeout, fold_partition
 from shared.pools import PoolsConfig
 
@@ -20,12 +22,26 @@ RESTORE_TIMEOUT_S = 300
 _FORGET_EVERY = 10_000
 
 
-async def restore_partition(bootstrap: str, events_topic: str, partition: int, config: PoolsConfig) -> dict[str, NetworkState]:
-    states: dict[str, NetworkState] = {}
+@dataclass
+class Restored:
+    """One partition's networks, and the input position its events recorded."""
+
+    states: dict[str, NetworkState] = field(default_factory=dict)
+    # The next jackpot.commands offset of the partition as the last committed transaction recorded it; None when no
+    # event carries one (nothing committed yet, a log written before positions were recorded, or dead letters only).
+    commands_offset: int | None = None
+
+
+async def restore_partition(bootstrap: str, events_topic: str, partition: int, config: PoolsConfig) -> Restored:
+    restored = Restored()
+    states = restored.states
     folded = [0]
 
     def fold(record) -> None:
         folded[0] += _fold(states, decode(record.value, expect_kind="event"), config)
+        position = recorded_position(record.headers)
+        if position is not None:
+            restored.commands_offset = position
         if folded[0] % _FORGET_EVERY == 0:
             _forget_old(states)
 
@@ -34,7 +50,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
     except PartitionReadTimeout as error:
         raise RestoreError(str(error)) from error
     _forget_old(states)
-    return states
+    return restored
 
 
 def _fold(states: dict[str, NetworkState], event: Any, config: PoolsConfig) -> int:

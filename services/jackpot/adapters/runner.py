@@ -1,9 +1,13 @@
 """The jackpot service loop: jackpot.commands → decide per network → one Kafka transaction per polled batch.
 
-Each batch's events, dead letters and the consumed offsets are committed atomically (transactional producer per
-input partition, `transactional_id` = group + partition, so a restarted instance fences its dead predecessor and
-aborts whatever it left open). Correctness still rests on idempotence, not on the transaction: state is rebuilt
-from jackpot.events, command ids are remembered inside the window, and a repeat re-emits the original answer.
+Each batch's events, dead letters and input position are committed atomically (transactional producer per input
+partition, `transactional_id` = group + partition, so a restarted instance fences its dead predecessor and aborts
+whatever it left open). The position travels with the events: the batch's last event carries the next
+jackpot.commands offset (shared/input_position.py), restore reads it back and the consumer resumes there; only a batch
+without events (dead letters or repeats alone) commits its offset inside the transaction. The group's offsets are also
+committed outside transactions every few seconds, for lag tools only. Correctness still rests on idempotence, not on
+the transaction: state is rebuilt from jackpot.events, command ids are remembered inside the window, and a repeat
+re-emits the original answer.
 """
 from __future__ import annotations
 
@@ -17,12 +21,13 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, carries_position, commit_to_group, resume_offset, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
 from services.jackpot.adapters.records import OutRecord, dead_letter_record, event_record, to_incoming
-from services.jackpot.adapters.restore import restore_partition
+from services.jackpot.adapters.restore import Restored, restore_partition
 from services.jackpot.core.decide import decide, new_network
 from services.jackpot.core.inputs import Incoming
 from services.jackpot.core.state import NetworkState
@@ -75,6 +80,9 @@ class JackpotService:
         self._on_ready: Callable[[], None] | None = None
         # Held from decide to commit: meters only ever show levels whose events are committed.
         self._batch_lock = asyncio.Lock()
+        self._consumer: AIOKafkaConsumer | None = None
+        self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
+        self._group_committed_at = time.monotonic()
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
         self._on_ready = on_ready
@@ -85,6 +93,7 @@ class JackpotService:
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=1000, max_poll_interval_ms=300_000,
             fetch_max_wait_ms=FETCH_MAX_WAIT_MS, **AIOKAFKA_CONSUMER_SAFETY,
         )
+        self._consumer = consumer
         consumer.subscribe([self.config.commands_topic], listener=_Rebalance(self))
         await consumer.start()
         meters = asyncio.create_task(self._publish_meters(stop))
@@ -98,6 +107,8 @@ class JackpotService:
                             consumer.seek(tp, records[0].offset)
                         continue
                     await self._handle(tp, records)
+                if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
+                    await self._commit_group(consumer)
         finally:
             meters.cancel()
             await consumer.stop()
@@ -112,7 +123,8 @@ class JackpotService:
     async def _handle_locked(self, tp: TopicPartition, records: list[Any]) -> None:
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
-        outputs = self._decide_batch(tp.partition, records)
+        next_offset = records[-1].offset + 1
+        outputs = with_position(self._decide_batch(tp.partition, records), next_offset)
         producer = self.producers[tp.partition]
         crash_point("jackpot.before_transaction")
         async with producer.transaction():
@@ -120,7 +132,9 @@ class JackpotService:
                        for o in outputs]
             crash_point("jackpot.mid_transaction")
             await asyncio.gather(*futures)
-            await producer.send_offsets_to_transaction({tp: records[-1].offset + 1}, self.config.group_id)
+            if not carries_position(outputs):  # no event to carry the position: dead letters or repeats alone
+                await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+        self._committed[tp] = next_offset
         crash_point("jackpot.after_commit")
         self.stats.records += len(records)
         self.stats.batches += 1
@@ -166,7 +180,8 @@ class JackpotService:
             )
             await producer.start()  # InitProducerId: fences a predecessor and aborts its open transaction
             self.producers[partition] = producer
-            self.states[partition] = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.pools)
+            restored = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.pools)
+            await self._resume(partition, restored)
             self.stats.restored_events += sum(state.events_applied for state in self.states[partition].values())
         self.stats.assigned = tuple(sorted(self.states))
         await self._send_meters(everything=True)
@@ -174,6 +189,24 @@ class JackpotService:
         if self._on_ready is not None:
             self._on_ready()
             self._on_ready = None
+
+    async def _resume(self, partition: int, restored: Restored) -> None:
+        """Take the partition's networks, and read jackpot.commands from where the last committed transaction left
+        it: the position its events carry, or the group's offset when that is further (a transaction without events
+        commits it there). Nothing recorded: the group's offset (or the reset policy) applies."""
+        tp = TopicPartition(self.config.commands_topic, partition)
+        resume_at = await resume_offset(self._consumer, tp, restored.commands_offset)
+        # No await from here on: the loop re-seeks a partition it has no states for, so seek and states go together.
+        if resume_at is not None:
+            self._consumer.seek(tp, resume_at)
+        self.states[partition] = restored.states
+
+    async def _commit_group(self, consumer: AIOKafkaConsumer) -> None:
+        """Commit the positions of committed transactions to the group (lag tools read them; recovery does not)."""
+        self._group_committed_at = time.monotonic()
+        owned = {tp: offset for tp, offset in self._committed.items() if tp.partition in self.states}
+        self._committed = {}
+        await commit_to_group(consumer, owned, log)
 
     async def release(self, partitions: list[int]) -> None:
         async with self._batch_lock:  # never stop a producer in the middle of its batch's transaction

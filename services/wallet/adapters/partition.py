@@ -15,19 +15,6 @@ from shared.events.envelope import Envelope, epoch_ms
 from services.wallet.core import PlayerState, Remembered, WalletState, evolve_player, remembered, remembers
 from services.wallet.core.memory import RETENTION_MS
 
-# On the last event of each transaction: the next wallet.commands offset of the partition once it commits. The input
-# position travels in the transaction with the events it produced (no offset commit inside the transaction, which
-# cost the broker ~3 ms of CPU and the wallet two round trips each: docs/wallet.md, "Input position").
-POSITION_HEADER = "reelstream-commands-next-offset"
-
-
-def recorded_position(headers) -> int | None:
-    """The commands position a wallet.events record carries, if it is the last event of its transaction."""
-    for name, value in headers or ():
-        if name == POSITION_HEADER:
-            return int(value)
-    return None
-
 
 @dataclass
 class PartitionState:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.events import DecodeError, decode
+from shared.input_position import recorded_position
 from shared.partition_log import fold_partition
 
 from services.wallet.adapters import snapshot
-from services.wallet.adapters.partition import PartitionState, recorded_position
+from services.wallet.adapters.partition import PartitionState
 from services.wallet.exceptions import StoreCorrupted
 
 log = logging.getLogger("reelstream.wallet.restore")

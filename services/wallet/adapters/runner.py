@@ -22,18 +22,19 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
+from shared.input_position import with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
-from services.wallet.adapters.partition import POSITION_HEADER, PartitionState
+from services.wallet.adapters.partition import PartitionState
 from services.wallet.adapters.restore import Restored, restore_partition
 
 log = logging.getLogger("reelstream.wallet")
@@ -265,12 +266,3 @@ class WalletService(ConsumerRebalanceListener):
             sys.stderr.flush()
             os._exit(EXIT_STOPPED)
 
-
-def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
-    """The batch's outputs with the commands position on its last event (dead letters carry none)."""
-    for index in range(len(outputs) - 1, -1, -1):
-        if not outputs[index].dead_letter:
-            last = outputs[index]
-            marked = replace(last, headers=[*last.headers, (POSITION_HEADER, str(next_offset).encode())])
-            return [*outputs[:index], marked, *outputs[index + 1:]]
-    return outputs

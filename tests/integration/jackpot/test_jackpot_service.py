@@ -4,7 +4,8 @@ Scenario: 3,000 Stjernestøv contributions (every tenth sent twice), 12 claims i
 two admin commands and one undecodable record are on jackpot.commands. The service dies mid-transaction in its
 second batch, then right after committing another, and finally runs clean. Afterwards every contribution is counted
 once, no claim is paid twice, every pool event balances and chains from the previous closing, the live meters show
-the final levels, and the broken record is in the dead-letter topic.
+the final levels, the broken record is in the dead-letter topic, and no event was emitted twice except the answers
+to the repeated claim (each restart resumed at the input position its committed events recorded).
 """
 from __future__ import annotations
 
@@ -109,6 +110,7 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
         events = eventually(answered, 90, 0.5)
         _check_events(events, contributions, claims)
         _check_fold_and_meters(kafka_bootstrap, prefix, eventually)
+        _check_nothing_re_emitted(read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS), claims[0])
         dead = read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))
         assert [dict(r.headers)["dlq-code"] for r in dead] == [b"UNDECODABLE"]
     finally:
@@ -135,6 +137,23 @@ def _check_events(events, contributions, claims) -> None:
             closing[movement.pool_id] = movement.closing_micro
     rejected = [e.data for e in distinct if isinstance(e.data, jp.ClaimRejected)]
     assert {r.code for r in rejected} <= {"POOL_DISABLED"}
+
+
+def _check_nothing_re_emitted(records, repeated_claim) -> None:
+    """Each event once, but the answers to the claim sent three times, three times. Without the seek to the position
+    recorded in the events, a restart re-reads jackpot.commands from the group's offset (committed only every few
+    seconds) and re-emits the answers to claims it had already answered (contributions re-count nothing, so the
+    state checks above cannot see it)."""
+    occurrences = Counter(decode(record.value).id for record in records)
+    answers = {decode(record.value).id for record in records if repeated_claim.claim_id in _claim_ids(decode(record.value).data)}
+    assert answers, "the repeated claim was answered"
+    expected = {event_id: 3 if event_id in answers else 1 for event_id in occurrences}
+    extra = sum(occurrences.values()) - sum(expected.values())
+    assert occurrences == expected, f"{extra} events re-emitted after restarts"
+
+
+def _claim_ids(data) -> set:
+    return {getattr(data, "claim_id", None), getattr(data, "cause_claim_id", None)}
 
 
 def _movements(data):

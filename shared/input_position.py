@@ -1,0 +1,74 @@
+"""The input position travels with the events: the header on each transaction's last event, and reading it back.
+
+A service that turns `<x>.commands` into `<x>.events` in one Kafka transaction per batch puts the next commands offset
+of the partition on the batch's last event (dead letters carry none), so the position commits atomically with the
+events it produced and the transaction needs no `send_offsets_to_transaction` (AddOffsetsToTxn + TxnOffsetCommit and a
+marker on __consumer_offsets: ~3 ms of broker CPU and two round trips each; docs/wallet.md, "Input position").
+Recovery folds the events anyway and keeps the last position a record carries; a new owner resumes there (or at the
+group's offset when that is further). The group's offsets are still committed now and then, for lag tools only.
+Used by the wallet and the jackpot.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Protocol, TypeVar
+
+POSITION_HEADER = "reelstream-commands-next-offset"
+# How often the positions of committed transactions are also committed to the consumer group (for lag tools).
+GROUP_COMMIT_INTERVAL_S = 5.0
+
+
+class Output(Protocol):
+    """A record to produce in the batch's transaction (a frozen dataclass): an event, or a dead letter."""
+
+    dead_letter: bool
+    headers: list[tuple[str, bytes]]
+
+
+OutputT = TypeVar("OutputT", bound=Output)
+
+
+def recorded_position(headers) -> int | None:
+    """The commands position a record carries (it was the last event of its transaction), else None."""
+    for name, value in headers or ():
+        if name == POSITION_HEADER:
+            return int(value)
+    return None
+
+
+def with_position(outputs: list[OutputT], next_offset: int) -> list[OutputT]:
+    """The batch's outputs with the commands position on its last event (dead letters carry none); unchanged when
+    the batch has no event, which then has to commit its offset some other way (send_offsets_to_transaction)."""
+    for index in range(len(outputs) - 1, -1, -1):
+        if not outputs[index].dead_letter:
+            last = outputs[index]
+            marked = replace(last, headers=[*last.headers, (POSITION_HEADER, str(next_offset).encode())])
+            return [*outputs[:index], marked, *outputs[index + 1:]]
+    return outputs
+
+
+def carries_position(outputs: list[Output]) -> bool:
+    """Whether `with_position` put the position on one of these outputs (the batch has at least one event)."""
+    return any(not out.dead_letter for out in outputs)
+
+
+async def resume_offset(consumer, tp, recorded: int | None) -> int | None:
+    """Where a new owner of `tp` reads on: the position the last committed transaction recorded, or the group's
+    committed offset when that is further (a transaction without events commits only there); None when nothing was
+    recorded (the group's offset, or the reset policy, applies)."""
+    if recorded is None:
+        return None
+    committed = await consumer.committed(tp)
+    return max(recorded, committed or 0)
+
+
+async def commit_to_group(consumer, positions: dict, log: logging.Logger) -> None:
+    """Commit positions of committed transactions to the consumer group: for lag tools only, recovery does not read
+    them (a failure is logged and the next interval tries again)."""
+    if not positions:
+        return
+    try:
+        await consumer.commit(positions)
+    except Exception as error:  # noqa: BLE001 - monitoring only
+        log.warning("group offset commit failed (the positions are kept in the events): %r", error)

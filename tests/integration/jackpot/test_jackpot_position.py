@@ -1,0 +1,91 @@
+"""Where a restarted jackpot service reads on: the input position its committed events recorded, or the group's
+offset when that is further — a batch of dead letters alone has no event to carry it and commits it in its
+transaction instead. Two in-process runs on one group, the group's periodic (lag-tool) commit switched off."""
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+from shared.events import HEADERS, encode, envelope
+from shared.events import jackpot as jp
+from shared.input_position import recorded_position
+from shared.pools import load_pools
+from shared.topic_admin import delete_topics, ensure_topics
+from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+
+from services.jackpot.adapters import runner
+from services.jackpot.adapters.history import read_all
+
+STJERNE = load_pools().network("stjernestoev")
+WAIT_S = 60
+
+
+def _contribution() -> tuple[bytes, bytes]:
+    data = jp.Contribute(
+        network_id=STJERNE.network_id, contribution_id=uuid.uuid4(), game="stjernestoev", currency="DKK",
+        stake_minor=100, contribution_micro=STJERNE.wager_contribution_micro(100), player_id="p-1", operator_id="op-a",
+    )
+    message = envelope(data, source="test", time=datetime.now(timezone.utc))
+    return message.key, encode(message)
+
+
+@pytest.fixture
+def topics(kafka_bootstrap: str):
+    prefix = f"t-{uuid.uuid4().hex[:12]}."
+    ensure_topics(kafka_bootstrap, prefix=prefix)
+    yield prefix
+    delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
+
+
+async def _until(predicate, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, f"{what} within {WAIT_S} s"
+        await asyncio.sleep(0.05)
+
+
+async def _run(config: runner.JackpotConfig, until, then=None) -> runner.Stats:
+    service = runner.JackpotService(config)
+    stop = asyncio.Event()
+    task = asyncio.create_task(service.run(stop))
+    try:
+        await _until(lambda: task.done() or until(service.stats), "the run to get there")
+        if then is not None:
+            await asyncio.to_thread(then)
+            await _until(lambda: task.done() or until(service.stats, later=True), "the run to get there")
+    finally:
+        stop.set()
+    return await task
+
+
+def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_nothing(topics, kafka_bootstrap, make_producer, monkeypatch):
+    monkeypatch.setattr(runner, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
+    prefix, writer = topics, make_producer()
+    commands = prefix + JACKPOT_COMMANDS
+    config = runner.JackpotConfig(
+        bootstrap=kafka_bootstrap, commands_topic=commands, events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS, dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=prefix + "reelstream-jackpot", session_timeout_ms=6000,
+    )
+
+    def send(records) -> None:
+        for key, value in records:
+            writer.send(commands, key=key, value=value, headers=list(HEADERS))
+        writer.flush(timeout=30)
+
+    send([_contribution() for _ in range(10)])
+    first = asyncio.run(_run(
+        config, lambda stats, later=False: stats.records >= (13 if later else 10),
+        then=lambda: send([(STJERNE.network_id.encode(), b'{"broken": ') for _ in range(3)]),
+    ))
+    assert (first.records, first.dead_letters) == (13, 3)
+    positions = [recorded_position(r.headers) for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
+    assert [p for p in positions if p is not None] == [10], "the events recorded the position before the dead letters"
+
+    send([_contribution()])
+    second = asyncio.run(_run(config, lambda stats, later=False: stats.events >= 1))
+    assert (second.records, second.dead_letters) == (1, 0), "resumed at the group's offset (13), past the recorded 10"
+    assert len(read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))) == 3
