@@ -93,6 +93,17 @@ async def _admin(url: str, sql: str) -> None:
         await conn.close()
 
 
+async def _drop_database(url: str, database: str) -> None:
+    """WITH (FORCE) cannot end an autovacuum worker (a superuser's process) in the bench database: retry briefly."""
+    for attempt in range(20):
+        try:
+            return await _admin(url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        except (asyncpg.InsufficientPrivilegeError, asyncpg.ObjectInUseError):
+            if attempt == 19:
+                raise
+            await asyncio.sleep(0.5)
+
+
 def _decode_ceiling(samples) -> float:
     """events/s of decode (shared.events.decode) + row mapping alone, in this process: the projector's CPU ceiling."""
     from shared.events import encode
@@ -128,7 +139,7 @@ async def _round(settings, samples, rows, decode_workers: int) -> dict:
         copy_s.append(await _baseline(url, "proj_base_copy_after", rows, copy=True))
         executemany_s.append(await _baseline(url, "proj_base_executemany_after", rows, copy=False))
     finally:
-        await _admin(settings.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        await _drop_database(settings.database_url, database)
         delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
     return {
         "decode_ceiling_events": _decode_ceiling(samples),
