@@ -244,7 +244,7 @@ def _deposit_all(sender, topic: str, players: list[str], bootstrap: str, prefix:
 
 
 def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int,
-        latency_rate: float | None = None, broker_pid: int | None = None) -> dict:
+        latency_rate: float | None = None, broker_pid: int | None = None, curve: tuple[float, ...] = ()) -> dict:
     settings = load_settings()
     baselines = measure_baselines(bootstrap, messages=baseline_messages, repeats=1, latency_samples=200)
     prefix = f"bench{uuid.uuid4().hex[:10]}."
@@ -269,12 +269,21 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
         cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
         paced, sent_wall = _paced(sender, f"{prefix}spin.requests", answers, batch, rate)
         paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["answered"])
+        paced["cpu_cores"] = round(sum(paced["cpu_ms_per_spin"].values()) * rate / 1000, 2)
         found = _chain_times(bootstrap, prefix, {str(rid) for rid in sent_wall})
         hops = hop_breakdown(found, {str(rid): at for rid, at in sent_wall.items()},
                              {str(rid): answers.wall[rid] for rid in sent_wall if rid in answers.wall})
         paced["rate_forced"] = latency_rate is not None  # then not the issue's "50 % of the burst" point
+        points = []
+        for point_rate in curve:  # latency against load: where the p99 budget holds on this machine
+            cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
+            point, _ = _paced(sender, f"{prefix}spin.requests", answers,
+                              _requests(players, tokens, int(point_rate * latency_seconds)), point_rate)
+            point["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, point["answered"])
+            point["cpu_cores"] = round(sum(point["cpu_ms_per_spin"].values()) * point_rate / 1000, 2)
+            points.append(point)
         return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops,
-                "rejections": answers.codes, "sequential_hops": SEQUENTIAL_HOPS}
+                "latency_curve": points, "rejections": answers.codes, "sequential_hops": SEQUENTIAL_HOPS}
     finally:
         answers.close()
         sender.close()
@@ -304,12 +313,18 @@ def command(
     latency_rate: float = typer.Option(None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."),
     broker_pid: int = typer.Option(None, help="Also count this broker process's CPU (default: the local broker of "
                                               "`reelstream infra up`, when it runs)."),
+    curve: str = typer.Option("", help="Also measure latency at these rates, e.g. '10,25,50,100' (spins/s, each for "
+                                       "--latency-seconds): where the p99 budget holds on this machine."),
 ) -> None:
     """Spins end to end with all services: spins/s, messages per spin, p50/p99 at 50 % load, against baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
     load_before = os.getloadavg()[0]
-    results = run(bootstrap, spins, players, latency_seconds, baseline_messages, latency_rate, broker_pid)
+    try:
+        rates = tuple(float(rate) for rate in curve.split(",") if rate.strip())
+    except ValueError:
+        raise typer.BadParameter(f"--curve takes spins/s separated by commas, e.g. 10,25,50; got {curve!r}") from None
+    results = run(bootstrap, spins, players, latency_seconds, baseline_messages, latency_rate, broker_pid, rates)
     results["verdict"] = verdict(results)
     results["machine"] = {"cpus": os.cpu_count(), "load_1min_before": round(load_before, 2),
                           "load_1min_after": round(os.getloadavg()[0], 2)}
@@ -324,6 +339,7 @@ def command(
     table.add_row("spins/s × m ÷ loop msg/s (target ≥ 0.35)", f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})")
     table.add_row(f"latency at {paced['rate_per_s']} spins/s: p50 / p99 ms", f"{paced['p50_ms']} / {paced['p99_ms']}")
     table.add_row(f"CPU ms per spin in the latency phase ({cpu_names})", " / ".join(str(v) for v in paced["cpu_ms_per_spin"].values()))
+    table.add_row(f"CPU cores busy in that phase (of {os.cpu_count()})", str(paced["cpu_cores"]))
     table.add_row("p50 ms of the first / last quarter of that phase", f"{paced['first_quarter_p50_ms']} / {paced['last_quarter_p50_ms']}")
     table.add_row("raw aiokafka round trip p99 ms × hops × 5", f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}")
     table.add_row("p99 within budget", "ok" if judged["latency_ok"] else "MISSED")
@@ -332,6 +348,14 @@ def command(
     for hop in results["hops_at_half_load"]:
         hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
     console.print(hops)
+    if results["latency_curve"]:
+        points = Table("spins/s", "p50 ms", "p99 ms", f"p99 ≤ {judged['latency_budget_ms']} ms",
+                       f"CPU ms per spin ({cpu_names})", "CPU cores")
+        for point in results["latency_curve"]:
+            points.add_row(str(point["rate_per_s"]), str(point["p50_ms"]), str(point["p99_ms"]),
+                           "yes" if point["p99_ms"] <= judged["latency_budget_ms"] else "no",
+                           " / ".join(str(v) for v in point["cpu_ms_per_spin"].values()), str(point["cpu_cores"]))
+        console.print(points)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     console.print(f"wrote {out}", markup=False)
