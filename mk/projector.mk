@@ -15,3 +15,7 @@ test-projector: infra-up ## Projector and ops tests (unit + integration against 
 
 bench-projector: topics ## Projector live rows/s and rebuild events/s vs executemany and COPY (writes bench-results/projector.json)
 	$(WITH_ENV) $(RS) bench projector
+
+.PHONY: bench-projector-long
+bench-projector-long: topics ## Projector bench on a 4x longer log (12,000 spins, 1 round; writes bench-results/projector-12000.json)
+	$(WITH_ENV) $(RS) bench projector --spins 12000 --rounds 1 --out bench-results/projector-12000.json
