@@ -139,8 +139,10 @@ async def _round(settings, samples, rows, decode_workers: int) -> dict:
         copy_s.append(await _baseline(url, "proj_base_copy_after", rows, copy=True))
         executemany_s.append(await _baseline(url, "proj_base_executemany_after", rows, copy=False))
     finally:
-        await _drop_database(settings.database_url, database)
-        delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
+        try:
+            await _drop_database(settings.database_url, database)
+        finally:  # the round's topics go even when its database could not be dropped
+            delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
     return {
         "decode_ceiling_events": _decode_ceiling(samples),
         "executemany": row_count * len(executemany_s) / sum(executemany_s),
