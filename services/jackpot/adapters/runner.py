@@ -82,6 +82,8 @@ class JackpotService:
         self._batch_lock = asyncio.Lock()
         self._consumer: AIOKafkaConsumer | None = None
         self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
+        # Per partition, the next jackpot.commands offset to decide: where it resumed, then after each commit.
+        self._next_offset: dict[int, int] = {}
         self._group_committed_at = time.monotonic()
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
@@ -106,7 +108,9 @@ class JackpotService:
                         if tp in consumer.assignment():
                             consumer.seek(tp, records[0].offset)
                         continue
-                    await self._handle(tp, records)
+                    records = self._undecided(tp.partition, records)
+                    if records:
+                        await self._handle(tp, records)
                 if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
                     await self._commit_group(consumer)
         finally:
@@ -134,11 +138,20 @@ class JackpotService:
             await asyncio.gather(*futures)
             if not carries_position(outputs):  # no event to carry the position: dead letters or repeats alone
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
-        self._committed[tp] = next_offset
+        self._committed[tp] = self._next_offset[tp.partition] = next_offset
         crash_point("jackpot.after_commit")
         self.stats.records += len(records)
         self.stats.batches += 1
         self.stats.last_commit_s = time.perf_counter()
+
+    def _undecided(self, partition: int, records: list[Any]) -> list[Any]:
+        """Without the records before the partition's next offset to decide: a poll in hand while another partition
+        was handled can hold records fetched before this one was restored and sought to its recorded position (from
+        the group's older offset), and the seek makes the consumer fetch again what follows the position."""
+        start = self._next_offset.get(partition)
+        if start is None or records[0].offset >= start:
+            return records
+        return [record for record in records if record.offset >= start]
 
     def _decide_batch(self, partition: int, records: list[Any]) -> list[OutRecord]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
@@ -199,6 +212,7 @@ class JackpotService:
         # No await from here on: the loop re-seeks a partition it has no states for, so seek and states go together.
         if resume_at is not None:
             self._consumer.seek(tp, resume_at)
+            self._next_offset[partition] = resume_at
         self.states[partition] = restored.states
 
     async def _commit_group(self, consumer: AIOKafkaConsumer) -> None:
@@ -212,6 +226,7 @@ class JackpotService:
         async with self._batch_lock:  # never stop a producer in the middle of its batch's transaction
             for partition in partitions:
                 states = self.states.pop(partition, {})
+                self._next_offset.pop(partition, None)
                 self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
                 producer = self.producers.pop(partition, None)
                 if producer is not None:

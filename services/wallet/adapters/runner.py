@@ -29,7 +29,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import with_position
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 
 from services.wallet.adapters import snapshot
@@ -42,8 +42,6 @@ EXIT_STOPPED = 70
 # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB batch
 # would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB record batch limit.
 PRODUCER_BATCH_BYTES = 512 * 1024  # a broken invariant, store or producer: stop unacked, never skip a record
-# How often the positions of committed transactions are also committed to the consumer group (for lag tools).
-GROUP_COMMIT_INTERVAL_S = 5.0
 # aiokafka sends no new fetch to the broker while one is in flight, and the broker holds a fetch up to this long when
 # its partitions have nothing new: a partition just drained waits behind it (the 500 ms default cost ~265 ms per
 # wallet hop of a spin at 120 spins/s; docs/spin.md, "Latency").
