@@ -29,7 +29,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import GROUP_COMMIT_INTERVAL_S, with_position
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, commit_to_group, resume_offset, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 
 from services.wallet.adapters import snapshot
@@ -88,6 +88,8 @@ class WalletService(ConsumerRebalanceListener):
         self._inflight: dict[int, asyncio.Task] = {}
         self._consumer: AIOKafkaConsumer | None = None
         self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
+        # Per partition, the next wallet.commands offset to decide: where it resumed, then after each decided batch.
+        self._next_offset: dict[int, int] = {}
         self._group_committed_at = time.monotonic()
 
     async def run(self, stop: asyncio.Event) -> Stats:
@@ -123,6 +125,14 @@ class WalletService(ConsumerRebalanceListener):
                 if tp in consumer.assignment():
                     consumer.seek(tp, records[0].offset)
                 continue
+            # A poll in hand while the partition was restored can hold records fetched before its seek to the recorded
+            # position (from the group's older offset); the seek makes the consumer fetch again what follows it.
+            start = self._next_offset.get(tp.partition)
+            if start is not None and records[0].offset < start:
+                records = [record for record in records if record.offset >= start]
+                if not records:
+                    continue
+            self._next_offset[tp.partition] = records[-1].offset + 1
             before = self._inflight.get(tp.partition)
             if before is not None and self._snapshot_due(state):
                 await before  # a snapshot must see committed state only: drain the partition, then write it
@@ -179,11 +189,7 @@ class WalletService(ConsumerRebalanceListener):
         self._group_committed_at = time.monotonic()
         owned = {tp: offset for tp, offset in self._committed.items() if tp.partition in self.partitions}
         self._committed = {}
-        if owned:
-            try:
-                await consumer.commit(owned)
-            except Exception as error:  # noqa: BLE001 - monitoring only; the next interval tries again
-                log.warning("group offset commit failed (positions are kept in wallet.events): %r", error)
+        await commit_to_group(consumer, owned, log)
 
     async def _settle(self, partitions: list[int]) -> None:
         """Wait until every decided batch of these partitions is committed."""
@@ -238,15 +244,18 @@ class WalletService(ConsumerRebalanceListener):
     async def _resume_at_recorded_position(self, partition: int, state: PartitionState) -> None:
         """Read wallet.commands from where the last committed transaction left it: the position its events carry, or
         the group's offset when that is further (a transaction of dead letters alone commits it there)."""
-        if state.commands_offset is None or self._consumer is None:
-            return  # nothing recorded in the events: the group's committed offset (or the reset policy) applies
+        if self._consumer is None:
+            return  # restored outside the loop (tools, tests): nothing to position
         tp = TopicPartition(self.config.commands_topic, partition)
-        committed = await self._consumer.committed(tp)
-        self._consumer.seek(tp, max(state.commands_offset, committed or 0))
+        resume_at = await resume_offset(self._consumer, tp, state.commands_offset)
+        if resume_at is not None:  # else nothing recorded: the group's committed offset (or the reset policy) applies
+            self._consumer.seek(tp, resume_at)
+            self._next_offset[partition] = resume_at
 
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:
             state = self.partitions.pop(partition, None)
+            self._next_offset.pop(partition, None)
             if state is not None:
                 self._maybe_snapshot(state, force=True)  # a restart or the next owner here folds only the tail
             producer = self.producers.pop(partition, None)
