@@ -53,6 +53,15 @@ def carries_position(outputs: list[Output]) -> bool:
     return any(not out.dead_letter for out in outputs)
 
 
+def undecided(records: list, start: int | None) -> list:
+    """The records at or after `start`, the partition's next offset to decide: a poll in hand while a partition was
+    restored can hold records fetched from the group's older offset before its seek to the recorded position (the
+    seek makes the consumer fetch again what follows the position). None: no position known yet, all of them."""
+    if start is None or not records or records[0].offset >= start:
+        return records
+    return [record for record in records if record.offset >= start]
+
+
 async def resume_offset(consumer, tp, recorded: int | None) -> int | None:
     """Where a new owner of `tp` reads on: the position the last committed transaction recorded, or the group's
     committed offset when that is further (a transaction without events commits only there); None when nothing was

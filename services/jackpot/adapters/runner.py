@@ -21,7 +21,8 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import GROUP_COMMIT_INTERVAL_S, carries_position, commit_to_group, resume_offset, with_position
+from shared.input_position import (GROUP_COMMIT_INTERVAL_S, carries_position, commit_to_group, resume_offset, undecided,
+                                   with_position)
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 from shared.pools import PoolsConfig, load_pools
 
@@ -108,7 +109,7 @@ class JackpotService:
                         if tp in consumer.assignment():
                             consumer.seek(tp, records[0].offset)
                         continue
-                    records = self._undecided(tp.partition, records)
+                    records = undecided(records, self._next_offset.get(tp.partition))
                     if records:
                         await self._handle(tp, records)
                 if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
@@ -143,15 +144,6 @@ class JackpotService:
         self.stats.records += len(records)
         self.stats.batches += 1
         self.stats.last_commit_s = time.perf_counter()
-
-    def _undecided(self, partition: int, records: list[Any]) -> list[Any]:
-        """Without the records before the partition's next offset to decide: a poll in hand while another partition
-        was handled can hold records fetched before this one was restored and sought to its recorded position (from
-        the group's older offset), and the seek makes the consumer fetch again what follows the position."""
-        start = self._next_offset.get(partition)
-        if start is None or records[0].offset >= start:
-            return records
-        return [record for record in records if record.offset >= start]
 
     def _decide_batch(self, partition: int, records: list[Any]) -> list[OutRecord]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""

@@ -29,7 +29,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import GROUP_COMMIT_INTERVAL_S, commit_to_group, resume_offset, with_position
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, commit_to_group, resume_offset, undecided, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 
 from services.wallet.adapters import snapshot
@@ -125,13 +125,9 @@ class WalletService(ConsumerRebalanceListener):
                 if tp in consumer.assignment():
                     consumer.seek(tp, records[0].offset)
                 continue
-            # A poll in hand while the partition was restored can hold records fetched before its seek to the recorded
-            # position (from the group's older offset); the seek makes the consumer fetch again what follows it.
-            start = self._next_offset.get(tp.partition)
-            if start is not None and records[0].offset < start:
-                records = [record for record in records if record.offset >= start]
-                if not records:
-                    continue
+            records = undecided(records, self._next_offset.get(tp.partition))
+            if not records:
+                continue
             self._next_offset[tp.partition] = records[-1].offset + 1
             before = self._inflight.get(tp.partition)
             if before is not None and self._snapshot_due(state):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from shared.input_position import POSITION_HEADER, carries_position, recorded_position, with_position
+from shared.input_position import POSITION_HEADER, carries_position, recorded_position, undecided, with_position
 
 from services.jackpot.adapters.records import OutRecord, dead_letter_record
 from services.wallet.adapters.handler import Output
@@ -48,3 +48,17 @@ def test_the_jackpots_last_event_carries_the_position_and_its_dead_letters_none(
     assert marked[2].topic == "jackpot.events" and marked[2].headers[0] == ("content-type", b"json")
     assert letter.dead_letter and not events[0].dead_letter
     assert with_position([letter], 10) == [letter]
+
+
+def offsets(*values: int) -> list:
+    return [SimpleNamespace(offset=value) for value in values]
+
+
+def test_records_before_the_position_a_partition_resumed_at_are_not_decided_again():
+    assert undecided(offsets(4, 5, 6), 10) == []
+    assert [r.offset for r in undecided(offsets(8, 9, 10, 11), 10)] == [10, 11]
+    assert [r.offset for r in undecided(offsets(12, 14), 10)] == [12, 14], "gaps (transaction markers) are kept"
+
+
+def test_a_partition_without_a_known_position_decides_what_it_is_given():
+    assert [r.offset for r in undecided(offsets(0, 1), None)] == [0, 1]
