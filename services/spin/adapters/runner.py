@@ -31,7 +31,7 @@ from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_
 from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared.crash import crash_point
-from shared.events import HEADERS, DecodeError, decode
+from shared.events import HEADERS, DecodeError, decode, may_be
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
@@ -173,7 +173,7 @@ class SpinRunner(ConsumerRebalanceListener):
 
     def _handle_event(self, logical: str, book: SpinBook, record) -> Effects:
         wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
-        if not _may_be(record.value, wanted):
+        if not may_be(record.value, wanted):
             return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
         try:
             event = decode(record.value, expect_kind="event")
@@ -192,20 +192,6 @@ class SpinRunner(ConsumerRebalanceListener):
             futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
                                                     partition=out.partition, headers=headers))
         await asyncio.gather(*futures)
-
-
-def _may_be(value: bytes | None, types: set[str]) -> bool:
-    """False only when the record is certainly none of `types` (its bytes hold no such type name) or certainly a
-    well-formed record of another type: a cheap filter before the full decode, which judges everything else."""
-    if not value:
-        return True
-    if any(name.encode() in value for name in types):
-        return True
-    try:
-        type_ = orjson.loads(value).get("type")
-    except (orjson.JSONDecodeError, AttributeError):
-        return True  # undecodable: the decode below dead-letters it
-    return not isinstance(type_, str)
 
 
 def _dead_letter(logical: str, record, error: DecodeError) -> Effects:

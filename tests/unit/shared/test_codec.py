@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import orjson
 import pytest
 
-from shared.events import DecodeError, decode, derived_id, encode, envelope
+from shared.events import DecodeError, decode, derived_id, encode, envelope, may_be
 from shared.events.spin import SpinRequested, SpinRejected
 from shared.events.wallet import Deposited, Posting
 
@@ -114,3 +114,11 @@ def test_a_command_on_an_event_topic_is_refused_when_the_kind_is_expected():
 def test_derived_ids_are_stable_and_distinct_per_cause():
     assert derived_id("tx-1", "debited") == derived_id("tx-1", "debited")
     assert derived_id("tx-1", "debited") != derived_id("tx-1", "settled")
+
+
+def test_the_type_filter_lets_through_the_wanted_types_and_anything_it_cannot_judge():
+    request = a_spin_request()
+    assert may_be(request, {SpinRequested.TYPE})
+    assert not may_be(request, {SpinRejected.TYPE}), "a well-formed record of another type is skipped"
+    assert may_be(b"{not json", {SpinRejected.TYPE}), "undecodable: left to decode, which dead-letters it"
+    assert may_be(b'{"type": 7}', {SpinRejected.TYPE}) and may_be(None, {SpinRejected.TYPE})
