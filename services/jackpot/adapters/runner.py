@@ -23,7 +23,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from shared.crash import crash_point
 from shared.input_position import (GROUP_COMMIT_INTERVAL_S, carries_position, commit_to_group, resume_offset, undecided,
                                    with_position)
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
@@ -32,10 +32,6 @@ from services.jackpot.adapters.restore import Restored, restore_partition
 from services.jackpot.core.decide import decide, new_network
 from services.jackpot.core.inputs import Incoming
 from services.jackpot.core.state import NetworkState
-
-# aiokafka sends no new fetch to the broker while one is in flight, and the broker holds an empty fetch up to this
-# long: with the 500 ms default a partition just drained waited behind it (docs/spin.md, "Latency").
-FETCH_MAX_WAIT_MS = 25
 
 log = logging.getLogger("reelstream.jackpot")
 
@@ -94,7 +90,7 @@ class JackpotService:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=1000, max_poll_interval_ms=300_000,
-            fetch_max_wait_ms=FETCH_MAX_WAIT_MS, **AIOKAFKA_CONSUMER_SAFETY,
+            **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
         consumer.subscribe([self.config.commands_topic], listener=_Rebalance(self))

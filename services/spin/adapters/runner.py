@@ -32,7 +32,7 @@ from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared.crash import crash_point
 from shared.events import HEADERS, DecodeError, decode, may_be
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -41,11 +41,6 @@ _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
-# aiokafka sends no new fetch to a broker while one is in flight there, and the broker holds a fetch up to this long
-# when the partitions in it have nothing new: partitions just drained wait behind it. The 500 ms default made each hop
-# of a spin cost ~350 ms at 120 spins/s (docs/spin.md, "Latency"). Idle CPU of wallet + jackpot + spin: 3.6 % of a
-# core at 500 ms, 17 % at 25 ms, 33 % at 10 ms (latency at 120 spins/s within the runs' noise between 10 and 40 ms).
-FETCH_MAX_WAIT_MS = 25
 # Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
 _SAME_PARTITION = frozenset({"journal", "seed", "answer"})
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
@@ -58,7 +53,7 @@ COMMIT_INTERVAL_S = 1.0
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
     session_ms = int(environ.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
     return {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
-            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000, "fetch_max_wait_ms": FETCH_MAX_WAIT_MS}
+            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000, **service_fetch_options(environ)}
 
 
 class SpinRunner(ConsumerRebalanceListener):

@@ -30,7 +30,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, commit_to_group, resume_offset, undecided, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
@@ -42,10 +42,6 @@ EXIT_STOPPED = 70
 # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB batch
 # would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB record batch limit.
 PRODUCER_BATCH_BYTES = 512 * 1024  # a broken invariant, store or producer: stop unacked, never skip a record
-# aiokafka sends no new fetch to the broker while one is in flight, and the broker holds a fetch up to this long when
-# its partitions have nothing new: a partition just drained waits behind it (the 500 ms default cost ~265 ms per
-# wallet hop of a spin at 120 spins/s; docs/spin.md, "Latency").
-FETCH_MAX_WAIT_MS = 25
 
 
 @dataclass(frozen=True)
@@ -96,7 +92,7 @@ class WalletService(ConsumerRebalanceListener):
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id, client_id="reelstream-wallet",
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4),
-            max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+            max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, **service_fetch_options(),
             **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
