@@ -23,3 +23,11 @@ def test_kafka_python_uses_the_c_crc32c_not_its_pure_python_fallback():
     from kafka.record._crc32c import crc as pure_python_crc
 
     assert util._crc32c is not pure_python_crc
+
+
+def test_the_services_fetch_with_a_short_wait_unless_told_otherwise():
+    from shared.kafka import service_fetch_options
+
+    assert service_fetch_options({}) == {"fetch_max_wait_ms": 25, "fetch_min_bytes": 1}
+    assert service_fetch_options({"REELSTREAM_FETCH_MAX_WAIT_MS": "100", "REELSTREAM_FETCH_MIN_BYTES": "4096"}) == {
+        "fetch_max_wait_ms": 100, "fetch_min_bytes": 4096}
