@@ -12,6 +12,7 @@ import time
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from services.spin.adapters.runner import COMMIT_INTERVAL_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
@@ -48,15 +49,25 @@ class JackpotAnswerRouter:
                     await asyncio.gather(*futures)
                 forwarded.update({tp: records[-1].offset + 1 for tp, records in batch.items() if records})
                 if forwarded and time.monotonic() - committed_at >= COMMIT_INTERVAL_S:
-                    await self.consumer.commit(forwarded)
+                    await self._commit(forwarded)
                     forwarded, committed_at = {}, time.monotonic()
         finally:
             try:
-                if forwarded:
-                    await self.consumer.commit(forwarded)  # what is acknowledged, so a restart forwards less again
+                await self._commit(forwarded)  # what is acknowledged, so a restart forwards less again
             except Exception as error:  # noqa: BLE001 - stopping anyway; a repeat is harmless
                 log.warning("final offset commit failed: %r", error)
             await self.consumer.stop()
+
+    async def _commit(self, forwarded: dict) -> None:
+        """Commit the partitions still assigned (a rebalance may have moved some since they were forwarded: their new
+        owner forwards those answers again, which is harmless)."""
+        owned = {tp: offset for tp, offset in forwarded.items() if tp in self.consumer.assignment()}
+        if not owned:
+            return
+        try:
+            await self.consumer.commit(owned)
+        except (CommitFailedError, IllegalStateError) as error:
+            log.warning("offset commit failed (%r); those answers will be forwarded again", error)
 
     async def _forward(self, record) -> list:
         try:

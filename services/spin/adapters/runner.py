@@ -21,7 +21,7 @@ from dataclasses import replace
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
-from aiokafka.errors import CommitFailedError
+from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from services.spin.adapters.rebuild import rebuild_books
 from services.spin.core import fold
@@ -144,12 +144,15 @@ class SpinRunner(ConsumerRebalanceListener):
     async def _commit(self) -> None:
         if not self.uncommitted:
             return
-        offsets, self.uncommitted = self.uncommitted, {}
-        self.committed_at = time.monotonic()
+        assignment = self.consumer.assignment()
+        offsets = {tp: offset for tp, offset in self.uncommitted.items() if tp in assignment}  # the rest: re-handled
+        self.uncommitted, self.committed_at = {}, time.monotonic()
+        if not offsets:
+            return
         crash_point("spin.before_commit")
         try:
             await self.consumer.commit(offsets)
-        except CommitFailedError as error:  # a rebalance took the partitions: the new owner re-handles, idempotently
+        except (CommitFailedError, IllegalStateError) as error:  # a rebalance took the partitions: re-handled, idempotently
             log.warning("offset commit failed (%s); the records will be handled again", error)
 
     def _handle(self, tp, book: SpinBook, record, effects: Effects) -> None:
