@@ -94,3 +94,40 @@ def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_
     jackpot = balances[("EUR", "jackpot:net-it")]
     assert jackpot == players * sum(100_000 + w for w in range(wagers))
     assert sum(balances.values()) == 0
+
+
+def test_partitions_moving_between_two_wallet_instances_apply_every_command_once(kafka_bootstrap, prefix, tmp_path):
+    # Three waves of commands (different players each): the first to instance A alone; a second instance B joins
+    # (the partitions are shared) and the second wave is sent; A stops (all partitions move to B) and the third wave is
+    # sent. Each move restores the partition from wallet.events and resumes at the position its last transaction
+    # recorded: every command decided once, no fact re-emitted, balances as expected.
+    players, wagers = 12, 4
+    commands = wager_commands(players, wagers)
+    per_player = 1 + 2 * wagers
+    waves = [commands[start * per_player:(start + 4) * per_player] for start in (0, 4, 8)]
+    tuning = {"REELSTREAM_WALLET_BATCH_MAX": "10"}
+    first = start(kafka_bootstrap, prefix, tmp_path / "a", tmp_path / "logs-a", **tuning)
+    second = None
+    try:
+        send(kafka_bootstrap, prefix, waves[0])
+        read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(waves[0]), 60)
+        second = start(kafka_bootstrap, prefix, tmp_path / "b", tmp_path / "logs-b", **tuning)
+        send(kafka_bootstrap, prefix, waves[1])
+        read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(waves[0]) + len(waves[1]), 60)
+        assert first.stop() == 0
+        send(kafka_bootstrap, prefix, waves[2])
+        wanted = {str(c.transaction_id) for c in commands}
+        events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: wanted <= set(facts_by_transaction(rs)), 90)
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+    assert re.search(r"restored \d+ partitions", second.log_text()), "B took partitions"
+    everything = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: False, 3)
+    assert len(everything) == len(wanted), f"{len(everything) - len(wanted)} facts re-emitted after the moves"
+    facts = facts_by_transaction(everything)
+    assert set(facts) == wanted and all(len(ids) == 1 for ids in facts.values())
+    balances = fold_postings(everything)
+    for p in range(players):
+        assert balances[("EUR", f"player:it-player-{p}")] == expected_balance(p, wagers) * MICRO_PER_MINOR
+    assert sum(balances.values()) == 0
