@@ -55,19 +55,21 @@ def test_partitions_moving_between_two_spin_instances_leave_one_answer_per_reque
     workers = [threading.Thread(target=play, args=(n,), daemon=True) for n in range(THREADS)]
     for worker in workers:
         worker.start()
+    second = None
     try:
-        time.sleep(3)
-        # Joins (its own log: wait_ready reads the ready line from it, and the first instance's is in the shared one).
-        second = spawn("spin", env={**platform.env, "REELSTREAM_LOG_LEVEL": "INFO"}, log_dir=platform.log_dir / "second")
-        second.wait_ready(120)
-        time.sleep(4)
-        assert platform.services["spin"].stop() == 0, "the first instance stops cleanly"  # leaves: all to the second
-        time.sleep(4)
-    finally:
-        stop.set()
-        for worker in workers:
-            worker.join(60)
-    try:
+        try:
+            time.sleep(3)
+            # Joins (its own log: wait_ready reads the ready line from it; the first instance's is in the shared one).
+            second = spawn("spin", env={**platform.env, "REELSTREAM_LOG_LEVEL": "INFO"},
+                           log_dir=platform.log_dir / "second")
+            second.wait_ready(120)
+            time.sleep(4)
+            assert platform.services["spin"].stop() == 0, "the first instance stops cleanly"  # all to the second
+            time.sleep(4)
+        finally:
+            stop.set()
+            for worker in workers:
+                worker.join(60)
         assert len(answers) >= 30, f"only {len(answers)} spins in the run"
         assert all(answer is not None for answer in answers.values()), "a request was never answered"
         summary = _check_history(platform, set(answers))
@@ -76,4 +78,5 @@ def test_partitions_moving_between_two_spin_instances_leave_one_answer_per_reque
         assert second.log_text().count("spin books rebuilt for partitions") >= 2, second.log_text()[-2000:]
     finally:
         client.close()
-        second.stop()
+        if second is not None:
+            second.stop()
