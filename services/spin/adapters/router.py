@@ -14,7 +14,7 @@ import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
-from services.spin.adapters.runner import COMMIT_INTERVAL_S, consumer_timeouts
+from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
 from shared.events import HEADERS, DecodeError, decode
@@ -53,7 +53,8 @@ class JackpotAnswerRouter:
                     forwarded, committed_at = {}, time.monotonic()
         finally:
             try:
-                await self._commit(forwarded)  # what is acknowledged, so a restart forwards less again
+                # What is acknowledged, so a restart forwards less again; bounded, as the runner's final commit.
+                await asyncio.wait_for(self._commit(forwarded), FINAL_COMMIT_TIMEOUT_S)
             except Exception as error:  # noqa: BLE001 - stopping anyway; a repeat is harmless
                 log.warning("final offset commit failed: %r", error)
             await self.consumer.stop()

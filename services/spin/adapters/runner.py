@@ -48,6 +48,7 @@ _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settl
 # at most this much more, which the idempotent handlers absorb, and at 60 spins/s the per-batch commits were 0.45
 # broker requests a spin (docs/spin.md, "Latency").
 COMMIT_INTERVAL_S = 1.0
+FINAL_COMMIT_TIMEOUT_S = 5.0
 
 
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
@@ -102,7 +103,8 @@ class SpinRunner(ConsumerRebalanceListener):
             if self.inflight is not None and not self.inflight.done():
                 self.inflight.cancel()  # not written: re-delivered to whoever handles these partitions next
             try:
-                await self._commit()  # what is written, so a restart re-handles less
+                # What is written, so a restart re-handles less; bounded: with the broker gone it would retry forever.
+                await asyncio.wait_for(self._commit(), FINAL_COMMIT_TIMEOUT_S)
             except Exception as error:  # noqa: BLE001 - stopping anyway; the next owner re-handles idempotently
                 log.warning("final offset commit failed: %r", error)
             await self.consumer.stop()
