@@ -25,14 +25,18 @@ def topics_under(admin, prefix: str) -> list[str]:
     return [name for name in admin.list_topics() if name.startswith(prefix)]
 
 
-def delete_prefixed(bootstrap_servers: str, prefix: str) -> None:
-    """Delete every topic under a test or benchmark deployment's unique prefix."""
+def prefixed_topics(bootstrap_servers: str, prefix: str) -> list[str]:
+    """`topics_under` with an admin client of its own."""
     admin = admin_client(bootstrap_servers, client_id="reelstream-topics")
     try:
-        names = topics_under(admin, prefix)
+        return topics_under(admin, prefix)
     finally:
         admin.close()
-    delete_topics(bootstrap_servers, names)
+
+
+def delete_prefixed(bootstrap_servers: str, prefix: str) -> None:
+    """Delete every topic under a test or benchmark deployment's unique prefix."""
+    delete_topics(bootstrap_servers, prefixed_topics(bootstrap_servers, prefix))
 
 
 def delete_topics(bootstrap_servers: str, names: list[str]) -> None:

@@ -27,9 +27,9 @@ from shared.config import load_settings
 from shared.events import encode, envelope
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import Deposit
-from shared.kafka import admin_client, producer
+from shared.kafka import producer
 from shared.session import issue_token
-from shared.topic_admin import delete_prefixed, ensure_topics, topics_under
+from shared.topic_admin import delete_prefixed, ensure_topics, prefixed_topics
 
 # client -> spin -> wallet (debit) -> spin -> wallet (settle) -> spin -> client; a claim adds spin -> jackpot -> spin.
 SEQUENTIAL_HOPS = 6
@@ -103,11 +103,7 @@ def _requests(players: list[str], tokens: dict[str, str], count: int) -> list[tu
 
 def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
     """The sum of end offsets over every topic under the prefix (changelogs included): messages produced so far."""
-    admin = admin_client(bootstrap, client_id="bench-spins")
-    try:
-        names = topics_under(admin, prefix)
-    finally:
-        admin.close()
+    names = prefixed_topics(bootstrap, prefix)
     reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
     try:
         tps = [TopicPartition(name, p) for name in names for p in reader.partitions_for_topic(name) or ()]
