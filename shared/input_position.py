@@ -11,8 +11,12 @@ Used by the wallet and the jackpot.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Protocol, TypeVar
+
+from aiokafka import TopicPartition
 
 POSITION_HEADER = "reelstream-commands-next-offset"
 # How often the positions of committed transactions are also committed to the consumer group (for lag tools).
@@ -62,22 +66,55 @@ def undecided(records: list, start: int | None) -> list:
     return [record for record in records if record.offset >= start]
 
 
-async def resume_offset(consumer, tp, recorded: int | None) -> int | None:
-    """Where a new owner of `tp` reads on: the position the last committed transaction recorded, or the group's
-    committed offset when that is further (a transaction without events commits only there); None when nothing was
-    recorded (the group's offset, or the reset policy, applies)."""
-    if recorded is None:
-        return None
-    committed = await consumer.committed(tp)
-    return max(recorded, committed or 0)
+class InputPositions:
+    """A transactional loop's input positions, per partition of its commands topic: the next offset to decide (where
+    the partition resumed, then past each batch taken), and the positions of committed transactions still to be
+    committed to the consumer group (every `group_interval_s`, for lag tools only; recovery does not read them)."""
 
+    def __init__(self, topic: str, group_interval_s: float = GROUP_COMMIT_INTERVAL_S) -> None:
+        self.topic = topic
+        self.group_interval_s = group_interval_s
+        self._next: dict[int, int] = {}
+        self._for_group: dict[TopicPartition, int] = {}
+        self._group_committed_at = time.monotonic()
 
-async def commit_to_group(consumer, positions: dict, log: logging.Logger) -> None:
-    """Commit positions of committed transactions to the consumer group: for lag tools only, recovery does not read
-    them (a failure is logged and the next interval tries again)."""
-    if not positions:
-        return
-    try:
-        await consumer.commit(positions)
-    except Exception as error:  # noqa: BLE001 - monitoring only
-        log.warning("group offset commit failed (the positions are kept in the events): %r", error)
+    def take(self, partition: int, records: list) -> list:
+        """The records of a poll to decide now (`undecided` ones), the partition's next offset moved past them."""
+        records = undecided(records, self._next.get(partition))
+        if records:
+            self._next[partition] = records[-1].offset + 1
+        return records
+
+    async def resume(self, consumer, partition: int, recorded: int | None) -> None:
+        """Seek a newly owned partition to where the last committed transaction left it: the position its events
+        recorded, or the group's committed offset when that is further (a transaction without events commits only
+        there). Nothing recorded: the group's offset (or the reset policy) applies. No await after the seek."""
+        if recorded is None:
+            return
+        tp = TopicPartition(self.topic, partition)
+        resume_at = max(recorded, await consumer.committed(tp) or 0)
+        consumer.seek(tp, resume_at)
+        self._next[partition] = resume_at
+
+    def committed(self, partition: int, next_offset: int) -> None:
+        """A transaction up to `next_offset` committed: the group learns it at the next interval."""
+        self._for_group[TopicPartition(self.topic, partition)] = next_offset
+
+    def forget(self, partition: int) -> None:
+        self._next.pop(partition, None)
+
+    async def commit_group_if_due(self, consumer, owned: Iterable[int], log: logging.Logger) -> None:
+        """Commit the positions of committed transactions of the partitions still owned (a failure is logged; the next
+        interval tries again)."""
+        if time.monotonic() - self._group_committed_at < self.group_interval_s:
+            return
+        self._group_committed_at = time.monotonic()
+        owned = set(owned)
+        positions = {tp: offset for tp, offset in self._for_group.items() if tp.partition in owned}
+        self._for_group = {}
+        if not positions:
+            return
+        try:
+            await consumer.commit(positions)
+        except Exception as error:  # noqa: BLE001 - monitoring only
+            log.warning("group offset commit failed (the positions are kept in the events): %r", error)

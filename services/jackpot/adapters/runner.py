@@ -21,8 +21,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import (GROUP_COMMIT_INTERVAL_S, carries_position, commit_to_group, resume_offset, undecided,
-                                   with_position)
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, carries_position, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
 from shared.pools import PoolsConfig, load_pools
 
@@ -78,10 +77,7 @@ class JackpotService:
         # Held from decide to commit: meters only ever show levels whose events are committed.
         self._batch_lock = asyncio.Lock()
         self._consumer: AIOKafkaConsumer | None = None
-        self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
-        # Per partition, the next jackpot.commands offset to decide: where it resumed, then after each commit.
-        self._next_offset: dict[int, int] = {}
-        self._group_committed_at = time.monotonic()
+        self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
         self._on_ready = on_ready
@@ -105,11 +101,10 @@ class JackpotService:
                         if tp in consumer.assignment():
                             consumer.seek(tp, records[0].offset)
                         continue
-                    records = undecided(records, self._next_offset.get(tp.partition))
+                    records = self._positions.take(tp.partition, records)
                     if records:
                         await self._handle(tp, records)
-                if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
-                    await self._commit_group(consumer)
+                await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
             meters.cancel()
             await consumer.stop()
@@ -135,7 +130,7 @@ class JackpotService:
             await asyncio.gather(*futures)
             if not carries_position(outputs):  # no event to carry the position: dead letters or repeats alone
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
-        self._committed[tp] = self._next_offset[tp.partition] = next_offset
+        self._positions.committed(tp.partition, next_offset)
         crash_point("jackpot.after_commit")
         self.stats.records += len(records)
         self.stats.batches += 1
@@ -195,26 +190,15 @@ class JackpotService:
         """Take the partition's networks, and read jackpot.commands from where the last committed transaction left
         it: the position its events carry, or the group's offset when that is further (a transaction without events
         commits it there). Nothing recorded: the group's offset (or the reset policy) applies."""
-        tp = TopicPartition(self.config.commands_topic, partition)
-        resume_at = await resume_offset(self._consumer, tp, restored.commands_offset)
-        # No await from here on: the loop re-seeks a partition it has no states for, so seek and states go together.
-        if resume_at is not None:
-            self._consumer.seek(tp, resume_at)
-            self._next_offset[partition] = resume_at
+        await self._positions.resume(self._consumer, partition, restored.commands_offset)
+        # No await between the seek and this: the loop re-seeks a partition it has no states for.
         self.states[partition] = restored.states
-
-    async def _commit_group(self, consumer: AIOKafkaConsumer) -> None:
-        """Commit the positions of committed transactions to the group (lag tools read them; recovery does not)."""
-        self._group_committed_at = time.monotonic()
-        owned = {tp: offset for tp, offset in self._committed.items() if tp.partition in self.states}
-        self._committed = {}
-        await commit_to_group(consumer, owned, log)
 
     async def release(self, partitions: list[int]) -> None:
         async with self._batch_lock:  # never stop a producer in the middle of its batch's transaction
             for partition in partitions:
                 states = self.states.pop(partition, {})
-                self._next_offset.pop(partition, None)
+                self._positions.forget(partition)
                 self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
                 producer = self.producers.pop(partition, None)
                 if producer is not None:

@@ -29,7 +29,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
 from shared.crash import crash_point
-from shared.input_position import GROUP_COMMIT_INTERVAL_S, commit_to_group, resume_offset, undecided, with_position
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
 
 from services.wallet.adapters import snapshot
@@ -83,10 +83,7 @@ class WalletService(ConsumerRebalanceListener):
         # The latest commit of each partition (each awaits its predecessor before opening its transaction).
         self._inflight: dict[int, asyncio.Task] = {}
         self._consumer: AIOKafkaConsumer | None = None
-        self._committed: dict[TopicPartition, int] = {}  # positions of committed transactions, for the group
-        # Per partition, the next wallet.commands offset to decide: where it resumed, then after each decided batch.
-        self._next_offset: dict[int, int] = {}
-        self._group_committed_at = time.monotonic()
+        self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
     async def run(self, stop: asyncio.Event) -> Stats:
         consumer = AIOKafkaConsumer(
@@ -104,8 +101,7 @@ class WalletService(ConsumerRebalanceListener):
                 if polled:
                     async with self._lock:
                         await self._guarded(self._process(consumer, polled))
-                if time.monotonic() - self._group_committed_at >= GROUP_COMMIT_INTERVAL_S:
-                    await self._commit_group(consumer)
+                await self._positions.commit_group_if_due(consumer, self.partitions, log)
         finally:
             async with self._lock:
                 await self._settle(list(self._inflight))
@@ -121,10 +117,9 @@ class WalletService(ConsumerRebalanceListener):
                 if tp in consumer.assignment():
                     consumer.seek(tp, records[0].offset)
                 continue
-            records = undecided(records, self._next_offset.get(tp.partition))
+            records = self._positions.take(tp.partition, records)
             if not records:
                 continue
-            self._next_offset[tp.partition] = records[-1].offset + 1
             before = self._inflight.get(tp.partition)
             if before is not None and self._snapshot_due(state):
                 await before  # a snapshot must see committed state only: drain the partition, then write it
@@ -164,7 +159,8 @@ class WalletService(ConsumerRebalanceListener):
                 crash_point("wallet.after_produce")  # acknowledged, the transaction (and its position) not committed
             if all(out.dead_letter for out in outputs):  # no event to carry the position
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
-        state.commands_offset = self._committed[tp] = next_offset
+        state.commands_offset = next_offset
+        self._positions.committed(tp.partition, next_offset)
         events = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
         if events:
             state.events_offset = events[-1] + 1
@@ -175,13 +171,6 @@ class WalletService(ConsumerRebalanceListener):
             started = time.perf_counter()
             self._maybe_snapshot(state)
             self.stats.snapshot_s += time.perf_counter() - started
-
-    async def _commit_group(self, consumer: AIOKafkaConsumer) -> None:
-        """Commit the positions of committed transactions to the group (lag tools read them; recovery does not)."""
-        self._group_committed_at = time.monotonic()
-        owned = {tp: offset for tp, offset in self._committed.items() if tp.partition in self.partitions}
-        self._committed = {}
-        await commit_to_group(consumer, owned, log)
 
     async def _settle(self, partitions: list[int]) -> None:
         """Wait until every decided batch of these partitions is committed."""
@@ -226,28 +215,18 @@ class WalletService(ConsumerRebalanceListener):
         await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
         self.producers[partition] = producer
         result = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.config.snapshot_dir)
-        await self._resume_at_recorded_position(partition, result.state)
+        if self._consumer is not None:  # else restored outside the loop (tools, tests): nothing to position
+            await self._positions.resume(self._consumer, partition, result.state.commands_offset)
         self.partitions[partition] = result.state
         self.snapshot_at[partition] = time.monotonic()
         log.info("partition %d restored in %.0f ms: snapshot at %s, %d events folded", partition, result.millis,
                  result.snapshot_offset, result.folded)
         return result
 
-    async def _resume_at_recorded_position(self, partition: int, state: PartitionState) -> None:
-        """Read wallet.commands from where the last committed transaction left it: the position its events carry, or
-        the group's offset when that is further (a transaction of dead letters alone commits it there)."""
-        if self._consumer is None:
-            return  # restored outside the loop (tools, tests): nothing to position
-        tp = TopicPartition(self.config.commands_topic, partition)
-        resume_at = await resume_offset(self._consumer, tp, state.commands_offset)
-        if resume_at is not None:  # else nothing recorded: the group's committed offset (or the reset policy) applies
-            self._consumer.seek(tp, resume_at)
-            self._next_offset[partition] = resume_at
-
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:
             state = self.partitions.pop(partition, None)
-            self._next_offset.pop(partition, None)
+            self._positions.forget(partition)
             if state is not None:
                 self._maybe_snapshot(state, force=True)  # a restart or the next owner here folds only the tail
             producer = self.producers.pop(partition, None)

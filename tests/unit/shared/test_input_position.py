@@ -62,3 +62,51 @@ def test_records_before_the_position_a_partition_resumed_at_are_not_decided_agai
 
 def test_a_partition_without_a_known_position_decides_what_it_is_given():
     assert [r.offset for r in undecided(offsets(0, 1), None)] == [0, 1]
+
+
+class FakeConsumer:
+    def __init__(self, committed: int | None) -> None:
+        self.group_offset, self.sought, self.commits = committed, [], []
+
+    async def committed(self, tp):
+        return self.group_offset
+
+    def seek(self, tp, offset: int) -> None:
+        self.sought.append((tp.partition, offset))
+
+    async def commit(self, positions) -> None:
+        self.commits.append({tp.partition: offset for tp, offset in positions.items()})
+
+
+def test_a_resumed_partition_is_sought_to_the_further_of_the_recorded_position_and_the_groups_then_decided_from_there():
+    import asyncio
+
+    from shared.input_position import InputPositions
+
+    positions, consumer = InputPositions("t.commands"), FakeConsumer(committed=13)
+    asyncio.run(positions.resume(consumer, 2, recorded=10))
+    asyncio.run(positions.resume(consumer, 3, recorded=None))
+    assert consumer.sought == [(2, 13)], "nothing recorded: no seek, the group's offset applies"
+    assert [r.offset for r in positions.take(2, offsets(11, 12, 13, 14))] == [13, 14]
+    assert positions.take(2, offsets(14)) == [], "taken once"
+    assert [r.offset for r in positions.take(3, offsets(0, 1))] == [0, 1]
+    positions.forget(2)
+    assert [r.offset for r in positions.take(2, offsets(14))] == [14]
+
+
+def test_committed_positions_reach_the_group_once_per_interval_and_only_for_partitions_still_owned():
+    import asyncio
+    import logging
+
+    from shared.input_position import InputPositions
+
+    positions, consumer = InputPositions("t.commands", group_interval_s=0.0), FakeConsumer(committed=None)
+    positions.committed(0, 5)
+    positions.committed(1, 7)
+    asyncio.run(positions.commit_group_if_due(consumer, {0}, logging.getLogger("test")))
+    asyncio.run(positions.commit_group_if_due(consumer, {0, 1}, logging.getLogger("test")))
+    assert consumer.commits == [{0: 5}], "partition 1 was not owned; nothing new after the first commit"
+    later = InputPositions("t.commands", group_interval_s=3600.0)
+    later.committed(0, 5)
+    asyncio.run(later.commit_group_if_due(consumer, {0}, logging.getLogger("test")))
+    assert consumer.commits == [{0: 5}], "not due yet"
