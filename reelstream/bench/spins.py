@@ -7,9 +7,9 @@ p99 <= 5 x raw round-trip p99 x sequential hops.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import threading
 import time
 import uuid
 from datetime import datetime, timezone
@@ -22,12 +22,12 @@ from rich.console import Console
 from rich.table import Table
 
 from reelstream.bench.kafka import measure_baselines, percentiles_ms
+from reelstream.bench.spin_load import LoadGenerator
 from reelstream.processes import spawn
 from shared.config import load_settings
 from shared.events import encode, envelope
-from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
+from shared.events.spin import SpinRequested
 from shared.events.wallet import Deposit
-from shared.kafka import producer
 from shared.session import issue_token
 from shared.topic_admin import delete_prefixed, ensure_topics, prefixed_topics
 
@@ -44,51 +44,6 @@ CHAIN = (
     ("wallet.events", "wallet.wager-settled.v1"),
     ("spin.events", "spin.settled.v1"),
 )
-
-
-_ANSWER_TYPES = frozenset({SpinSettled.TYPE, SpinRejected.TYPE})
-
-
-class Answers:
-    """Reads spin.events from its end; remembers when each request's first answer arrived."""
-
-    def __init__(self, bootstrap: str, topic: str) -> None:
-        self.reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
-                                    isolation_level="read_committed")
-        tps = [TopicPartition(topic, p) for p in self.reader.partitions_for_topic(topic)]
-        self.reader.assign(tps)
-        self.reader.seek_to_end(*tps)
-        for tp in tps:
-            self.reader.position(tp)
-        self.at: dict[uuid.UUID, float] = {}
-        self.wall: dict[uuid.UUID, float] = {}  # the same instants on the wall clock (to compare with broker times)
-        self.settled = 0
-        self.codes: dict[str, int] = {}
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        while not self.stop.is_set():
-            for records in self.reader.poll(timeout_ms=50).values():
-                now, wall = time.perf_counter(), time.time()
-                for record in records:
-                    # Only the answer's type, request id and code: the load generator shares the 2 cores with the
-                    # system under test, and a full validation of every answer cost it ~0.1 ms a spin.
-                    raw = orjson.loads(record.value)
-                    type_, data = raw.get("type"), raw.get("data") or {}
-                    request_id = uuid.UUID(data["request_id"]) if type_ in _ANSWER_TYPES else None
-                    if request_id is not None and request_id not in self.at:
-                        self.at[request_id] = now
-                        self.wall[request_id] = wall
-                        self.settled += type_ == SpinSettled.TYPE
-                        if type_ == SpinRejected.TYPE:
-                            self.codes[data["code"]] = self.codes.get(data["code"], 0) + 1
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.reader.close(autocommit=False)
 
 
 def _requests(players: list[str], tokens: dict[str, str], count: int) -> list[tuple[uuid.UUID, bytes, bytes]]:
@@ -110,51 +65,6 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
         return sum(reader.end_offsets(tps).values())
     finally:
         reader.close()
-
-
-def _wait_answers(answers: Answers, ids: list[uuid.UUID], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while any(rid not in answers.at for rid in ids[-50:]) or len([r for r in ids if r in answers.at]) < len(ids):
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-
-
-def _burst(sender, topic: str, answers: Answers, batch: list) -> dict:
-    started = time.perf_counter()
-    for request_id, key, value in batch:
-        sender.send(topic, key=key, value=value)
-    sender.flush()
-    _wait_answers(answers, [rid for rid, _, _ in batch], 300)
-    answered = [answers.at[rid] for rid, _, _ in batch if rid in answers.at]
-    elapsed = max(answered) - started
-    return {"requests": len(batch), "answered": len(answered), "seconds": round(elapsed, 2),
-            "spins_per_s": round(len(answered) / elapsed, 1)}
-
-
-def _paced(sender, topic: str, answers: Answers, batch: list, rate: float) -> tuple[dict, dict[uuid.UUID, float]]:
-    """Open loop: request i is sent at start + i / rate; latency = answer read - that send (wall clock sent_wall)."""
-    sent_at: dict[uuid.UUID, float] = {}
-    sent_wall: dict[uuid.UUID, float] = {}
-    lag = []
-    started = time.perf_counter()
-    for index, (request_id, key, value) in enumerate(batch):
-        due = started + index / rate
-        if (ahead := due - time.perf_counter()) > 0:
-            time.sleep(ahead)  # one sleep per request (Linux oversleeps by ~0.1 ms; the lag is measured below)
-        sent_at[request_id] = time.perf_counter()
-        sent_wall[request_id] = time.time()
-        lag.append(sent_at[request_id] - due)
-        sender.send(topic, key=key, value=value)
-    sender.flush()
-    _wait_answers(answers, list(sent_at), 120)
-    took = [answers.at[rid] - sent for rid, sent in sent_at.items() if rid in answers.at]
-    pacing, quarter = percentiles_ms(lag), max(1, len(took) // 4)
-    return ({"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took),
-             "send_lag_p50_ms": pacing["p50_ms"], "send_lag_p99_ms": pacing["p99_ms"],
-             # stationary or growing: a queue that builds up shows as a last quarter far above the first
-             "first_quarter_p50_ms": percentiles_ms(took[:quarter])["p50_ms"],
-             "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"]}, sent_wall)
 
 
 def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
@@ -182,16 +92,16 @@ def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float
     return found
 
 
-def hop_breakdown(found: dict[str, dict[int, int]], sent_wall: dict[str, float], answered_wall: dict[str, float]) -> list[dict]:
-    """p50/p99 of each hop: client send -> request appended, record i -> record i+1 of CHAIN, spin.settled -> read."""
-    hops: list[tuple[str, list[float]]] = [("client send → " + CHAIN[0][0], [])]
+def hop_breakdown(found: dict[str, dict[int, int]], due_wall: dict[str, float], answered_wall: dict[str, float]) -> list[dict]:
+    """p50/p99 of each hop: request due -> request appended, record i -> record i+1 of CHAIN, spin.settled -> read."""
+    hops: list[tuple[str, list[float]]] = [("client due → " + CHAIN[0][0], [])]
     hops += [(f"{CHAIN[i][1]} → {CHAIN[i + 1][0]}:{CHAIN[i + 1][1]}", []) for i in range(len(CHAIN) - 1)]
     hops.append((CHAIN[-1][0] + " → client read", []))
     last = len(CHAIN) - 1
     for rid, times in found.items():
         if len(times) != len(CHAIN):
             continue  # rejected, or a record not read back
-        hops[0][1].append(times[0] / 1000 - sent_wall[rid])
+        hops[0][1].append(times[0] / 1000 - due_wall[rid])
         for i in range(last):
             hops[i + 1][1].append((times[i + 1] - times[i]) / 1000)
         if rid in answered_wall:
@@ -231,61 +141,70 @@ def _start_platform(bootstrap: str, prefix: str, log_dir: Path) -> list:
     return services
 
 
-def _deposit_all(sender, topic: str, players: list[str], bootstrap: str, prefix: str) -> None:
-    for player in players:
-        data = Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR")
-        sender.send(topic, key=player.encode(), value=encode(envelope(data, source="bench", time=datetime.now(timezone.utc))))
-    sender.flush()
-    time.sleep(3)  # the deposits are processed long before the first spin's debit reaches the wallet (same partitions, in order)
+def _deposits(players: list[str]) -> list[tuple[bytes, bytes]]:
+    now = datetime.now(timezone.utc)
+    return [(player.encode(), encode(envelope(
+        Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR"), source="bench", time=now)))
+        for player in players]
 
 
 def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int,
         latency_rate: float | None = None, broker_pid: int | None = None, curve: tuple[float, ...] = ()) -> dict:
-    settings = load_settings()
     baselines = measure_baselines(bootstrap, messages=baseline_messages, repeats=1, latency_samples=200)
     prefix = f"bench{uuid.uuid4().hex[:10]}."
     ensure_topics(bootstrap, prefix=prefix)
     services = _start_platform(bootstrap, prefix, Path("bench-results/spins-logs"))
-    sender = producer(bootstrap, client_id="bench-spins", linger_ms=1)
-    answers = Answers(bootstrap, f"{prefix}spin.events")
+    try:
+        measured = asyncio.run(_measure(bootstrap, prefix, services, spins, players_count, latency_seconds,
+                                        latency_rate, broker_pid, curve))
+        return {"baselines": baselines, **measured, "sequential_hops": SEQUENTIAL_HOPS}
+    finally:
+        for service in services:
+            service.stop()
+        delete_prefixed(bootstrap, prefix)
+
+
+async def _measure(bootstrap: str, prefix: str, services: list, spins: int, players_count: int, latency_seconds: float,
+                   latency_rate: float | None, broker_pid: int | None, curve: tuple[float, ...]) -> dict:
+    settings = load_settings()
+    load = LoadGenerator(bootstrap, f"{prefix}spin.requests", f"{prefix}spin.events")
+    await load.start()
     try:
         players = [f"bench-{n:04d}" for n in range(players_count)]
         expires_ms = time.time_ns() // 1_000_000 + 3_600_000
         tokens = {p: issue_token(settings.session_secret, p, expires_ms) for p in players}
-        _deposit_all(sender, f"{prefix}wallet.commands", players, bootstrap, prefix)
-        _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, 200))  # warm-up
+        await load.send_all(f"{prefix}wallet.commands", _deposits(players))
+        # The deposits are processed long before the first spin's debit reaches the wallet (same partitions, in order).
+        await asyncio.sleep(3)
+        await load.burst(_requests(players, tokens, 200))  # warm-up
         before = _prefixed_offsets(bootstrap, prefix)
         pids = _cpu_sources(services, broker_pid)
         cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
-        burst = _burst(sender, f"{prefix}spin.requests", answers, _requests(players, tokens, spins))
+        burst = await load.burst(_requests(players, tokens, spins))
         burst["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, burst["answered"])
         burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
         rate = latency_rate or burst["spins_per_s"] / 2
         batch = _requests(players, tokens, int(rate * latency_seconds))
         cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
-        paced, sent_wall = _paced(sender, f"{prefix}spin.requests", answers, batch, rate)
+        paced, due_wall = await load.paced(batch, rate)
         paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["answered"])
         paced["cpu_cores"] = round(sum(paced["cpu_ms_per_spin"].values()) * rate / 1000, 2)
-        found = _chain_times(bootstrap, prefix, {str(rid) for rid in sent_wall})
-        hops = hop_breakdown(found, {str(rid): at for rid, at in sent_wall.items()},
-                             {str(rid): answers.wall[rid] for rid in sent_wall if rid in answers.wall})
+        found = _chain_times(bootstrap, prefix, {str(rid) for rid in due_wall})
+        answers = load.answers
+        hops = hop_breakdown(found, {str(rid): at for rid, at in due_wall.items()},
+                             {str(rid): answers.wall[rid] for rid in due_wall if rid in answers.wall})
         paced["rate_forced"] = latency_rate is not None  # then not the issue's "50 % of the burst" point
         points = []
         for point_rate in curve:  # latency against load: where the p99 budget holds on this machine
             cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
-            point, _ = _paced(sender, f"{prefix}spin.requests", answers,
-                              _requests(players, tokens, int(point_rate * latency_seconds)), point_rate)
+            point, _ = await load.paced(_requests(players, tokens, int(point_rate * latency_seconds)), point_rate)
             point["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, point["answered"])
             point["cpu_cores"] = round(sum(point["cpu_ms_per_spin"].values()) * point_rate / 1000, 2)
             points.append(point)
-        return {"baselines": baselines, "burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops,
-                "latency_curve": points, "rejections": answers.codes, "sequential_hops": SEQUENTIAL_HOPS}
+        return {"burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops, "latency_curve": points,
+                "rejections": answers.codes}
     finally:
-        answers.close()
-        sender.close()
-        for service in services:
-            service.stop()
-        delete_prefixed(bootstrap, prefix)
+        await load.stop()
 
 
 def verdict(results: dict) -> dict:
