@@ -9,10 +9,14 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-# Integers are strict everywhere: a float, a string or a bool is never money.
-Int = Annotated[int, Strict()]
-Minor = Annotated[int, Strict(), Field(description="amount in minor units (cent, øre)")]
-Micro = Annotated[int, Strict(), Field(description="amount in micro-units: 1 minor unit = 1,000,000 micro")]
+# Integers are strict everywhere: a float, a string or a bool is never money. And they are signed 64-bit: every one
+# is stored in a Postgres bigint, so a value outside that range is refused by the codec (a dead letter), not by the
+# projector's COPY halfway through a batch (orjson alone parses up to 2**64 - 1).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+Int = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX)]
+Minor = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX, description="amount in minor units (cent, øre)")]
+Micro = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX,
+                                       description="amount in micro-units: 1 minor unit = 1,000,000 micro")]
 Bool = Annotated[bool, Strict()]
 PlayerId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$", description="pseudonymous player id")]
 Ident = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")]

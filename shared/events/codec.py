@@ -1,6 +1,7 @@
 """The one encode/decode path between Kafka record values and typed envelopes."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -12,6 +13,10 @@ from shared.events.errors import DecodeError
 
 HEADERS: list[tuple[str, bytes]] = [("content-type", CONTENT_TYPE.encode())]
 MAX_RECORD_BYTES = 1_000_000
+
+# type -> (its KIND, the validator of its envelope class): one dict look-up per record instead of a registry look-up,
+# a cached class look-up and pydantic's model_validate wrapper (~1.5 µs of a ~15 µs decode; the same validation).
+_READERS: dict[str, tuple[str, Callable[[Any], Envelope[Any]]]] = {}
 
 
 def encode(message: Envelope[Any]) -> bytes:
@@ -52,15 +57,25 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
     type_ = raw.get("type")
     if not isinstance(type_, str):
         raise DecodeError("type", "missing or not a string", raw)
-    model = payload_class(type_)
-    if model is None:
+    reader = _READERS.get(type_) or _reader(type_)
+    if reader is None:
         raise DecodeError("type", f"unknown message type {type_!r}", raw)
-    if expect_kind is not None and model.KIND != expect_kind:
-        raise DecodeError("type", f"{type_!r} is a {model.KIND}, expected a {expect_kind}", raw)
-    envelope_class = CommandEnvelope if model.KIND == "command" else Envelope
+    kind, validate = reader
+    if expect_kind is not None and kind != expect_kind:
+        raise DecodeError("type", f"{type_!r} is a {kind}, expected a {expect_kind}", raw)
     try:
-        return parametrized(envelope_class, model).model_validate(raw)
+        return validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "$"
         raise DecodeError(field, first["msg"], raw) from None
+
+
+def _reader(type_: str) -> tuple[str, Callable[[Any], Envelope[Any]]] | None:
+    """The KIND and envelope validator of a registered type (None: unknown), remembered for the next record."""
+    model = payload_class(type_)
+    if model is None:
+        return None
+    envelope_class = CommandEnvelope if model.KIND == "command" else Envelope
+    _READERS[type_] = (model.KIND, parametrized(envelope_class, model).__pydantic_validator__.validate_python)
+    return _READERS[type_]

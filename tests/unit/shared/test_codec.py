@@ -122,3 +122,34 @@ def test_the_type_filter_lets_through_the_wanted_types_and_anything_it_cannot_ju
     assert not may_be(request, {SpinRejected.TYPE}), "a well-formed record of another type is skipped"
     assert may_be(b"{not json", {SpinRejected.TYPE}), "undecodable: left to decode, which dead-letters it"
     assert may_be(b'{"type": 7}', {SpinRejected.TYPE}) and may_be(None, {SpinRejected.TYPE})
+
+
+@pytest.mark.parametrize("amount", [2**63, 2**64 - 1, 2**64, -(2**63) - 1])
+def test_an_integer_outside_the_signed_64_bit_range_is_refused_naming_the_field(amount):
+    # orjson parses integers up to 2**64 - 1 exactly (beyond: as floats, which money refuses): the contract's bound
+    # (Postgres bigint) is what refuses 2**63 .. 2**64 - 1.
+    record = a_spin_request().replace(b'"stake_minor":100', b'"stake_minor":%d' % amount)
+    with pytest.raises(DecodeError) as caught:
+        decode(record)
+    assert caught.value.field == "data.stake_minor"
+
+
+@pytest.mark.parametrize("amount", [2**63 - 1, -(2**63)])
+def test_the_signed_64_bit_limits_themselves_are_integers_of_the_contract(amount):
+    assert decode(a_spin_request(data__stake_minor=amount)).data.stake_minor == amount
+
+
+def test_an_event_with_micro_units_beyond_64_bits_is_refused_too():
+    event = envelope(
+        Deposited(
+            transaction_id=uuid.UUID(int=3), player_id="p-1", recorded_at=NOW, currency="EUR", amount_minor=500,
+            balance_after_minor=500, postings=(Posting(account="player:p-1", amount_micro=500_000_000), Posting(account="cashier", amount_micro=-500_000_000)),
+        ),
+        source="t",
+        time=NOW,
+    )
+    raw = orjson.loads(encode(event))
+    raw["data"]["postings"][0]["amount_micro"] = 2**63
+    with pytest.raises(DecodeError) as caught:
+        decode(orjson.dumps(raw), expect_kind="event")
+    assert caught.value.field == "data.postings.0.amount_micro"
