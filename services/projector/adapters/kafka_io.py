@@ -21,7 +21,9 @@ from services.projector.core.mapping import RecordMeta
 SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
 FETCH_MAX_RECORDS = 5_000
 CONSUMER_NAME = "projector"
-DECODE_CHUNK = 500
+# Records decoded between two yields to the event loop: the pending write's next round trip waits for one chunk
+# (500 records took 20-60 ms: 50-120 ms per round trip of the write overlapped with a decode; 100: 4-12 ms).
+DECODE_CHUNK = 100
 
 
 def consumer(bootstrap: str) -> AIOKafkaConsumer:

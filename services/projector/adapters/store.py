@@ -10,8 +10,7 @@ import asyncpg
 
 from shared.crash import crash_point
 from services.projector.adapters.schema import active_schema, quoted
-from services.projector.core.batch import Batch
-from services.projector.core.folds import balance_deltas, latest_levels
+from services.projector.core.batch import Batch, fold_inputs
 from services.projector.core.tables import COLUMNS
 
 Positions = dict[tuple[str, int], int]
@@ -90,15 +89,16 @@ class BatchWriter:
         return {row["event_id"] for row in rows}
 
     async def _fold(self, batch: Batch, new_ids: set | None) -> None:
-        keep = (lambda rows: rows) if new_ids is None else (lambda rows: [r for r in rows if r[0] in new_ids])
+        if new_ids is None and batch.folds is not None:
+            deltas, levels = batch.folds  # sealed by the runner while the previous transaction ran
+        else:
+            deltas, levels = fold_inputs(batch.rows, (lambda rows: rows) if new_ids is None
+                                         else (lambda rows: [r for r in rows if r[0] in new_ids]))
         s = quoted(self.schema)
-        deltas = balance_deltas(keep(batch.rows.get("ledger_postings", [])))
         if deltas:
             await self.conn.execute(_FOLD_BALANCES.format(s=s), *map(list, zip(*deltas)))
-        movements = keep(batch.rows.get("pool_movements", []))
-        if movements:
-            position_of = {row[0]: (row[6], row[7]) for row in batch.rows["events"]}
-            await self.conn.execute(_FOLD_POOLS.format(s=s), *map(list, zip(*latest_levels(movements, position_of))))
+        if levels:
+            await self.conn.execute(_FOLD_POOLS.format(s=s), *map(list, zip(*levels)))
 
     async def _positions(self, batch: Batch) -> None:
         if not batch.positions:

@@ -7,6 +7,7 @@ from typing import Any
 
 from shared.events import Envelope
 from shared.invariant import invariant
+from services.projector.core.folds import balance_deltas, latest_levels
 from services.projector.core.mapping import RecordMeta, Row, rows_of
 
 # A limit on everything: one transaction never carries more than this many records.
@@ -23,6 +24,8 @@ class Batch:
     events: int = 0
     duplicates_in_batch: int = 0
     dead_letters: int = 0
+    # (balance deltas, latest pool levels) of every staged row, set by seal(); None: not sealed (or changed since)
+    folds: tuple[list[tuple], list[tuple]] | None = None
     _seen: set[Any] = field(default_factory=set)
 
     def advance(self, meta: RecordMeta) -> None:
@@ -40,6 +43,7 @@ class Batch:
 
     def add_event(self, env: Envelope[Any], meta: RecordMeta) -> None:
         """Stage an event's rows; a second copy of the same event id inside the batch only moves the position."""
+        self.folds = None
         self.advance(meta)
         if env.id in self._seen:
             self.duplicates_in_batch += 1
@@ -51,6 +55,7 @@ class Batch:
 
     def add_rows(self, event_id: Any, rows: list[tuple[str, Row]], topic: str, partition: int, offset: int) -> None:
         """Stage rows mapped by decode_rows (here or in a worker) for one event; same de-duplication as add_event."""
+        self.folds = None
         self.advance_to(topic, partition, offset)
         if event_id in self._seen:
             self.duplicates_in_batch += 1
@@ -66,6 +71,11 @@ class Batch:
         self.advance(meta)
         self.dead_letters += 1
 
+    def seal(self) -> None:
+        """Compute the folds of the complete batch now (the runner does it while the previous batch's transaction runs,
+        so the writer only sends them); the writer recomputes them over the new events alone when some were not new."""
+        self.folds = fold_inputs(self.rows)
+
     @property
     def row_count(self) -> int:
         return sum(len(rows) for rows in self.rows.values())
@@ -73,3 +83,13 @@ class Batch:
     def tables(self) -> list[str]:
         """Staged tables with rows, `events` first."""
         return sorted((t for t, rows in self.rows.items() if rows), key=lambda t: (t != "events", t))
+
+
+def fold_inputs(rows: dict[str, list[Row]], keep=lambda rows: rows) -> tuple[list[tuple], list[tuple]]:
+    """(balance deltas, latest pool levels) of the staged rows that `keep` keeps (all by default)."""
+    deltas = balance_deltas(keep(rows.get("ledger_postings", [])))
+    movements = keep(rows.get("pool_movements", []))
+    if not movements:
+        return deltas, []
+    position_of = {row[0]: (row[6], row[7]) for row in rows["events"]}
+    return deltas, latest_levels(movements, position_of)

@@ -37,14 +37,21 @@ def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, da
 def latest_levels(movements: Iterable[Row], position_of: dict[Any, tuple[int, int]]) -> list[tuple]:
     """(pool_id, network_id, currency, level_micro, recorded_at, event_id): each pool's latest closing, ordered by
     recorded_at, then the event's (partition, offset), then its index in the event."""
-    latest: dict[str, tuple[tuple, Row]] = {}
+    latest: dict[str, Row] = {}
     for row in movements:
-        order = (row[_M_RECORDED], position_of[row[_M_EVENT]], row[_M_SEQ])
         pool = row[_M_POOL]
         current = latest.get(pool)
-        if current is None or order > current[0]:
-            latest[pool] = (order, row)
+        if current is None or _later(row, current, position_of):
+            latest[pool] = row
     return [
         (pool, row[_M_NETWORK], row[_M_CURRENCY], row[_M_CLOSING], row[_M_RECORDED], row[_M_EVENT])
-        for pool, (_, row) in latest.items()
+        for pool, row in latest.items()
     ]
+
+
+def _later(row: Row, current: Row, position_of: dict[Any, tuple[int, int]]) -> bool:
+    """Hot path (a movement per pool per contribution): the position is looked up only when recorded_at ties."""
+    at, current_at = row[_M_RECORDED], current[_M_RECORDED]
+    if at != current_at:
+        return at > current_at
+    return (position_of[row[_M_EVENT]], row[_M_SEQ]) > (position_of[current[_M_EVENT]], current[_M_SEQ])

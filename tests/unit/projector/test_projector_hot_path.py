@@ -33,6 +33,14 @@ def test_an_undecodable_record_among_good_ones_is_a_dead_letter_naming_the_field
     assert decode_rows(raw)[1][1] == "type"
 
 
+
+def test_money_beyond_a_postgres_bigint_is_a_dead_letter_not_a_row():
+    settled = next(s.envelope for s in SAMPLES if s.envelope.type == "reelstream.spin.settled.v1")
+    record = encode(settled).replace(b'"win_minor":%d' % settled.data.win_minor, b'"win_minor":%d' % 2**63)
+    assert record != encode(settled)
+    assert decode_rows([("spin.events", 0, 0, 0, record)]) == [("dead", "data.win_minor", "Input should be less than or equal to 9223372036854775807")]
+
+
 def test_a_batch_refuses_offsets_that_go_backwards_within_a_partition():
     batch = Batch()
     batch.add_rows("a", [], "t", 0, 5)

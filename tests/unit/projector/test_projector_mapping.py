@@ -5,7 +5,7 @@ import re
 from datetime import datetime, timezone
 
 from services.projector.adapters.schema import migrations, schema_name_at
-from services.projector.core.batch import Batch
+from services.projector.core.batch import Batch, fold_inputs
 from services.projector.core.folds import balance_deltas, latest_levels
 from services.projector.core.mapping import RecordMeta, mapped_types, rows_of
 from services.projector.core.samples import sample_events
@@ -88,6 +88,32 @@ def test_the_latest_level_of_a_pool_is_the_closing_of_its_last_movement():
     for row in batch.rows["pool_movements"]:
         last[row[pool]] = row[closing]
     assert levels == last
+
+
+
+def _movement(event_id: str, seq: int, closing_micro: int, recorded_at: datetime) -> tuple:
+    values = {"event_id": event_id, "seq": seq, "pool_id": "green", "network_id": "n", "currency": "EUR",
+              "closing_micro": closing_micro, "recorded_at": recorded_at}
+    return tuple(values.get(column) for column in COLUMNS["pool_movements"])
+
+
+def test_movements_recorded_at_the_same_moment_are_ordered_by_their_event_position_then_their_index():
+    at = START
+    position_of = {"a": (0, 5), "b": (0, 9), "c": (1, 2)}
+    same_moment = [_movement("b", 0, 20, at), _movement("b", 1, 21, at), _movement("a", 3, 10, at)]
+    assert [row[3] for row in latest_levels(same_moment, position_of)] == [21]
+    assert [row[3] for row in latest_levels([_movement("c", 0, 30, at), *same_moment], position_of)] == [30]
+    later = [_movement("c", 0, 30, at), _movement("a", 0, 10, datetime(2026, 11, 30, 12, 0, 1, tzinfo=timezone.utc))]
+    assert [row[3] for row in latest_levels(later, position_of)] == [10]
+
+
+def test_a_sealed_batch_carries_the_folds_of_its_rows_until_a_row_is_added():
+    batch = _batch(SAMPLES[:60])
+    batch.seal()
+    assert batch.folds == fold_inputs(batch.rows)
+    assert batch.folds[0] and batch.folds[1]
+    batch.add_event(SAMPLES[60].envelope, _meta(60, SAMPLES[60].topic))
+    assert batch.folds is None
 
 
 def test_schema_names_sort_by_time_and_are_safe_identifiers():
