@@ -6,9 +6,10 @@ A crash anywhere re-delivers what was not committed; the handlers are idempotent
 and every emitted id is derived from its cause.
 
 Pipelined: while one batch's writes are in flight (journal, outputs, commit: broker round trips), the next batch is
-handled in memory (CPU); the writes of batches stay strictly in order, at most one batch waits behind the one in
-flight. The books run ahead of what is written by at most that batch, so a failed write stops the runner (the
-restart rebuilds the books from the journal), and a revocation waits for the writes in flight.
+handled in memory (CPU), and its journal is written while the batch before writes its outputs. Journals stay in
+batch order, outputs stay in batch order, and a batch's outputs wait for its own journal; at most one batch waits
+behind the one in flight. The books run ahead of what is written by at most that batch, so a failed write stops the
+runner (the restart rebuilds the books from the journal), and a revocation waits for the writes in flight.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared.crash import crash_point
 from shared.events import HEADERS, DecodeError, decode, may_be
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -66,6 +67,7 @@ class SpinRunner(ConsumerRebalanceListener):
         self.logical = {settings.topic(name): name for name in INPUTS}
         self.handled = 0
         self.inflight: asyncio.Task | None = None  # the latest batch's writes (each awaits its predecessor's first)
+        self.journaled: asyncio.Task | None = None  # the latest batch's journal write (likewise)
         self.uncommitted: dict = {}  # input offsets whose batches are written, not yet committed
         self.committed_at = 0.0
         self.consumer = AIOKafkaConsumer(
@@ -91,17 +93,20 @@ class SpinRunner(ConsumerRebalanceListener):
     async def run(self) -> None:
         self.consumer.subscribe(topics=[self.settings.topic(name) for name in INPUTS], listener=self)
         await self.consumer.start()
+        pacing = FetchPacing.from_env()
         try:
             while True:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
+                pacing.after_poll(self.consumer, bool(batch))
                 if self.inflight is not None and self.inflight.done():
                     self.inflight.result()  # a failed write stops the runner even when no batch follows
                 if batch:
                     async with self.lock:
                         await self._process(batch)
         finally:
-            if self.inflight is not None and not self.inflight.done():
-                self.inflight.cancel()  # not written: re-delivered to whoever handles these partitions next
+            for task in (self.inflight, self.journaled):
+                if task is not None and not task.done():
+                    task.cancel()  # not written: re-delivered to whoever handles these partitions next
             try:
                 # What is written, so a restart re-handles less; bounded: with the broker gone it would retry forever.
                 await asyncio.wait_for(self._commit(), FINAL_COMMIT_TIMEOUT_S)
@@ -120,7 +125,8 @@ class SpinRunner(ConsumerRebalanceListener):
                 self._handle(tp, book, record, effects)
                 offsets[tp] = record.offset + 1
         previous = self.inflight
-        self.inflight = asyncio.create_task(self._write(previous, effects, offsets))
+        self.journaled = asyncio.create_task(self._write_journal(self.journaled, effects.journal))
+        self.inflight = asyncio.create_task(self._write(previous, self.journaled, effects.outputs, offsets))
         if previous is not None:
             await previous  # back-pressure: the batch before this one is written before the next poll is handled
 
@@ -129,15 +135,22 @@ class SpinRunner(ConsumerRebalanceListener):
             await self.inflight
         await self._commit()
 
-    async def _write(self, previous: asyncio.Task | None, effects: Effects, offsets: dict) -> None:
-        """Journal acknowledged, then outputs acknowledged, then the input offsets committed; after the batch before."""
+    async def _write_journal(self, previous: asyncio.Task | None, journal: list[Out]) -> None:
+        """The batch's journal facts acknowledged, after the journal of the batch before."""
         if previous is not None:
             await previous
-        await self._produce(effects.journal)
-        if any(out.kind == "seed" for out in effects.journal):
+        await self._produce(journal)
+        if any(out.kind == "seed" for out in journal):
             crash_point("spin.after_seed_persisted")
-        await self._produce(effects.outputs)
-        for kind in sorted({out.kind for out in effects.outputs} & set(_CRASH_AFTER)):
+
+    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict) -> None:
+        """Outputs acknowledged once the batch's journal is (a seed is persisted before anything reveals the outcome)
+        and the batch before is written; then the input offsets are committed (about once a second)."""
+        await journaled
+        if previous is not None:
+            await previous
+        await self._produce(outputs)
+        for kind in sorted({out.kind for out in outputs} & set(_CRASH_AFTER)):
             crash_point(_CRASH_AFTER[kind])
         self.uncommitted.update(offsets)
         if time.monotonic() - self.committed_at >= COMMIT_INTERVAL_S:
