@@ -22,7 +22,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, carries_position, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
@@ -92,9 +92,11 @@ class JackpotService:
         consumer.subscribe([self.config.commands_topic], listener=_Rebalance(self))
         await consumer.start()
         meters = asyncio.create_task(self._publish_meters(stop))
+        pacing = FetchPacing.from_env()
         try:
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
+                pacing.after_poll(consumer, bool(polled))
                 for tp, records in polled.items():
                     if tp.partition not in self.states:
                         # Fetched before the rebalance listener restored this partition: read it again later.

@@ -30,7 +30,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, service_fetch_options
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
@@ -95,9 +95,11 @@ class WalletService(ConsumerRebalanceListener):
         self._consumer = consumer
         consumer.subscribe([self.config.commands_topic], listener=self)
         await consumer.start()
+        pacing = FetchPacing.from_env()
         try:
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
+                pacing.after_poll(consumer, bool(polled))
                 if polled:
                     async with self._lock:
                         await self._guarded(self._process(consumer, polled))
