@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from services.projector.core.mapping import Row
@@ -18,8 +17,9 @@ _M_EVENT, _M_SEQ, _M_POOL, _M_NETWORK, _M_CURRENCY, _M_CLOSING, _M_RECORDED = (
 )
 
 
-def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, datetime]]:
-    """(account, currency, Σ amount_micro, postings, latest recorded_at) per account and currency."""
+def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, int]]:
+    """(account, currency, Σ amount_micro, postings, latest recorded_at) per account and currency (times as staged:
+    µs since the Postgres epoch, core/times.py)."""
     totals: dict[tuple[str, str], list[Any]] = {}
     for row in postings:
         key = (row[_ACCOUNT], row[_CURRENCY])
