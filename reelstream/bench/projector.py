@@ -27,13 +27,11 @@ from services.projector.adapters.publish import publish
 from services.projector.adapters.rebuild import end_offsets, rebuild
 from services.projector.adapters.runner import Projector, ProjectorConfig, batch_gc
 from services.projector.adapters.schema import migrate
-from services.projector.adapters.store import stage_codecs
 from services.projector.core.batch import MAX_BATCH_RECORDS, Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
 from services.projector.core.samples import sample_events
 from services.projector.core.tables import COLUMNS
-from services.projector.core.times import pg_micros
 from services.projector.adapters.kafka_io import SOURCE_TOPICS
 from shared.config import load_settings
 from shared.topic_admin import delete_topics, ensure_topics
@@ -50,7 +48,7 @@ def _rows(samples) -> dict[str, list[tuple]]:
     for start in range(0, len(samples), MAX_BATCH_RECORDS):
         batch = Batch()
         for offset, sample in enumerate(samples[start:start + MAX_BATCH_RECORDS], start):
-            batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, pg_micros(sample.envelope.time)))
+            batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, sample.envelope.time))
         for table, table_rows in batch.rows.items():
             rows.setdefault(table, []).extend(table_rows)
     return rows
@@ -60,7 +58,6 @@ async def _baseline(url: str, schema: str, rows: dict[str, list[tuple]], copy: b
     """Seconds to write every row into a fresh schema, one transaction per batch."""
     conn = await asyncpg.connect(url)
     try:
-        await stage_codecs(conn)  # the rows' time columns are staged as the projector stages them (core/times.py)
         await migrate(conn, schema)
         started = time.perf_counter()
         size = COPY_BATCH if copy else EXECUTEMANY_BATCH

@@ -9,14 +9,13 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from shared.events import DecodeError
+from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
 from shared.topics import dlq_name
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.dlq import dead_letter_headers
 from services.projector.core.mapping import RecordMeta
-from services.projector.core.times import pg_micros_of_ms
 
 # The projector's own contract topics (real names come from settings.topic(...)).
 SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
@@ -78,7 +77,7 @@ async def seek_all(
 
 
 def meta_of(record: Any) -> RecordMeta:
-    return RecordMeta(record.topic, record.partition, record.offset, pg_micros_of_ms(record.timestamp))
+    return RecordMeta(record.topic, record.partition, record.offset, broker_time(record.timestamp))
 
 
 async def fold_records(

@@ -15,7 +15,7 @@ from aiokafka import TopicPartition
 
 from services.projector.adapters import kafka_io
 from services.projector.adapters.schema import prepare_live
-from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions, stage_codecs
+from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions
 from services.projector.core.batch import Batch
 
 log = logging.getLogger("reelstream.projector")
@@ -65,13 +65,7 @@ class ProjectorConfig:
 
 
 async def connect(url: str) -> asyncpg.Connection:
-    conn = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S, command_timeout=COMMAND_TIMEOUT_S)
-    try:
-        await stage_codecs(conn)
-    except BaseException:
-        conn.terminate()
-        raise
-    return conn
+    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S, command_timeout=COMMAND_TIMEOUT_S)
 
 
 def reached(positions: Positions, until: Positions) -> bool:

@@ -6,37 +6,15 @@ RETURNING the ids that are new. Either way only rows of new events are COPied in
 """
 from __future__ import annotations
 
-import struct
-from datetime import datetime
-
 import asyncpg
 
 from shared.crash import crash_point
 from services.projector.adapters.schema import active_schema, quoted
 from services.projector.core.batch import Batch, fold_inputs
 from services.projector.core.tables import COLUMNS
-from services.projector.core.times import from_pg_micros
 
 Positions = dict[tuple[str, int], int]
 _EVENT_COLUMNS = list(COLUMNS["events"])
-
-
-_INT64 = struct.Struct("!q")
-_PG_INFINITY, _PG_NEGATIVE_INFINITY = 2**63 - 1, -(2**63)
-
-
-async def stage_codecs(conn: asyncpg.Connection) -> None:
-    """timestamptz as the projector stages it (core/times.py): an int of microseconds since 2000-01-01 UTC is sent as
-    is; values read back are aware datetimes as usual."""
-    await conn.set_type_codec("timestamptz", schema="pg_catalog", format="binary", encoder=_INT64.pack,
-                              decoder=_decode_timestamptz)
-
-
-def _decode_timestamptz(value: bytes) -> datetime:
-    micros = _INT64.unpack(value)[0]
-    if micros in (_PG_INFINITY, _PG_NEGATIVE_INFINITY):  # asyncpg's own decoder maps ±infinity the same way
-        return datetime.max if micros > 0 else datetime.min
-    return from_pg_micros(micros)
 
 
 class SchemaSwitched(Exception):

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.events import DecodeError, decode
+from shared.events import DecodeError, broker_time, decode
 from services.projector.core.mapping import RecordMeta, rows_of
-from services.projector.core.times import pg_micros_of_ms
 
 # (topic, partition, offset, timestamp_ms, value)
 RawRecord = tuple[str, int, int, int, bytes | None]
@@ -16,6 +15,7 @@ Decoded = tuple[str, Any, Any]
 def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozenset()) -> list[Decoded]:
     """One result per record, in order: its rows, or why it is a dead letter."""
     out: list[Decoded] = []
+    times: dict[int, Any] = {}  # LogAppendTime: a producer batch's records share one timestamp
     for topic, partition, offset, timestamp_ms, value in records:
         try:
             env = decode(value, expect_kind="event")
@@ -24,6 +24,8 @@ def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozens
         except DecodeError as error:
             out.append(("dead", error.field, error.reason))
             continue
-        meta = RecordMeta(topic, partition, offset, pg_micros_of_ms(timestamp_ms))
-        out.append(("event", env.id, rows_of(env, meta)))
+        moment = times.get(timestamp_ms)
+        if moment is None:
+            moment = times[timestamp_ms] = broker_time(timestamp_ms)
+        out.append(("event", env.id, rows_of(env, RecordMeta(topic, partition, offset, moment))))
     return out

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from services.projector.core.mapping import Row
@@ -17,9 +18,8 @@ _M_EVENT, _M_SEQ, _M_POOL, _M_NETWORK, _M_CURRENCY, _M_CLOSING, _M_RECORDED = (
 )
 
 
-def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, int]]:
-    """(account, currency, Σ amount_micro, postings, latest recorded_at) per account and currency (times as staged:
-    µs since the Postgres epoch, core/times.py)."""
+def balance_deltas(postings: Iterable[Row]) -> list[tuple[str, str, int, int, datetime]]:
+    """(account, currency, Σ amount_micro, postings, latest recorded_at) per account and currency."""
     totals: dict[tuple[str, str], list[Any]] = {}
     for row in postings:
         key = (row[_ACCOUNT], row[_CURRENCY])

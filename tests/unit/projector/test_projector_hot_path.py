@@ -12,8 +12,7 @@ from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta, rows_of
 from services.projector.core.samples import sample_events
-from services.projector.core.times import pg_micros_of_ms
-from shared.events import encode
+from shared.events import broker_time, encode
 from shared.invariant import InvariantViolation
 
 START = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -25,7 +24,7 @@ def test_decoded_rows_equal_the_rows_of_the_original_envelopes_with_the_broker_t
     decoded = decode_rows(raw)
     for (topic, _, offset, timestamp_ms, _), sample, (kind, event_id, rows) in zip(raw, SAMPLES, decoded):
         assert kind == "event" and event_id == sample.envelope.id
-        assert rows == rows_of(sample.envelope, RecordMeta(topic, 0, offset, pg_micros_of_ms(timestamp_ms)))
+        assert rows == rows_of(sample.envelope, RecordMeta(topic, 0, offset, broker_time(timestamp_ms)))
 
 
 def test_an_undecodable_record_among_good_ones_is_a_dead_letter_naming_the_field():
@@ -39,8 +38,7 @@ def test_money_beyond_a_postgres_bigint_is_a_dead_letter_not_a_row():
     settled = next(s.envelope for s in SAMPLES if s.envelope.type == "reelstream.spin.settled.v1")
     record = encode(settled).replace(b'"win_minor":%d' % settled.data.win_minor, b'"win_minor":%d' % 2**63)
     assert record != encode(settled)
-    assert decode_rows([("spin.events", 0, 0, 0, record)]) == [
-        ("dead", "data.win_minor", "Input should be less than or equal to 9223372036854775807")]
+    assert decode_rows([("spin.events", 0, 0, 0, record)]) == [("dead", "data.win_minor", "Input should be less than or equal to 9223372036854775807")]
 
 
 def test_a_batch_refuses_offsets_that_go_backwards_within_a_partition():

@@ -10,7 +10,6 @@ from services.projector.core.folds import balance_deltas, latest_levels
 from services.projector.core.mapping import RecordMeta, mapped_types, rows_of
 from services.projector.core.samples import sample_events
 from services.projector.core.tables import COLUMNS
-from services.projector.core.times import from_pg_micros, pg_micros
 from shared.events import registered_types
 
 START = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -18,7 +17,7 @@ SAMPLES = sample_events(120, START)
 
 
 def _meta(offset: int, topic: str = "spin.events") -> RecordMeta:
-    return RecordMeta(topic, 0, offset, pg_micros(START))
+    return RecordMeta(topic, 0, offset, START)
 
 
 def _batch(samples) -> Batch:
@@ -51,16 +50,6 @@ def test_a_settled_spin_adds_its_event_row_and_its_spin_row_with_the_outcome_as_
     assert spin["outcome"].startswith("{") and '"board"' in spin["outcome"]
     assert dict(zip(COLUMNS["events"], rows[0][1]))["offset"] == 7
 
-
-
-def test_time_columns_are_staged_as_microseconds_since_the_postgres_epoch():
-    settled = next(s for s in SAMPLES if s.envelope.type == "reelstream.wallet.wager-settled.v1")
-    rows = dict(rows_of(settled.envelope, _meta(3)))
-    event = dict(zip(COLUMNS["events"], rows["events"]))
-    transaction = dict(zip(COLUMNS["wallet_transactions"], rows["wallet_transactions"]))
-    assert from_pg_micros(event["event_time"]) == settled.envelope.time
-    assert from_pg_micros(event["broker_time"]) == START
-    assert from_pg_micros(transaction["recorded_at"]) == settled.envelope.data.recorded_at
 
 def test_a_settlement_adds_one_posting_row_per_posting_and_they_sum_to_zero():
     settled = next(s for s in SAMPLES if s.envelope.type == "reelstream.wallet.wager-settled.v1")
@@ -102,19 +91,19 @@ def test_the_latest_level_of_a_pool_is_the_closing_of_its_last_movement():
 
 
 
-def _movement(event_id: str, seq: int, closing_micro: int, recorded_at: int) -> tuple:
+def _movement(event_id: str, seq: int, closing_micro: int, recorded_at: datetime) -> tuple:
     values = {"event_id": event_id, "seq": seq, "pool_id": "green", "network_id": "n", "currency": "EUR",
               "closing_micro": closing_micro, "recorded_at": recorded_at}
     return tuple(values.get(column) for column in COLUMNS["pool_movements"])
 
 
 def test_movements_recorded_at_the_same_moment_are_ordered_by_their_event_position_then_their_index():
-    at = pg_micros(START)
+    at = START
     position_of = {"a": (0, 5), "b": (0, 9), "c": (1, 2)}
     same_moment = [_movement("b", 0, 20, at), _movement("b", 1, 21, at), _movement("a", 3, 10, at)]
     assert [row[3] for row in latest_levels(same_moment, position_of)] == [21]
     assert [row[3] for row in latest_levels([_movement("c", 0, 30, at), *same_moment], position_of)] == [30]
-    later = [_movement("c", 0, 30, at), _movement("a", 0, 10, at + 1)]
+    later = [_movement("c", 0, 30, at), _movement("a", 0, 10, datetime(2026, 11, 30, 12, 0, 1, tzinfo=timezone.utc))]
     assert [row[3] for row in latest_levels(later, position_of)] == [10]
 
 
