@@ -9,6 +9,8 @@ fresh schema.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import cProfile
 import json
 import os
 import platform
@@ -115,8 +117,24 @@ def _decode_ceiling(samples) -> float:
         return len(raw) / (time.perf_counter() - started)
 
 
-async def _round(settings, samples, rows, decode_workers: int) -> dict:
-    """One paired round in a fresh database: both baselines, the live projector, a rebuild (rates in rows/s)."""
+@contextlib.contextmanager
+def _profiled(path: Path | None):
+    """cProfile what runs inside into `path` (nothing when None)."""
+    if path is None:
+        yield
+        return
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        yield
+    finally:
+        profiler.disable()
+        profiler.dump_stats(path)
+
+
+async def _round(settings, samples, rows, decode_workers: int, profile: Path | None = None) -> dict:
+    """One paired round in a fresh database: both baselines, the live projector, a rebuild (rates in rows/s);
+    profile: cProfile stats of the live run and of the rebuild go to <profile>-live.prof and <profile>-rebuild.prof."""
     prefix, database = f"bench-pj-{uuid.uuid4().hex[:10]}.", f"bench_{uuid.uuid4().hex}"
     url = settings.database_url.rsplit("/", 1)[0] + "/" + database
     ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
@@ -130,10 +148,13 @@ async def _round(settings, samples, rows, decode_workers: int) -> dict:
         copy_s = [await _baseline(url, "proj_base_copy", rows, copy=True)]
         config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
                                  decode_workers=decode_workers)
-        live_s, live_rows, live_events = await _live(config, await end_offsets(config.bootstrap, config.topics))
+        until = await end_offsets(config.bootstrap, config.topics)
+        with _profiled(profile and profile.with_name(profile.name + "-live.prof")):
+            live_s, live_rows, live_events = await _live(config, until)
         marks: list[tuple[str, float]] = [("start", time.perf_counter())]
-        rebuilt = await rebuild(config, datetime.now(timezone.utc),
-                                on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())))
+        with _profiled(profile and profile.with_name(profile.name + "-rebuild.prof")):
+            rebuilt = await rebuild(config, datetime.now(timezone.utc),
+                                    on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())))
         marks.append(("end", time.perf_counter()))
         rebuild_s = marks[-1][1] - marks[0][1]
         copy_s.append(await _baseline(url, "proj_base_copy_after", rows, copy=True))
@@ -161,13 +182,13 @@ def _phases(marks: list[tuple[str, float]]) -> dict[str, float]:
     return {name: after - at for (name, at), (_, after) in zip(marks, marks[1:])}
 
 
-async def measure(spins: int, decode_workers: int, rounds: int) -> dict:
+async def measure(spins: int, decode_workers: int, rounds: int, profile: Path | None = None) -> dict:
     """Paired rounds (the machine is shared: ratios are taken within a round, then the median over rounds)."""
     settings = load_settings()
     samples = sample_events(spins, datetime(2026, 11, 30, tzinfo=timezone.utc), tag="bench")
     rows = _rows(samples)
     row_count = sum(len(r) for r in rows.values())
-    results = [await _round(settings, samples, rows, decode_workers) for _ in range(rounds)]
+    results = [await _round(settings, samples, rows, decode_workers, profile) for _ in range(rounds)]
     median = lambda key: statistics.median(r[key] for r in results)  # noqa: E731
     ratio = lambda a, b: statistics.median(r[a] / r[b] for r in results)  # noqa: E731
     return {
@@ -194,9 +215,11 @@ def command(
     out: Path = typer.Option(Path("bench-results/projector.json"), help="Where to write the JSON results."),
     decode_workers: int = typer.Option(0, help="Decode worker processes of the projector (0: decode in-process)."),
     rounds: int = typer.Option(3, help="Paired rounds; ratios are medians over rounds."),
+    profile: Path | None = typer.Option(None, help="cProfile the live run and the rebuild into PATH-live.prof and "
+                                                   "PATH-rebuild.prof (the last round's; slows them down)."),
 ) -> None:
     """Projector: live rows/s and rebuild events/s vs asyncpg executemany (1,000-row batches) and COPY baselines."""
-    result = asyncio.run(measure(spins, decode_workers, rounds))
+    result = asyncio.run(measure(spins, decode_workers, rounds, profile))
     table = Table(title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows, "
                         f"median of {rounds} rounds, {decode_workers} decode workers")
     for column in ("what", "rows/s", "events/s", "× executemany", "× COPY"):
