@@ -10,6 +10,7 @@ import pytest
 
 from shared.crash import CRASH_EXIT_CODE
 from shared.events import decode
+from shared.events.wallet import Deposit
 from shared.money import MICRO_PER_MINOR
 
 from wallet_harness import (
@@ -54,15 +55,24 @@ def test_commands_through_the_running_service_are_answered_once_each_on_their_pa
 
 
 def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_once(kafka_bootstrap, prefix, tmp_path):
-    # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands are queued; batches of 25
-    # records, a snapshot every 20 events. The service dies right after deciding a batch (nothing produced), then in
-    # the middle of a transaction (sent, not committed), then after its events were acknowledged by the broker but
-    # before the input offset was committed; the fourth run completes the work from its snapshots + the tails.
+    # Scenario: 8 players × (deposit + 12 wagers, each debited and settled) = 200 commands; batches of 25 records, a
+    # snapshot every 20 events. A clean run applies the 8 deposits and stops, which snapshots its partitions. Then the
+    # 192 wager commands are queued, and the service dies right after deciding a batch (nothing produced), then in the
+    # middle of a transaction (sent, not committed), then after its events were acknowledged by the broker but before
+    # the input offset was committed; the last run completes the work from the snapshots + the tails. (Whether a
+    # crashed run has written a snapshot of its own depends on which task reaches its crash hook first.)
     players, wagers = 8, 12
     commands = wager_commands(players, wagers)
-    send(kafka_bootstrap, prefix, commands)
+    deposits = [command for command in commands if isinstance(command, Deposit)]
     datadir, logs = tmp_path / "data", tmp_path / "logs"
     tuning = {"REELSTREAM_WALLET_BATCH_MAX": "25", "REELSTREAM_WALLET_SNAPSHOT_RECORDS": "20"}
+    send(kafka_bootstrap, prefix, deposits)
+    service = start(kafka_bootstrap, prefix, datadir, logs, **tuning)
+    try:
+        assert len(read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(deposits), 60)) == len(deposits)
+    finally:
+        service.stop()
+    send(kafka_bootstrap, prefix, [command for command in commands if not isinstance(command, Deposit)])
     crash_points = ("wallet.before_produce:60", "wallet.mid_transaction:3", "wallet.after_produce:70")
     for crash_at in crash_points:
         service = start(kafka_bootstrap, prefix, datadir, logs, crash_at=crash_at, **tuning)
@@ -83,7 +93,7 @@ def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_
     for crash_at in crash_points:
         assert log.count(f"crash hook {crash_at.split(':')[0]} fired") == 1
     restored_from_snapshots = [int(n) for n in re.findall(r"restored \d+ partitions \((\d+) from a snapshot", log)]
-    assert len(restored_from_snapshots) == 4 and restored_from_snapshots[-1] >= 1, "the last restart used snapshots"
+    assert len(restored_from_snapshots) == 5 and restored_from_snapshots[-1] >= 1, "the last restart used snapshots"
     facts = facts_by_transaction(events)
     assert set(facts) == wanted
     assert all(len(event_ids) == 1 for event_ids in facts.values()), "a command produced two different facts"
