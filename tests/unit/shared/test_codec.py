@@ -89,8 +89,9 @@ def test_events_are_read_tolerantly_so_the_contract_can_grow():
     assert decode(orjson.dumps(raw)).data == event.data
 
 
-def test_events_still_refuse_float_money():
-    event = envelope(
+def a_deposit_event():
+    """A Deposited event of 500.00 EUR with its two postings."""
+    return envelope(
         Deposited(
             transaction_id=uuid.UUID(int=3), player_id="p-1", recorded_at=NOW, currency="EUR", amount_minor=500,
             balance_after_minor=500, postings=(Posting(account="player:p-1", amount_micro=500_000_000), Posting(account="cashier", amount_micro=-500_000_000)),
@@ -98,7 +99,10 @@ def test_events_still_refuse_float_money():
         source="t",
         time=NOW,
     )
-    raw = orjson.loads(encode(event))
+
+
+def test_events_still_refuse_float_money():
+    raw = orjson.loads(encode(a_deposit_event()))
     raw["data"]["amount_minor"] = 500.5
     with pytest.raises(DecodeError) as caught:
         decode(orjson.dumps(raw))
@@ -140,15 +144,7 @@ def test_the_signed_64_bit_limits_themselves_are_integers_of_the_contract(amount
 
 
 def test_an_event_with_micro_units_beyond_64_bits_is_refused_too():
-    event = envelope(
-        Deposited(
-            transaction_id=uuid.UUID(int=3), player_id="p-1", recorded_at=NOW, currency="EUR", amount_minor=500,
-            balance_after_minor=500, postings=(Posting(account="player:p-1", amount_micro=500_000_000), Posting(account="cashier", amount_micro=-500_000_000)),
-        ),
-        source="t",
-        time=NOW,
-    )
-    raw = orjson.loads(encode(event))
+    raw = orjson.loads(encode(a_deposit_event()))
     raw["data"]["postings"][0]["amount_micro"] = 2**63
     with pytest.raises(DecodeError) as caught:
         decode(orjson.dumps(raw), expect_kind="event")
