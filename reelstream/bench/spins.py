@@ -184,11 +184,7 @@ async def _measure(bootstrap: str, prefix: str, services: list, spins: int, play
         burst["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, burst["answered"])
         burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
         rate = latency_rate or burst["spins_per_s"] / 2
-        batch = _requests(players, tokens, int(rate * latency_seconds))
-        cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
-        paced, due_wall = await load.paced(batch, rate)
-        paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["answered"])
-        paced["cpu_cores"] = round(sum(paced["cpu_ms_per_spin"].values()) * rate / 1000, 2)
+        paced, due_wall = await _paced_with_cpu(load, pids, _requests(players, tokens, int(rate * latency_seconds)), rate)
         found = _chain_times(bootstrap, prefix, {str(rid) for rid in due_wall})
         answers = load.answers
         hops = hop_breakdown(found, {str(rid): at for rid, at in due_wall.items()},
@@ -196,15 +192,22 @@ async def _measure(bootstrap: str, prefix: str, services: list, spins: int, play
         paced["rate_forced"] = latency_rate is not None  # then not the issue's "50 % of the burst" point
         points = []
         for point_rate in curve:  # latency against load: where the p99 budget holds on this machine
-            cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
-            point, _ = await load.paced(_requests(players, tokens, int(point_rate * latency_seconds)), point_rate)
-            point["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, point["answered"])
-            point["cpu_cores"] = round(sum(point["cpu_ms_per_spin"].values()) * point_rate / 1000, 2)
+            point, _ = await _paced_with_cpu(load, pids, _requests(players, tokens, int(point_rate * latency_seconds)),
+                                             point_rate)
             points.append(point)
         return {"burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops, "latency_curve": points,
                 "rejections": answers.codes}
     finally:
         await load.stop()
+
+
+async def _paced_with_cpu(load: LoadGenerator, pids: dict[str, int], batch: list, rate: float) -> tuple[dict, dict]:
+    """load.paced, plus the CPU ms per spin of each process and the cores busy over that phase."""
+    cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
+    paced, due_wall = await load.paced(batch, rate)
+    paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["answered"])
+    paced["cpu_cores"] = round(sum(paced["cpu_ms_per_spin"].values()) * rate / 1000, 2)
+    return paced, due_wall
 
 
 def verdict(results: dict) -> dict:
