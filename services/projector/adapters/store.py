@@ -89,11 +89,10 @@ class BatchWriter:
         return {row["event_id"] for row in rows}
 
     async def _fold(self, batch: Batch, new_ids: set | None) -> None:
-        if new_ids is None and batch.folds is not None:
-            deltas, levels = batch.folds  # sealed by the runner while the previous transaction ran
+        if new_ids is None:  # sealed by the runner while the previous transaction ran, unless a caller did not
+            deltas, levels = batch.folds or fold_inputs(batch.rows)
         else:
-            deltas, levels = fold_inputs(batch.rows, (lambda rows: rows) if new_ids is None
-                                         else (lambda rows: [r for r in rows if r[0] in new_ids]))
+            deltas, levels = fold_inputs(batch.rows, lambda rows: [r for r in rows if r[0] in new_ids])
         s = quoted(self.schema)
         if deltas:
             await self.conn.execute(_FOLD_BALANCES.format(s=s), *map(list, zip(*deltas)))
