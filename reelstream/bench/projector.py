@@ -9,8 +9,6 @@ fresh schema.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import cProfile
 import json
 import os
 import platform
@@ -25,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from reelstream.profiling import profiled
 from services.projector.adapters.publish import publish
 from services.projector.adapters.rebuild import end_offsets, rebuild
 from services.projector.adapters.runner import Projector, ProjectorConfig, batch_gc
@@ -117,21 +116,6 @@ def _decode_ceiling(samples) -> float:
         return len(raw) / (time.perf_counter() - started)
 
 
-@contextlib.contextmanager
-def _profiled(path: Path | None):
-    """cProfile what runs inside into `path` (nothing when None)."""
-    if path is None:
-        yield
-        return
-    profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        yield
-    finally:
-        profiler.disable()
-        profiler.dump_stats(path)
-
-
 async def _round(settings, samples, rows, decode_workers: int, profile: Path | None = None) -> dict:
     """One paired round in a fresh database: both baselines, the live projector, a rebuild (rates in rows/s);
     profile: cProfile stats of the live run and of the rebuild go to <profile>-live.prof and <profile>-rebuild.prof."""
@@ -149,10 +133,10 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
                                  decode_workers=decode_workers)
         until = await end_offsets(config.bootstrap, config.topics)
-        with _profiled(profile and profile.with_name(profile.name + "-live.prof")):
+        with profiled(profile and profile.with_name(profile.name + "-live.prof")):
             live_s, live_rows, live_events = await _live(config, until)
         marks: list[tuple[str, float]] = [("start", time.perf_counter())]
-        with _profiled(profile and profile.with_name(profile.name + "-rebuild.prof")):
+        with profiled(profile and profile.with_name(profile.name + "-rebuild.prof")):
             rebuilt = await rebuild(config, datetime.now(timezone.utc),
                                     on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())))
         marks.append(("end", time.perf_counter()))

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from reelstream.processes import SERVICES, spawn
+from reelstream.profiling import profiled
 
 app = typer.Typer(no_args_is_help=True)
 STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstream"))
@@ -23,18 +24,10 @@ def run(name: str) -> None:
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     main = importlib.import_module(f"services.{name}.app").main
+    # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.
     profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")
-    if not profile_dir:
+    with profiled(Path(profile_dir) / f"{name}-{os.getpid()}.prof" if profile_dir else None):
         main()
-        return
-    import cProfile  # CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches
-
-    Path(profile_dir).mkdir(parents=True, exist_ok=True)
-    profiler = cProfile.Profile()
-    try:
-        profiler.runcall(main)
-    finally:
-        profiler.dump_stats(Path(profile_dir) / f"{name}-{os.getpid()}.prof")
 
 
 def _pid_file(name: str) -> Path:
