@@ -7,7 +7,7 @@ parsheet-rising-joker: venv ## Rising Joker: exact par sheet by full-cycle enume
 	$(RS) math parsheet rising-joker
 
 test-rising-joker: venv ## Rising Joker: the fast unit tests (also part of test-unit)
-	$(PY) -m pytest -q tests/unit/spin/rising_joker
+	$(PY) -m pytest -q tests/unit/games/rising_joker
 
 prove-rising-joker: parsheet-rising-joker ## Rising Joker long checks: 1e6-stop evaluator/kernel agreement, 1e7-spin Monte Carlo
 	$(PY) -c 'from pathlib import Path; from reelstream.mathcli.rising_joker import prove_agreement; r = prove_agreement(spins=1_000_000, procs=2, seed=20240503, out_dir=Path("$(RJ_DOCS)")); raise SystemExit(1 if r["mismatches"] else 0)'

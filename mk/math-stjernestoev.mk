@@ -16,4 +16,4 @@ math-stjernestoev-agreement: venv ## Engine vs simulator on SJ_AGREEMENT_INPUTS 
 	$(PY) -m reelstream.mathcli.stjernestoev agreement --inputs $(SJ_AGREEMENT_INPUTS)
 
 math-stjernestoev-test: venv ## Stjernestøv unit tests
-	$(PY) -m pytest -q tests/unit/spin/stjernestoev
+	$(PY) -m pytest -q tests/unit/games/stjernestoev

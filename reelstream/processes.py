@@ -13,13 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.readiness import READY_MARKER, ready_line
+
 SERVICES = ("wallet", "jackpot", "spin", "projector")
-# Each service prints this line (to stderr) once it consumes its inputs; tests and `services up` wait for it.
-READY_MARKER = "reelstream-service-ready"
-
-
-def ready_line(service: str) -> str:
-    return f"{READY_MARKER} {service}"
 
 
 @dataclass

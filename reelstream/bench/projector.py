@@ -24,14 +24,14 @@ from rich.console import Console
 from rich.table import Table
 
 from reelstream.profiling import profiled
-from services.projector.adapters.publish import publish
+from reelstream.synthetic.publish import publish
 from services.projector.adapters.rebuild import end_offsets, rebuild
 from services.projector.adapters.runner import Projector, ProjectorConfig, batch_gc
 from services.projector.adapters.schema import migrate
 from services.projector.core.batch import MAX_BATCH_RECORDS, Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
-from services.projector.core.samples import sample_events
+from reelstream.synthetic.samples import sample_events
 from services.projector.core.tables import COLUMNS
 from services.projector.adapters.kafka_io import SOURCE_TOPICS
 from shared.config import load_settings

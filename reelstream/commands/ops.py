@@ -56,7 +56,7 @@ def replay(
 ) -> None:
     """Replay a topic's range (offsets or time) into a new topic or into the projection — never into a live topic."""
     from services.projector.adapters import ops
-    from services.projector.core.ops import refusal_of_replay_target
+    from ops.rules import refusal_of_replay_target
 
     settings = _settings()
     if (into_topic is None) == (not into_projection):
@@ -136,7 +136,7 @@ def reset_group(
 ) -> None:
     """Reset a consumer group's committed offsets; refused while the group has active members."""
     from services.projector.adapters import ops
-    from services.projector.core.ops import refusal_of_group_reset
+    from ops.rules import refusal_of_group_reset
 
     settings = _settings()
     plan = ops.plan_group_reset(settings.kafka_bootstrap_servers, group, [settings.topic(t) for t in topic], to)

@@ -15,13 +15,13 @@ import typer
 from numba import njit, prange
 
 from shared.pools import load_pools
-from services.spin.core.games.rising_joker import engine_for_model
-from services.spin.core.games.rising_joker import parsheet as sheet
-from services.spin.core.games.rising_joker.engine import outcome_json
-from services.spin.core.games.rising_joker.evaluate import evaluate_stops
-from services.spin.core.games.rising_joker.fullcycle import Tables, enumerate_cycle, evaluate_batch, tables
-from services.spin.core.games.rising_joker.model import CURRENT_VERSION, RisingJokerModel, load_model, model_sha256
-from services.spin.core.rng import SpinRng
+from games.rising_joker import engine_for_model
+from games.rising_joker import parsheet as sheet
+from games.rising_joker.engine import outcome_json
+from games.rising_joker.evaluate import evaluate_stops
+from games.rising_joker.fullcycle import Tables, enumerate_cycle, evaluate_batch, tables
+from games.rising_joker.model import CURRENT_VERSION, RisingJokerModel, load_model, model_sha256
+from games.rng import SpinRng
 
 GAME = "rising-joker"
 Z_99 = 2.5758293035489004

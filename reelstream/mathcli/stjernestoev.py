@@ -1,6 +1,6 @@
 """Stjernestøv math tools: par sheet, spin replay, compiled Monte Carlo with a resumable proof file, benchmark.
 
-The simulator runs the engine's own kernel (services/spin/core/games/stjernestoev/kernel.py) in numba; only the word
+The simulator runs the engine's own kernel (games/stjernestoev/kernel.py) in numba; only the word
 source differs from the service (splitmix64 instead of ChaCha20).
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from services.spin.core.games.stjernestoev import current_engine, engine_for_model
-from services.spin.core.games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
-from services.spin.core.games.stjernestoev.batch import STAT_NAMES, simulate_batch
-from services.spin.core.games.stjernestoev.model import SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
-from services.spin.core.rng import SpinRng
+from games.stjernestoev import current_engine, engine_for_model
+from games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
+from games.stjernestoev.batch import STAT_NAMES, simulate_batch
+from games.stjernestoev.model import SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
+from games.rng import SpinRng
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
 RESULTS_FILE = DOCS / "simulation-results.jsonl"
@@ -250,7 +250,7 @@ def draw_graph(path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from services.spin.core.games.stjernestoev.model import CIRCLES, POSITIONS
+    from games.stjernestoev.model import CIRCLES, POSITIONS
 
     model = load_model()
     fig, ax = plt.subplots(figsize=(8, 8))
@@ -307,7 +307,7 @@ def _network_figures() -> dict[str, Any]:
 
 def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
     """Every par sheet number: analytic wheel and jackpot figures, the accumulated simulation proof."""
-    from services.spin.core.games.stjernestoev import analytics
+    from games.stjernestoev import analytics
 
     model = load_model(model_version) if model_version else load_model()
     network = _network_figures()
@@ -503,7 +503,7 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
 
 def random_state(rng: SpinRng) -> dict[str, Any]:
     """A random valid bonus ring (any mix of contents) to test the engine on states a player can reach."""
-    from services.spin.core.games.stjernestoev.outcome import circle_json
+    from games.stjernestoev.outcome import circle_json
 
     model = load_model()
     _, _, _, _, _, _, _, syms, mults, weights, _, _ = model.arrays
@@ -515,9 +515,9 @@ def random_state(rng: SpinRng) -> dict[str, Any]:
 def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
     """Engine (ChaCha20 words, trace, decoder, pricing) against the simulator's spin (sim_spin, no trace) on the
     same (seed, state, stake) inputs: cluster win, wheel segment and ring after must be equal for every input."""
-    from services.spin.core.games.stjernestoev.batch import sim_spin
-    from services.spin.core.games.stjernestoev.engine import ring_from_state
-    from services.spin.core.games.stjernestoev.kernel import COUNTERS_SIZE, STATUS_OK, WORK_SIZE
+    from games.stjernestoev.batch import sim_spin
+    from games.stjernestoev.engine import ring_from_state
+    from games.stjernestoev.kernel import COUNTERS_SIZE, STATUS_OK, WORK_SIZE
 
     engine, model = current_engine(), load_model()
     mismatches, wins, features = 0, 0, 0
@@ -548,7 +548,7 @@ def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
 
 
 def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
-    from services.spin.core.games.stjernestoev.engine import state_from_ring
+    from games.stjernestoev.engine import state_from_ring
 
     return state_from_ring(ring, stake_minor)
 

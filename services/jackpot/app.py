@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from reelstream.processes import ready_line
+from shared.readiness import ready_line
 from shared.config import load_settings
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 

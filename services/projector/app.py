@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from reelstream.processes import ready_line
+from shared.readiness import ready_line
 from shared.config import load_settings
 from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig

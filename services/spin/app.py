@@ -12,14 +12,14 @@ from services.spin.adapters.runner import SpinRunner, producer_for
 from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
-from services.spin.core.rng import SpinRng
+from games.rng import SpinRng
 from shared.config import load_settings
 from shared.session import token_problem
 
 
 def warm_up(catalog: Catalog) -> None:
     """Play each game once so a JIT-compiled engine is compiled before the first real spin."""
-    from services.spin.core.games.registry import GAMES
+    from games.registry import GAMES
 
     for game in GAMES:
         engine = catalog.engine(game)
@@ -27,7 +27,7 @@ def warm_up(catalog: Catalog) -> None:
 
 
 async def serve() -> None:
-    from reelstream.processes import ready_line
+    from shared.readiness import ready_line
 
     settings = load_settings()
     catalog = registry_catalog()

@@ -51,7 +51,7 @@ async def serve(config: WalletConfig, started: float) -> None:
         loop.add_signal_handler(sig, stop.set)
 
     def ready(restored: list[Restored]) -> None:
-        from reelstream.processes import ready_line
+        from shared.readiness import ready_line
 
         with_snapshot = sum(1 for r in restored if r.snapshot_offset is not None)
         folded = sum(r.folded for r in restored)

@@ -97,6 +97,6 @@ PARAMS = {"stjernestoev-v1": PARAMS_V1, "stjernestoev-v2": PARAMS_V2}
 
 if __name__ == "__main__":
     version = sys.argv[1] if len(sys.argv) > 1 else "stjernestoev-v2"
-    target = Path(__file__).resolve().parents[3] / "services/spin/core/games/stjernestoev" / f"{version}.json"
+    target = Path(__file__).resolve().parents[3] / "games/stjernestoev" / f"{version}.json"
     target.write_text(json.dumps(model(version, PARAMS[version]), indent=1) + "\n")
     print(f"wrote {target}")

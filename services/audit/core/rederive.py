@@ -8,15 +8,15 @@ from typing import Any
 
 import orjson
 
-from services.spin.core.games import GameEngine, GameResult
-from services.spin.core.rng import SpinRng
+from games import GameEngine, GameResult
+from games.rng import SpinRng
 
 EngineLookup = Callable[[str, str], GameEngine]
 
 
 def default_lookup(game: str, model_version: str) -> GameEngine:
     """The released engines (imported late: the audit core must not fail to load while an engine is missing)."""
-    from services.spin.core.games.registry import engine_for_model
+    from games.registry import engine_for_model
 
     return engine_for_model(game, model_version)
 

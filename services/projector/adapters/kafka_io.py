@@ -14,7 +14,7 @@ from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
 from shared.topics import dlq_name
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
-from services.projector.core.dlq import dead_letter_headers
+from shared.dead_letters import dead_letter_headers
 from services.projector.core.mapping import RecordMeta
 
 # The projector's own contract topics (real names come from settings.topic(...)).

@@ -11,7 +11,7 @@ import sys
 import uuid
 from collections.abc import Callable, Mapping
 
-from services.spin.core.rng import SEED_BYTES
+from games.rng import SEED_BYTES
 
 SeedSource = Callable[[str, uuid.UUID], bytes]
 

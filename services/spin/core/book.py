@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.spin.core.games import GameResult
+from games import GameResult
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from services.spin.core.games import GameEngine
+from games import GameEngine
 from shared.pools import NetworkConfig
 
 
@@ -25,7 +25,7 @@ class Catalog:
 
 def registry_catalog() -> Catalog:
     """The production catalog: the game registry and the one pool configuration."""
-    from services.spin.core.games import registry
+    from games import registry
     from shared.pools import load_pools
 
     return Catalog(registry.engine, registry.engine_for_model, load_pools().network_for_game)

@@ -6,7 +6,7 @@ from typing import Any
 
 from services.spin.core.book import ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
 from services.spin.core.catalog import Catalog
-from services.spin.core.rng import SpinRng
+from games.rng import SpinRng
 from shared.events import Envelope, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon

@@ -14,7 +14,7 @@ import pytest
 from services.audit.adapters.runner import audit_platform
 from services.audit.adapters.topics import read_topics
 from services.audit.core.scope import Scope
-from services.audit.synthetic import Emitted, play_history, stand_in_lookup
+from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.config import load_settings
 from shared.events import HEADERS, encode, envelope
 from shared.topic_admin import delete_topics, ensure_topics

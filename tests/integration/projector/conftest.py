@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from services.projector.testing import Deployment, admin_sql, database_url_for
+from tests.support.projector import Deployment, admin_sql, database_url_for
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from reelstream.cli import app
 from reelstream.processes import spawn
 from services.projector.adapters.rebuild import end_offsets
-from services.projector.testing import at_log_end, fetchval, samples, table_digests
+from tests.support.projector import at_log_end, fetchval, samples, table_digests
 
 pytestmark = pytest.mark.integration
 METER = "reelstream.jackpot.meter.v1"

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from reelstream.processes import spawn
-from services.projector.testing import at_log_end, expected_counts, fetchval, projected_events, samples
+from tests.support.projector import at_log_end, expected_counts, fetchval, projected_events, samples
 
 pytestmark = pytest.mark.integration
 # Many small transactions, so kills and crash hooks land between batches that are partly projected.

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from reelstream.processes import spawn
-from services.projector.testing import OutageProxy, at_log_end, expected_counts, fetchval, projected_events, samples
+from tests.support.projector import OutageProxy, at_log_end, expected_counts, fetchval, projected_events, samples
 
 pytestmark = pytest.mark.integration
 OUTAGE_S = 10

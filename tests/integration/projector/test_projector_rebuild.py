@@ -17,7 +17,7 @@ from reelstream.processes import spawn
 from services.projector.adapters.rebuild import rebuild
 from services.projector.adapters.schema import active_schema
 from services.projector.app import live_config
-from services.projector.testing import at_log_end, fetchval, samples, table_digests
+from tests.support.projector import at_log_end, fetchval, samples, table_digests
 
 pytestmark = pytest.mark.integration
 

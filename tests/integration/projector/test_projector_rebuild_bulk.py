@@ -15,7 +15,7 @@ from services.projector.adapters.rebuild import end_offsets, rebuild
 from services.projector.adapters.runner import Projector
 from services.projector.adapters.schema import create_fresh, defer_indexes, index_definitions, migrate, restore_indexes
 from services.projector.app import live_config
-from services.projector.testing import table_digests, samples
+from tests.support.projector import table_digests, samples
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,8 @@ import uuid
 import pytest
 
 from reelstream.client import Rejected, Settled
-from services.spin.core.games.registry import engine
-from services.spin.core.rng import SpinRng
+from games.registry import engine
+from games.rng import SpinRng
 from shared.config import DEDUP_WINDOW_MS
 from shared.events import encode, envelope
 from shared.events.envelope import broker_time

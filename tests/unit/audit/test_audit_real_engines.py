@@ -6,11 +6,11 @@ import pytest
 
 from services.audit.core.audit import run_audit
 from services.audit.core.rederive import default_lookup
-from services.audit.synthetic import Emitted, play_history
+from reelstream.synthetic.spins import Emitted, play_history
 from shared.events import envelope
 from shared.events import spin as sp
 
-registry = pytest.importorskip("services.spin.core.games.registry")
+registry = pytest.importorskip("games.registry")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from services.audit.core.audit import run_audit
 from services.audit.core.collect import RawRecord
 from services.audit.core.scope import Scope
-from services.audit.synthetic import Emitted, play_history, stand_in_lookup
+from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.events import spin as sp

@@ -2,8 +2,8 @@
 dead-letter headers say where and why, and a re-driven record carries its marker."""
 from __future__ import annotations
 
-from services.projector.core import dlq
-from services.projector.core.ops import clamp, refusal_of_group_reset, refusal_of_replay_target
+from shared import dead_letters as dlq
+from ops.rules import clamp, refusal_of_group_reset, refusal_of_replay_target
 from shared.events import DecodeError
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from services.spin.core.catalog import Catalog
 from services.spin.core.effects import Context
-from services.spin.core.games import GameResult
-from services.spin.core.rng import SpinRng
+from games import GameResult
+from games.rng import SpinRng
 from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.spin import SpinRequested

@@ -2,7 +2,7 @@
 from services.spin.core.book import SpinBook
 from services.spin.core.progress import on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
-from services.spin.core.rng import SpinRng
+from games.rng import SpinRng
 
 from spin_fakes import (NOW_MS, SeedReadingSlot, Seeds, claim_refused_for, debit_refused_for, debited_for, decoded,
                         make_context, only, refunded_for, request_bytes, seed_for, settled_for, won_for)

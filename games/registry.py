@@ -1,0 +1,33 @@
+"""Which engine plays which game now, and which engine re-derives a spin recorded under a given model version."""
+from __future__ import annotations
+
+import importlib
+
+from games import GameEngine
+
+# game id -> module exposing `current_engine() -> GameEngine` and `engine_for_model(version) -> GameEngine`.
+_GAME_MODULES = {
+    "rising-joker": "games.rising_joker",
+    "stjernestoev": "games.stjernestoev",
+}
+GAMES: tuple[str, ...] = tuple(_GAME_MODULES)
+
+
+class UnknownGame(KeyError):
+    pass
+
+
+def _module(game: str):
+    if game not in _GAME_MODULES:
+        raise UnknownGame(game)
+    return importlib.import_module(_GAME_MODULES[game])
+
+
+def engine(game: str) -> GameEngine:
+    """The engine that plays `game` now."""
+    return _module(game).current_engine()
+
+
+def engine_for_model(game: str, model_version: str) -> GameEngine:
+    """The engine of a released model version, for replays and audits of old spins."""
+    return _module(game).engine_for_model(model_version)

@@ -1,0 +1,104 @@
+"""The Rising Joker engine the spin service plays: stops from the RNG, evaluation, mystery draw, exact pricing."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from shared.invariant import invariant
+from shared.money import MICRO_PER_MINOR, micro_floor_to_minor
+from games import GameResult
+from games.rising_joker.evaluate import SpinEvaluation, evaluate_stops
+from games.rising_joker.model import RisingJokerModel
+from games.rising_joker.mystery import MysteryAward, draw_mystery
+from games.rng import SpinRng
+
+MICRO_PER_HUNDREDTH_MINOR = MICRO_PER_MINOR // 100  # F hundredths x S minor = F * S * 10,000 micro
+
+
+def hundredths_to_micro(factor_hundredths: int, stake_minor: int) -> int:
+    """The exact amount of a factor (in hundredths of the total stake) at a stake, in micro-units."""
+    invariant(factor_hundredths >= 0, "factors are not negative")
+    return factor_hundredths * stake_minor * MICRO_PER_HUNDREDTH_MINOR
+
+
+def _factor_text(factor_hundredths: int) -> str:
+    whole, hundredths = divmod(factor_hundredths, 100)
+    return f"{whole}.{hundredths:02d}"
+
+
+def _rows(columns: tuple[tuple[str, ...], ...]) -> list[list[str]]:
+    return [[column[row] for column in columns] for row in range(len(columns[0]))]
+
+
+def _mystery_json(drawn: bool, award: MysteryAward | None, stake_minor: int) -> dict[str, Any]:
+    if award is None:
+        return {"drawn": drawn, "triggered": False, "tier": None, "cards": [], "revealed": 0,
+                "fixed_factor": "0.00", "fixed_factor_hundredths": 0, "fixed_minor": 0}
+    return {"drawn": drawn, "triggered": True, "tier": award.tier, "cards": list(award.cards),
+            "revealed": award.revealed, "fixed_factor": _factor_text(award.fixed_hundredths),
+            "fixed_factor_hundredths": award.fixed_hundredths,
+            "fixed_minor": hundredths_to_micro(award.fixed_hundredths, stake_minor) // MICRO_PER_MINOR}
+
+
+def outcome_json(model: RisingJokerModel, spin: SpinEvaluation, stake_minor: int, mystery_drawn: bool,
+                 award: MysteryAward | None) -> dict[str, Any]:
+    """The documented, stable outcome shape (docs/math/rising-joker/README.md, 'Outcome JSON')."""
+    lines_micro = hundredths_to_micro(spin.lines_hundredths, stake_minor)
+    scatter_micro = hundredths_to_micro(spin.scatter_hundredths, stake_minor)
+    fixed_micro = hundredths_to_micro(award.fixed_hundredths, stake_minor) if award else 0
+    exact_micro = lines_micro + scatter_micro + fixed_micro
+    win_minor, breakage_micro = micro_floor_to_minor(exact_micro)
+    return {
+        "model_version": model.version, "stake_minor": stake_minor, "stops": list(spin.stops),
+        "window_before": _rows(spin.before), "window_after": _rows(spin.after),
+        "expanded_reels": list(spin.expanded_reels),
+        "line_wins": [{"line": w.line, "rows": list(model.lines[w.line - 1]), "symbol": w.symbol, "count": w.count,
+                       "factor": _factor_text(w.factor_hundredths), "factor_hundredths": w.factor_hundredths,
+                       "amount_micro": hundredths_to_micro(w.factor_hundredths, stake_minor)} for w in spin.line_wins],
+        "scatter": {"count": spin.scatter_count, "factor": _factor_text(spin.scatter_hundredths),
+                    "factor_hundredths": spin.scatter_hundredths, "amount_micro": scatter_micro},
+        "losing_spin": spin.base_hundredths == 0,
+        "mystery": _mystery_json(mystery_drawn, award, stake_minor),
+        "totals": {"lines_micro": lines_micro, "scatter_micro": scatter_micro, "mystery_fixed_micro": fixed_micro,
+                   "exact_win_micro": exact_micro, "win_minor": win_minor, "breakage_micro": breakage_micro},
+    }
+
+
+@dataclass(frozen=True)
+class RisingJokerEngine:
+    """One released model version, playable by the spin service (implements the GameEngine protocol)."""
+
+    model: RisingJokerModel
+    game: str = "rising-joker"
+    currency: str = "EUR"
+
+    @property
+    def model_version(self) -> str:
+        return self.model.version
+
+    @property
+    def stakes_minor(self) -> tuple[int, ...]:
+        return self.model.stakes_minor
+
+    def initial_state(self) -> dict[str, Any]:
+        return {}
+
+    def locked_stake(self, state: dict[str, Any]) -> int | None:
+        return None  # stateless: nothing carries over between spins
+
+    def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
+
+    def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
+        invariant(stake_minor in self.model.stakes_minor, "the spin service refuses other stakes before play")
+        invariant(state == {}, "Rising Joker keeps no player state")
+        stops = tuple(rng.below(len(strip)) for strip in self.model.reels)
+        spin = evaluate_stops(self.model, stops)
+        losing = spin.base_hundredths == 0
+        award = draw_mystery(self.model.mystery, rng) if losing else None
+        outcome = outcome_json(self.model, spin, stake_minor, losing, award)
+        totals = outcome["totals"]
+        invariant(totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] == totals["exact_win_micro"],
+                  "paid + breakage = exact win")
+        claims = (award.tier,) if award else ()
+        return GameResult(totals["win_minor"], totals["breakage_micro"], claims, outcome, {})
