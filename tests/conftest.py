@@ -33,3 +33,6 @@ def eventually():
 def eventually_async():
     """Async twin of `eventually` for coroutine predicates."""
     return wait_until_async
+
+
+pytest_plugins = ("tests.support.browser",)
