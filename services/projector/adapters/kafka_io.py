@@ -9,12 +9,11 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from shared import records as records_module
 from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
-from shared.topics import dlq_name
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
-from shared.dead_letters import dead_letter_headers
 from services.projector.core.mapping import RecordMeta
 
 # The projector's own contract topics (real names come from settings.topic(...)).
@@ -84,10 +83,24 @@ def meta_of(record: Any) -> RecordMeta:
 
 async def fold_records(
     records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset(),
-    pool: Executor | None = None,
+    pool: Executor | None = None, topic_prefix: str = "",
 ) -> None:
     """Decode records into the batch (in worker processes when a pool is given, else in chunks here, yielding to the
-    event loop between them); send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
+    event loop between them); send undecodable ones to `<topic>.dlq`, quarantine those their topic's owner did not
+    write (the one dead letter of such a record: the services that skip it only alert), and wait for the acks."""
+    pending = []
+    trusted = []
+    for record in records:
+        logical = record.topic[len(topic_prefix):] if record.topic.startswith(topic_prefix) else record.topic
+        problem = records_module.provenance_problem(logical, record.headers, record.value)
+        if problem is None:
+            trusted.append(record)
+            continue
+        letter = records_module.quarantined(logical, record.topic, record, problem, consumer=CONSUMER_NAME)
+        pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
+                                      headers=letter.headers))
+        batch.add_dead_letter(meta_of(record))
+    records = trusted
     raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in records]
     chunks = [raw[start:start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
     if pool is not None:
@@ -98,14 +111,15 @@ async def fold_records(
         for chunk in chunks:
             results.append(decode_rows(chunk, refuse_types))
             await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
-    pending = []
     for record, (kind, first, second) in zip(records, (item for result in results for item in result)):
         if kind == "event":
             batch.add_rows(first, second, record.topic, record.partition, record.offset)
             continue
-        headers = dead_letter_headers(DecodeError(first, second), topic=record.topic, partition=record.partition,
-                                      offset=record.offset, consumer=CONSUMER_NAME, original=list(record.headers or ()))
-        pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
+        logical = record.topic[len(topic_prefix):] if record.topic.startswith(topic_prefix) else record.topic
+        letter = records_module.undecodable(logical, record.topic, record, DecodeError(first, second),
+                                            consumer=CONSUMER_NAME)
+        pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
+                                      headers=letter.headers))
         batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)

@@ -139,7 +139,8 @@ class WalletService(ConsumerRebalanceListener):
         started = time.perf_counter()
         outputs: list[Output] = []
         for record in records:
-            outputs.extend(handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset)))
+            outputs.extend(handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset),
+                                  list(record.headers or ())))
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         self.stats.records += len(records)
         self.stats.decide_s += time.perf_counter() - started

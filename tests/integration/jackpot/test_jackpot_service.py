@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 import pytest
 
 from reelstream.processes import spawn
-from shared.events import HEADERS, decode, encode, envelope
+from shared import records
+from shared.events import decode, encode, envelope
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import load_pools
@@ -73,7 +74,7 @@ def _produce(make_producer, topic: str, sequence: list) -> None:
         if index == 700:
             writer.send(topic, key=STJERNE.network_id.encode(), value=b'{"not": "a command"')
         message = envelope(data, source="test", time=now)
-        writer.send(topic, key=message.key, value=encode(message), headers=list(HEADERS))
+        writer.send(topic, key=message.key, value=encode(message), headers=records.headers_for("spin"))  # stands in for the spin service
     writer.flush(timeout=30)
 
 

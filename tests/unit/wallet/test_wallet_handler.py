@@ -12,7 +12,9 @@ from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time, epoch_ms
 from shared.events.wallet import Deposit, Withdraw
 
-from services.wallet.adapters.handler import DLQ_FIELD, DLQ_REASON, handle
+from services.wallet.adapters.handler import handle
+from shared.dead_letters import FIELD as DLQ_FIELD
+from shared.dead_letters import REASON as DLQ_REASON
 from services.wallet.adapters.partition import PartitionState
 from wallet_scenario import PLAYER, T0, Wallet, tx
 

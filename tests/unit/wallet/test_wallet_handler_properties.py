@@ -13,6 +13,9 @@ from shared.events.envelope import epoch_ms
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import handle
+from shared import records
+
+SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
 from services.wallet.adapters.partition import PartitionState
 from services.wallet.core import PlayerState, decide, evolve
 from test_wallet_properties import apply, steps
@@ -33,7 +36,8 @@ class MirroredWallet(Wallet):
         for event in events:
             self.state = evolve(self.state, event)
         self.emitted.extend(events)
-        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now), ("wallet.commands", 0, len(self.outputs)))
+        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now),
+                         ("wallet.commands", 0, len(self.outputs)), SPIN_WROTE_IT)
         assert [output.value for output in outputs] == [encode(event) for event in events]
         self.outputs.extend(output.value for output in outputs)
         return events[0]
