@@ -82,6 +82,9 @@ def redrive_marker(dlq_topic: str, partition: int, offset: int) -> str:
 
 
 def redrive_headers(original: Headers, marker: str) -> Headers:
-    """Headers of a re-driven record: the original ones minus our DLQ reasons, plus the re-drive marker."""
-    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER}  # the re-driver is not the writer
-    return [(key, value) for key, value in original if key not in dropped] + [(REDRIVE, marker.encode())]
+    """Headers of a re-driven record: the original ones minus our DLQ reasons, the writer id the record came with
+    (a re-drive re-sends the original record, so it is still only as trusted as its writer), and the re-drive marker."""
+    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER}
+    kept = [(key, value) for key, value in original if key not in dropped]
+    claimed = [(WRITER, value) for key, value in original if key == ORIGINAL_WRITER]
+    return kept + claimed + [(REDRIVE, marker.encode())]

@@ -89,19 +89,13 @@ async def fold_records(
     event loop between them); send undecodable ones to `<topic>.dlq`, quarantine those their topic's owner did not
     write (the one dead letter of such a record: the services that skip it only alert), and wait for the acks."""
     pending = []
-    trusted = []
-    for record in records:
-        logical = record.topic[len(topic_prefix):] if record.topic.startswith(topic_prefix) else record.topic
-        problem = records_module.provenance_problem(logical, record.headers, record.value)
-        if problem is None:
-            trusted.append(record)
-            continue
-        letter = records_module.quarantined(logical, record.topic, record, problem, consumer=CONSUMER_NAME)
-        pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
-                                      headers=letter.headers))
-        batch.add_dead_letter(meta_of(record))
-    records = trusted
-    raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in records]
+    untrusted: dict[int, str] = {}  # index in `records` -> why the topic's owner did not write it
+    for index, record in enumerate(records):
+        problem = records_module.provenance_problem(_logical(record.topic, topic_prefix), record.headers, record.value)
+        if problem is not None:
+            untrusted[index] = problem
+    trusted = [record for index, record in enumerate(records) if index not in untrusted]
+    raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in trusted]
     chunks = [raw[start:start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
     if pool is not None:
         loop = asyncio.get_running_loop()
@@ -111,18 +105,28 @@ async def fold_records(
         for chunk in chunks:
             results.append(decode_rows(chunk, refuse_types))
             await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
-    for record, (kind, first, second) in zip(records, (item for result in results for item in result)):
-        if kind == "event":
-            batch.add_rows(first, second, record.topic, record.partition, record.offset)
-            continue
-        logical = record.topic[len(topic_prefix):] if record.topic.startswith(topic_prefix) else record.topic
-        letter = records_module.undecodable(logical, record.topic, record, DecodeError(first, second),
-                                            consumer=CONSUMER_NAME)
+    decoded = iter(item for result in results for item in result)
+    for index, record in enumerate(records):  # in offset order: positions only move forwards
+        logical = _logical(record.topic, topic_prefix)
+        if index in untrusted:
+            letter = records_module.quarantined(logical, record.topic, record, untrusted[index], consumer=CONSUMER_NAME)
+        else:
+            kind, first, second = next(decoded)
+            if kind == "event":
+                batch.add_rows(first, second, record.topic, record.partition, record.offset)
+                continue
+            letter = records_module.undecodable(logical, record.topic, record, DecodeError(first, second),
+                                                consumer=CONSUMER_NAME)
         pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
                                       headers=letter.headers))
         batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)
+
+
+def _logical(topic: str, prefix: str) -> str:
+    """The contract name of a deployment's topic (the trust check and the DLQ names read contract names)."""
+    return topic[len(prefix):] if prefix and topic.startswith(prefix) else topic
 
 
 def decode_pool(workers: int) -> Executor | None:

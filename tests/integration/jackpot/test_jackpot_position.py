@@ -72,8 +72,8 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
         group_id=prefix + "reelstream-jackpot", session_timeout_ms=6000,
     )
 
-    def send(records) -> None:
-        for key, value in records:
+    def send(batch) -> None:
+        for key, value in batch:
             writer.send(commands, key=key, value=value, headers=records.headers_for("spin"))
         writer.flush(timeout=30)
 

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import pytest
 
 from reelstream.processes import spawn
-from shared import records
+from shared import dead_letters, records
 from shared.events import decode, encode, envelope
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
@@ -113,7 +113,7 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
         _check_fold_and_meters(kafka_bootstrap, prefix, eventually)
         _check_nothing_re_emitted(read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS), claims[0])
         dead = read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))
-        assert [dict(r.headers)["dlq-code"] for r in dead] == [b"UNDECODABLE"]
+        assert [dict(r.headers)[dead_letters.CODE] for r in dead] == [b"UNDECODABLE"]
     finally:
         service.stop()
     assert "crash hook jackpot.mid_transaction fired" in service.log_text()
