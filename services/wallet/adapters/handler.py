@@ -1,6 +1,6 @@
 """One record of wallet.commands in, the records to produce out: verify, decode, decide against the partition, apply.
 
-Free of Kafka: the loop passes its PartitionState and the record; tests pass them directly. Every event is applied
+Free of Kafka: the loop passes its WalletBook and the record; tests pass them directly. Every event is applied
 to the partition state as it is emitted (the same `apply` recovery folds with). An internal command its trusted
 writer did not send is quarantined; undecodable input becomes a rejection event when a player can be named, else a
 dead letter with the reason in headers (shared/records.py); nothing here raises on bad input.
@@ -19,8 +19,8 @@ from shared.events.envelope import broker_time
 from shared.events.wallet import CommandRejected
 from shared.topics import WALLET_COMMANDS
 
-from services.wallet.adapters.partition import PartitionState
-from services.wallet.core import SOURCE, decide, lookup
+from services.wallet.core.book import WalletBook
+from services.wallet.core import SOURCE, decide, evolve, lookup
 
 HEADERS = records.headers_for("wallet")
 _PLAYER_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
@@ -46,7 +46,7 @@ class _Position:
     headers: list[tuple[str, bytes]]
 
 
-def handle(partition: PartitionState, key: bytes | None, value: bytes | None, timestamp_ms: int,
+def handle(partition: WalletBook, key: bytes | None, value: bytes | None, timestamp_ms: int,
            position: tuple[str, int, int], headers: list[tuple[str, bytes]] | None = None) -> list[Output]:
     """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
     `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
@@ -66,7 +66,7 @@ def handle(partition: PartitionState, key: bytes | None, value: bytes | None, ti
     except DecodeError as error:
         output, event = _undecodable(error, key, value, now, position)
         if event is not None:
-            partition.apply(event, output.value)
+            evolve(partition, event, output.value)
         return [output]
     state = partition.state_of(command.data.player_id)
     earlier = lookup(state, str(command.data.transaction_id), timestamp_ms)
@@ -76,7 +76,7 @@ def handle(partition: PartitionState, key: bytes | None, value: bytes | None, ti
             event_bytes = earlier.event_bytes  # a repeat: the very bytes emitted the first time
         else:
             event_bytes = encode(event)
-        partition.apply(event, event_bytes)
+        evolve(partition, event, event_bytes)
         outputs.append(Output(False, event.key, event_bytes, HEADERS))
     return outputs
 

@@ -1,7 +1,7 @@
 """Rebuild one partition's wallet state on assignment: load the local snapshot, then fold the wallet.events tail.
 
 wallet.events is the changelog (one record per command): every event the loop produced was applied to the live
-state with the same `PartitionState.apply`, so the fold gives the live state back exactly. Without a snapshot the
+state with the same `core.evolve`, so the fold gives the live state back exactly. Without a snapshot the
 fold starts at the beginning of the partition. A record the wallet did not write, or one that does not decode, is
 quarantined: logged as an alert and counted, never folded and never fatal (the projector dead-letters it once).
 """
@@ -18,7 +18,8 @@ from shared.input_position import recorded_position
 from shared.partition_log import fold_partition
 
 from services.wallet.adapters import snapshot
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.core import evolve
+from services.wallet.core.book import WalletBook
 from shared.topics import WALLET_EVENTS
 
 log = logging.getLogger("reelstream.wallet.restore")
@@ -26,7 +27,7 @@ log = logging.getLogger("reelstream.wallet.restore")
 
 @dataclass(frozen=True)
 class Restored:
-    state: PartitionState
+    state: WalletBook
     snapshot_offset: int | None  # where the snapshot left off (None: folded from the beginning)
     folded: int  # events folded from wallet.events
     millis: float
@@ -37,7 +38,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
     started = time.perf_counter()
     state = snapshot.load(snapshot_dir, events_topic, partition) if snapshot_dir is not None else None
     from_snapshot = state is not None
-    state = state or PartitionState(partition)
+    state = state or WalletBook(partition)
     folded = [0]
     quarantined: list[int] = []
 
@@ -53,7 +54,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
             log.error("alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem)
             quarantined.append(record.offset)
             return
-        state.apply(event, record.value)
+        evolve(state, event, record.value)
         position = recorded_position(record.headers)
         if position is not None:
             state.commands_offset = position
