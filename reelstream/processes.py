@@ -23,9 +23,16 @@ class ServiceProcess:
     name: str
     process: subprocess.Popen
     log_path: Path
+    # Where this process's output starts in the appended log: a restart must not be "ready" by an earlier run's line.
+    log_start: int = 0
 
     def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        """What this process wrote (not the earlier runs appended to the same file)."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self.log_start)
+            return log.read().decode(errors="replace")
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:
         self.wait_for_log(re.escape(ready_line(self.name)), timeout_s)
@@ -68,6 +75,7 @@ def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{name}.log"
     log = open(log_path, "ab")
+    log_start = log.tell()
     process = subprocess.Popen(
         [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
         env={**os.environ, **(env or {})},
@@ -77,4 +85,4 @@ def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_
         start_new_session=True,
     )
     log.close()
-    return ServiceProcess(name, process, log_path)
+    return ServiceProcess(name, process, log_path, log_start)
