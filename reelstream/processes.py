@@ -27,6 +27,10 @@ class ServiceProcess:
     log_start: int = 0
 
     def log_text(self) -> str:
+        """The whole log: this process's output after the earlier runs appended to the same file."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def own_log_text(self) -> str:
         """What this process wrote (not the earlier runs appended to the same file)."""
         if not self.log_path.exists():
             return ""
@@ -41,7 +45,7 @@ class ServiceProcess:
         deadline = time.monotonic() + timeout_s
         compiled = re.compile(pattern)
         while time.monotonic() < deadline:
-            if compiled.search(self.log_text()):
+            if compiled.search(self.own_log_text()):
                 return
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.name} exited with {self.process.returncode}; log tail:\n{self.log_text()[-3000:]}")

@@ -22,7 +22,7 @@ from shared.pools import PoolsConfig, load_pools
 from services.jackpot.adapters.meters import MeterBoard
 from services.jackpot.adapters.records import OutRecord, dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
-from services.jackpot.core.decide import decide, new_network
+from services.jackpot.core.decide import decide, new_network, unknown_network
 from services.jackpot.core.inputs import Incoming
 from services.jackpot.core.state import NetworkState
 
@@ -68,7 +68,6 @@ class JackpotService:
         self._meter_producer: AIOKafkaProducer | None = None
         self._on_ready: Callable[[], None] | None = None
         self.loop: TransactionalLoop[States] = TransactionalLoop(config.loop(), self, self.stats)
-        self._network_ids = frozenset(network.network_id for network in self.pools.networks)
 
     @property
     def states(self) -> dict[int, States]:
@@ -100,12 +99,11 @@ class JackpotService:
             if isinstance(incoming, tuple):
                 outputs.append(dead_letter_record(self.config.dlq_topic, record, *incoming))
                 continue
-            network_id = incoming.command.data.network_id
-            if network_id not in self._network_ids:
-                outputs.append(dead_letter_record(self.config.dlq_topic, record, "UNKNOWN_NETWORK",
-                                                  f"no network {network_id!r}"))
+            unknown = unknown_network(self.pools, incoming)
+            if unknown is not None:
+                outputs.append(dead_letter_record(self.config.dlq_topic, record, unknown.code, unknown.reason))
                 continue
-            by_network.setdefault(network_id, []).append(incoming)
+            by_network.setdefault(incoming.command.data.network_id, []).append(incoming)
         for network_id, batch in by_network.items():
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
