@@ -19,7 +19,6 @@ import os
 import time
 from dataclasses import replace
 
-import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
@@ -118,11 +117,11 @@ class SpinRunner(ConsumerRebalanceListener):
     async def _process(self, batch) -> None:
         effects, offsets = Effects(), {}
         assignment = self.consumer.assignment()
-        for tp, records in batch.items():
+        for tp, polled in batch.items():
             book = self.books.get(tp.partition)
             if tp not in assignment or book is None:
                 continue  # revoked meanwhile: the new owner handles these records
-            for record in records:
+            for record in polled:
                 self._handle(tp, book, record, effects)
                 offsets[tp] = record.offset + 1
         previous = self.inflight
