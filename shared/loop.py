@@ -108,6 +108,10 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
+    def busy(self) -> bool:
+        """Whether a decided batch is still being committed (benchmarks and tests wait for a quiet loop)."""
+        return any(not task.done() for task in self._inflight.values())
+
     async def run(self, stop: asyncio.Event) -> LoopStats:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
