@@ -42,7 +42,7 @@ class JackpotConfig:
     batch_max: int = 2000
     poll_ms: int = 50
     meter_interval_s: float = 0.5
-    session_timeout_ms: int = 10_000
+    session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
         return LoopConfig(bootstrap=self.bootstrap, commands_topic=self.commands_topic, events_topic=self.events_topic,
