@@ -87,7 +87,9 @@ def _written_by(expected: str, headers) -> str | None:
     writer = writer_of(headers)
     if writer == expected:
         return None
-    return f"written by {writer!r}, only {expected!r} writes this" if writer else f"no writer id; only {expected!r} writes this"
+    if writer:
+        return f"written by {writer!r}, only {expected!r} writes this"
+    return f"no writer id; only {expected!r} writes this"
 
 
 def peek_type(value: bytes | None) -> str | None:
