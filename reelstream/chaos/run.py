@@ -98,9 +98,14 @@ class Supervisor:
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._watch, name="chaos-supervisor", daemon=True)
 
+    def _spawn(self, name: str) -> ServiceProcess:
+        # Static membership: a restarted process rejoins under its predecessor's id and gets its partitions back at
+        # once, instead of after the group's session timeout.
+        return spawn(name, env={**self.env, "REELSTREAM_INSTANCE_ID": f"{name}-0"}, log_dir=self.log_dir)
+
     def start(self) -> None:
         for name in SERVICES:
-            self.processes[name] = spawn(name, env=self.env, log_dir=self.log_dir)
+            self.processes[name] = self._spawn(name)
         for process in self.processes.values():
             process.wait_ready(180)
         self._thread.start()
@@ -114,7 +119,7 @@ class Supervisor:
             with self._lock:
                 for name, process in self.processes.items():
                     if process.process.poll() is not None:
-                        self.processes[name] = spawn(name, env=self.env, log_dir=self.log_dir)
+                        self.processes[name] = self._spawn(name)
                         self.restarts += 1
 
     def stop(self) -> None:
@@ -127,8 +132,9 @@ class Supervisor:
 class Load:
     """Clients spinning until `spins` requests are answered; every answer's time is kept for the answer gaps."""
 
-    def __init__(self, settings: Settings, plan: ChaosPlan, report: ChaosReport) -> None:
+    def __init__(self, settings: Settings, plan: ChaosPlan, report: ChaosReport, faults_done: threading.Event) -> None:
         self.settings, self.plan, self.report = settings, plan, report
+        self.faults_done = faults_done  # spins go on until every fault is injected, however small the run
         self.answered_at: list[float] = []
         self.request_ids: list[uuid.UUID] = []
         self._lock = threading.Lock()
@@ -136,7 +142,7 @@ class Load:
 
     def _take(self) -> bool:
         with self._lock:
-            if self._issued >= self.plan.spins:
+            if self._issued >= self.plan.spins and self.faults_done.is_set():
                 return False
             self._issued += 1
             return True
@@ -144,17 +150,22 @@ class Load:
     def run_client(self, index: int, deadline: float) -> None:
         rng = random.Random(self.plan.seed * 1000 + index)
         players = [f"chaos-{index}-{n}" for n in range(self.plan.players_per_client)]
-        stakes = {player: rng.choice(GAMES) for player in players}
+        games = {player: rng.choice(GAMES) for player in players}
+        # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
+        stakes = {player: rng.choice(games[player][2]) for player in players}
         with ReelstreamClient(bootstrap_servers=self.settings.kafka_bootstrap_servers,
                               topic_prefix=self.settings.topic_prefix) as client:
             for player in players:
-                self._deposit(client, player, stakes[player][1], 10_000_000, deadline)
+                self._deposit(client, player, games[player][1], 10_000_000, deadline)
             while self._take() and time.monotonic() < deadline:
                 player = rng.choice(players)
-                game, currency, game_stakes = stakes[player]
+                game, currency, game_stakes = games[player]
                 if rng.random() < 0.03:
                     self._withdraw(player, currency, rng.randint(1, 500))
-                answer = self._spin_until_answered(client, player, game, rng.choice(game_stakes), currency, deadline)
+                switch = rng.random() < 0.02
+                if switch:
+                    stakes[player] = rng.choice(game_stakes)
+                answer = self._spin_until_answered(client, player, game, stakes[player], currency, deadline, switch)
                 if answer is None:
                     with self._lock:
                         self.report.unanswered += 1
@@ -185,7 +196,7 @@ class Load:
         with self._lock:
             self.report.withdrawals += 1
 
-    def _spin_until_answered(self, client, player, game, stake, currency, deadline):
+    def _spin_until_answered(self, client, player, game, stake, currency, deadline, forfeit=False):
         request_id = uuid.uuid4()
         token = issue_token(self.settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
         with self._lock:
@@ -193,7 +204,8 @@ class Load:
             self.report.requests += 1
         while time.monotonic() < deadline:
             try:
-                answer = client.spin(player, game, stake, currency, token, request_id=request_id, timeout_s=15)
+                answer = client.spin(player, game, stake, currency, token, request_id=request_id, timeout_s=15,
+                                     forfeit_bonus_ring=forfeit)
             except (SpinTimeout, TimeoutError):
                 with self._lock:
                     self.report.retries += 1
@@ -218,7 +230,7 @@ class Faults:
 
     def schedule(self) -> list[tuple[float, str]]:
         rng = random.Random(self.plan.seed)
-        window_s = max(20.0, self.plan.spins / 25)  # spread over the run's expected length on this machine
+        window_s = max(20.0, self.plan.spins / 25)  # spread over the run's expected length (~25 spins/s here)
         steps = [(rng.uniform(3, window_s), f"kill {rng.choice(SERVICES)}") for _ in range(self.plan.kills)]
         if self.plan.broker_restart:
             steps.append((window_s * 0.45, "broker restart"))
@@ -227,12 +239,15 @@ class Faults:
         return sorted(steps)
 
     def run(self, done: threading.Event) -> None:
-        for at_s, kind in self.schedule():
-            if done.wait(max(0.0, at_s - (time.monotonic() - self.started))):
-                return
-            self.report.faults.append(Fault(kind, round(time.monotonic() - self.started, 3)))
-            self.echo(f"chaos: {kind} at {time.monotonic() - self.started:.1f} s")
-            self._inject(kind)
+        """Inject every fault of the schedule, then set `done`."""
+        try:
+            for at_s, kind in self.schedule():
+                time.sleep(max(0.0, at_s - (time.monotonic() - self.started)))
+                self.report.faults.append(Fault(kind, round(time.monotonic() - self.started, 3)))
+                self.echo(f"chaos: {kind} at {time.monotonic() - self.started:.1f} s")
+                self._inject(kind)
+        finally:
+            done.set()
 
     def _inject(self, kind: str) -> None:
         from deploy.local import infra, kafka, postgres
@@ -281,8 +296,8 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
 
 def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport,
                       echo: Echo) -> None:
-    load, done = Load(settings, plan, report), threading.Event()
-    faults = Faults(plan, supervisor, report, echo)
+    done = threading.Event()
+    load, faults = Load(settings, plan, report, done), Faults(plan, supervisor, report, echo)
     deadline = time.monotonic() + plan.deadline_s
     injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
     clients = [threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
@@ -292,13 +307,10 @@ def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Superviso
         client.start()
     for client in clients:
         client.join()
-    done.set()
     injector.join(timeout=120)
     for fault in report.faults:
         after = [at for at in load.answered_at if at - faults.started > fault.at_s]
         fault.answer_gap_s = round(min(after) - faults.started - fault.at_s, 3) if after else None
-    load.answers = load.request_ids  # kept for _check
-    report.answers_per_request_max = 0
     _count_answers(settings, load.request_ids, report)
 
 
@@ -310,7 +322,9 @@ def _count_answers(settings: Settings, request_ids: list[uuid.UUID], report: Cha
 
     raw, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("spin.events",))
     answers: dict[uuid.UUID, set[uuid.UUID]] = {request_id: set() for request_id in request_ids}
-    for record in raw.get("spin.events", []):
+    for record in raw:
+        if records.provenance_problem("spin.events", record.headers, record.value) is not None:
+            continue
         event = decode(record.value)
         data = event.data
         if isinstance(data, SpinSettled) or (isinstance(data, SpinRejected) and data.code not in PER_RECORD_CODES):
