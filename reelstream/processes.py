@@ -15,7 +15,7 @@ from pathlib import Path
 
 from shared.readiness import READY_MARKER, ready_line
 
-SERVICES = ("wallet", "jackpot", "spin", "projector")
+SERVICES = ("wallet", "jackpot", "spin", "projector", "monitor")
 
 
 @dataclass
