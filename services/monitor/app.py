@@ -35,11 +35,17 @@ def monitor_port(environ=None) -> int:
     return int((os.environ if environ is None else environ).get(PORT_ENV, DEFAULT_PORT))
 
 
+def session_timeout_s(environ=None) -> float:
+    """A killed monitor's partitions move to its successor after this (the spin service reads the same variable)."""
+    return int((os.environ if environ is None else environ).get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000")) / 1000
+
+
 def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, Live, object]:
     app = faust.App(
         settings.group("monitor"), broker=settings.faust_broker, store="memory://", datadir=str(datadir),
         autodiscover=False, processing_guarantee="at_least_once", consumer_auto_offset_reset="earliest",
-        broker_commit_interval=1.0, broker_commit_every=2_000, producer_acks=-1, table_cleanup_interval=60.0,
+        broker_commit_interval=1.0, broker_commit_every=2_000, broker_session_timeout=session_timeout_s(),
+        broker_heartbeat_interval=1.0, producer_acks=-1, table_cleanup_interval=60.0,
         web_enabled=True, web_bind=os.environ.get(BIND_ENV, "127.0.0.1"), web_host="127.0.0.1", web_port=port, web_in_thread=False,
         topic_allow_declare=True, topic_disable_leader=True, web_router_enabled=False, web_tables_enabled=False,
     )

@@ -46,10 +46,11 @@ def refresh(figures: BrokerFigures, bootstrap: str, prefix: str) -> None:
 
 
 def _lags(admin, reader, prefix: str) -> dict[str, int]:
-    groups = sorted(g for g, _ in admin.list_consumer_groups() if g.startswith(prefix) and "reelstream-" in g)
+    groups = sorted(g["group_id"] for g in admin.list_groups()
+                    if g["group_id"].startswith(prefix) and g["group_id"][len(prefix):].startswith("reelstream-"))
     lags = {}
     for group in groups[:MAX_GROUPS]:
-        committed = admin.list_consumer_group_offsets(group)
+        committed = admin.list_group_offsets({group: None}).get(group, {})
         if not committed:
             continue
         ends = reader.end_offsets(list(committed))

@@ -27,7 +27,7 @@ class Live:
     def read(self, topic: str, events) -> None:
         for event in events:
             message = event.message
-            self.next_offset[(topic, message.partition)] = message.offset + 1
+            self.next_offset[(message.topic, message.partition)] = message.offset + 1
             self.last_broker_ms[topic] = max(self.last_broker_ms.get(topic, 0), round(message.timestamp * 1000))
         self.records[topic] += len(events)
         self.changed()

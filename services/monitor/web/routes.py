@@ -132,9 +132,11 @@ def _windows(tables, name: str) -> dict:
 
 
 def _highwater(app, tp: tuple[str, int]) -> int | None:
+    """The end offset the consumer last saw of an assigned input partition (None once it is revoked)."""
     from faust.types import TP
 
-    return app.consumer.highwater(TP(*tp))
+    partition = TP(*tp)
+    return app.consumer.highwater(partition) if partition in app.consumer.assignment() else None
 
 
 def _lag_s(live, now_ms: int) -> float:
