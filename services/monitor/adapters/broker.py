@@ -20,7 +20,7 @@ MAX_DLQ_RECORDS_PER_POLL = 5_000
 
 @dataclass
 class BrokerFigures:
-    reachable: bool = False
+    reachable: bool | None = None  # None until the first look
     checked_ms: int = 0
     error: str = ""
     lag_by_group: dict[str, int] = field(default_factory=dict)

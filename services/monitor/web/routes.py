@@ -43,7 +43,8 @@ def install_web(app, tables, live, pars, settings) -> None:
         now = _now_ms()
         minutes = _windows(tables, "cells_1m")
         body = views.ops_view(minutes, _windows(tables, "cells_1d"), pars, now)
-        lag_records = sum(max(0, (_highwater(app, tp) or 0) - nxt) for tp, nxt in live.next_offset.items())
+        # A transaction's commit marker takes the last offset of a partition: one offset there is not a record.
+        lag_records = sum(max(0, (_highwater(app, tp) or 0) - nxt - 1) for tp, nxt in live.next_offset.items())
         tests = {cell: value for cell, value in tables.plain["rtp_test"].items() if value}
         return {**body, "ready": live.ready, "now_ms": now, "broker_reachable": live.broker.reachable,
                 "broker_error": live.broker.error, "broker_checked_ms": live.broker.checked_ms,
@@ -176,7 +177,7 @@ async def _push(request, live, body) -> aioweb.StreamResponse:
 
 def _prometheus(ops: dict) -> str:
     lines = [f"reelstream_monitor_ready {int(ops['ready'])}",
-             f"reelstream_monitor_broker_reachable {int(ops['broker_reachable'])}",
+             f"reelstream_monitor_broker_reachable {int(bool(ops['broker_reachable']))}",
              f"reelstream_monitor_spins_per_second {ops['spins_per_s']}",
              f"reelstream_monitor_lag_records {ops['monitor_lag_records']}",
              f"reelstream_monitor_alerts_sent_total {ops['alerts_sent']}"]

@@ -48,7 +48,7 @@ function follow(path, render) {
     source.onmessage = (message) => {
       lastMessage = Date.now();
       const body = JSON.parse(message.data);
-      if (!body.broker_reachable && body.ready) showState("down", "Platform down: the Kafka broker does not answer. Figures shown are the last ones read.");
+      if (body.broker_reachable === false && body.ready) showState("down", "Platform down: the Kafka broker does not answer. Figures shown are the last ones read.");
       else if (!body.ready) showState("waiting", "monitor catching up…");
       else showState("live", "live");
       render(body);
