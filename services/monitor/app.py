@@ -15,6 +15,7 @@ from services.monitor.adapters import broker, records
 from services.monitor.adapters.live import Live
 from services.monitor.adapters.par_sheets import load_par_figures
 from services.monitor.adapters.tables import declare_tables
+from services.monitor.address import BIND_ENV, monitor_port
 from services.monitor.core import plan
 from services.monitor.web.routes import install_web
 from shared.config import Settings, load_settings
@@ -22,17 +23,10 @@ from shared.events import HEADERS, encode
 from shared.readiness import ready_line
 from shared.topics import JACKPOT_EVENTS, JACKPOT_METERS, MONITOR_ALERTS, SPIN_EVENTS
 
-PORT_ENV = "REELSTREAM_MONITOR_PORT"
-BIND_ENV = "REELSTREAM_MONITOR_BIND"
-DEFAULT_PORT = 8088
 BATCH_MAX = 500
 BATCH_WITHIN_S = 0.25
 BROKER_LOOK_S = 3.0
 log = logging.getLogger("reelstream.monitor")
-
-
-def monitor_port(environ=None) -> int:
-    return int((os.environ if environ is None else environ).get(PORT_ENV, DEFAULT_PORT))
 
 
 def session_timeout_s(environ=None) -> float:

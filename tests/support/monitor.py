@@ -1,44 +1,17 @@
-"""The monitor in integration tests: started on a free port under a test's prefix, its JSON read over HTTP, and the
+"""The monitor in integration tests: whether it read everything, and the
 fresh fold of the topics it reads (what its tables must equal)."""
 from __future__ import annotations
 
 import json
-import socket
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 from kafka import KafkaConsumer, TopicPartition
 
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.monitor_process import INPUTS
 from services.monitor.adapters import records
 from services.monitor.adapters.par_sheets import load_par_figures
 from services.monitor.core.plan import MonitorFold, plan_jackpot_events, plan_meters, plan_spin_events
 from shared.kafka import admin_client
 from shared.topics import JACKPOT_EVENTS, JACKPOT_METERS, SPIN_EVENTS
-
-INPUTS = (SPIN_EVENTS, JACKPOT_EVENTS, JACKPOT_METERS)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_monitor(bootstrap: str, prefix: str, port: int, log_dir: Path) -> ServiceProcess:
-    env = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix,
-           "REELSTREAM_MONITOR_PORT": str(port),
-           "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_MONITOR_DATADIR": str(log_dir / "monitor-data")}
-    return spawn("monitor", env=env, log_dir=log_dir)
-
-
-def get_json(port: int, path: str, timeout_s: float = 5.0):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout_s) as response:
-            return json.loads(response.read())
-    except (urllib.error.URLError, ConnectionError):
-        return None
 
 
 def read_inputs(bootstrap: str, prefix: str) -> dict[str, list]:

@@ -21,7 +21,7 @@ from shared.config import DEV_SESSION_SECRET
 from shared.events import envelope
 from shared.events import jackpot as jp
 from shared.session import issue_token
-from tests.support.monitor import free_port, get_json, start_monitor
+from reelstream.monitor_process import free_port, get_json, start_monitor
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "monitor"
 ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_SECRET": DEV_SESSION_SECRET,

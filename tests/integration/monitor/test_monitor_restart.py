@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 
 from reelstream.synthetic.publish import publish
 from reelstream.synthetic.samples import sample_events
-from tests.support.monitor import caught_up, free_port, fresh_fold, get_json, read_inputs, start_monitor
+from reelstream.monitor_process import free_port, get_json, start_monitor
+from tests.support.monitor import caught_up, fresh_fold, read_inputs
 
 
 def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold(kafka_bootstrap, fresh_prefix, tmp_path,
