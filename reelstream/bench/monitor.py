@@ -145,7 +145,8 @@ def command(
     """Monitor: lag at 50 spins/s (target < 5 s, 0 within 10 s of the load stopping) and msg/s vs the bare loop."""
     bootstrap = load_settings().kafka_bootstrap_servers
     workdir = Path(tempfile.mkdtemp(prefix="bench-monitor-"))
-    results = {"lag": lag(bootstrap, rate, seconds, workdir), "throughput": throughput(bootstrap, backlog_spins, workdir)}
+    results = {"lag": lag(bootstrap, rate, seconds, workdir),
+               "throughput": throughput(bootstrap, backlog_spins, workdir)}
     lagged = results["lag"]
     results["verdict"] = {"lag_under_5_s": lagged["lag_s_max"] < 5.0,
                           "caught_up_within_10_s": lagged["caught_up_after_load_s"] is not None

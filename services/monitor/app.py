@@ -19,7 +19,8 @@ from services.monitor.address import BIND_ENV, monitor_port
 from services.monitor.core import plan
 from services.monitor.web.routes import install_web
 from shared.config import Settings, load_settings
-from shared.events import HEADERS, encode
+from shared import records as provenance
+from shared.events import encode
 from shared.readiness import ready_line
 from shared.topics import JACKPOT_EVENTS, JACKPOT_METERS, MONITOR_ALERTS, SPIN_EVENTS
 
@@ -41,7 +42,8 @@ def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, 
         autodiscover=False, processing_guarantee="at_least_once", consumer_auto_offset_reset="earliest",
         broker_commit_interval=1.0, broker_commit_every=2_000, broker_session_timeout=session_timeout_s(),
         broker_heartbeat_interval=1.0, producer_acks=-1, table_cleanup_interval=60.0,
-        web_enabled=True, web_bind=os.environ.get(BIND_ENV, "127.0.0.1"), web_host="127.0.0.1", web_port=port, web_in_thread=False,
+        web_enabled=True, web_bind=os.environ.get(BIND_ENV, "127.0.0.1"), web_host="127.0.0.1", web_port=port,
+        web_in_thread=False,
         topic_allow_declare=True, topic_disable_leader=True, web_router_enabled=False, web_tables_enabled=False,
     )
     raw = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
@@ -53,7 +55,7 @@ def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, 
 
     async def send_alerts(planned: plan.Planned) -> None:
         for alert in alert_events.alerts_of(planned, pars):
-            await alerts_topic.send(key=alert.key, value=encode(alert), headers=HEADERS)
+            await alerts_topic.send(key=alert.key, value=encode(alert), headers=provenance.headers_for("monitor"))
             live.alerts_sent += 1
             log.warning("alert %s %s", alert.type, alert.subject)
 

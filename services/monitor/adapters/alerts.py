@@ -19,7 +19,8 @@ def rtp_alert(fact, crossing: sequential.Crossing, par: ParFigures) -> Envelope[
                         par_rtp=par.rtp, par_sd=par.sd, deviation_x_stake=crossing.deviation_x,
                         boundary_x_stake=crossing.boundary_x, family_alpha=sequential.ALPHA_FAMILY,
                         detected_at=broker_time(fact.at.broker_ms), **cell)
-    return envelope(data, source=SOURCE, time=data.detected_at, id=derived_id("rtp-out-of-band", fact.cell, crossing.side))
+    event_id = derived_id("rtp-out-of-band", fact.cell, crossing.side)
+    return envelope(data, source=SOURCE, time=data.detected_at, id=event_id)
 
 
 def drift_alert(fact, kind: str, expected_micro: int, found_micro: int) -> Envelope[Any]:

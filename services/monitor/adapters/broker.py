@@ -54,7 +54,8 @@ def _lags(admin, reader, prefix: str) -> dict[str, int]:
         if not committed:
             continue
         ends = reader.end_offsets(list(committed))
-        lags[group[len(prefix):]] = sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0)
+        lags[group[len(prefix):]] = sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items()
+                                        if meta.offset >= 0)
     return lags
 
 

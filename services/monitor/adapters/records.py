@@ -1,10 +1,12 @@
-"""Kafka records of the three topics the monitor reads → facts (decode errors are counted, never fatal: the
-projector puts such records on the dead-letter topics; the monitor only skips them)."""
+"""Kafka records of the three topics the monitor reads → facts. A record its topic's owner did not write, or one that
+does not decode, is counted and skipped — never applied (the services and the projector dead-letter such records;
+the monitor only reads)."""
 from __future__ import annotations
 
 from collections import Counter
 
 from services.monitor.core import facts as f
+from shared import records
 from shared.events import DecodeError, decode, may_be
 from shared.events.jackpot import JackpotMeter, JackpotWon
 from shared.events.spin import SpinRejected, SpinSettled
@@ -22,6 +24,10 @@ def _position(message, event_id: str = "") -> f.Position:
 
 
 def _decoded(topic: str, message):
+    problem = records.provenance_problem(topic, message.headers, message.value)
+    if problem is not None:
+        skipped[f"{topic}: {problem[:80]}"] += 1
+        return None
     try:
         return decode(message.value, expect_kind="event")
     except DecodeError as error:

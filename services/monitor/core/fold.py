@@ -18,7 +18,8 @@ RECENT_IDS = 1_024
 RECENT_POOL_EVENTS = 16
 
 
-def _applying(value: dict | None, empty: Callable[[], dict], facts: Iterable[Any], add: Callable[[dict, Any], None]) -> dict:
+def _applying(value: dict | None, empty: Callable[[], dict], facts: Iterable[Any],
+              add: Callable[[dict, Any], None]) -> dict:
     """A copy of `value` with every fact it has not applied yet added, in order."""
     value = _copy(value) if value else {**empty(), "pos": {}}
     for fact in facts:
@@ -58,7 +59,8 @@ def add_spins(value: dict | None, facts: Iterable[SpinFact]) -> dict:
 
 def merge_stats(into: dict, other: dict) -> None:
     """Sum window or cell stats (for pages that add cells up); `pos` is not summed."""
-    for key in ("spins", "wagered_minor", "house_win_minor", "pool_win_minor", "hits", "return_micro", "stake_sq_minor"):
+    for key in ("spins", "wagered_minor", "house_win_minor", "pool_win_minor", "hits", "return_micro",
+                "stake_sq_minor"):
         into[key] += other[key]
     latency.merge(into["latency"], other["latency"])
 

@@ -35,7 +35,8 @@ def share_table(network: NetworkConfig, fixed_hundredths: dict[str, int], levels
     rows = []
     for pool in network.pools:
         level_minor = (levels.get(pool.pool_id) or {}).get("level_minor")
-        pool_part = None if level_minor is None else payout_minor(pool.payout, level_minor * MICRO_PER_MINOR, stake_minor)
+        pool_part = (None if level_minor is None
+                     else payout_minor(pool.payout, level_minor * MICRO_PER_MINOR, stake_minor))
         fixed = fixed_hundredths.get(pool.tier, 0) * stake_minor // 100
         rows.append({"tier": pool.tier, "name": pool.name, "fixed_minor": fixed,
                      "share_ppm": share_ppm(pool.payout, stake_minor), "pool_part_minor": pool_part,

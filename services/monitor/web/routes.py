@@ -191,8 +191,8 @@ def _prometheus(ops: dict) -> str:
     lines += [f'reelstream_records_read_total{{topic="{t}"}} {n}' for t, n in ops["records_read"].items()]
     lines += [f'reelstream_consumer_lag_records{{group="{g}"}} {n}' for g, n in ops["lag_by_group"].items()]
     lines += [f'reelstream_spin_rejections_total{{code="{c}"}} {n}' for c, n in ops["rejections"].items()]
-    lines += [f'reelstream_dead_letters_total{{topic="{_label(d["topic"])}",reason="{_label(d["reason"])}"}} {d["count"]}'
-              for d in ops["dead_letters"]]
+    lines += [f'reelstream_dead_letters_total{{topic="{_label(d["topic"])}",reason="{_label(d["reason"])}"}} '
+              f'{d["count"]}' for d in ops["dead_letters"]]
     for game, rtp in ops["rtp_by_game"].items():
         if rtp["rtp"] is not None:
             lines.append(f'reelstream_observed_rtp{{game="{game}"}} {rtp["rtp"]}')

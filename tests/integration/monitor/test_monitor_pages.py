@@ -80,7 +80,8 @@ def test_the_meter_page_ticks_up_with_spins_shows_a_forced_win_and_the_ops_page_
         forced = _forced_win(1_234_567)
         publish(kafka_bootstrap, forced, lambda topic: fresh_prefix + topic)
         claim = str(forced[0].envelope.data.claim_id)
-        row = eventually(lambda: browser.find_elements(By.CSS_SELECTOR, f'#wins-stjernestoev li[data-claim="{claim}"]'), 20)
+        selector = f'#wins-stjernestoev li[data-claim="{claim}"]'
+        row = eventually(lambda: browser.find_elements(By.CSS_SELECTOR, selector), 20)
         assert "12.345,67" in row[0].text and "kr" in row[0].text  # DKK as Danes read it
         assert "€" in browser.find_element(By.ID, "pool-dm-green").text
         time.sleep(1.0)  # let the count-up animation settle before the picture

@@ -34,8 +34,8 @@ def _broken_pools(samples: list[Sample]) -> Sample:
     moved = next(s.envelope for s in samples if s.envelope.type == "reelstream.jackpot.contributions-applied.v1")
     movements = tuple(m.model_copy(update={"opening_micro": 1, "closing_micro": 1 + m.contributions_micro})
                       for m in moved.data.movements)
-    return Sample("jackpot.events", moved.model_copy(update={"id": derived_id("broken"),
-                                                             "data": moved.data.model_copy(update={"movements": movements})}))
+    data = moved.data.model_copy(update={"movements": movements})
+    return Sample("jackpot.events", moved.model_copy(update={"id": derived_id("broken"), "data": data}))
 
 
 def _alerts(bootstrap: str, topic: str) -> list:
@@ -63,7 +63,8 @@ def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold_and_alerts_a
     try:
         monitor.wait_ready(60)
         eventually(lambda: (get_json(port, "/api/ops") or {}).get("records_read", {}).get("spin.events", 0) > 0, 30)
-        publish(kafka_bootstrap, samples[half:] + _skewed(samples, 1_500) + [broken], lambda topic: fresh_prefix + topic)
+        rest = samples[half:] + _skewed(samples, 1_500) + [broken]
+        publish(kafka_bootstrap, rest, lambda topic: fresh_prefix + topic)
         monitor.kill()
         monitor = start_monitor(kafka_bootstrap, fresh_prefix, port, tmp_path)
         monitor.wait_ready(60)

@@ -30,7 +30,8 @@ CELL = "rising-joker|100|EUR|op-1"
 
 
 def test_a_redelivered_batch_changes_nothing():
-    batch = [_spin(0, 1_000, house_win=50), _spin(1, 2_000), RejectionFact(Position(0, 2, T0 + 3_000, "r"), "STAKE_LOCKED")]
+    rejected = RejectionFact(Position(0, 2, T0 + 3_000, "r"), "STAKE_LOCKED")
+    batch = [_spin(0, 1_000, house_win=50), _spin(1, 2_000), rejected]
     assert _fold(batch).tables == _fold(batch, batch, batch[1:]).tables
 
 

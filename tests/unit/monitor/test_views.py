@@ -22,7 +22,8 @@ def test_at_one_euro_green_pays_fifty_euro_fixed_and_five_percent_of_its_pool():
 def test_from_twenty_euro_a_tier_takes_its_whole_pool():
     rows = views.share_table(DM, FIXED, {"dm-diamond": {"level_minor": 2_500_000}}, 2_000)
     diamond = next(row for row in rows if row["tier"] == "diamond")
-    assert (diamond["share_ppm"], diamond["pool_part_minor"], diamond["fixed_minor"]) == (1_000_000, 2_500_000, 10_000_000)
+    figures = (diamond["share_ppm"], diamond["pool_part_minor"], diamond["fixed_minor"])
+    assert figures == (1_000_000, 2_500_000, 10_000_000)
     assert next(row for row in rows if row["tier"] == "green")["pool_part_minor"] is None  # no meter read yet
 
 
