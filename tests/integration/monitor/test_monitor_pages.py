@@ -1,8 +1,8 @@
 """Scenario: a platform (wallet, jackpot, spin) and the monitor run on fresh topics. A browser opens the meter page;
 a player's spins raise the Diamond Mystery pools, and the page's level rises without a reload; a forced Supernova win
 (a JackpotWon and its meter, written with the project's models as the jackpot service would) appears in the
-Stjernestøv winners list; the ops page opens and shows the spins. Screenshots of both pages are kept (and written to
-docs/monitor/ with REELSTREAM_UPDATE_SCREENSHOTS=1)."""
+Stjernestøv winners list; the ops page opens and shows the spins, and says so plainly once the monitor is gone.
+Screenshots of both pages are kept (and written to docs/monitor/ with REELSTREAM_UPDATE_SCREENSHOTS=1)."""
 from __future__ import annotations
 
 import os
@@ -92,6 +92,10 @@ def test_the_meter_page_ticks_up_with_spins_shows_a_forced_win_and_the_ops_page_
         eventually(lambda: "rising-joker" in browser.find_element(By.ID, "rtp").text, 20)
         assert get_json(port, "/api/ops")["rtp_by_game"]["rising-joker"]["spins"] == 5
         _shot(browser, tmp_path, "ops.png")
+
+        services[-1].stop()  # the monitor goes away: the page says so instead of showing stale figures as live
+        eventually(lambda: browser.find_element(By.ID, "state").get_attribute("data-state") == "down", 20)
+        assert browser.find_element(By.ID, "down").is_displayed()
     finally:
         if client is not None:
             client.close()
