@@ -49,6 +49,7 @@ class ChaosPlan:
     seed: int = 7
     broker_restart: bool = True
     postgres_stop_s: float = 10.0
+    fuzz: int = 0  # hostile records written over every input topic during the run (reelstream/chaos/fuzz.py)
     deadline_s: float = 1200.0
 
 
@@ -70,6 +71,9 @@ class ChaosReport:
     deposits: int = 0
     withdrawals: int = 0
     restarts: int = 0
+    fuzzed: int = 0
+    quarantined: int = 0
+    final_spin: str = ""
     faults: list[Fault] = field(default_factory=list)
     answers_per_request_max: int = 0
     unanswered: int = 0
@@ -79,7 +83,8 @@ class ChaosReport:
 
     @property
     def passed(self) -> bool:
-        return not self.discrepancies and self.unanswered == 0 and self.answers_per_request_max == 1
+        final_ok = self.final_spin in ("", "settled")
+        return not self.discrepancies and self.unanswered == 0 and self.answers_per_request_max == 1 and final_ok
 
     def gaps(self) -> dict[str, float | None]:
         values = [fault.answer_gap_s for fault in self.faults if fault.answer_gap_s is not None]
@@ -113,6 +118,17 @@ class Supervisor:
     def kill(self, name: str) -> None:
         with self._lock:
             self.processes[name].kill()
+
+    def restart_all(self) -> None:
+        """Stop every service cleanly and wait until each is back and ready (each restore meets all that was
+        written)."""
+        with self._lock:
+            for name, process in self.processes.items():
+                process.stop()
+                self.processes[name] = self._spawn(name)
+                self.restarts += 1
+            for process in self.processes.values():
+                process.wait_ready(300)
 
     def _watch(self) -> None:
         while not self._stop.wait(0.1):
@@ -283,6 +299,10 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
     try:
         supervisor.start()
         _load_with_faults(settings, plan, supervisor, report, echo)
+        if plan.fuzz:
+            echo("chaos: restarting every service, then one normal spin")
+            supervisor.restart_all()
+            report.final_spin = _normal_spin(settings)
         report.restarts = supervisor.restarts
         _check(settings, report, echo, deadline=time.monotonic() + 300)
     finally:
@@ -302,16 +322,68 @@ def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Superviso
     injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
     clients = [threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
                for index in range(plan.clients)]
+    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report), name="chaos-fuzz", daemon=True)
     injector.start()
+    fuzzer.start()
     for client in clients:
         client.start()
     for client in clients:
         client.join()
     injector.join(timeout=120)
+    fuzzer.join(timeout=300)
     for fault in report.faults:
         after = [at for at in load.answered_at if at - faults.started > fault.at_s]
         fault.answer_gap_s = round(min(after) - faults.started - fault.at_s, 3) if after else None
     _count_answers(settings, load.request_ids, report)
+
+
+FUZZED_TOPICS = ("spin.requests", "wallet.commands", "jackpot.commands", "wallet.events", "jackpot.events",
+                 "spin.jackpot-answers", "spin.journal", "spin.events")
+
+
+def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
+    """`count` hostile records drawn by hypothesis, written while the load runs."""
+    if count <= 0:
+        return
+    from hypothesis import HealthCheck, Phase, given
+    from hypothesis import settings as hypothesis_settings
+
+    from reelstream.chaos.fuzz import hostile
+
+    drawn: list = []
+    examples = hypothesis_settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+                                   suppress_health_check=list(HealthCheck))
+
+    @examples
+    @given(hostile(FUZZED_TOPICS, tuple(f"chaos-{n}-0" for n in range(4))))
+    def draw(item) -> None:
+        drawn.append(item)
+
+    draw()
+    writer = producer(settings.kafka_bootstrap_servers, client_id="chaos-fuzzer", max_request_size=2_000_000)
+    try:
+        for item in drawn[:count]:
+            writer.send(settings.topic(item.topic), key=item.key, value=item.value, headers=item.headers)
+            report.fuzzed += 1
+        writer.flush(120)
+    finally:
+        writer.close(10)
+
+
+def _normal_spin(settings: Settings) -> str:
+    """After every service restarted: a normal spin must still settle."""
+    player = "chaos-0-0"
+    token = issue_token(settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
+    with ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers,
+                          topic_prefix=settings.topic_prefix) as client:
+        client.deposit(player, 1_000, "EUR", timeout_s=60)
+        for _ in range(4):
+            try:
+                answer = client.spin(player, "rising-joker", 10, "EUR", token, timeout_s=30)
+            except SpinTimeout:
+                continue
+            return "settled" if isinstance(answer, Settled) else f"rejected {answer.code}"
+    return "unanswered"
 
 
 def _count_answers(settings: Settings, request_ids: list[uuid.UUID], report: ChaosReport) -> None:
@@ -343,6 +415,7 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
         run = audit_platform(settings, Scope())
         report.discrepancies = [str(item) for item in run.discrepancies]
         report.projection = run.projection
+        report.quarantined = len(run.result.facts.quarantined)
         if not report.discrepancies or time.monotonic() > deadline:
             return
         echo(f"chaos: audit found {len(report.discrepancies)} discrepancies ({run.projection}); again in 5 s")
@@ -369,12 +442,14 @@ def _write_report(report: ChaosReport, out_dir: Path) -> None:
                  ("retries after a timeout", report.retries), ("deposits", report.deposits),
                  ("withdrawals", report.withdrawals), ("faults injected", len(report.faults)),
                  ("service restarts by the supervisor", report.restarts),
+                 ("hostile records written", report.fuzzed), ("records the audit set aside as untrusted", report.quarantined),
                  ("requests without an answer", report.unanswered),
                  ("most distinct answers of one request", report.answers_per_request_max),
                  ("audit discrepancies", len(report.discrepancies)))),
              "", f"Answer gap after a fault: p50 {gaps['p50_s']} s, max {gaps['max_s']} s.", "",
              "| fault | at (s) | answer gap (s) |", "|---|---:|---:|",
              *(f"| {fault.kind} | {fault.at_s} | {fault.answer_gap_s} |" for fault in report.faults),
-             "", f"Projection: {report.projection}.", ""]
+             "", f"Projection: {report.projection}.", f"Normal spin after restarting every service: "
+             f"{report.final_spin or 'not asked (no fuzz)'}.", ""]
     lines += [f"- {item}" for item in report.discrepancies[:50]]
     (out_dir / "chaos.md").write_text("\n".join(lines) + "\n")

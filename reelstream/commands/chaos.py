@@ -15,13 +15,15 @@ def app(
     broker_restart: bool = typer.Option(True, "--broker-restart/--no-broker-restart",
                                         help="Restart the local broker once (local infrastructure only)."),
     postgres_stop_s: float = typer.Option(10.0, min=0, max=600, help="Stop PostgreSQL once for this long (0: never)."),
+    fuzz: int = typer.Option(0, min=0, max=10_000_000, help="Hostile records to write over every input topic; then "
+                             "every service is restarted and one normal spin must settle."),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
     from reelstream.chaos.run import ChaosPlan, run_chaos
 
     plan = ChaosPlan(spins=spins, kills=kills, clients=clients, seed=seed, broker_restart=broker_restart,
-                     postgres_stop_s=postgres_stop_s)
+                     postgres_stop_s=postgres_stop_s, fuzz=fuzz)
     report = run_chaos(plan, out, echo=typer.echo)
     gaps = report.gaps()
     typer.echo(f"{'passed' if report.passed else 'FAILED'}: {report.requests} requests, {report.settled} settled, "
