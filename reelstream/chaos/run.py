@@ -318,7 +318,7 @@ def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Superviso
                       echo: Echo) -> None:
     done = threading.Event()
     load, faults = Load(settings, plan, report, done), Faults(plan, supervisor, report, echo)
-    deadline = time.monotonic() + plan.deadline_s
+    deadline = time.monotonic() + max(plan.deadline_s, plan.spins / 5)  # a long run gets its time
     injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
     clients = [threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
                for index in range(plan.clients)]
