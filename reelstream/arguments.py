@@ -108,3 +108,9 @@ def one_of(text: str, choices: tuple[str, ...]) -> str:
     if text not in choices:
         raise _bad(f"{text!r} is not one of {', '.join(choices)}")
     return text
+
+
+def bounded_text(text: str, max_length: int) -> str:
+    if len(text) > max_length:
+        raise _bad(f"at most {max_length} characters, got {len(text)}")
+    return text

@@ -84,7 +84,7 @@ def print_tables(views: list[View], units: Units, console: Console) -> None:
     for view in views:
         columns = [Column(c.key, _header(c, units), c.kind, c.priority) for c in view.columns]
         cells = [[_text(row.get(c.key), units) for c in view.columns] for row in view.rows]
-        table, hidden, width = fitted(columns, cells, view.title, console, console.width)
+        table, hidden, width = fitted(columns, cells, view.title, console.width)
         if view.rows:
             console.print(table, width=width)
         elif view.title:

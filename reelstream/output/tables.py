@@ -1,38 +1,70 @@
-"""Tables that fit the terminal: numbers and times are never cut or wrapped; words may wrap; when even that does not
-fit, the columns of lowest priority are dropped (and named under the table)."""
+"""Tables that fit the terminal: numbers and times are never cut or wrapped (their columns get their full width),
+headers and words may wrap; when even that does not fit, the columns of lowest priority are dropped (and named
+under the table)."""
 from __future__ import annotations
 
+import textwrap
+
 from rich import box
-from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 
 from reelstream.output.cells import Column
 
+GAP = 3  # between two columns: one space of padding on each side and the (blank) separator
+TEXT_MIN = 16  # a word longer than this (a long id) may be folded rather than push numbers out
 
-def _table(columns: list[Column], cells: list[list[str]], title: str | None) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
-    for index, column in enumerate(columns):
-        rigid = column.kind != "text"
-        longest = max((len(row[index]) for row in cells), default=0)
-        table.add_column(column.header, justify="right" if column.right_aligned else "left", no_wrap=rigid,
-                         overflow="fold", min_width=longest if rigid else None)
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
+
+
+def min_width(column: Column, cells: list[str]) -> int:
+    header = _longest_word(column.header)
+    if column.kind != "text":
+        return max(header, *(len(cell) for cell in cells)) if cells else header
+    return max(header, min(TEXT_MIN, max((_longest_word(cell) for cell in cells), default=0)))
+
+
+def natural_width(column: Column, cells: list[str]) -> int:
+    return max(len(column.header), *(len(cell) for cell in cells)) if cells else len(column.header)
+
+
+def _table(columns: list[Column], cells: list[list[str]], widths: list[int], title: str | None) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
+    for column, width in zip(columns, widths):
+        header = "\n".join(textwrap.wrap(column.header, width, break_long_words=True))
+        table.add_column(header, justify="right" if column.right_aligned else "left",
+                         no_wrap=column.kind != "text", overflow="fold", width=width)
     for row in cells:
         table.add_row(*row)
     return table
 
 
-def fitted(columns: list[Column], cells: list[list[str]], title: str | None, console: Console,
+def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
            width: int) -> tuple[Table, list[Column], int]:
     """The table at `width`, the columns it had to drop, and the width to print it at (wider than `width` only when
     the columns that are never dropped cannot fit: then it overflows rather than cut a number)."""
+    least = [min_width(column, [row[i] for row in cells]) for i, column in enumerate(columns)]
     shown = list(range(len(columns)))
     droppable = sorted((i for i, c in enumerate(columns) if c.priority is not None),
                        key=lambda i: (columns[i].priority, -i))
-    while True:
-        table = _table([columns[i] for i in shown], [[row[i] for i in shown] for row in cells], title)
-        need = Measurement.get(console, console.options.update_width(10_000), table).minimum
-        if need <= width or not droppable:
-            hidden = [c for i, c in enumerate(columns) if i not in shown]
-            return table, hidden, max(width, need)
+    while sum(least[i] for i in shown) + GAP * (len(shown) - 1) > width and droppable:
         shown.remove(droppable.pop(0))
+    widths = {i: least[i] if columns[i].kind != "text" else natural_width(columns[i], [row[i] for row in cells])
+              for i in shown}
+    _narrow_words(widths, {i: least[i] for i in shown}, width - GAP * (len(shown) - 1))
+    need = sum(widths.values()) + GAP * (len(shown) - 1)
+    table = _table([columns[i] for i in shown], [[row[i] for i in shown] for row in cells],
+                   [widths[i] for i in shown], title)
+    hidden = [c for i, c in enumerate(columns) if i not in shown]
+    return table, hidden, max(width, need)
+
+
+def _narrow_words(widths: dict[int, int], least: dict[int, int], room: int) -> None:
+    """Narrow the widest wrappable columns, one character at a time, until the table fits or none can narrow."""
+    while sum(widths.values()) > room:
+        narrowable = [i for i in widths if widths[i] > least[i]]
+        if not narrowable:
+            return
+        widest = max(narrowable, key=lambda i: (widths[i] - least[i], -i))
+        widths[widest] -= 1
