@@ -114,3 +114,19 @@ def bounded_text(text: str, max_length: int) -> str:
     if len(text) > max_length:
         raise _bad(f"at most {max_length} characters, got {len(text)}")
     return text
+
+
+def reset_target(text: str) -> str:
+    """earliest | latest | offset:N | time:<ISO 8601> (what `ops reset-group --to` moves a group to)."""
+    if text in ("earliest", "latest"):
+        return text
+    if text.startswith("offset:"):
+        offset(text[7:])
+        return text
+    if text.startswith("time:"):
+        try:
+            datetime.fromisoformat(text[5:])
+        except ValueError:
+            raise _bad(f"{text[5:]!r} after time: is not an ISO 8601 time (e.g. 2026-11-30T07:40:00+00:00)") from None
+        return text
+    raise _bad(f"{text!r}: use earliest, latest, offset:N or time:<ISO 8601>")
