@@ -23,15 +23,43 @@ class AuditRun:
     report: dict[str, Path] | None = None
 
 
+Progress = Callable[[str, int, int | None], None]  # (phase, done, total or None)
+
+
+def counting(lookup: EngineLookup, phase: str, total: int, progress: Progress) -> EngineLookup:
+    """The same engine lookup, reporting each spin re-derived (the audit core looks the engine up once per spin)."""
+    done = 0
+
+    def counted(game: str, model_version: str):
+        nonlocal done
+        done += 1
+        if done % 50 == 0 or done == total:
+            progress(phase, min(done, total), total)
+        return lookup(game, model_version)
+
+    return counted
+
+
+def records_behind(records: list, positions: dict[tuple[str, int], int]) -> int:
+    """Records read by the audit that the projector has not reached: transaction markers occupy offsets but are
+    not records, so an idle platform is 0 behind even when the projector's position sits before a marker."""
+    return sum(1 for r in records if r.offset >= positions.get((r.topic, r.partition), 0))
+
+
 def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None, with_projection: bool = True,
-                   lookup: EngineLookup = default_lookup, progress: Callable[[int, int], None] | None = None) -> AuditRun:
-    records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, progress=progress)
-    result = run_audit(records, scope, lookup=lookup)
+                   lookup: EngineLookup = default_lookup, progress: Progress = lambda phase, done, total: None) -> AuditRun:
+    records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
+                                       progress=lambda done, total: progress("reading topics", done, total))
+    spins_at_most = sum(1 for r in records if r.topic == "spin.events")
+    progress("re-deriving spins", 0, spins_at_most)
+    result = run_audit(records, scope, lookup=counting(lookup, "re-deriving spins", spins_at_most, progress))
+    progress("re-deriving spins", spins_at_most, spins_at_most)
     found = list(result.discrepancies)
     status = "not compared (--no-projection)"
     if with_projection:
         from services.audit.adapters.projection_db import read_snapshot_sync
 
+        progress("comparing the projection", 0, None)
         try:
             snapshot = read_snapshot_sync(settings.database_url, settings.topic_prefix)
         except Exception as error:  # noqa: BLE001 - an unreadable projection is a finding, not a crash
@@ -40,12 +68,13 @@ def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None
         else:
             projection_found = compare_projection(result, snapshot, end_offsets)
             found += projection_found
-            lag = sum(max(0, end - snapshot.positions.get(key, 0)) for key, end in end_offsets.items())
+            lag = records_behind(records, snapshot.positions)
             status = f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"
     found.sort(key=sort_key)
     run = AuditRun(result, found, status, end_offsets)
     if out_dir is not None:
         from services.audit.adapters.report import write_report
 
+        progress("writing the report", 0, None)
         run.report = write_report(result, found, out_dir, status)
     return run
