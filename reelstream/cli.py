@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -14,7 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 import typer
 from typer._click.core import Command
 from typer.core import TyperGroup as Group
-from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 
 app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services for two slot games.", no_args_is_help=True)
 
@@ -37,6 +38,7 @@ _GROUPS = {
     "bench": "Benchmarks that print ratios against baselines measured in the same run.",
 }
 EXIT_USAGE = 2
+_NEGATIVE = re.compile(r"^-\d[\d.,_]*$")
 
 
 def package_version() -> str:
@@ -91,14 +93,10 @@ def leaf_commands(group: Group | None = None, path: tuple[str, ...] = ()) -> Ite
 
 @functools.cache
 def command() -> Group:
-    """The click command tree, with the CLI-wide conventions applied once: flags show no `<bool>` type in help, and
-    commands that take amounts read `-500` as a (refused) amount instead of an unknown option."""
+    """The click command tree, with the CLI-wide convention applied once: flags show no `<bool>` type in help."""
     root = typer.main.get_command(app)
     for node in _every_node(root):
         _no_bool_metavars(node)
-        if any(param.name and param.name.startswith("amount") and param.param_type_name == "argument"
-               for param in node.params):
-            node.context_settings["ignore_unknown_options"] = True
     return root
 
 
@@ -123,24 +121,30 @@ def _no_bool_metavars(node: Command) -> None:
     node.get_help_option = help_option
 
 
-def _one_line(error: UsageError) -> str:
+def _one_line(error: UsageError, argv: Sequence[str]) -> str:
     where = error.ctx.command_path if error.ctx is not None else "reelstream"
     message = " ".join(error.format_message().split())
+    if isinstance(error, NoSuchOption):
+        negative = next((token for token in argv if _NEGATIVE.match(token)
+                         and token.startswith(error.option_name)), None)
+        if negative is not None:
+            message = (f"{negative} is read as an option: amounts are positive whole numbers of minor units "
+                       "(1050 for 10.50), and a debit is a withdrawal")
     hint = " (see --help)" if error.ctx is not None else ""
     return f"{where}: error: {message}{hint}"
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on argv and return its exit code; exceptions that are not about the arguments propagate."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = command().main(list(sys.argv[1:] if argv is None else argv), prog_name="reelstream",
-                              standalone_mode=False)
+        code = command().main(argv, prog_name="reelstream", standalone_mode=False)
     except NoArgsIsHelpError as error:
         if error.format_message().strip():
             typer.echo(error.format_message(), err=True)
         return EXIT_USAGE
     except UsageError as error:
-        typer.echo(_one_line(error), err=True)
+        typer.echo(_one_line(error, argv), err=True)
         return EXIT_USAGE
     except typer.Abort:
         typer.echo("aborted", err=True)

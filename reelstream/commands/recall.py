@@ -8,6 +8,8 @@ import sys
 import typer
 from rich.console import Console
 
+from reelstream import arguments
+
 _console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
 
@@ -40,7 +42,7 @@ async def _from_projection(player: str, last: int) -> list[dict]:
 
 
 def app(
-    player: str = typer.Option(..., help="The pseudonymous player id."),
+    player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id."),
     last: int = typer.Option(10, min=1, max=1000, help="How many games, newest first."),
     source: str = typer.Option("topics", help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
