@@ -70,7 +70,7 @@ WIN_COLUMNS = [Column("won_at", "won at", "time"), Column("player_id", "player")
                Column("tier", "tier", priority=2), Column("amount", "amount", "money"),
                Column("share_ppm", "share ppm", "number", priority=1),
                Column("level_before", "level before", "money", priority=3),
-               Column("request_id", "spin request", priority=0), Column("proof", "proof (record)", priority=5)]
+               Column("request_id", "spin request", "code", priority=0), Column("proof", "proof (record)", "code", priority=5)]
 
 
 def win_rows(records: list) -> list[dict]:

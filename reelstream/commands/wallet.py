@@ -171,7 +171,7 @@ def balance(player_id: str = _PLAYER, format: Format = FORMAT, units: Units = UN
 
 
 HISTORY_COLUMNS = [Column("recorded_at", "recorded at", "time"), Column("event", "event", priority=5),
-                   Column("transaction_id", "transaction", priority=1), Column("currency", "currency", priority=2),
+                   Column("transaction_id", "transaction", "code", priority=1), Column("currency", "currency", priority=2),
                    Column("amount", "amount", "money"), Column("balance_after", "balance after", "money", priority=4)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["text", "number", "money", "time", "flag"]
+Kind = Literal["text", "code", "number", "money", "time", "flag"]  # code: an id or reference, never wrapped
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def _rtp(body: dict[str, Any]) -> Section:
 
 def _findings(body: dict[str, Any]) -> Section:
     if not body["discrepancies"]:
-        return Section("Findings", [f"None: every one of the {len(body['checks'])} checks (listed at the end) passed."])
+        return Section("Findings", [f"No finding: every one of the {len(body['checks'])} checks (listed at the end) passed."])
     table = [["check", "subject", "detail", "where"]]
     table += [[d["check"], d["subject"], d["detail"], d.get("where") or "-"] for d in body["discrepancies"]]
     return Section("Findings", [f"{body['discrepancy_count']} discrepancies."], table)
