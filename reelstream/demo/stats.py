@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
+from shared.money import format_minor
+
 
 @dataclass
 class PlayerView:
@@ -36,12 +38,13 @@ class DemoStats:
         view.staked_minor += stake_minor
         view.won_minor += win_minor
         view.balance_minor = balance_minor
-        view.last = f"stake {stake_minor} → win {win_minor}"
+        view.last = f"{format_minor(win_minor, view.currency)} on {format_minor(stake_minor, view.currency)}"
         self.latencies_ms.append(latency_ms)
         for award in awards:
             self.jackpots.append(f"{player_id}: {award}")
         if win_minor >= 50 * stake_minor:
-            self.big_wins.append(f"{player_id}: {win_minor / stake_minor:.0f}× stake ({win_minor} minor)")
+            self.big_wins.append(f"{player_id}: {win_minor / stake_minor:.0f}× stake, "
+                                 f"{format_minor(win_minor, view.currency)}")
 
     def rejected(self, player_id: str, code: str, latency_ms: float) -> None:
         view = self.players[player_id]
