@@ -61,7 +61,20 @@ def app(
     for game in games:
         _console.print(f"\n[bold]{game['game']}[/bold] request {game['request_id']} at {game['settled_at']} "
                        f"(model {game['model_version']}, seed {game['seed'][:16]}…)")
-        for step in game["steps"]:
-            name = step["step"]
-            details = {k: v for k, v in step.items() if k != "step"}
-            _console.print(f"  - {name}: {json.dumps(details, default=str)}", markup=False)
+        _print_steps(game)
+
+
+def _print_steps(game: dict) -> None:
+    from reelstream.output.boards import rising_joker_grid
+
+    wins = next((step["wins"] for step in game["steps"] if step["step"] == "line wins"), [])
+    for step in game["steps"]:
+        name = step["step"]
+        if game["game"] == "rising-joker" and isinstance(step.get("board"), list):
+            last_board = name == "joker expands" or not any(s["step"] == "joker expands" for s in game["steps"])
+            _console.print(f"  - {name}:", markup=False)
+            for line in rising_joker_grid(step["board"], wins if last_board else []):
+                _console.print(f"      {line}", markup=False)
+            continue
+        details = {k: v for k, v in step.items() if k != "step"}
+        _console.print(f"  - {name}: {json.dumps(details, default=str)}", markup=False)
