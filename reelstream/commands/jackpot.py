@@ -20,12 +20,12 @@ from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
 app = typer.Typer(no_args_is_help=True)
 console = Console(highlight=False)
 
-POOL_COLUMNS = [Column("network_id", "network", priority=3), Column("pool_id", "pool"),
-                Column("status", "status", priority=4), Column("currency", "currency", priority=0),
-                Column("level", "level", "money"), Column("contributions", "contributions", "money", priority=2),
-                Column("seeds", "seeds", "money", priority=1), Column("paid", "paid", "money", priority=2),
-                Column("wins", "wins", "number", priority=5), Column("last_winner", "last winner", priority=3),
-                Column("last_win", "last win", "money", priority=3), Column("as_of", "as of", "time", priority=1)]
+POOL_COLUMNS = [Column("network_id", "network", priority=6), Column("pool_id", "pool"),
+                Column("status", "status", priority=3), Column("currency", "currency", priority=0),
+                Column("level", "level", "money"), Column("contributions", "contributions", "money", priority=5),
+                Column("seeds", "seeds", "money", priority=1), Column("paid", "paid", "money", priority=4),
+                Column("wins", "wins", "number", priority=2), Column("last_winner", "last winner", priority=2),
+                Column("last_win", "last win", "money", priority=2), Column("as_of", "as of", "time", priority=0)]
 LIABILITY_COLUMNS = [Column("network_id", "network"), Column("operator_id", "operator"),
                      Column("currency", "currency", priority=0), Column("contributed", "contributed", "money"),
                      Column("paid", "paid to its players", "money"), Column("net", "net", "money")]

@@ -173,7 +173,7 @@ def dlq_list(
     emit(View("dead_letter_topics", DLQ_SUMMARY, rows, title="dead-letter topics"), format, units, console)
 
 
-GROUP_COLUMNS = [Column("group", "group"), Column("state", "state", priority=3),
+GROUP_COLUMNS = [Column("group", "group", "code"), Column("state", "state", priority=3),
                  Column("members", "members", "number", priority=2), Column("topic", "topic"),
                  Column("partition", "part", "number"), Column("committed", "committed", "number", priority=1),
                  Column("end", "end (stable)", "number", priority=1), Column("lag", "lag", "number"),

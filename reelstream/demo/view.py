@@ -19,7 +19,7 @@ def live_view(stats: DemoStats, elapsed_s: float, duration_s: float) -> Group:
         players.add_row(view.player_id, str(view.spins), format_minor(view.balance_minor or 0, view.currency),
                         format_minor(view.won_minor, view.currency), view.last)
     meters = Table.grid(padding=(0, 2))
-    cells = [f"{pool_id} {format_minor(level_minor, currency):>14}"
+    cells = [f"{pool_id:<13}{format_minor(level_minor, currency):>15}"
              for pool_id, (currency, level_minor) in sorted(stats.meters.items())]
     for index in range(0, len(cells), 2):
         meters.add_row(*cells[index:index + 2])
