@@ -94,9 +94,13 @@ def leaf_commands(group: Group | None = None, path: tuple[str, ...] = ()) -> Ite
 @functools.cache
 def command() -> Group:
     """The click command tree, with the CLI-wide convention applied once: flags show no `<bool>` type in help."""
+    from reelstream.argument_checks import attach
+
     root = typer.main.get_command(app)
     for node in _every_node(root):
         _no_bool_metavars(node)
+    for path, leaf in leaf_commands(root):
+        attach(path, leaf)
     return root
 
 

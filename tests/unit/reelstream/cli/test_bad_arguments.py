@@ -30,6 +30,14 @@ BAD = {
     "[PREFIX]": st.sampled_from(["a b", "x" * 65, "p/"]),
     "NETWORK_ID": st.sampled_from(["a b", "x" * 65]),
     "GROUP": st.sampled_from(["a b", "x" * 65]),
+    "GAME": st.sampled_from(["poker", "", "Rising-Joker"]),
+    "STOPS": st.sampled_from(["abc", "1,2,3", "1,2,3,4,5,6", "-1,0,0,0,0", "99999,1,1,1,1"]),
+    "SEED_HEX": st.sampled_from(["zz", "ab" * 31, "AB" * 32]),
+    "STATE_JSON": st.sampled_from(["{", "[]", "nope"]),
+    "MODEL_VERSION": st.sampled_from(["nope", "v0", "stjernestoev-v1"]),
+    "SPINS": st.sampled_from(["0", "-5", "x", "1" + "0" * 12]),
+    "PROCS": st.sampled_from(["0", "65", "x"]),
+    "STAKE_MINOR": st.sampled_from(["0", "-100", "x", "7"]),
 }
 CHOICE_BAD = st.sampled_from(["xml", "", "TABLE!"])
 NUMBER_BAD = st.sampled_from(["abc", "1.2.3", INT64_OVER + "0" * 5, "-"])
@@ -100,7 +108,8 @@ def test_every_command_takes_part():
     assert len(COMMANDS) >= 40
     # Every command refuses an unknown option (below); these have a value to get wrong as well.
     for expected in [("wallet", "deposit"), ("wallet", "players"), ("ops", "groups"), ("ops", "replay"),
-                     ("reports", "ggr"), ("jackpot", "wins"), ("audit",), ("recall",)]:
+                     ("reports", "ggr"), ("jackpot", "wins"), ("audit",), ("recall",), ("math", "evaluate"),
+                     ("math", "simulate")]:
         assert expected in covered, expected
 
 
