@@ -4,13 +4,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from datetime import datetime
+from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from reelstream import arguments
+from reelstream.output import UNITS, Column, Format, Money, Units, View, emit
 
-_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+_console = Console(highlight=False)
 
 
 def _from_topics(player: str) -> list[dict]:
@@ -41,40 +44,55 @@ async def _from_projection(player: str, last: int) -> list[dict]:
     return [dict(row) for row in reversed(rows)]
 
 
+RECALL_COLUMNS = [Column("settled_at", "settled at", "time"), Column("game", "game", priority=2),
+                  Column("request_id", "request", "code", priority=1), Column("stake", "stake", "money"),
+                  Column("win", "win", "money"), Column("balance_after", "balance after", "money", priority=3)]
+
+
+def _summary_rows(games: list[dict]) -> list[dict]:
+    rows = []
+    for game in games:
+        settled = next(step for step in game["steps"] if step["step"] == "settled")
+        currency = game["currency"]
+        rows.append({"settled_at": datetime.fromisoformat(str(game["settled_at"]).replace("Z", "+00:00")),
+                     "game": game["game"], "request_id": game["request_id"], "currency": currency,
+                     "stake": Money(settled["stake_minor"], currency), "win": Money(settled["win_minor"], currency),
+                     "balance_after": Money(settled["balance_after_minor"], currency)})
+    return rows
+
+
 def app(
     player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id."),
     last: int = typer.Option(10, min=1, max=1000, help="How many games, newest first."),
-    source: str = typer.Option("topics", help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    source: str = typer.Option("topics", parser=lambda v: arguments.one_of(v, ("topics", "projection")),
+                               metavar="topics|projection",
+                               help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
+    format: Format = typer.Option(Format.table, "--format",
+                                  help="table: every step with the boards drawn; json: every field; csv: one row per game."),
+    units: Units = UNITS,
+    html: Path = typer.Option(None, dir_okay=False, help="Also write the recall as a self-contained HTML page here."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Show the last N games of a player: boards, cascades, wins, jackpot, and the inputs that re-derive each one."""
+    from reelstream.recall_view import page, terminal_lines
     from services.audit.core.recall import recall_games
 
-    if source not in ("topics", "projection"):
-        raise typer.BadParameter("source is topics or projection")
     spins = _from_topics(player) if source == "topics" else asyncio.run(_from_projection(player, last))
     games = recall_games(spins, player, last)
-    if as_json:
+    if not games:
+        typer.echo(f"{player}: no settled game in {source}", err=True)
+        raise typer.Exit(3)
+    if html is not None:
+        html.write_text(page(player, games))
+        typer.echo(f"wrote {html}", err=True)
+    if as_json or format is Format.json:
         sys.stdout.write(json.dumps({"player_id": player, "source": source, "games": games}, indent=2, default=str) + "\n")
-        return
-    _console.print(f"player {player}: last {len(games)} games (source: {'raw topic spin.events' if source == 'topics' else 'Postgres projection.spins'})")
-    for game in games:
-        _console.print(f"\n[bold]{game['game']}[/bold] request {game['request_id']} at {game['settled_at']} "
-                       f"(model {game['model_version']}, seed {game['seed'][:16]}…)")
-        _print_steps(game)
-
-
-def _print_steps(game: dict) -> None:
-    from reelstream.output.boards import rising_joker_grid
-
-    wins = next((step["wins"] for step in game["steps"] if step["step"] == "line wins"), [])
-    for step in game["steps"]:
-        name = step["step"]
-        if game["game"] == "rising-joker" and isinstance(step.get("board"), list):
-            last_board = name == "joker expands" or not any(s["step"] == "joker expands" for s in game["steps"])
-            _console.print(f"  - {name}:", markup=False)
-            for line in rising_joker_grid(step["board"], wins if last_board else []):
-                _console.print(f"      {line}", markup=False)
-            continue
-        details = {k: v for k, v in step.items() if k != "step"}
-        _console.print(f"  - {name}: {json.dumps(details, default=str)}", markup=False)
+    elif format is Format.csv:
+        emit(View("games", RECALL_COLUMNS, _summary_rows(games)), format, units)
+    else:
+        origin = "raw topic spin.events" if source == "topics" else "Postgres projection.spins"
+        _console.print(f"player {player}: last {len(games)} games (source: {origin})", markup=False)
+        for game in games:
+            _console.print("", markup=False)
+            for line in terminal_lines(game):
+                _console.print(line, markup=False)

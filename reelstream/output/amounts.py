@@ -50,3 +50,8 @@ def machine_value(money: Money, units: Units) -> int | str:
         return micro // MICRO_PER_MINOR if micro % MICRO_PER_MINOR == 0 else _decimal(micro, 6, 1)
     digits = MINOR_DIGITS[money.currency]
     return _decimal(micro, 6 + digits, digits)
+
+
+def exact_major(money: Money) -> str:
+    """Major units with every digit a micro amount needs, e.g. '0.005 EUR' (recall and proofs: nothing rounded)."""
+    return f"{machine_value(money, Units.major)} {money.currency}"
