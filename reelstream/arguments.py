@@ -130,3 +130,10 @@ def reset_target(text: str) -> str:
             raise _bad(f"{text[5:]!r} after time: is not an ISO 8601 time (e.g. 2026-11-30T07:40:00+00:00)") from None
         return text
     raise _bad(f"{text!r}: use earliest, latest, offset:N or time:<ISO 8601>")
+
+
+def group_id(text: str) -> str:
+    """A Kafka consumer group id (what `settings.group(...)` names, prefix included)."""
+    if not re.fullmatch(r"[A-Za-z0-9._:-]{1,249}", text):
+        raise _bad(f"{text!r} is not a consumer group id (1 to 249 of A-Z a-z 0-9 . _ : -)")
+    return text

@@ -182,7 +182,7 @@ GROUP_COLUMNS = [Column("group", "group", "code"), Column("state", "state", prio
 
 @app.command("groups")
 def consumer_groups(
-    group: Optional[str] = typer.Option(None, parser=arguments.id_prefix, metavar="GROUP",
+    group: Optional[str] = typer.Option(None, parser=arguments.group_id, metavar="GROUP",
                                         help="Only this group (default: every group of this deployment)."),
     format: Format = FORMAT, units: Units = UNITS,
 ) -> None:
@@ -231,7 +231,7 @@ def dlq_redrive(
 
 @app.command("reset-group")
 def reset_group(
-    group: str = typer.Option(..., parser=arguments.player_id, metavar="GROUP",
+    group: str = typer.Option(..., parser=arguments.group_id, metavar="GROUP",
                               help="Consumer group id (as `settings.group(...)` names it)."),
     topic: list[str] = typer.Option(..., help="Contract topic(s) to reset (the deployment prefix is added)."),
     to: str = typer.Option(..., parser=arguments.reset_target, metavar="TARGET",

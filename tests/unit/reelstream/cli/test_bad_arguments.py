@@ -29,7 +29,7 @@ BAD = {
     "PREFIX": st.sampled_from(["a b", "x" * 65, "p/"]),
     "[PREFIX]": st.sampled_from(["a b", "x" * 65, "p/"]),
     "NETWORK_ID": st.sampled_from(["a b", "x" * 65]),
-    "GROUP": st.sampled_from(["a b", "x" * 65]),
+    "GROUP": st.sampled_from(["a b", "x" * 250, ""]),
     "GAME": st.sampled_from(["poker", "", "Rising-Joker"]),
     "STOPS": st.sampled_from(["abc", "1,2,3", "1,2,3,4,5,6", "-1,0,0,0,0", "99999,1,1,1,1"]),
     "SEED_HEX": st.sampled_from(["zz", "ab" * 31, "AB" * 32]),
