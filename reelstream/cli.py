@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 import typer
+from kafka.errors import KafkaConnectionError, KafkaTimeoutError
 from typer._click.core import Command
 from typer.core import TyperGroup as Group
 from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
@@ -38,6 +39,8 @@ _GROUPS = {
     "bench": "Benchmarks that print ratios against baselines measured in the same run.",
 }
 EXIT_USAGE = 2
+# A broker or database that does not answer is the environment, not a bug: one line, exit 1. Nothing wider is caught.
+UNREACHABLE: tuple[type[BaseException], ...] = (KafkaConnectionError, KafkaTimeoutError, ConnectionRefusedError)
 _NEGATIVE = re.compile(r"^-\d[\d.,_]*$")
 
 
@@ -138,6 +141,15 @@ def _one_line(error: UsageError, argv: Sequence[str]) -> str:
     return f"{where}: error: {message}{hint}"
 
 
+def _command_words(argv: Sequence[str]) -> list[str]:
+    words = []
+    for token in argv:
+        if token.startswith("-"):
+            break
+        words.append(token)
+    return words[:3]
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI on argv and return its exit code; exceptions that are not about the arguments propagate."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -152,6 +164,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except typer.Abort:
         typer.echo("aborted", err=True)
+        return 1
+    except UNREACHABLE as error:
+        named = str(error) if str(error).startswith(type(error).__name__) else f"{type(error).__name__}: {error}"
+        typer.echo(f"reelstream {' '.join(_command_words(argv))}: cannot reach a server: {named}", err=True)
         return 1
     if isinstance(code, str):  # typer.Exit("why") from a command: the reason, exit 1
         typer.echo(code, err=True)

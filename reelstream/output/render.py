@@ -37,9 +37,11 @@ def _header(column: Column, units: Units) -> str:
     return column.header
 
 
-def _text(value: Any, units: Units) -> str:
+def _text(value: Any, units: Units, kind: str = "text") -> str:
     if value is None:
         return "-"
+    if kind == "code":
+        return str(value)
     if isinstance(value, Money):
         return amounts.cell_text(value, units)
     if isinstance(value, bool):
@@ -83,7 +85,7 @@ def as_csv(views: list[View], units: Units) -> str:
 def print_tables(views: list[View], units: Units, console: Console) -> None:
     for view in views:
         columns = [Column(c.key, _header(c, units), c.kind, c.priority) for c in view.columns]
-        cells = [[_text(row.get(c.key), units) for c in view.columns] for row in view.rows]
+        cells = [[_text(row.get(c.key), units, c.kind) for c in view.columns] for row in view.rows]
         table, hidden, width = fitted(columns, cells, view.title, console.width)
         if view.rows:
             console.print(table, width=width)

@@ -175,3 +175,20 @@ def test_version_and_no_bool_in_help():
         code, out, _ = _run([*path, "--help"])
         assert code == 0
         assert "<bool>" not in out, path
+
+
+def test_a_server_that_does_not_answer_is_one_line_and_exit_1(monkeypatch):
+    from kafka.errors import KafkaConnectionError
+
+    from reelstream.commands import wallet
+
+    def unreachable(player_id):
+        raise KafkaConnectionError("127.0.0.1:1 refused")
+
+    monkeypatch.setattr(wallet, "_player_events", unreachable)
+    code, _, err = _run(["wallet", "balance", "p-1"])
+    assert code == 1
+    line = err.strip()
+    assert "\n" not in line
+    assert line.startswith("reelstream wallet balance p-1: cannot reach a server: KafkaConnectionError")
+    assert "127.0.0.1:1 refused" in line
