@@ -52,7 +52,10 @@ def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
         shown.remove(droppable.pop(0))
     widths = {i: least[i] if columns[i].kind != "text" else natural_width(columns[i], [row[i] for row in cells])
               for i in shown}
-    _narrow_words(widths, {i: least[i] for i in shown}, width - GAP * (len(shown) - 1))
+    room = width - GAP * (len(shown) - 1)
+    _narrow_words(widths, {i: least[i] for i in shown}, room)
+    for i in shown:  # spare room first unwraps the headers of number columns
+        widths[i] += max(0, min(room - sum(widths.values()), len(columns[i].header) - widths[i]))
     need = sum(widths.values()) + GAP * (len(shown) - 1)
     table = _table([columns[i] for i in shown], [[row[i] for i in shown] for row in cells],
                    [widths[i] for i in shown], title)

@@ -2,6 +2,7 @@
 no line wider than the terminal, and every amount shown is shown whole."""
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -9,16 +10,20 @@ from types import SimpleNamespace
 
 import pytest
 
-from reelstream.commands.jackpot import WIN_COLUMNS, win_rows
+from reelstream.commands.jackpot import WIN_COLUMNS, pool_views, win_rows
 from reelstream.commands.reports import as_view
 from reelstream.commands.wallet import HISTORY_COLUMNS, history_rows, player_rows
 from reelstream.output import Column, Format, Units, View, render_text
 from reelstream.synthetic.spins import play_history, stand_in_lookup
 from services.audit.core.audit import run_audit
 from services.audit.core.reports import ggr_rows, liability_rows, reconciliation_rows
+from services.jackpot.adapters.history import fold_events
 from shared.pools import load_pools
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+# The first 25 jackpot.events records of each partition from a recorded platform run (pools opened, contributions).
+RECORDED_JACKPOT = [SimpleNamespace(**{**row, "value": row["value"].encode()}) for row in map(
+    json.loads, (Path(__file__).parent / "jackpot_events.jsonl").read_text().splitlines())]
 AMOUNT = re.compile(r"-?\d[\d,]*\.\d{2} (EUR|DKK)")
 
 
@@ -48,6 +53,7 @@ def _views(history, audited) -> dict[str, list[View]]:
         "wallet-players": [View("players", [Column("player_id", "player"), Column("currency", "currency"),
                                             Column("balance", "balance", "money")],
                                 player_rows(audited.ledger.balances_micro, "", 50))],
+        "jackpot-pools": pool_views(fold_events(RECORDED_JACKPOT)),
         "jackpot-wins": [View("wins", WIN_COLUMNS, win_rows(_kafka_like(jackpot)))],
         "reports-ggr": [as_view("ggr", ggr_rows(audited.ledger), ("day", "game", "currency", "ggr"), "ggr")],
         "reports-liability": [as_view("liability", liability_rows(audited.pools),
@@ -59,7 +65,7 @@ def _views(history, audited) -> dict[str, list[View]]:
     }
 
 
-NAMES = ["wallet-history", "wallet-players", "jackpot-wins", "reports-ggr", "reports-liability",
+NAMES = ["wallet-history", "wallet-players", "jackpot-pools", "jackpot-wins", "reports-ggr", "reports-liability",
          "reports-reconciliation"]
 
 
