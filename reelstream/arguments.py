@@ -137,3 +137,38 @@ def group_id(text: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9._:-]{1,249}", text):
         raise _bad(f"{text!r} is not a consumer group id (1 to 249 of A-Z a-z 0-9 . _ : -)")
     return text
+
+
+def output_file(text: str) -> "Path":
+    """A file to write: its directory must exist and be writable (checked before any work is done)."""
+    import os
+    from pathlib import Path
+
+    path = Path(text)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not text or path.is_dir():
+        raise _bad(f"{text!r} is not a file name")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise _bad(f"cannot write {text!r}: {parent} is not a writable directory")
+    return path
+
+
+def output_dir(text: str) -> "Path":
+    """A directory to write into (created if missing): it must not be a file, and its nearest existing parent must be
+    writable."""
+    import os
+    from pathlib import Path
+
+    path = Path(text)
+    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    if not text or (path.exists() and not path.is_dir()):
+        raise _bad(f"{text!r} is not a directory")
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise _bad(f"cannot write into {text!r}: {existing} is not a writable directory")
+    return path
+
+
+def topic_name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,249}", text):
+        raise _bad(f"{text!r} is not a Kafka topic name (1 to 249 of A-Z a-z 0-9 . _ -)")
+    return text

@@ -28,7 +28,8 @@ def app(
                                help="Only this player's spins and findings."),
     network: str = typer.Option(None, parser=arguments.id_prefix, metavar="NETWORK_ID",
                                 help="Only this jackpot network's findings."),
-    out: Path = typer.Option(None, file_okay=False, help="Directory for the report (default .reelstream/audit/)."),
+    out: Path = typer.Option(None, parser=arguments.output_dir, metavar="DIR",
+                             help="Directory for the report (default .reelstream/audit/)."),
     projection: bool = typer.Option(True, help="Compare the Postgres projection row by row (DATABASE_URL)."),
 ) -> None:
     """Read spin, wallet and jackpot events from the earliest offsets, recompute everything, compare the projection."""

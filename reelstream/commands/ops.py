@@ -49,7 +49,8 @@ def _summary(title: str, summary, dry_run: bool) -> None:
 @app.command()
 def replay(
     topic: str = typer.Option(..., help="Contract topic to read, e.g. spin.events (the deployment prefix is added)."),
-    into_topic: Optional[str] = typer.Option(None, "--into-topic", help="A NEW topic (live topics are refused)."),
+    into_topic: Optional[str] = typer.Option(None, "--into-topic", parser=arguments.topic_name, metavar="TOPIC",
+                                             help="A NEW topic (live topics are refused)."),
     into_projection: bool = typer.Option(False, "--into-projection", help="Apply to the live Postgres projection."),
     from_offset: Optional[int] = typer.Option(None, parser=arguments.offset, metavar="OFFSET",
                                               help="First offset (each partition)."),

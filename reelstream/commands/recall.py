@@ -70,7 +70,8 @@ def app(
     format: Format = typer.Option(Format.table, "--format",
                                   help="table: every step with the boards drawn; json: every field; csv: one row per game."),
     units: Units = UNITS,
-    html: Path = typer.Option(None, dir_okay=False, help="Also write the recall as a self-contained HTML page here."),
+    html: Path = typer.Option(None, parser=arguments.output_file, metavar="FILE",
+                              help="Also write the recall as a self-contained HTML page here."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Show the last N games of a player: boards, cascades, wins, jackpot, and the inputs that re-derive each one."""

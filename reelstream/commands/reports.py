@@ -73,7 +73,7 @@ def _emit(view: View, fmt: Format, units: Units, out: Path | None) -> None:
     typer.echo(f"wrote {out}", err=True)
 
 
-_OUT = typer.Option(None, dir_okay=False, writable=True, help="Write to this file instead of stdout.")
+_OUT = typer.Option(None, parser=arguments.output_file, metavar="FILE", help="Write to this file instead of stdout.")
 _UNTIL = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
                       help=f"As of this time (records stored later are ignored): {arguments.TIME_HINT}.")
 

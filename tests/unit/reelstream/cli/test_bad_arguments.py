@@ -4,6 +4,7 @@ a usage error fails here."""
 from __future__ import annotations
 
 import contextlib
+from enum import Enum
 import io
 import os
 import subprocess
@@ -30,6 +31,10 @@ BAD = {
     "[PREFIX]": st.sampled_from(["a b", "x" * 65, "p/"]),
     "NETWORK_ID": st.sampled_from(["a b", "x" * 65]),
     "GROUP": st.sampled_from(["a b", "x" * 250, ""]),
+    "FILE": st.sampled_from(["/nonexistent-dir/report.csv", "", "/tmp"]),
+    "DIR": st.sampled_from(["/proc/version", ""]),
+    "TOPIC": st.sampled_from(["bad topic!", "", "x" * 250]),
+    "SERVICE": st.sampled_from(["web", "", "Wallet"]),
     "GAME": st.sampled_from(["poker", "", "Rising-Joker"]),
     "STOPS": st.sampled_from(["abc", "1,2,3", "1,2,3,4,5,6", "-1,0,0,0,0", "99999,1,1,1,1"]),
     "SEED_HEX": st.sampled_from(["zz", "ab" * 31, "AB" * 32]),
@@ -49,13 +54,15 @@ def _bad_values(param) -> st.SearchStrategy[str] | None:
     metavar = param.metavar or ""
     if metavar in BAD:
         return BAD[metavar]
-    type_name = getattr(param.type, "name", "") if hasattr(param, "type") else ""
     if getattr(param, "is_flag", False):
         return None
-    if "choice" in type_name or param.name in ("format", "units", "source"):
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
         return CHOICE_BAD
-    if type_name in ("integer", "float", "integer range", "float range") or param.name in ("last", "limit", "ttl"):
-        return NUMBER_BAD
+    if annotation in (int, float):
+        outside = [str(param.min - 1)] if getattr(param, "min", None) is not None else []
+        outside += [str(param.max + 1)] if getattr(param, "max", None) is not None else []
+        return st.sampled_from(["abc", "1.2.3", "", "-", *outside])
     return None
 
 
@@ -107,6 +114,9 @@ def test_every_command_takes_part():
     covered = {path for path, *_ in CASES}
     assert len(COMMANDS) >= 40
     # Every command refuses an unknown option (below); these have a value to get wrong as well.
+    with_numbers = {path for path, command in COMMANDS for param in command.params
+                    if getattr(getattr(param, "type_descriptor", None), "annotation", None) in (int, float)}
+    assert with_numbers <= covered and len(with_numbers) >= 25
     for expected in [("wallet", "deposit"), ("wallet", "players"), ("ops", "groups"), ("ops", "replay"),
                      ("reports", "ggr"), ("jackpot", "wins"), ("audit",), ("recall",), ("math", "evaluate"),
                      ("math", "simulate")]:
