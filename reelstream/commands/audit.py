@@ -33,21 +33,20 @@ def app(
     projection: bool = typer.Option(True, help="Compare the Postgres projection row by row (DATABASE_URL)."),
 ) -> None:
     """Read spin, wallet and jackpot events from the earliest offsets, recompute everything, compare the projection."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from services.audit.adapters.runner import audit_platform
     from services.audit.core.scope import Scope
     from shared.events import epoch_ms
 
     scope = Scope(epoch_ms(since) if since else None, epoch_ms(until) if until else None, player, network)
-    columns = (TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (SpinnerColumn(finished_text="✓"), TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, int] = {}
 
         def progress(phase: str, done: int, total: int | None) -> None:
             if phase not in tasks:
-                for task in tasks.values():  # a new phase: the earlier ones are done
-                    bar.update(task, completed=bar.tasks[task].total or 1, total=bar.tasks[task].total or 1)
                 tasks[phase] = bar.add_task(phase, total=total)
             bar.update(tasks[phase], completed=done, total=total)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Facts, RawRecord, collect
@@ -37,10 +38,11 @@ class AuditResult:
 
 
 def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsConfig | None = None,
-              lookup: EngineLookup = default_lookup) -> AuditResult:
-    """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted."""
+              lookup: EngineLookup = default_lookup, decoded: Callable[[int], None] = lambda count: None) -> AuditResult:
+    """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
+    `decoded` hears the decoding's progress (see collect)."""
     config = config or load_pools()
-    facts = collect(records, until_ms=scope.until_ms)
+    facts = collect(records, until_ms=scope.until_ms, decoded=decoded)
     wallet_facts = [fact for fact in facts.facts if fact.topic == "wallet.events"]
     jackpot_facts = [fact for fact in facts.facts if fact.topic == "jackpot.events"]
     spin_facts = [fact for fact in facts.facts if fact.topic in ("spin.events", "spin.journal")]

@@ -1,6 +1,8 @@
 """From raw records to facts: decode every record, collapse byte-identical redeliveries, flag id conflicts."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +46,9 @@ class Fact:
         return str(self.envelope.id)
 
 
+DECODE_TICK = 250
+
+
 @dataclass
 class Facts:
     """Every distinct fact in read order (per topic-partition order is kept), plus what could not be read."""
@@ -57,11 +62,15 @@ class Facts:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
 
 
-def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
-    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict."""
+def collect(records: list[RawRecord], until_ms: int | None = None,
+            decoded: Callable[[int], None] = lambda count: None) -> Facts:
+    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
+    `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook)."""
     result = Facts()
     seen: dict[str, tuple[bytes, str]] = {}
-    for record in records:
+    for index, record in enumerate(records):
+        if index % DECODE_TICK == 0:
+            decoded(index)
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
