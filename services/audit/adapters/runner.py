@@ -45,7 +45,7 @@ class _FirstPlayReported:
 def counting(lookup: EngineLookup, phase: str, total: int, progress: Progress) -> EngineLookup:
     """The same engine lookup, reporting each spin re-derived (the audit core looks the engine up once per spin),
     and, as a phase of its own, the first use of each engine (loading and compiling it takes seconds)."""
-    done, warm = 0, set()
+    done, warm, shown = 0, set(), set()
 
     def counted(game: str, model_version: str):
         nonlocal done
@@ -54,10 +54,16 @@ def counting(lookup: EngineLookup, phase: str, total: int, progress: Progress) -
             progress(phase, min(done, total), total)
         if (game, model_version) in warm:
             return lookup(game, model_version)
-        warm.add((game, model_version))
         label = f"loading {game} engine"
-        progress(label, 0, 1)
-        return _FirstPlayReported(lookup(game, model_version), lambda: progress(label, 1, 1))
+        if label not in shown:
+            shown.add(label)
+            progress(label, 0, 1)
+
+        def first_play_done() -> None:
+            warm.add((game, model_version))
+            progress(label, 1, 1)
+
+        return _FirstPlayReported(lookup(game, model_version), first_play_done)
 
     return counted
 
