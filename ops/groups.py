@@ -68,7 +68,8 @@ def _group_rows(reader: KafkaConsumer, name: str, description: dict, committed: 
     for tp in partitions:
         lag, exact = committed_records_between(reader, tp, committed[tp], ends[tp])
         rows.append(PartitionLag(name, description["group_state"], len(description.get("members", ())), tp.topic,
-                                 tp.partition, committed[tp], ends[tp], lag, exact, owners.get((tp.topic, tp.partition))))
+                                 tp.partition, committed[tp], ends[tp], lag, exact,
+                                 owners.get((tp.topic, tp.partition))))
     return rows
 
 

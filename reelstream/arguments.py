@@ -2,9 +2,11 @@
 needs (minor units, accepted currencies, time formats), never a traceback from deeper down."""
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError
@@ -17,7 +19,8 @@ _DECIMAL = re.compile(r"^[+-]?\d*[.,]\d+$")
 _RELATIVE = re.compile(r"^-(\d{1,6})([smhdw])$")
 _RELATIVE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _PLAYER_ID = TypeAdapter(PlayerId)
-TIME_HINT = "use a date (2026-11-30), a date-time (2026-11-30T07:40:00Z; no zone means UTC), a relative time (-1d, -6h, -30m), now, today or yesterday"
+TIME_HINT = ("use a date (2026-11-30), a date-time (2026-11-30T07:40:00Z; no zone means UTC), "
+             "a relative time (-1d, -6h, -30m), now, today or yesterday")
 
 
 def _bad(reason: str) -> PydanticCustomError:
@@ -139,11 +142,8 @@ def group_id(text: str) -> str:
     return text
 
 
-def output_file(text: str) -> "Path":
+def output_file(text: str) -> Path:
     """A file to write: its directory must exist and be writable (checked before any work is done)."""
-    import os
-    from pathlib import Path
-
     path = Path(text)
     parent = path.parent if str(path.parent) else Path(".")
     if not text or path.is_dir():
@@ -153,12 +153,9 @@ def output_file(text: str) -> "Path":
     return path
 
 
-def output_dir(text: str) -> "Path":
+def output_dir(text: str) -> Path:
     """A directory to write into (created if missing): it must not be a file, and its nearest existing parent must be
     writable."""
-    import os
-    from pathlib import Path
-
     path = Path(text)
     existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
     if not text or (path.exists() and not path.is_dir()):

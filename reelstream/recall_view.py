@@ -104,8 +104,10 @@ def _rings_svg(board: list[str], ring: list[dict[str, Any] | None], paying: set[
             name = f"{prefix}{k}"
             stroke = ' stroke="#b3261e" stroke-width="3"' if name in paying else ""
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="17" fill="#eef2f6"{stroke}/>'
-                         f'<text x="{x:.1f}" y="{y - 1:.1f}" text-anchor="middle" font-size="9">{escape(symbols[name])}</text>'
-                         f'<text x="{x:.1f}" y="{y + 9:.1f}" text-anchor="middle" font-size="7" fill="#667">{name}</text>')
+                         f'<text x="{x:.1f}" y="{y - 1:.1f}" text-anchor="middle" font-size="9">'
+                         f'{escape(symbols[name])}</text>'
+                         f'<text x="{x:.1f}" y="{y + 9:.1f}" text-anchor="middle" font-size="7" fill="#667">'
+                         f'{name}</text>')
     for k, circle in enumerate(ring):
         x = 50 + k * 80
         parts.append(f'<circle cx="{x}" cy="30" r="26" fill="#fff6d8" stroke="#c9a227"/>'

@@ -21,7 +21,8 @@ def default_out() -> Path:
 
 def app(
     since: datetime = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
-                                   help=f"Re-derive and report only what happened from then on: {arguments.TIME_HINT}."),
+                                   help=f"Re-derive and report only what happened from then on: "
+                                        f"{arguments.TIME_HINT}."),
     until: datetime = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
                                    help="Ignore records stored after this time (balance and levels as of then)."),
     player: str = typer.Option(None, parser=arguments.player_id, metavar="PLAYER_ID",
@@ -40,8 +41,8 @@ def app(
     from shared.events import epoch_ms
 
     scope = Scope(epoch_ms(since) if since else None, epoch_ms(until) if until else None, player, network)
-    columns = (SpinnerColumn(finished_text="✓"), TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (SpinnerColumn(finished_text="✓"), TextColumn("{task.description:<24}"), BarColumn(),
+               MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, int] = {}
 

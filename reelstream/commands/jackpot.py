@@ -41,14 +41,16 @@ def pool_views(states: dict) -> list[View]:
             pools.append({"network_id": state.network_id, "pool_id": pool.pool_id, "status": pool.status,
                           "currency": currency, "level": Money.micro(pool.level_micro, currency),
                           "contributions": Money.micro(pool.contributions_micro, currency),
-                          "seeds": Money.micro(pool.seeds_micro, currency), "paid": Money.micro(pool.paid_micro, currency),
+                          "seeds": Money.micro(pool.seeds_micro, currency),
+                          "paid": Money.micro(pool.paid_micro, currency),
                           "wins": pool.wins, "last_winner": last.player_id if last else None,
                           "last_win": Money(last.amount_minor, currency) if last else None,
                           "as_of": broker_time(state.last_recorded_ms)})
         for operator_id, row in sorted(state.liability_by_operator.items()):
             liabilities.append({"network_id": state.network_id, "operator_id": operator_id, "currency": currency,
                                 "contributed": Money.micro(row.contributed_micro, currency),
-                                "paid": Money.micro(row.paid_micro, currency), "net": Money.micro(row.net_micro, currency)})
+                                "paid": Money.micro(row.paid_micro, currency),
+                                "net": Money.micro(row.net_micro, currency)})
     return [View("pools", POOL_COLUMNS, pools, title="jackpot pools"),
             View("liability", LIABILITY_COLUMNS, liabilities, title="liability per operator")]
 
@@ -70,7 +72,8 @@ WIN_COLUMNS = [Column("won_at", "won at", "time"), Column("player_id", "player")
                Column("tier", "tier", priority=2), Column("amount", "amount", "money"),
                Column("share_ppm", "share ppm", "number", priority=1),
                Column("level_before", "level before", "money", priority=3),
-               Column("request_id", "spin request", "code", priority=0), Column("proof", "proof (record)", "code", priority=5)]
+               Column("request_id", "spin request", "code", priority=0),
+               Column("proof", "proof (record)", "code", priority=5)]
 
 
 def win_rows(records: list) -> list[dict]:

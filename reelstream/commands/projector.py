@@ -56,7 +56,8 @@ def rebuild(
 
 
 STATUS_COLUMNS = [Column("topic", "topic", "code"), Column("partition", "part", "number"),
-                  Column("next_offset", "next offset", "number", priority=1), Column("end", "end (stable)", "number", priority=1),
+                  Column("next_offset", "next offset", "number", priority=1),
+                  Column("end", "end (stable)", "number", priority=1),
                   Column("lag", "records behind", "number")]
 
 

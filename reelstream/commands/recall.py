@@ -62,13 +62,14 @@ def _summary_rows(games: list[dict]) -> list[dict]:
 
 
 def app(
-    player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id."),
+    player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID",
+                               help="The pseudonymous player id."),
     last: int = typer.Option(10, min=1, max=1000, help="How many games, newest first."),
     source: str = typer.Option("topics", parser=lambda v: arguments.one_of(v, ("topics", "projection")),
                                metavar="topics|projection",
                                help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
-    format: Format = typer.Option(Format.table, "--format",
-                                  help="table: every step with the boards drawn; json: every field; csv: one row per game."),
+    format: Format = typer.Option(Format.table, "--format", help="table: every step with the boards drawn; "
+                                                                 "json: every field; csv: one row per game."),
     units: Units = UNITS,
     html: Path = typer.Option(None, parser=arguments.output_file, metavar="FILE",
                               help="Also write the recall as a self-contained HTML page here."),
@@ -87,7 +88,8 @@ def app(
         html.write_text(page(player, games))
         typer.echo(f"wrote {html}", err=True)
     if as_json or format is Format.json:
-        sys.stdout.write(json.dumps({"player_id": player, "source": source, "games": games}, indent=2, default=str) + "\n")
+        body = {"player_id": player, "source": source, "games": games}
+        sys.stdout.write(json.dumps(body, indent=2, default=str) + "\n")
     elif format is Format.csv:
         emit(View("games", RECALL_COLUMNS, _summary_rows(games)), format, units)
     else:

@@ -128,7 +128,8 @@ def set_limit(player_id: str = _PLAYER,
               period: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, ("day", "week", "month")),
                                            metavar="day|week|month"),
               amount_minor: int = typer.Option(None, parser=arguments.amount_minor, metavar="AMOUNT_MINOR",
-                                               help="In minor units; omit to remove the limit (an increase: after 24 h)."),
+                                               help="In minor units; omit to remove the limit "
+                                                    "(an increase: after 24 h)."),
               currency: str = _CURRENCY, timeout_s: float = _TIMEOUT) -> None:
     """Set a deposit or loss limit: decreases apply at once, increases after 24 h."""
     _send_and_wait(SetLimit(transaction_id=uuid.uuid4(), player_id=player_id, currency=currency, kind=kind,
@@ -171,7 +172,8 @@ def balance(player_id: str = _PLAYER, format: Format = FORMAT, units: Units = UN
 
 
 HISTORY_COLUMNS = [Column("recorded_at", "recorded at", "time"), Column("event", "event", priority=5),
-                   Column("transaction_id", "transaction", "code", priority=1), Column("currency", "currency", priority=2),
+                   Column("transaction_id", "transaction", "code", priority=1),
+                   Column("currency", "currency", priority=2),
                    Column("amount", "amount", "money"), Column("balance_after", "balance after", "money", priority=4)]
 
 
@@ -199,8 +201,8 @@ def history(player_id: str = _PLAYER, last: int = typer.Option(20, min=1, max=10
     if not events:
         typer.echo(f"{player_id}: no wallet events", err=True)
         raise typer.Exit(EXIT_NOT_FOUND)
-    emit(View("history", HISTORY_COLUMNS, history_rows(events[-last:], player_id), title=f"{player_id}: wallet history"),
-         format, units, console)
+    view = View("history", HISTORY_COLUMNS, history_rows(events[-last:], player_id), title=f"{player_id}: wallet history")
+    emit(view, format, units, console)
 
 
 PLAYERS_COLUMNS = [Column("player_id", "player"), Column("currency", "currency"),

@@ -30,7 +30,8 @@ def _table(rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
     lines = ["".join(f'<td class="n">{escape(c)}</td>' if _numeric(c) else f"<td>{escape(c)}</td>" for c in row)
              for row in body]
-    return f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(f"<tr>{r}</tr>" for r in lines) + "</tbody></table>"
+    body_rows = "".join(f"<tr>{r}</tr>" for r in lines)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>"
 
 
 def _image(path: Path, alt: str) -> str:

@@ -26,7 +26,8 @@ def _money(amount_micro: int, currency: str) -> str:
 
 
 def scope_in_words(scope: dict[str, Any]) -> str:
-    since = f"from {table_time(scope['since_ms'])} UTC" if scope.get("since_ms") is not None else "from the first record"
+    since = (f"from {table_time(scope['since_ms'])} UTC" if scope.get("since_ms") is not None
+             else "from the first record")
     until = (f"up to {table_time(scope['until_ms'])} UTC" if scope.get("until_ms") is not None
              else "up to the end offsets captured when the audit started")
     who = f"player {scope['player_id']} only" if scope.get("player_id") else "every player"
@@ -54,7 +55,8 @@ def _rtp(body: dict[str, Any]) -> Section:
 
 def _findings(body: dict[str, Any]) -> Section:
     if not body["discrepancies"]:
-        return Section("Findings", [f"No finding: every one of the {len(body['checks'])} checks (listed at the end) passed."])
+        checks = len(body["checks"])
+        return Section("Findings", [f"No finding: every one of the {checks} checks (listed at the end) passed."])
     table = [["check", "subject", "detail", "where"]]
     table += [[d["check"], d["subject"], d["detail"], d.get("where") or "-"] for d in body["discrepancies"]]
     return Section("Findings", [f"{body['discrepancy_count']} discrepancies."], table)
@@ -89,11 +91,11 @@ def sections(body: dict[str, Any]) -> list[Section]:
             f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); re-derived {counts['spins_rederived']:,} "
             f"spins; {counts['wagers']:,} wagers; {counts['pool_movements']:,} pool movements. "
             f"Projection: {body['projection']}.")
-    in_flight = [f"In flight at the captured end offsets (not faults): "
+    in_flight = ["In flight at the captured end offsets (not faults): "
                  + ", ".join(f"{k}: {v}" for k, v in body["in_flight"].items())] if body["in_flight"] else []
     types = [["event type", "events"]] + [[name[5:], f"{value:,}"] for name, value in counts.items()
                                           if name.startswith("type:")]
     return [Section("Audit report", [scope_in_words(body["scope"]), read, *in_flight], level=1, verdict=verdict),
             _findings(body), _rtp(body), _pools(body), _liabilities(body),
             Section("Events read", [], types if len(types) > 1 else []),
-            Section("Checks performed", [], [["check", "a finding when"]] + [[k, v] for k, v in body["checks"].items()])]
+            Section("Checks performed", [], [["check", "a finding when"], *map(list, body["checks"].items())])]

@@ -75,7 +75,8 @@ def records_behind(records: list, positions: dict[tuple[str, int], int]) -> int:
 
 
 def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None, with_projection: bool = True,
-                   lookup: EngineLookup = default_lookup, progress: Progress = lambda phase, done, total: None) -> AuditRun:
+                   lookup: EngineLookup = default_lookup,
+                   progress: Progress = lambda phase, done, total: None) -> AuditRun:
     records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
                                        progress=lambda done, total: progress("reading topics", done, total))
     progress("reading topics", len(records), len(records))

@@ -38,7 +38,8 @@ class AuditResult:
 
 
 def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsConfig | None = None,
-              lookup: EngineLookup = default_lookup, decoded: Callable[[int], None] = lambda count: None) -> AuditResult:
+              lookup: EngineLookup = default_lookup,
+              decoded: Callable[[int], None] = lambda count: None) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
     `decoded` hears the decoding's progress (see collect)."""
     config = config or load_pools()

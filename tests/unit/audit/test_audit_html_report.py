@@ -20,7 +20,8 @@ def history():
 
 def test_the_html_report_opens_and_reads_as_a_report(browser, history, tmp_path):
     result = run_audit(history.records(), lookup=stand_in_lookup)
-    paths = write_report(result, result.discrepancies, tmp_path, "compared row by row (0 differences; 0 records behind)")
+    status = "compared row by row (0 differences; 0 records behind)"
+    paths = write_report(result, result.discrepancies, tmp_path, status)
     browser.get(paths["html"].as_uri())
     heading = browser.find_element("tag name", "h1").text
     assert heading == "Audit report: 0 discrepancies"
