@@ -132,15 +132,18 @@ def letter_facts(letter) -> dict:
     origin = letter.origin
     return {"partition": letter.partition, "offset": letter.offset, "key": (letter.key or b"").decode(errors="replace"),
             "origin": f"{origin.topic}/{origin.partition}/{origin.offset}" if origin else None,
-            "field": headers.get(dl.FIELD) or None, "reason": headers.get(dl.REASON) or "(no reason header)",
+            "code": headers.get(dl.CODE) or None, "field": headers.get(dl.FIELD) or None,
+            "reason": headers.get(dl.REASON) or "(no reason header)",
             "consumer": headers.get(dl.CONSUMER) or None, "redriven": letter.redriven}
 
 
 DLQ_SUMMARY = [Column("topic", "dead-letter topic"), Column("letters", "letters", "number"),
-               Column("redriven", "re-driven", "number", priority=1), Column("reasons", "reasons (count)", priority=2)]
+               Column("redriven", "re-driven", "number", priority=1), Column("codes", "codes (count)", priority=3),
+               Column("reasons", "reasons (count)", priority=2)]
 DLQ_LETTERS = [Column("partition", "part", "number", priority=2), Column("offset", "offset", "number"),
                Column("key", "key", priority=1), Column("origin", "from", priority=3),
-               Column("field", "field", priority=4), Column("reason", "reason"),
+               Column("code", "code", "code", priority=6), Column("field", "field", priority=4),
+               Column("reason", "reason"),
                Column("consumer", "consumer", priority=0), Column("redriven", "re-driven", "flag", priority=5)]
 
 
@@ -169,7 +172,9 @@ def dlq_list(
     rows = []
     for name, found in letters.items():
         reasons = Counter(letter["reason"] for letter in found)
+        codes = Counter(letter["code"] or "(no code)" for letter in found)
         rows.append({"topic": name, "letters": len(found), "redriven": sum(letter["redriven"] for letter in found),
+                     "codes": "; ".join(f"{code} ({count})" for code, count in codes.most_common(5)),
                      "reasons": "; ".join(f"{reason[:60]} ({count})" for reason, count in reasons.most_common(5))})
     emit(View("dead_letter_topics", DLQ_SUMMARY, rows, title="dead-letter topics"), format, units, console)
 
