@@ -42,12 +42,11 @@ def state_json(ctx, value: str | None) -> str | None:
 
 
 def _released(game: str, version: str) -> None:
-    from games.registry import engine_for_model
-    from shared.invariant import InvariantViolation
+    from games.registry import UnknownModel, engine_for_model
 
     try:
         engine_for_model(game, version)
-    except (KeyError, ValueError, FileNotFoundError, InvariantViolation):  # the registry's "no such version"
+    except UnknownModel:
         raise typer.BadParameter(f"{version!r} is not a released model version of {game}",
                                  param_hint="--model-version") from None
 

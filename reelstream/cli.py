@@ -18,7 +18,8 @@ from typer._click.core import Command
 from typer.core import TyperGroup as Group
 from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 
-app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services for two slot games.", no_args_is_help=True)
+app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services for two slot games.",
+                  no_args_is_help=True)
 
 # group name -> help; each module reelstream/commands/<module>.py exposes `app: typer.Typer`.
 _GROUPS = {

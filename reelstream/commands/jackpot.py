@@ -1,4 +1,5 @@
-"""`reelstream jackpot ...`: pools (levels, totals, last winners, liability per operator), live meters, admin commands."""
+"""`reelstream jackpot ...`: pools (levels, totals, last winners, liability per operator), wins, live meters, and
+the admin commands."""
 from __future__ import annotations
 
 import time
@@ -159,7 +160,8 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
-    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("operator")).get(timeout=30)
+    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message),
+                headers=records.headers_for("operator")).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
@@ -167,7 +169,8 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
         for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)):
             event = decode(record.value).data
             if getattr(event, "command_id", None) == command.command_id:
-                console.print(f"answer: {event.TYPE} " + (f"{event.code}: {event.message}" if hasattr(event, "code") else ""))
+                refusal = f"{event.code}: {event.message}" if hasattr(event, "code") else ""
+                console.print(f"answer: {event.TYPE} {refusal}")
                 if isinstance(event, jp.PoolCommandRejected):
                     raise typer.Exit(1)
                 return

@@ -27,7 +27,8 @@ def rebuild(
     keep_previous: bool = typer.Option(False, "--keep-previous", help="Keep the replaced schema (default: drop it)."),
 ) -> None:
     """Fold every event from the earliest offsets into a fresh schema, then switch to it atomically."""
-    from services.projector.adapters.rebuild import beginning_offsets, end_offsets, rebuild as run_rebuild, total_to_read
+    from services.projector.adapters.rebuild import beginning_offsets, end_offsets, total_to_read
+    from services.projector.adapters.rebuild import rebuild as run_rebuild
     from services.projector.app import live_config
 
     config = live_config()
@@ -46,10 +47,12 @@ def rebuild(
             bar.console.print(f"[bold]{name}[/bold]: {detail}")
 
         started = datetime.now(timezone.utc)
-        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance, on_phase=phase))
+        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance,
+                                         on_phase=phase))
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     console.print(
-        f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, {result.rows} rows, "
+        f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, "
+        f"{result.rows} rows, "
         f"{result.dead_letters} dead letters in {seconds:.1f} s ({result.events / max(seconds, 1e-9):,.0f} events/s); "
         f"previous schema {'dropped' if result.dropped_previous else 'kept'}"
     )

@@ -36,9 +36,11 @@ async def _from_projection(player: str, last: int) -> list[dict]:
 
     connection = await asyncpg.connect(load_settings().database_url, timeout=15)
     try:
-        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads, schema="pg_catalog")
+        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
+                                        schema="pg_catalog")
         rows = await connection.fetch(
-            "SELECT * FROM projection.spins WHERE player_id = $1 ORDER BY settled_at DESC, broker_time DESC LIMIT $2", player, last)
+            "SELECT * FROM projection.spins WHERE player_id = $1 ORDER BY settled_at DESC, broker_time DESC LIMIT $2",
+            player, last)
     finally:
         await connection.close()
     return [dict(row) for row in reversed(rows)]

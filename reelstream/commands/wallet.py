@@ -203,7 +203,8 @@ def history(player_id: str = _PLAYER, last: int = typer.Option(20, min=1, max=10
     if not events:
         typer.echo(f"{player_id}: no wallet events", err=True)
         raise typer.Exit(EXIT_NOT_FOUND)
-    view = View("history", HISTORY_COLUMNS, history_rows(events[-last:], player_id), title=f"{player_id}: wallet history")
+    view = View("history", HISTORY_COLUMNS, history_rows(events[-last:], player_id),
+                title=f"{player_id}: wallet history")
     emit(view, format, units, console)
 
 

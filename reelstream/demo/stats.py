@@ -32,7 +32,8 @@ class DemoStats:
     def add_player(self, player_id: str, game: str, currency: str, balance_minor: int) -> None:
         self.players[player_id] = PlayerView(player_id, game, currency, balance_minor=balance_minor)
 
-    def settled(self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float, awards: list[str]) -> None:
+    def settled(self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float,
+                awards: list[str]) -> None:
         view = self.players[player_id]
         view.spins += 1
         view.staked_minor += stake_minor

@@ -46,8 +46,10 @@ def report_json(result: AuditResult, discrepancies: list[Discrepancy], projectio
         "discrepancy_count": len(discrepancies),
         "discrepancies": [finding.as_json() for finding in discrepancies],
         "in_flight": dict(result.jackpots.in_flight),
-        "liabilities": [vars(liability) | {"balanced": liability.balanced} for liability in result.jackpots.liabilities],
-        "pools": [{"pool_id": p.pool_id, "network_id": p.network_id, "currency": p.currency, "level_micro": p.level_micro,
+        "liabilities": [vars(liability) | {"balanced": liability.balanced}
+                        for liability in result.jackpots.liabilities],
+        "pools": [{"pool_id": p.pool_id, "network_id": p.network_id, "currency": p.currency,
+                   "level_micro": p.level_micro,
                    "initial_micro": p.initial_micro, "contributions_micro": p.contributions_micro,
                    "seeds_micro": p.seeds_micro, "paid_micro": p.paid_micro, "movements": p.movements}
                   for p in result.pools.pools.values()],

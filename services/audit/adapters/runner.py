@@ -102,7 +102,8 @@ def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None
             projection_found = compare_projection(result, snapshot, end_offsets)
             found += projection_found
             lag = records_behind(records, snapshot.positions)
-            status = f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"
+            status = (f"compared row by row ({len(projection_found)} differences; "
+                      f"projector {lag} records behind the audit)")
         progress("comparing the projection", 1, 1)
     found.sort(key=sort_key)
     run = AuditRun(result, found, status, end_offsets)

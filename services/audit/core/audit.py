@@ -33,7 +33,8 @@ class AuditResult:
         types = Counter(fact.envelope.type for fact in self.facts.facts)
         return {"records": self.facts.records, "distinct_events": len(self.facts.facts),
                 "redeliveries_collapsed": self.facts.redeliveries, "spins_rederived": self.spins.rederived,
-                "wagers": len(self.ledger.wagers), "pool_movements": sum(p.movements for p in self.pools.pools.values()),
+                "wagers": len(self.ledger.wagers),
+                "pool_movements": sum(p.movements for p in self.pools.pools.values()),
                 **{f"type:{name}": count for name, count in sorted(types.items())}}
 
 
@@ -55,7 +56,8 @@ def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsCon
 
     spins = check_spins(spin_facts, ledger, config, lookup, in_scope)
     jackpots = check_jackpots(ledger, pools, spins, config)
-    found = facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies + jackpots.discrepancies
+    found = (facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies
+             + jackpots.discrepancies)
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
     for request_id, fact in spins.settled.items():

@@ -86,7 +86,8 @@ def collect(records: list[RawRecord], until_ms: int | None = None,
                 result.discrepancies.append(_conflict(record, envelope, first_where))
             continue
         seen[event_id] = (record.value or b"", record.where)
-        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset))
+        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition,
+                                 record.offset))
     return result
 
 
