@@ -124,14 +124,14 @@ def _dlq_argument(topic: str | None, known: list[str]) -> None:
                                  param_hint="--topic")
 
 
-def letter_facts(letter) -> dict:
+def letter_facts(letter, prefix: str = "") -> dict:
     """Why and where one dead letter failed, from the shared header vocabulary (reason even when no origin)."""
     from shared import dead_letters as dl
 
     headers = {key: (value or b"").decode(errors="replace") for key, value in letter.headers}
     origin = letter.origin
     return {"partition": letter.partition, "offset": letter.offset, "key": (letter.key or b"").decode(errors="replace"),
-            "origin": f"{origin.topic}/{origin.partition}/{origin.offset}" if origin else None,
+            "origin": f"{origin.topic.removeprefix(prefix)}/{origin.partition}/{origin.offset}" if origin else None,
             "code": headers.get(dl.CODE) or None, "field": headers.get(dl.FIELD) or None,
             "reason": headers.get(dl.REASON) or "(no reason header)",
             "consumer": headers.get(dl.CONSUMER) or None, "redriven": letter.redriven}
@@ -141,7 +141,7 @@ DLQ_SUMMARY = [Column("topic", "dead-letter topic"), Column("letters", "letters"
                Column("redriven", "re-driven", "number", priority=1), Column("codes", "codes (count)", priority=3),
                Column("reasons", "reasons (count)", priority=2)]
 DLQ_LETTERS = [Column("partition", "part", "number", priority=2), Column("offset", "offset", "number"),
-               Column("key", "key", priority=1), Column("origin", "from", priority=3),
+               Column("key", "key", priority=1), Column("origin", "from", "code", priority=3),
                Column("code", "code", "code", priority=6), Column("field", "field", priority=4),
                Column("reason", "reason"),
                Column("consumer", "consumer", priority=0), Column("redriven", "re-driven", "flag", priority=5)]
@@ -163,7 +163,7 @@ def dlq_list(
     known = _dlq_topics(settings)
     _dlq_argument(topic, known)
     chosen = [topic] if topic else known
-    letters = {name: [letter_facts(letter) for letter in asyncio.run(ops.dead_letters(
+    letters = {name: [letter_facts(letter, settings.topic_prefix) for letter in asyncio.run(ops.dead_letters(
         settings.kafka_bootstrap_servers, settings.database_url, settings.topic(name)))] for name in chosen}
     if topic:
         emit(View("dead_letters", DLQ_LETTERS, letters[topic][-limit:],

@@ -37,7 +37,8 @@ def cell_text(money: Money, units: Units) -> str:
     micro = as_micro(money)
     if micro % MICRO_PER_MINOR == 0:
         return f"{micro // MICRO_PER_MINOR:,} {money.currency}"
-    return f"{_decimal(micro, 6, 1)} {money.currency}"
+    whole, _, fraction = _decimal(micro, 6, 1).partition(".")
+    return f"{int(whole):,}.{fraction} {money.currency}" if whole != "-0" else f"-0.{fraction} {money.currency}"
 
 
 def machine_value(money: Money, units: Units) -> int | str:
