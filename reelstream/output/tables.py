@@ -67,7 +67,8 @@ def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
     return table, hidden, max(width, need)
 
 
-def _widths(columns: list[Column], shown: list[int], natural: list[int], least: list[int], width: int) -> dict[int, int]:
+def _widths(columns: list[Column], shown: list[int], natural: list[int], least: list[int],
+            width: int) -> dict[int, int]:
     widths = {i: least[i] if columns[i].kind != "text" else natural[i] for i in shown}
     room = width - GAP * (len(shown) - 1)
     _narrow_words(widths, {i: least[i] for i in shown}, room)

@@ -202,3 +202,23 @@ def test_a_server_that_does_not_answer_is_one_line_and_exit_1(monkeypatch):
     assert "\n" not in line
     assert line.startswith("reelstream wallet balance p-1: cannot reach a server: KafkaConnectionError")
     assert "127.0.0.1:1 refused" in line
+
+
+def test_a_deposit_above_the_cap_goes_out_with_confirm(monkeypatch):
+    from reelstream.commands import wallet
+
+    sent = []
+    monkeypatch.setattr(wallet, "_send_and_wait", lambda data, timeout_s: sent.append(data))
+    code, _, _ = _run(["wallet", "deposit", "newbie-1", "1000000000000", "--confirm"])
+    assert code == 0
+    assert [(d.player_id, d.amount_minor, d.currency) for d in sent] == [("newbie-1", 1_000_000_000_000, "EUR")]
+
+
+@pytest.mark.parametrize("argv", [["wallet", "balance", "nobody"], ["wallet", "history", "nobody"]])
+def test_not_found_exits_3_with_a_line(monkeypatch, argv):
+    from reelstream.commands import wallet
+
+    monkeypatch.setattr(wallet, "_player_events", lambda player_id: [])
+    code, out, err = _run(argv)
+    assert code == 3
+    assert "nobody" in err and out == ""
