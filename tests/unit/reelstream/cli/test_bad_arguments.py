@@ -128,7 +128,8 @@ def test_an_unknown_option_is_one_line_and_exit_2(path):
     _assert_usage_error([*path, "--no-such-option-anywhere", "1"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_bad_value_for_any_parameter_of_any_command_is_one_line_and_exit_2(data):
     path, command, param, values = data.draw(st.sampled_from(CASES))
@@ -222,3 +223,11 @@ def test_not_found_exits_3_with_a_line(monkeypatch, argv):
     code, out, err = _run(argv)
     assert code == 3
     assert "nobody" in err and out == ""
+
+
+@pytest.mark.parametrize("path, command, param, value",
+                         [(path, command, param, value) for path, command, param, values in CASES
+                          for value in values.elements],
+                         ids=lambda item: item if isinstance(item, str) else getattr(item, "name", None) or " ".join(item))
+def test_every_bad_value_of_every_parameter_is_one_line_and_exit_2(path, command, param, value):
+    _assert_usage_error(_argv(path, command, param, value))
