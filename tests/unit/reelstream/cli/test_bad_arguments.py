@@ -228,6 +228,7 @@ def test_not_found_exits_3_with_a_line(monkeypatch, argv):
 @pytest.mark.parametrize("path, command, param, value",
                          [(path, command, param, value) for path, command, param, values in CASES
                           for value in values.elements],
-                         ids=lambda item: item if isinstance(item, str) else getattr(item, "name", None) or " ".join(item))
+                         ids=lambda item: item if isinstance(item, str)
+                         else getattr(item, "name", None) or " ".join(item))
 def test_every_bad_value_of_every_parameter_is_one_line_and_exit_2(path, command, param, value):
     _assert_usage_error(_argv(path, command, param, value))
