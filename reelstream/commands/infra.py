@@ -5,7 +5,8 @@ import time
 
 import typer
 from rich.console import Console
-from rich.table import Table
+
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 
 from deploy.local import infra
 from deploy.local.exceptions import InfraError
@@ -45,16 +46,14 @@ def down() -> None:
 
 
 @app.command()
-def status() -> None:
-    """Show whether the local servers run and answer."""
+def status(format: Format = FORMAT, units: Units = UNITS) -> None:
+    """Show whether the local servers run and answer; exit 3 when one is stopped."""
     paths = default_paths()
-    table = Table("server", "address", "state")
-    rows = infra.status(paths)
-    for row in rows:
-        table.add_row(*row)
-    _console.print(table)
-    _echo(f"state: {paths.state}  jars: {paths.kafka_libs}")
-    if any(state == "stopped" for _, _, state in rows):
+    rows = [{"server": server, "address": address, "state": state} for server, address, state in infra.status(paths)]
+    columns = [Column("server", "server"), Column("address", "address", "code"), Column("state", "state")]
+    emit(View("servers", columns, rows, notes=[f"state: {paths.state}  jars: {paths.kafka_libs}"]), format, units,
+         _console)
+    if any(row["state"] == "stopped" for row in rows):
         raise typer.Exit(3)
 
 

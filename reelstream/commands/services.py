@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from reelstream import arguments
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from reelstream.processes import SERVICES, spawn
 from reelstream.profiling import profiled
 
@@ -17,10 +19,8 @@ STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstrea
 
 
 @app.command()
-def run(name: str) -> None:
+def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SERVICES), metavar="SERVICE")) -> None:
     """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
-    if name not in SERVICES:
-        raise typer.BadParameter(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     main = importlib.import_module(f"services.{name}.app").main
@@ -52,8 +52,9 @@ def _running_pid(name: str) -> int | None:
 
 @app.command()
 def up(
-    only: list[str] = typer.Option(list(SERVICES), "--only", help="Services to start (default: all)."),
-    timeout_s: float = typer.Option(90.0, help="How long to wait for each service to be ready."),
+    only: list[str] = typer.Option(list(SERVICES), "--only", parser=lambda v: arguments.one_of(v, SERVICES),
+                                   metavar="SERVICE", help="Services to start (default: all)."),
+    timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
     """Start services in the background (idempotent) and wait until each consumes its inputs."""
     started = []
@@ -96,8 +97,9 @@ def _wait_gone(pid: int, timeout_s: float) -> bool:
 
 
 @app.command()
-def status() -> None:
-    """Which services run, with their pids."""
-    for name in SERVICES:
-        pid = _running_pid(name)
-        typer.echo(f"{name}: {'running (pid %d)' % pid if pid else 'stopped'}")
+def status(format: Format = FORMAT, units: Units = UNITS) -> None:
+    """Which services run, with their pids (started by `up` from this state directory)."""
+    rows = [{"service": name, "state": "running" if pid else "stopped", "pid": pid}
+            for name, pid in ((name, _running_pid(name)) for name in SERVICES)]
+    columns = [Column("service", "service"), Column("state", "state"), Column("pid", "pid", "code")]
+    emit(View("services", columns, rows), format, units)

@@ -2,6 +2,7 @@
 redeliveries, flag id conflicts."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,9 @@ class Fact:
         return str(self.envelope.id)
 
 
+DECODE_TICK = 250
+
+
 @dataclass(frozen=True)
 class Quarantined:
     """A record on an event topic that its owning service did not write: never folded, listed for the auditor."""
@@ -70,11 +74,15 @@ class Facts:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
 
 
-def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
-    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict."""
+def collect(records: list[RawRecord], until_ms: int | None = None,
+            decoded: Callable[[int], None] = lambda count: None) -> Facts:
+    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
+    `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook)."""
     result = Facts()
     seen: dict[str, tuple[bytes, str]] = {}
-    for record in records:
+    for index, record in enumerate(records):
+        if index % DECODE_TICK == 0:
+            decoded(index)
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
@@ -94,7 +102,8 @@ def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
                 result.discrepancies.append(_conflict(record, envelope, first_where))
             continue
         seen[event_id] = (record.value or b"", record.where)
-        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset))
+        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition,
+                                 record.offset))
     return result
 
 
