@@ -69,8 +69,25 @@ func splitProperty(line string) (string, string) {
 	return unescape(key), unescape(rest)
 }
 
+// unescape drops the backslash before any character, as java.util.Properties does (\t and \n are control characters).
 func unescape(s string) string {
-	return strings.NewReplacer(`\\`, `\`, `\=`, `=`, `\:`, `:`, `\ `, ` `, `\t`, "\t", `\n`, "\n").Replace(s)
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			out.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			out.WriteByte('\t')
+		case 'n':
+			out.WriteByte('\n')
+		default:
+			out.WriteByte(s[i])
+		}
+	}
+	return out.String()
 }
 
 var jaasField = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
