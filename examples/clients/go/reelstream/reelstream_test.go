@@ -132,7 +132,8 @@ func answerBytes(id, typ, requestID, extra string) []byte {
 
 func TestOnlyAnswersToOurRequestAreTakenAndAConflictOnlyWhenItNamesOurSpin(t *testing.T) {
 	spin := Spin{RequestID: "11111111-1111-4111-8111-111111111111", PlayerID: "p-1", Game: "rising-joker", StakeMinor: 100}
-	settled, ok := ParseAnswer(answerBytes("e1", SettledType, spin.RequestID, `,"win_minor":40,"balance_after_minor":940`), spin)
+	settled, ok := ParseAnswer(answerBytes("e1", SettledType, spin.RequestID,
+		`,"game":"rising-joker","stake_minor":100,"win_minor":40,"balance_after_minor":940`), spin)
 	if !ok || !settled.Settled() || settled.WinMinor != 40 || settled.EventID != "e1" {
 		t.Fatalf("settled %+v %v", settled, ok)
 	}
@@ -141,6 +142,10 @@ func TestOnlyAnswersToOurRequestAreTakenAndAConflictOnlyWhenItNamesOurSpin(t *te
 	}
 	if _, ok := ParseAnswer(answerBytes("e3", "reelstream.spin.accepted.v1", spin.RequestID, ""), spin); ok {
 		t.Fatal("took a journal fact for an answer")
+	}
+	original := `,"game":"rising-joker","stake_minor":50,"win_minor":0`
+	if _, ok := ParseAnswer(answerBytes("e6", SettledType, spin.RequestID, original), spin); ok {
+		t.Fatal("took the settlement of the spin that first used our id (another stake)")
 	}
 	theirs := `,"code":"DUPLICATE_CONFLICT","message":"m","game":"rising-joker","stake_minor":200`
 	if _, ok := ParseAnswer(answerBytes("e4", RejectedType, spin.RequestID, theirs), spin); ok {

@@ -114,14 +114,19 @@ func ParseAnswer(value []byte, spin Spin) (Answer, bool) {
 	if (event.Type != SettledType && event.Type != RejectedType) || answer.RequestID != spin.RequestID {
 		return Answer{}, false
 	}
-	if event.Type == RejectedType && answer.Code == "DUPLICATE_CONFLICT" && !conflictIsOurs(answer, spin) {
-		return Answer{}, false // another spin reused our id: its refusal names its own game and stake
+	if !namesOurSpin(answer, spin) {
+		// An answer to another spin under our id: the original spin's settlement when we reuse an id, or the
+		// DUPLICATE_CONFLICT of another spin that reused ours. Each names its own game and stake.
+		return Answer{}, false
 	}
 	answer.Type, answer.EventID = event.Type, event.ID
 	return answer, true
 }
 
-func conflictIsOurs(answer Answer, spin Spin) bool {
+func namesOurSpin(answer Answer, spin Spin) bool {
+	if answer.Game == "" && answer.StakeMinor == nil {
+		return true // a refusal of a request too broken to name its spin
+	}
 	return answer.Game == spin.Game && answer.StakeMinor != nil && *answer.StakeMinor == spin.StakeMinor
 }
 

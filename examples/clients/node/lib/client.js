@@ -28,9 +28,15 @@ export function parseAnswer(value, spin) {
   }
   const data = event?.data
   if ((event.type !== SETTLED && event.type !== REJECTED) || data?.request_id !== spin.request_id) return null
-  const conflict = event.type === REJECTED && data.code === 'DUPLICATE_CONFLICT'
-  if (conflict && (data.game !== spin.game || data.stake_minor !== spin.stake_minor)) return null // another spin's refusal
+  if (!namesOurSpin(data, spin)) return null
   return { eventId: event.id, settled: event.type === SETTLED, ...data }
+}
+
+// An answer to another spin under our id names its own game and stake: the original spin's settlement when we reuse
+// an id, or the DUPLICATE_CONFLICT of another spin that reused ours.
+function namesOurSpin(data, spin) {
+  if (data.game == null && data.stake_minor == null) return true // a refusal of a request too broken to name its spin
+  return data.game === spin.game && data.stake_minor === spin.stake_minor
 }
 
 // kafkajs logs to stdout by default; the CLI's stdout is its answer, so warnings go to stderr.

@@ -66,13 +66,15 @@ const answer = (id, type, requestId, data = {}) =>
 
 test('only answers to our request are taken, and a conflict only when it names our spin', () => {
   const spin = { request_id: '11111111-1111-4111-8111-111111111111', game: 'rising-joker', stake_minor: 100 }
-  const settled = parseAnswer(answer('e1', SETTLED, spin.request_id, { win_minor: 40 }), spin)
+  const settled = parseAnswer(answer('e1', SETTLED, spin.request_id, { game: 'rising-joker', stake_minor: 100, win_minor: 40 }), spin)
   assert.equal(settled.settled, true)
   assert.equal(settled.eventId, 'e1')
   assert.equal(settled.win_minor, 40)
   assert.equal(parseAnswer(answer('e2', SETTLED, '22222222-2222-4222-8222-222222222222'), spin), null)
   assert.equal(parseAnswer(answer('e3', 'reelstream.spin.accepted.v1', spin.request_id), spin), null)
   assert.equal(parseAnswer('not json ' + spin.request_id, spin), null)
+  const original = { game: 'rising-joker', stake_minor: 50, win_minor: 0 }
+  assert.equal(parseAnswer(answer('e6', SETTLED, spin.request_id, original), spin), null, 'the first spin under our id')
   const theirs = { code: 'DUPLICATE_CONFLICT', game: 'rising-joker', stake_minor: 200 }
   assert.equal(parseAnswer(answer('e4', REJECTED, spin.request_id, theirs), spin), null)
   const ours = parseAnswer(answer('e5', REJECTED, spin.request_id, { ...theirs, stake_minor: 100 }), spin)
