@@ -24,7 +24,7 @@ from shared.topic_admin import delete_topics
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS
 
 CLIENT_SLACK_S = 60  # on top of the attempts' timeouts: process start-up, connecting, a group join
-RELAY_SETTLE_S = 2.0  # after the client exits, for the relay to see the last answer
+RELAY_SETTLE_S = 5.0  # at most, after the client exits, for the relay to see the answer the client reported
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,8 @@ def _run_vector(command, vector: Vector, platform: Platform, properties: Path, r
         tok = token(step.request.get("token", "valid"), player, platform.session_secret, time.time_ns() // 1_000_000)
         before = relay.snapshot(request_id)
         run = _run_client(command + client_arguments(step, properties, relay_prefix, player, request_id, tok), step)
-        time.sleep(RELAY_SETTLE_S if run.answers else 0)
-        seen = relay.snapshot(request_id, since_request=len(before.requests) if before else 0)
+        since = len(before.requests) if before else 0
+        seen = _settled_snapshot(relay, request_id, since, run)
         problems = check_step(step, run, seen, request_id, player, platform, deposit_minor, earlier)
         if relay.error is not None:
             problems.append(f"the relay failed: {relay.error!r}")
@@ -196,6 +196,17 @@ def _run_vector(command, vector: Vector, platform: Platform, properties: Path, r
             return [f"step {index}: {problem}" for problem in problems]
         earlier.append(run.answers[0])
     return []
+
+
+def _settled_snapshot(relay: Relay, request_id: str, since: int, run: Run) -> Seen | None:
+    """What the relay saw, once it has seen the answer the client reported (bounded: a made-up id never comes)."""
+    event_id = run.answers[0].get("event_id") if len(run.answers) == 1 else None
+    deadline = time.monotonic() + RELAY_SETTLE_S
+    seen = relay.snapshot(request_id, since)
+    while event_id is not None and (seen is None or event_id not in seen.answer_ids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        seen = relay.snapshot(request_id, since)
+    return seen
 
 
 def _run_client(argv: list[str], step: Step) -> Run:
