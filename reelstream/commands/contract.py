@@ -37,7 +37,7 @@ def check() -> None:
 @app.command("verify-client")
 def verify_client(
     cmd: str = typer.Option(..., "--cmd", help="The client command; the kit appends the arguments of each step."),
-    properties: Path = typer.Option(None, help="The client's .properties (default: bootstrap.servers of this platform)."),
+    properties: Path = typer.Option(None, help="The client's .properties (default: this platform's brokers)."),
     vectors: Path = typer.Option(VECTORS_FILE, help="The conformance vectors."),
     only: list[str] = typer.Option([], "--only", help="Run only these vectors (by name)."),
 ) -> None:

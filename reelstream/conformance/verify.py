@@ -89,7 +89,8 @@ def check_step(step: Step, run: Run, seen: Seen | None, request_id: str, player:
     return problems + _relayed_problems(step, answer, seen, player, platform)
 
 
-def _relayed_problems(step: Step, answer: dict[str, Any], seen: Seen | None, player: str, platform: Platform) -> list[str]:
+def _relayed_problems(step: Step, answer: dict[str, Any], seen: Seen | None, player: str,
+                      platform: Platform) -> list[str]:
     """The requests the client sent (key, partition, header, retries with one id) and the answer it reported."""
     if seen is None or not seen.requests:
         return [f"no request with request_id {answer.get('request_id')} reached spin.requests"]
@@ -107,7 +108,8 @@ def _relayed_problems(step: Step, answer: dict[str, Any], seen: Seen | None, pla
     if int(answer.get("attempts") or 0) != len(seen.requests):
         problems.append(f"the client says it sent {answer.get('attempts')} requests, {len(seen.requests)} arrived")
     if answer.get("event_id") not in seen.answer_ids:
-        problems.append(f"event_id {answer.get('event_id')} is none of the platform's answers {sorted(set(seen.answer_ids))}")
+        written = sorted(set(seen.answer_ids))
+        problems.append(f"event_id {answer.get('event_id')} is none of the platform's answers {written}")
     return problems
 
 
@@ -131,7 +133,8 @@ def token(kind: str, player: str, secret: str, now_ms: int) -> str:
     }[kind]()
 
 
-def client_arguments(step: Step, properties: Path, relay_prefix: str, player: str, request_id: str, tok: str) -> list[str]:
+def client_arguments(step: Step, properties: Path, relay_prefix: str, player: str, request_id: str,
+                     tok: str) -> list[str]:
     r, c = step.request, step.client
     return ["--properties", str(properties), "--topic-prefix", relay_prefix, "--player", player, "--game", r["game"],
             "--stake", str(r["stake_minor"]), "--currency", r["currency"], "--token", tok, "--request-id", request_id,
@@ -210,7 +213,8 @@ def _settled_snapshot(relay: Relay, request_id: str, since: int, run: Run) -> Se
 
 
 def _run_client(argv: list[str], step: Step) -> Run:
-    limit_s = step.client["attempts"] * step.client["timeout_ms"] / 1000 + step.client["linger_ms"] / 1000 + CLIENT_SLACK_S
+    client = step.client
+    limit_s = (client["attempts"] * client["timeout_ms"] + client["linger_ms"]) / 1000 + CLIENT_SLACK_S
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=limit_s, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:

@@ -117,7 +117,8 @@ def _servers() -> dict[str, Any]:
                   "description": "the local single-node KRaft broker of `reelstream infra up` (plaintext)",
                   "bindings": kafka},
         "production": {"host": "kafka-1.example.com:9093", "protocol": "kafka", "protocolVersion": "3.9.1",
-                       "description": "an example cluster: SASL_SSL (TLS with the cluster's CA, SCRAM-SHA-512 per role); "
+                       "description": "an example cluster: SASL_SSL (TLS with the cluster's CA, SCRAM-SHA-512 per "
+                                      "role); "
                                       "each role's client settings in a .properties file",
                        "security": [{"$ref": "#/components/securitySchemes/scramSha512"},
                                     {"$ref": "#/components/securitySchemes/plain"}],
@@ -147,7 +148,8 @@ def asyncapi_document() -> dict[str, Any]:
         "info": {
             "title": "reelstream event contract",
             "version": "1.0.0",
-            "description": "CloudEvents 1.0 (structured JSON) on Kafka. Generated from shared/events and shared/topics; "
+            "description": "CloudEvents 1.0 (structured JSON) on Kafka. Generated from shared/events and "
+                           "shared/topics; "
                            "do not edit. Message payloads are AsyncAPI schemas (draft-07); the same schemas as "
                            "standalone JSON Schema draft 2020-12 files are in docs/contract/schemas/.",
         },

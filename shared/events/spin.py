@@ -100,7 +100,8 @@ class SpinRejected(EventData):
     request_id: uuid.UUID | None = None
     # Keyed by player id; "unknown" when the request was too broken to name one (it then also goes to the DLQ).
     player_id: str
-    code: str = Field(description="one of " + ", ".join(REJECTION_CODES) + "; readers treat an unknown code as a refusal")
+    code: str = Field(description="one of " + ", ".join(REJECTION_CODES) + "; readers treat an unknown code as a "
+                      "refusal")
     message: str
     game: str | None = None
     stake_minor: Minor | None = None

@@ -55,7 +55,8 @@ def test_a_request_on_the_wrong_partition_is_refused_on_the_players_own_partitio
         client.deposit(player, 10_000, "EUR")
         sender = producer(platform.bootstrap)
         try:
-            sender.send(platform.topic("spin.requests"), key=player.encode(), value=value, partition=away).get(timeout=10)
+            sent = sender.send(platform.topic("spin.requests"), key=player.encode(), value=value, partition=away)
+            sent.get(timeout=10)
         finally:
             sender.close()
         found = answers_by_partition(platform, request_id)

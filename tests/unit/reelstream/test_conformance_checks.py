@@ -1,4 +1,5 @@
-"""The conformance kit's judgement of one client run: it passes a right answer and names each thing a client gets wrong."""
+"""The conformance kit's judgement of one client run: it passes a right answer and names each thing a client gets
+wrong."""
 from __future__ import annotations
 
 import json
@@ -66,13 +67,15 @@ def test_a_rejection_must_exit_non_zero_and_carry_its_code():
 
 def test_a_request_off_the_murmur2_partition_or_keyed_otherwise_or_without_the_header_fails():
     away = (HOME + 1) % 6
-    assert any(f"partition {away}" in p for p in judge("settles-rising-joker", [settled_line()], relayed=seen(partition=away)))
+    off = judge("settles-rising-joker", [settled_line()], relayed=seen(partition=away))
+    assert any(f"partition {away}" in p for p in off)
     assert any("record key" in p for p in judge("settles-rising-joker", [settled_line()], relayed=seen(key=b"x")))
     assert any("content-type" in p for p in judge("settles-rising-joker", [settled_line()], relayed=seen(headers={})))
 
 
 def test_an_answer_the_platform_never_wrote_or_a_wrong_balance_fails():
-    assert any("none of the platform's answers" in p for p in judge("settles-rising-joker", [settled_line(event_id="e-9")]))
+    made_up = judge("settles-rising-joker", [settled_line(event_id="e-9")])
+    assert any("none of the platform's answers" in p for p in made_up)
     assert any("balance_after_minor" in p for p in judge("settles-rising-joker", [settled_line(balance_after_minor=1)]))
 
 
@@ -103,7 +106,7 @@ def test_answer_lines_are_found_among_other_output_and_request_ids_read_tolerant
     assert request_id_of(b"\xff not json") is None and request_id_of(b"[1]") is None
 
 
-@pytest.mark.parametrize("name", ["duplicated-answer", "answer-after-timeout-and-retry", "rejection-duplicated-and-late",
-                                  "crc32-partitioner-is-refused"])
+@pytest.mark.parametrize("name", ["duplicated-answer", "answer-after-timeout-and-retry",
+                                  "rejection-duplicated-and-late", "crc32-partitioner-is-refused"])
 def test_the_vectors_cover_what_clients_get_wrong(name):
     assert name in VECTORS
