@@ -110,3 +110,9 @@ def test_answer_lines_are_found_among_other_output_and_request_ids_read_tolerant
                                   "rejection-duplicated-and-late", "crc32-partitioner-is-refused"])
 def test_the_vectors_cover_what_clients_get_wrong(name):
     assert name in VECTORS
+
+
+def test_a_client_printing_nonsense_numbers_is_failed_not_a_crash_of_the_kit():
+    problems = judge("answer-after-timeout-and-retry", [settled_line(attempts="two", duplicates=None, win_minor="x")])
+    assert any("attempts two, expected at least 2" in p for p in problems)
+    assert any("balance_after_minor" in p for p in problems)
