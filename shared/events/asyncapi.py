@@ -188,4 +188,5 @@ def write(directory: Path = CONTRACT_DIR) -> list[Path]:
 
 def stale(directory: Path = CONTRACT_DIR) -> list[str]:
     """Generated files that are missing or differ from what the models generate now."""
-    return [rel for rel, text in rendered_files().items() if not (directory / rel).is_file() or (directory / rel).read_text() != text]
+    return [rel for rel, text in rendered_files().items()
+            if not (directory / rel).is_file() or (directory / rel).read_text() != text]
