@@ -173,7 +173,8 @@ class SpinRunner(ConsumerRebalanceListener):
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[tp.topic]
         if logical == SPIN_REQUESTS:
-            found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset)
+            found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset,
+                               len(self.consumer.partitions_for_topic(tp.topic) or ()))
         else:
             found = self._handle_event(logical, book, record)
         effects.journal.extend(replace(out, partition=tp.partition) for out in found.journal)
