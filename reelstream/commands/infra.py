@@ -20,17 +20,22 @@ def _echo(line: str) -> None:
 
 
 @app.command()
-def up() -> None:
+def up(
+    secure: bool = typer.Option(False, "--secure/--insecure", help="SASL_SSL client listener, mTLS controller, "
+                                "ACLs and one SCRAM principal per role; --insecure: the plaintext broker."),
+    bench_listener: bool = typer.Option(False, "--bench-listener", help="Secured only: also a plaintext loopback "
+                                        "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for plaintext-vs-secured benchmarks."),
+) -> None:
     """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
     paths = default_paths()
     started = time.monotonic()
     try:
-        env = infra.up(paths, _echo)
+        env = infra.up(paths, _echo, secure=secure, bench_listener=bench_listener)
     except InfraError as error:
         _console.print(f"[red]infra up failed:[/red] {error}")
         raise typer.Exit(1) from error
     _echo(f"ready in {time.monotonic() - started:.1f} s; exported in {paths.env_file}:")
-    for line in env.lines():
+    for line in env.shown():
         _echo(f"  {line}")
 
 

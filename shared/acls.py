@@ -1,0 +1,111 @@
+"""Make the roles' ACLs and quotas (shared.roles) real on a broker with kafka-python's admin client: create what is
+missing, report what is there beyond the code (drift; removed only when asked), and delete a test prefix's rules."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from shared.roles import ROLES, AclRule, Role, acl_rules
+
+
+class AclError(RuntimeError):
+    """The broker refused to create or delete ACLs (the message is the broker's reason)."""
+
+
+@dataclass(frozen=True)
+class AclReport:
+    principal: str
+    created: tuple[AclRule, ...] = ()
+    present: int = 0
+    extra: tuple[AclRule, ...] = field(default_factory=tuple)  # on the broker, not in the code (drift)
+    removed: tuple[AclRule, ...] = ()
+
+
+def _kafka_acl(rule: AclRule):
+    from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePattern, ResourceType
+
+    pattern = ResourcePattern(ResourceType[rule.resource], rule.name, ACLResourcePatternType[rule.pattern])
+    return ACL(rule.principal, "*", ACLOperation[rule.operation], ACLPermissionType.ALLOW, pattern)
+
+
+def _rule(acl) -> AclRule:
+    pattern = acl.resource_pattern
+    return AclRule(acl.principal, pattern.resource_type.name, pattern.resource_name, pattern.pattern_type.name,
+                   acl.operation.name)
+
+
+def broker_rules(admin, principal: str) -> set[AclRule]:
+    """Every ALLOW rule a principal holds on the broker."""
+    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType,
+                             ResourcePatternFilter, ResourceType)
+
+    wanted = ACLFilter(principal, None, ACLOperation.ANY, ACLPermissionType.ALLOW,
+                       ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY))
+    found, error = admin.describe_acls(wanted)
+    if error.errno != 0:
+        raise AclError(f"cannot describe the ACLs of {principal}: {error}")
+    return {_rule(acl) for acl in found}
+
+
+def _under(rule: AclRule, prefix: str) -> bool:
+    return rule.resource in ("TOPIC", "GROUP", "TRANSACTIONAL_ID") and rule.name.startswith(prefix)
+
+
+def apply_acls(admin, prefix: str = "", roles: Iterable[Role] = ROLES, prune: bool = False) -> list[AclReport]:
+    """Create each role's missing rules under `prefix`. Rules a principal holds beyond the code are reported as
+    drift (with a prefix: only those under it), and deleted when `prune`."""
+    reports = []
+    for member in roles:
+        declared = set(acl_rules(member, prefix))
+        found = broker_rules(admin, member.principal)
+        missing = sorted(declared - found)
+        extra = sorted(rule for rule in found - declared if not prefix or _under(rule, prefix))
+        if missing:
+            result = admin.create_acls([_kafka_acl(rule) for rule in missing])
+            if result["failed"]:
+                acl, error = result["failed"][0][:2] if isinstance(result["failed"][0], tuple) else (result["failed"][0], "")
+                raise AclError(f"cannot create ACLs for {member.principal}: {acl} {error}")
+        removed = tuple(delete_rules(admin, extra)) if prune and extra else ()
+        reports.append(AclReport(member.principal, tuple(missing), len(declared) - len(missing),
+                                 () if removed else tuple(extra), removed))
+    return reports
+
+
+def delete_rules(admin, rules: Iterable[AclRule]) -> list[AclRule]:
+    """Delete exactly these rules (each as a literal filter); returns what the broker reports as deleted."""
+    from kafka.admin import ACLFilter
+
+    filters = [ACLFilter(acl.principal, acl.host, acl.operation, acl.permission_type, acl.resource_pattern)
+               for acl in map(_kafka_acl, rules)]
+    if not filters:
+        return []
+    deleted = []
+    for _, matching, error in admin.delete_acls(filters):
+        if error.errno != 0:
+            raise AclError(f"cannot delete ACLs: {error}")
+        deleted += [_rule(acl) for acl in matching]
+    return deleted
+
+
+def delete_prefix_acls(admin, prefix: str, roles: Iterable[Role] = ROLES) -> list[AclRule]:
+    """Remove what `apply_acls(admin, prefix)` created (test and benchmark deployments clean up after themselves)."""
+    if not prefix:
+        raise ValueError("refusing to delete the un-prefixed (live) ACLs")
+    return delete_rules(admin, [rule for member in roles for rule in acl_rules(member, prefix) if _under(rule, prefix)])
+
+
+def apply_quotas(admin, roles: Iterable[Role] = ROLES) -> dict[str, dict[str, float]]:
+    """Set each role's per-user quotas (and remove the ones it no longer declares); returns what was set."""
+    from kafka.protocol.admin import AlterClientQuotasRequest
+
+    known = ("producer_byte_rate", "consumer_byte_rate", "request_percentage")
+    entries, applied = [], {}
+    for member in roles:
+        ops = [(key, float(member.quotas.get(key, 0.0)), key not in member.quotas) for key in known]
+        entries.append(([("user", member.name)], ops))
+        applied[member.name] = dict(member.quotas)
+    response = admin._manager.run(admin._manager.send, AlterClientQuotasRequest(entries=entries, validate_only=False))  # noqa: SLF001
+    failures = [entry for entry in response.entries if entry.error_code]
+    if failures:
+        raise AclError(f"cannot set quotas: {failures[0].error_message}")
+    return applied
