@@ -16,7 +16,7 @@ from deploy.local.paths import KAFKA_VERSION, TEMPLATES, InfraPaths
 from deploy.local.pki import TlsFiles, ensure_tls
 from deploy.local.tools import find_java, find_maven, who_listens
 from deploy.local.waits import WaitTimeout, wait_until
-from shared.security import ClientSecurity
+from shared.security import ClientSecurity, security_for
 
 HEAP = "1g"
 START_TIMEOUT_S = 90
@@ -166,7 +166,7 @@ def broker_answers(bootstrap: str, security: ClientSecurity | None = None) -> bo
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
 
-    options = (security or ClientSecurity()).kafka_python()
+    options = (security or security_for(None)).kafka_python()
     try:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra",
                                  **options)

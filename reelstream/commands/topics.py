@@ -22,7 +22,7 @@ def create(
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
 ) -> None:
     """Create every missing topic with explicit partitions and configs; report drift of existing ones (exit 2)."""
-    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers)
+    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers, role="admin")
     try:
         reports = ensure_topics(admin, ALL_TOPICS, replication_factor)
     except TopicError as error:
@@ -45,7 +45,7 @@ def create(
 @app.command("list")
 def list_topics(bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS.")) -> None:
     """Show the declared topics as found on the broker (missing ones are marked)."""
-    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers)
+    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers, role="admin")
     try:
         existing = set(admin.list_topics())
         found = {t["name"]: t for t in describe(admin, [s.name for s in ALL_TOPICS if s.name in existing])}

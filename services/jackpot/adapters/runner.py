@@ -22,7 +22,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, carries_position, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
+                          service_fetch_options)
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
@@ -81,10 +82,10 @@ class JackpotService:
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
         self._on_ready = on_ready
-        self._meter_producer = AIOKafkaProducer(bootstrap_servers=self.config.bootstrap, **AIOKAFKA_PRODUCER_SAFETY)
+        self._meter_producer = aio_producer(self.config.bootstrap, role="jackpot", **AIOKAFKA_PRODUCER_SAFETY)
         await self._meter_producer.start()
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
+        consumer = aio_consumer(
+            bootstrap=self.config.bootstrap, role="jackpot", group_id=self.config.group_id,
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=1000, max_poll_interval_ms=300_000,
             **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
@@ -172,8 +173,8 @@ class JackpotService:
 
     async def acquire(self, partitions: list[int]) -> None:
         for partition in partitions:
-            producer = AIOKafkaProducer(
-                bootstrap_servers=self.config.bootstrap, transactional_id=f"{self.config.group_id}-p{partition}",
+            producer = aio_producer(
+                self.config.bootstrap, role="jackpot", transactional_id=f"{self.config.group_id}-p{partition}",
                 **AIOKAFKA_PRODUCER_SAFETY,
             )
             await producer.start()  # InitProducerId: fences a predecessor and aborts its open transaction

@@ -33,7 +33,8 @@ from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared.crash import crash_point
 from shared.events import HEADERS, DecodeError, decode, may_be
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
+                          service_fetch_options)
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -70,8 +71,8 @@ class SpinRunner(ConsumerRebalanceListener):
         self.journaled: asyncio.Task | None = None  # the latest batch's journal write (likewise)
         self.uncommitted: dict = {}  # input offsets whose batches are written, not yet committed
         self.committed_at = 0.0
-        self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
+        self.consumer = aio_consumer(
+            bootstrap=settings.kafka_bootstrap_servers, role="spin", group_id=settings.group("spin"),
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
@@ -215,5 +216,5 @@ def _dead_letter(logical: str, record, error: DecodeError) -> Effects:
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:
-    return AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers, client_id="reelstream-spin",
-                            **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})
+    return aio_producer(settings.kafka_bootstrap_servers, role="spin", client_id="reelstream-spin",
+                        **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})

@@ -30,7 +30,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
+                          service_fetch_options)
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
@@ -86,8 +87,8 @@ class WalletService(ConsumerRebalanceListener):
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
     async def run(self, stop: asyncio.Event) -> Stats:
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id, client_id="reelstream-wallet",
+        consumer = aio_consumer(
+            bootstrap=self.config.bootstrap, role="wallet", group_id=self.config.group_id, client_id="reelstream-wallet",
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4),
             max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, **service_fetch_options(),
             **AIOKAFKA_CONSUMER_SAFETY,
@@ -209,8 +210,8 @@ class WalletService(ConsumerRebalanceListener):
             self._on_ready = None
 
     async def _acquire_one(self, partition: int) -> Restored:
-        producer = AIOKafkaProducer(
-            bootstrap_servers=self.config.bootstrap, client_id="reelstream-wallet",
+        producer = aio_producer(
+            self.config.bootstrap, role="wallet", client_id="reelstream-wallet",
             transactional_id=f"{self.config.group_id}-p{partition}", max_batch_size=PRODUCER_BATCH_BYTES,
             **AIOKAFKA_PRODUCER_SAFETY,
         )
