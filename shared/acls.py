@@ -109,3 +109,43 @@ def apply_quotas(admin, roles: Iterable[Role] = ROLES) -> dict[str, dict[str, fl
     if failures:
         raise AclError(f"cannot set quotas: {failures[0].error_message}")
     return applied
+
+
+_SECURITY_DISABLED = 54  # Kafka protocol error SECURITY_DISABLED: the broker has no authorizer
+
+
+def authorizer_enabled(admin) -> bool:
+    """False on a broker without an authorizer (plaintext local broker): there is nothing to grant there."""
+    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType,
+                             ResourcePatternFilter, ResourceType)
+    from kafka.errors import SecurityDisabledError
+
+    probe = ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
+                      ResourcePatternFilter(ResourceType.TOPIC, "-", ACLResourcePatternType.LITERAL))
+    try:
+        _, error = admin.describe_acls(probe)
+    except SecurityDisabledError:
+        return False
+    return error.errno != _SECURITY_DISABLED
+
+
+def grant_prefix(admin, prefix: str, timeout_s: float = 15, roles: Iterable[Role] = ROLES) -> int:
+    """Apply every role's rules under a test or benchmark deployment's prefix and wait until the broker's authorizer
+    shows them all; returns how many were created (0 without an authorizer)."""
+    from deploy.local.waits import wait_until
+
+    if not prefix or not authorizer_enabled(admin):
+        return 0
+    roles = tuple(roles)
+    reports = apply_acls(admin, prefix, roles)
+    declared = {member.principal: set(acl_rules(member, prefix)) for member in roles}
+    wait_until(lambda: all(rules <= broker_rules(admin, principal) for principal, rules in declared.items()),
+               timeout_s, 0.1, what=f"ACLs under {prefix!r} visible")
+    return sum(len(report.created) for report in reports)
+
+
+def revoke_prefix(admin, prefix: str) -> int:
+    """Delete a deployment prefix's rules (nothing to do without an authorizer); returns how many were deleted."""
+    if not prefix or not authorizer_enabled(admin):
+        return 0
+    return len(delete_prefix_acls(admin, prefix))
