@@ -11,8 +11,9 @@ app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services fo
 _GROUPS = {
     "infra": "Start, stop and inspect the local Kafka and PostgreSQL.",
     "topics": "Create and describe the platform's Kafka topics.",
+    "acl": "Principals, ACLs and quotas of the platform's roles, as code.",
     "contract": "The event contract: AsyncAPI document and JSON Schemas.",
-    "session": "Issue session tokens for tests and demos.",
+    "session": "Issue session tokens for tests and demos; rotate the session key.",
     "math": "Par sheets, outcome evaluation and simulation of the game maths.",
     "wallet": "Cashier operations and balances.",
     "jackpot": "Jackpot pools and live meters.",
