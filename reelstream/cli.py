@@ -48,7 +48,23 @@ _register()
 
 
 def main() -> None:
-    app()
+    """Run the CLI; a Kafka connection that fails for a security reason ends with one line saying which."""
+    from aiokafka.errors import KafkaError as AioKafkaError
+    from kafka.errors import KafkaError
+
+    from shared.security import SecurityConfigError, explain_last_failure
+
+    try:
+        app()
+    except SecurityConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    except (KafkaError, AioKafkaError) as error:
+        reason = explain_last_failure()
+        if reason is None:
+            raise
+        typer.echo(f"error: {reason}", err=True)
+        raise SystemExit(1) from error
 
 
 if __name__ == "__main__":

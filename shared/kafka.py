@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.security import ClientSecurity, security_for
+from shared.security import ClientSecurity, note_client, security_for
 from shared.topics import TopicSpec, with_min_insync
 
 PRODUCER_SAFETY: dict[str, Any] = {
@@ -88,13 +88,21 @@ class FetchPacing:
 _TOPIC_ALREADY_EXISTS = 36  # Kafka protocol error code TOPIC_ALREADY_EXISTS
 
 
+def _python_security(bootstrap: str, role: str | None) -> dict[str, Any]:
+    return note_client(bootstrap, security_for(role)).kafka_python()
+
+
+def _aio_security(bootstrap: str, role: str | None) -> dict[str, Any]:
+    return note_client(bootstrap, security_for(role)).aiokafka()
+
+
 def admin_client(bootstrap: str, client_id: str = "reelstream-admin", *, role: str | None = None,
                  security: ClientSecurity | None = None, **overrides: Any):
     """A kafka-python admin client; `role` picks its principal's connection settings (shared.security), unless
     `security` gives them outright."""
     from kafka import KafkaAdminClient
 
-    chosen = security or security_for(role)
+    chosen = note_client(bootstrap, security or security_for(role))
     return KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=30_000,
                             **{**chosen.kafka_python(), **overrides})
 
@@ -103,28 +111,28 @@ def producer(bootstrap: str, client_id: str = "reelstream", *, role: str | None 
     from kafka import KafkaProducer
 
     return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id,
-                         **{**PRODUCER_SAFETY, **security_for(role).kafka_python(), **overrides})
+                         **{**PRODUCER_SAFETY, **_python_security(bootstrap, role), **overrides})
 
 
 def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
     """An aiokafka producer connected as `role`; the caller spells out its safety options (AIOKAFKA_PRODUCER_SAFETY)."""
     from aiokafka import AIOKafkaProducer
 
-    return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**security_for(role).aiokafka(), **options})
+    return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
 def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **options: Any):
     """An aiokafka consumer connected as `role`; the caller spells out its safety options (AIOKAFKA_CONSUMER_SAFETY)."""
     from aiokafka import AIOKafkaConsumer
 
-    return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**security_for(role).aiokafka(), **options})
+    return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
 def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):
     """A bare kafka-python consumer connected as `role` (assigned by hand; the caller passes its options)."""
     from kafka import KafkaConsumer
 
-    return KafkaConsumer(bootstrap_servers=bootstrap, **{**security_for(role).kafka_python(), **options})
+    return KafkaConsumer(bootstrap_servers=bootstrap, **{**_python_security(bootstrap, role), **options})
 
 
 def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeout_s: float = 15,
@@ -137,7 +145,7 @@ def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeou
     from kafka import KafkaConsumer
 
     client = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id,
-                           **{**CONSUMER_SAFETY, **security_for(role).kafka_python(), **overrides})
+                           **{**CONSUMER_SAFETY, **_python_security(bootstrap, role), **overrides})
     if topics:
         deadline = time.monotonic() + metadata_timeout_s
         missing = [topic for topic in topics if not client.partitions_for_topic(topic)]

@@ -171,3 +171,80 @@ def _read_secret(path: Path, what: str) -> str:
         return path.read_text().strip()
     except OSError as error:
         raise SecurityConfigError(f"kafka secret file {path} ({what}) cannot be read: {error.strerror}") from error
+
+
+class KafkaAccessError(ConnectionError):
+    """A client could not connect as configured; the message is one line (wrong password, untrusted certificate)."""
+
+
+def _tls_problem(host: str, port: int, security: ClientSecurity, timeout_s: float) -> str | None:
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as raw:
+            with security.ssl_context().wrap_socket(raw, server_hostname=host):
+                return None
+    except ssl.SSLCertVerificationError as error:
+        trusted = f"the CA file {security.ca_file}" if security.ca_file else "the system's CAs"
+        return (f"kafka: the certificate of {host}:{port} is not trusted by {trusted} "
+                f"({error.verify_message}; {security.source})")
+    except (ssl.SSLError, OSError) as error:
+        return f"kafka: no TLS connection to {host}:{port} ({error.__class__.__name__}: {error}; {security.source})"
+
+
+def diagnose(bootstrap: str, security: ClientSecurity, timeout_s: float = 5) -> str | None:
+    """One line saying why a client with these settings cannot connect (None when it can): an untrusted broker
+    certificate, failed SASL authentication (wrong user or password), or an unreachable broker."""
+    import logging
+
+    host, _, port = bootstrap.split(",")[0].strip().rpartition(":")
+    if security.uses_tls:
+        problem = _tls_problem(host, int(port), security, timeout_s)
+        if problem:
+            return problem
+    # kafka-python only sees the socket close on a refused login; aiokafka logs the broker's SASL error: ask it.
+    import asyncio
+
+    from aiokafka import AIOKafkaClient
+    from aiokafka.errors import KafkaError
+
+    seen: list[str] = []
+
+    class _Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    async def bootstrap_once() -> None:
+        client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout_s * 1000),
+                                client_id="reelstream-diagnose", **security.aiokafka())
+        try:
+            await client.bootstrap()
+        finally:
+            await client.close()
+
+    catcher, logger = _Catch(logging.WARNING), logging.getLogger("aiokafka")
+    logger.addHandler(catcher)
+    try:
+        asyncio.run(bootstrap_once())
+        return None
+    except KafkaError:
+        if any("SaslAuthenticationFailed" in line or "Authentication failed" in line for line in seen):
+            return (f"kafka: authentication failed for user {security.username!r} with {security.mechanism} "
+                    f"(wrong user name or password; {security.source})")
+        return f"kafka: no broker answers on {bootstrap} with {security.protocol} ({security.source})"
+    finally:
+        logger.removeHandler(catcher)
+
+
+_RECENT: list[tuple[str, ClientSecurity]] = []  # the last connection a factory set up in this process, for diagnosis
+
+
+def note_client(bootstrap: str, security: ClientSecurity) -> ClientSecurity:
+    """Remember the settings a client factory just used (shared.kafka), so a failure can be explained afterwards."""
+    _RECENT[:] = [(bootstrap, security)]
+    return security
+
+
+def explain_last_failure() -> str | None:
+    """`diagnose` for the last client a factory made in this process (None when none was made or it connects)."""
+    return diagnose(*_RECENT[0]) if _RECENT else None

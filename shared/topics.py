@@ -33,7 +33,8 @@ class TopicSpec:
     readers: tuple[str, ...] = ()
 
 
-# Every topic is readable by the auditor and ops; ops re-drives dead letters onto request and command topics.
+# Every topic is readable by the auditor and ops. Ops re-drives dead letters onto their source topics, so it may write
+# every topic that has a dead-letter topic; what keeps ops from minting is the writers' signatures on the records.
 _OVERSIGHT = ("auditor", "ops")
 
 
@@ -47,7 +48,7 @@ def _command(name: str, key: str, partitions: int, public: bool, writers: tuple[
 def _events(name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...],
             readers: tuple[str, ...]) -> TopicSpec:
     configs = {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}
-    return TopicSpec(name, key, partitions, "event", configs, public, writers, readers + _OVERSIGHT)
+    return TopicSpec(name, key, partitions, "event", configs, public, writers + ("ops",), readers + _OVERSIGHT)
 
 
 SPIN_REQUESTS = "spin.requests"
@@ -81,7 +82,7 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         "meter",
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
-        writers=("jackpot",),
+        writers=("jackpot", "ops"),
         readers=("projector", "game-client", "operator") + _OVERSIGHT,
     ),
 )
