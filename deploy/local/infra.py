@@ -63,12 +63,21 @@ def session_secret(paths: InfraPaths) -> str:
     return path.read_text().strip()
 
 
+def _session_lines(paths: InfraPaths) -> dict[str, str]:
+    """A ring `reelstream session rotate` wrote into the env file survives `infra up`; else the one random key."""
+    if paths.env_file.exists():
+        for line in paths.env_file.read_text().splitlines():
+            if line.startswith("REELSTREAM_SESSION_KEYS="):
+                return {"REELSTREAM_SESSION_KEYS": line.split("=", 1)[1]}
+    return {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
+
+
 def up(paths: InfraPaths, echo: Echo, secure: bool = False, bench_listener: bool = False) -> LocalEnv:
     paths.state.mkdir(parents=True, exist_ok=True)
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
     tls = kafka.up(paths, kafka_at, echo)
     postgres.up(paths, postgres_at, echo)
-    extra = {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
+    extra = _session_lines(paths)
     if tls is not None:
         from deploy.local.principals import provision
         from shared.kafka import admin_client
