@@ -104,7 +104,7 @@ class ReelstreamClient:
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
         self._topic = lambda name: f"{prefix}{name}"
-        # role: whose principal the client connects as (shared.security); None is the process's ($REELSTREAM_KAFKA_ROLE).
+        # role: the principal the client connects as (shared.security); None: the process's ($REELSTREAM_KAFKA_ROLE).
         self._producer = make_producer(self._bootstrap, client_id=client_id, role=role, linger_ms=0)
         self._consumer = kafka_consumer(self._bootstrap, role=role, group_id=None, client_id=client_id,
                                         enable_auto_commit=False, isolation_level="read_committed")

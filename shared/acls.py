@@ -72,8 +72,7 @@ def apply_acls(admin, prefix: str = "", roles: Iterable[Role] = ROLES, prune: bo
         if missing:
             result = admin.create_acls([_kafka_acl(rule) for rule in missing])
             if result["failed"]:
-                acl, error = result["failed"][0][:2] if isinstance(result["failed"][0], tuple) else (result["failed"][0], "")
-                raise AclError(f"cannot create ACLs for {member.principal}: {acl} {error}")
+                raise AclError(f"cannot create ACLs for {member.principal}: {result['failed'][0]}")
         removed = tuple(delete_rules(admin, extra)) if prune and extra else ()
         reports.append(AclReport(member.principal, tuple(missing), len(declared) - len(missing),
                                  () if removed else tuple(extra), removed))
@@ -113,7 +112,8 @@ def apply_quotas(admin, roles: Iterable[Role] = ROLES) -> dict[str, dict[str, fl
         ops = [(key, float(member.quotas.get(key, 0.0)), key not in member.quotas) for key in known]
         entries.append(([("user", member.name)], ops))
         applied[member.name] = dict(member.quotas)
-    response = admin._manager.run(admin._manager.send, AlterClientQuotasRequest(entries=entries, validate_only=False))  # noqa: SLF001
+    request = AlterClientQuotasRequest(entries=entries, validate_only=False)
+    response = admin._manager.run(admin._manager.send, request)  # noqa: SLF001 - kafka-python has no quota API
     failures = [entry for entry in response.entries if entry.error_code]
     if failures:
         raise AclError(f"cannot set quotas: {failures[0].error_message}")

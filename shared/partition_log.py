@@ -16,7 +16,8 @@ class PartitionReadTimeout(TimeoutError):
 
 
 async def fold_partition(bootstrap: str, topic: str, partition: int, on_record: Callable[[Any], None],
-                         start: int | None = None, timeout_s: float = 300, batch: int = 5000, role: str | None = None) -> int:
+                         start: int | None = None, timeout_s: float = 300, batch: int = 5000,
+                         role: str | None = None) -> int:
     """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
     end offset seen when called; returns that end offset (the next offset to read later)."""
     reader = aio_consumer(bootstrap=bootstrap, role=role, group_id=None,

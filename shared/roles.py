@@ -86,7 +86,8 @@ def role(name: str) -> Role:
 def _topic_rules(member: Role, specs: tuple[TopicSpec, ...], prefix: str) -> list[AclRule]:
     rules = []
     for spec in specs:
-        operations = (("WRITE",) if member.name in spec.writers else ()) + (("READ",) if member.name in spec.readers else ())
+        operations = ((("WRITE",) if member.name in spec.writers else ())
+                      + (("READ",) if member.name in spec.readers else ()))
         for operation in operations + (("DESCRIBE",) if operations else ()):
             rules.append(AclRule(member.principal, "TOPIC", prefix + spec.name, "LITERAL", operation))
     return rules
@@ -122,7 +123,7 @@ def acl_table() -> str:
         reads = [spec.name for spec in ALL_TOPICS if member.name in spec.readers]
         ids = [f"group `{g}`" for g in member.group_prefixes] + [f"txn `{t}`" for t in member.transactional_prefixes]
         also = [f"{op} {resource.lower()} `{name}`" for resource, name, _, op in member.extra]
-        quotas = [f"{key} {value:g}" for key, value in sorted(member.quotas.items())]
+        quotas = [f"{key} {value:,.0f}" for key, value in sorted(member.quotas.items())]
         cells = (", ".join(f"`{name}`" for name in writes), ", ".join(f"`{name}`" for name in reads), ", ".join(ids),
                  ", ".join(also), ", ".join(quotas))
         lines.append(f"| `{member.name}` | " + " | ".join(cell or "—" for cell in cells) + " |")

@@ -120,7 +120,8 @@ def parse(values: Mapping[str, Any], source: str) -> ClientSecurity:
             found[key] = _read_secret(Path(values[f"{key}_file"]), f"{key}_file in {source}")
     protocol = str(found.get("security_protocol", "PLAINTEXT")).upper()
     if protocol not in PROTOCOLS:
-        raise SecurityConfigError(f"kafka security_protocol {protocol!r} in {source}: use one of {', '.join(PROTOCOLS)}")
+        raise SecurityConfigError(f"kafka security_protocol {protocol!r} in {source}: "
+                                  f"use one of {', '.join(PROTOCOLS)}")
     security = ClientSecurity(
         protocol=protocol, mechanism=found.get("sasl_mechanism"), username=found.get("sasl_username"),
         password=found.get("sasl_password"), ca_file=found.get("ssl_ca_file"), cert_file=found.get("ssl_cert_file"),
@@ -140,7 +141,8 @@ def _check(security: ClientSecurity) -> None:
         if not security.username or not security.password:
             raise SecurityConfigError(f"kafka {security.protocol} needs sasl_username and sasl_password ({where})")
         if mechanism == "PLAIN" and security.protocol == "SASL_PLAINTEXT":
-            raise SecurityConfigError(f"kafka SASL PLAIN over SASL_PLAINTEXT would send the password in clear ({where})")
+            raise SecurityConfigError(f"kafka SASL PLAIN over SASL_PLAINTEXT would send the password in clear "
+                                      f"({where})")
     if security.uses_tls:
         for label, path in (("CA file", security.ca_file), ("client certificate", security.cert_file),
                             ("client key", security.key_file)):
@@ -160,7 +162,8 @@ def _read_json(path: Path) -> dict[str, Any]:
     try:
         values = json.loads(raw)
     except ValueError as error:
-        raise SecurityConfigError(f"kafka client settings {path} are not JSON (line {getattr(error, 'lineno', '?')})") from None
+        line = getattr(error, "lineno", "?")
+        raise SecurityConfigError(f"kafka client settings {path} are not JSON (line {line})") from None
     if not isinstance(values, dict):
         raise SecurityConfigError(f"kafka client settings {path} are not a JSON object")
     return values

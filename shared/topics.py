@@ -114,7 +114,8 @@ DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS
 
 INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec(SPIN_JACKPOT_ANSWERS, "player id", PLAYER_PARTITIONS, "internal",
-              {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, writers=("spin",), readers=("spin",) + _OVERSIGHT),
+              {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, writers=("spin",),
+              readers=("spin",) + _OVERSIGHT),
 )
 
 ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS

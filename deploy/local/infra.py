@@ -72,7 +72,7 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
     return {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
 
 
-def up(paths: InfraPaths, echo: Echo, secure: bool = False, bench_listener: bool = False) -> LocalEnv:
+def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False) -> LocalEnv:
     paths.state.mkdir(parents=True, exist_ok=True)
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
     tls = kafka.up(paths, kafka_at, echo)
@@ -103,6 +103,11 @@ def down(paths: InfraPaths, echo: Echo) -> None:
     kafka.down(paths, echo)
     postgres.down(paths, echo)
     paths.env_file.unlink(missing_ok=True)
+
+
+def running_secure(paths: InfraPaths) -> bool:
+    """Whether this checkout's broker was last configured secured (its config has a CLIENT listener)."""
+    return _running_endpoint(paths).secure
 
 
 def _running_endpoint(paths: InfraPaths) -> kafka.KafkaEndpoint:

@@ -99,7 +99,7 @@ def _cluster_id(kafka_dir: Path) -> str:
 
 
 def listener_lines(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> list[str]:
-    """The listener, TLS, SASL and authorizer settings: plaintext when `tls` is None, else secured (see KafkaEndpoint)."""
+    """The listener, TLS, SASL and authorizer settings: plaintext when `tls` is None, else secured (KafkaEndpoint)."""
     host = endpoint.host
     if tls is None:
         return [f"listeners=PLAINTEXT://{host}:{endpoint.port},CONTROLLER://{host}:{endpoint.controller_port}",

@@ -22,12 +22,12 @@ def clients_dir(state: Path) -> Path:
     return state / "clients"
 
 
-def _password(folder: Path, role: str) -> str:
-    """The role's password from its JSON file when there is one (restarts keep credentials), else a new random one."""
+def _password(folder: Path, role: str) -> str | None:
+    """The role's password from its JSON file when there is one (restarts keep credentials), else None."""
     try:
         return json.loads((folder / f"{role}.json").read_text())["sasl_password"]
     except (OSError, ValueError, KeyError):
-        return secrets.token_urlsafe(24)
+        return None
 
 
 def role_security(tls: TlsFiles, role: str, password: str) -> ClientSecurity:
@@ -40,7 +40,8 @@ def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo) -> 
     from kafka.admin import ScramMechanism, UserScramCredentialUpsertion
 
     folder = clients_dir(state)
-    passwords = {role: _password(folder, role) for role in ROLE_NAMES}
+    known = {role: _password(folder, role) for role in ROLE_NAMES}
+    passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
     upserts = [UserScramCredentialUpsertion(role, ScramMechanism.SCRAM_SHA_512, password)
                for role, password in passwords.items()]
     failed = {user: error for user, error in admin.alter_user_scram_credentials(upserts).items() if error}
@@ -50,6 +51,7 @@ def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo) -> 
     apply_quotas(admin)
     for role, password in passwords.items():
         write_client_files(folder, role, role_security(tls, role, password), bootstrap)
-    created = sum(len(report.created) for report in reports)
-    echo(f"kafka: {len(passwords)} SCRAM users, {created} ACLs created, quotas set; client settings in {folder}")
+    created, new_users = sum(len(report.created) for report in reports), sum(p is None for p in known.values())
+    if created or new_users:  # a restart with nothing new stays quiet
+        echo(f"kafka: {new_users} new SCRAM users, {created} ACLs created, quotas set; client settings in {folder}")
     return folder

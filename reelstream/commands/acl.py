@@ -26,7 +26,7 @@ def apply(
     admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers, role="admin")
     try:
         if not authorizer_enabled(admin):
-            _console.print("acl apply: the broker has no authorizer (a plaintext broker): nothing to apply", markup=False)
+            _console.print("acl apply: the broker has no authorizer (plaintext): nothing to apply", markup=False)
             raise typer.Exit(1)
         reports = apply_acls(admin, prefix, prune=prune)
         quotas = apply_quotas(admin) if not prefix else {}
@@ -51,7 +51,8 @@ def apply(
 
 
 @app.command()
-def show(name: str = typer.Argument(..., help="A role name."), prefix: str = typer.Option("", help="Deployment prefix.")) -> None:
+def show(name: str = typer.Argument(..., help="A role name."),
+         prefix: str = typer.Option("", help="Deployment prefix.")) -> None:
     """Print the rules a role is declared to hold (no broker needed)."""
     try:
         member = role(name)

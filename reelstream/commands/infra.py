@@ -21,10 +21,10 @@ def _echo(line: str) -> None:
 
 @app.command()
 def up(
-    secure: bool = typer.Option(False, "--secure/--insecure", help="SASL_SSL client listener, mTLS controller, "
-                                "ACLs and one SCRAM principal per role; --insecure: the plaintext broker."),
+    secure: bool = typer.Option(True, "--secure/--insecure", help="SASL_SSL client listener, mTLS controller, ACLs "
+                                "and one SCRAM principal per role (the default); --insecure: the plaintext broker."),
     bench_listener: bool = typer.Option(False, "--bench-listener", help="Secured only: also a plaintext loopback "
-                                        "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for plaintext-vs-secured benchmarks."),
+                                        "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for benchmarks."),
 ) -> None:
     """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
     paths = default_paths()

@@ -88,7 +88,8 @@ class WalletService(ConsumerRebalanceListener):
 
     async def run(self, stop: asyncio.Event) -> Stats:
         consumer = aio_consumer(
-            bootstrap=self.config.bootstrap, role="wallet", group_id=self.config.group_id, client_id="reelstream-wallet",
+            bootstrap=self.config.bootstrap, role="wallet", group_id=self.config.group_id,
+            client_id="reelstream-wallet",
             session_timeout_ms=self.config.session_timeout_ms, heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4),
             max_poll_interval_ms=300_000, rebalance_timeout_ms=30_000, **service_fetch_options(),
             **AIOKAFKA_CONSUMER_SAFETY,

@@ -16,7 +16,7 @@ from shared.topics import ALL_TOPICS
 @pytest.fixture(scope="session")
 def secured(kafka_bootstrap):
     """The bootstrap of a broker with an authorizer and role client files; skip (fail in CI) on a plaintext one."""
-    from tests.integration.conftest import unavailable
+    from tests.integration.conftest import in_ci
 
     admin = admin_client(kafka_bootstrap, role=BREAK_GLASS)
     try:
@@ -24,8 +24,9 @@ def secured(kafka_bootstrap):
     finally:
         admin.close()
     if not enabled or not os.environ.get("REELSTREAM_KAFKA_CLIENTS_DIR"):
-        if os.environ.get("CI") == "true" and os.environ.get("REELSTREAM_SECURED_CI") == "true":
-            pytest.fail("CI runs against the secured broker but it has no authorizer", pytrace=False)
+        if in_ci():  # CI runs `reelstream infra up`, secured by default
+            pytest.fail("CI=true but the broker is plaintext (no authorizer) or REELSTREAM_KAFKA_CLIENTS_DIR is unset",
+                        pytrace=False)
         pytest.skip("the broker is plaintext (no authorizer): `reelstream infra up --secure` runs these")
     return kafka_bootstrap
 
