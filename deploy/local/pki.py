@@ -71,8 +71,9 @@ def _write_private(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
-def ensure_tls(folder: Path, now: datetime.datetime | None = None) -> TlsFiles:
-    """The CA and broker files under `folder`, made when any is missing (all are made again together)."""
+def ensure_tls(folder: Path, now: datetime.datetime | None = None, hostnames: tuple[str, ...] = ()) -> TlsFiles:
+    """The CA and broker files under `folder`, made when any is missing (all are made again together); the broker
+    certificate names `localhost`, `127.0.0.1` and `hostnames` (e.g. a container's name)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -97,7 +98,8 @@ def ensure_tls(folder: Path, now: datetime.datetime | None = None) -> TlsFiles:
         .sign(ca_key, hashes.SHA256())
     )
     broker_key = ec.generate_private_key(ec.SECP256R1())
-    sans = x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
+    names = [x509.DNSName(name) for name in ("localhost", *hostnames)]
+    sans = x509.SubjectAlternativeName(names + [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
     broker_cert = (
         x509.CertificateBuilder().subject_name(_name(BROKER_CN)).issuer_name(ca_cert.subject)
         .public_key(broker_key.public_key()).serial_number(x509.random_serial_number())

@@ -35,11 +35,12 @@ def role_security(tls: TlsFiles, role: str, password: str) -> ClientSecurity:
                           ca_file=str(tls.ca_cert), source=role)
 
 
-def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo) -> Path:
-    """Upsert every role's SCRAM user, apply the un-prefixed ACLs and the quotas, write the client files."""
+def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, folder: Path | None = None) -> Path:
+    """Upsert every role's SCRAM user, apply the un-prefixed ACLs and the quotas, write the client files (into
+    `folder`, by default the state's clients/)."""
     from kafka.admin import ScramMechanism, UserScramCredentialUpsertion
 
-    folder = clients_dir(state)
+    folder = folder or clients_dir(state)
     known = {role: _password(folder, role) for role in ROLE_NAMES}
     passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
     upserts = [UserScramCredentialUpsertion(role, ScramMechanism.SCRAM_SHA_512, password)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -61,6 +62,43 @@ def status() -> None:
     _echo(f"state: {paths.state}  jars: {paths.kafka_libs}")
     if any(state == "stopped" for _, _, state in rows):
         raise typer.Exit(3)
+
+
+@app.command()
+def pki(
+    folder: Path = typer.Argument(..., help="Where the CA and broker files go (made once; kept when present)."),
+    hostname: list[str] = typer.Option([], "--hostname", help="Another name for the broker certificate."),
+) -> None:
+    """Make the private CA and broker certificate for a secured broker elsewhere (the compose `secure` profile)."""
+    from deploy.local.pki import ensure_tls
+
+    files = ensure_tls(folder, hostnames=tuple(hostname))
+    _echo(f"CA {files.ca_cert}; broker keystore {files.broker_keystore}")
+
+
+@app.command()
+def provision(
+    tls_dir: Path = typer.Option(..., help="The folder `reelstream infra pki` wrote."),
+    internal: str = typer.Option(..., help="The broker's mTLS listener (the broker certificate is a super user)."),
+    bootstrap: str = typer.Option(..., help="The SASL_SSL bootstrap the role files name."),
+    clients: Path = typer.Option(..., help="Where <role>.properties|conf|json go."),
+) -> None:
+    """SCRAM users, ACLs and quotas of every role on a secured broker, and each role's client files."""
+    from deploy.local.kafka import broker_security
+    from deploy.local.pki import TlsFiles
+    from deploy.local.principals import provision as provision_roles
+    from shared.kafka import admin_client
+
+    from deploy.local.kafka import START_TIMEOUT_S, broker_answers
+    from deploy.local.waits import wait_until
+
+    tls = TlsFiles(tls_dir)
+    wait_until(lambda: broker_answers(internal, broker_security(tls)), START_TIMEOUT_S, 1.0, what=f"kafka on {internal}")
+    admin = admin_client(internal, client_id="reelstream-provision", security=broker_security(tls))
+    try:
+        provision_roles(admin, clients.parent, tls, bootstrap, _echo, folder=clients)
+    finally:
+        admin.close()
 
 
 @app.command()

@@ -60,3 +60,21 @@ def test_the_private_ca_signs_a_broker_certificate_for_localhost_with_an_unencry
     assert load_pem_private_key(key_text, password=None) is not None
     assert oct(tls.broker_keystore.stat().st_mode & 0o777) == "0o600"
     assert ensure_tls(tmp_path / "tls").ca_cert.read_bytes() == tls.ca_cert.read_bytes()  # made once
+
+
+def test_the_compose_secure_profile_runs_a_secured_broker_and_each_service_as_its_own_principal():
+    import yaml
+
+    from deploy.local.paths import REPO_ROOT
+    from reelstream.processes import SERVICES
+
+    services = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())["services"]
+    broker = services["kafka-secure"]["environment"]
+    assert broker["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"] == "false"
+    assert "CLIENT:SASL_SSL" in broker["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"]
+    assert broker["KAFKA_SUPER_USERS"] == f"User:CN={BROKER_CN}"
+    for name in SERVICES:
+        service = services[f"{name}-secure"]
+        assert service["profiles"] == ["secure"] and service["command"] == ["services", "run", name]
+        assert service["environment"]["REELSTREAM_KAFKA_CLIENTS_DIR"] == "/clients/roles"
+    assert all("reelstream-local-dev-secret" not in str(service) for service in services.values())
