@@ -74,6 +74,8 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
 
 def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False) -> LocalEnv:
     paths.state.mkdir(parents=True, exist_ok=True)
+    if kafka.running_pid(paths) is not None and _running_endpoint(paths).bench_port:
+        bench_listener = True  # a running broker keeps its benchmark listener; only the security mode must match
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
     tls = kafka.up(paths, kafka_at, echo)
     postgres.up(paths, postgres_at, echo)
