@@ -251,3 +251,13 @@ def note_client(bootstrap: str, security: ClientSecurity) -> ClientSecurity:
 def explain_last_failure() -> str | None:
     """`diagnose` for the last client a factory made in this process (None when none was made or it connects)."""
     return diagnose(*_RECENT[0]) if _RECENT else None
+
+
+def quiet_client_debug_logs() -> None:
+    """aiokafka and kafka-python log whole records (tokens included) at DEBUG: keep their loggers at INFO or above
+    whatever level a service runs at."""
+    import logging
+
+    for name in ("aiokafka", "kafka"):
+        logger = logging.getLogger(name)
+        logger.setLevel(max(logging.INFO, logger.getEffectiveLevel()))

@@ -14,6 +14,7 @@ from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
 from games.rng import SpinRng
 from shared.config import load_settings
+from shared.security import quiet_client_debug_logs
 from shared.session import key_ring, token_problem
 
 
@@ -72,4 +73,5 @@ async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, lin
 def main() -> None:
     logging.basicConfig(level=os.environ.get("REELSTREAM_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_client_debug_logs()
     asyncio.run(serve())
