@@ -9,18 +9,29 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from games.registry import stakes_minor
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import Envelope, broker_time, derived_id, envelope
 from shared.events import jackpot as jp
 from shared.invariant import invariant
-from shared.pools import NetworkConfig
+from shared.money import MICRO_PER_MINOR
+from shared.pools import NetworkConfig, PoolsConfig
 
 from services.jackpot.core import admin, claims
 from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import split_contribution
-from services.jackpot.core.state import NetworkState, contribution_fingerprint, evolve, forget_before
+from services.jackpot.core.evolve import evolve
+from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
 
 MAX_CONTRIBUTIONS_PER_EVENT = 1000
+
+
+def unknown_network(pools: PoolsConfig, incoming: Incoming) -> DeadLetter | None:
+    """A command for a network this deployment does not run: a dead letter, never a new network."""
+    network_id = incoming.command.data.network_id
+    if any(network.network_id == network_id for network in pools.networks):
+        return None
+    return DeadLetter(incoming.position, "UNKNOWN_NETWORK", f"no network {network_id!r}")
 
 
 def new_network(network: NetworkConfig) -> NetworkState:
@@ -92,6 +103,10 @@ def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[s
         return "WRONG_GAME", f"game {data.game!r} is not in network {network.network_id!r}"
     if data.currency != network.currency:
         return "CURRENCY_MISMATCH", f"{data.currency} contribution to a {network.currency} network"
+    if data.stake_minor not in stakes_minor(data.game):
+        return "INVALID_STAKE", f"{data.stake_minor} is not a stake of {data.game}"
+    if not 0 <= data.breakage_micro < MICRO_PER_MINOR:
+        return "INVALID_BREAKAGE", f"breakage_micro {data.breakage_micro} is not a sub-cent remainder (0 .. 999,999)"
     expected_micro = network.wager_contribution_micro(data.stake_minor)
     if data.contribution_micro != expected_micro:
         return "CONTRIBUTION_MISMATCH", f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates"

@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from shared.events import HEADERS, encode, envelope
+from shared import records
+from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.input_position import recorded_position
 from shared.pools import load_pools
@@ -17,6 +18,7 @@ from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
 from services.jackpot.adapters import runner
+from shared import loop
 from services.jackpot.adapters.history import read_all
 
 STJERNE = load_pools().network("stjernestoev")
@@ -62,7 +64,7 @@ async def _run(config: runner.JackpotConfig, until, then=None) -> runner.Stats:
 
 
 def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_nothing(topics, kafka_bootstrap, make_producer, monkeypatch):
-    monkeypatch.setattr(runner, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
+    monkeypatch.setattr(loop, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
     prefix, writer = topics, make_producer()
     commands = prefix + JACKPOT_COMMANDS
     config = runner.JackpotConfig(
@@ -71,9 +73,9 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
         group_id=prefix + "reelstream-jackpot", session_timeout_ms=6000,
     )
 
-    def send(records) -> None:
-        for key, value in records:
-            writer.send(commands, key=key, value=value, headers=list(HEADERS))
+    def send(batch) -> None:
+        for key, value in batch:
+            writer.send(commands, key=key, value=value, headers=records.headers_for("spin"))
         writer.flush(timeout=30)
 
     send([_contribution() for _ in range(10)])
