@@ -24,6 +24,7 @@ _GROUPS = {
     "audit": "Reconstruct and verify every cent from the raw topics.",
     "recall": "Game recall: the last games of a player, step by step.",
     "reports": "Operator and regulator reports.",
+    "chaos": "Faults during real traffic, then the audit: nothing lost, nothing twice.",
     "bench": "Benchmarks that print ratios against baselines measured in the same run.",
 }
 

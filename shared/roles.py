@@ -54,6 +54,13 @@ ROLES: tuple[Role, ...] = (
     _service("wallet", "the wallet service: wallet commands in, wallet events out (transactional)"),
     _service("jackpot", "the jackpot service: jackpot commands in, jackpot events and meters out (transactional)"),
     Role("projector", "the projector: every event topic in, PostgreSQL out (no group: positions live in Postgres)"),
+    # faust names its changelog and leader topics after the app id (the group): those it may create and use.
+    Role("monitor", "the read-side monitor (faust): answers, jackpot events and meters in, alerts out; group lags",
+         group_prefixes=("reelstream-monitor",),
+         extra=(("TOPIC", "reelstream-monitor", "PREFIXED", "CREATE"), ("TOPIC", "reelstream-monitor", "PREFIXED", "READ"),
+                ("TOPIC", "reelstream-monitor", "PREFIXED", "WRITE"),
+                ("TOPIC", "reelstream-monitor", "PREFIXED", "DESCRIBE"), ("TOPIC", _ALL, "LITERAL", "DESCRIBE"),
+                ("GROUP", _ALL, "LITERAL", "DESCRIBE"))),
     Role("game-client", "a game front end: spin requests out; answers and meters in",
          group_prefixes=("game-client.",), quotas=_OUTSIDE_QUOTAS),
     Role("cashier", "the cashier: deposits and withdrawals out, their results in",

@@ -261,3 +261,17 @@ def quiet_client_debug_logs() -> None:
     for name in ("aiokafka", "kafka"):
         logger = logging.getLogger(name)
         logger.setLevel(max(logging.INFO, logger.getEffectiveLevel()))
+
+
+def faust_credentials(role: str | None = None, environ: Mapping[str, str] | None = None):
+    """faust's `broker_credentials` for a role (None on PLAINTEXT): the same settings as every other client."""
+    import faust
+
+    security = security_for(role, environ)
+    if security.uses_sasl:
+        return faust.SASLCredentials(username=security.username, password=security.password,
+                                     mechanism=security.mechanism,
+                                     ssl_context=security.ssl_context() if security.uses_tls else None)
+    if security.uses_tls:
+        return faust.SSLCredentials(security.ssl_context())
+    return None

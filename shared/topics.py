@@ -61,11 +61,14 @@ JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
 # Internal: JackpotWon / ClaimRejected forwarded from the network-keyed jackpot.events to the player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
+# The monitor's integrity alerts (RTP out of its band, pool balances drifting), keyed by the cell or pool they name.
+MONITOR_ALERTS = "monitor.alerts"
+MONITOR_PARTITIONS = 1
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, True, writers=("game-client",), readers=("spin",)),
     _events(SPIN_EVENTS, "player id", PLAYER_PARTITIONS, True, writers=("spin",),
-            readers=("spin", "projector", "game-client")),
+            readers=("spin", "projector", "game-client", "monitor")),
     # The spin service's own facts (wager accepted, seed drawn, ...) before anything reveals an outcome; kept forever.
     _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, False, writers=("spin",), readers=("spin", "projector")),
     _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, True, writers=("cashier", "spin"), readers=("wallet",)),
@@ -74,7 +77,7 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, False, writers=("spin", "operator"),
              readers=("jackpot",)),
     _events(JACKPOT_EVENTS, "network id", NETWORK_PARTITIONS, False, writers=("jackpot",),
-            readers=("jackpot", "spin", "projector", "operator")),
+            readers=("jackpot", "spin", "projector", "operator", "monitor")),
     TopicSpec(
         JACKPOT_METERS,
         "pool id",
@@ -83,8 +86,9 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
         writers=("jackpot", "ops"),
-        readers=("projector", "game-client", "operator") + _OVERSIGHT,
+        readers=("projector", "game-client", "operator", "monitor") + _OVERSIGHT,
     ),
+    _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, True, writers=("monitor",), readers=()),
 )
 
 
@@ -92,15 +96,16 @@ def dlq_name(topic: str) -> str:
     return f"{topic}.dlq"
 
 
-_SERVICES = ("spin", "wallet", "jackpot", "projector")
+_SERVICES = ("spin", "wallet", "jackpot", "projector")  # the monitor dead-letters nothing
 
 
 def _dlq(spec: TopicSpec) -> TopicSpec:
     # Dead letters are kept forever: nothing undecodable is ever silently dropped. The services that read the source
     # topic write its dead letters; only oversight reads them (they may hold what a client sent, tokens included).
     writers = tuple(role for role in spec.readers if role in _SERVICES)
+    # The monitor counts dead letters by reason for its ops page.
     return TopicSpec(dlq_name(spec.name), spec.key, DLQ_PARTITIONS, "dlq", {"cleanup.policy": "delete", **_FOREVER},
-                     writers=writers, readers=_OVERSIGHT)
+                     writers=writers, readers=_OVERSIGHT + ("monitor",))
 
 
 DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (

@@ -6,6 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from reelstream.demo.stats import DemoStats
+from services.monitor.address import monitor_url
 from shared.money import format_minor
 
 
@@ -45,4 +46,5 @@ def summary(stats: DemoStats, elapsed_s: float) -> Table:
     table.add_row("jackpots won", str(len(stats.jackpots)))
     for code, count in sorted(stats.rejections.items()):
         table.add_row(f"rejected {code}", str(count))
+    table.add_row("live jackpot meters / ops", f"{monitor_url()}  /  {monitor_url()}ops")
     return table

@@ -31,6 +31,7 @@ class AuditResult:
     def counts(self) -> dict[str, int]:
         types = Counter(fact.envelope.type for fact in self.facts.facts)
         return {"records": self.facts.records, "distinct_events": len(self.facts.facts),
+                "quarantined": len(self.facts.quarantined),
                 "redeliveries_collapsed": self.facts.redeliveries, "spins_rederived": self.spins.rederived,
                 "wagers": len(self.ledger.wagers), "pool_movements": sum(p.movements for p in self.pools.pools.values()),
                 **{f"type:{name}": count for name, count in sorted(types.items())}}

@@ -1,4 +1,5 @@
-"""From raw records to facts: decode every record, collapse byte-identical redeliveries, flag id conflicts."""
+"""From raw records to facts: set aside what the topic's owner did not write, decode the rest, collapse byte-identical
+redeliveries, flag id conflicts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -6,6 +7,7 @@ from typing import Any
 
 from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope, decode
+from shared.records import provenance_problem
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class RawRecord:
     timestamp_ms: int
     key: bytes | None
     value: bytes | None
+    headers: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def where(self) -> str:
@@ -44,6 +47,15 @@ class Fact:
         return str(self.envelope.id)
 
 
+@dataclass(frozen=True)
+class Quarantined:
+    """A record on an event topic that its owning service did not write: never folded, listed for the auditor."""
+
+    where: str
+    problem: str
+    timestamp_ms: int
+
+
 @dataclass
 class Facts:
     """Every distinct fact in read order (per topic-partition order is kept), plus what could not be read."""
@@ -52,6 +64,7 @@ class Facts:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     redeliveries: int = 0
     records: int = 0
+    quarantined: list[Quarantined] = field(default_factory=list)
 
     def of_type(self, *types: type) -> list[Fact]:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
@@ -65,6 +78,10 @@ def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
+        problem = provenance_problem(record.topic, record.headers, record.value)
+        if problem is not None:
+            result.quarantined.append(Quarantined(record.where, problem, record.timestamp_ms))
+            continue
         envelope = _decode(record, result)
         if envelope is None:
             continue

@@ -20,7 +20,8 @@ from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
-from services.jackpot.adapters.records import OutRecord, dead_letter_record, event_record, to_incoming
+from shared.input_position import Output
+from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.decide import decide, new_network, unknown_network
 from services.jackpot.core.inputs import Incoming
@@ -41,7 +42,7 @@ class JackpotConfig:
     batch_max: int = 2000
     poll_ms: int = 50
     meter_interval_s: float = 0.5
-    session_timeout_ms: int = 10_000
+    session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
         return LoopConfig(bootstrap=self.bootstrap, commands_topic=self.commands_topic, events_topic=self.events_topic,
@@ -90,26 +91,26 @@ class JackpotService:
         self.stats.restored_events += sum(state.events_applied for state in restored.states.values())
         return Restored(restored.states, restored.commands_offset, restored)
 
-    def decide(self, partition: int, states: States, records: list[Any]) -> list[OutRecord]:
+    def decide(self, partition: int, states: States, records: list[Any]) -> list[Output]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
         by_network: dict[str, list[Incoming]] = {}
-        outputs: list[OutRecord] = []
+        outputs: list[Output] = []
         for record in records:
             incoming = to_incoming(record)
             if isinstance(incoming, tuple):
-                outputs.append(dead_letter_record(self.config.dlq_topic, record, *incoming))
+                outputs.append(dead_letter_record(record, *incoming))
                 continue
             unknown = unknown_network(self.pools, incoming)
             if unknown is not None:
-                outputs.append(dead_letter_record(self.config.dlq_topic, record, unknown.code, unknown.reason))
+                outputs.append(dead_letter_record(record, unknown.code, unknown.reason))
                 continue
             by_network.setdefault(incoming.command.data.network_id, []).append(incoming)
         for network_id, batch in by_network.items():
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
             outcome = decide(state, network, batch)
-            outputs.extend(event_record(self.config.events_topic, event) for event in outcome.events)
-            outputs.extend(dead_letter_record(self.config.dlq_topic, d.position, d.code, d.reason)
+            outputs.extend(event_record(event) for event in outcome.events)
+            outputs.extend(dead_letter_record(d.position, d.code, d.reason)
                            for d in outcome.dead_letters)
             self.stats.repeats += outcome.repeats
         return outputs
@@ -149,7 +150,7 @@ class JackpotService:
                 meters = self._due(everything)
         if not meters or self._meter_producer is None:
             return
-        records = [event_record(self.config.meters_topic, meter) for meter in meters]
+        records = [event_record(meter) for meter in meters]
         futures = [await self._meter_producer.send(self.config.meters_topic, r.value, key=r.key, headers=r.headers)
                    for r in records]
         await asyncio.gather(*futures)

@@ -19,7 +19,6 @@ import os
 import time
 from dataclasses import replace
 
-import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
@@ -35,7 +34,7 @@ from shared.crash import crash_point
 from shared import records
 from shared.events import DecodeError, decode, may_be
 from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
-                          service_fetch_options)
+                          group_membership, service_fetch_options)
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -55,9 +54,7 @@ FINAL_COMMIT_TIMEOUT_S = 5.0
 
 
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
-    session_ms = int(environ.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
-    return {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
-            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000, **service_fetch_options(environ)}
+    return {**group_membership(environ), **service_fetch_options(environ)}
 
 
 class SpinRunner(ConsumerRebalanceListener):
@@ -119,11 +116,11 @@ class SpinRunner(ConsumerRebalanceListener):
     async def _process(self, batch) -> None:
         effects, offsets = Effects(), {}
         assignment = self.consumer.assignment()
-        for tp, records in batch.items():
+        for tp, polled in batch.items():
             book = self.books.get(tp.partition)
             if tp not in assignment or book is None:
                 continue  # revoked meanwhile: the new owner handles these records
-            for record in records:
+            for record in polled:
                 self._handle(tp, book, record, effects)
                 offsets[tp] = record.offset + 1
         previous = self.inflight

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import orjson
 
 from shared import records
+from shared.input_position import Output
 from shared.events import DecodeError, decode, derived_id, encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.wallet import CommandRejected
@@ -22,14 +23,6 @@ from services.wallet.core.book import WalletBook
 from services.wallet.core import SOURCE, decide, evolve, lookup
 
 HEADERS = records.headers_for("wallet")
-
-
-@dataclass(frozen=True)
-class Output:
-    dead_letter: bool
-    key: bytes | None
-    value: bytes
-    headers: list[tuple[str, bytes]]
 
 
 @dataclass(frozen=True)
