@@ -74,7 +74,7 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
 
 def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False) -> LocalEnv:
     paths.state.mkdir(parents=True, exist_ok=True)
-    if kafka.running_pid(paths) is not None and _running_endpoint(paths).bench_port:
+    if kafka.running_pid(paths) is not None and current_endpoint(paths).bench_port:
         bench_listener = True  # a running broker keeps its benchmark listener; only the security mode must match
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
     tls = kafka.up(paths, kafka_at, echo)
@@ -109,10 +109,10 @@ def down(paths: InfraPaths, echo: Echo) -> None:
 
 def running_secure(paths: InfraPaths) -> bool:
     """Whether this checkout's broker was last configured secured (its config has a CLIENT listener)."""
-    return _running_endpoint(paths).secure
+    return current_endpoint(paths).secure
 
 
-def _running_endpoint(paths: InfraPaths) -> kafka.KafkaEndpoint:
+def current_endpoint(paths: InfraPaths) -> kafka.KafkaEndpoint:
     """The endpoint as the running (or last) broker was configured: secured when its config has a CLIENT listener."""
     config = paths.kafka_dir / "server.properties"
     text = config.read_text() if config.exists() else ""
@@ -121,7 +121,7 @@ def _running_endpoint(paths: InfraPaths) -> kafka.KafkaEndpoint:
 
 def status(paths: InfraPaths) -> list[tuple[str, str, str]]:
     """(server, address, state) rows; a server is 'up' only when this checkout started it and it answers."""
-    kafka_at, postgres_at = _running_endpoint(paths), postgres_endpoint()
+    kafka_at, postgres_at = current_endpoint(paths), postgres_endpoint()
     kafka_pid, postgres_pid = kafka.running_pid(paths), postgres.running_pid(paths)
     kafka_state = "stopped"
     if kafka_pid is not None:
