@@ -36,10 +36,10 @@ class Summary:
 async def plan_ranges(bootstrap: str, topic: str, *, from_offset: int | None = None, to_offset: int | None = None,
                       since: datetime | None = None, until: datetime | None = None) -> list[PartitionRange]:
     """Per partition, the offsets [start, end) to read: by offsets, or by broker time (first record at/after)."""
-    kafka = kafka_io.consumer(bootstrap)
+    kafka = kafka_io.consumer(bootstrap, role="ops")
     await kafka.start()
     try:
-        partitions = await kafka_io.partitions_of(bootstrap, (topic,))
+        partitions = await kafka_io.partitions_of(bootstrap, (topic,), role="ops")
         firsts = await kafka.beginning_offsets(partitions)
         ends = await kafka.end_offsets(partitions)
         starts = await _offsets_at(kafka, partitions, since) if since else {}
@@ -63,7 +63,7 @@ async def read_ranges(bootstrap: str, topic: str, ranges: list[PartitionRange]) 
     wanted = {r.partition: r for r in ranges if r.size}
     if not wanted:
         return
-    kafka = kafka_io.consumer(bootstrap)
+    kafka = kafka_io.consumer(bootstrap, role="ops")
     await kafka.start()
     try:
         kafka.assign([TopicPartition(topic, p) for p in wanted])
@@ -90,7 +90,7 @@ async def replay_to_topic(bootstrap: str, topic: str, ranges: list[PartitionRang
                           tick: Tick = lambda n: None) -> Summary:
     """Copy records (key, value, headers + where they came from) to the same partition of a new topic."""
     summary = Summary()
-    producer = None if dry_run else kafka_io.producer(bootstrap)
+    producer = None if dry_run else kafka_io.producer(bootstrap, role="ops")
     if producer:
         await _ensure_topic_like(bootstrap, topic, target)
         await producer.start()
@@ -159,7 +159,7 @@ async def _ensure_topic_like(bootstrap: str, source: str, target: str) -> None:
 
         from shared.kafka import admin_client
 
-        admin = admin_client(bootstrap, client_id="reelstream-ops")
+        admin = admin_client(bootstrap, client_id="reelstream-ops", role="ops")
         try:
             if target in set(admin.list_topics()):
                 return
@@ -207,7 +207,7 @@ async def redrive(bootstrap: str, database_url: str, dlq_topic: str, *, dry_run:
     (a crash in between re-sends it once more: consumers de-duplicate by event id)."""
     summary = Summary()
     letters = await dead_letters(bootstrap, database_url, dlq_topic)
-    producer = None if dry_run else kafka_io.producer(bootstrap)
+    producer = None if dry_run else kafka_io.producer(bootstrap, role="ops")
     conn = await connect(database_url)
     if producer:
         await producer.start()
@@ -252,12 +252,12 @@ class GroupReset:
 
 def plan_group_reset(bootstrap: str, group: str, topics: list[str], to: str) -> GroupReset:
     """What resetting `group` on `topics` would do. to: earliest | latest | offset:N | time:<ISO 8601>."""
-    from kafka import KafkaConsumer, TopicPartition as KTP
+    from kafka import TopicPartition as KTP
 
-    from shared.kafka import admin_client
+    from shared.kafka import admin_client, kafka_consumer
 
-    admin = admin_client(bootstrap, client_id="reelstream-ops")
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    admin = admin_client(bootstrap, client_id="reelstream-ops", role="ops")
+    reader = kafka_consumer(bootstrap, role="ops", group_id=None, enable_auto_commit=False)
     try:
         described = admin.describe_groups([group])[group]
         committed = admin.list_group_offsets({group: None}).get(group, {})
@@ -291,7 +291,7 @@ def apply_group_reset(bootstrap: str, group: str, reset: GroupReset) -> None:
 
     from shared.kafka import admin_client
 
-    admin = admin_client(bootstrap, client_id="reelstream-ops")
+    admin = admin_client(bootstrap, client_id="reelstream-ops", role="ops")
     try:
         offsets = {KTP(t, p): OffsetAndMetadata(target, "reelstream ops reset-group", -1)
                    for (t, p), (_, target) in reset.moves.items()}

@@ -25,8 +25,9 @@ app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services fo
 _GROUPS = {
     "infra": "Start, stop and inspect the local Kafka and PostgreSQL.",
     "topics": "Create and describe the platform's Kafka topics.",
+    "acl": "Principals, ACLs and quotas of the platform's roles, as code.",
     "contract": "The event contract: AsyncAPI document and JSON Schemas.",
-    "session": "Issue session tokens for tests and demos.",
+    "session": "Issue session tokens for tests and demos; rotate the session key.",
     "math": "Par sheets, outcome evaluation and simulation of the game maths.",
     "wallet": "Cashier operations, balances and players.",
     "jackpot": "Jackpot pools, wins and live meters.",
@@ -168,6 +169,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         typer.echo("aborted", err=True)
         return 1
     except UNREACHABLE as error:
+        from shared.security import explain_last_failure
+
+        reason = explain_last_failure()  # a wrong password or an untrusted certificate, when that was the cause
+        if reason is not None:
+            typer.echo(f"error: {reason}", err=True)
+            return 1
         named = str(error) if str(error).startswith(type(error).__name__) else f"{type(error).__name__}: {error}"
         typer.echo(f"reelstream {' '.join(_command_words(argv))}: cannot reach a server: {named}", err=True)
         return 1
@@ -178,7 +185,24 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    """Run the CLI; a Kafka connection that fails for a security reason ends with one line saying which."""
+    from aiokafka.errors import KafkaError as AioKafkaError
+    from kafka.errors import KafkaError
+
+    from shared.security import SecurityConfigError, explain_last_failure
+
+    try:
+        code = run()
+    except SecurityConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise SystemExit(1) from None
+    except (KafkaError, AioKafkaError) as error:
+        reason = explain_last_failure()
+        if reason is None:
+            raise
+        typer.echo(f"error: {reason}", err=True)
+        raise SystemExit(1) from error
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 
 from shared.config import load_settings
 from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import CommandRejected, Deposit, Deposited
-from shared.kafka import producer as make_producer
+from shared.kafka import kafka_consumer, producer as make_producer
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
 
 # The answers a client waits for; every other record of spin.events and wallet.events is skipped unvalidated.
@@ -99,14 +99,15 @@ class _Waiter:
 
 class ReelstreamClient:
     def __init__(self, bootstrap_servers: str | None = None, topic_prefix: str | None = None,
-                 client_id: str = "reelstream-client") -> None:
+                 client_id: str = "reelstream-client", role: str | None = None) -> None:
         settings = load_settings()
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
         self._topic = lambda name: f"{prefix}{name}"
-        self._producer = make_producer(self._bootstrap, client_id=client_id, linger_ms=0)
-        self._consumer = KafkaConsumer(bootstrap_servers=self._bootstrap, group_id=None, client_id=client_id,
-                                       enable_auto_commit=False, isolation_level="read_committed")
+        # role: the principal the client connects as (shared.security); None: the process's ($REELSTREAM_KAFKA_ROLE).
+        self._producer = make_producer(self._bootstrap, client_id=client_id, role=role, linger_ms=0)
+        self._consumer = kafka_consumer(self._bootstrap, role=role, group_id=None, client_id=client_id,
+                                        enable_auto_commit=False, isolation_level="read_committed")
         tps = [TopicPartition(self._topic(name), partition) for name in (SPIN_EVENTS, WALLET_EVENTS)
                for partition in self._consumer.partitions_for_topic(self._topic(name)) or ()]
         self._consumer.assign(tps)

@@ -9,8 +9,6 @@ from shared.money import CURRENCIES
 
 LOCAL_KAFKA_BOOTSTRAP = "127.0.0.1:9092"
 LOCAL_DATABASE_URL = "postgresql://reelstream:reelstream@127.0.0.1:5433/reelstream"
-# A fixed development secret: fine for the local demo, refused when REELSTREAM_ENV=production.
-DEV_SESSION_SECRET = "reelstream-local-dev-secret-not-for-production"
 
 # Commands older than this (broker time of the record minus the command's CloudEvents `time`) are refused, so
 # de-duplication state stays bounded. Request and command topics keep records longer than this window.
@@ -27,6 +25,8 @@ DEFAULT_DEPOSIT_CAPS_MINOR = {"EUR": 1_000_000, "DKK": 7_500_000}  # 10,000.00 E
 class Settings:
     kafka_bootstrap_servers: str
     database_url: str
+    # The session-token key ring text (shared.session.key_ring): REELSTREAM_SESSION_KEYS or REELSTREAM_SESSION_SECRET.
+    # Empty when neither is set: whatever signs or checks tokens then refuses to start (no secret lives in the source).
     session_secret: str
     environment: str
     # Prefix of every topic and consumer group name: integration tests run whole services on fresh uuid-named topics.
@@ -49,11 +49,7 @@ class Settings:
 def load_settings(environ: dict[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     environment = env.get("REELSTREAM_ENV", "local")
-    secret = env.get("REELSTREAM_SESSION_SECRET", "")
-    if not secret:
-        if environment == "production":
-            raise RuntimeError("REELSTREAM_SESSION_SECRET must be set when REELSTREAM_ENV=production")
-        secret = DEV_SESSION_SECRET
+    secret = env.get("REELSTREAM_SESSION_KEYS") or env.get("REELSTREAM_SESSION_SECRET", "")
     return Settings(
         kafka_bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS", LOCAL_KAFKA_BOOTSTRAP),
         database_url=env.get("DATABASE_URL", LOCAL_DATABASE_URL),

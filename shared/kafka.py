@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.security import ClientSecurity, note_client, security_for
 from shared.topics import TopicSpec, with_min_insync
 
 PRODUCER_SAFETY: dict[str, Any] = {
@@ -87,19 +88,55 @@ class FetchPacing:
 _TOPIC_ALREADY_EXISTS = 36  # Kafka protocol error code TOPIC_ALREADY_EXISTS
 
 
-def admin_client(bootstrap: str, client_id: str = "reelstream-admin", **overrides: Any):
+def _python_security(bootstrap: str, role: str | None) -> dict[str, Any]:
+    return note_client(bootstrap, security_for(role)).kafka_python()
+
+
+def _aio_security(bootstrap: str, role: str | None) -> dict[str, Any]:
+    return note_client(bootstrap, security_for(role)).aiokafka()
+
+
+def admin_client(bootstrap: str, client_id: str = "reelstream-admin", *, role: str | None = None,
+                 security: ClientSecurity | None = None, **overrides: Any):
+    """A kafka-python admin client; `role` picks its principal's connection settings (shared.security), unless
+    `security` gives them outright."""
     from kafka import KafkaAdminClient
 
-    return KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=30_000, **overrides)
+    chosen = note_client(bootstrap, security or security_for(role))
+    return KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=30_000,
+                            **{**chosen.kafka_python(), **overrides})
 
 
-def producer(bootstrap: str, client_id: str = "reelstream", **overrides: Any):
+def producer(bootstrap: str, client_id: str = "reelstream", *, role: str | None = None, **overrides: Any):
     from kafka import KafkaProducer
 
-    return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id, **{**PRODUCER_SAFETY, **overrides})
+    return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id,
+                         **{**PRODUCER_SAFETY, **_python_security(bootstrap, role), **overrides})
 
 
-def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeout_s: float = 15, **overrides: Any):
+def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
+    """An aiokafka producer connected as `role`; the caller spells out its safety options (AIOKAFKA_PRODUCER_SAFETY)."""
+    from aiokafka import AIOKafkaProducer
+
+    return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
+
+
+def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **options: Any):
+    """An aiokafka consumer connected as `role`; the caller spells out its safety options (AIOKAFKA_CONSUMER_SAFETY)."""
+    from aiokafka import AIOKafkaConsumer
+
+    return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
+
+
+def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):
+    """A bare kafka-python consumer connected as `role` (assigned by hand; the caller passes its options)."""
+    from kafka import KafkaConsumer
+
+    return KafkaConsumer(bootstrap_servers=bootstrap, **{**_python_security(bootstrap, role), **options})
+
+
+def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeout_s: float = 15,
+             role: str | None = None, **overrides: Any):
     """A kafka-python consumer, subscribed to `topics` only once their partitions are in its metadata.
 
     Subscribing first races the group join against the first metadata response: under load the assignor can find no
@@ -107,7 +144,8 @@ def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeou
     """
     from kafka import KafkaConsumer
 
-    client = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id, **{**CONSUMER_SAFETY, **overrides})
+    client = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id,
+                           **{**CONSUMER_SAFETY, **_python_security(bootstrap, role), **overrides})
     if topics:
         deadline = time.monotonic() + metadata_timeout_s
         missing = [topic for topic in topics if not client.partitions_for_topic(topic)]

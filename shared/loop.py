@@ -28,8 +28,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
-from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, group_membership,
-                          service_fetch_options)
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
+                          group_membership, service_fetch_options)
 
 log = logging.getLogger("reelstream.loop")
 EXIT_STOPPED = 70
@@ -115,8 +115,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         return any(not task.done() for task in self._inflight.values())
 
     async def run(self, stop: asyncio.Event) -> LoopStats:
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
+        consumer = aio_consumer(  # the service name is its Kafka role (shared/roles.py)
+            bootstrap=self.config.bootstrap, role=self.config.service, group_id=self.config.group_id,
             client_id=f"reelstream-{self.config.service}", **group_membership(None, self.config.session_timeout_ms),
             **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
@@ -264,8 +264,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self.service.acquired(dict(zip(partitions, restored)))
 
     async def _acquire_one(self, partition: int) -> Restored[S]:
-        producer = AIOKafkaProducer(
-            bootstrap_servers=self.config.bootstrap, client_id=f"reelstream-{self.config.service}",
+        producer = aio_producer(
+            self.config.bootstrap, role=self.config.service, client_id=f"reelstream-{self.config.service}",
             transactional_id=f"{self.config.group_id}-p{partition}", max_batch_size=self.config.producer_batch_bytes,
             **AIOKAFKA_PRODUCER_SAFETY,
         )

@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 
 
 class PartitionReadTimeout(TimeoutError):
@@ -16,11 +16,12 @@ class PartitionReadTimeout(TimeoutError):
 
 
 async def fold_partition(bootstrap: str, topic: str, partition: int, on_record: Callable[[Any], None],
-                         start: int | None = None, timeout_s: float = 300, batch: int = 5000) -> int:
+                         start: int | None = None, timeout_s: float = 300, batch: int = 5000,
+                         role: str | None = None) -> int:
     """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
     end offset seen when called; returns that end offset (the next offset to read later)."""
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None,
-                              **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = aio_consumer(bootstrap=bootstrap, role=role, group_id=None,
+                          **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False})
     await reader.start()
     try:
         tp = TopicPartition(topic, partition)

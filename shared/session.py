@@ -1,26 +1,89 @@
-"""Signed session tokens: HMAC-SHA256 over (player id, expiry), checked against a record's broker time.
+"""Signed session tokens: HMAC-SHA256 over (key id, player id, expiry), checked against a record's broker time.
 
-Format (ASCII, URL-safe): `v1.<player id, base64url>.<expiry, ms since the epoch>.<HMAC-SHA256, base64url>`. The
-token is a bearer secret: never log it, never copy it into an event. The secret is REELSTREAM_SESSION_SECRET.
+Format (ASCII, URL-safe): `v2.<key id>.<player id, base64url>.<expiry, ms since the epoch>.<HMAC-SHA256, base64url>`.
+A key ring holds the keys accepted now; the first one signs. Rotating adds a new first key and keeps the previous
+ones accepted until they are dropped, so nobody is logged out by a rotation. The ring comes from
+REELSTREAM_SESSION_KEYS (`kid:secret,kid:secret`, newest first) or REELSTREAM_SESSION_SECRET (one key, its id derived
+from it); there is no built-in secret. A token is a bearer secret: never log it, never copy it into an event.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
+import re
+from dataclasses import dataclass
 from enum import Enum
 
 from shared.invariant import invariant
 
-_VERSION = "v1"
+_VERSION = "v2"
 MAX_TTL_S = 7 * 24 * 3600
+MAX_TOKEN_CHARS = 1024
+MIN_SECRET_CHARS = 16
+_KID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
 class TokenProblem(str, Enum):
     MALFORMED = "malformed"
+    UNKNOWN_KEY = "signed with a key that is not accepted (rotated out or never issued)"
     FORGED = "bad signature"
     FOREIGN = "issued to another player"
     EXPIRED = "expired"
+
+
+class SessionKeyError(ValueError):
+    """The session key configuration is unusable (the message says why, never the secret)."""
+
+
+@dataclass(frozen=True)
+class KeyRing:
+    keys: tuple[tuple[str, bytes], ...]  # (key id, secret), the signing key first
+
+    def __post_init__(self) -> None:
+        invariant(bool(self.keys), "a key ring holds at least one key")
+
+    def __repr__(self) -> str:
+        return f"KeyRing(kids={[kid for kid, _ in self.keys]})"
+
+    @property
+    def signing_kid(self) -> str:
+        return self.keys[0][0]
+
+    def secret(self, kid: str) -> bytes | None:
+        return next((secret for known, secret in self.keys if known == kid), None)
+
+
+def derived_kid(secret: str) -> str:
+    return hashlib.sha256(b"reelstream-session-kid:" + secret.encode()).hexdigest()[:8]
+
+
+def key_ring(text: str) -> KeyRing:
+    """Parse `kid:secret[,kid:secret...]` (newest first) or one bare secret. Raises SessionKeyError."""
+    text = text.strip()
+    if not text:
+        raise SessionKeyError("no session key: set REELSTREAM_SESSION_KEYS or REELSTREAM_SESSION_SECRET "
+                              "(`reelstream infra up` writes a random one into .reelstream/env)")
+    entries = [entry.split(":", 1) if ":" in text else [derived_kid(entry), entry] for entry in text.split(",")]
+    keys = []
+    for kid, secret in entries:
+        if not _KID.match(kid):
+            raise SessionKeyError(f"session key id {kid!r} must be 1-32 characters of [A-Za-z0-9_-]")
+        if len(secret) < MIN_SECRET_CHARS:
+            raise SessionKeyError(f"session key {kid} is shorter than {MIN_SECRET_CHARS} characters")
+        if any(kid == known for known, _ in keys):
+            raise SessionKeyError(f"session key id {kid} appears twice")
+        keys.append((kid, secret.encode()))
+    return KeyRing(tuple(keys))
+
+
+def ring_text(ring: KeyRing) -> str:
+    """The REELSTREAM_SESSION_KEYS value of a ring (for `reelstream session rotate`)."""
+    return ",".join(f"{kid}:{secret.decode()}" for kid, secret in ring.keys)
+
+
+def _ring(keys: KeyRing | str) -> KeyRing:
+    return keys if isinstance(keys, KeyRing) else key_ring(keys)
 
 
 def _b64(raw: bytes) -> str:
@@ -31,33 +94,38 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _signature(secret: str, body: str) -> str:
-    return _b64(hmac.new(secret.encode(), body.encode(), hashlib.sha256).digest())
+def _signature(secret: bytes, body: bytes) -> bytes:
+    return _b64(hmac.new(secret, body, hashlib.sha256).digest()).encode()
 
 
-def issue_token(secret: str, player_id: str, expires_at_ms: int) -> str:
-    """A token that lets `player_id` spin until `expires_at_ms` (exclusive, broker time)."""
-    invariant(bool(secret), "a session secret is required")
+def issue_token(keys: KeyRing | str, player_id: str, expires_at_ms: int) -> str:
+    """A token that lets `player_id` spin until `expires_at_ms` (exclusive, broker time), signed with the newest key."""
+    ring = _ring(keys)
     invariant(bool(player_id), "a player id is required")
     invariant(expires_at_ms > 0, "expiry must be a positive epoch time in ms")
-    body = f"{_VERSION}.{_b64(player_id.encode())}.{expires_at_ms}"
-    return f"{body}.{_signature(secret, body)}"
+    body = f"{_VERSION}.{ring.signing_kid}.{_b64(player_id.encode())}.{expires_at_ms}"
+    return f"{body}.{_signature(ring.keys[0][1], body.encode()).decode()}"
 
 
-def token_problem(secret: str, token: str, player_id: str, now_ms: int) -> TokenProblem | None:
+def token_problem(keys: KeyRing | str, token: str, player_id: str, now_ms: int) -> TokenProblem | None:
     """None when the token is genuine, bound to `player_id` and not expired at `now_ms`; else what is wrong."""
-    parts = token.split(".")
-    if len(parts) != 4 or parts[0] != _VERSION or not parts[2].isdigit():
+    if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS or not token.isascii():
         return TokenProblem.MALFORMED
-    body = ".".join(parts[:3])
-    if not hmac.compare_digest(_signature(secret, body), parts[3]):
+    parts = token.split(".")
+    if len(parts) != 5 or parts[0] != _VERSION or not parts[3].isdigit() or not _KID.match(parts[1]):
+        return TokenProblem.MALFORMED
+    secret = _ring(keys).secret(parts[1])
+    if secret is None:
+        return TokenProblem.UNKNOWN_KEY
+    body = ".".join(parts[:4]).encode()
+    if not hmac.compare_digest(_signature(secret, body), parts[4].encode()):
         return TokenProblem.FORGED
     try:
-        owner = _unb64(parts[1]).decode()
+        owner = _unb64(parts[2]).decode()
     except (ValueError, UnicodeDecodeError):
         return TokenProblem.MALFORMED
     if owner != player_id:
         return TokenProblem.FOREIGN
-    if now_ms >= int(parts[2]):
+    if now_ms >= int(parts[3]):
         return TokenProblem.EXPIRED
     return None

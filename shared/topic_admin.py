@@ -1,6 +1,11 @@
-"""One-call topic set-up for tools and tests: the platform's topics under an optional prefix (see shared.kafka)."""
+"""One-call topic set-up for tools and tests: the platform's topics under an optional prefix (see shared.kafka).
+
+On a broker with an authorizer a prefixed deployment also gets every role's ACLs under its prefix (shared.acls), and
+loses them again when its topics are deleted, so tests and benchmarks run each service as its own principal.
+"""
 from __future__ import annotations
 
+from shared.acls import grant_prefix, revoke_prefix
 from shared.kafka import TopicReport, admin_client, ensure_topics as _ensure_topics
 from shared.topics import ALL_TOPICS, TopicSpec
 
@@ -15,9 +20,22 @@ def ensure_topics(
     """Create the missing topics of `specs` under `prefix`; report drift of the existing ones (never altered)."""
     admin = admin_client(bootstrap_servers, client_id="reelstream-topics")
     try:
-        return _ensure_topics(admin, specs, replication_factor, prefix=prefix)
+        reports = _ensure_topics(admin, specs, replication_factor, prefix=prefix)
+        grant_prefix(admin, prefix)
+        return reports
     finally:
         admin.close()
+
+
+def deployment_prefixes(names: list[str]) -> set[str]:
+    """The deployment prefixes of prefixed platform topic names (`<prefix><declared name>`)."""
+    declared = sorted((spec.name for spec in ALL_TOPICS), key=len, reverse=True)
+    found = set()
+    for name in names:
+        match = next((spec_name for spec_name in declared if name.endswith(spec_name)), None)
+        if match and len(name) > len(match):
+            found.add(name[: -len(match)])
+    return found
 
 
 def topics_under(admin, prefix: str) -> list[str]:
@@ -40,12 +58,15 @@ def delete_prefixed(bootstrap_servers: str, prefix: str) -> None:
 
 
 def delete_topics(bootstrap_servers: str, names: list[str]) -> None:
-    """Delete the named topics that exist (for test clean-up of prefixed deployments only)."""
+    """Delete the named topics that exist, and the ACLs of their deployment prefixes (test clean-up of prefixed
+    deployments only)."""
     admin = admin_client(bootstrap_servers, client_id="reelstream-topics")
     try:
         present = set(admin.list_topics())
         doomed = [name for name in names if name in present]
         if doomed:
             admin.delete_topics(doomed)
+        for prefix in deployment_prefixes(names):
+            revoke_prefix(admin, prefix)
     finally:
         admin.close()

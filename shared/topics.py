@@ -28,16 +28,27 @@ class TopicSpec:
     kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal"
     configs: dict[str, str] = field(default_factory=dict)
     public: bool = False
+    # The roles (shared/roles.py) whose principals may write / read this topic: the ACLs are generated from these.
+    writers: tuple[str, ...] = ()
+    readers: tuple[str, ...] = ()
 
 
-def _command(name: str, key: str, partitions: int, public: bool) -> TopicSpec:
+# Every topic is readable by the auditor and ops. Ops re-drives dead letters onto their source topics, so it may write
+# every topic that has a dead-letter topic; what keeps ops from minting is the writers' signatures on the records.
+_OVERSIGHT = ("auditor", "ops")
+
+
+def _command(name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...],
+             readers: tuple[str, ...]) -> TopicSpec:
     # Requests and commands carry bearer tokens and personal intent: finite retention, longer than the de-dup window.
     configs = {"retention.ms": str(COMMAND_RETENTION_MS), "cleanup.policy": "delete", **_BROKER_TIME}
-    return TopicSpec(name, key, partitions, "command", configs, public)
+    return TopicSpec(name, key, partitions, "command", configs, public, writers + ("ops",), readers + _OVERSIGHT)
 
 
-def _events(name: str, key: str, partitions: int, public: bool) -> TopicSpec:
-    return TopicSpec(name, key, partitions, "event", {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, public)
+def _events(name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...],
+            readers: tuple[str, ...]) -> TopicSpec:
+    configs = {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}
+    return TopicSpec(name, key, partitions, "event", configs, public, writers + ("ops",), readers + _OVERSIGHT)
 
 
 SPIN_REQUESTS = "spin.requests"
@@ -55,14 +66,18 @@ MONITOR_ALERTS = "monitor.alerts"
 MONITOR_PARTITIONS = 1
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
-    _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, public=True),
-    _events(SPIN_EVENTS, "player id", PLAYER_PARTITIONS, public=True),
+    _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, True, writers=("game-client",), readers=("spin",)),
+    _events(SPIN_EVENTS, "player id", PLAYER_PARTITIONS, True, writers=("spin",),
+            readers=("spin", "projector", "game-client", "monitor")),
     # The spin service's own facts (wager accepted, seed drawn, ...) before anything reveals an outcome; kept forever.
-    _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, public=False),
-    _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, public=True),
-    _events(WALLET_EVENTS, "player id", PLAYER_PARTITIONS, public=True),
-    _command(JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, public=False),
-    _events(JACKPOT_EVENTS, "network id", NETWORK_PARTITIONS, public=False),
+    _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, False, writers=("spin",), readers=("spin", "projector")),
+    _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, True, writers=("cashier", "spin"), readers=("wallet",)),
+    _events(WALLET_EVENTS, "player id", PLAYER_PARTITIONS, True, writers=("wallet",),
+            readers=("wallet", "spin", "projector", "cashier")),
+    _command(JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, False, writers=("spin", "operator"),
+             readers=("jackpot",)),
+    _events(JACKPOT_EVENTS, "network id", NETWORK_PARTITIONS, False, writers=("jackpot",),
+            readers=("jackpot", "spin", "projector", "operator", "monitor")),
     TopicSpec(
         JACKPOT_METERS,
         "pool id",
@@ -70,8 +85,10 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         "meter",
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
+        writers=("jackpot", "ops"),
+        readers=("projector", "game-client", "operator", "monitor") + _OVERSIGHT,
     ),
-    _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, public=True),
+    _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, True, writers=("monitor",), readers=()),
 )
 
 
@@ -79,9 +96,16 @@ def dlq_name(topic: str) -> str:
     return f"{topic}.dlq"
 
 
+_SERVICES = ("spin", "wallet", "jackpot", "projector")  # the monitor dead-letters nothing
+
+
 def _dlq(spec: TopicSpec) -> TopicSpec:
-    # Dead letters are kept forever: nothing undecodable is ever silently dropped.
-    return TopicSpec(dlq_name(spec.name), spec.key, DLQ_PARTITIONS, "dlq", {"cleanup.policy": "delete", **_FOREVER})
+    # Dead letters are kept forever: nothing undecodable is ever silently dropped. The services that read the source
+    # topic write its dead letters; only oversight reads them (they may hold what a client sent, tokens included).
+    writers = tuple(role for role in spec.readers if role in _SERVICES)
+    # The monitor counts dead letters by reason for its ops page.
+    return TopicSpec(dlq_name(spec.name), spec.key, DLQ_PARTITIONS, "dlq", {"cleanup.policy": "delete", **_FOREVER},
+                     writers=writers, readers=_OVERSIGHT + ("monitor",))
 
 
 DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (
@@ -94,7 +118,9 @@ DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS
 )
 
 INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
-    TopicSpec(SPIN_JACKPOT_ANSWERS, "player id", PLAYER_PARTITIONS, "internal", {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}),
+    TopicSpec(SPIN_JACKPOT_ANSWERS, "player id", PLAYER_PARTITIONS, "internal",
+              {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, writers=("spin",),
+              readers=("spin",) + _OVERSIGHT),
 )
 
 ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS

@@ -1,6 +1,8 @@
 """Shared test helpers for every test: bounded waits (no bare sleeps) and the integration marker."""
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,9 @@ import pytest
 from deploy.local.waits import wait_until, wait_until_async
 
 _INTEGRATION = Path(__file__).resolve().parent / "integration"
+# No secret lives in the source: a test run without a configured session key gets a random one of its own.
+if not (os.environ.get("REELSTREAM_SESSION_KEYS") or os.environ.get("REELSTREAM_SESSION_SECRET")):
+    os.environ["REELSTREAM_SESSION_SECRET"] = secrets.token_urlsafe(32)
 
 
 def pytest_configure(config: pytest.Config) -> None:

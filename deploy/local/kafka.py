@@ -13,8 +13,10 @@ from pathlib import Path
 from deploy.local import procs
 from deploy.local.exceptions import InfraError
 from deploy.local.paths import KAFKA_VERSION, TEMPLATES, InfraPaths
+from deploy.local.pki import TlsFiles, ensure_tls
 from deploy.local.tools import find_java, find_maven, who_listens
 from deploy.local.waits import WaitTimeout, wait_until
+from shared.security import ClientSecurity, security_for
 
 HEAP = "1g"
 START_TIMEOUT_S = 90
@@ -28,10 +30,27 @@ class KafkaEndpoint:
     host: str
     port: int
     controller_port: int
+    # Secured: the client listener is SASL_SSL (SCRAM-SHA-512); the controller and inter-broker listeners take the
+    # broker's own certificate only (mTLS on loopback); `bench_port` adds a plaintext loopback listener for benchmarks.
+    secure: bool = False
+    internal_port: int | None = None
+    bench_port: int | None = None
 
     @property
     def bootstrap(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def internal_bootstrap(self) -> str:
+        return f"{self.host}:{self.internal_port}"
+
+    @property
+    def bench_bootstrap(self) -> str | None:
+        return f"{self.host}:{self.bench_port}" if self.bench_port else None
+
+    @property
+    def ports(self) -> tuple[int, ...]:
+        return tuple(port for port in (self.port, self.controller_port, self.internal_port, self.bench_port) if port)
 
 
 def ensure_jars(paths: InfraPaths, echo: Echo) -> Path:
@@ -79,10 +98,48 @@ def _cluster_id(kafka_dir: Path) -> str:
     return id_file.read_text().strip()
 
 
-def render_config(paths: InfraPaths, endpoint: KafkaEndpoint) -> Path:
+def listener_lines(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> list[str]:
+    """The listener, TLS, SASL and authorizer settings: plaintext when `tls` is None, else secured (KafkaEndpoint)."""
+    host = endpoint.host
+    if tls is None:
+        return [f"listeners=PLAINTEXT://{host}:{endpoint.port},CONTROLLER://{host}:{endpoint.controller_port}",
+                f"advertised.listeners=PLAINTEXT://{host}:{endpoint.port}",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT"]
+    listeners = {"CLIENT": (endpoint.port, "SASL_SSL"), "CONTROLLER": (endpoint.controller_port, "SSL"),
+                 "INTERNAL": (endpoint.internal_port, "SSL")}
+    if endpoint.bench_port:
+        listeners["BENCH"] = (endpoint.bench_port, "PLAINTEXT")
+    advertised = [name for name in listeners if name != "CONTROLLER"]
+    # The plaintext benchmark listener is the only way to arrive as User:ANONYMOUS, and it exists only behind a flag.
+    supers = [tls.principal] + (["User:ANONYMOUS"] if endpoint.bench_port else [])
+    return [
+        "listeners=" + ",".join(f"{name}://{host}:{port}" for name, (port, _) in listeners.items()),
+        "advertised.listeners=" + ",".join(f"{name}://{host}:{listeners[name][0]}" for name in advertised),
+        "listener.security.protocol.map=" + ",".join(f"{name}:{proto}" for name, (_, proto) in listeners.items()),
+        "inter.broker.listener.name=INTERNAL",
+        "sasl.enabled.mechanisms=SCRAM-SHA-512",
+        "listener.name.client.sasl.enabled.mechanisms=SCRAM-SHA-512",
+        "listener.name.client.scram-sha-512.sasl.jaas.config="
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+        "ssl.keystore.type=PEM",
+        f"ssl.keystore.location={tls.broker_keystore}",
+        "ssl.truststore.type=PEM",
+        f"ssl.truststore.location={tls.ca_cert}",
+        "ssl.endpoint.identification.algorithm=https",
+        "listener.name.controller.ssl.client.auth=required",
+        "listener.name.internal.ssl.client.auth=required",
+        "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "allow.everyone.if.no.acl.found=false",
+        "super.users=" + ";".join(supers),
+    ]
+
+
+def render_config(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | None = None) -> Path:
     template = (TEMPLATES / "server.properties").read_text()
     text = template.format(
-        host=endpoint.host, port=endpoint.port, controller_port=endpoint.controller_port, log_dirs=paths.kafka_dir / "data"
+        host=endpoint.host, controller_port=endpoint.controller_port, log_dirs=paths.kafka_dir / "data",
+        listener_lines="\n".join(listener_lines(endpoint, tls)),
     )
     config = paths.kafka_dir / "server.properties"
     config.write_text(text)
@@ -104,13 +161,15 @@ def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> N
         raise InfraError(f"kafka StorageTool format failed:\n{result.stdout}\n{result.stderr}")
 
 
-def broker_answers(bootstrap: str) -> bool:
+def broker_answers(bootstrap: str, security: ClientSecurity | None = None) -> bool:
     """True when the broker answers a metadata request with at least one broker."""
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
 
+    options = (security or security_for(None)).kafka_python()
     try:
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra")
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra",
+                                 **options)
     except (KafkaError, OSError, ValueError):
         return False
     try:
@@ -121,17 +180,42 @@ def broker_answers(bootstrap: str) -> bool:
         admin.close()
 
 
+def broker_security(tls: TlsFiles) -> ClientSecurity:
+    """How the infrastructure code itself connects to a secured broker: its internal listener with the broker's own
+    certificate (a super user), so users and ACLs can be made before any SCRAM user exists."""
+    return ClientSecurity(protocol="SSL", ca_file=str(tls.ca_cert), cert_file=str(tls.broker_cert),
+                          key_file=str(tls.broker_key), source=str(tls.folder))
+
+
+def admin_access(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> tuple[str, ClientSecurity]:
+    """(bootstrap, security) through which the infrastructure code administers the local broker."""
+    if tls is None:
+        return endpoint.bootstrap, ClientSecurity()
+    return endpoint.internal_bootstrap, broker_security(tls)
+
+
 def running_pid(paths: InfraPaths) -> int | None:
     return procs.read_pid(paths.kafka_dir / "kafka.pid", _MARKER)
 
 
-def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> None:
+def tls_files(paths: InfraPaths) -> TlsFiles:
+    return TlsFiles(paths.kafka_dir / "tls")
+
+
+def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> TlsFiles | None:
+    """Start (or find running) the broker; returns the TLS files of a secured one (None for plaintext)."""
     paths.kafka_dir.mkdir(parents=True, exist_ok=True)
+    tls = ensure_tls(tls_files(paths).folder) if endpoint.secure else None
+    wanted = listener_lines(endpoint, tls)[0]
     pid = running_pid(paths)
     if pid is not None:
+        running = (paths.kafka_dir / "server.properties").read_text()
+        if wanted not in running.splitlines():
+            raise InfraError(f"kafka is running (pid {pid}) with other listeners than `{wanted}`; run "
+                             "`reelstream infra down` first to switch between secured and plaintext")
         echo(f"kafka: already running (pid {pid})")
     else:
-        for port in (endpoint.port, endpoint.controller_port):
+        for port in endpoint.ports:
             if procs.port_open(endpoint.host, port):
                 raise InfraError(
                     f"port {port} on {endpoint.host} is taken by {who_listens(port)}, not by a broker this checkout "
@@ -139,14 +223,15 @@ def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> None:
                 )
         java = find_java()
         libs = ensure_jars(paths, echo)
-        config = render_config(paths, endpoint)
+        config = render_config(paths, endpoint, tls)
         _format_storage(java, libs, config, paths)
         argv = _java_argv(java, libs, paths.kafka_dir, "kafka.Kafka", str(config))
         # kafka.log is the broker's rolling log; kafka.out catches what the JVM prints before logging starts.
         out = paths.kafka_dir / "kafka.out"
         pid = procs.spawn_daemon(argv, out, paths.kafka_dir / "kafka.pid", paths.kafka_dir, dict(os.environ))
         echo(f"kafka: started pid {pid}, log {paths.kafka_dir / 'kafka.log'}")
-    _wait_ready(paths, endpoint, pid)
+    _wait_ready(paths, endpoint, tls, pid)
+    return tls
 
 
 def _logs(paths: InfraPaths) -> str:
@@ -155,14 +240,16 @@ def _logs(paths: InfraPaths) -> str:
     )
 
 
-def _wait_ready(paths: InfraPaths, endpoint: KafkaEndpoint, pid: int) -> None:
+def _wait_ready(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | None, pid: int) -> None:
+    bootstrap, security = admin_access(endpoint, tls)
+
     def ready() -> bool:
         if not procs.alive(pid):
             raise InfraError(f"kafka exited during startup; last log lines:\n{_logs(paths)}")
-        return broker_answers(endpoint.bootstrap)
+        return broker_answers(bootstrap, security)
 
     try:
-        wait_until(ready, START_TIMEOUT_S, interval_s=0.5, what=f"kafka metadata on {endpoint.bootstrap}")
+        wait_until(ready, START_TIMEOUT_S, interval_s=0.5, what=f"kafka metadata on {bootstrap}")
     except WaitTimeout as error:
         raise InfraError(f"{error}; last log lines:\n{_logs(paths)}") from error
 

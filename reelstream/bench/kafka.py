@@ -21,7 +21,8 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.config import load_settings
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, admin_client, consumer, producer
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer,
+                          consumer, producer)
 
 PARTITIONS = 6  # as the player-keyed topics
 CONSUME_TIMEOUT_S = 120
@@ -136,9 +137,7 @@ def codec_only(records: list[tuple[bytes, bytes]], transform: Transform = codec_
 
 
 async def aiokafka_produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> float:
-    from aiokafka import AIOKafkaProducer
-
-    client = AIOKafkaProducer(bootstrap_servers=bootstrap, **AIOKAFKA_PRODUCER_SAFETY)
+    client = aio_producer(bootstrap, **AIOKAFKA_PRODUCER_SAFETY)
     await client.start()
     try:
         started = time.perf_counter()
@@ -150,9 +149,9 @@ async def aiokafka_produce(bootstrap: str, topic: str, records: list[tuple[bytes
 
 
 async def aiokafka_consume(bootstrap: str, topic: str, count: int) -> float:
-    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka import TopicPartition
 
-    client = AIOKafkaConsumer(bootstrap_servers=bootstrap, **AIOKAFKA_CONSUMER_SAFETY)
+    client = aio_consumer(bootstrap=bootstrap, **AIOKAFKA_CONSUMER_SAFETY)
     await client.start()
     partitions = [TopicPartition(topic, index) for index in range(PARTITIONS)]
     client.assign(partitions)
@@ -206,10 +205,10 @@ def kafka_python_round_trip(bootstrap: str, topic: str, value: bytes, samples: i
 
 
 async def aiokafka_round_trip(bootstrap: str, topic: str, value: bytes, samples: int) -> dict[str, float]:
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+    from aiokafka import TopicPartition
 
-    writer = AIOKafkaProducer(bootstrap_servers=bootstrap, **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, **AIOKAFKA_CONSUMER_SAFETY)
+    writer = aio_producer(bootstrap, **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
+    reader = aio_consumer(bootstrap=bootstrap, **AIOKAFKA_CONSUMER_SAFETY)
     await writer.start()
     await reader.start()
     partition = TopicPartition(topic, 0)

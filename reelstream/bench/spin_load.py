@@ -13,11 +13,11 @@ import uuid
 from dataclasses import dataclass, field
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import TopicPartition
 
 from reelstream.bench.kafka import percentiles_ms
 from shared.events.spin import SpinRejected, SpinSettled
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, aio_consumer, aio_producer
 from shared.topics import SPIN_EVENTS
 from shared.topics import spec as topic_spec
 
@@ -56,10 +56,10 @@ class LoadGenerator:
     def __init__(self, bootstrap: str, requests_topic: str, answers_topic: str) -> None:
         """answers_topic: a (prefixed) spin.events, created as declared in shared.topics."""
         self.requests_topic, self.answers_topic = requests_topic, answers_topic
-        self.producer = AIOKafkaProducer(bootstrap_servers=bootstrap, client_id="bench-spins",
-                                         **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
-        self.reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="bench-spins-answers",
-                                       **AIOKAFKA_CONSUMER_SAFETY)
+        self.producer = aio_producer(bootstrap, client_id="bench-spins",
+                                     **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
+        self.reader = aio_consumer(bootstrap=bootstrap, group_id=None, client_id="bench-spins-answers",
+                                   **AIOKAFKA_CONSUMER_SAFETY)
         self.answers = Answers()
         self._reading: asyncio.Task | None = None
 

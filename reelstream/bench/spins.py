@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 import typer
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 from rich.console import Console
 from rich.table import Table
 
@@ -25,6 +25,7 @@ from reelstream.bench.kafka import measure_baselines, percentiles_ms
 from reelstream.bench.spin_load import LoadGenerator
 from reelstream.processes import spawn
 from shared.config import load_settings
+from shared.kafka import kafka_consumer
 from shared.events import encode, envelope
 from shared.events.spin import SpinRequested
 from shared.events.wallet import Deposit
@@ -59,7 +60,7 @@ def _requests(players: list[str], tokens: dict[str, str], count: int) -> list[tu
 def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
     """The sum of end offsets over every topic under the prefix (changelogs included): messages produced so far."""
     names = prefixed_topics(bootstrap, prefix)
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    reader = kafka_consumer(bootstrap, group_id=None)
     try:
         tps = [TopicPartition(name, p) for name in names for p in reader.partitions_for_topic(name) or ()]
         return sum(reader.end_offsets(tps).values())
@@ -70,7 +71,7 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
 def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
     """request id -> {index in CHAIN: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
     stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(CHAIN)}
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False,
                            isolation_level="read_committed", auto_offset_reset="earliest")
     found: dict[str, dict[int, int]] = {rid: {} for rid in wanted}
     try:

@@ -253,13 +253,15 @@ def _run_bare_faust(source: str, sink: str, count: int, datadir: str) -> None:
     from faust.transport.drivers import aiokafka as faust_aiokafka
 
     from shared.events import decode
+    from shared.security import faust_credentials
 
     # The former wallet adapter's producer settings: faust enables idempotence only in exactly_once mode.
     original = faust_aiokafka.Producer._settings_extra
     faust_aiokafka.Producer._settings_extra = lambda self: {**original(self), "acks": "all", "enable_idempotence": True}
 
     settings = load_settings()
-    app = faust.App(f"{source}-faust", broker=settings.faust_broker, datadir=datadir, autodiscover=False,
+    app = faust.App(f"{source}-faust", broker=settings.faust_broker, broker_credentials=faust_credentials(),
+                    datadir=datadir, autodiscover=False,
                     web_enabled=False, topic_partitions=PLAYER_PARTITIONS, producer_acks=-1, producer_linger=0.002,
                     consumer_auto_offset_reset="earliest", broker_commit_every=2_000, broker_commit_interval=1.0)
     raw = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}

@@ -273,7 +273,7 @@ class Faults:
             self.supervisor.kill(kind.split(" ", 1)[1])
         elif kind == "broker restart":
             kafka.down(default_paths(), self.echo)
-            kafka.up(default_paths(), infra.kafka_endpoint(), self.echo)
+            kafka.up(default_paths(), infra.current_endpoint(default_paths()), self.echo)  # secured or not, as it was
         else:
             postgres.down(default_paths(), self.echo)
             time.sleep(self.plan.postgres_stop_s)

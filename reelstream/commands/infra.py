@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -21,17 +22,22 @@ def _echo(line: str) -> None:
 
 
 @app.command()
-def up() -> None:
+def up(
+    secure: bool = typer.Option(True, "--secure/--insecure", help="SASL_SSL client listener, mTLS controller, ACLs "
+                                "and one SCRAM principal per role (the default); --insecure: the plaintext broker."),
+    bench_listener: bool = typer.Option(False, "--bench-listener", help="Secured only: also a plaintext loopback "
+                                        "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for benchmarks."),
+) -> None:
     """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
     paths = default_paths()
     started = time.monotonic()
     try:
-        env = infra.up(paths, _echo)
+        env = infra.up(paths, _echo, secure=secure, bench_listener=bench_listener)
     except InfraError as error:
         _console.print(f"[red]infra up failed:[/red] {error}")
         raise typer.Exit(1) from error
     _echo(f"ready in {time.monotonic() - started:.1f} s; exported in {paths.env_file}:")
-    for line in env.lines():
+    for line in env.shown():
         _echo(f"  {line}")
 
 
@@ -55,6 +61,43 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
          _console)
     if any(row["state"] == "stopped" for row in rows):
         raise typer.Exit(3)
+
+
+@app.command()
+def pki(
+    folder: Path = typer.Argument(..., help="Where the CA and broker files go (made once; kept when present)."),
+    hostname: list[str] = typer.Option([], "--hostname", help="Another name for the broker certificate."),
+) -> None:
+    """Make the private CA and broker certificate for a secured broker elsewhere (the compose `secure` profile)."""
+    from deploy.local.pki import ensure_tls
+
+    files = ensure_tls(folder, hostnames=tuple(hostname))
+    _echo(f"CA {files.ca_cert}; broker keystore {files.broker_keystore}")
+
+
+@app.command()
+def provision(
+    tls_dir: Path = typer.Option(..., help="The folder `reelstream infra pki` wrote."),
+    internal: str = typer.Option(..., help="The broker's mTLS listener (the broker certificate is a super user)."),
+    bootstrap: str = typer.Option(..., help="The SASL_SSL bootstrap the role files name."),
+    clients: Path = typer.Option(..., help="Where <role>.properties|conf|json go."),
+) -> None:
+    """SCRAM users, ACLs and quotas of every role on a secured broker, and each role's client files."""
+    from deploy.local.kafka import broker_security
+    from deploy.local.pki import TlsFiles
+    from deploy.local.principals import provision as provision_roles
+    from shared.kafka import admin_client
+
+    from deploy.local.kafka import START_TIMEOUT_S, broker_answers
+    from deploy.local.waits import wait_until
+
+    tls = TlsFiles(tls_dir)
+    wait_until(lambda: broker_answers(internal, broker_security(tls)), START_TIMEOUT_S, 1.0, what=f"kafka on {internal}")
+    admin = admin_client(internal, client_id="reelstream-provision", security=broker_security(tls))
+    try:
+        provision_roles(admin, clients.parent, tls, bootstrap, _echo, folder=clients)
+    finally:
+        admin.close()
 
 
 @app.command()

@@ -63,7 +63,7 @@ def pools(format: Format = FORMAT, units: Units = UNITS) -> None:
     from services.jackpot.adapters.history import fold_events, read_all
 
     settings = load_settings()
-    states = fold_events(read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)))
+    states = fold_events(read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS), role="operator"))
     if not states:
         typer.echo("no jackpot events yet", err=True)
         raise typer.Exit(3)
@@ -130,7 +130,7 @@ def meters(follow: bool = typer.Option(False, "--follow", "-f", help="Keep print
 
     settings = load_settings()
     topic = settings.topic(JACKPOT_METERS)
-    reader = consumer(settings.kafka_bootstrap_servers, group_id=None)
+    reader = consumer(settings.kafka_bootstrap_servers, group_id=None, role="operator")
     partitions = [TopicPartition(topic, p) for p in sorted(reader.partitions_for_topic(topic) or ())]
     reader.assign(partitions)
     reader.seek_to_beginning(*partitions)
@@ -159,14 +159,14 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
 
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
-    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
+    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="operator")
     writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message),
                 headers=records.headers_for("operator")).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)):
+        for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS), role="operator"):
             event = decode(record.value).data
             if getattr(event, "command_id", None) == command.command_id:
                 refusal = f"{event.code}: {event.message}" if hasattr(event, "code") else ""

@@ -1,4 +1,4 @@
-"""`reelstream session issue --player P [--ttl 3600]`: print a signed session token for tests and demos."""
+"""`reelstream session issue --player P [--ttl 3600]` prints a signed session token; `rotate` adds a new key."""
 from __future__ import annotations
 
 import time
@@ -18,7 +18,28 @@ def issue(
                                help="The pseudonymous player id the token is bound to."),
     ttl: int = typer.Option(3600, "--ttl", min=1, max=MAX_TTL_S, help="Seconds until the token expires."),
 ) -> None:
-    """Print a token signed with REELSTREAM_SESSION_SECRET (the token only; it is a bearer secret)."""
+    """Print a token signed with the newest session key (the token only; it is a bearer secret)."""
     settings = load_settings()
     expires_at_ms = time.time_ns() // 1_000_000 + ttl * 1000
     typer.echo(issue_token(settings.session_secret, player, expires_at_ms))
+
+
+@app.command()
+def rotate(
+    keep: int = typer.Option(2, min=1, max=5, help="How many of the newest old keys stay accepted."),
+) -> None:
+    """Add a new signing key to the ring in .reelstream/env; the `keep` newest old keys stay accepted, so nobody is
+    logged out. Restart the spin service to use it. Prints key ids only."""
+    import secrets
+
+    from deploy.local.paths import default_paths
+    from shared.session import KeyRing, key_ring, ring_text
+
+    env_file = default_paths().env_file
+    current = key_ring(load_settings().session_secret)
+    ring = KeyRing(((secrets.token_hex(4), secrets.token_urlsafe(32).encode()),) + current.keys[:keep])
+    lines = [line for line in (env_file.read_text().splitlines() if env_file.exists() else [])
+             if not line.startswith(("REELSTREAM_SESSION_KEYS=", "REELSTREAM_SESSION_SECRET="))]
+    env_file.write_text("\n".join(lines + [f"REELSTREAM_SESSION_KEYS={ring_text(ring)}"]) + "\n")
+    env_file.chmod(0o600)
+    typer.echo(f"signing key {ring.signing_kid}; accepted: {', '.join(kid for kid, _ in ring.keys)} (in {env_file})")

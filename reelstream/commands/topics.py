@@ -22,7 +22,7 @@ def create(
 ) -> None:
     """Create every missing topic with explicit partitions and configs; report drift of existing ones (exit 2)."""
     settings = load_settings()
-    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers)
+    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers, role="admin")
     try:
         reports = ensure_topics(admin, ALL_TOPICS, replication_factor, prefix=settings.topic_prefix)
     except TopicError as error:
@@ -52,7 +52,7 @@ def list_topics(bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTST
                 format: Format = FORMAT, units: Units = UNITS) -> None:
     """Show the declared topics (under REELSTREAM_TOPIC_PREFIX) as found on the broker; exit 3 when one is missing."""
     settings = load_settings()
-    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers)
+    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers, role="admin")
     try:
         existing = set(admin.list_topics())
         found = {t["name"]: t for t in describe(admin, [settings.topic(s.name) for s in ALL_TOPICS

@@ -45,7 +45,7 @@ def _partition(player_id: str) -> int:
 
 def _reader(player_id: str, from_end: bool):
     settings = load_settings()
-    reader = consumer(settings.kafka_bootstrap_servers, group_id=None)
+    reader = consumer(settings.kafka_bootstrap_servers, group_id=None, role="cashier")
     partition = TopicPartition(settings.topic(WALLET_EVENTS), _partition(player_id))
     reader.assign([partition])
     (reader.seek_to_end if from_end else reader.seek_to_beginning)(partition)
@@ -74,7 +74,7 @@ def _send_and_wait(data, timeout_s: float) -> None:
     settings = load_settings()
     reader = _reader(data.player_id, from_end=True)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
-    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
+    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="cashier")
     writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message),
                 headers=records.headers_for("cashier")).get(30)
     writer.close(10)

@@ -41,7 +41,8 @@ def demo_players(run_id: str, per_game: int) -> list[DemoPlayer]:
 
 
 def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, stop: threading.Event) -> None:
-    meters = consumer(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_METERS), group_id=None, consumer_timeout_ms=500)
+    meters = consumer(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_METERS), group_id=None,
+                      consumer_timeout_ms=500, role="game-client")
     try:
         while not stop.is_set():
             for record in meters:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import faust
 
+from shared.security import faust_credentials
+
 from services.monitor.adapters import alerts as alert_events
 from services.monitor.adapters import broker, records
 from services.monitor.adapters.live import Live
@@ -38,7 +40,8 @@ def session_timeout_s(environ=None) -> float:
 
 def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, Live, object]:
     app = faust.App(
-        settings.group("monitor"), broker=settings.faust_broker, store="memory://", datadir=str(datadir),
+        settings.group("monitor"), broker=settings.faust_broker, broker_credentials=faust_credentials("monitor"),
+        store="memory://", datadir=str(datadir),
         autodiscover=False, processing_guarantee="at_least_once", consumer_auto_offset_reset="earliest",
         broker_commit_interval=1.0, broker_commit_every=2_000, broker_session_timeout=session_timeout_s(),
         broker_heartbeat_interval=1.0, producer_acks=-1, table_cleanup_interval=60.0,

@@ -14,7 +14,8 @@ from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
 from games.rng import SpinRng
 from shared.config import load_settings
-from shared.session import token_problem
+from shared.security import quiet_client_debug_logs
+from shared.session import key_ring, token_problem
 
 
 def warm_up(catalog: Catalog) -> None:
@@ -32,10 +33,10 @@ async def serve() -> None:
     settings = load_settings()
     catalog = registry_catalog()
     warm_up(catalog)
-    secret = settings.session_secret
+    ring = key_ring(settings.session_secret)  # refuses to start without a configured key
 
     def check_token(token: str, player_id: str, now_ms: int) -> str | None:
-        problem = token_problem(secret, token, player_id, now_ms)
+        problem = token_problem(ring, token, player_id, now_ms)
         return None if problem is None else problem.value
 
     ctx = Context(catalog=catalog, token_problem=check_token, draw_seed=seed_source(os.environ))
@@ -72,4 +73,5 @@ async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, lin
 def main() -> None:
     logging.basicConfig(level=os.environ.get("REELSTREAM_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_client_debug_logs()
     asyncio.run(serve())

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from deploy.local.waits import WaitTimeout, wait_until
+from shared.acls import grant_prefix, revoke_prefix
 from shared.kafka import admin_client, consumer, ensure_topics, producer
 from shared.topic_admin import topics_under
 from shared.topics import ALL_TOPICS
@@ -123,10 +124,12 @@ def fresh_prefix(kafka_admin):
     every topic that starts with it is deleted, the ones faust created (changelogs, repartitions) included."""
     prefix = f"t{uuid.uuid4().hex[:12]}."
     ensure_topics(kafka_admin, ALL_TOPICS, replication_factor=1, prefix=prefix)
+    grant_prefix(kafka_admin, prefix)  # on a secured broker: every role's ACLs under the prefix, visible
     yield prefix
     doomed = topics_under(kafka_admin, prefix)
     if doomed:
         kafka_admin.delete_topics(doomed)
+    revoke_prefix(kafka_admin, prefix)
 
 
 def _has_leaders(admin, name: str, partitions: int) -> bool:

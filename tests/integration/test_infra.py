@@ -163,7 +163,7 @@ def test_infra_up_again_reuses_the_running_servers_and_rewrites_the_env_file(kaf
     pids_before = (kafka.running_pid(paths), postgres.running_pid(paths))
     lines: list[str] = []
 
-    env = infra.up(paths, lines.append)
+    env = infra.up(paths, lines.append, secure=infra.running_secure(paths))
 
     assert (kafka.running_pid(paths), postgres.running_pid(paths)) == pids_before
     assert lines == [f"kafka: already running (pid {pids_before[0]})", f"postgres: already running (pid {pids_before[1]})"]

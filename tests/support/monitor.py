@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 
 from reelstream.monitor_process import INPUTS
 from services.monitor.adapters import records
 from services.monitor.adapters.par_sheets import load_par_figures
 from services.monitor.core.plan import MonitorFold, plan_jackpot_events, plan_meters, plan_spin_events
-from shared.kafka import admin_client
+from shared.kafka import admin_client, kafka_consumer
 from shared.topics import JACKPOT_EVENTS, JACKPOT_METERS, SPIN_EVENTS
 
 
 def read_inputs(bootstrap: str, prefix: str) -> dict[str, list]:
     """Every record of the monitor's three inputs, in partition order, up to their end offsets now."""
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False)
     try:
         out = {}
         for name in INPUTS:
@@ -37,7 +37,7 @@ def read_inputs(bootstrap: str, prefix: str) -> dict[str, list]:
 def caught_up(bootstrap: str, prefix: str) -> bool:
     """The monitor's group committed the end of every input partition."""
     admin = admin_client(bootstrap, client_id="reelstream-monitor-tests")
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    reader = kafka_consumer(bootstrap, group_id=None)
     try:
         group = f"{prefix}reelstream-monitor"
         committed = admin.list_group_offsets({group: None}).get(group, {})

@@ -8,7 +8,7 @@ from kafka import KafkaConsumer, TopicPartition
 
 from services.audit.core.collect import RawRecord
 from shared.invariant import invariant
-from shared.kafka import CONSUMER_SAFETY
+from shared.kafka import CONSUMER_SAFETY, kafka_consumer
 
 AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events")
 MAX_POLL_RECORDS = 2000
@@ -24,8 +24,8 @@ def read_topics(bootstrap: str, prefix: str = "", topics: tuple[str, ...] = AUDI
     offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
     """
     options = {**CONSUMER_SAFETY, "enable_auto_commit": False}
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="reelstream-audit",
-                             max_poll_records=MAX_POLL_RECORDS, **options)
+    consumer = kafka_consumer(bootstrap, role="auditor", group_id=None, client_id="reelstream-audit",
+                              max_poll_records=MAX_POLL_RECORDS, **options)
     try:
         partitions = _partitions(consumer, prefix, topics)
         consumer.assign(partitions)

@@ -20,9 +20,9 @@ from services.jackpot.core.state import NetworkState
 READ_TIMEOUT_S = 60
 
 
-def read_all(bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S) -> list[Any]:
+def read_all(bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S, role: str | None = None) -> list[Any]:
     """Every committed record of `topic`, partition by partition in offset order."""
-    reader = consumer(bootstrap, group_id=None, consumer_timeout_ms=1000)
+    reader = consumer(bootstrap, group_id=None, consumer_timeout_ms=1000, role=role)
     try:
         partitions = [TopicPartition(topic, p) for p in sorted(reader.partitions_for_topic(topic) or ())]
         reader.assign(partitions)

@@ -57,7 +57,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
             _forget_old(states)
 
     try:
-        await fold_partition(bootstrap, events_topic, partition, fold, timeout_s=RESTORE_TIMEOUT_S)
+        await fold_partition(bootstrap, events_topic, partition, fold, timeout_s=RESTORE_TIMEOUT_S, role="jackpot")
     except PartitionReadTimeout as error:
         raise RestoreError(str(error)) from error
     _forget_old(states)

@@ -15,7 +15,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from shared.kafka import AIOKAFKA_PRODUCER_SAFETY
+from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 
@@ -76,7 +76,7 @@ class JackpotService:
 
     async def run(self, stop: asyncio.Event, on_ready: Callable[[], None] | None = None) -> Stats:
         self._on_ready = on_ready
-        self._meter_producer = AIOKafkaProducer(bootstrap_servers=self.config.bootstrap, **AIOKAFKA_PRODUCER_SAFETY)
+        self._meter_producer = aio_producer(self.config.bootstrap, role="jackpot", **AIOKAFKA_PRODUCER_SAFETY)
         await self._meter_producer.start()
         meters = asyncio.create_task(self._publish_meters(stop))
         try:

@@ -31,8 +31,8 @@ class BrokerFigures:
 def refresh(figures: BrokerFigures, bootstrap: str, prefix: str) -> None:
     """One look at the broker (blocking: run in a thread); on failure keep the counts but mark it unreachable."""
     try:
-        admin = admin_client(bootstrap, client_id="reelstream-monitor-admin")
-        reader = consumer(bootstrap, group_id=None, request_timeout_ms=6_000, consumer_timeout_ms=500)
+        admin = admin_client(bootstrap, client_id="reelstream-monitor-admin", role="monitor")
+        reader = consumer(bootstrap, group_id=None, request_timeout_ms=6_000, consumer_timeout_ms=500, role="monitor")
         try:
             figures.lag_by_group = _lags(admin, reader, prefix)
             _count_dead_letters(figures, reader, prefix)

@@ -11,7 +11,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from shared import records as records_module
 from shared.events import DecodeError, broker_time
-from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
+from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
@@ -27,10 +27,11 @@ CONSUMER_NAME = "projector"
 DECODE_CHUNK = 25
 
 
-def consumer(bootstrap: str) -> AIOKafkaConsumer:
+def consumer(bootstrap: str, role: str = "projector") -> AIOKafkaConsumer:
     # No group id: partitions are assigned by hand and positions come from Postgres, never from Kafka group offsets.
-    return AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
+    return aio_consumer(
+        bootstrap=bootstrap,
+        role=role,
         group_id=None,
         enable_auto_commit=False,
         isolation_level="read_committed",
@@ -41,17 +42,17 @@ def consumer(bootstrap: str) -> AIOKafkaConsumer:
     )
 
 
-def producer(bootstrap: str) -> AIOKafkaProducer:
-    return AIOKafkaProducer(bootstrap_servers=bootstrap, **AIOKAFKA_PRODUCER_SAFETY, request_timeout_ms=30_000)
+def producer(bootstrap: str, role: str = "projector") -> AIOKafkaProducer:
+    return aio_producer(bootstrap, role=role, **AIOKAFKA_PRODUCER_SAFETY, request_timeout_ms=30_000)
 
 
-async def partitions_of(bootstrap: str, topics: Iterable[str]) -> list[TopicPartition]:
+async def partitions_of(bootstrap: str, topics: Iterable[str], role: str = "projector") -> list[TopicPartition]:
     """Every partition of the topics (from the broker's metadata); a missing topic is an error (no auto-creation)."""
-    return await asyncio.to_thread(_describe_partitions, bootstrap, list(topics))
+    return await asyncio.to_thread(_describe_partitions, bootstrap, list(topics), role)
 
 
-def _describe_partitions(bootstrap: str, topics: list[str]) -> list[TopicPartition]:
-    admin = admin_client(bootstrap, client_id="reelstream-projector-metadata")
+def _describe_partitions(bootstrap: str, topics: list[str], role: str) -> list[TopicPartition]:
+    admin = admin_client(bootstrap, client_id="reelstream-projector-metadata", role=role)
     try:
         known = set(admin.list_topics())
         missing = [topic for topic in topics if topic not in known]

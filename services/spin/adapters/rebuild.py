@@ -11,7 +11,7 @@ from services.spin.core.catalog import Catalog
 from shared import records
 from shared.config import Settings
 from shared.events import DecodeError, decode
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
 
 log = logging.getLogger("reelstream.spin.rebuild")
@@ -24,8 +24,8 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
     books = {partition: SpinBook() for partition in partitions}
     if not partitions:
         return books
-    reader = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap_servers, group_id=None,
-                              client_id="reelstream-spin-rebuild", **{**AIOKAFKA_CONSUMER_SAFETY, "auto_offset_reset": "earliest"})
+    reader = aio_consumer(bootstrap=settings.kafka_bootstrap_servers, role="spin", group_id=None,
+                          client_id="reelstream-spin-rebuild", **{**AIOKAFKA_CONSUMER_SAFETY, "auto_offset_reset": "earliest"})
     await reader.start()
     try:
         tps = [TopicPartition(settings.topic(logical), partition) for logical in FOLD_ORDER for partition in partitions]

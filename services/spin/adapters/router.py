@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
@@ -18,7 +18,7 @@ from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
 from shared import records
 from shared.events import DecodeError, decode
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
 
 log = logging.getLogger("reelstream.spin.router")
@@ -28,8 +28,8 @@ _ANSWER_TYPES = {cls.TYPE for cls in JACKPOT_TYPES}
 class JackpotAnswerRouter:
     def __init__(self, settings: Settings, producer: AIOKafkaProducer) -> None:
         self.settings, self.producer = settings, producer
-        self.consumer = AIOKafkaConsumer(
-            settings.topic(JACKPOT_EVENTS), bootstrap_servers=settings.kafka_bootstrap_servers,
+        self.consumer = aio_consumer(
+            settings.topic(JACKPOT_EVENTS), bootstrap=settings.kafka_bootstrap_servers, role="spin",
             group_id=settings.group("spin-jackpot-router"), client_id="reelstream-spin-router",
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )

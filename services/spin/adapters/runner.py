@@ -19,7 +19,7 @@ import os
 import time
 from dataclasses import replace
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
@@ -33,8 +33,8 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared.crash import crash_point
 from shared import records
 from shared.events import DecodeError, decode, may_be
-from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, group_membership,
-                          service_fetch_options)
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
+                          group_membership, service_fetch_options)
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -70,8 +70,8 @@ class SpinRunner(ConsumerRebalanceListener):
         self.uncommitted: dict = {}  # input offsets whose batches are written, not yet committed
         self.committed_at = 0.0
         self._rebuilding: dict[int, asyncio.Task] = {}  # partition -> the background rebuild of its book
-        self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
+        self.consumer = aio_consumer(
+            bootstrap=settings.kafka_bootstrap_servers, role="spin", group_id=settings.group("spin"),
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
@@ -263,5 +263,5 @@ def _dead_letter(logical: str, record, out: Out) -> Out:
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:
-    return AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers, client_id="reelstream-spin",
-                            **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})
+    return aio_producer(settings.kafka_bootstrap_servers, role="spin", client_id="reelstream-spin",
+                        **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})

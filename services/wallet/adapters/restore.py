@@ -60,7 +60,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
             state.commands_offset = position
         folded[0] += 1
 
-    end = await fold_partition(bootstrap, events_topic, partition, fold, start=state.events_offset)
+    end = await fold_partition(bootstrap, events_topic, partition, fold, start=state.events_offset, role="wallet")
     if end < state.events_offset:  # the snapshot is ahead of the topic (recreated?): start from scratch
         log.warning("snapshot of %s[%d] at %d is ahead of the end %d; folding from the beginning",
                     events_topic, partition, state.events_offset, end)

@@ -17,14 +17,16 @@ from reelstream.client import ReelstreamClient
 from reelstream.processes import spawn
 from reelstream.synthetic.publish import publish
 from reelstream.synthetic.samples import Sample
-from shared.config import DEV_SESSION_SECRET
+from shared.config import load_settings
 from shared.events import envelope
 from shared.events import jackpot as jp
 from shared.session import issue_token
 from reelstream.monitor_process import free_port, get_json, start_monitor
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "monitor"
-ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_SECRET": DEV_SESSION_SECRET,
+# The session key ring of the environment (tests/conftest.py makes a random one when none is set).
+SESSION_KEYS = load_settings().session_secret
+ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
        "REELSTREAM_LOG_LEVEL": "WARNING"}
 
 
@@ -66,7 +68,7 @@ def test_the_meter_page_ticks_up_with_spins_shows_a_forced_win_and_the_ops_page_
         for service in services:
             service.wait_ready(90)
         client = ReelstreamClient(bootstrap_servers=kafka_bootstrap, topic_prefix=fresh_prefix)
-        token = issue_token(DEV_SESSION_SECRET, "rj-page", time.time_ns() // 1_000_000 + 3_600_000)
+        token = issue_token(SESSION_KEYS, "rj-page", time.time_ns() // 1_000_000 + 3_600_000)
         client.deposit("rj-page", 200_000, "EUR")
         client.spin("rj-page", "rising-joker", 2_000, "EUR", token, timeout_s=30)
         browser.set_window_size(1280, 1000)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 
 from reelstream.monitor_process import free_port, get_json, start_monitor
 from reelstream.synthetic.publish import publish
 from reelstream.synthetic.samples import Sample, sample_events
 from shared.events import decode, derived_id
 from shared.events.monitor import PoolDrifted, RtpOutOfBand
+from shared.kafka import kafka_consumer
 from shared.topics import MONITOR_ALERTS
 from tests.support.monitor import caught_up, fresh_fold, read_inputs
 
@@ -39,7 +40,7 @@ def _broken_pools(samples: list[Sample]) -> Sample:
 
 
 def _alerts(bootstrap: str, topic: str) -> list:
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False)
     try:
         tp = TopicPartition(topic, 0)
         reader.assign([tp])

@@ -8,17 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 
 from reelstream.client import ReelstreamClient
 from reelstream.processes import ServiceProcess, spawn
-from shared.config import DEV_SESSION_SECRET
+from shared.config import load_settings
 from shared.events import decode
 from shared.session import issue_token
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.kafka import admin_client
+from shared.kafka import admin_client, kafka_consumer
 
-SERVICE_ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_SECRET": DEV_SESSION_SECRET,
+# The services under test sign and check tokens with the session key ring of the environment (tests/conftest.py).
+SESSION_KEYS = load_settings().session_secret
+SERVICE_ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
                "REELSTREAM_LOG_LEVEL": "WARNING"}
 
 
@@ -46,8 +48,8 @@ class Platform:
 
     def read_raw(self, name: str, settle_s: float = 1.0) -> list:
         """Every committed record of a topic as it is (key, value, headers), from the beginning to the end seen now."""
-        reader = KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False,
-                               isolation_level="read_committed")
+        reader = kafka_consumer(self.bootstrap, group_id=None, enable_auto_commit=False,
+                                isolation_level="read_committed")
         try:
             tps = [TopicPartition(self.topic(name), p) for p in reader.partitions_for_topic(self.topic(name)) or ()]
             reader.assign(tps)
@@ -64,7 +66,7 @@ class Platform:
 
 
 def token_for(player_id: str, ttl_s: int = 3600) -> str:
-    return issue_token(DEV_SESSION_SECRET, player_id, time.time_ns() // 1_000_000 + ttl_s * 1000)
+    return issue_token(SESSION_KEYS, player_id, time.time_ns() // 1_000_000 + ttl_s * 1000)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,9 @@
-"""Session tokens: genuine ones pass; forged, foreign, expired and malformed ones say what is wrong."""
-from shared.session import TokenProblem, issue_token, token_problem
+"""Session tokens: genuine ones pass; forged, foreign, expired, rotated-out and malformed ones say what is wrong."""
+import pytest
 
-SECRET = "test-secret"
+from shared.session import SessionKeyError, TokenProblem, issue_token, key_ring, ring_text, token_problem
+
+SECRET = "k1:test-secret-of-sixteen-chars"
 NOW_MS = 1_700_000_000_000
 
 
@@ -22,17 +24,47 @@ def test_another_players_token_is_foreign():
     assert token_problem(SECRET, token, "p-2", NOW_MS) is TokenProblem.FOREIGN
 
 
-def test_a_token_signed_with_another_secret_is_forged():
-    token = issue_token("other-secret", "p-1", NOW_MS + 1000)
+def test_a_token_signed_with_another_secret_under_the_same_key_id_is_forged():
+    token = issue_token("k1:another-secret-of-sixteen", "p-1", NOW_MS + 1000)
     assert token_problem(SECRET, token, "p-1", NOW_MS) is TokenProblem.FORGED
 
 
 def test_a_token_with_a_changed_expiry_is_forged():
-    version, player, _, signature = issue_token(SECRET, "p-1", NOW_MS - 1).split(".")
-    stretched = ".".join((version, player, str(NOW_MS + 10**9), signature))
+    version, kid, player, _, signature = issue_token(SECRET, "p-1", NOW_MS - 1).split(".")
+    stretched = ".".join((version, kid, player, str(NOW_MS + 10**9), signature))
     assert token_problem(SECRET, stretched, "p-1", NOW_MS) is TokenProblem.FORGED
 
 
 def test_garbage_is_malformed():
-    for garbage in ("", "x", "v1.a.b.c", "v2.cC0x.1.sig", "v1.cC0x.-5.sig"):
+    for garbage in ("", "x", "v1.a.b.c", "v2.k1.cC0x.1", "v2.k1.cC0x.-5.sig", "v2.k!.cC0x.5.sig", "v2." * 400):
         assert token_problem(SECRET, garbage, "p-1", NOW_MS) is TokenProblem.MALFORMED
+
+
+def test_a_non_ascii_token_is_malformed_not_a_crash():
+    genuine = issue_token(SECRET, "p-1", NOW_MS + 1000)
+    assert token_problem(SECRET, genuine[:-1] + "é", "p-1", NOW_MS) is TokenProblem.MALFORMED
+
+
+def test_after_a_rotation_old_tokens_still_pass_and_new_ones_carry_the_new_key_id():
+    old = issue_token(SECRET, "p-1", NOW_MS + 1000)
+    rotated = "k2:the-next-secret-sixteen," + SECRET
+    assert token_problem(rotated, old, "p-1", NOW_MS) is None
+    assert issue_token(rotated, "p-1", NOW_MS + 1000).split(".")[1] == "k2"
+
+
+def test_a_token_of_a_key_rotated_out_is_refused_as_such():
+    old = issue_token(SECRET, "p-1", NOW_MS + 1000)
+    assert token_problem("k2:the-next-secret-sixteen", old, "p-1", NOW_MS) is TokenProblem.UNKNOWN_KEY
+
+
+def test_a_bare_secret_gets_a_derived_key_id_and_round_trips_through_the_ring_text():
+    ring = key_ring("a-bare-secret-sixteen-chars")
+    assert key_ring(ring_text(ring)) == ring
+    assert "a-bare-secret" not in repr(ring)
+
+
+@pytest.mark.parametrize("text", ["", "k1:short", "k 1:a-long-enough-secret!",
+                                  "k1:a-long-enough-secret,k1:another-long-secret"])
+def test_unusable_key_settings_are_refused_with_a_reason(text):
+    with pytest.raises(SessionKeyError):
+        key_ring(text)

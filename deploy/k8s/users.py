@@ -1,0 +1,48 @@
+"""Strimzi `KafkaUser` resources generated from the roles (shared/roles.py): one SCRAM-SHA-512 user per role with its
+ACLs and quotas, for a real cluster (`python -m deploy.k8s.users > deploy/k8s/users.yaml`; a test keeps it current)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from shared.roles import ROLES, Role, acl_rules
+
+CLUSTER_LABEL = "reelstream"
+USERS_FILE = Path(__file__).resolve().parent / "users.yaml"
+_TYPES = {"TOPIC": "topic", "GROUP": "group", "TRANSACTIONAL_ID": "transactionalId", "CLUSTER": "cluster"}
+_PATTERNS = {"LITERAL": "literal", "PREFIXED": "prefix"}
+_QUOTAS = {"producer_byte_rate": "producerByteRate", "consumer_byte_rate": "consumerByteRate",
+           "request_percentage": "requestPercentage"}
+
+
+def _acls(member: Role) -> list[dict]:
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for rule in acl_rules(member):
+        operation = "".join(part.title() for part in rule.operation.split("_"))  # DESCRIBE_CONFIGS -> DescribeConfigs
+        grouped.setdefault((rule.resource, rule.name, rule.pattern), []).append(operation)
+    acls = []
+    for (resource, name, pattern), operations in grouped.items():
+        target = {"type": _TYPES[resource]}
+        if resource != "CLUSTER":
+            target.update(name=name, patternType=_PATTERNS[pattern])
+        acls.append({"resource": target, "operations": sorted(operations)})
+    return acls
+
+
+def kafka_user(member: Role) -> dict:
+    spec: dict = {"authentication": {"type": "scram-sha-512"},
+                  "authorization": {"type": "simple", "acls": _acls(member)}}
+    if member.quotas:
+        spec["quotas"] = {_QUOTAS[key]: int(value) for key, value in sorted(member.quotas.items())}
+    return {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
+            "metadata": {"name": member.name, "labels": {"strimzi.io/cluster": CLUSTER_LABEL}}, "spec": spec}
+
+
+def users_yaml() -> str:
+    import yaml
+
+    header = "# Generated from shared/roles.py by `python -m deploy.k8s.users`: do not edit by hand.\n"
+    return header + yaml.safe_dump_all([kafka_user(member) for member in ROLES], sort_keys=False)
+
+
+if __name__ == "__main__":
+    print(users_yaml(), end="")

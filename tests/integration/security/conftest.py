@@ -1,0 +1,45 @@
+"""Fixtures of the trust-boundary tests: the secured broker (skipped on a plaintext one, failed in a secured CI) and a
+prefixed deployment with every role's ACLs under its prefix."""
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+from shared.acls import authorizer_enabled, grant_prefix, revoke_prefix
+from shared.kafka import admin_client, ensure_topics
+from shared.roles import BREAK_GLASS
+from shared.topics import ALL_TOPICS
+
+
+@pytest.fixture(scope="session")
+def secured(kafka_bootstrap):
+    """The bootstrap of a broker with an authorizer and role client files; skip (fail in CI) on a plaintext one."""
+    from tests.integration.conftest import in_ci
+
+    admin = admin_client(kafka_bootstrap, role=BREAK_GLASS)
+    try:
+        enabled = authorizer_enabled(admin)
+    finally:
+        admin.close()
+    if not enabled or not os.environ.get("REELSTREAM_KAFKA_CLIENTS_DIR"):
+        if in_ci():  # CI runs `reelstream infra up`, secured by default
+            pytest.fail("CI=true but the broker is plaintext (no authorizer) or REELSTREAM_KAFKA_CLIENTS_DIR is unset",
+                        pytrace=False)
+        pytest.skip("the broker is plaintext (no authorizer): `reelstream infra up --secure` runs these")
+    return kafka_bootstrap
+
+
+@pytest.fixture
+def deployment(secured):
+    prefix = f"sec-{uuid.uuid4().hex[:12]}."
+    admin = admin_client(secured, role=BREAK_GLASS)
+    ensure_topics(admin, ALL_TOPICS, replication_factor=1, prefix=prefix)
+    grant_prefix(admin, prefix)
+    yield prefix
+    admin.delete_topics([prefix + spec.name for spec in ALL_TOPICS])
+    revoke_prefix(admin, prefix)
+    admin.close()
+
+

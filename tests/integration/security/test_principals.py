@@ -1,0 +1,89 @@
+"""The trust boundary through the real broker with real principals (runs where the broker is the secured one:
+`reelstream infra up --secure`; on a plaintext broker there are no principals to test, and under CI=true that fails).
+
+A game client may put spin requests on the broker and nothing else on the money path; no role but break-glass admin
+may change an event topic's retention or delete its records; a wrong password and an untrusted CA each end in one line.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from kafka.errors import KafkaError, TopicAuthorizationFailedError
+
+from deploy.local.pki import ensure_tls
+from shared.kafka import admin_client, producer
+from shared.roles import BREAK_GLASS, ROLE_NAMES
+from shared.security import diagnose, parse, security_for
+from shared.topics import JACKPOT_COMMANDS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("topic", [WALLET_COMMANDS, SPIN_JACKPOT_ANSWERS, WALLET_EVENTS, JACKPOT_COMMANDS])
+def test_a_game_client_is_refused_on_every_money_path_topic(secured, deployment, topic):
+    client = producer(secured, role="game-client", max_block_ms=10_000)
+    try:
+        with pytest.raises(TopicAuthorizationFailedError):
+            client.send(deployment + topic, key=b"p-1", value=b'{"mint": 1000000000000}').get(timeout=15)
+    finally:
+        client.close(timeout=5)
+
+
+def test_a_game_client_may_put_a_spin_request(secured, deployment):
+    client = producer(secured, role="game-client")
+    try:
+        assert client.send(deployment + SPIN_REQUESTS, key=b"p-1", value=b"{}").get(timeout=15).offset == 0
+    finally:
+        client.close(timeout=5)
+
+
+def _retention_change_and_record_deletion(bootstrap: str, role: str, topic: str) -> tuple[bool, bool]:
+    """(config change refused, DeleteRecords refused) for `role` on `topic`."""
+    from kafka import TopicPartition
+    from kafka.admin import ConfigResource, ConfigResourceType
+
+    admin = admin_client(bootstrap, role=role)
+    try:
+        change = ConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": "1000"})
+        outcome = admin.alter_configs([change], raise_on_unknown=False)["topic"][topic]
+        config_refused = outcome != "OK"
+        try:
+            admin.delete_records({TopicPartition(topic, 0): 0})
+            delete_refused = False
+        except KafkaError:
+            delete_refused = True
+        return config_refused, delete_refused
+    finally:
+        admin.close()
+
+
+def test_no_role_but_break_glass_may_change_retention_or_delete_records_on_an_event_topic(secured, deployment):
+    topic = deployment + WALLET_EVENTS
+    for role in ROLE_NAMES:
+        refused = _retention_change_and_record_deletion(secured, role, topic)
+        assert refused == ((False, False) if role == BREAK_GLASS else (True, True)), role
+
+
+def _role_settings(role: str) -> dict:
+    values = json.loads((Path(os.environ["REELSTREAM_KAFKA_CLIENTS_DIR"]) / f"{role}.json").read_text())
+    values.pop("role")
+    values.pop("bootstrap_servers")
+    return values
+
+
+def test_a_wrong_password_gives_one_clear_line(secured):
+    wrong = parse({**_role_settings("cashier"), "sasl_password": "not-the-password"}, source="cashier.json")
+    reason = diagnose(secured, wrong)
+    assert reason is not None and reason.startswith("kafka: authentication failed for user 'cashier'")
+    assert "not-the-password" not in reason
+    assert diagnose(secured, security_for("cashier")) is None
+
+
+def test_an_untrusted_ca_gives_one_clear_line(secured, tmp_path):
+    stranger = ensure_tls(tmp_path / "tls")
+    untrusted = parse({**_role_settings("cashier"), "ssl_ca_file": str(stranger.ca_cert)}, source="cashier.json")
+    reason = diagnose(secured, untrusted)
+    assert reason is not None and "is not trusted by the CA file" in reason
