@@ -133,9 +133,9 @@ def test_a_request_in_a_compressed_batch_is_answered_whatever_the_codec(platform
         assert isinstance(answer, Settled)
 
 
+# An empty or over-long token is refused by the model before the SDK sends it; the fuzzer sends such records raw.
 @pytest.mark.parametrize(("token", "code"), [("v1.cA.9999999999999.été", "UNAUTHENTICATED"),
-                                             ("\x00" * 40, "UNAUTHENTICATED"), ("v1." + "é" * 2000, "UNAUTHENTICATED"),
-                                             ("", "INVALID_REQUEST"), ("v1." + "a" * 5000, "INVALID_REQUEST")])
+                                             ("\x00" * 40, "UNAUTHENTICATED"), ("v1." + "é" * 2000, "UNAUTHENTICATED")])
 def test_a_request_with_a_non_ascii_empty_or_huge_token_is_refused_and_the_service_goes_on(platform, token, code):
     player = "token-poison"
     with client_for(platform) as client:
