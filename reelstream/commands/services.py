@@ -96,8 +96,25 @@ def _wait_gone(pid: int, timeout_s: float) -> bool:
 
 
 @app.command()
-def status() -> None:
-    """Which services run, with their pids."""
+def status(as_json: bool = typer.Option(False, "--json", help="One JSON document instead of lines.")) -> None:
+    """Which services run: pids started by `up`, and the HTTP endpoint (/health, /ready, /metrics) of every running
+    service process of this state dir, including instances started by other means (tests, a second instance)."""
+    import orjson
+
+    from shared.observability.http import listed_endpoints
+
+    endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
+    rows = []
     for name in SERVICES:
         pid = _running_pid(name)
-        typer.echo(f"{name}: {'running (pid %d)' % pid if pid else 'stopped'}")
+        instances = [{"pid": e["pid"], "url": e["url"]} for e in endpoints if e["service"] == name]
+        rows.append({"service": name, "state": "running" if pid or instances else "stopped", "pid": pid,
+                     "instances": instances})
+    if as_json:
+        typer.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+        return
+    for row in rows:
+        shown = ", ".join(f"pid {i['pid']} at {i['url']}" for i in row["instances"])
+        if row["pid"] and not shown:
+            shown = f"pid {row['pid']}"
+        typer.echo(f"{row['service']}: {row['state']}{' (' + shown + ')' if shown else ''}")

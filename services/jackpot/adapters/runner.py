@@ -15,11 +15,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
+from shared import observability
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, carries_position, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
@@ -89,6 +90,7 @@ class JackpotService:
             **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
+        observability.watch(consumer)
         consumer.subscribe([self.config.commands_topic], listener=_Rebalance(self))
         await consumer.start()
         meters = asyncio.create_task(self._publish_meters(stop))
@@ -97,6 +99,7 @@ class JackpotService:
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
                 pacing.after_poll(consumer, bool(polled))
+                observability.consumed(polled)
                 for tp, records in polled.items():
                     if tp.partition not in self.states:
                         # Fetched before the rebalance listener restored this partition: read it again later.
@@ -121,11 +124,12 @@ class JackpotService:
     async def _handle_locked(self, tp: TopicPartition, records: list[Any]) -> None:
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
-        next_offset = records[-1].offset + 1
-        outputs = with_position(self._decide_batch(tp.partition, records), next_offset)
+        next_offset, polled_at = records[-1].offset + 1, time.perf_counter()
+        with observability.handler_timer():
+            outputs = with_position(self._decide_batch(tp.partition, records), next_offset)
         producer = self.producers[tp.partition]
         crash_point("jackpot.before_transaction")
-        async with producer.transaction():
+        async with observability.commit_timer(), producer.transaction():
             futures = [await producer.send(o.topic, o.value, key=o.key, headers=o.headers, partition=o_partition(o, tp, self.config))
                        for o in outputs]
             crash_point("jackpot.mid_transaction")
@@ -133,6 +137,9 @@ class JackpotService:
             if not carries_position(outputs):  # no event to carry the position: dead letters or repeats alone
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
         self._positions.committed(tp.partition, next_offset)
+        for out in outputs:
+            observability.produced(out.topic, out.value, out.headers)
+        observability.batch_done(polled_at)
         crash_point("jackpot.after_commit")
         self.stats.records += len(records)
         self.stats.batches += 1
@@ -142,8 +149,11 @@ class JackpotService:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
         by_network: dict[str, list[Incoming]] = {}
         outputs: list[OutRecord] = []
+        traces = observability.BatchTraces()
         for record in records:
-            incoming = to_incoming(record)
+            with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
+                incoming = to_incoming(record)
+            traces.add(traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None))
             if isinstance(incoming, tuple):
                 outputs.append(dead_letter_record(self.config.dlq_topic, record, *incoming))
                 self.stats.dead_letters += 1
@@ -159,7 +169,7 @@ class JackpotService:
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
             outcome = decide(state, network, batch)
-            outputs.extend(event_record(self.config.events_topic, event) for event in outcome.events)
+            outputs.extend(_traced(event_record(self.config.events_topic, event), traces, event) for event in outcome.events)
             outputs.extend(dead_letter_record(self.config.dlq_topic, d.position, d.code, d.reason) for d in outcome.dead_letters)
             self.stats.events += len(outcome.events)
             self.stats.dead_letters += len(outcome.dead_letters)
@@ -171,6 +181,16 @@ class JackpotService:
         return frozenset(network.network_id for network in self.pools.networks)
 
     async def acquire(self, partitions: list[int]) -> None:
+        async with observability.restoring(partitions):
+            await self._acquire(partitions)
+        self.stats.assigned = tuple(sorted(self.states))
+        await self._send_meters(everything=True)
+        log.info("assigned partitions %s; restored %d events", self.stats.assigned, self.stats.restored_events)
+        if self._on_ready is not None:
+            self._on_ready()
+            self._on_ready = None
+
+    async def _acquire(self, partitions: list[int]) -> None:
         for partition in partitions:
             producer = AIOKafkaProducer(
                 bootstrap_servers=self.config.bootstrap, transactional_id=f"{self.config.group_id}-p{partition}",
@@ -181,12 +201,6 @@ class JackpotService:
             restored = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.pools)
             await self._resume(partition, restored)
             self.stats.restored_events += sum(state.events_applied for state in self.states[partition].values())
-        self.stats.assigned = tuple(sorted(self.states))
-        await self._send_meters(everything=True)
-        log.info("assigned partitions %s; restored %d events", self.stats.assigned, self.stats.restored_events)
-        if self._on_ready is not None:
-            self._on_ready()
-            self._on_ready = None
 
     async def _resume(self, partition: int, restored: Restored) -> None:
         """Take the partition's networks, and read jackpot.commands from where the last committed transaction left
@@ -225,7 +239,14 @@ class JackpotService:
                    for r in (event_record(self.config.meters_topic, meter) for meter in meters)]
         await asyncio.gather(*futures)
         self.board.published(meters)
+        observability.pool_levels(meters)
         self.stats.meters += len(meters)
+
+
+def _traced(out: OutRecord, traces: observability.BatchTraces, event: Any) -> OutRecord:
+    """An event with the trace of the request it answers (the batch's latest trace for aggregates)."""
+    headers = traces.headers_for(getattr(event.data, "request_id", None))
+    return replace(out, headers=[*out.headers, *headers]) if headers else out
 
 
 def o_partition(out: OutRecord, tp: TopicPartition, config: JackpotConfig) -> int | None:
@@ -238,6 +259,7 @@ class _Rebalance(ConsumerRebalanceListener):
         self.service = service
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        observability.revoked([tp.partition for tp in revoked])
         await self.service.release([tp.partition for tp in revoked])
 
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:

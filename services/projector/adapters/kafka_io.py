@@ -9,6 +9,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from shared import observability
 from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
 from shared.topics import dlq_name
@@ -106,6 +107,7 @@ async def fold_records(
         headers = dead_letter_headers(DecodeError(first, second), topic=record.topic, partition=record.partition,
                                       offset=record.offset, consumer=CONSUMER_NAME, original=list(record.headers or ()))
         pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
+        observability.produced(dlq_name(record.topic), record.value, headers)
         batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)

@@ -17,6 +17,7 @@ from aiokafka.errors import CommitFailedError, IllegalStateError
 from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
+from shared import observability
 from shared.events import HEADERS, DecodeError, decode
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS, dlq_name
@@ -84,4 +85,5 @@ class JackpotAnswerRouter:
             return [await self.producer.send(self.settings.topic(dlq_name(JACKPOT_EVENTS)), value=record.value,
                                              key=record.key, headers=headers)]
         return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
-                                         key=answer.data.player_id.encode(), headers=list(HEADERS))]
+                                         key=answer.data.player_id.encode(),
+                                         headers=list(HEADERS) + list(observability.forward_headers(record.headers)))]

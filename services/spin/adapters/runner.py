@@ -31,6 +31,7 @@ from services.spin.core.effects import Context, Effects, Out
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
+from shared import observability
 from shared.crash import crash_point
 from shared.events import HEADERS, DecodeError, decode, may_be
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
@@ -75,17 +76,20 @@ class SpinRunner(ConsumerRebalanceListener):
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
+        observability.watch(self.consumer)
 
     async def on_partitions_revoked(self, revoked) -> None:
         async with self.lock:  # the batch in hand is finished and committed first
             await self._drain()
+            observability.revoked({tp.partition for tp in revoked})
             for partition in {tp.partition for tp in revoked}:
                 self.books.pop(partition, None)
 
     async def on_partitions_assigned(self, assigned) -> None:
         async with self.lock:
             partitions = sorted({tp.partition for tp in assigned} - set(self.books))
-            self.books.update(await rebuild_books(self.settings, self.ctx.catalog, partitions))
+            async with observability.restoring(partitions):
+                self.books.update(await rebuild_books(self.settings, self.ctx.catalog, partitions))
             log.info("spin books rebuilt for partitions %s (%d requests)", partitions,
                      sum(len(self.books[p].records) for p in partitions))
         self.assigned.set()
@@ -98,6 +102,7 @@ class SpinRunner(ConsumerRebalanceListener):
             while True:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
                 pacing.after_poll(self.consumer, bool(batch))
+                observability.consumed(batch)
                 if self.inflight is not None and self.inflight.done():
                     self.inflight.result()  # a failed write stops the runner even when no batch follows
                 if batch:
@@ -115,18 +120,19 @@ class SpinRunner(ConsumerRebalanceListener):
             await self.consumer.stop()
 
     async def _process(self, batch) -> None:
-        effects, offsets = Effects(), {}
+        effects, offsets, polled_at = Effects(), {}, time.perf_counter()
         assignment = self.consumer.assignment()
-        for tp, records in batch.items():
-            book = self.books.get(tp.partition)
-            if tp not in assignment or book is None:
-                continue  # revoked meanwhile: the new owner handles these records
-            for record in records:
-                self._handle(tp, book, record, effects)
-                offsets[tp] = record.offset + 1
+        with observability.handler_timer():
+            for tp, records in batch.items():
+                book = self.books.get(tp.partition)
+                if tp not in assignment or book is None:
+                    continue  # revoked meanwhile: the new owner handles these records
+                for record in records:
+                    self._handle(tp, book, record, effects)
+                    offsets[tp] = record.offset + 1
         previous = self.inflight
         self.journaled = asyncio.create_task(self._write_journal(self.journaled, effects.journal))
-        self.inflight = asyncio.create_task(self._write(previous, self.journaled, effects.outputs, offsets))
+        self.inflight = asyncio.create_task(self._write(previous, self.journaled, effects.outputs, offsets, polled_at))
         if previous is not None:
             await previous  # back-pressure: the batch before this one is written before the next poll is handled
 
@@ -143,7 +149,8 @@ class SpinRunner(ConsumerRebalanceListener):
         if any(out.kind == "seed" for out in journal):
             crash_point("spin.after_seed_persisted")
 
-    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict) -> None:
+    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict,
+                     polled_at: float) -> None:
         """Outputs acknowledged once the batch's journal is (a seed is persisted before anything reveals the outcome)
         and the batch before is written; then the input offsets are committed (about once a second)."""
         await journaled
@@ -152,6 +159,7 @@ class SpinRunner(ConsumerRebalanceListener):
         await self._produce(outputs)
         for kind in sorted({out.kind for out in outputs} & set(_CRASH_AFTER)):
             crash_point(_CRASH_AFTER[kind])
+        observability.batch_done(polled_at)
         self.uncommitted.update(offsets)
         if time.monotonic() - self.committed_at >= COMMIT_INTERVAL_S:
             await self._commit()
@@ -173,13 +181,14 @@ class SpinRunner(ConsumerRebalanceListener):
     def _handle(self, tp, book: SpinBook, record, effects: Effects) -> None:
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[tp.topic]
-        if logical == SPIN_REQUESTS:
-            found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset)
-        else:
-            found = self._handle_event(logical, book, record)
-        effects.journal.extend(replace(out, partition=tp.partition) for out in found.journal)
-        effects.outputs.extend(replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None)
-                               for out in found.outputs)
+        with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
+            if logical == SPIN_REQUESTS:
+                found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset)
+            else:
+                found = self._handle_event(logical, book, record)
+        effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal)
+        effects.outputs.extend(replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
+                                       headers=out.headers + traced) for out in found.outputs)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
             fold.prune(book, self.ctx.catalog, book.now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
@@ -205,6 +214,8 @@ class SpinRunner(ConsumerRebalanceListener):
             futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
                                                     partition=out.partition, headers=headers))
         await asyncio.gather(*futures)
+        for out in outs:
+            observability.produced(self.settings.topic(out.topic), out.value, out.headers)
 
 
 def _dead_letter(logical: str, record, error: DecodeError) -> Effects:

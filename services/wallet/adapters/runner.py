@@ -22,12 +22,13 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
+from shared import observability
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, with_position
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
@@ -93,6 +94,7 @@ class WalletService(ConsumerRebalanceListener):
             **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
+        observability.watch(consumer)
         consumer.subscribe([self.config.commands_topic], listener=self)
         await consumer.start()
         pacing = FetchPacing.from_env()
@@ -100,6 +102,7 @@ class WalletService(ConsumerRebalanceListener):
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
                 pacing.after_poll(consumer, bool(polled))
+                observability.consumed(polled)
                 if polled:
                     async with self._lock:
                         await self._guarded(self._process(consumer, polled))
@@ -112,7 +115,7 @@ class WalletService(ConsumerRebalanceListener):
         return self.stats
 
     async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
-        previous = []
+        previous, polled_at = [], time.perf_counter()
         for tp, records in polled.items():
             state = self.partitions.get(tp.partition)
             if state is None:  # fetched before this partition was restored (or after it was revoked)
@@ -129,7 +132,7 @@ class WalletService(ConsumerRebalanceListener):
             outputs = self._decide(state, tp, records)
             previous.append(before)
             self._inflight[tp.partition] = asyncio.create_task(
-                self._guarded(self._commit(before, tp, records[-1].offset + 1, outputs)))
+                self._guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at)))
         # Back-pressure: the batches decided before these are committed before the next poll is decided.
         started = time.perf_counter()
         await asyncio.gather(*(task for task in previous if task is not None))
@@ -138,19 +141,23 @@ class WalletService(ConsumerRebalanceListener):
     def _decide(self, state: PartitionState, tp: TopicPartition, records: list[Any]) -> list[Output]:
         started = time.perf_counter()
         outputs: list[Output] = []
-        for record in records:
-            outputs.extend(handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset)))
-            crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
+        with observability.handler_timer():
+            for record in records:
+                with observability.consume_span("wallet command", record.headers, tp.partition, record.value) as traced:
+                    found = handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset))
+                outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
+                crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         self.stats.records += len(records)
         self.stats.decide_s += time.perf_counter() - started
         return outputs
 
-    async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output]) -> None:
+    async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output],
+                      polled_at: float) -> None:
         if before is not None:
             await before
         producer, state = self.producers[tp.partition], self.partitions[tp.partition]
         outputs = with_position(outputs, next_offset)
-        async with producer.transaction():
+        async with observability.commit_timer(), producer.transaction():
             futures = [await producer.send(
                 self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
                 headers=out.headers, partition=None if out.dead_letter else tp.partition,  # co-partitioned by player
@@ -163,6 +170,10 @@ class WalletService(ConsumerRebalanceListener):
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
         state.commands_offset = next_offset
         self._positions.committed(tp.partition, next_offset)
+        for out in outputs:
+            observability.produced(self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value,
+                                   out.headers)
+        observability.batch_done(polled_at)
         events = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
         if events:
             state.events_offset = events[-1] + 1
@@ -199,11 +210,13 @@ class WalletService(ConsumerRebalanceListener):
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
         async with self._lock:  # the batches in hand are committed first
             await self._settle([tp.partition for tp in revoked])
+            observability.revoked([tp.partition for tp in revoked])
             await self.release([tp.partition for tp in revoked])
 
     async def acquire(self, partitions: list[int]) -> None:
         """Restore the partitions side by side (their reads overlap); ready once all are."""
-        restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
+        async with observability.restoring(partitions):
+            restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
         if self._on_ready is not None:
             self._on_ready(list(restored))
             self._on_ready = None
