@@ -24,6 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
+from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.rebuild import rebuild_books
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
@@ -189,6 +190,7 @@ class SpinRunner(ConsumerRebalanceListener):
         effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal)
         effects.outputs.extend(replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
                                        headers=out.headers + traced) for out in found.outputs)
+        observe_answers(book, found.outputs)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
             fold.prune(book, self.ctx.catalog, book.now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
