@@ -174,6 +174,8 @@ def test_metrics_of_every_service_moved_after_traffic(platform, traffic):
     for service in ("wallet", "jackpot"):
         assert moved(traffic, service, "reelstream_transaction_commit_seconds_count", store="kafka"), service
     assert moved(traffic, "projector", "reelstream_transaction_commit_seconds_count", store="postgres")
+    assert total(traffic["after"]["spin"], "reelstream_spin_seconds_count", outcome="settled") == 5
+    assert total(traffic["after"]["spin"], "reelstream_spin_seconds_count", outcome="rejected") == 1
     assert moved(traffic, "spin", "reelstream_rejections_total", code="INSUFFICIENT_FUNDS")
     assert moved(traffic, "wallet", "reelstream_rejections_total", code="INSUFFICIENT_FUNDS")
     assert moved(traffic, "wallet", "reelstream_dead_letters_total")
