@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,9 @@ _DLQ_REASON_HEADERS = ("dlq-code", dead_letters.FIELD)
 class Process:
     service: str = "unknown"
     readiness: Readiness = field(default_factory=Readiness)
-    consumers: list[Any] = field(default_factory=list)
+    # Weak: a runner's consumer is probed while the runner lives (tests run many runners in one process).
+    consumers: weakref.WeakSet = field(default_factory=weakref.WeakSet)
+    lag_labels: set[tuple[str, str]] = field(default_factory=set)  # (topic, partition) with a lag series now
     gauges: list[Callable[[], None]] = field(default_factory=list)  # refreshed at each scrape (liabilities, ...)
 
     @property
@@ -44,13 +47,18 @@ class Process:
         return [(tp.topic, tp.partition) for consumer in self.consumers for tp in consumer.assignment()]
 
     async def probe(self) -> None:
-        """Consumer lag per partition, catch-up targets and readiness."""
-        for consumer in self.consumers:
-            await self._probe_consumer(consumer)
+        """Consumer lag per partition (series of partitions no longer assigned removed), catch-up, readiness."""
+        labelled: set[tuple[str, str]] = set()
+        for consumer in list(self.consumers):
+            labelled |= await self._probe_consumer(consumer)
+        for topic, partition in self.lag_labels - labelled:
+            metrics.CONSUMER_LAG.remove(self.service, topic, partition)
+        self.lag_labels = labelled
         metrics.READY.labels(self.service).set(1 if self.ready else 0)
 
-    async def _probe_consumer(self, consumer) -> None:
+    async def _probe_consumer(self, consumer) -> set[tuple[str, str]]:
         assignment = sorted(consumer.assignment())
+        labelled = set()
         keys = [(tp.topic, tp.partition) for tp in assignment]
         unmeasured = set(self.readiness.unmeasured(keys))
         if unmeasured:
@@ -64,7 +72,9 @@ class Process:
                 end = consumer.highwater(tp)
             if end is not None:
                 metrics.CONSUMER_LAG.labels(self.service, tp.topic, str(tp.partition)).set(max(0, end - position))
+                labelled.add((tp.topic, str(tp.partition)))
             self.readiness.observe((tp.topic, tp.partition), position)
+        return labelled
 
     def refresh_gauges(self) -> None:
         for refresh in self.gauges:
@@ -93,7 +103,7 @@ def setup(service: str, environ: Mapping[str, str] = os.environ) -> Process:
 
 def watch(consumer) -> None:
     """Probe this consumer's lag and catch-up (its assignment decides readiness)."""
-    PROCESS.consumers.append(consumer)
+    PROCESS.consumers.add(consumer)
 
 
 @contextlib.asynccontextmanager
