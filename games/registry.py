@@ -28,6 +28,11 @@ def engine(game: str) -> GameEngine:
     return _module(game).current_engine()
 
 
+def stakes_minor(game: str) -> tuple[int, ...]:
+    """The stakes `game` is played at now (a bound on every amount the platform derives from a stake)."""
+    return engine(game).stakes_minor
+
+
 def engine_for_model(game: str, model_version: str) -> GameEngine:
     """The engine of a released model version, for replays and audits of old spins."""
     return _module(game).engine_for_model(model_version)

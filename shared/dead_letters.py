@@ -1,10 +1,16 @@
-"""Dead letters: the headers that say why a record could not be projected, and the re-drive marker (pure)."""
+"""Dead letters: the one vocabulary of headers that says why and where a record was refused, and the re-drive marker.
+
+Every consumer of the platform (wallet, jackpot, spin, its answer router, the projector) writes these names, so
+`reelstream ops dlq list` shows a code and a reason for every dead letter whoever wrote it (pure).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from shared.events import DecodeError
+from shared.headers import ORIGINAL_WRITER, WRITER
 
+CODE = "reelstream-dlq-code"
 REASON = "reelstream-dlq-reason"
 FIELD = "reelstream-dlq-field"
 SOURCE_TOPIC = "reelstream-dlq-topic"
@@ -15,6 +21,7 @@ CONSUMER = "reelstream-dlq-consumer"
 REDRIVE = "reelstream-redrive-of"
 
 Headers = list[tuple[str, bytes]]
+_OURS = frozenset({CODE, REASON, FIELD, SOURCE_TOPIC, SOURCE_PARTITION, SOURCE_OFFSET, CONSUMER})
 
 
 @dataclass(frozen=True)
@@ -25,17 +32,28 @@ class DeadLetterOrigin:
     reason: str
     field: str
     consumer: str
+    code: str = ""
 
 
 def dead_letter_headers(
-    error: DecodeError, *, topic: str, partition: int, offset: int, consumer: str, original: Headers = ()
+    error: DecodeError, *, topic: str, partition: int, offset: int, consumer: str, original: Headers = (),
+    code: str = "UNDECODABLE",
 ) -> Headers:
     """The original headers (content-type, a re-drive marker) plus why and where the record failed."""
-    ours = {REASON, FIELD, SOURCE_TOPIC, SOURCE_PARTITION, SOURCE_OFFSET, CONSUMER}
-    kept = [(key, value) for key, value in original if key not in ours]
+    return refusal_headers(code, error.reason, error.field, topic=topic, partition=partition, offset=offset,
+                           consumer=consumer, original=original)
+
+
+def refusal_headers(
+    code: str, reason: str, field: str, *, topic: str, partition: int, offset: int, consumer: str,
+    original: Headers = (),
+) -> Headers:
+    """`code` is a stable word (UNDECODABLE, WRONG_TOPIC, WRONG_KEY, UNKNOWN_NETWORK, UNTRUSTED_WRITER, ...)."""
+    kept = [(key, value) for key, value in original if key not in _OURS]
     return kept + [
-        (REASON, error.reason[:1000].encode()),
-        (FIELD, error.field[:200].encode()),
+        (CODE, code[:100].encode()),
+        (REASON, reason[:1000].encode()),
+        (FIELD, field[:200].encode()),
         (SOURCE_TOPIC, topic.encode()),
         (SOURCE_PARTITION, str(partition).encode()),
         (SOURCE_OFFSET, str(offset).encode()),
@@ -55,6 +73,7 @@ def origin_of(headers: Headers) -> DeadLetterOrigin | None:
         reason=found.get(REASON, ""),
         field=found.get(FIELD, ""),
         consumer=found.get(CONSUMER, ""),
+        code=found.get(CODE, ""),
     )
 
 
@@ -63,6 +82,9 @@ def redrive_marker(dlq_topic: str, partition: int, offset: int) -> str:
 
 
 def redrive_headers(original: Headers, marker: str) -> Headers:
-    """Headers of a re-driven record: the original ones minus our DLQ reasons, plus the re-drive marker."""
-    ours = {REASON, FIELD, SOURCE_TOPIC, SOURCE_PARTITION, SOURCE_OFFSET, CONSUMER, REDRIVE}
-    return [(key, value) for key, value in original if key not in ours] + [(REDRIVE, marker.encode())]
+    """Headers of a re-driven record: the original ones minus our DLQ reasons, the writer id the record came with
+    (a re-drive re-sends the original record, so it is still only as trusted as its writer), and the re-drive marker."""
+    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER}
+    kept = [(key, value) for key, value in original if key not in dropped]
+    claimed = [(WRITER, value) for key, value in original if key == ORIGINAL_WRITER]
+    return kept + claimed + [(REDRIVE, marker.encode())]

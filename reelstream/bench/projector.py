@@ -131,7 +131,7 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         executemany_s = [await _baseline(url, "proj_base_executemany", rows, copy=False)]
         copy_s = [await _baseline(url, "proj_base_copy", rows, copy=True)]
         config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
-                                 decode_workers=decode_workers)
+                                 decode_workers=decode_workers, topic_prefix=prefix)
         until = await end_offsets(config.bootstrap, config.topics)
         with profiled(profile and profile.with_name(profile.name + "-live.prof")):
             live_s, live_rows, live_events = await _live(config, until)

@@ -30,7 +30,8 @@ from rich.table import Table
 from reelstream.bench.kafka import codec_round_trip, scratch_topics, transform_loop
 from reelstream.processes import spawn
 from shared.config import load_settings
-from shared.events import HEADERS, derived_id, encode, envelope
+from shared import records
+from shared.events import derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
 from shared.topic_admin import delete_prefixed, ensure_topics
@@ -66,7 +67,7 @@ def produce(bootstrap: str, topic: str, records, rate_per_s: float | None = None
             delay = started + index / rate_per_s - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        client.send(topic, key=key, value=value, headers=HEADERS)
+        client.send(topic, key=key, value=value, headers=records.headers_for("spin"))  # stands in for the spin service
     client.flush(60)
     client.close(10)
 
@@ -269,7 +270,7 @@ def _run_bare_faust(source: str, sink: str, count: int, datadir: str) -> None:
     async def transform(stream):
         async for event in stream.events():
             first or first.append(time.monotonic())
-            await sink_topic.send(key=event.message.key, value=encode(decode(event.message.value)), headers=HEADERS)
+            await sink_topic.send(key=event.message.key, value=encode(decode(event.message.value)), headers=records.headers_for("bench"))
             done[0] += 1
             if done[0] == count:
                 print(f"bare-faust-rate {count / (time.monotonic() - first[0]):.1f}", flush=True)

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.config import load_settings
-from shared.events import HEADERS, broker_time, decode, encode, envelope
+from shared import records
+from shared.events import broker_time, decode, encode, envelope
 from shared.events import jackpot as jp
 from shared.kafka import consumer, producer
 from shared.money import MICRO_PER_MINOR, format_minor
@@ -93,7 +94,7 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
-    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message), headers=list(HEADERS)).get(timeout=30)
+    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("operator")).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s

@@ -55,7 +55,7 @@ def replay(
     dry_run: bool = typer.Option(False, "--dry-run", help="Read and count, change nothing, print what would happen."),
 ) -> None:
     """Replay a topic's range (offsets or time) into a new topic or into the projection — never into a live topic."""
-    from services.projector.adapters import ops
+    from ops import tools as ops
     from ops.rules import refusal_of_replay_target
 
     settings = _settings()
@@ -90,7 +90,7 @@ def dlq_list(
     limit: int = typer.Option(50, help="Show at most this many (the newest)."),
 ) -> None:
     """Every dead letter: where it came from, why it failed, whether it was re-driven."""
-    from services.projector.adapters import ops
+    from ops import tools as ops
 
     settings = _settings()
     letters = asyncio.run(ops.dead_letters(settings.kafka_bootstrap_servers, settings.database_url,
@@ -114,7 +114,7 @@ def dlq_redrive(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be re-driven, change nothing."),
 ) -> None:
     """After a fix: put each dead letter back on its source topic once (marked; re-runs skip it)."""
-    from services.projector.adapters import ops
+    from ops import tools as ops
 
     settings = _settings()
     with _bar(None, "re-drive") as bar:
@@ -135,7 +135,7 @@ def reset_group(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan, change nothing."),
 ) -> None:
     """Reset a consumer group's committed offsets; refused while the group has active members."""
-    from services.projector.adapters import ops
+    from ops import tools as ops
     from ops.rules import refusal_of_group_reset
 
     settings = _settings()

@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.config import load_settings
-from shared.events import HEADERS, decode, encode, envelope
+from shared import records
+from shared.events import decode, encode, envelope
 from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw, player_account
 from shared.kafka import consumer, producer
 from shared.money import MICRO_PER_MINOR, format_minor
@@ -63,7 +64,7 @@ def _send_and_wait(data, timeout_s: float) -> None:
     reader = _reader(data.player_id, from_end=True)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
-    writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=HEADERS).get(30)
+    writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("cashier")).get(30)
     writer.close(10)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from shared.events import HEADERS, encode
+from shared import records
+from shared.events import encode
 from shared.kafka import producer
 from reelstream.synthetic.samples import Sample
 
@@ -14,7 +15,7 @@ def publish(bootstrap: str, samples: Iterable[Sample], topic_of: Callable[[str],
     count = 0
     try:
         for sample in samples:
-            kafka.send(topic_of(sample.topic), key=sample.envelope.key, value=encode(sample.envelope), headers=HEADERS)
+            kafka.send(topic_of(sample.topic), key=sample.envelope.key, value=encode(sample.envelope), headers=records.headers_as_owner(sample.topic, "synthetic"))
             count += 1
         kafka.flush(timeout=60)
     finally:

@@ -34,6 +34,7 @@ def live_config(environ: dict[str, str] | None = None) -> ProjectorConfig:
         refuse_types=refuse,
         max_records=max_records,
         decode_workers=workers,
+        topic_prefix=settings.topic_prefix,
     )
 
 

@@ -1,7 +1,7 @@
 """The event contract v1: CloudEvents envelope, payload models of every message, and the codec."""
 from shared.events import jackpot, spin, wallet  # noqa: F401  (importing registers every payload type)
 from shared.events.base import CommandData, EventData, payload_class, registered_types
-from shared.events.codec import HEADERS, decode, encode, may_be
+from shared.events.codec import decode, encode, may_be
 from shared.events.envelope import CONTENT_TYPE, Envelope, broker_time, derived_id, envelope, epoch_ms
 from shared.events.errors import DecodeError
 
@@ -11,7 +11,6 @@ __all__ = [
     "DecodeError",
     "Envelope",
     "EventData",
-    "HEADERS",
     "broker_time",
     "decode",
     "derived_id",

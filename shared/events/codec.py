@@ -8,10 +8,9 @@ import orjson
 from pydantic import ValidationError
 
 from shared.events.base import payload_class
-from shared.events.envelope import CONTENT_TYPE, CommandEnvelope, Envelope, parametrized
+from shared.events.envelope import CommandEnvelope, Envelope, parametrized
 from shared.events.errors import DecodeError
 
-HEADERS: list[tuple[str, bytes]] = [("content-type", CONTENT_TYPE.encode())]
 MAX_RECORD_BYTES = 1_000_000
 
 # type -> (its KIND, the validator of its envelope class): one dict look-up per record instead of a registry look-up,

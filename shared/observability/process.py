@@ -26,8 +26,8 @@ _RESTORE_PAUSE_S = float(os.environ.get("REELSTREAM_TEST_RESTORE_PAUSE_S", "0"))
 # Types whose records are refusals with a `code` in their data (read only for these: they are rare).
 _REJECTION_MARKS = (b"reelstream.spin.rejected.", b"reelstream.wallet.command-rejected.",
                     b"reelstream.jackpot.claim-rejected.", b"reelstream.jackpot.pool-command-rejected.")
-# Dead-letter reasons as labels: the header's reason is free text, its field (or the jackpot's code) is bounded.
-_DLQ_REASON_HEADERS = ("dlq-code", dead_letters.FIELD)
+# Dead-letter reasons as labels: the header's reason is free text, its code (or else its field) is bounded.
+_DLQ_REASON_HEADERS = (dead_letters.CODE, dead_letters.FIELD)
 
 
 @dataclass

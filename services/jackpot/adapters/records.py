@@ -1,14 +1,17 @@
-"""Between Kafka records and the core: decode commands (or dead-letter them), and build the records to publish."""
+"""Between Kafka records and the core: verify and decode commands (or dead-letter them), build the records to publish."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from shared.events import HEADERS, DecodeError, Envelope, decode, encode
+from shared import records
+from shared.events import DecodeError, Envelope, decode, encode
 from shared.events import jackpot as jp
+from shared.topics import JACKPOT_COMMANDS
 
 from services.jackpot.core.inputs import Incoming
 
+HEADERS = records.headers_for("jackpot")
 _COMMANDS = (jp.Contribute, jp.Claim, jp.OpenPool, jp.DisablePool, jp.ResumePool, jp.DecommissionPool)
 
 
@@ -22,7 +25,11 @@ class OutRecord:
 
 
 def to_incoming(record: Any) -> Incoming | tuple[str, str]:
-    """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command."""
+    """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command (or an internal
+    command's trusted writer, the spin service, did not send it)."""
+    problem = records.provenance_problem(JACKPOT_COMMANDS, record.headers, record.value)
+    if problem is not None:
+        return records.UNTRUSTED_WRITER, problem
     try:
         command = decode(record.value, expect_kind="command")
     except DecodeError as error:
@@ -39,10 +46,6 @@ def event_record(topic: str, event: Envelope[Any]) -> OutRecord:
 
 
 def dead_letter_record(topic: str, record: Any, code: str, reason: str) -> OutRecord:
-    """The original bytes, untouched, with why they were refused and where they came from."""
-    headers = [
-        ("dlq-code", code.encode()),
-        ("dlq-reason", reason.encode()[:1000]),
-        ("dlq-source", f"{record.topic}/{record.partition}/{record.offset}".encode()),
-    ]
-    return OutRecord(topic, record.key, record.value if record.value is not None else b"", headers, dead_letter=True)
+    """The original bytes, untouched, with why they were refused and where they came from (`topic`: the DLQ)."""
+    letter = records.dead_letter(JACKPOT_COMMANDS, record.topic, record, code=code, reason=reason, consumer="jackpot")
+    return OutRecord(topic, letter.key, letter.value, letter.headers, dead_letter=True)

@@ -2,22 +2,28 @@
 
 The events are the state's source of truth, and they carry the input position too: each transaction's last event
 records the next jackpot.commands offset (shared/input_position.py), so the fold and the position always agree.
+A record the jackpot service did not write, or one that does not decode, is quarantined: logged as an alert,
+never folded, never fatal (the projector dead-letters it once).
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared import records
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.events import decode
+from shared.events import DecodeError, decode
 from shared.input_position import recorded_position
 from shared.partition_log import PartitionReadTimeout, fold_partition
 from shared.pools import PoolsConfig
+from shared.topics import JACKPOT_EVENTS
 
 from services.jackpot.core.decide import new_network
 from services.jackpot.core.state import NetworkState, forget_before, replay
 from services.jackpot.exceptions import RestoreError
 
+log = logging.getLogger("reelstream.jackpot.restore")
 RESTORE_TIMEOUT_S = 300
 _FORGET_EVERY = 10_000
 
@@ -30,6 +36,7 @@ class Restored:
     # The next jackpot.commands offset of the partition as the last committed transaction recorded it; None when no
     # event carries one (nothing committed yet, a log written before positions were recorded, or dead letters only).
     commands_offset: int | None = None
+    quarantined: list[int] = field(default_factory=list)  # offsets skipped as untrusted or unreadable
 
 
 async def restore_partition(bootstrap: str, events_topic: str, partition: int, config: PoolsConfig) -> Restored:
@@ -38,7 +45,10 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
     folded = [0]
 
     def fold(record) -> None:
-        folded[0] += _fold(states, decode(record.value, expect_kind="event"), config)
+        event = _trusted_event(record, events_topic, partition, restored)
+        if event is None:
+            return
+        folded[0] += _fold(states, event, config)
         position = recorded_position(record.headers)
         if position is not None:
             restored.commands_offset = position
@@ -51,6 +61,18 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
         raise RestoreError(str(error)) from error
     _forget_old(states)
     return restored
+
+
+def _trusted_event(record, events_topic: str, partition: int, restored: Restored) -> Any | None:
+    problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value)
+    if problem is None:
+        try:
+            return decode(record.value, expect_kind="event")
+        except DecodeError as error:
+            problem = f"unreadable: {error}"
+    log.error("alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem)
+    restored.quarantined.append(record.offset)
+    return None
 
 
 def _fold(states: dict[str, NetworkState], event: Any, config: PoolsConfig) -> int:

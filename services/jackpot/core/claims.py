@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.registry import stakes_minor
 from shared.events import Envelope, broker_time, derived_id, envelope
 from shared.events import jackpot as jp
 from shared.invariant import invariant
@@ -52,8 +53,8 @@ def _problem(state: NetworkState, network: NetworkConfig, incoming: Incoming) ->
         return "POOL_DISABLED", f"pool {pool_id} is disabled: the spin pays its fixed prize only", pool_id
     if status == "decommissioned":
         return "POOL_DECOMMISSIONED", f"pool {pool_id} is decommissioned", pool_id
-    if data.stake_minor <= 0:
-        return "INVALID_STAKE", "a claim needs a positive stake", pool_id
+    if data.stake_minor not in stakes_minor(data.game):
+        return "INVALID_STAKE", f"{data.stake_minor} is not a stake of {data.game}", pool_id
     return None
 
 

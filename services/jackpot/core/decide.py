@@ -9,10 +9,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from games.registry import stakes_minor
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import Envelope, broker_time, derived_id, envelope
 from shared.events import jackpot as jp
 from shared.invariant import invariant
+from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig
 
 from services.jackpot.core import admin, claims
@@ -92,6 +94,10 @@ def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[s
         return "WRONG_GAME", f"game {data.game!r} is not in network {network.network_id!r}"
     if data.currency != network.currency:
         return "CURRENCY_MISMATCH", f"{data.currency} contribution to a {network.currency} network"
+    if data.stake_minor not in stakes_minor(data.game):
+        return "INVALID_STAKE", f"{data.stake_minor} is not a stake of {data.game}"
+    if not 0 <= data.breakage_micro < MICRO_PER_MINOR:
+        return "INVALID_BREAKAGE", f"breakage_micro {data.breakage_micro} is not a sub-cent remainder (0 .. 999,999)"
     expected_micro = network.wager_contribution_micro(data.stake_minor)
     if data.contribution_micro != expected_micro:
         return "CONTRIBUTION_MISMATCH", f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates"

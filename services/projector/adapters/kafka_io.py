@@ -10,12 +10,11 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from shared import observability
+from shared import records as records_module
 from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client
-from shared.topics import dlq_name
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
-from shared.dead_letters import dead_letter_headers
 from services.projector.core.mapping import RecordMeta
 
 # The projector's own contract topics (real names come from settings.topic(...)).
@@ -85,11 +84,19 @@ def meta_of(record: Any) -> RecordMeta:
 
 async def fold_records(
     records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset(),
-    pool: Executor | None = None,
+    pool: Executor | None = None, topic_prefix: str = "",
 ) -> None:
     """Decode records into the batch (in worker processes when a pool is given, else in chunks here, yielding to the
-    event loop between them); send undecodable ones to `<topic>.dlq` and wait for the broker's acks."""
-    raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in records]
+    event loop between them); send undecodable ones to `<topic>.dlq`, quarantine those their topic's owner did not
+    write (the one dead letter of such a record: the services that skip it only alert), and wait for the acks."""
+    pending = []
+    untrusted: dict[int, str] = {}  # index in `records` -> why the topic's owner did not write it
+    for index, record in enumerate(records):
+        problem = records_module.provenance_problem(_logical(record.topic, topic_prefix), record.headers, record.value)
+        if problem is not None:
+            untrusted[index] = problem
+    trusted = [record for index, record in enumerate(records) if index not in untrusted]
+    raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in trusted]
     chunks = [raw[start:start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
     if pool is not None:
         loop = asyncio.get_running_loop()
@@ -99,18 +106,29 @@ async def fold_records(
         for chunk in chunks:
             results.append(decode_rows(chunk, refuse_types))
             await asyncio.sleep(0)  # let the previous batch's statements progress while this one decodes
-    pending = []
-    for record, (kind, first, second) in zip(records, (item for result in results for item in result)):
-        if kind == "event":
-            batch.add_rows(first, second, record.topic, record.partition, record.offset)
-            continue
-        headers = dead_letter_headers(DecodeError(first, second), topic=record.topic, partition=record.partition,
-                                      offset=record.offset, consumer=CONSUMER_NAME, original=list(record.headers or ()))
-        pending.append(await dlq.send(dlq_name(record.topic), value=record.value, key=record.key, headers=headers))
-        observability.produced(dlq_name(record.topic), record.value, headers)
+    decoded = iter(item for result in results for item in result)
+    for index, record in enumerate(records):  # in offset order: positions only move forwards
+        logical = _logical(record.topic, topic_prefix)
+        if index in untrusted:
+            letter = records_module.quarantined(logical, record.topic, record, untrusted[index], consumer=CONSUMER_NAME)
+        else:
+            kind, first, second = next(decoded)
+            if kind == "event":
+                batch.add_rows(first, second, record.topic, record.partition, record.offset)
+                continue
+            letter = records_module.undecodable(logical, record.topic, record, DecodeError(first, second),
+                                                consumer=CONSUMER_NAME)
+        pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
+                                      headers=letter.headers))
+        observability.produced(topic_prefix + letter.topic, letter.value, letter.headers)
         batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)
+
+
+def _logical(topic: str, prefix: str) -> str:
+    """The contract name of a deployment's topic (the trust check and the DLQ names read contract names)."""
+    return topic[len(prefix):] if prefix and topic.startswith(prefix) else topic
 
 
 def decode_pool(workers: int) -> Executor | None:

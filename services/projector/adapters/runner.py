@@ -58,6 +58,7 @@ class ProjectorConfig:
     refuse_types: frozenset[str] = frozenset()
     max_records: int = kafka_io.FETCH_MAX_RECORDS
     crash_prefix: str = "projector"
+    topic_prefix: str = ""  # the deployment's prefix: the trust check reads logical topic names
     decode_workers: int = 0  # worker processes decoding beside the writer (0: decode in this process)
     partitions: tuple[tuple[str, int], ...] | None = None  # known already (a rebuild's end offsets): no metadata look-up
     # A rebuild's fill: the target schema has no readers and a crashed rebuild is never resumed (its schema is never
@@ -157,7 +158,8 @@ class Projector:
                 batch = Batch()
                 if records:
                     with observability.handler_timer():
-                        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool)
+                        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool,
+                                                    self.config.topic_prefix)
                         batch.seal()  # its folds, while the previous batch's transaction still runs
                     self._read.update(batch.positions)
                 resumed = False

@@ -8,6 +8,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
+from shared import records
 from shared.config import Settings
 from shared.events import DecodeError, decode
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
@@ -31,10 +32,11 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
         history = await _read_to_end(reader, tps)
     finally:
         await reader.stop()
+    logical = {settings.topic(name): name for name in FOLD_ORDER}
     for tp in tps:  # in FOLD_ORDER
         book = books[tp.partition]
         for record in history[tp]:
-            _fold_one(book, catalog, record)
+            _fold_one(book, catalog, logical[tp.topic], record)
             book.now_ms = max(book.now_ms, record.timestamp)
     for book in books.values():
         fold.finish_rebuild(book, catalog)
@@ -60,10 +62,15 @@ async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> d
     return history
 
 
-def _fold_one(book: SpinBook, catalog: Catalog, record) -> None:
-    try:
-        message = decode(record.value, expect_kind="event")
-    except DecodeError as error:
-        log.error("rebuild skips an undecodable record %s/%s/%s: %s", record.topic, record.partition, record.offset, error)
+def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:
+    """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal)."""
+    problem = records.provenance_problem(logical_topic, record.headers, record.value)
+    if problem is None:
+        try:
+            message = decode(record.value, expect_kind="event")
+        except DecodeError as error:
+            problem = f"unreadable: {error}"
+    if problem is not None:
+        log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return
     fold.apply(book, catalog, message, record.value)

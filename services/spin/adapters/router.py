@@ -10,17 +10,16 @@ import asyncio
 import logging
 import time
 
-import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
-from shared import observability
-from shared.events import HEADERS, DecodeError, decode
+from shared import observability, records
+from shared.events import DecodeError, decode
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY
-from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS, dlq_name
+from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
 
 log = logging.getLogger("reelstream.spin.router")
 _ANSWER_TYPES = {cls.TYPE for cls in JACKPOT_TYPES}
@@ -72,18 +71,24 @@ class JackpotAnswerRouter:
             log.warning("offset commit failed (%r); those answers will be forwarded again", error)
 
     async def _forward(self, record) -> list:
-        try:
-            type_ = orjson.loads(record.value).get("type") if record.value else None
-        except orjson.JSONDecodeError:
-            type_ = None
-        if type_ not in _ANSWER_TYPES:
+        """Only answers (by a guarded peek at the type: any JSON value, or none, passes through it) the jackpot
+        service wrote; an untrusted one is quarantined, an undecodable one dead-lettered."""
+        if records.peek_type(record.value) not in _ANSWER_TYPES:
             return []
-        try:
-            answer = decode(record.value, expect_kind="event")
-        except DecodeError as error:
-            headers = [("reelstream-dlq-reason", error.reason.encode()[:1000]), ("reelstream-dlq-consumer", b"spin")]
-            return [await self.producer.send(self.settings.topic(dlq_name(JACKPOT_EVENTS)), value=record.value,
-                                             key=record.key, headers=headers)]
+        letter = None
+        problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value)
+        if problem is not None:
+            log.error("alert: %s/%d/%d quarantined, not forwarded: %s", record.topic, record.partition, record.offset,
+                      problem)
+            letter = records.quarantined(JACKPOT_EVENTS, record.topic, record, problem, consumer="spin")
+        else:
+            try:
+                answer = decode(record.value, expect_kind="event")
+            except DecodeError as error:
+                letter = records.undecodable(JACKPOT_EVENTS, record.topic, record, error, consumer="spin")
+        if letter is not None:
+            return [await self.producer.send(self.settings.topic(letter.topic), value=letter.value, key=letter.key,
+                                             headers=letter.headers)]
         return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
                                          key=answer.data.player_id.encode(),
-                                         headers=list(HEADERS) + list(observability.forward_headers(record.headers)))]
+                                         headers=records.headers_for("spin", observability.forward_headers(record.headers)))]

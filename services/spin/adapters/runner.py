@@ -28,13 +28,14 @@ from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.rebuild import rebuild_books
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
-from services.spin.core.effects import Context, Effects, Out
+from services.spin.core.effects import Context, Effects, Out, Refused
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared import observability
 from shared.crash import crash_point
-from shared.events import HEADERS, DecodeError, decode, may_be
+from shared import records
+from shared.events import DecodeError, decode, may_be
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
@@ -188,8 +189,10 @@ class SpinRunner(ConsumerRebalanceListener):
             else:
                 found = self._handle_event(logical, book, record)
         effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal)
-        effects.outputs.extend(replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
-                                       headers=out.headers + traced) for out in found.outputs)
+        effects.outputs.extend(_dead_letter(logical, record, out) if out.refused else
+                               replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
+                                       headers=out.headers + traced)
+                               for out in found.outputs)
         observe_answers(book, found.outputs)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
@@ -199,10 +202,16 @@ class SpinRunner(ConsumerRebalanceListener):
         wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
         if not may_be(record.value, wanted):
             return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
+        problem = records.provenance_problem(logical, record.headers, record.value)
+        if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
+            log.error("alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset,
+                      problem)
+            return Effects()
         try:
             event = decode(record.value, expect_kind="event")
         except DecodeError as error:
-            return _dead_letter(logical, record, error)
+            return Effects(outputs=[Out(dlq_name(logical), b"", b"", "dlq",
+                                        refused=Refused("UNDECODABLE", error.reason, error.field))])
         if logical == WALLET_EVENTS:
             return on_wallet_event(book, self.ctx, event, record.timestamp)
         return on_jackpot_answer(book, self.ctx, event, record.value, record.timestamp)
@@ -212,7 +221,8 @@ class SpinRunner(ConsumerRebalanceListener):
             return
         futures = []
         for out in outs:
-            headers = list(HEADERS) + list(out.headers)
+            # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
+            headers = list(out.headers) if out.kind == "dlq" else records.headers_for("spin", out.headers)
             futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
                                                     partition=out.partition, headers=headers))
         await asyncio.gather(*futures)
@@ -220,11 +230,11 @@ class SpinRunner(ConsumerRebalanceListener):
             observability.produced(self.settings.topic(out.topic), out.value, out.headers)
 
 
-def _dead_letter(logical: str, record, error: DecodeError) -> Effects:
-    headers = (("reelstream-dlq-reason", error.reason.encode()[:1000]), ("reelstream-dlq-field", error.field.encode()),
-               ("reelstream-dlq-source", f"{logical}/{record.partition}/{record.offset}".encode()),
-               ("reelstream-dlq-consumer", b"spin"))
-    return Effects(outputs=[Out(dlq_name(logical), record.key or b"", record.value or b"", "dlq", headers)])
+def _dead_letter(logical: str, record, out: Out) -> Out:
+    """The refused input record itself, bytes untouched, with why and where (shared/records.py)."""
+    letter = records.dead_letter(logical, record.topic, record, code=out.refused.code, reason=out.refused.reason,
+                                 field=out.refused.field, consumer="spin")
+    return Out(letter.topic, letter.key or b"", letter.value, "dlq", tuple(letter.headers))
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:

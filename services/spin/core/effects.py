@@ -17,6 +17,15 @@ SOURCE = "reelstream/spin"
 
 
 @dataclass(frozen=True)
+class Refused:
+    """Why an input record is refused as a whole: the adapter turns it into a dead letter (shared/records.py)."""
+
+    code: str
+    reason: str
+    field: str = "$"
+
+
+@dataclass(frozen=True)
 class Out:
     """One record to produce: `topic` is the logical name (the adapter adds the deployment's prefix)."""
 
@@ -26,6 +35,7 @@ class Out:
     kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | dlq
     headers: tuple[tuple[str, bytes], ...] = ()
     partition: int | None = None  # set by the adapter: journal facts and answers go to the book's own partition
+    refused: Refused | None = None  # a dead letter: the input record to refuse, and why
 
 
 @dataclass

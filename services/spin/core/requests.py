@@ -7,7 +7,7 @@ from typing import Any
 
 from services.spin.core import fold
 from services.spin.core.book import Fingerprint, SpinBook, SpinRecord
-from services.spin.core.effects import Context, Effects, Out, answer, message, record_fact, send
+from services.spin.core.effects import Context, Effects, Out, Refused, answer, message, record_fact, send
 from services.spin.core.validate import refusal
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import DecodeError, Envelope, broker_time, decode, epoch_ms
@@ -93,10 +93,9 @@ def _per_record(request: Envelope[SpinRequested], now: datetime, code: str, text
 
 
 def _undecodable(raw: bytes | None, error: DecodeError, now: datetime, partition: int, offset: int) -> Effects:
-    """Dead-letter the record with the reason in headers; answer INVALID_REQUEST when a player can be named."""
-    headers = (("reelstream-dlq-reason", error.reason.encode()[:1000]), ("reelstream-dlq-field", error.field.encode()),
-               ("reelstream-dlq-source", f"{SPIN_REQUESTS}/{partition}/{offset}".encode()))
-    effects = Effects(outputs=[Out(dlq_name(SPIN_REQUESTS), b"", raw or b"", "dlq", headers)])
+    """Dead-letter the record (the adapter writes why and where); answer INVALID_REQUEST when a player can be named."""
+    refused = Refused("UNDECODABLE", error.reason, error.field)
+    effects = Effects(outputs=[Out(dlq_name(SPIN_REQUESTS), b"", raw or b"", "dlq", refused=refused)])
     player_id = _readable_player(error)
     if player_id is None:
         return effects

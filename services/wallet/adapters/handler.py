@@ -1,9 +1,9 @@
-"""One record of wallet.commands in, the records to produce out: decode, decide against the partition, apply.
+"""One record of wallet.commands in, the records to produce out: verify, decode, decide against the partition, apply.
 
-Free of Kafka: the loop passes its PartitionState and the record; tests pass them directly. Every event is applied
-to the partition state as it is emitted (the same `apply` recovery folds with). Undecodable input becomes a
-rejection event when a player can be named, else a dead letter with the reason in headers; nothing here raises on
-bad input.
+Free of Kafka: the loop passes its WalletBook and the record; tests pass them directly. Every event is applied
+to the partition state as it is emitted (the same `apply` recovery folds with). An internal command its trusted
+writer did not send is quarantined; undecodable input becomes a rejection event when a player can be named, else a
+dead letter with the reason in headers (shared/records.py); nothing here raises on bad input.
 """
 from __future__ import annotations
 
@@ -13,20 +13,16 @@ from dataclasses import dataclass
 
 import orjson
 
-from shared.events import HEADERS, DecodeError, decode, derived_id, encode, envelope
+from shared import records
+from shared.events import DecodeError, decode, derived_id, encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.wallet import CommandRejected
 from shared.topics import WALLET_COMMANDS
 
-from services.wallet.adapters.partition import PartitionState
-from services.wallet.core import SOURCE, decide, lookup
+from services.wallet.core.book import WalletBook
+from services.wallet.core import SOURCE, decide, evolve, lookup
 
-# Header names of a dead letter (the same names the projector uses, so one `ops dlq` tool reads both).
-DLQ_REASON = "reelstream-dlq-reason"
-DLQ_FIELD = "reelstream-dlq-field"
-DLQ_TOPIC = "reelstream-dlq-topic"
-DLQ_PARTITION = "reelstream-dlq-partition"
-DLQ_OFFSET = "reelstream-dlq-offset"
+HEADERS = records.headers_for("wallet")
 _PLAYER_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 
 
@@ -38,10 +34,29 @@ class Output:
     headers: list[tuple[str, bytes]]
 
 
-def handle(partition: PartitionState, key: bytes | None, value: bytes | None, timestamp_ms: int,
-           position: tuple[str, int, int]) -> list[Output]:
-    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id."""
+@dataclass(frozen=True)
+class _Position:
+    """Where a record came from, in the shape the record module's dead letters read."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes]]
+
+
+def handle(partition: WalletBook, key: bytes | None, value: bytes | None, timestamp_ms: int,
+           position: tuple[str, int, int], headers: list[tuple[str, bytes]] | None = None) -> list[Output]:
+    """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
+    `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
+    wrote it."""
     now = broker_time(timestamp_ms)
+    problem = records.provenance_problem(WALLET_COMMANDS, headers, value)
+    if problem is not None:
+        letter = records.quarantined(WALLET_COMMANDS, position[0], _Position(*position, key, value, headers or []),
+                                     problem, consumer="wallet")
+        return [Output(True, key, letter.value, letter.headers)]
     try:
         command = decode(value, expect_kind="command")
         if command.data.TOPIC != WALLET_COMMANDS:
@@ -51,7 +66,7 @@ def handle(partition: PartitionState, key: bytes | None, value: bytes | None, ti
     except DecodeError as error:
         output, event = _undecodable(error, key, value, now, position)
         if event is not None:
-            partition.apply(event, output.value)
+            evolve(partition, event, output.value)
         return [output]
     state = partition.state_of(command.data.player_id)
     earlier = lookup(state, str(command.data.transaction_id), timestamp_ms)
@@ -61,7 +76,7 @@ def handle(partition: PartitionState, key: bytes | None, value: bytes | None, ti
             event_bytes = earlier.event_bytes  # a repeat: the very bytes emitted the first time
         else:
             event_bytes = encode(event)
-        partition.apply(event, event_bytes)
+        evolve(partition, event, event_bytes)
         outputs.append(Output(False, event.key, event_bytes, HEADERS))
     return outputs
 
@@ -79,14 +94,9 @@ def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now
         )
         event = envelope(rejection, source=SOURCE, time=now, id=cause)
         return Output(False, player_id.encode(), encode(event), HEADERS), event
-    headers = [
-        (DLQ_REASON, error.reason[:500].encode()),
-        (DLQ_FIELD, error.field.encode()),
-        (DLQ_TOPIC, topic.encode()),
-        (DLQ_PARTITION, str(partition).encode()),
-        (DLQ_OFFSET, str(offset).encode()),
-    ]
-    return Output(True, key, value or b"", headers), None
+    letter = records.undecodable(WALLET_COMMANDS, topic, _Position(topic, partition, offset, key, value, []), error,
+                                 consumer="wallet")
+    return Output(True, key, letter.value, letter.headers), None
 
 
 def _type(error: DecodeError) -> str:

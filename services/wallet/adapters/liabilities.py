@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.core.book import WalletBook
 
 
-def liabilities_minor(partitions: Iterable[PartitionState]) -> dict[str, int]:
+def liabilities_minor(partitions: Iterable[WalletBook]) -> dict[str, int]:
     totals: dict[str, int] = {}
     for partition in partitions:
         for player in partition.players.values():

@@ -35,7 +35,7 @@ from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, Fet
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.core.book import WalletBook
 from services.wallet.adapters.restore import Restored, restore_partition
 
 log = logging.getLogger("reelstream.wallet")
@@ -75,7 +75,7 @@ class Stats:
 class WalletService(ConsumerRebalanceListener):
     def __init__(self, config: WalletConfig, on_ready: Callable[[list[Restored]], None] | None = None) -> None:
         self.config = config
-        self.partitions: dict[int, PartitionState] = {}
+        self.partitions: dict[int, WalletBook] = {}
         self.producers: dict[int, AIOKafkaProducer] = {}
         self.snapshot_at: dict[int, float] = {}
         self.stats = Stats()
@@ -138,13 +138,14 @@ class WalletService(ConsumerRebalanceListener):
         await asyncio.gather(*(task for task in previous if task is not None))
         self.stats.commit_s += time.perf_counter() - started
 
-    def _decide(self, state: PartitionState, tp: TopicPartition, records: list[Any]) -> list[Output]:
+    def _decide(self, state: WalletBook, tp: TopicPartition, records: list[Any]) -> list[Output]:
         started = time.perf_counter()
         outputs: list[Output] = []
         with observability.handler_timer():
             for record in records:
                 with observability.consume_span("wallet command", record.headers, tp.partition, record.value) as traced:
-                    found = handle(state, record.key, record.value, record.timestamp, (tp.topic, tp.partition, record.offset))
+                    found = handle(state, record.key, record.value, record.timestamp,
+                                   (tp.topic, tp.partition, record.offset), list(record.headers or ()))
                 outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
                 crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         self.stats.records += len(records)
@@ -190,13 +191,13 @@ class WalletService(ConsumerRebalanceListener):
         tasks = [self._inflight.pop(partition) for partition in partitions if partition in self._inflight]
         await asyncio.gather(*tasks)
 
-    def _snapshot_due(self, state: PartitionState) -> bool:
+    def _snapshot_due(self, state: WalletBook) -> bool:
         if self.config.snapshot_dir is None or not state.unsnapshotted:
             return False
         elapsed = time.monotonic() - self.snapshot_at.get(state.partition, 0.0)
         return elapsed >= self.config.snapshot_every_s or state.unsnapshotted >= self.config.snapshot_every_records
 
-    def _maybe_snapshot(self, state: PartitionState, force: bool = False) -> None:
+    def _maybe_snapshot(self, state: WalletBook, force: bool = False) -> None:
         """Only with nothing of the partition in flight (its state = what Kafka committed)."""
         if self._snapshot_due(state) or (force and state.unsnapshotted and self.config.snapshot_dir is not None):
             snapshot.write(self.config.snapshot_dir, self.config.events_topic, state)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.core.book import WalletBook
 from services.wallet.adapters.state_codec import load_player, load_remembered, player_doc, remembered_doc
 from services.wallet.exceptions import StoreCorrupted
 
@@ -24,7 +24,7 @@ def path_of(directory: Path, partition: int) -> Path:
     return directory / f"partition-{partition}.snapshot.json"
 
 
-def write(directory: Path, topic: str, state: PartitionState) -> int:
+def write(directory: Path, topic: str, state: WalletBook) -> int:
     """Write the snapshot of `state`; returns its size in bytes."""
     document = {
         "v": VERSION, "topic": topic, "partition": state.partition, "offset": state.events_offset,
@@ -45,7 +45,7 @@ def write(directory: Path, topic: str, state: PartitionState) -> int:
     return len(raw)
 
 
-def load(directory: Path, topic: str, partition: int) -> PartitionState | None:
+def load(directory: Path, topic: str, partition: int) -> WalletBook | None:
     """The snapshot of `partition`, or None when there is none usable."""
     path = path_of(directory, partition)
     if not path.exists():
@@ -55,7 +55,7 @@ def load(directory: Path, topic: str, partition: int) -> PartitionState | None:
         if document.get("v") != VERSION or document.get("topic") != topic or document.get("partition") != partition:
             log.warning("ignoring snapshot %s: written for another topic, partition or version", path)
             return None
-        state = PartitionState(partition, events_offset=int(document["offset"]))
+        state = WalletBook(partition, events_offset=int(document["offset"]))
         if document.get("commands_offset") is not None:  # absent in snapshots written before it was recorded
             state.commands_offset = int(document["commands_offset"])
         for doc in document["players"]:

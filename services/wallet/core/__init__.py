@@ -1,16 +1,17 @@
-"""The wallet's pure core: decide(state, command, now) -> events and evolve(state, event) -> state."""
+"""The wallet's pure core: decide(state, command, now) -> events and evolve(book, event, bytes), the one fold."""
+from services.wallet.core.book import WalletBook
 from services.wallet.core.decide import SOURCE, decide
 from services.wallet.core.evolve import evolve, evolve_player, remembered
 from services.wallet.core.memory import is_expired, lookup, remembers
-from services.wallet.core.state import PlayerState, Remembered, WalletState, empty_state
+from services.wallet.core.state import PlayerState, Remembered, WalletState
 
 __all__ = [
     "SOURCE",
     "PlayerState",
     "Remembered",
+    "WalletBook",
     "WalletState",
     "decide",
-    "empty_state",
     "evolve",
     "evolve_player",
     "is_expired",

@@ -1,10 +1,9 @@
-"""evolve(state, event) -> state: the one way wallet state changes; balances come from postings only."""
+"""evolve(book, event, bytes): the one way wallet state changes, live and on restore; balances come from postings only."""
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from shared.events import encode
 from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import (
     CommandRejected,
@@ -20,24 +19,28 @@ from shared.events.wallet import (
 from shared.invariant import invariant
 
 from services.wallet.core import limits
-from services.wallet.core.memory import pruned, remembers
+from services.wallet.core.book import WalletBook
+from services.wallet.core.memory import remembers
 from services.wallet.core.postings import player_delta_minor
-from services.wallet.core.state import OpenWager, PlayerState, Remembered, WalletState, limit_key
+from services.wallet.core.state import OpenWager, PlayerState, Remembered, limit_key
 
 
-def evolve(state: WalletState, event: Envelope[Any]) -> WalletState:
-    """Apply one wallet event. A re-emitted repeat (same event id already remembered) changes nothing."""
+def evolve(book: WalletBook, event: Envelope[Any], event_bytes: bytes) -> bool:
+    """Fold one wallet event into the partition's book (in place); False when it changes nothing (a refusal that
+    owns no id, or a re-emitted repeat: same event id already remembered)."""
     data = event.data
-    memory = pruned(state.memory, epoch_ms(data.recorded_at))
+    book.unsnapshotted += 1
+    book.prune(epoch_ms(data.recorded_at))
     if not remembers(data):
-        return WalletState(state.player, memory)
-    existing = memory.get(str(data.transaction_id))
+        return False
+    player_id, transaction_id = data.player_id, str(data.transaction_id)
+    existing = book.memory.get(player_id, {}).get(transaction_id)
     if existing is not None and existing.event_id == str(event.id):
-        return WalletState(state.player, memory)
-    invariant(existing is None, "a transaction id is remembered with one event only")
-    player = evolve_player(state.player, data)
-    memory[str(data.transaction_id)] = remembered(event, encode(event), player.seq)
-    return WalletState(player, memory)
+        return False
+    player = evolve_player(book.players.get(player_id) or PlayerState(player_id), data)
+    book.remember(player_id, remembered(event, event_bytes, player.seq))
+    book.players[player_id] = player
+    return True
 
 
 def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered:

@@ -1,8 +1,6 @@
 """The de-duplication memory: which entries still count, which are expired, and what an event leaves behind."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events.base import EventData
 from shared.events.wallet import CommandRejected
@@ -33,7 +31,3 @@ def lookup(state: WalletState, transaction_id: str, now_ms: int) -> Remembered |
     if entry is None or entry.seq > state.player.seq or is_expired(entry, now_ms):
         return None
     return entry
-
-
-def pruned(memory: Mapping[str, Remembered], now_ms: int) -> dict[str, Remembered]:
-    return {key: entry for key, entry in memory.items() if not is_expired(entry, now_ms)}

@@ -67,9 +67,5 @@ class WalletState:
     memory: Mapping[str, Remembered] = field(default_factory=dict)
 
 
-def empty_state(player_id: str) -> WalletState:
-    return WalletState(PlayerState(player_id))
-
-
 def limit_key(currency: str, kind: str, period: str) -> str:
     return f"{currency}:{kind}:{period}"

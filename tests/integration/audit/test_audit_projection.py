@@ -21,7 +21,8 @@ from services.audit.adapters.topics import read_topics
 from services.audit.core.scope import Scope
 from reelstream.synthetic.spins import play_history, stand_in_lookup
 from shared.config import load_settings
-from shared.events import HEADERS, encode
+from shared import records
+from shared.events import encode
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS
 
@@ -65,7 +66,7 @@ def test_the_projection_equals_the_fold_and_an_edited_row_is_named(kafka_bootstr
     history = play_history(seed=31, players=2, spins_per_player=10)
     producer = make_producer()
     for item in history.emitted:
-        producer.send(prefixed + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=HEADERS)
+        producer.send(prefixed + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=records.headers_as_owner(item.topic, "test"))
     producer.flush(timeout=30)
     env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "DATABASE_URL": fresh_database,
            "REELSTREAM_TOPIC_PREFIX": prefixed}

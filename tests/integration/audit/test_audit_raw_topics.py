@@ -16,7 +16,8 @@ from services.audit.adapters.topics import read_topics
 from services.audit.core.scope import Scope
 from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.config import load_settings
-from shared.events import HEADERS, encode, envelope
+from shared import records
+from shared.events import encode, envelope
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS
 
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.integration
 def produce(make_producer, prefix: str, emitted: list[Emitted]) -> None:
     producer = make_producer()
     for item in emitted:
-        producer.send(prefix + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=HEADERS)
+        producer.send(prefix + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=records.headers_as_owner(item.topic, "test"))
     producer.flush(timeout=30)
 
 

@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from shared.events import HEADERS, encode, envelope
+from shared import records
+from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.input_position import recorded_position
 from shared.pools import load_pools
@@ -71,9 +72,9 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
         group_id=prefix + "reelstream-jackpot", session_timeout_ms=6000,
     )
 
-    def send(records) -> None:
-        for key, value in records:
-            writer.send(commands, key=key, value=value, headers=list(HEADERS))
+    def send(batch) -> None:
+        for key, value in batch:
+            writer.send(commands, key=key, value=value, headers=records.headers_for("spin"))
         writer.flush(timeout=30)
 
     send([_contribution() for _ in range(10)])

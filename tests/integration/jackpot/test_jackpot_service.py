@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 import pytest
 
 from reelstream.processes import spawn
-from shared.events import HEADERS, decode, encode, envelope
+from shared import dead_letters, records
+from shared.events import decode, encode, envelope
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import load_pools
@@ -73,7 +74,7 @@ def _produce(make_producer, topic: str, sequence: list) -> None:
         if index == 700:
             writer.send(topic, key=STJERNE.network_id.encode(), value=b'{"not": "a command"')
         message = envelope(data, source="test", time=now)
-        writer.send(topic, key=message.key, value=encode(message), headers=list(HEADERS))
+        writer.send(topic, key=message.key, value=encode(message), headers=records.headers_for("spin"))  # stands in for the spin service
     writer.flush(timeout=30)
 
 
@@ -112,7 +113,7 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
         _check_fold_and_meters(kafka_bootstrap, prefix, eventually)
         _check_nothing_re_emitted(read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS), claims[0])
         dead = read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))
-        assert [dict(r.headers)["dlq-code"] for r in dead] == [b"UNDECODABLE"]
+        assert [dict(r.headers)[dead_letters.CODE] for r in dead] == [b"UNDECODABLE"]
     finally:
         service.stop()
     assert "crash hook jackpot.mid_transaction fired" in service.log_text()

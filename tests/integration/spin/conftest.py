@@ -41,7 +41,11 @@ class Platform:
         return f"{self.prefix}{name}"
 
     def read_all(self, name: str, settle_s: float = 1.0) -> list:
-        """Every decodable record of a topic, read from the beginning until nothing new arrives for settle_s."""
+        """Every record of a topic, decoded, read from the beginning to the end offsets seen at the start."""
+        return [decode(record.value) for record in self.read_raw(name, settle_s)]
+
+    def read_raw(self, name: str, settle_s: float = 1.0) -> list:
+        """Every committed record of a topic as it is (key, value, headers), from the beginning to the end seen now."""
         reader = KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False,
                                isolation_level="read_committed")
         try:
@@ -53,7 +57,7 @@ class Platform:
             deadline = time.monotonic() + 60
             while any(reader.position(tp) < ends[tp] for tp in tps) and time.monotonic() < deadline:
                 for records in reader.poll(timeout_ms=int(settle_s * 1000)).values():
-                    found.extend(decode(record.value) for record in records)
+                    found.extend(r for r in records if r.offset < ends[TopicPartition(r.topic, r.partition)])
             return found
         finally:
             reader.close(autocommit=False)

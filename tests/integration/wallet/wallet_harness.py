@@ -10,7 +10,8 @@ from pathlib import Path
 from kafka import TopicPartition
 
 from reelstream.processes import ServiceProcess, spawn
-from shared.events import HEADERS, decode, derived_id, encode, envelope
+from shared import records
+from shared.events import decode, derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
 from shared.topic_admin import delete_prefixed, ensure_topics
@@ -65,7 +66,8 @@ def send(bootstrap: str, prefix: str, commands: list, raw: list[tuple[bytes, byt
     now = datetime.now(timezone.utc)
     for data in commands:
         message = envelope(data, source="wallet-it", time=now)
-        client.send(prefix + "wallet.commands", key=message.key, value=encode(message), headers=HEADERS)
+        # Stands in for the spin service (internal commands) and the cashier.
+        client.send(prefix + "wallet.commands", key=message.key, value=encode(message), headers=records.headers_for("spin"))
     for key, value in raw:
         client.send(prefix + "wallet.commands", key=key, value=value)
     client.flush(30)

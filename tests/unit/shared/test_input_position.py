@@ -40,7 +40,8 @@ def test_a_record_without_the_header_records_no_position():
 
 
 def test_the_jackpots_last_event_carries_the_position_and_its_dead_letters_none():
-    source = SimpleNamespace(key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9)
+    source = SimpleNamespace(key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9,
+                             headers=[])
     letter = dead_letter_record("jackpot.commands.dlq", source, "UNDECODABLE", "not json")
     events = [OutRecord("jackpot.events", b"stjernestoev", value, [("content-type", b"json")]) for value in (b"a", b"b")]
     marked = with_position([events[0], letter, events[1], letter], 10)

@@ -12,8 +12,11 @@ from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time, epoch_ms
 from shared.events.wallet import Deposit, Withdraw
 
-from services.wallet.adapters.handler import DLQ_FIELD, DLQ_REASON, handle
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.adapters.handler import handle
+from shared.dead_letters import FIELD as DLQ_FIELD
+from shared.dead_letters import REASON as DLQ_REASON
+from services.wallet.core import evolve
+from services.wallet.core.book import WalletBook
 from wallet_scenario import PLAYER, T0, Wallet, tx
 
 T0_MS = epoch_ms(T0)
@@ -27,21 +30,21 @@ def deposit(n: int, amount_minor: int) -> Deposit:
     return Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency="EUR")
 
 
-def run(partition: PartitionState, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode()):
+def run(partition: WalletBook, value: bytes, at_ms: int = T0_MS, offset: int = 0, key: bytes | None = PLAYER.encode()):
     return handle(partition, key, value, at_ms, ("wallet.commands", 0, offset))
 
 
-def refold(outputs) -> PartitionState:
+def refold(outputs) -> WalletBook:
     """A fresh partition folded from the emitted events, as recovery does from wallet.events."""
-    rebuilt = PartitionState(0)
+    rebuilt = WalletBook(0)
     for output in outputs:
         if not output.dead_letter:
-            rebuilt.apply(decode(output.value, expect_kind="event"), output.value)
+            evolve(rebuilt, decode(output.value, expect_kind="event"), output.value)
     return rebuilt
 
 
 def test_commands_through_the_handler_give_the_pure_cores_events_and_state():
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     wallet = Wallet()
     commands = [deposit(1, 500), Withdraw(transaction_id=tx(2), player_id=PLAYER, amount_minor=700, currency="EUR"),
                 Withdraw(transaction_id=tx(3), player_id=PLAYER, amount_minor=200, currency="EUR")]
@@ -54,7 +57,7 @@ def test_commands_through_the_handler_give_the_pure_cores_events_and_state():
 
 
 def test_a_repeat_is_re_emitted_byte_for_byte_and_applied_once():
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     (first,) = run(partition, record(deposit(1, 100)))
     (again,) = run(partition, record(deposit(1, 100), T0_MS + 5_000), at_ms=T0_MS + 5_000, offset=1)
     assert again.value == first.value
@@ -62,7 +65,7 @@ def test_a_repeat_is_re_emitted_byte_for_byte_and_applied_once():
 
 
 def test_a_partition_rebuilt_from_its_events_equals_the_live_one_and_re_emits_a_repeat_byte_for_byte():
-    live = PartitionState(0)
+    live = WalletBook(0)
     outputs = [output for n in range(1, 5) for output in run(live, record(deposit(n, 10 * n)), offset=n)]
     (repeat,) = run(live, record(deposit(2, 20), T0_MS + 1_000), at_ms=T0_MS + 1_000, offset=5)
     outputs.append(repeat)  # the re-emitted event is on wallet.events too: the fold must not apply it twice
@@ -75,7 +78,7 @@ def test_a_partition_rebuilt_from_its_events_equals_the_live_one_and_re_emits_a_
 
 
 def test_memory_entries_are_forgotten_once_the_window_has_passed_and_an_id_used_anew_keeps_its_new_entry():
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     for n in range(1, 4):
         run(partition, record(deposit(n, 1)), offset=n)
     later_ms = T0_MS + DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1
@@ -89,7 +92,7 @@ def test_memory_entries_are_forgotten_once_the_window_has_passed_and_an_id_used_
 
 
 def test_bytes_that_are_not_json_become_a_dead_letter_with_the_reason_in_headers():
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     (output,) = run(partition, b"\x00garbage", key=b"whoever")
     assert output.dead_letter
     assert output.value == b"\x00garbage"
@@ -103,7 +106,7 @@ def test_a_command_that_names_its_player_but_breaks_the_contract_is_rejected_as_
     raw = orjson.loads(record(deposit(1, 100)))
     raw["data"]["amount_minor"] = 1.5
     raw["data"]["surprise"] = True
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     (output,) = run(partition, orjson.dumps(raw))
     assert not output.dead_letter
     rejection = decode(output.value)
@@ -115,7 +118,7 @@ def test_a_command_that_names_its_player_but_breaks_the_contract_is_rejected_as_
 
 
 def test_a_command_on_another_players_key_is_refused_and_touches_no_state():
-    partition = PartitionState(0)
+    partition = WalletBook(0)
     (output,) = run(partition, record(deposit(1, 100)), key=b"someone-else")
     assert output.dead_letter
     assert partition.players == {} and partition.memory == {}

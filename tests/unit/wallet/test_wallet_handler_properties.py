@@ -13,8 +13,10 @@ from shared.events.envelope import epoch_ms
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import handle
-from services.wallet.adapters.partition import PartitionState
-from services.wallet.core import PlayerState, decide, evolve
+from shared import records
+
+SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
+from services.wallet.core import PlayerState, WalletBook, decide, evolve
 from test_wallet_properties import apply, steps
 from wallet_scenario import PLAYER, Wallet
 
@@ -24,16 +26,17 @@ class MirroredWallet(Wallet):
 
     def __init__(self) -> None:
         super().__init__()
-        self.partition = PartitionState(0)
+        self.partition = WalletBook(0)
         self.outputs: list[bytes] = []
 
     def send(self, data, *, sent_at=None, envelope_id=None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
         events = decide(self.state, command, self.now)
         for event in events:
-            self.state = evolve(self.state, event)
+            evolve(self.book, event, encode(event))
         self.emitted.extend(events)
-        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now), ("wallet.commands", 0, len(self.outputs)))
+        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now),
+                         ("wallet.commands", 0, len(self.outputs)), SPIN_WROTE_IT)
         assert [output.value for output in outputs] == [encode(event) for event in events]
         self.outputs.extend(output.value for output in outputs)
         return events[0]
@@ -48,13 +51,13 @@ def test_the_handler_agrees_with_the_core_and_a_rebuilt_partition_with_the_live_
     live = wallet.partition
     assert live.players.get(PLAYER, PlayerState(PLAYER)) == wallet.state.player
     cut = min(cut, len(wallet.outputs))
-    rebuilt = PartitionState(0)
+    rebuilt = WalletBook(0)
     for value in wallet.outputs[:cut]:
-        rebuilt.apply(decode(value, expect_kind="event"), value)
+        evolve(rebuilt, decode(value, expect_kind="event"), value)
     directory = tmp_path_factory.mktemp("snapshots")
     snapshot.write(directory, "wallet.events", rebuilt)
     rebuilt = snapshot.load(directory, "wallet.events", 0)
     for value in wallet.outputs[cut:]:
-        rebuilt.apply(decode(value, expect_kind="event"), value)
+        evolve(rebuilt, decode(value, expect_kind="event"), value)
     assert rebuilt.players == live.players
     assert rebuilt.memory == live.memory

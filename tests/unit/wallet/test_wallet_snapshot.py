@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from services.wallet.adapters import snapshot
-from services.wallet.adapters.partition import PartitionState
+from services.wallet.core.book import WalletBook
 from test_wallet_handler import deposit, record, run
 
 
-def a_partition_with_history() -> PartitionState:
-    partition = PartitionState(3)
+def a_partition_with_history() -> WalletBook:
+    partition = WalletBook(3)
     for n in range(1, 4):
         run(partition, record(deposit(n, 10)), offset=n)
     partition.events_offset = 42

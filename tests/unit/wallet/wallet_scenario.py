@@ -10,7 +10,9 @@ from shared.events import envelope
 from shared.events.envelope import Envelope
 from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
 
-from services.wallet.core import WalletState, decide, empty_state, evolve
+from shared.events import encode
+
+from services.wallet.core import WalletBook, WalletState, decide, evolve
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)  # a Monday
 PLAYER = "player-1"
@@ -24,15 +26,20 @@ def tx(n: int) -> uuid.UUID:
 class Wallet:
     """One player's wallet: every command is decided at `now` and its events folded in, like the service does."""
 
-    state: WalletState = field(default_factory=lambda: empty_state(PLAYER))
+    book: WalletBook = field(default_factory=lambda: WalletBook(0))
     now: datetime = T0
     emitted: list[Envelope[Any]] = field(default_factory=list)
+
+    @property
+    def state(self) -> WalletState:
+        """What decide reads of the player (a view of the book, as in the service)."""
+        return self.book.state_of(PLAYER)
 
     def send(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
         events = decide(self.state, command, self.now)
         for event in events:
-            self.state = evolve(self.state, event)
+            evolve(self.book, event, encode(event))
         self.emitted.extend(events)
         assert len(events) == 1
         return events[0]

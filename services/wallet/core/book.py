@@ -1,8 +1,9 @@
 """The wallet state of one partition: players, the de-duplication memory, and the wallet.events offset it covers.
 
-`apply(event, bytes)` is the ONE way it changes, live (each event the loop is about to produce) and on recovery
-(each event folded from wallet.events), so a rebuilt partition equals the live one by construction. Memory entries
-are pruned in arrival order (a FIFO) by the record time of the events, which is the same on both paths.
+`core.evolve.evolve(book, event, bytes)` is the ONE way it changes, live (each event the loop is about to produce)
+and on recovery (each event folded from wallet.events), so a rebuilt partition equals the live one by construction.
+Like every service's state it is mutated in place by evolve only; decide reads it and never changes it. Memory
+entries are pruned in arrival order (a FIFO) by the record time of the events, which is the same on both paths.
 """
 from __future__ import annotations
 
@@ -10,14 +11,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.events.envelope import Envelope, epoch_ms
-
-from services.wallet.core import PlayerState, Remembered, WalletState, evolve_player, remembered, remembers
 from services.wallet.core.memory import RETENTION_MS
+from services.wallet.core.state import PlayerState, Remembered, WalletState
 
 
 @dataclass
-class PartitionState:
+class WalletBook:
     partition: int
     players: dict[str, PlayerState] = field(default_factory=dict)
     memory: dict[str, dict[str, Remembered]] = field(default_factory=dict)
@@ -36,23 +35,6 @@ class PartitionState:
         player = self.players.get(player_id) or PlayerState(player_id)
         return WalletState(player, self.memory.get(player_id, {}))
 
-    def apply(self, event: Envelope[Any], event_bytes: bytes) -> bool:
-        """Fold one wallet event; False when it changes nothing (a refusal that owns no id, or a re-emitted repeat)."""
-        data = event.data
-        self.unsnapshotted += 1
-        self._prune(epoch_ms(data.recorded_at))
-        if not remembers(data):
-            return False
-        player_id, transaction_id = data.player_id, str(data.transaction_id)
-        memory = self.memory.setdefault(player_id, {})
-        existing = memory.get(transaction_id)
-        if existing is not None and existing.event_id == str(event.id):
-            return False
-        player = evolve_player(self.players.get(player_id) or PlayerState(player_id), data)
-        self.remember(player_id, remembered(event, event_bytes, player.seq))
-        self.players[player_id] = player
-        return True
-
     def remember(self, player_id: str, entry: Remembered) -> None:
         self.memory.setdefault(player_id, {})[entry.transaction_id] = entry
         self.fifo.append((entry.recorded_ms, player_id, entry.transaction_id, entry.seq))
@@ -66,7 +48,7 @@ class PartitionState:
                 entries.append((player_id, entry))
         return entries
 
-    def _prune(self, now_ms: int) -> None:
+    def prune(self, now_ms: int) -> None:
         """Forget entries older than the window at `now_ms`: a repeat of them is refused by age anyway."""
         while self.fifo and now_ms - self.fifo[0][0] > RETENTION_MS:
             _, player_id, transaction_id, seq = self.fifo.popleft()
