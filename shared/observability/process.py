@@ -126,20 +126,28 @@ def revoked(partitions: Iterable[int]) -> None:
     PROCESS.readiness.revoke(list(partitions))
 
 
+_records_in: dict[str, Any] = {}
+_records_out: dict[str, Any] = {}
+
+
 def consumed(batch: Mapping[Any, list]) -> None:
     """A polled batch ({TopicPartition: records}): records in per topic."""
     for tp, records in batch.items():
-        metrics.RECORDS_IN.labels(PROCESS.service, tp.topic).inc(len(records))
+        counter = _records_in.get(tp.topic) or _records_in.setdefault(
+            tp.topic, metrics.RECORDS_IN.labels(PROCESS.service, tp.topic))
+        counter.inc(len(records))
 
 
 def produced(topic: str, value: bytes | None, headers=()) -> None:
-    """One record written: records out per topic, and a refusal's code or a dead letter's reason."""
-    metrics.RECORDS_OUT.labels(PROCESS.service, topic).inc()
+    """One record written: records out per topic, and a refusal's code or a dead letter's reason. Per record on
+    the hot path: the counter is looked up once per topic, the bytes searched once for a refusal."""
+    counter = _records_out.get(topic) or _records_out.setdefault(topic, metrics.RECORDS_OUT.labels(PROCESS.service, topic))
+    counter.inc()
     if topic.endswith(".dlq"):
         found = dict(headers or ())
         reason = next((found[name] for name in _DLQ_REASON_HEADERS if found.get(name)), b"unknown")
         metrics.DEAD_LETTERS.labels(PROCESS.service, reason.decode(errors="replace")[:64]).inc()
-    elif value and any(mark in value[:400] for mark in _REJECTION_MARKS):
+    elif value and value.find(b"rejected.", 0, 400) >= 0 and any(mark in value[:400] for mark in _REJECTION_MARKS):
         code = orjson.loads(value).get("data", {}).get("code", "unknown")
         metrics.REJECTIONS.labels(PROCESS.service, str(code)[:64]).inc()
 

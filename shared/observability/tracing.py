@@ -18,7 +18,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from shared.observability.logs import bound
+from shared.observability.logs import handling
 
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
@@ -63,21 +63,23 @@ def _getter_headers(headers: Headers | None) -> dict[str, str]:
     return {key: value.decode("latin-1") for key, value in headers or () if key in (TRACEPARENT, TRACESTATE) and value}
 
 
-@contextlib.contextmanager
-def consume_span(name: str, headers: Headers | None, partition: int | None = None,
-                 value: bytes | None = None) -> Iterator[tuple[tuple[str, bytes], ...]]:
+def consume_span(name: str, headers: Headers | None, partition: int | None = None, value: bytes | None = None):
     """Handle one record inside a span (child of its `traceparent`, a new trace without one); yields the headers to
     put on every record the handling writes (empty when tracing is off). Log lines inside carry the partition and
     the record's ids."""
     if not _State.enabled:
-        with bound(partition=partition, record=value):
-            yield ()
-        return
+        return handling(partition, value)  # enters as (): no span, no headers
+    return _traced_span(name, headers, partition, value)
+
+
+@contextlib.contextmanager
+def _traced_span(name: str, headers: Headers | None, partition: int | None,
+                 value: bytes | None) -> Iterator[tuple[tuple[str, bytes], ...]]:
     parent = _PROPAGATOR.extract(_getter_headers(headers))
     with _State.tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.CONSUMER) as span:
         if partition is not None:
             span.set_attribute("messaging.destination.partition.id", str(partition))
-        with bound(partition=partition, record=value):
+        with handling(partition, value):
             carrier: dict[str, str] = {}
             _PROPAGATOR.inject(carrier)
             yield tuple((key, text.encode("latin-1")) for key, text in carrier.items())
