@@ -46,6 +46,13 @@ def test_kafkas_log_dirs_are_on_the_named_volume():
     assert mounts("kafka")[log_dirs] in COMPOSE["volumes"]
 
 
+def test_kafka_formats_its_volume_with_a_valid_fixed_cluster_id():
+    import base64
+
+    cluster_id = COMPOSE["services"]["kafka"]["environment"]["CLUSTER_ID"]
+    assert len(cluster_id) == 22 and len(base64.urlsafe_b64decode(cluster_id + "==")) == 16
+
+
 def test_postgres_data_is_on_a_named_volume():
     assert mounts("postgres")["/var/lib/postgresql/data"] in COMPOSE["volumes"]
 
