@@ -17,6 +17,10 @@ class UnknownGame(KeyError):
     pass
 
 
+class UnknownModel(LookupError):
+    """A model version this build does not ship: the spin cannot be played (refunded), never a crash."""
+
+
 def _module(game: str):
     if game not in _GAME_MODULES:
         raise UnknownGame(game)
@@ -35,4 +39,7 @@ def stakes_minor(game: str) -> tuple[int, ...]:
 
 def engine_for_model(game: str, model_version: str) -> GameEngine:
     """The engine of a released model version, for replays and audits of old spins."""
-    return _module(game).engine_for_model(model_version)
+    module = _module(game)
+    if model_version not in importlib.import_module(f"{module.__name__}.model").RELEASED_VERSIONS:
+        raise UnknownModel(f"{game} has no released model {model_version!r}")
+    return module.engine_for_model(model_version)

@@ -23,9 +23,20 @@ class ServiceProcess:
     name: str
     process: subprocess.Popen
     log_path: Path
+    # Where this process's output starts in the appended log: a restart must not be "ready" by an earlier run's line.
+    log_start: int = 0
 
     def log_text(self) -> str:
+        """The whole log: this process's output after the earlier runs appended to the same file."""
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def own_log_text(self) -> str:
+        """What this process wrote (not the earlier runs appended to the same file)."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self.log_start)
+            return log.read().decode(errors="replace")
 
     def wait_ready(self, timeout_s: float = 60.0) -> None:
         self.wait_for_log(re.escape(ready_line(self.name)), timeout_s)
@@ -34,7 +45,7 @@ class ServiceProcess:
         deadline = time.monotonic() + timeout_s
         compiled = re.compile(pattern)
         while time.monotonic() < deadline:
-            if compiled.search(self.log_text()):
+            if compiled.search(self.own_log_text()):
                 return
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.name} exited with {self.process.returncode}; log tail:\n{self.log_text()[-3000:]}")
@@ -68,6 +79,7 @@ def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{name}.log"
     log = open(log_path, "ab")
+    log_start = log.tell()
     process = subprocess.Popen(
         [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
         env={**os.environ, **(env or {})},
@@ -77,4 +89,4 @@ def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_
         start_new_session=True,
     )
     log.close()
-    return ServiceProcess(name, process, log_path)
+    return ServiceProcess(name, process, log_path, log_start)

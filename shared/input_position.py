@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, replace
 
 from aiokafka import TopicPartition
 
@@ -23,14 +22,15 @@ POSITION_HEADER = "reelstream-commands-next-offset"
 GROUP_COMMIT_INTERVAL_S = 5.0
 
 
-class Output(Protocol):
-    """A record to produce in the batch's transaction (a frozen dataclass): an event, or a dead letter."""
+@dataclass(frozen=True)
+class Output:
+    """A record to produce in a batch's transaction: an event (to the events topic, on the input's partition number)
+    or a dead letter (to the DLQ), with complete headers (shared/records.py)."""
 
     dead_letter: bool
+    key: bytes | None
+    value: bytes
     headers: list[tuple[str, bytes]]
-
-
-OutputT = TypeVar("OutputT", bound=Output)
 
 
 def recorded_position(headers) -> int | None:
@@ -41,7 +41,7 @@ def recorded_position(headers) -> int | None:
     return None
 
 
-def with_position(outputs: list[OutputT], next_offset: int) -> list[OutputT]:
+def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
     """The batch's outputs with the commands position on its last event (dead letters carry none); unchanged when
     the batch has no event, which then has to commit its offset some other way (send_offsets_to_transaction)."""
     for index in range(len(outputs) - 1, -1, -1):

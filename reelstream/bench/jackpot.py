@@ -26,6 +26,7 @@ from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.kafka import producer
 from shared.pools import load_pools
+from shared.records import headers_for
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
@@ -54,7 +55,7 @@ def contribution_records(count: int) -> list[tuple[bytes, bytes]]:
 def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
     writer = producer(bootstrap, client_id="bench-jackpot")
     for key, value in records:
-        writer.send(topic, key=key, value=value)
+        writer.send(topic, key=key, value=value, headers=headers_for("spin"))  # stands in for the spin service
     writer.flush(timeout=120)
     writer.close()
 

@@ -80,7 +80,7 @@ async def serve(config: WalletConfig, started: float) -> None:
 
 def _show_liabilities(service: WalletService) -> None:
     WALLET_LIABILITY_MINOR.clear()  # a currency whose partitions moved to another instance is not shown here
-    for currency, total_minor in liabilities_minor(list(service.partitions.values())).items():
+    for currency, total_minor in liabilities_minor(list(service.loop.states.values())).items():
         WALLET_LIABILITY_MINOR.labels(currency).set(total_minor)
 
 

@@ -17,6 +17,23 @@ class DecodeError(ValueError):
         self.reason = reason
         self.raw = raw
 
+    def readable_player(self, record_key: bytes | None, *, or_key: bool = False) -> str | None:
+        """Whom to answer for a broken record: its data's player id when valid and matching the record key (or no
+        key); with `or_key`, else the record key when it is a valid player id (a client waiting for an answer is
+        found by the key it sent under); else None."""
+        from shared.events.base import ID_PATTERN
+
+        player_id = self.readable("player_id")
+        if isinstance(player_id, str) and ID_PATTERN.match(player_id) and record_key in (None, player_id.encode()):
+            return player_id
+        if not or_key:
+            return None
+        try:
+            keyed = record_key.decode("ascii") if record_key is not None else None
+        except UnicodeDecodeError:
+            return None
+        return keyed if keyed is not None and ID_PATTERN.match(keyed) else None
+
     def readable(self, key: str) -> Any:
         """A top-level data attribute of the broken record, when it could be read (else None)."""
         if not isinstance(self.raw, dict):

@@ -14,7 +14,8 @@ from shared.kafka import consumer
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.core.decide import new_network
-from services.jackpot.core.state import NetworkState, replay
+from services.jackpot.core.evolve import replay
+from services.jackpot.core.state import NetworkState
 
 READ_TIMEOUT_S = 60
 

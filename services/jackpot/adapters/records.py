@@ -1,10 +1,10 @@
 """Between Kafka records and the core: verify and decode commands (or dead-letter them), build the records to publish."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from shared import records
+from shared.input_position import Output
 from shared.events import DecodeError, Envelope, decode, encode
 from shared.events import jackpot as jp
 from shared.topics import JACKPOT_COMMANDS
@@ -13,15 +13,6 @@ from services.jackpot.core.inputs import Incoming
 
 HEADERS = records.headers_for("jackpot")
 _COMMANDS = (jp.Contribute, jp.Claim, jp.OpenPool, jp.DisablePool, jp.ResumePool, jp.DecommissionPool)
-
-
-@dataclass(frozen=True)
-class OutRecord:
-    topic: str
-    key: bytes | None
-    value: bytes
-    headers: list[tuple[str, bytes]]
-    dead_letter: bool = False  # to jackpot.commands.dlq (carries no input position: shared/input_position.py)
 
 
 def to_incoming(record: Any) -> Incoming | tuple[str, str]:
@@ -41,11 +32,11 @@ def to_incoming(record: Any) -> Incoming | tuple[str, str]:
     return Incoming(command, record.timestamp, position=record)
 
 
-def event_record(topic: str, event: Envelope[Any]) -> OutRecord:
-    return OutRecord(topic, event.key, encode(event), list(HEADERS))
+def event_record(event: Envelope[Any]) -> Output:
+    return Output(False, event.key, encode(event), list(HEADERS))
 
 
-def dead_letter_record(topic: str, record: Any, code: str, reason: str) -> OutRecord:
-    """The original bytes, untouched, with why they were refused and where they came from (`topic`: the DLQ)."""
+def dead_letter_record(record: Any, code: str, reason: str) -> Output:
+    """The original bytes, untouched, with why they were refused and where they came from."""
     letter = records.dead_letter(JACKPOT_COMMANDS, record.topic, record, code=code, reason=reason, consumer="jackpot")
-    return OutRecord(topic, letter.key, letter.value, letter.headers, dead_letter=True)
+    return Output(True, letter.key, letter.value, letter.headers)

@@ -20,7 +20,8 @@ from shared.pools import PoolsConfig
 from shared.topics import JACKPOT_EVENTS
 
 from services.jackpot.core.decide import new_network
-from services.jackpot.core.state import NetworkState, forget_before, replay
+from services.jackpot.core.evolve import replay
+from services.jackpot.core.state import NetworkState, forget_before
 from services.jackpot.exceptions import RestoreError
 
 log = logging.getLogger("reelstream.jackpot.restore")

@@ -15,14 +15,23 @@ from shared.events import Envelope, broker_time, derived_id, envelope
 from shared.events import jackpot as jp
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
-from shared.pools import NetworkConfig
+from shared.pools import NetworkConfig, PoolsConfig
 
 from services.jackpot.core import admin, claims
 from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import split_contribution
-from services.jackpot.core.state import NetworkState, contribution_fingerprint, evolve, forget_before
+from services.jackpot.core.evolve import evolve
+from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
 
 MAX_CONTRIBUTIONS_PER_EVENT = 1000
+
+
+def unknown_network(pools: PoolsConfig, incoming: Incoming) -> DeadLetter | None:
+    """A command for a network this deployment does not run: a dead letter, never a new network."""
+    network_id = incoming.command.data.network_id
+    if any(network.network_id == network_id for network in pools.networks):
+        return None
+    return DeadLetter(incoming.position, "UNKNOWN_NETWORK", f"no network {network_id!r}")
 
 
 def new_network(network: NetworkConfig) -> NetworkState:

@@ -54,8 +54,8 @@ async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> d
         reader.seek(tp, starts[tp])
     while remaining:
         batch = await reader.getmany(*remaining, timeout_ms=500, max_records=5000)
-        for tp, records in batch.items():
-            history[tp].extend(record for record in records if record.offset < ends[tp])
+        for tp, polled in batch.items():
+            history[tp].extend(record for record in polled if record.offset < ends[tp])
         for tp in list(remaining):
             if await reader.position(tp) >= ends[tp]:
                 remaining.discard(tp)

@@ -19,7 +19,6 @@ import os
 import time
 from dataclasses import replace
 
-import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
@@ -125,11 +124,11 @@ class SpinRunner(ConsumerRebalanceListener):
         effects, offsets, polled_at = Effects(), {}, time.perf_counter()
         assignment = self.consumer.assignment()
         with observability.handler_timer():
-            for tp, records in batch.items():
+            for tp, polled in batch.items():
                 book = self.books.get(tp.partition)
                 if tp not in assignment or book is None:
                     continue  # revoked meanwhile: the new owner handles these records
-                for record in records:
+                for record in polled:
                     self._handle(tp, book, record, effects)
                     offsets[tp] = record.offset + 1
         previous = self.inflight

@@ -6,6 +6,7 @@ from typing import Any
 
 from services.spin.core.book import ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
 from services.spin.core.catalog import Catalog
+from games.registry import UnknownGame, UnknownModel
 from games.rng import SpinRng
 from shared.events import Envelope, epoch_ms
 from shared.events.envelope import derived_id
@@ -124,10 +125,11 @@ def ensure_result(record: SpinRecord, catalog: Catalog) -> None:
         return
     try:
         engine = catalog.engine_for_model(record.game, record.model_version or "")
-        record.result = engine.play(dict(record.state_before or {}), record.stake_minor, SpinRng.from_hex(record.seed_hex))
-    except Exception as error:  # noqa: BLE001 - a spin that cannot be played is refunded, never retried forever
+    except (UnknownGame, UnknownModel) as error:  # a spin that cannot be played is refunded, never retried forever
         record.play_error = f"{type(error).__name__}: {error}"
         return
+    # A failure inside play is a broken invariant of the engine (the inputs were validated): it stops the service.
+    record.result = engine.play(dict(record.state_before or {}), record.stake_minor, SpinRng.from_hex(record.seed_hex))
     for index, tier in enumerate(record.result.claims):
         record.claims.setdefault(claim_id(record.request_id, index, tier), None)
 

@@ -26,7 +26,7 @@ def on_request(book: SpinBook, ctx: Context, raw: bytes | None, key: bytes | Non
         if not isinstance(request.data, SpinRequested):
             raise DecodeError("type", f"{request.type!r} does not belong on {SPIN_REQUESTS}")
     except DecodeError as error:
-        return _undecodable(raw, error, now, partition, offset)
+        return _undecodable(raw, key, error, now, partition, offset)
     data: SpinRequested = request.data
     if key != data.player_id.encode():
         return _per_record(request, now, "INVALID_REQUEST", "the record key must be the player id")
@@ -92,11 +92,12 @@ def _per_record(request: Envelope[SpinRequested], now: datetime, code: str, text
     return effects
 
 
-def _undecodable(raw: bytes | None, error: DecodeError, now: datetime, partition: int, offset: int) -> Effects:
+def _undecodable(raw: bytes | None, key: bytes | None, error: DecodeError, now: datetime, partition: int,
+                 offset: int) -> Effects:
     """Dead-letter the record (the adapter writes why and where); answer INVALID_REQUEST when a player can be named."""
     refused = Refused("UNDECODABLE", error.reason, error.field)
     effects = Effects(outputs=[Out(dlq_name(SPIN_REQUESTS), b"", raw or b"", "dlq", refused=refused)])
-    player_id = _readable_player(error)
+    player_id = error.readable_player(key, or_key=True)
     if player_id is None:
         return effects
     request_id = _readable_uuid(error.readable("request_id"))
@@ -104,13 +105,6 @@ def _undecodable(raw: bytes | None, error: DecodeError, now: datetime, partition
                        derived_id(SPIN_REQUESTS, partition, offset, "invalid"), player_id=player_id)
     send(effects, reply, "answer")
     return effects
-
-
-def _readable_player(error: DecodeError) -> str | None:
-    player_id = error.readable("player_id")
-    if isinstance(player_id, str) and 0 < len(player_id) <= 64 and all(c.isalnum() or c in "._:-" for c in player_id):
-        return player_id
-    return None
 
 
 def _readable_uuid(value: Any) -> uuid.UUID | None:

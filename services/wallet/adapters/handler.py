@@ -7,13 +7,13 @@ dead letter with the reason in headers (shared/records.py); nothing here raises 
 """
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 
 import orjson
 
 from shared import records
+from shared.input_position import Output
 from shared.events import DecodeError, decode, derived_id, encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.wallet import CommandRejected
@@ -23,15 +23,6 @@ from services.wallet.core.book import WalletBook
 from services.wallet.core import SOURCE, decide, evolve, lookup
 
 HEADERS = records.headers_for("wallet")
-_PLAYER_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
-
-
-@dataclass(frozen=True)
-class Output:
-    dead_letter: bool
-    key: bytes | None
-    value: bytes
-    headers: list[tuple[str, bytes]]
 
 
 @dataclass(frozen=True)
@@ -84,8 +75,8 @@ def handle(partition: WalletBook, key: bytes | None, value: bytes | None, timest
 def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now, position):
     """(output, the rejection event or None for a dead letter)."""
     topic, partition, offset = position
-    player_id = error.readable("player_id")
-    if isinstance(player_id, str) and _PLAYER_ID.match(player_id) and (key is None or key == player_id.encode()):
+    player_id = error.readable_player(key)
+    if player_id is not None:
         cause = derived_id("wallet", "undecodable", topic, partition, offset)
         transaction_id = _uuid_or(error.readable("transaction_id"), cause)
         rejection = CommandRejected(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 from services.wallet.core.memory import RETENTION_MS
 from services.wallet.core.state import PlayerState, Remembered, WalletState

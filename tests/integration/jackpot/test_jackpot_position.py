@@ -18,6 +18,7 @@ from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
 from services.jackpot.adapters import runner
+from shared import loop
 from services.jackpot.adapters.history import read_all
 
 STJERNE = load_pools().network("stjernestoev")
@@ -63,7 +64,7 @@ async def _run(config: runner.JackpotConfig, until, then=None) -> runner.Stats:
 
 
 def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_nothing(topics, kafka_bootstrap, make_producer, monkeypatch):
-    monkeypatch.setattr(runner, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
+    monkeypatch.setattr(loop, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
     prefix, writer = topics, make_producer()
     commands = prefix + JACKPOT_COMMANDS
     config = runner.JackpotConfig(

@@ -33,7 +33,7 @@ def _record(value, key=b"diamond-mystery", writer="spin"):
 def test_a_record_that_is_not_a_command_is_a_dead_letter_with_its_reason_and_origin():
     code, reason = to_incoming(_record(b"{broken"))
     assert code == "UNDECODABLE"
-    letter = dead_letter_record("jackpot.commands.dlq", _record(b"{broken"), code, reason)
+    letter = dead_letter_record(_record(b"{broken"), code, reason)
     assert letter.value == b"{broken"
     origin = origin_of(letter.headers)
     assert (origin.topic, origin.partition, origin.offset) == ("jackpot.commands", 0, 7)

@@ -10,7 +10,8 @@ from shared.events import jackpot as jp
 
 from jackpot_builders import DIAMOND, Network, admin, claim, contribute
 from services.jackpot.core.decide import new_network
-from services.jackpot.core.state import evolve, forget_before
+from services.jackpot.core.evolve import evolve
+from services.jackpot.core.state import forget_before
 
 
 def _random_commands(rng: random.Random, count: int) -> list:

@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 from shared.input_position import POSITION_HEADER, carries_position, recorded_position, undecided, with_position
 
-from services.jackpot.adapters.records import OutRecord, dead_letter_record
-from services.wallet.adapters.handler import Output
+from shared.input_position import Output
+
+from services.jackpot.adapters.records import dead_letter_record
 
 
 def event(value: bytes) -> Output:
@@ -42,11 +43,11 @@ def test_a_record_without_the_header_records_no_position():
 def test_the_jackpots_last_event_carries_the_position_and_its_dead_letters_none():
     source = SimpleNamespace(key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9,
                              headers=[])
-    letter = dead_letter_record("jackpot.commands.dlq", source, "UNDECODABLE", "not json")
-    events = [OutRecord("jackpot.events", b"stjernestoev", value, [("content-type", b"json")]) for value in (b"a", b"b")]
+    letter = dead_letter_record(source, "UNDECODABLE", "not json")
+    events = [Output(False, b"stjernestoev", value, [("content-type", b"json")]) for value in (b"a", b"b")]
     marked = with_position([events[0], letter, events[1], letter], 10)
     assert [recorded_position(out.headers) for out in marked] == [None, None, 10, None]
-    assert marked[2].topic == "jackpot.events" and marked[2].headers[0] == ("content-type", b"json")
+    assert marked[2].value == b"b" and marked[2].headers[0] == ("content-type", b"json")
     assert letter.dead_letter and not events[0].dead_letter
     assert with_position([letter], 10) == [letter]
 

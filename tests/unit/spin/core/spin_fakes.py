@@ -8,6 +8,7 @@ from typing import Any
 from services.spin.core.catalog import Catalog
 from services.spin.core.effects import Context
 from games import GameResult
+from games.registry import UnknownModel
 from games.rng import SpinRng
 from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time
@@ -92,15 +93,21 @@ def seed_for(predicate, game) -> bytes:
     raise AssertionError("no seed found")
 
 
-def make_context(seeds: Seeds | None = None, slot: SeedReadingSlot | None = None) -> Context:
+def make_context(seeds: Seeds | None = None, slot: SeedReadingSlot | None = None, shipped: bool = True) -> Context:
+    """`shipped=False`: the recorded model version is not in this build (its spins cannot be played)."""
     games = {"rising-joker": slot or SeedReadingSlot(), "stjernestoev": RingGame()}
     pools = load_pools()
 
     def engine(game: str):
         return games[game]
 
+    def engine_for_model(game: str, version: str):
+        if not shipped:
+            raise UnknownModel(f"{game} has no released model {version!r}")
+        return games[game]
+
     return Context(
-        catalog=Catalog(engine, lambda game, version: games[game], pools.network_for_game),
+        catalog=Catalog(engine, engine_for_model, pools.network_for_game),
         token_problem=lambda token, player, now_ms: None if token == GOOD_TOKEN else "bad signature",
         draw_seed=seeds or Seeds(),
     )

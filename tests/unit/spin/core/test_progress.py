@@ -1,4 +1,6 @@
 """From the debit to the answer: seed journaled first, contribution then claims, one settlement, one answer."""
+import pytest
+
 from services.spin.core.book import SpinBook
 from services.spin.core.progress import on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
@@ -78,13 +80,20 @@ def test_a_refused_debit_answers_with_the_wallets_code_and_a_late_repeat_gets_th
     assert only(on_request(book, ctx, raw, b"p-1", NOW_MS, 0, 1).outputs, "answer").value == answer.value
 
 
-def test_a_spin_the_engine_cannot_play_is_refunded_before_anything_is_contributed():
-    book, ctx = SpinBook(), make_context(slot=SeedReadingSlot(fail=True))
+def test_a_spin_whose_model_is_not_in_this_build_is_refunded_before_anything_is_contributed():
+    book, ctx = SpinBook(), make_context(shipped=False)
     _, asked = accept(book, ctx)
     effects = on_wallet_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     assert [out.kind for out in effects.outputs] == ["refund"]
     answer = on_wallet_event(book, ctx, refunded_for(only(effects.outputs, "refund")), NOW_MS)
     assert decoded(only(answer.outputs, "answer")).code == "WAGER_REFUNDED"
+
+
+def test_an_engine_that_breaks_while_playing_stops_the_service_instead_of_refunding():
+    book, ctx = SpinBook(), make_context(slot=SeedReadingSlot(fail=True))
+    _, asked = accept(book, ctx)
+    with pytest.raises(RuntimeError, match="engine broken"):
+        on_wallet_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
 
 
 def test_wallet_facts_about_other_transactions_change_nothing():

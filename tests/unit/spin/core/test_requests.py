@@ -91,3 +91,18 @@ def test_a_record_keyed_by_another_player_is_refused():
     book, ctx = SpinBook(), make_context()
     effects = on_request(book, ctx, request_bytes(player="p-1")[1], b"p-2", NOW_MS, 0, 0)
     assert rejection_code(effects) == "INVALID_REQUEST"
+
+
+def test_a_request_whose_player_cannot_be_read_is_answered_to_the_player_its_key_names():
+    book, ctx = SpinBook(), make_context()
+    effects = on_request(book, ctx, b'[1, 2, 3]', b"p-keyed", NOW_MS, 2, 43)
+    assert [out.kind for out in effects.outputs] == ["dlq", "answer"]
+    answer = decoded(only(effects.outputs, "answer"))
+    assert (answer.player_id, answer.code) == ("p-keyed", "INVALID_REQUEST")
+
+
+def test_a_non_ascii_player_id_is_never_answered_to():
+    book, ctx = SpinBook(), make_context()
+    broken = '{"type": "reelstream.spin.requested.v1", "data": {"player_id": "été", "stake_minor": "ten"}}'.encode()
+    effects = on_request(book, ctx, broken, "été".encode(), NOW_MS, 2, 44)
+    assert [out.kind for out in effects.outputs] == ["dlq"]

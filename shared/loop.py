@@ -1,0 +1,262 @@
+"""The one transactional loop of the money path: `<x>.commands` → decide per partition → one Kafka transaction per
+partition and polled batch holding the batch's events (on the command's partition number), its dead letters and its
+input position.
+
+A transactional producer per input partition (`transactional_id` = group + partition): a restarted or new owner
+fences its predecessor and aborts whatever it left open, so a crash anywhere in a batch leaves nothing visible to
+read_committed readers and the batch is decided again from the committed state. The input position commits with the
+events (shared/input_position.py); only a batch without events commits its offset inside the transaction. Any failure
+in a batch or a restore stops the process unacked: the in-memory state may be ahead of what Kafka committed, and the
+restarted process rebuilds it from the events. Correctness still rests on deterministic, idempotent decisions.
+
+Pipelined (the wallet): while a partition's batch is being committed (broker round trips), the next polled batch is
+decided (CPU); transactions of one partition stay strictly in order, at most one waits behind the one in flight.
+Not pipelined (the jackpot): each batch is decided and committed under `lock`, so whoever holds the lock (the meter
+publisher) sees only committed state. A service provides its state per partition through `PartitionService`.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+
+from shared import observability
+from shared.crash import crash_point
+from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+
+log = logging.getLogger("reelstream.loop")
+EXIT_STOPPED = 70
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    bootstrap: str
+    commands_topic: str
+    events_topic: str
+    dlq_topic: str
+    group_id: str
+    service: str  # the client id suffix and the prefix of the crash hooks ("wallet" -> "wallet.mid_transaction")
+    batch_max: int = 2000
+    poll_ms: int = 50
+    session_timeout_ms: int = 10_000
+    pipelined: bool = False
+    # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
+    # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
+    producer_batch_bytes: int = 512 * 1024
+
+
+@dataclass
+class LoopStats:
+    records: int = 0
+    batches: int = 0
+    events: int = 0
+    dead_letters: int = 0
+    decide_s: float = 0.0  # CPU-bound part of the batches
+    commit_s: float = 0.0  # waiting for earlier batches to commit (back-pressure)
+    # time.perf_counter() when the first batch started and the latest batch was committed (for benchmarks).
+    first_batch_s: float = 0.0
+    last_commit_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Restored(Generic[S]):
+    """A partition's state as its events left it, the input position they recorded (None: none), and a report."""
+
+    state: S
+    commands_offset: int | None
+    report: Any = None
+
+
+class PartitionService(Protocol[S]):
+    """What a service gives the loop: its restore, its decisions, and what it does around commits."""
+
+    async def restore(self, partition: int) -> Restored[S]: ...
+
+    def decide(self, partition: int, state: S, records: list[Any]) -> list[Output]:
+        """The batch's outputs (events and dead letters), the state evolved by its events."""
+
+    def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
+        """The batch's transaction committed; `event_offsets` are the events' offsets in the events topic."""
+
+    def quiet(self, partition: int, state: S, force: bool = False) -> None:
+        """Nothing of the partition is in flight (its state is what Kafka committed): e.g. write a snapshot."""
+
+    def snapshot_due(self, partition: int, state: S) -> bool: ...
+
+    async def acquired(self, restored: dict[int, Restored[S]]) -> None: ...
+
+    def released(self, partition: int, state: S) -> None: ...
+
+
+class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
+    def __init__(self, config: LoopConfig, service: PartitionService[S], stats: LoopStats | None = None) -> None:
+        self.config, self.service = config, service
+        self.stats = stats if stats is not None else LoopStats()
+        self.states: dict[int, S] = {}
+        self.producers: dict[int, AIOKafkaProducer] = {}
+        # Held while deciding (and, not pipelined, committing): a rebalance waits for decisions and their commits.
+        self.lock = asyncio.Lock()
+        # The latest commit of each partition (each awaits its predecessor before opening its transaction).
+        self._inflight: dict[int, asyncio.Task] = {}
+        self._consumer: AIOKafkaConsumer | None = None
+        self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
+
+    async def run(self, stop: asyncio.Event) -> LoopStats:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
+            client_id=f"reelstream-{self.config.service}", session_timeout_ms=self.config.session_timeout_ms,
+            heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4), max_poll_interval_ms=300_000,
+            rebalance_timeout_ms=30_000, **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
+        )
+        self._consumer = consumer
+        observability.watch(consumer)
+        consumer.subscribe([self.config.commands_topic], listener=self)
+        await consumer.start()
+        pacing = FetchPacing.from_env()
+        try:
+            while not stop.is_set():
+                polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
+                pacing.after_poll(consumer, bool(polled))
+                observability.consumed(polled)
+                if polled:
+                    async with self.lock:
+                        await _guarded(self._process(consumer, polled))
+                await self._positions.commit_group_if_due(consumer, self.states, log)
+        finally:
+            async with self.lock:
+                await self._settle(list(self._inflight))
+            await consumer.stop()
+            await self.release(list(self.states))
+        return self.stats
+
+    async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
+        if not self.stats.batches:
+            self.stats.first_batch_s = time.perf_counter()
+        previous, polled_at = [], time.perf_counter()
+        for tp, records in polled.items():
+            state = self.states.get(tp.partition)
+            if state is None:  # fetched before this partition was restored (or after it was revoked)
+                if tp in consumer.assignment():
+                    consumer.seek(tp, records[0].offset)
+                continue
+            records = self._positions.take(tp.partition, records)
+            if not records:
+                continue
+            before = self._inflight.get(tp.partition)
+            if before is not None and self.service.snapshot_due(tp.partition, state):
+                await before  # the partition's state must be committed state: drain it first
+                self.service.quiet(tp.partition, state)
+            started = time.perf_counter()
+            with observability.handler_timer():
+                outputs = self.service.decide(tp.partition, state, records)
+            self.stats.records += len(records)
+            self.stats.decide_s += time.perf_counter() - started
+            commit = asyncio.create_task(_guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at)))
+            self._inflight[tp.partition] = commit
+            if self.config.pipelined:
+                previous.append(before)
+            else:
+                await commit
+        # Back-pressure: the batches decided before these are committed before the next poll is decided.
+        started = time.perf_counter()
+        await asyncio.gather(*(task for task in previous if task is not None))
+        self.stats.commit_s += time.perf_counter() - started
+
+    async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int,
+                      outputs: list[Output], polled_at: float) -> None:
+        if before is not None:
+            await before
+        prefix = self.config.service
+        producer, state = self.producers[tp.partition], self.states[tp.partition]
+        outputs = with_position(outputs, next_offset)
+        crash_point(f"{prefix}.before_transaction")
+        async with observability.commit_timer(), producer.transaction():
+            futures = [await producer.send(
+                self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
+                headers=out.headers, partition=None if out.dead_letter else tp.partition,  # co-partitioned by key
+            ) for out in outputs]
+            crash_point(f"{prefix}.mid_transaction")  # sent, maybe not acknowledged, nothing committed
+            written = await asyncio.gather(*futures)
+            for _ in written:
+                crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
+            if not carries_position(outputs):  # no event to carry the position: dead letters (or nothing) alone
+                await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+        crash_point(f"{prefix}.after_commit")
+        self._positions.committed(tp.partition, next_offset)
+        for out in outputs:
+            observability.produced(self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value,
+                                   out.headers)
+        observability.batch_done(polled_at)
+        event_offsets = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
+        self.stats.batches += 1
+        self.stats.events += len(event_offsets)
+        self.stats.dead_letters += len(outputs) - len(event_offsets)
+        self.stats.last_commit_s = time.perf_counter()
+        self.service.committed(tp.partition, state, next_offset, event_offsets)
+        if self._inflight.get(tp.partition) is asyncio.current_task():  # nothing decided beyond this commit
+            self.service.quiet(tp.partition, state)
+
+    async def _settle(self, partitions: list[int]) -> None:
+        """Wait until every decided batch of these partitions is committed."""
+        tasks = [self._inflight.pop(partition) for partition in partitions if partition in self._inflight]
+        await asyncio.gather(*tasks)
+
+    async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
+        async with self.lock:
+            await _guarded(self.acquire(sorted({tp.partition for tp in assigned} - set(self.states))))
+
+    async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        async with self.lock:  # the batches in hand are committed first
+            await self._settle([tp.partition for tp in revoked])
+            observability.revoked([tp.partition for tp in revoked])
+            await self.release([tp.partition for tp in revoked])
+
+    async def acquire(self, partitions: list[int]) -> None:
+        """Fence and restore the partitions side by side (their reads overlap)."""
+        async with observability.restoring(partitions):
+            restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
+        await self.service.acquired(dict(zip(partitions, restored)))
+
+    async def _acquire_one(self, partition: int) -> Restored[S]:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self.config.bootstrap, client_id=f"reelstream-{self.config.service}",
+            transactional_id=f"{self.config.group_id}-p{partition}", max_batch_size=self.config.producer_batch_bytes,
+            **AIOKAFKA_PRODUCER_SAFETY,
+        )
+        await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
+        self.producers[partition] = producer
+        restored = await self.service.restore(partition)
+        if self._consumer is not None:  # else restored outside the loop (tools, tests): nothing to position
+            await self._positions.resume(self._consumer, partition, restored.commands_offset)
+        # No await between the seek and this: the loop re-seeks a partition it has no state for.
+        self.states[partition] = restored.state
+        return restored
+
+    async def release(self, partitions: list[int]) -> None:
+        for partition in partitions:
+            state = self.states.pop(partition, None)
+            self._positions.forget(partition)
+            if state is not None:
+                self.service.quiet(partition, state, force=True)  # a restart or the next owner folds only the tail
+                self.service.released(partition, state)
+            producer = self.producers.pop(partition, None)
+            if producer is not None:
+                await producer.stop()
+
+
+async def _guarded(work) -> None:
+    """Any failure inside a batch or a restore stops the process unacked, never skipping a record."""
+    try:
+        await work
+    except Exception as error:  # noqa: BLE001 - stop, never skip
+        log.exception("stopping: %r", error)
+        sys.stderr.flush()
+        os._exit(EXIT_STOPPED)
