@@ -205,3 +205,24 @@ def describe(admin, names: list[str]) -> list[dict[str, Any]]:
             }
         )
     return result
+
+
+def group_membership(environ: Mapping[str, str] | None = None, session_timeout_ms: int | None = None) -> dict[str, Any]:
+    """How the services' consumers take part in their groups: one place for the wallet, jackpot and spin loops.
+
+    REELSTREAM_KAFKA_SESSION_TIMEOUT_MS (default 10 s): how long a silent member keeps its partitions.
+    REELSTREAM_INSTANCE_ID (unset by default): static membership (KIP-345), e.g. a StatefulSet pod name; a member that
+    restarts with the same id inside the session timeout gets its partitions back without a rebalance (aiokafka sends
+    no LeaveGroup for a static member, so a stopped one holds them until the timeout). Two live processes must never
+    share an id: the second fences the first.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    session_ms = session_timeout_ms or int(env.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
+    options: dict[str, Any] = {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
+                               "max_poll_interval_ms": 300_000, "rebalance_timeout_ms": 30_000}
+    instance = env.get("REELSTREAM_INSTANCE_ID", "").strip()
+    if instance:
+        options["group_instance_id"] = instance
+    return options

@@ -29,7 +29,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from shared import observability
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, group_membership,
+                          service_fetch_options)
 
 log = logging.getLogger("reelstream.loop")
 EXIT_STOPPED = 70
@@ -46,7 +47,7 @@ class LoopConfig:
     service: str  # the client id suffix and the prefix of the crash hooks ("wallet" -> "wallet.mid_transaction")
     batch_max: int = 2000
     poll_ms: int = 50
-    session_timeout_ms: int = 10_000
+    session_timeout_ms: int | None = None  # None: shared.kafka.group_membership's (environment or 10 s)
     pipelined: bool = False
     # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
     # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
@@ -109,12 +110,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
+    def busy(self) -> bool:
+        """Whether a decided batch is still being committed (benchmarks and tests wait for a quiet loop)."""
+        return any(not task.done() for task in self._inflight.values())
+
     async def run(self, stop: asyncio.Event) -> LoopStats:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.config.bootstrap, group_id=self.config.group_id,
-            client_id=f"reelstream-{self.config.service}", session_timeout_ms=self.config.session_timeout_ms,
-            heartbeat_interval_ms=max(500, self.config.session_timeout_ms // 4), max_poll_interval_ms=300_000,
-            rebalance_timeout_ms=30_000, **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
+            client_id=f"reelstream-{self.config.service}", **group_membership(None, self.config.session_timeout_ms),
+            **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
         observability.watch(consumer)

@@ -7,6 +7,8 @@ scheme of the trust boundary (docs/security.md) plugs into `provenance_problem` 
 """
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -85,7 +87,9 @@ def _written_by(expected: str, headers) -> str | None:
     writer = writer_of(headers)
     if writer == expected:
         return None
-    return f"written by {writer!r}, only {expected!r} writes this" if writer else f"no writer id; only {expected!r} writes this"
+    if writer:
+        return f"written by {writer!r}, only {expected!r} writes this"
+    return f"no writer id; only {expected!r} writes this"
 
 
 def peek_type(value: bytes | None) -> str | None:
@@ -122,7 +126,21 @@ def dead_letter(logical_topic: str, physical_topic: str, record, *, code: str, r
         code, reason, field, topic=physical_topic, partition=record.partition, offset=record.offset,
         consumer=consumer, original=headers_for(consumer, original),
     )
-    return DeadLetter(dlq_name(logical_topic), record.key, record.value if record.value is not None else b"", headers)
+    value = redacted(record.value) if record.value is not None else b""
+    return DeadLetter(dlq_name(logical_topic), record.key, value, headers)
+
+
+# A bearer token as a JSON string value, wherever the record puts it (the record may be no valid JSON at all).
+_TOKEN_FIELD = re.compile(rb'("session_token"\s*:\s*")((?:[^"\\]|\\.)*)(")')
+
+
+def redacted(value: bytes) -> bytes:
+    """The record's bytes with every session token replaced by its SHA-256: dead letters are kept forever, bearer
+    tokens must not be (the hash still lets ops match a dead letter to a client's log)."""
+    if b"session_token" not in value:
+        return value
+    return _TOKEN_FIELD.sub(lambda m: m.group(1) + b"sha256:" + hashlib.sha256(m.group(2)).hexdigest().encode()
+                            + m.group(3), value)
 
 
 def undecodable(logical_topic: str, physical_topic: str, record, error: DecodeError, *, consumer: str) -> DeadLetter:

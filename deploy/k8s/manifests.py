@@ -30,7 +30,8 @@ def kafka_resources() -> list[dict[str, Any]]:
         "spec": {
             "replicas": 3, "roles": ["controller", "broker"],
             "storage": {"type": "jbod", "volumes": [
-                {"id": 0, "type": "persistent-claim", "size": "100Gi", "deleteClaim": False, "kraftMetadata": "shared"}]},
+                {"id": 0, "type": "persistent-claim", "size": "100Gi", "deleteClaim": False,
+                 "kraftMetadata": "shared"}]},
             "resources": {"requests": {"cpu": "1", "memory": "4Gi"}, "limits": {"memory": "4Gi"}},
         },
     }

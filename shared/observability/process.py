@@ -141,7 +141,8 @@ def consumed(batch: Mapping[Any, list]) -> None:
 def produced(topic: str, value: bytes | None, headers=()) -> None:
     """One record written: records out per topic, and a refusal's code or a dead letter's reason. Per record on
     the hot path: the counter is looked up once per topic, the bytes searched once for a refusal."""
-    counter = _records_out.get(topic) or _records_out.setdefault(topic, metrics.RECORDS_OUT.labels(PROCESS.service, topic))
+    counter = _records_out.get(topic) or _records_out.setdefault(
+        topic, metrics.RECORDS_OUT.labels(PROCESS.service, topic))
     counter.inc()
     if topic.endswith(".dlq"):
         found = dict(headers or ())

@@ -43,7 +43,7 @@ class JackpotConfig:
     batch_max: int = 2000
     poll_ms: int = 50
     meter_interval_s: float = 0.5
-    session_timeout_ms: int = 10_000
+    session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
         return LoopConfig(bootstrap=self.bootstrap, commands_topic=self.commands_topic, events_topic=self.events_topic,
@@ -100,7 +100,8 @@ class JackpotService:
         for record in records:
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
                 incoming = to_incoming(record)
-            traces.add(traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None))
+            traces.add(traced, None if isinstance(incoming, tuple)
+                       else getattr(incoming.command.data, "request_id", None))
             if isinstance(incoming, tuple):
                 outputs.append(dead_letter_record(record, *incoming))
                 continue

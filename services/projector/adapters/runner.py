@@ -134,7 +134,8 @@ class Projector:
         pool = kafka_io.decode_pool(self.config.decode_workers)
         observability.watch(kafka)
         try:
-            async with observability.restoring() as restored:  # positions from Postgres: ready once caught up from there
+            # Positions from Postgres: ready once caught up from there.
+            async with observability.restoring() as restored:
                 partitions = await self._start(kafka, dlq, pool)
                 restored.extend(tp.partition for tp in partitions)
             if until_end:

@@ -91,4 +91,5 @@ class JackpotAnswerRouter:
                                              headers=letter.headers)]
         return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
                                          key=answer.data.player_id.encode(),
-                                         headers=records.headers_for("spin", observability.forward_headers(record.headers)))]
+                                         headers=records.headers_for(
+                                             "spin", observability.forward_headers(record.headers)))]

@@ -35,7 +35,8 @@ from shared import observability
 from shared.crash import crash_point
 from shared import records
 from shared.events import DecodeError, decode, may_be
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, service_fetch_options
+from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, group_membership,
+                          service_fetch_options)
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -55,9 +56,7 @@ FINAL_COMMIT_TIMEOUT_S = 5.0
 
 
 def consumer_timeouts(environ=os.environ) -> dict[str, int]:
-    session_ms = int(environ.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
-    return {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
-            "max_poll_interval_ms": 120_000, "rebalance_timeout_ms": 30_000, **service_fetch_options(environ)}
+    return {**group_membership(environ), **service_fetch_options(environ)}
 
 
 class SpinRunner(ConsumerRebalanceListener):
@@ -184,10 +183,12 @@ class SpinRunner(ConsumerRebalanceListener):
         logical = self.logical[tp.topic]
         with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
-                found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset)
+                found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition,
+                                   record.offset)
             else:
                 found = self._handle_event(logical, book, record)
-        effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal)
+        effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced)
+                               for out in found.journal)
         effects.outputs.extend(_dead_letter(logical, record, out) if out.refused else
                                replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
                                        headers=out.headers + traced)

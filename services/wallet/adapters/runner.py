@@ -36,7 +36,7 @@ class WalletConfig:
     snapshot_dir: Path | None
     batch_max: int = 2000
     poll_ms: int = 50
-    session_timeout_ms: int = 8_000
+    session_timeout_ms: int | None = None
     snapshot_every_records: int = 20_000
     snapshot_every_s: float = 30.0
 

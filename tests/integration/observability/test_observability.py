@@ -144,7 +144,8 @@ def traffic(platform):
     while time.monotonic() < deadline:
         after = {name: scrape(url) for name, url in urls.items()}
         if (total(after["wallet"], "reelstream_dead_letters_total") >= 1
-                and total(after["projector"], "reelstream_records_in_total", topic=platform["prefix"] + "spin.events") >= 6
+                and total(after["projector"], "reelstream_records_in_total",
+                          topic=platform["prefix"] + "spin.events") >= 6
                 and all(total(after[n], "reelstream_consumer_lag") == 0 for n in SERVICES)):
             break
         time.sleep(0.5)

@@ -83,7 +83,7 @@ def test_nothing_untrusted_or_malformed_is_applied_folded_or_fatal(platform):
             platform.services[name].stop()
             platform.start(name).wait_ready(120)  # a restore that met the forgeries
 
-        last = client.spin(PLAYER, "rising-joker", 100, "EUR", token_for(PLAYER))
+        last = client.spin(PLAYER, "rising-joker", 100, "EUR", token_for(PLAYER), timeout_s=60)
         assert isinstance(last, Settled)
         assert last.balance_after_minor == after_attack.balance_after_minor - 100 + last.win_minor
 

@@ -135,7 +135,7 @@ def test_each_service_runs_bounded_by_its_partitions_with_probes_requests_and_a_
         assert len(budgets) == 1, name
     monitor = next(r for r in resources if r["kind"] == "ServiceMonitor")
     services = [r for r in resources if r["kind"] == "Service"]
-    selected = [s for s in services
-                if all(s["metadata"]["labels"].get(k) == v for k, v in monitor["spec"]["selector"]["matchLabels"].items())]
+    wanted = monitor["spec"]["selector"]["matchLabels"].items()
+    selected = [s for s in services if all(s["metadata"]["labels"].get(k) == v for k, v in wanted)]
     assert len(selected) == 4
     assert all(s["spec"]["ports"][0]["name"] == monitor["spec"]["endpoints"][0]["port"] for s in selected)

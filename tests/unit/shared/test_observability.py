@@ -128,7 +128,8 @@ def test_a_span_continues_the_incoming_trace_and_hands_its_own_traceparent_on(re
 def test_without_an_exporter_nothing_is_added_to_the_outputs():
     from shared.observability.tracing import consume_span
 
-    with consume_span("spin spin.requests", [("traceparent", b"00-" + b"1" * 32 + b"-" + b"2" * 16 + b"-01")], 0) as out:
+    incoming = [("traceparent", b"00-" + b"1" * 32 + b"-" + b"2" * 16 + b"-01")]
+    with consume_span("spin spin.requests", incoming, 0) as out:
         assert out == ()
 
 

@@ -1,0 +1,113 @@
+"""A spin service restored from its topics holds exactly the books the live one built.
+
+Scenario: the wallet and jackpot run as processes; the spin runner and its answer router run in this process on the
+real broker. Players of both games spin (Stjernestøv players carry bonus-ring state from spin to spin), some requests
+are sent twice, some are refused. Then the partitions' books are rebuilt from spin.journal, spin.events and
+spin.jackpot-answers alone and compared with the live books request by request, game state by game state.
+"""
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from reelstream.client import Rejected, Settled
+from services.spin.adapters.rebuild import rebuild_books
+from services.spin.adapters.router import JackpotAnswerRouter
+from services.spin.adapters.runner import SpinRunner, producer_for
+from services.spin.adapters.seeds import os_seed
+from services.spin.core import fold
+from services.spin.core.catalog import registry_catalog
+from services.spin.core.effects import Context
+from shared.config import load_settings
+from shared.topic_admin import delete_prefixed, ensure_topics
+
+from conftest import SERVICE_ENV, Platform, client_for
+
+WAIT_S = 90
+
+
+@pytest.fixture
+def half_platform(kafka_bootstrap, tmp_path):
+    """Wallet and jackpot as processes on fresh topics; the spin service is the test's own."""
+    prefix = f"t{uuid.uuid4().hex[:12]}."
+    ensure_topics(kafka_bootstrap, prefix=prefix)
+    env = {**SERVICE_ENV, "REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
+    platform = Platform(kafka_bootstrap, prefix, tmp_path, env)
+    for name in ("wallet", "jackpot"):
+        platform.start(name).wait_ready(120)
+    yield platform
+    for service in platform.services.values():
+        service.stop()
+    delete_prefixed(kafka_bootstrap, prefix)
+
+
+def _book_view(book, catalog) -> dict:
+    """What a book means: every request's state machine and answer, and each player's game state."""
+    records = {
+        request_id: (record.fingerprint, record.accepted, record.seed_hex, record.model_version, record.state_before,
+                     record.answer, record.answer_code, record.operator_id, record.requested_at_ms,
+                     {claim: answer and (answer.tier, answer.amount_minor, answer.rejection_code)
+                      for claim, answer in record.claims.items()})
+        for request_id, record in book.records.items()
+    }
+    players = {key for key in book.game_states}
+    games = {key: fold.game_state(book, catalog, *key) for key in sorted(players)}
+    in_flight = {key: flying for key, flying in book.in_flight.items() if flying}
+    return {"records": records, "games": games, "in_flight": in_flight}
+
+
+def _spins(client, players: list[tuple[str, str, int, str]]) -> list:
+    answers = []
+    for round_ in range(4):
+        for player, game, stake, currency in players:
+            answers.append(client.spin(player, game, stake, currency, "any-token"))
+    return answers
+
+
+def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
+    settings = load_settings(half_platform.env)
+    catalog = registry_catalog()
+    ctx = Context(catalog=catalog, token_problem=lambda token, player, now_ms: None, draw_seed=os_seed)
+    players = [(f"rj-{n}", "rising-joker", (10, 100, 2000)[n % 3], "EUR") for n in range(4)]
+    players += [(f"sn-{n}", "stjernestoev", (50, 200)[n % 2], "DKK") for n in range(4)]
+
+    async def scenario():
+        producer = producer_for(settings)
+        await producer.start()
+        runner, router, started = SpinRunner(settings, ctx, producer), JackpotAnswerRouter(settings, producer), asyncio.Event()
+        tasks = [asyncio.create_task(runner.run()), asyncio.create_task(router.run(started))]
+        try:
+            await asyncio.wait_for(runner.assigned.wait(), WAIT_S)
+            await asyncio.wait_for(started.wait(), WAIT_S)
+            answers = await asyncio.to_thread(_play, half_platform, players)
+            async with runner.lock:
+                await runner._drain()
+                live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
+            rebuilt = await rebuild_books(settings, catalog, sorted(live))
+            return answers, live, {partition: _book_view(book, catalog) for partition, book in rebuilt.items()}
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await producer.stop()
+
+    answers, live, rebuilt = asyncio.run(scenario())
+    assert sum(isinstance(answer, Settled) for answer in answers) >= len(players) * 3
+    assert sum(len(view["records"]) for view in live.values()) >= len(players) * 4
+    assert rebuilt == live
+
+
+def _play(platform, players) -> list:
+    with client_for(platform) as client:
+        for player, _, _, currency in players:
+            client.deposit(player, 1_000_000, currency)
+        answers = _spins(client, players)
+        repeat = answers[0]
+        again = client.spin(players[0][0], players[0][1], players[0][2], players[0][3], "any-token",
+                            request_id=repeat.request_id)
+        assert again.request_id == repeat.request_id
+        refused = client.spin(players[0][0], players[0][1], 7, players[0][3], "any-token")
+        assert isinstance(refused, Rejected)
+        return answers + [again, refused]

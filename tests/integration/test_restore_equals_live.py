@@ -1,0 +1,134 @@
+"""A fresh instance restored from the topics holds exactly the state the live instance built, for each service.
+
+Scenario: the wallet and the jackpot each run in this process on the shared loop, on fresh prefixed topics, and take
+real traffic through the broker (deposits, wagers and their settlements; contributions, claims and an admin
+command), some of it repeated and some of it refused. Once every command is decided and committed, a second instance
+— which never saw the traffic — restores each partition from the events alone; its state must equal the live one.
+"""
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import asdict
+from datetime import datetime, timezone
+
+import pytest
+
+from shared import records
+from shared.events import encode, envelope
+from shared.events import jackpot as jp
+from shared.events.wallet import Withdraw
+from shared.kafka import producer
+from shared.pools import load_pools
+from shared.topic_admin import delete_prefixed, ensure_topics
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, WALLET_COMMANDS, WALLET_EVENTS, dlq_name
+
+from services.jackpot.adapters.runner import JackpotConfig, JackpotService
+from services.wallet.adapters.runner import WalletConfig, WalletService
+from wallet.wallet_harness import wager_commands
+
+WAIT_S = 90
+DIAMOND = load_pools().network("diamond-mystery")
+
+
+@pytest.fixture
+def prefix(kafka_bootstrap: str):
+    name = f"live-{uuid.uuid4().hex[:12]}."
+    ensure_topics(kafka_bootstrap, prefix=name)
+    yield name
+    delete_prefixed(kafka_bootstrap, name)
+
+
+def _send(bootstrap: str, topic: str, commands: list, *, repeat_every: int = 7) -> int:
+    """Every command once (as the spin service would send them), every `repeat_every`-th twice; how many records."""
+    writer = producer(bootstrap, client_id="restore-it")
+    sent = 0
+    now = datetime.now(timezone.utc)
+    for index, data in enumerate(commands):
+        message = envelope(data, source="restore-it", time=now)
+        for _ in range(2 if index % repeat_every == 0 else 1):
+            writer.send(topic, key=message.key, value=encode(message), headers=records.headers_for("spin"))
+            sent += 1
+    writer.flush(30)
+    writer.close(10)
+    return sent
+
+
+async def _run_until(service, stop: asyncio.Event, done) -> asyncio.Task:
+    task = asyncio.create_task(service.run(stop))
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while not done():
+        assert not task.done(), "the service stopped"
+        assert asyncio.get_running_loop().time() < deadline, f"the service did not get there in {WAIT_S} s"
+        await asyncio.sleep(0.1)
+    return task
+
+
+def _book_view(book) -> dict:
+    """What a wallet book holds. Left out: its snapshot counter, and its wallet.events read position, which the live
+    book sets past its last event and a restore past the partition's end (the transaction's commit marker)."""
+    return {"players": book.players, "memory": book.memory, "fifo": list(book.fifo),
+            "commands_offset": book.commands_offset}
+
+
+def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstrap, prefix, tmp_path):
+    config = WalletConfig(bootstrap=kafka_bootstrap, commands_topic=prefix + WALLET_COMMANDS,
+                          events_topic=prefix + WALLET_EVENTS, dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
+                          group_id=prefix + "reelstream-wallet", snapshot_dir=None, batch_max=25)
+    commands = wager_commands(players=12, wagers=6)
+    commands += [Withdraw(transaction_id=uuid.uuid4(), player_id="it-player-0", amount_minor=10**6, currency="EUR")]
+    sent = _send(kafka_bootstrap, config.commands_topic, commands)
+
+    async def scenario():
+        live, stop = WalletService(config), asyncio.Event()
+        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
+        fresh = WalletService(config)
+        restored = {partition: (await fresh.restore(partition)).state for partition in sorted(live.loop.states)}
+        views = {partition: _book_view(book) for partition, book in live.loop.states.items()}
+        stop.set()
+        await task
+        return views, {partition: _book_view(book) for partition, book in restored.items()}
+
+    live_views, restored_views = asyncio.run(scenario())
+    assert sum(len(view["players"]) for view in live_views.values()) == 12
+    assert restored_views == live_views
+
+
+def _network_view(state) -> dict:
+    return {**asdict(state), "answers": {key: encode(value) for key, value in state.answers.items()}}
+
+
+def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
+    config = JackpotConfig(bootstrap=kafka_bootstrap, commands_topic=prefix + JACKPOT_COMMANDS,
+                           events_topic=prefix + JACKPOT_EVENTS, meters_topic=prefix + JACKPOT_METERS,
+                           dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS), group_id=prefix + "reelstream-jackpot",
+                           batch_max=40)
+    commands = []
+    for index in range(150):
+        stake = (10, 20, 100, 2000)[index % 4]
+        commands.append(jp.Contribute(network_id=DIAMOND.network_id, contribution_id=uuid.uuid4(), game="rising-joker",
+                                      currency="EUR", stake_minor=stake,
+                                      contribution_micro=DIAMOND.wager_contribution_micro(stake),
+                                      breakage_micro=index * 997 % 1_000_000, player_id=f"p-{index % 9}",
+                                      operator_id=f"op-{index % 2}"))
+        if index % 50 == 49:
+            commands.append(jp.Claim(network_id=DIAMOND.network_id, claim_id=uuid.uuid4(), request_id=uuid.uuid4(),
+                                     player_id="p-1", game="rising-joker", tier="green", currency="EUR",
+                                     stake_minor=100, operator_id="op-0"))
+    commands.append(jp.Contribute(network_id=DIAMOND.network_id, contribution_id=uuid.uuid4(), game="rising-joker",
+                                  currency="EUR", stake_minor=2**49, contribution_micro=0, player_id="p-x"))
+    sent = _send(kafka_bootstrap, config.commands_topic, commands)
+
+    async def scenario():
+        live, stop = JackpotService(config), asyncio.Event()
+        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
+        fresh = JackpotService(config)
+        restored = {partition: (await fresh.restore(partition)).state for partition in sorted(live.states)}
+        views = {p: {n: _network_view(s) for n, s in states.items()} for p, states in live.states.items()}
+        stop.set()
+        await task
+        return views, {p: {n: _network_view(s) for n, s in states.items()} for p, states in restored.items()}
+
+    live_views, restored_views = asyncio.run(scenario())
+    assert any(DIAMOND.network_id in networks for networks in live_views.values())
+    assert restored_views == live_views
