@@ -49,7 +49,7 @@ bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-enc
 -include mk/*.mk
 
 .PHONY: platform-up platform-down run
-platform-up: topics ## Start infra, topics and all four services in the background (no demo)
+platform-up: topics ## Start infra, topics and all services (the monitor too) in the background (no demo)
 	$(WITH_ENV) $(RS) services up
 
 platform-down: venv ## Stop the services and the local infrastructure
@@ -57,4 +57,5 @@ platform-down: venv ## Stop the services and the local infrastructure
 	$(RS) infra down
 
 run: platform-up ## Start everything and play a ~1 minute live demo; Ctrl-C or the end stops everything
+	@echo "live jackpot meters: http://127.0.0.1:$${REELSTREAM_MONITOR_PORT:-8088}/   ops: http://127.0.0.1:$${REELSTREAM_MONITOR_PORT:-8088}/ops"
 	@trap '$(MAKE) --no-print-directory platform-down' EXIT; $(WITH_ENV) $(RS) demo --duration 60

@@ -13,3 +13,10 @@ spin-faults: infra-up ## The full fault run: 2,000+ spins, every crash hook, SIG
 
 bench-spins: topics ## Settled spins/s, messages per spin, p50/p99 at 50 % load vs the Kafka baselines (bench-results/spins.json)
 	$(WITH_ENV) $(RS) bench spins
+
+.PHONY: chaos chaos-long
+chaos: topics ## The CI-sized chaos and fuzz run: 1,000 spins, 5 kills, a broker restart, a PostgreSQL stop, 1,000 hostile records, audit
+	$(WITH_ENV) $(RS) chaos --spins 1000 --kills 5 --fuzz 1000 --out .reelstream/chaos
+
+chaos-long: topics ## The long chaos run: 100,000 spins, 100 kills, 20,000 hostile records; writes docs/chaos/ (commit it)
+	$(WITH_ENV) $(RS) chaos --spins 100000 --kills 100 --fuzz 20000 --clients 8 --out docs/chaos

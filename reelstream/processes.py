@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.readiness import READY_MARKER, ready_line
+from shared.readiness import ready_line
 
-SERVICES = ("wallet", "jackpot", "spin", "projector")
+SERVICES = ("wallet", "jackpot", "spin", "projector", "monitor")
 
 
 @dataclass

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from shared.money import CURRENCIES
 
 LOCAL_KAFKA_BOOTSTRAP = "127.0.0.1:9092"
 LOCAL_DATABASE_URL = "postgresql://reelstream:reelstream@127.0.0.1:5433/reelstream"
@@ -16,6 +19,8 @@ DEDUP_WINDOW_MS = 60 * 60 * 1000
 CLOCK_SKEW_MS = 30 * 1000
 # Request and command topics carry bearer tokens: they keep 7 days, then are deleted.
 COMMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+# The largest cashier deposit per currency without an operator override (REELSTREAM_DEPOSIT_CAP_MINOR_<CURRENCY>).
+DEFAULT_DEPOSIT_CAPS_MINOR = {"EUR": 1_000_000, "DKK": 7_500_000}  # 10,000.00 EUR; 75,000.00 DKK
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,7 @@ class Settings:
     environment: str
     # Prefix of every topic and consumer group name: integration tests run whole services on fresh uuid-named topics.
     topic_prefix: str = ""
+    deposit_caps_minor: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_DEPOSIT_CAPS_MINOR))
 
     def topic(self, name: str) -> str:
         """The real topic name of a contract topic (e.g. "spin.requests") under this deployment's prefix."""
@@ -54,4 +60,16 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         session_secret=secret,
         environment=environment,
         topic_prefix=env.get("REELSTREAM_TOPIC_PREFIX", ""),
+        deposit_caps_minor=deposit_caps_minor(env),
     )
+
+
+def deposit_caps_minor(env: Mapping[str, str]) -> dict[str, int]:
+    """The deposit cap per currency, in minor units; a variable set to a non-positive integer is refused at start."""
+    caps = {}
+    for currency in CURRENCIES:
+        text = env.get(f"REELSTREAM_DEPOSIT_CAP_MINOR_{currency}")
+        caps[currency] = DEFAULT_DEPOSIT_CAPS_MINOR[currency] if text is None else int(text)
+        if caps[currency] <= 0:
+            raise ValueError(f"REELSTREAM_DEPOSIT_CAP_MINOR_{currency} must be a positive integer, got {text!r}")
+    return caps

@@ -25,6 +25,7 @@ from shared.topics import (
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
     JACKPOT_METERS,
+    MONITOR_ALERTS,
     SPIN_EVENTS,
     SPIN_JACKPOT_ANSWERS,
     SPIN_JOURNAL,
@@ -43,6 +44,7 @@ OWNERS: dict[str, str] = {
     WALLET_EVENTS: "wallet",
     JACKPOT_EVENTS: "jackpot",
     JACKPOT_METERS: "jackpot",
+    MONITOR_ALERTS: "monitor",
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {

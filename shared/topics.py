@@ -50,6 +50,9 @@ JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
 # Internal: JackpotWon / ClaimRejected forwarded from the network-keyed jackpot.events to the player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
+# The monitor's integrity alerts (RTP out of its band, pool balances drifting), keyed by the cell or pool they name.
+MONITOR_ALERTS = "monitor.alerts"
+MONITOR_PARTITIONS = 1
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, public=True),
@@ -68,6 +71,7 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
     ),
+    _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, public=True),
 )
 
 

@@ -7,7 +7,7 @@ import typer
 
 app = typer.Typer(no_args_is_help=True)
 
-_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "brokers")
+_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor", "brokers")
 
 for _name in _BENCHES:
     _module_name = f"reelstream.bench.{_name}"
@@ -17,4 +17,5 @@ for _name in _BENCHES:
         if _error.name != _module_name:
             raise
         continue
-    app.command(_name, help=(_module.__doc__ or "").strip().splitlines()[0] if _module.__doc__ else None)(_module.command)
+    _help = (_module.__doc__ or "").strip().splitlines()[0] if _module.__doc__ else None
+    app.command(_name, help=_help)(_module.command)

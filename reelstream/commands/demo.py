@@ -7,8 +7,9 @@ from rich.console import Console
 from shared.config import load_settings
 
 def demo(
-    duration_s: float = typer.Option(60.0, "--duration", help="How long the clients play, in seconds."),
-    players_per_game: int = typer.Option(3, help="Concurrent players per game."),
+    duration_s: float = typer.Option(60.0, "--duration", min=1.0, max=86_400.0,
+                                     help="How long the clients play, in seconds."),
+    players_per_game: int = typer.Option(3, min=1, max=50, help="Concurrent players per game."),
 ) -> None:
     """Deposit for a few players, play both games for about a minute with a live view, then print a summary."""
     from reelstream.demo.runner import run_demo

@@ -5,7 +5,8 @@ import time
 
 import typer
 from rich.console import Console
-from rich.table import Table
+
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 
 from deploy.local import infra
 from deploy.local.exceptions import InfraError
@@ -23,10 +24,11 @@ def _echo(line: str) -> None:
 def up(
     brokers: int = typer.Option(1, min=1, max=9, help="Kafka nodes: 3 starts a KRaft cluster of three brokers "
                                 "(ports --kafka-port + 0, 2, 4; 512 MB heaps; replication 3, min.insync 2)."),
-    kafka_port: int = typer.Option(None, help="First broker port (default 9092)."),
+    kafka_port: int = typer.Option(None, min=1024, max=65000, help="First broker port (default 9092)."),
     postgres_: bool = typer.Option(True, "--postgres/--no-postgres", help="Start PostgreSQL too."),
 ) -> None:
-    """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
+    """Start Kafka (KRaft, 127.0.0.1:9092; --brokers 3: a local three-broker cluster) and PostgreSQL (127.0.0.1:5433);
+    idempotent; writes .reelstream/env."""
     paths = default_paths()
     started = time.monotonic()
     try:
@@ -50,16 +52,14 @@ def down() -> None:
 
 
 @app.command()
-def status() -> None:
-    """Show whether the local servers run and answer."""
+def status(format: Format = FORMAT, units: Units = UNITS) -> None:
+    """Show whether the local servers run and answer; exit 3 when one is stopped."""
     paths = default_paths()
-    table = Table("server", "address", "state")
-    rows = infra.status(paths)
-    for row in rows:
-        table.add_row(*row)
-    _console.print(table)
-    _echo(f"state: {paths.state}  jars: {paths.kafka_libs}")
-    if any(state == "stopped" for _, _, state in rows):
+    rows = [{"server": server, "address": address, "state": state} for server, address, state in infra.status(paths)]
+    columns = [Column("server", "server"), Column("address", "address", "code"), Column("state", "state")]
+    emit(View("servers", columns, rows, notes=[f"state: {paths.state}  jars: {paths.kafka_libs}"]), format, units,
+         _console)
+    if any(row["state"] == "stopped" for row in rows):
         raise typer.Exit(3)
 
 

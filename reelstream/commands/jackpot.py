@@ -1,4 +1,5 @@
-"""`reelstream jackpot ...`: pools (levels, totals, last winners, liability per operator), live meters, admin commands."""
+"""`reelstream jackpot ...`: pools (levels, totals, last winners, liability per operator), wins, live meters, and
+the admin commands."""
 from __future__ import annotations
 
 import time
@@ -7,54 +8,123 @@ from datetime import datetime, timezone
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from shared.config import load_settings
 from shared import records
 from shared.events import broker_time, decode, encode, envelope
 from shared.events import jackpot as jp
 from shared.kafka import consumer, producer
-from shared.money import MICRO_PER_MINOR, format_minor
+from reelstream import arguments
+from reelstream.output import FORMAT, UNITS, Column, Format, Money, Units, View, emit
 from shared.pools import load_pools
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
 
 app = typer.Typer(no_args_is_help=True)
 console = Console(highlight=False)
 
+POOL_COLUMNS = [Column("network_id", "network", priority=6), Column("pool_id", "pool"),
+                Column("status", "status", priority=3), Column("currency", "currency", priority=0),
+                Column("level", "level", "money"), Column("contributions", "contributions", "money", priority=5),
+                Column("seeds", "seeds", "money", priority=1), Column("paid", "paid", "money", priority=4),
+                Column("wins", "wins", "number", priority=2), Column("last_winner", "last winner", priority=2),
+                Column("last_win", "last win", "money", priority=2), Column("as_of", "as of", "time", priority=0)]
+LIABILITY_COLUMNS = [Column("network_id", "network"), Column("operator_id", "operator"),
+                     Column("currency", "currency", priority=0), Column("contributed", "contributed", "money"),
+                     Column("paid", "paid to its players", "money"), Column("net", "net", "money")]
 
-def _minor(amount_micro: int, currency: str) -> str:
-    whole, rest = divmod(amount_micro, MICRO_PER_MINOR)
-    return format_minor(whole, currency) + (f" +{rest:,}µ" if rest else "")
+
+def pool_views(states: dict) -> list[View]:
+    """Every pool's level, totals and last win, and each operator's liability per network (amounts exact)."""
+    pools, liabilities = [], []
+    for state in states.values():
+        currency = state.currency
+        for pool in state.pools.values():
+            last = pool.last_win
+            pools.append({"network_id": state.network_id, "pool_id": pool.pool_id, "status": pool.status,
+                          "currency": currency, "level": Money.micro(pool.level_micro, currency),
+                          "contributions": Money.micro(pool.contributions_micro, currency),
+                          "seeds": Money.micro(pool.seeds_micro, currency),
+                          "paid": Money.micro(pool.paid_micro, currency),
+                          "wins": pool.wins, "last_winner": last.player_id if last else None,
+                          "last_win": Money(last.amount_minor, currency) if last else None,
+                          "as_of": broker_time(state.last_recorded_ms)})
+        for operator_id, row in sorted(state.liability_by_operator.items()):
+            liabilities.append({"network_id": state.network_id, "operator_id": operator_id, "currency": currency,
+                                "contributed": Money.micro(row.contributed_micro, currency),
+                                "paid": Money.micro(row.paid_micro, currency),
+                                "net": Money.micro(row.net_micro, currency)})
+    return [View("pools", POOL_COLUMNS, pools, title="jackpot pools"),
+            View("liability", LIABILITY_COLUMNS, liabilities, title="liability per operator")]
 
 
 @app.command()
-def pools() -> None:
+def pools(format: Format = FORMAT, units: Units = UNITS) -> None:
     """Every pool's level, totals and last winner, and each operator's liability, folded from jackpot.events."""
     from services.jackpot.adapters.history import fold_events, read_all
 
     settings = load_settings()
     states = fold_events(read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)))
     if not states:
-        console.print("no jackpot events yet")
-    for state in states.values():
-        table = Table("pool", "status", "level", "contributions", "seeds", "paid", "wins", "last winner",
-                      title=f"{state.network_id} ({state.currency}), as of {broker_time(state.last_recorded_ms):%Y-%m-%d %H:%M:%S}")
-        for pool in state.pools.values():
-            last = pool.last_win
-            winner = f"{last.player_id} {format_minor(last.amount_minor, state.currency)} {broker_time(last.recorded_ms):%m-%d %H:%M}" if last else "-"
-            table.add_row(pool.pool_id, pool.status, _minor(pool.level_micro, state.currency),
-                          _minor(pool.contributions_micro, state.currency), _minor(pool.seeds_micro, state.currency),
-                          _minor(pool.paid_micro, state.currency), str(pool.wins), winner)
-        console.print(table)
-        liability = Table("operator", "contributed", "paid to its players", "net", title=f"{state.network_id}: liability per operator")
-        for operator_id, row in sorted(state.liability_by_operator.items()):
-            liability.add_row(operator_id, _minor(row.contributed_micro, state.currency), _minor(row.paid_micro, state.currency),
-                              ("-" if row.net_micro < 0 else "") + _minor(abs(row.net_micro), state.currency))
-        console.print(liability)
+        typer.echo("no jackpot events yet", err=True)
+        raise typer.Exit(3)
+    emit(pool_views(states), format, units, console)
+
+
+WIN_COLUMNS = [Column("won_at", "won at", "time"), Column("player_id", "player"), Column("pool_id", "pool", priority=4),
+               Column("tier", "tier", priority=2), Column("amount", "amount", "money"),
+               Column("share_ppm", "share ppm", "number", priority=1),
+               Column("level_before", "level before", "money", priority=3),
+               Column("request_id", "spin request", "code", priority=0),
+               Column("proof", "proof (record)", "code", priority=5)]
+
+
+def win_rows(records: list) -> list[dict]:
+    """Every JackpotWon, with the record that proves it (topic/partition/offset) and the spin it paid."""
+    rows, seen = [], set()
+    for record in records:
+        event = decode(record.value)
+        data = event.data
+        if not isinstance(data, jp.JackpotWon) or event.id in seen:
+            continue
+        seen.add(event.id)
+        rows.append({"won_at": broker_time(record.timestamp), "player_id": data.player_id, "pool_id": data.pool_id,
+                     "tier": data.tier, "currency": data.currency, "amount": Money(data.amount_minor, data.currency),
+                     "share_ppm": data.share_ppm, "level_before": Money.micro(data.level_before_micro, data.currency),
+                     "request_id": str(data.request_id),
+                     "proof": f"{JACKPOT_EVENTS}/{record.partition}/{record.offset}"})
+    return rows
 
 
 @app.command()
-def meters(follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing updates until Ctrl-C.")) -> None:
+def wins(player: str = typer.Option(None, parser=arguments.id_prefix, metavar="PREFIX",
+                                    help="Only players whose id starts with this."),
+         last: int = typer.Option(50, min=1, max=100_000, help="The newest N wins."),
+         format: Format = FORMAT, units: Units = UNITS) -> None:
+    """Jackpot wins: who, when, how much, the share of which level, and the record that proves it."""
+    from services.jackpot.adapters.history import read_all
+
+    settings = load_settings()
+    rows = win_rows(read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)))
+    rows = sorted((r for r in rows if not player or r["player_id"].startswith(player)), key=lambda r: r["won_at"])
+    if not rows:
+        typer.echo("no jackpot win yet" + (f" for players starting with {player!r}" if player else ""), err=True)
+        raise typer.Exit(3)
+    notes = [f"re-check one: reelstream recall --player {rows[-1]['player_id']} (the spin's seed, board and award)"]
+    emit(View("wins", WIN_COLUMNS, rows[-last:], title="jackpot wins", notes=notes), format, units, console)
+
+
+METER_COLUMNS = [Column("as_of", "as of", "time"), Column("network_id", "network", priority=1),
+                 Column("pool_id", "pool"), Column("level", "level", "money")]
+
+
+def _meter_row(meter: jp.JackpotMeter) -> dict:
+    return {"as_of": meter.as_of, "network_id": meter.network_id, "pool_id": meter.pool_id,
+            "currency": meter.currency, "level": Money(meter.level_minor, meter.currency)}
+
+
+@app.command()
+def meters(follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing updates until Ctrl-C."),
+           format: Format = FORMAT, units: Units = UNITS) -> None:
     """The live meters (jackpot.meters): the latest level of every pool, then every change with --follow."""
     from kafka import TopicPartition
 
@@ -72,20 +142,16 @@ def meters(follow: bool = typer.Option(False, "--follow", "-f", help="Keep print
                 for record in batch:
                     meter = decode(record.value).data
                     latest[meter.pool_id] = meter
-        for meter in sorted(latest.values(), key=lambda m: (m.network_id, m.pool_id)):
-            _print_meter(meter)
+        rows = [_meter_row(m) for m in sorted(latest.values(), key=lambda m: (m.network_id, m.pool_id))]
+        emit(View("meters", METER_COLUMNS, rows), format, units, console)
         while follow:
             for batch in reader.poll(timeout_ms=500).values():
-                for record in batch:
-                    _print_meter(decode(record.value).data)
+                changes = [_meter_row(decode(record.value).data) for record in batch]
+                emit(View("meters", METER_COLUMNS, changes), format, units, console)
     except KeyboardInterrupt:
         pass
     finally:
         reader.close(autocommit=False)
-
-
-def _print_meter(meter: jp.JackpotMeter) -> None:
-    console.print(f"{meter.as_of:%H:%M:%S}  {meter.network_id:<16} {meter.pool_id:<14} {format_minor(meter.level_minor, meter.currency):>20}")
 
 
 def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
@@ -94,7 +160,8 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli")
-    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("operator")).get(timeout=30)
+    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message),
+                headers=records.headers_for("operator")).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
@@ -102,48 +169,61 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
         for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS)):
             event = decode(record.value).data
             if getattr(event, "command_id", None) == command.command_id:
-                console.print(f"answer: {event.TYPE} " + (f"{event.code}: {event.message}" if hasattr(event, "code") else ""))
+                refusal = f"{event.code}: {event.message}" if hasattr(event, "code") else ""
+                console.print(f"answer: {event.TYPE} {refusal}")
                 if isinstance(event, jp.PoolCommandRejected):
                     raise typer.Exit(1)
                 return
         time.sleep(1)
     console.print(f"no answer within {wait_s:.0f} s (is the jackpot service running?)")
-    raise typer.Exit(2)
+    raise typer.Exit(1)
 
 
 def _network_of(pool_id: str) -> str:
     for network in load_pools().networks:
         if any(pool.pool_id == pool_id for pool in network.pools):
             return network.network_id
-    raise typer.BadParameter(f"no pool {pool_id!r} in the pool configuration")
+    raise AssertionError(f"pool {pool_id!r} passed the argument check but is not configured")
 
 
-_WAIT = typer.Option(30.0, help="Seconds to wait for the service's answer.")
-_REASON = typer.Option("", help="Why (recorded in the event).")
+def _configured_pool(text: str) -> str:
+    known = [pool.pool_id for network in load_pools().networks for pool in network.pools]
+    return arguments.one_of(text, tuple(known))
+
+
+_POOL = typer.Argument(..., parser=_configured_pool, metavar="POOL_ID", help="A configured pool id.")
+_WAIT = typer.Option(30.0, min=0.1, max=600.0, help="Seconds to wait for the service's answer.")
+_REASON = typer.Option("", parser=lambda text: arguments.bounded_text(text, 500), help="Why (recorded in the event).")
 
 
 @app.command("open")
-def open_pool(pool_id: str, wait: float = _WAIT) -> None:
+def open_pool(pool_id: str = _POOL, wait: float = _WAIT) -> None:
     """Open a configured pool at its seed before any wager reaches it."""
     _send_admin(jp.OpenPool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id), wait)
 
 
 @app.command()
-def disable(pool_id: str, reason: str = _REASON, wait: float = _WAIT) -> None:
+def disable(pool_id: str = _POOL, reason: str = _REASON, wait: float = _WAIT) -> None:
     """Stop paying a pool (claims get POOL_DISABLED; contributions keep accruing)."""
-    _send_admin(jp.DisablePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id, reason=reason), wait)
+    _send_admin(jp.DisablePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
+                               reason=reason), wait)
 
 
 @app.command()
-def resume(pool_id: str, reason: str = _REASON, wait: float = _WAIT) -> None:
+def resume(pool_id: str = _POOL, reason: str = _REASON, wait: float = _WAIT) -> None:
     """Pay a disabled pool again."""
-    _send_admin(jp.ResumePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id, reason=reason), wait)
+    _send_admin(jp.ResumePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
+                              reason=reason), wait)
 
 
 @app.command()
-def decommission(pool_id: str, to: str = typer.Option(..., "--to", help="Pool that receives the balance."),
+def decommission(pool_id: str = _POOL,
+                 to: str = typer.Option(..., "--to", parser=_configured_pool, metavar="POOL_ID",
+                                        help="Pool that receives the balance (same network)."),
                  reason: str = _REASON, wait: float = _WAIT) -> None:
     """Close a pool for good; its balance and later shares move to --to (same network)."""
+    if _network_of(to) != _network_of(pool_id) or to == pool_id:
+        raise typer.BadParameter(f"{to!r} is not another pool of {pool_id}'s network", param_hint="--to")
     command = jp.DecommissionPool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
                                   transfer_to_pool_id=to, reason=reason)
     _send_admin(command, wait)

@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 
 app = typer.Typer(no_args_is_help=True)
 console = Console(stderr=True)
@@ -26,7 +27,8 @@ def rebuild(
     keep_previous: bool = typer.Option(False, "--keep-previous", help="Keep the replaced schema (default: drop it)."),
 ) -> None:
     """Fold every event from the earliest offsets into a fresh schema, then switch to it atomically."""
-    from services.projector.adapters.rebuild import beginning_offsets, end_offsets, rebuild as run_rebuild, total_to_read
+    from services.projector.adapters.rebuild import beginning_offsets, end_offsets, total_to_read
+    from services.projector.adapters.rebuild import rebuild as run_rebuild
     from services.projector.app import live_config
 
     config = live_config()
@@ -45,23 +47,56 @@ def rebuild(
             bar.console.print(f"[bold]{name}[/bold]: {detail}")
 
         started = datetime.now(timezone.utc)
-        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance, on_phase=phase))
+        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance,
+                                         on_phase=phase))
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     console.print(
-        f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, {result.rows} rows, "
+        f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, "
+        f"{result.rows} rows, "
         f"{result.dead_letters} dead letters in {seconds:.1f} s ({result.events / max(seconds, 1e-9):,.0f} events/s); "
         f"previous schema {'dropped' if result.dropped_previous else 'kept'}"
     )
 
 
+STATUS_COLUMNS = [Column("topic", "topic", "code"), Column("partition", "part", "number"),
+                  Column("next_offset", "next offset", "number", priority=1),
+                  Column("end", "end (stable)", "number", priority=1),
+                  Column("lag", "records behind", "number")]
+
+
 @app.command()
-def status() -> None:
-    """The live schema, its position and lag per partition, and its row counts."""
-    asyncio.run(_status())
+def status(format: Format = FORMAT, units: Units = UNITS) -> None:
+    """The live schema, its position and how many records it is behind per partition (transaction markers are not
+    records), and its row counts; exit 3 when there is no projection yet."""
+    schema, positions, counts = asyncio.run(_status())
+    from kafka import KafkaConsumer, TopicPartition
+
+    from ops.groups import committed_records_between
+    from services.projector.app import live_config
+    from shared.config import load_settings
+    from shared.kafka import CONSUMER_SAFETY
+
+    config, prefix = live_config(), load_settings().topic_prefix
+    reader = KafkaConsumer(bootstrap_servers=config.bootstrap, group_id=None, client_id="reelstream-projector-status",
+                           **{**CONSUMER_SAFETY, "enable_auto_commit": False})
+    try:
+        partitions = [TopicPartition(t, p) for t in config.topics for p in sorted(reader.partitions_for_topic(t) or ())]
+        ends = reader.end_offsets(partitions)
+        rows = []
+        for tp in partitions:
+            at = positions.get((tp.topic, tp.partition), 0)
+            behind, exact = committed_records_between(reader, tp, at, ends[tp])
+            rows.append({"topic": tp.topic.removeprefix(prefix), "partition": tp.partition, "next_offset": at,
+                         "end": ends[tp], "lag": behind if exact else f"≥{behind:,}"})
+    finally:
+        reader.close(autocommit=False)
+    tables = [{"table": table, "rows": count} for table, count in counts.items()]
+    emit([View("positions", STATUS_COLUMNS, rows, title=f"live schema {schema}"),
+          View("tables", [Column("table", "table"), Column("rows", "rows", "number")], tables)],
+         format, units, Console(highlight=False))
 
 
-async def _status() -> None:
-    from services.projector.adapters.rebuild import end_offsets
+async def _status():
     from services.projector.adapters.runner import connect
     from services.projector.adapters.schema import CONTROL, active_schema, quoted
     from services.projector.adapters.store import load_positions
@@ -74,18 +109,10 @@ async def _status() -> None:
         exists = await conn.fetchval("SELECT to_regclass($1) IS NOT NULL", f"{CONTROL}.active")
         schema = await active_schema(conn) if exists else None
         if schema is None:
-            console.print("no projection yet (start the projector: `reelstream services run projector`)")
-            raise typer.Exit(1)
+            typer.echo("no projection yet (start the projector: `reelstream services run projector`)", err=True)
+            raise typer.Exit(3)
         positions = await load_positions(conn, schema)
         counts = {t: await conn.fetchval(f"SELECT count(*) FROM {quoted(schema)}.{t}") for t in COMPARED_TABLES}
     finally:
         await conn.close()
-    ends = await end_offsets(config.bootstrap, config.topics)
-    lag = Table("topic", "partition", "next offset", "end", "lag", title=f"live schema {schema}")
-    for (topic, partition), end in sorted(ends.items()):
-        at = positions.get((topic, partition), 0)
-        lag.add_row(topic, str(partition), str(at), str(end), str(max(0, end - at)))
-    rows = Table("table", "rows")
-    for table, count in counts.items():
-        rows.add_row(table, f"{count:,}")
-    Console().print(lag, rows)
+    return schema, positions, counts

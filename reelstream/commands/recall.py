@@ -4,11 +4,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from datetime import datetime
+from pathlib import Path
 
 import typer
 from rich.console import Console
 
-_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+from reelstream import arguments
+from reelstream.output import UNITS, Column, Format, Money, Units, View, emit
+
+_console = Console(highlight=False)
 
 
 def _from_topics(player: str) -> list[dict]:
@@ -31,35 +36,68 @@ async def _from_projection(player: str, last: int) -> list[dict]:
 
     connection = await asyncpg.connect(load_settings().database_url, timeout=15)
     try:
-        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads, schema="pg_catalog")
+        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
+                                        schema="pg_catalog")
         rows = await connection.fetch(
-            "SELECT * FROM projection.spins WHERE player_id = $1 ORDER BY settled_at DESC, broker_time DESC LIMIT $2", player, last)
+            "SELECT * FROM projection.spins WHERE player_id = $1 ORDER BY settled_at DESC, broker_time DESC LIMIT $2",
+            player, last)
     finally:
         await connection.close()
     return [dict(row) for row in reversed(rows)]
 
 
+RECALL_COLUMNS = [Column("settled_at", "settled at", "time"), Column("game", "game", priority=2),
+                  Column("request_id", "request", "code", priority=1), Column("stake", "stake", "money"),
+                  Column("win", "win", "money"), Column("balance_after", "balance after", "money", priority=3)]
+
+
+def _summary_rows(games: list[dict]) -> list[dict]:
+    rows = []
+    for game in games:
+        settled = next(step for step in game["steps"] if step["step"] == "settled")
+        currency = game["currency"]
+        rows.append({"settled_at": datetime.fromisoformat(str(game["settled_at"]).replace("Z", "+00:00")),
+                     "game": game["game"], "request_id": game["request_id"], "currency": currency,
+                     "stake": Money(settled["stake_minor"], currency), "win": Money(settled["win_minor"], currency),
+                     "balance_after": Money(settled["balance_after_minor"], currency)})
+    return rows
+
+
 def app(
-    player: str = typer.Option(..., help="The pseudonymous player id."),
+    player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID",
+                               help="The pseudonymous player id."),
     last: int = typer.Option(10, min=1, max=1000, help="How many games, newest first."),
-    source: str = typer.Option("topics", help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    source: str = typer.Option("topics", parser=lambda v: arguments.one_of(v, ("topics", "projection")),
+                               metavar="topics|projection",
+                               help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
+    format: Format = typer.Option(Format.table, "--format", help="table: every step with the boards drawn; "
+                                                                 "json: every field; csv: one row per game."),
+    units: Units = UNITS,
+    html: Path = typer.Option(None, parser=arguments.output_file, metavar="FILE",
+                              help="Also write the recall as a self-contained HTML page here."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Show the last N games of a player: boards, cascades, wins, jackpot, and the inputs that re-derive each one."""
+    from reelstream.recall_view import page, terminal_lines
     from services.audit.core.recall import recall_games
 
-    if source not in ("topics", "projection"):
-        raise typer.BadParameter("source is topics or projection")
     spins = _from_topics(player) if source == "topics" else asyncio.run(_from_projection(player, last))
     games = recall_games(spins, player, last)
-    if as_json:
-        sys.stdout.write(json.dumps({"player_id": player, "source": source, "games": games}, indent=2, default=str) + "\n")
-        return
-    _console.print(f"player {player}: last {len(games)} games (source: {'raw topic spin.events' if source == 'topics' else 'Postgres projection.spins'})")
-    for game in games:
-        _console.print(f"\n[bold]{game['game']}[/bold] request {game['request_id']} at {game['settled_at']} "
-                       f"(model {game['model_version']}, seed {game['seed'][:16]}…)")
-        for step in game["steps"]:
-            name = step["step"]
-            details = {k: v for k, v in step.items() if k != "step"}
-            _console.print(f"  - {name}: {json.dumps(details, default=str)}", markup=False)
+    if not games:
+        typer.echo(f"{player}: no settled game in {source}", err=True)
+        raise typer.Exit(3)
+    if html is not None:
+        html.write_text(page(player, games))
+        typer.echo(f"wrote {html}", err=True)
+    if as_json or format is Format.json:
+        body = {"player_id": player, "source": source, "games": games}
+        sys.stdout.write(json.dumps(body, indent=2, default=str) + "\n")
+    elif format is Format.csv:
+        emit(View("games", RECALL_COLUMNS, _summary_rows(games)), format, units)
+    else:
+        origin = "raw topic spin.events" if source == "topics" else "Postgres projection.spins"
+        _console.print(f"player {player}: last {len(games)} games (source: {origin})", markup=False)
+        for game in games:
+            _console.print("", markup=False)
+            for line in terminal_lines(game):
+                _console.print(line, markup=False)

@@ -1,87 +1,110 @@
-"""`reelstream reports ggr|liability|reconciliation`: operator and regulator reports from the raw topics, CSV or JSON."""
+"""`reelstream reports ggr|liability|reconciliation`: operator and regulator reports from the raw topics.
+
+The pure rows (services/audit/core/reports.py) carry exact integers named `*_minor` / `*_micro`; here each becomes an
+amount under its name without the suffix, shown in major units by default (`--units minor|micro` for exact integers).
+"""
 from __future__ import annotations
 
-import csv
-import io
-import json
-import sys
-from enum import Enum
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import typer
+
+from reelstream import arguments
+from reelstream.output import FORMAT, UNITS, Column, Format, Money, Units, View, emit, render_text
 
 app = typer.Typer(no_args_is_help=True)
 
 
-class Format(str, Enum):
-    csv = "csv"
-    json = "json"
+def as_view(name: str, rows: list[dict[str, Any]], essential: tuple[str, ...], title: str) -> View:
+    """Rows of exact integers as a view of amounts: `x_minor` / `x_micro` become the amount `x` in the row's currency;
+    columns not in `essential` may be dropped on a narrow terminal, the later ones first."""
+    if not rows:
+        return View(name, [], [], title=title)
+    columns, converted = [], []
+    for index, key in enumerate(rows[0]):
+        base, kind = key, "text"
+        if key.endswith(("_minor", "_micro")):
+            base, kind = key.rsplit("_", 1)[0], "money"
+        elif isinstance(rows[0][key], bool):
+            kind = "flag"
+        elif isinstance(rows[0][key], int):
+            kind = "number"
+        priority = None if base in essential else len(rows[0]) - index
+        columns.append(Column(base, base.removesuffix("_id").replace("_", " "), kind, priority))
+    for row in rows:
+        out = {}
+        for key, value in row.items():
+            if key.endswith("_minor"):
+                out[key.rsplit("_", 1)[0]] = Money(value, row["currency"])
+            elif key.endswith("_micro"):
+                out[key.rsplit("_", 1)[0]] = Money.micro(value, row["currency"])
+            else:
+                out[key] = None if value == "" else value
+        converted.append(out)
+    return View(name, columns, converted, title=title)
 
 
-def render(rows: list[dict], fmt: Format) -> str:
-    if fmt is Format.json:
-        return json.dumps(rows, indent=2, sort_keys=False) + "\n"
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def _folds(until: str | None):
-    from reelstream.commands.audit import parse_moment
+def _folds(until: datetime | None):
     from services.audit.adapters.topics import read_topics
     from services.audit.core.collect import collect
     from services.audit.core.ledger import fold_ledger
     from services.audit.core.pools import fold_pools
     from shared.config import load_settings
+    from shared.events import epoch_ms
     from shared.pools import load_pools
 
     settings = load_settings()
-    records, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("wallet.events", "jackpot.events"))
-    facts = collect(records, until_ms=parse_moment(until))
+    records, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
+                             topics=("wallet.events", "jackpot.events"))
+    facts = collect(records, until_ms=epoch_ms(until) if until else None)
     config = load_pools()
     ledger = fold_ledger([f for f in facts.facts if f.topic == "wallet.events"])
     pools = fold_pools([f for f in facts.facts if f.topic == "jackpot.events"], config)
     return ledger, pools, config
 
 
-def _emit(text: str, out: Path | None) -> None:
+def _emit(view: View, fmt: Format, units: Units, out: Path | None) -> None:
     if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text)
-        typer.echo(f"wrote {out}", err=True)
+        emit(view, fmt, units)
+        return
+    out.write_text(render_text([view], fmt, units, width=160))
+    typer.echo(f"wrote {out}", err=True)
 
 
-_FORMAT = typer.Option(Format.csv, "--format", help="csv or json.")
-_OUT = typer.Option(None, help="Write to this file instead of stdout.")
-_UNTIL = typer.Option(None, help="As of this ISO time (records stored later are ignored).")
+_OUT = typer.Option(None, parser=arguments.output_file, metavar="FILE", help="Write to this file instead of stdout.")
+_UNTIL = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
+                      help=f"As of this time (records stored later are ignored): {arguments.TIME_HINT}.")
 
 
 @app.command()
-def ggr(format: Format = _FORMAT, out: Path = _OUT, until: str = _UNTIL) -> None:
-    """Daily gross gaming revenue per game, currency and operator: stakes - house wins - jackpot contributions (micro)."""
+def ggr(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: datetime = _UNTIL) -> None:
+    """Daily gross gaming revenue per game, currency and operator: stakes - house wins - breakage - contributions."""
     from services.audit.core.reports import ggr_rows
 
     ledger, _, _ = _folds(until)
-    _emit(render(ggr_rows(ledger), format), out)
+    view = as_view("ggr", ggr_rows(ledger), ("day", "game", "currency", "ggr"), "gross gaming revenue per day")
+    _emit(view, format, units, out)
 
 
 @app.command()
-def liability(format: Format = _FORMAT, out: Path = _OUT, until: str = _UNTIL) -> None:
+def liability(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: datetime = _UNTIL) -> None:
     """Jackpot liability per pool (its level) and per operator (its players' contributions minus their wins)."""
     from services.audit.core.reports import liability_rows
 
     _, pools, _ = _folds(until)
-    _emit(render(liability_rows(pools), format), out)
+    view = as_view("liability", liability_rows(pools), ("kind", "pool_id", "operator_id", "level"), "jackpot liability")
+    _emit(view, format, units, out)
 
 
 @app.command()
-def reconciliation(format: Format = _FORMAT, out: Path = _OUT, until: str = _UNTIL) -> None:
+def reconciliation(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: datetime = _UNTIL) -> None:
     """Contributions, seeds and payouts per network, as the pools saw them and as the wallet moved them."""
     from services.audit.core.reports import reconciliation_rows
 
     ledger, pools, config = _folds(until)
-    _emit(render(reconciliation_rows(ledger, pools, config), format), out)
+    view = as_view("reconciliation", reconciliation_rows(ledger, pools, config),
+                   ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
+                   "jackpot reconciliation")
+    _emit(view, format, units, out)

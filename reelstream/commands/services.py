@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from reelstream import arguments
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from reelstream.processes import SERVICES, spawn
 from reelstream.profiling import profiled
 
@@ -17,10 +19,8 @@ STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstrea
 
 
 @app.command()
-def run(name: str) -> None:
+def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SERVICES), metavar="SERVICE")) -> None:
     """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
-    if name not in SERVICES:
-        raise typer.BadParameter(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     main = importlib.import_module(f"services.{name}.app").main
@@ -52,8 +52,9 @@ def _running_pid(name: str) -> int | None:
 
 @app.command()
 def up(
-    only: list[str] = typer.Option(list(SERVICES), "--only", help="Services to start (default: all)."),
-    timeout_s: float = typer.Option(90.0, help="How long to wait for each service to be ready."),
+    only: list[str] = typer.Option(list(SERVICES), "--only", parser=lambda v: arguments.one_of(v, SERVICES),
+                                   metavar="SERVICE", help="Services to start (default: all)."),
+    timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
     """Start services in the background (idempotent) and wait until each consumes its inputs."""
     started = []
@@ -96,25 +97,19 @@ def _wait_gone(pid: int, timeout_s: float) -> bool:
 
 
 @app.command()
-def status(as_json: bool = typer.Option(False, "--json", help="One JSON document instead of lines.")) -> None:
-    """Which services run: pids started by `up`, and the HTTP endpoint (/health, /ready, /metrics) of every running
-    service process of this state dir, including instances started by other means (tests, a second instance)."""
-    import orjson
-
+def status(format: Format = FORMAT, units: Units = UNITS,
+           as_json: bool = typer.Option(False, "--json", help="The same as --format json.")) -> None:
+    """Which services run: pids started by `up` from this state directory, and the HTTP endpoint (/health, /ready,
+    /metrics) of every running instance that writes its address there (tests and extra instances included)."""
     from shared.observability.http import listed_endpoints
 
     endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
     rows = []
     for name in SERVICES:
         pid = _running_pid(name)
-        instances = [{"pid": e["pid"], "url": e["url"]} for e in endpoints if e["service"] == name]
-        rows.append({"service": name, "state": "running" if pid or instances else "stopped", "pid": pid,
-                     "instances": instances})
-    if as_json:
-        typer.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
-        return
-    for row in rows:
-        shown = ", ".join(f"pid {i['pid']} at {i['url']}" for i in row["instances"])
-        if row["pid"] and not shown:
-            shown = f"pid {row['pid']}"
-        typer.echo(f"{row['service']}: {row['state']}{' (' + shown + ')' if shown else ''}")
+        for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
+            rows.append({"service": name, "state": "running" if pid or endpoint else "stopped",
+                         "pid": endpoint["pid"] if endpoint else pid, "url": endpoint["url"] if endpoint else None})
+    columns = [Column("service", "service"), Column("state", "state"), Column("pid", "pid", "code"),
+               Column("url", "endpoint", "code")]
+    emit(View("services", columns, rows), Format.json if as_json else format, units)

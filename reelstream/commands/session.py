@@ -5,6 +5,7 @@ import time
 
 import typer
 
+from reelstream import arguments
 from shared.config import load_settings
 from shared.session import MAX_TTL_S, issue_token
 
@@ -13,7 +14,8 @@ app = typer.Typer(no_args_is_help=True)
 
 @app.command()
 def issue(
-    player: str = typer.Option(..., "--player", help="The pseudonymous player id the token is bound to."),
+    player: str = typer.Option(..., "--player", parser=arguments.player_id, metavar="PLAYER_ID",
+                               help="The pseudonymous player id the token is bound to."),
     ttl: int = typer.Option(3600, "--ttl", min=1, max=MAX_TTL_S, help="Seconds until the token expires."),
 ) -> None:
     """Print a token signed with REELSTREAM_SESSION_SECRET (the token only; it is a bearer secret)."""

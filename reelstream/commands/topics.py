@@ -1,18 +1,17 @@
 """`reelstream topics create|list`: the platform's topics as declared in shared/topics.py, made real on the broker."""
 from __future__ import annotations
 
-import sys
-
 import typer
 from rich.console import Console
-from rich.table import Table
+
+from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 
 from shared.config import load_settings
 from shared.kafka import TopicError, admin_client, describe, ensure_topics
 from shared.topics import ALL_TOPICS
 
 app = typer.Typer(no_args_is_help=True)
-_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+_console = Console(highlight=False)
 _SHOWN_CONFIGS = ("cleanup.policy", "retention.ms", "message.timestamp.type", "min.insync.replicas")
 
 
@@ -22,9 +21,10 @@ def create(
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
 ) -> None:
     """Create every missing topic with explicit partitions and configs; report drift of existing ones (exit 2)."""
-    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers)
+    settings = load_settings()
+    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers)
     try:
-        reports = ensure_topics(admin, ALL_TOPICS, replication_factor)
+        reports = ensure_topics(admin, ALL_TOPICS, replication_factor, prefix=settings.topic_prefix)
     except TopicError as error:
         _console.print(f"topics create failed: {error}", markup=False)
         raise typer.Exit(1) from error
@@ -42,21 +42,31 @@ def create(
         raise typer.Exit(2)
 
 
+TOPIC_COLUMNS = [Column("topic", "topic"), Column("key", "key", priority=2), Column("kind", "kind", priority=3),
+                 Column("partitions", "partitions", "number"),
+                 *(Column(key.replace(".", "_"), key, "code", priority=1) for key in _SHOWN_CONFIGS)]
+
+
 @app.command("list")
-def list_topics(bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS.")) -> None:
-    """Show the declared topics as found on the broker (missing ones are marked)."""
-    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers)
+def list_topics(bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+                format: Format = FORMAT, units: Units = UNITS) -> None:
+    """Show the declared topics (under REELSTREAM_TOPIC_PREFIX) as found on the broker; exit 3 when one is missing."""
+    settings = load_settings()
+    admin = admin_client(bootstrap or settings.kafka_bootstrap_servers)
     try:
         existing = set(admin.list_topics())
-        found = {t["name"]: t for t in describe(admin, [s.name for s in ALL_TOPICS if s.name in existing])}
+        found = {t["name"]: t for t in describe(admin, [settings.topic(s.name) for s in ALL_TOPICS
+                                                         if settings.topic(s.name) in existing])}
     finally:
         admin.close()
-    table = Table("topic", "key", "kind", "partitions", *_SHOWN_CONFIGS)
+    rows = []
     for spec in ALL_TOPICS:
-        topic = found.get(spec.name)
-        if topic is None:
-            table.add_row(spec.name, spec.key, spec.kind, "missing", *("" for _ in _SHOWN_CONFIGS))
-            continue
-        table.add_row(spec.name, spec.key, spec.kind, str(topic["partitions"]),
-                      *(topic["configs"].get(key, "") for key in _SHOWN_CONFIGS))
-    _console.print(table)
+        topic = found.get(settings.topic(spec.name))
+        configs = topic["configs"] if topic else {}
+        rows.append({"topic": spec.name, "key": spec.key, "kind": spec.kind,
+                     "partitions": topic["partitions"] if topic else "missing",
+                     **{key.replace(".", "_"): configs.get(key) for key in _SHOWN_CONFIGS}})
+    title = "topics" + (f" (under the prefix {settings.topic_prefix!r})" if settings.topic_prefix else "")
+    emit(View("topics", TOPIC_COLUMNS, rows, title=title), format, units, _console)
+    if any(row["partitions"] == "missing" for row in rows):
+        raise typer.Exit(3)

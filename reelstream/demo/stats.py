@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
+from shared.money import format_minor
+
 
 @dataclass
 class PlayerView:
@@ -30,18 +32,20 @@ class DemoStats:
     def add_player(self, player_id: str, game: str, currency: str, balance_minor: int) -> None:
         self.players[player_id] = PlayerView(player_id, game, currency, balance_minor=balance_minor)
 
-    def settled(self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float, awards: list[str]) -> None:
+    def settled(self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float,
+                awards: list[str]) -> None:
         view = self.players[player_id]
         view.spins += 1
         view.staked_minor += stake_minor
         view.won_minor += win_minor
         view.balance_minor = balance_minor
-        view.last = f"stake {stake_minor} → win {win_minor}"
+        view.last = f"{format_minor(win_minor, view.currency)} on {format_minor(stake_minor, view.currency)}"
         self.latencies_ms.append(latency_ms)
         for award in awards:
             self.jackpots.append(f"{player_id}: {award}")
         if win_minor >= 50 * stake_minor:
-            self.big_wins.append(f"{player_id}: {win_minor / stake_minor:.0f}× stake ({win_minor} minor)")
+            self.big_wins.append(f"{player_id}: {win_minor / stake_minor:.0f}× stake, "
+                                 f"{format_minor(win_minor, view.currency)}")
 
     def rejected(self, player_id: str, code: str, latency_ms: float) -> None:
         view = self.players[player_id]

@@ -23,6 +23,7 @@ from shared.events import spin as sp
 from shared.events import wallet as wl
 from shared.money import MICRO_PER_MINOR, PPM, contribution_micro, split_by_weights
 from shared.pools import NetworkConfig, PoolsConfig, load_pools
+from shared.records import headers_as_owner
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,8 @@ class SyntheticPlatform:
         offsets: dict[str, int] = defaultdict(int)
         out = []
         for item in self.emitted:
-            out.append(RawRecord(item.topic, 0, offsets[item.topic], item.timestamp_ms, item.envelope.key, encode(item.envelope)))
+            out.append(RawRecord(item.topic, 0, offsets[item.topic], item.timestamp_ms, item.envelope.key,
+                                 encode(item.envelope), tuple(headers_as_owner(item.topic, "synthetic"))))
             offsets[item.topic] += 1
         return out
 

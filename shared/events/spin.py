@@ -85,6 +85,9 @@ class SpinSettled(EventData):
     jackpot_awards: tuple[JackpotAward, ...] = ()
     operator_id: str | None = None
     settled_at: datetime
+    # The request's broker time, as the spin service recorded it on acceptance: latency = this answer's broker time
+    # minus it (the monitor's percentiles).
+    accepted_at: datetime | None = None
 
 
 class SpinRejected(EventData):

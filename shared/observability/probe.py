@@ -1,7 +1,7 @@
-"""`python -m shared.observability.probe ready|health`: exit 0 when this container's service answers 200 there.
+"""`python -m shared.observability.probe ready|health [PORT]`: exit 0 when this container's service answers 200 there.
 
 For health checks in images without curl (the compose file's and any orchestrator's exec probe); the port is the
-service's own REELSTREAM_HTTP_PORT.
+service's own REELSTREAM_HTTP_PORT unless given (the monitor serves its pages and /ready on its own port).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ def main(argv: list[str]) -> int:
     if path not in ("ready", "health"):
         sys.stderr.write("usage: python -m shared.observability.probe ready|health\n")
         return 2
-    url = f"http://127.0.0.1:{os.environ.get('REELSTREAM_HTTP_PORT', '9400')}/{path}"
+    port = argv[2] if len(argv) > 2 else os.environ.get("REELSTREAM_HTTP_PORT", "9400")
+    url = f"http://127.0.0.1:{port}/{path}"
     try:
         with urllib.request.urlopen(url, timeout=3) as answer:
             return 0 if answer.status == 200 else 1

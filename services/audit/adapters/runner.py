@@ -23,15 +23,76 @@ class AuditRun:
     report: dict[str, Path] | None = None
 
 
+Progress = Callable[[str, int, int | None], None]  # (phase, done, total or None)
+
+
+class _FirstPlayReported:
+    """An engine whose first play reports when it is done (the first play compiles a numba kernel: seconds)."""
+
+    def __init__(self, engine, done: Callable[[], None]) -> None:
+        self._engine, self._done = engine, done
+
+    def play(self, *args, **kwargs):
+        try:
+            return self._engine.play(*args, **kwargs)
+        finally:
+            self._done()
+
+    def __getattr__(self, name: str):
+        return getattr(self._engine, name)
+
+
+def counting(lookup: EngineLookup, phase: str, total: int, progress: Progress) -> EngineLookup:
+    """The same engine lookup, reporting each spin re-derived (the audit core looks the engine up once per spin),
+    and, as a phase of its own, the first use of each engine (loading and compiling it takes seconds)."""
+    done, warm, shown = 0, set(), set()
+
+    def counted(game: str, model_version: str):
+        nonlocal done
+        done += 1
+        if done % 10 == 0 or done == total:
+            progress(phase, min(done, total), total)
+        if (game, model_version) in warm:
+            return lookup(game, model_version)
+        label = f"loading {game} engine"
+        if label not in shown:
+            shown.add(label)
+            progress(label, 0, 1)
+
+        def first_play_done() -> None:
+            warm.add((game, model_version))
+            progress(label, 1, 1)
+
+        return _FirstPlayReported(lookup(game, model_version), first_play_done)
+
+    return counted
+
+
+def records_behind(records: list, positions: dict[tuple[str, int], int]) -> int:
+    """Records read by the audit that the projector has not reached: transaction markers occupy offsets but are
+    not records, so an idle platform is 0 behind even when the projector's position sits before a marker."""
+    return sum(1 for r in records if r.offset >= positions.get((r.topic, r.partition), 0))
+
+
 def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None, with_projection: bool = True,
-                   lookup: EngineLookup = default_lookup, progress: Callable[[int, int], None] | None = None) -> AuditRun:
-    records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, progress=progress)
-    result = run_audit(records, scope, lookup=lookup)
+                   lookup: EngineLookup = default_lookup,
+                   progress: Progress = lambda phase, done, total: None) -> AuditRun:
+    records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
+                                       progress=lambda done, total: progress("reading topics", done, total))
+    progress("reading topics", len(records), len(records))
+    spins_at_most = sum(1 for r in records if r.topic == "spin.events")
+    progress("decoding and folding", 0, len(records))
+    progress("re-deriving spins", 0, spins_at_most)
+    result = run_audit(records, scope, lookup=counting(lookup, "re-deriving spins", spins_at_most, progress),
+                       decoded=lambda count: progress("decoding and folding", count, len(records)))
+    progress("decoding and folding", len(records), len(records))
+    progress("re-deriving spins", spins_at_most, spins_at_most)
     found = list(result.discrepancies)
     status = "not compared (--no-projection)"
     if with_projection:
         from services.audit.adapters.projection_db import read_snapshot_sync
 
+        progress("comparing the projection", 0, 1)
         try:
             snapshot = read_snapshot_sync(settings.database_url, settings.topic_prefix)
         except Exception as error:  # noqa: BLE001 - an unreadable projection is a finding, not a crash
@@ -40,12 +101,16 @@ def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None
         else:
             projection_found = compare_projection(result, snapshot, end_offsets)
             found += projection_found
-            lag = sum(max(0, end - snapshot.positions.get(key, 0)) for key, end in end_offsets.items())
-            status = f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"
+            lag = records_behind(records, snapshot.positions)
+            status = (f"compared row by row ({len(projection_found)} differences; "
+                      f"projector {lag} records behind the audit)")
+        progress("comparing the projection", 1, 1)
     found.sort(key=sort_key)
     run = AuditRun(result, found, status, end_offsets)
     if out_dir is not None:
         from services.audit.adapters.report import write_report
 
+        progress("writing the report", 0, 1)
         run.report = write_report(result, found, out_dir, status)
+        progress("writing the report", 1, 1)
     return run

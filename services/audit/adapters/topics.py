@@ -60,7 +60,8 @@ def _drain(consumer: KafkaConsumer, ends: dict, prefix: str, total: int, progres
             for message in batch:
                 if message.offset < ends[tp]:
                     by_partition[tp].append(RawRecord(tp.topic[len(prefix):], tp.partition, message.offset,
-                                                      message.timestamp, message.key, message.value))
+                                                      message.timestamp, message.key, message.value,
+                                                      tuple(message.headers or ())))
                     read += 1
         for tp in list(pending):
             if consumer.position(tp) >= ends[tp]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Facts, RawRecord, collect
@@ -31,16 +32,20 @@ class AuditResult:
     def counts(self) -> dict[str, int]:
         types = Counter(fact.envelope.type for fact in self.facts.facts)
         return {"records": self.facts.records, "distinct_events": len(self.facts.facts),
+                "quarantined": len(self.facts.quarantined),
                 "redeliveries_collapsed": self.facts.redeliveries, "spins_rederived": self.spins.rederived,
-                "wagers": len(self.ledger.wagers), "pool_movements": sum(p.movements for p in self.pools.pools.values()),
+                "wagers": len(self.ledger.wagers),
+                "pool_movements": sum(p.movements for p in self.pools.pools.values()),
                 **{f"type:{name}": count for name, count in sorted(types.items())}}
 
 
 def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsConfig | None = None,
-              lookup: EngineLookup = default_lookup) -> AuditResult:
-    """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted."""
+              lookup: EngineLookup = default_lookup,
+              decoded: Callable[[int], None] = lambda count: None) -> AuditResult:
+    """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
+    `decoded` hears the decoding's progress (see collect)."""
     config = config or load_pools()
-    facts = collect(records, until_ms=scope.until_ms)
+    facts = collect(records, until_ms=scope.until_ms, decoded=decoded)
     wallet_facts = [fact for fact in facts.facts if fact.topic == "wallet.events"]
     jackpot_facts = [fact for fact in facts.facts if fact.topic == "jackpot.events"]
     spin_facts = [fact for fact in facts.facts if fact.topic in ("spin.events", "spin.journal")]
@@ -52,7 +57,8 @@ def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsCon
 
     spins = check_spins(spin_facts, ledger, config, lookup, in_scope)
     jackpots = check_jackpots(ledger, pools, spins, config)
-    found = facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies + jackpots.discrepancies
+    found = (facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies
+             + jackpots.discrepancies)
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
     for request_id, fact in spins.settled.items():

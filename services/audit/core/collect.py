@@ -1,11 +1,14 @@
-"""From raw records to facts: decode every record, collapse byte-identical redeliveries, flag id conflicts."""
+"""From raw records to facts: set aside what the topic's owner did not write, decode the rest, collapse byte-identical
+redeliveries, flag id conflicts."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope, decode
+from shared.records import provenance_problem
 
 
 @dataclass(frozen=True)
@@ -18,6 +21,7 @@ class RawRecord:
     timestamp_ms: int
     key: bytes | None
     value: bytes | None
+    headers: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def where(self) -> str:
@@ -44,6 +48,18 @@ class Fact:
         return str(self.envelope.id)
 
 
+DECODE_TICK = 250
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A record on an event topic that its owning service did not write: never folded, listed for the auditor."""
+
+    where: str
+    problem: str
+    timestamp_ms: int
+
+
 @dataclass
 class Facts:
     """Every distinct fact in read order (per topic-partition order is kept), plus what could not be read."""
@@ -52,19 +68,28 @@ class Facts:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     redeliveries: int = 0
     records: int = 0
+    quarantined: list[Quarantined] = field(default_factory=list)
 
     def of_type(self, *types: type) -> list[Fact]:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
 
 
-def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
-    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict."""
+def collect(records: list[RawRecord], until_ms: int | None = None,
+            decoded: Callable[[int], None] = lambda count: None) -> Facts:
+    """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
+    `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook)."""
     result = Facts()
     seen: dict[str, tuple[bytes, str]] = {}
-    for record in records:
+    for index, record in enumerate(records):
+        if index % DECODE_TICK == 0:
+            decoded(index)
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
+        problem = provenance_problem(record.topic, record.headers, record.value)
+        if problem is not None:
+            result.quarantined.append(Quarantined(record.where, problem, record.timestamp_ms))
+            continue
         envelope = _decode(record, result)
         if envelope is None:
             continue
@@ -77,7 +102,8 @@ def collect(records: list[RawRecord], until_ms: int | None = None) -> Facts:
                 result.discrepancies.append(_conflict(record, envelope, first_where))
             continue
         seen[event_id] = (record.value or b"", record.where)
-        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset))
+        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition,
+                                 record.offset))
     return result
 
 

@@ -9,7 +9,7 @@ import orjson
 
 from shared.events import Envelope
 from shared.events import jackpot as jp
-from shared.events import spin, wallet
+from shared.events import monitor, spin, wallet
 from shared.invariant import invariant
 from services.projector.core.tables import COLUMNS
 
@@ -164,6 +164,9 @@ _BY_TYPE: dict[str, _Mapper] = {
     jp.PoolStatusChanged.TYPE: _pool_admin,
     jp.PoolCommandRejected.TYPE: _pool_admin,
     spin.SpinAccepted.TYPE: _journal,
+    # The monitor's alerts have no typed table: an `events` row only (the projector does not read monitor.alerts).
+    monitor.RtpOutOfBand.TYPE: lambda env, d, bt: [],
+    monitor.PoolDrifted.TYPE: lambda env, d, bt: [],
 }
 
 

@@ -148,6 +148,7 @@ def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettle
         balance_after_minor=data.balance_after_minor, model_version=record.model_version or "",
         seed=record.seed_hex or "", state_before=record.state_before or {}, state_after=record.result.state_after,
         outcome=record.result.outcome, jackpot_awards=awards, operator_id=record.operator_id, settled_at=now,
+        accepted_at=broker_time(record.time_ms) if record.accepted else None,
     )
     effects = Effects()
     answer(effects, book, ctx.catalog, message(settled, derived_id(record.request_id, "answer"), now, record.request_id))

@@ -118,10 +118,11 @@ def test_ready_is_false_while_a_service_restores_and_true_after(platform):
 def test_services_status_lists_every_endpoint(platform):
     result = subprocess.run([sys.executable, "-m", "reelstream.cli", "services", "status", "--json"], check=True,
                             env={**os.environ, "REELSTREAM_STATE_DIR": str(platform["state"])}, capture_output=True)
-    rows = {row["service"]: row for row in orjson.loads(result.stdout)}
+    rows = orjson.loads(result.stdout)["services"]
     for name in SERVICES:
-        assert rows[name]["state"] == "running"
-        assert [i["url"] for i in rows[name]["instances"]] == [platform["urls"][name]]
+        mine = [row for row in rows if row["service"] == name]
+        assert [row["state"] for row in mine] == ["running"]
+        assert [row["url"] for row in mine] == [platform["urls"][name]]
 
 
 @pytest.fixture(scope="module")

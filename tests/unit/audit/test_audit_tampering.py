@@ -15,6 +15,7 @@ from services.audit.core.collect import RawRecord
 from services.audit.core.scope import Scope
 from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.events import encode, envelope
+from shared.records import headers_as_owner
 from shared.events import jackpot as jp
 from shared.events import spin as sp
 from shared.events import wallet as wl
@@ -34,7 +35,8 @@ def records(emitted: list[Emitted]) -> list[RawRecord]:
     out = []
     for item in emitted:
         offset = offsets.get(item.topic, 0)
-        out.append(RawRecord(item.topic, 0, offset, item.timestamp_ms, item.envelope.key, encode(item.envelope)))
+        out.append(RawRecord(item.topic, 0, offset, item.timestamp_ms, item.envelope.key, encode(item.envelope),
+                             tuple(headers_as_owner(item.topic, "test"))))
         offsets[item.topic] = offset + 1
     return out
 
@@ -171,3 +173,18 @@ def test_a_player_scope_reports_only_that_players_findings(history):
     tampered = replaced(history.emitted, index, balance_after_minor=data.balance_after_minor + 1)
     assert "balance-after-mismatch" in checks(audit(tampered, Scope(player_id="p-1")))
     assert audit(tampered, Scope(player_id="p-2")).discrepancies == []
+
+
+def test_a_fact_the_wallet_did_not_write_is_quarantined_not_folded_and_listed(history):
+    index = first(history.emitted, wl.Deposited)
+    forged = replaced(history.emitted, index, amount_minor=5 * 10**12)[index]
+    clean = audit(history.emitted)
+    raw = records(history.emitted)
+    raw.append(RawRecord("wallet.events", 0, len(raw), forged.timestamp_ms, forged.envelope.key,
+                         encode(envelope(forged.envelope.data, source="attacker", time=forged.envelope.time)),
+                         tuple(headers_as_owner("spin.requests", "attacker"))))
+    result = run_audit(raw, Scope(), lookup=stand_in_lookup)
+    assert result.discrepancies == clean.discrepancies == []
+    assert [item.problem for item in result.facts.quarantined] == ["written by 'attacker', only 'wallet' writes this"]
+    assert result.counts["quarantined"] == 1
+    assert result.ledger.balances_micro == clean.ledger.balances_micro

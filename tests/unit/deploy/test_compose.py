@@ -93,6 +93,8 @@ def test_every_long_running_service_has_a_health_check_on_ready_and_waits_on_hea
         service = COMPOSE["services"][name]
         assert service["healthcheck"]["test"][-1] == "ready", name
         assert service["environment"]["REELSTREAM_HTTP_HOST"] == "0.0.0.0"
+    monitor = COMPOSE["services"]["monitor"]  # faust's own web port: its /ready is there
+    assert monitor["healthcheck"]["test"][-2:] == ["ready", monitor["ports"][0].rsplit(":", 1)[1]]
     assert set(COMPOSE["services"]["spin"]["depends_on"]) >= {"wallet", "jackpot", "kafka", "topics"}
     assert "postgres" in COMPOSE["services"]["projector"]["depends_on"]
 

@@ -1,0 +1,455 @@
+"""`reelstream chaos`: a throwaway platform under load and faults, then the audit — nothing lost, nothing twice.
+
+A fresh topic prefix and database; the four services under a supervisor that restarts whatever exits at once; players
+of both games spinning from several clients with deposits and withdrawals mixed in; meanwhile random services are
+SIGKILLed, the local broker is restarted once and PostgreSQL is stopped for a while once. Afterwards, with every
+request answered and the projector caught up, the run passes only when each request has one distinct answer and
+`reelstream audit` finds 0 discrepancies (every debit settled or refunded once, balances and pool identities exact,
+the projection equal to the events). The report counts everything injected and checked, and the answer gap after
+each fault: from the fault to the first answer after it.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import asyncpg
+
+from reelstream.client import ReelstreamClient, Rejected, Settled, SpinTimeout
+from reelstream.processes import ServiceProcess, spawn
+from shared import records
+from shared.config import Settings, load_settings
+from shared.events import decode, encode, envelope
+from shared.events.wallet import Withdraw
+from shared.kafka import producer
+from shared.session import issue_token
+from shared.topic_admin import delete_prefixed, ensure_topics
+
+SERVICES = ("wallet", "jackpot", "spin", "projector")
+GAMES = (("rising-joker", "EUR", (10, 20, 100, 200, 500, 2000)), ("stjernestoev", "DKK", (50, 100, 200)))
+Echo = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ChaosPlan:
+    spins: int = 1000
+    kills: int = 5
+    clients: int = 4
+    players_per_client: int = 4
+    seed: int = 7
+    broker_restart: bool = True
+    postgres_stop_s: float = 10.0
+    fuzz: int = 0  # hostile records written over every input topic during the run (reelstream/chaos/fuzz.py)
+    deadline_s: float = 1200.0
+
+
+@dataclass
+class Fault:
+    kind: str  # "kill <service>" | "broker restart" | "postgres stop"
+    at_s: float
+    answer_gap_s: float | None = None
+
+
+@dataclass
+class ChaosReport:
+    plan: dict
+    started_at: str
+    requests: int = 0
+    settled: int = 0
+    rejected: int = 0
+    retries: int = 0
+    deposits: int = 0
+    withdrawals: int = 0
+    restarts: int = 0
+    fuzzed: int = 0
+    quarantined: int = 0
+    final_spin: str = ""
+    faults: list[Fault] = field(default_factory=list)
+    answers_per_request_max: int = 0
+    unanswered: int = 0
+    discrepancies: list[str] = field(default_factory=list)
+    projection: str = ""
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        final_ok = self.final_spin in ("", "settled")
+        return not self.discrepancies and self.unanswered == 0 and self.answers_per_request_max == 1 and final_ok
+
+    def gaps(self) -> dict[str, float | None]:
+        values = [fault.answer_gap_s for fault in self.faults if fault.answer_gap_s is not None]
+        return {"p50_s": statistics.median(values) if values else None, "max_s": max(values) if values else None}
+
+
+class Supervisor:
+    """Keeps one process per service running: whatever exits (killed, crashed, stopped by a broker outage) is
+    restarted at once, as a container runtime or systemd would."""
+
+    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+        self.env, self.log_dir = env, log_dir
+        self.processes: dict[str, ServiceProcess] = {}
+        self.restarts = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._watch, name="chaos-supervisor", daemon=True)
+
+    def _spawn(self, name: str) -> ServiceProcess:
+        # Static membership: a restarted process rejoins under its predecessor's id and gets its partitions back at
+        # once, instead of after the group's session timeout.
+        return spawn(name, env={**self.env, "REELSTREAM_INSTANCE_ID": f"{name}-0"}, log_dir=self.log_dir)
+
+    def start(self) -> None:
+        for name in SERVICES:
+            self.processes[name] = self._spawn(name)
+        for process in self.processes.values():
+            process.wait_ready(180)
+        self._thread.start()
+
+    def kill(self, name: str) -> None:
+        with self._lock:
+            self.processes[name].kill()
+
+    def restart_all(self) -> None:
+        """Stop every service cleanly and wait until each is back and ready (each restore meets all that was
+        written)."""
+        with self._lock:
+            for name, process in self.processes.items():
+                process.stop()
+                self.processes[name] = self._spawn(name)
+                self.restarts += 1
+            for process in self.processes.values():
+                process.wait_ready(300)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.1):
+            with self._lock:
+                for name, process in self.processes.items():
+                    if process.process.poll() is not None:
+                        self.processes[name] = self._spawn(name)
+                        self.restarts += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        for process in self.processes.values():
+            process.stop()
+
+
+class Load:
+    """Clients spinning until `spins` requests are answered; every answer's time is kept for the answer gaps."""
+
+    def __init__(self, settings: Settings, plan: ChaosPlan, report: ChaosReport, faults_done: threading.Event) -> None:
+        self.settings, self.plan, self.report = settings, plan, report
+        self.faults_done = faults_done  # spins go on until every fault is injected, however small the run
+        self.answered_at: list[float] = []
+        self.request_ids: list[uuid.UUID] = []
+        self._lock = threading.Lock()
+        self._issued = 0
+
+    def _take(self) -> bool:
+        with self._lock:
+            if self._issued >= self.plan.spins and self.faults_done.is_set():
+                return False
+            self._issued += 1
+            return True
+
+    def run_client(self, index: int, deadline: float) -> None:
+        rng = random.Random(self.plan.seed * 1000 + index)
+        players = [f"chaos-{index}-{n}" for n in range(self.plan.players_per_client)]
+        games = {player: rng.choice(GAMES) for player in players}
+        # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
+        stakes = {player: rng.choice(games[player][2]) for player in players}
+        with ReelstreamClient(bootstrap_servers=self.settings.kafka_bootstrap_servers,
+                              topic_prefix=self.settings.topic_prefix) as client:
+            for player in players:
+                self._deposit(client, player, games[player][1], 10_000_000, deadline)
+            while self._take() and time.monotonic() < deadline:
+                player = rng.choice(players)
+                game, currency, game_stakes = games[player]
+                if rng.random() < 0.03:
+                    self._withdraw(player, currency, rng.randint(1, 500))
+                switch = rng.random() < 0.02
+                if switch:
+                    stakes[player] = rng.choice(game_stakes)
+                answer = self._spin_until_answered(client, player, game, stakes[player], currency, deadline, switch)
+                if answer is None:
+                    with self._lock:
+                        self.report.unanswered += 1
+
+    def _deposit(self, client, player: str, currency: str, amount: int, deadline: float) -> None:
+        transaction_id = uuid.uuid4()
+        while time.monotonic() < deadline:
+            try:
+                client.deposit(player, amount, currency, transaction_id=transaction_id, timeout_s=15)
+                with self._lock:
+                    self.report.deposits += 1
+                return
+            except TimeoutError:
+                continue  # the same transaction id again is safe
+
+    def _withdraw(self, player: str, currency: str, amount: int) -> None:
+        """A cashier withdrawal sent without waiting (its outcome is the audit's business)."""
+        message = envelope(Withdraw(transaction_id=uuid.uuid4(), player_id=player, amount_minor=amount,
+                                    currency=currency), source="chaos-cashier", time=datetime.now(timezone.utc))
+        writer = producer(self.settings.kafka_bootstrap_servers, client_id="chaos-cashier")
+        try:
+            writer.send(self.settings.topic("wallet.commands"), key=message.key, value=encode(message),
+                        headers=records.headers_for("cashier")).get(timeout=30)
+        except Exception:  # noqa: BLE001 - the broker may be restarting: a withdrawal not sent is not a loss
+            return
+        finally:
+            writer.close(5)
+        with self._lock:
+            self.report.withdrawals += 1
+
+    def _spin_until_answered(self, client, player, game, stake, currency, deadline, forfeit=False):
+        request_id = uuid.uuid4()
+        token = issue_token(self.settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
+        with self._lock:
+            self.request_ids.append(request_id)
+            self.report.requests += 1
+        while time.monotonic() < deadline:
+            try:
+                answer = client.spin(player, game, stake, currency, token, request_id=request_id, timeout_s=15,
+                                     forfeit_bonus_ring=forfeit)
+            except (SpinTimeout, TimeoutError):
+                with self._lock:
+                    self.report.retries += 1
+                continue  # the same id again is safe
+            with self._lock:
+                self.answered_at.append(time.monotonic())
+                if isinstance(answer, Settled):
+                    self.report.settled += 1
+                elif isinstance(answer, Rejected):
+                    self.report.rejected += 1
+            return answer
+        return None
+
+
+class Faults:
+    """The plan's faults at seeded random moments while the load runs: kills (the supervisor restarts), one broker
+    restart, one PostgreSQL stop."""
+
+    def __init__(self, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport, echo: Echo) -> None:
+        self.plan, self.supervisor, self.report, self.echo = plan, supervisor, report, echo
+        self.started = time.monotonic()
+
+    def schedule(self) -> list[tuple[float, str]]:
+        rng = random.Random(self.plan.seed)
+        window_s = max(20.0, self.plan.spins / 25)  # spread over the run's expected length (~25 spins/s here)
+        steps = [(rng.uniform(3, window_s), f"kill {rng.choice(SERVICES)}") for _ in range(self.plan.kills)]
+        if self.plan.broker_restart:
+            steps.append((window_s * 0.45, "broker restart"))
+        if self.plan.postgres_stop_s > 0:
+            steps.append((window_s * 0.7, "postgres stop"))
+        return sorted(steps)
+
+    def run(self, done: threading.Event) -> None:
+        """Inject every fault of the schedule, then set `done`."""
+        try:
+            for at_s, kind in self.schedule():
+                time.sleep(max(0.0, at_s - (time.monotonic() - self.started)))
+                self.report.faults.append(Fault(kind, round(time.monotonic() - self.started, 3)))
+                self.echo(f"chaos: {kind} at {time.monotonic() - self.started:.1f} s")
+                self._inject(kind)
+        finally:
+            done.set()
+
+    def _inject(self, kind: str) -> None:
+        from deploy.local import infra, kafka, postgres
+        from deploy.local.paths import default_paths
+
+        if kind.startswith("kill "):
+            self.supervisor.kill(kind.split(" ", 1)[1])
+        elif kind == "broker restart":
+            kafka.down(default_paths(), self.echo)
+            kafka.up(default_paths(), infra.kafka_endpoint(), self.echo)
+        else:
+            postgres.down(default_paths(), self.echo)
+            time.sleep(self.plan.postgres_stop_s)
+            postgres.up(default_paths(), infra.postgres_endpoint(), self.echo)
+
+
+def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport:
+    """The whole run; the platform's topics and database are dropped afterwards, the report kept."""
+    base = load_settings()
+    prefix = f"chaos-{uuid.uuid4().hex[:10]}."
+    database = prefix.rstrip(".").replace("-", "_")
+    database_url = base.database_url.rsplit("/", 1)[0] + "/" + database
+    settings = Settings(base.kafka_bootstrap_servers, database_url, base.session_secret, base.environment, prefix)
+    report = ChaosReport(plan=asdict(plan), started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    started = time.monotonic()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
+    asyncio.run(_sql(base.database_url, f'CREATE DATABASE "{database}"'))
+    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "DATABASE_URL": database_url,
+           "REELSTREAM_SESSION_SECRET": settings.session_secret, "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+           "REELSTREAM_LOG_LEVEL": "WARNING"}
+    supervisor = Supervisor({**os.environ, **env}, out_dir / "logs")
+    try:
+        supervisor.start()
+        _load_with_faults(settings, plan, supervisor, report, echo)
+        if plan.fuzz:
+            echo("chaos: restarting every service, then one normal spin")
+            supervisor.restart_all()
+            report.final_spin = _normal_spin(settings)
+        report.restarts = supervisor.restarts
+        _check(settings, report, echo, deadline=time.monotonic() + 300)
+    finally:
+        supervisor.stop()
+        report.duration_s = round(time.monotonic() - started, 1)
+        _write_report(report, out_dir)
+        delete_prefixed(settings.kafka_bootstrap_servers, prefix)
+        asyncio.run(_sql(base.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    return report
+
+
+def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport,
+                      echo: Echo) -> None:
+    done = threading.Event()
+    load, faults = Load(settings, plan, report, done), Faults(plan, supervisor, report, echo)
+    deadline = time.monotonic() + max(plan.deadline_s, plan.spins / 5)  # a long run gets its time
+    injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
+    clients = [threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
+               for index in range(plan.clients)]
+    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report), name="chaos-fuzz", daemon=True)
+    injector.start()
+    fuzzer.start()
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join()
+    injector.join(timeout=120)
+    fuzzer.join(timeout=300)
+    for fault in report.faults:
+        after = [at for at in load.answered_at if at - faults.started > fault.at_s]
+        fault.answer_gap_s = round(min(after) - faults.started - fault.at_s, 3) if after else None
+    _count_answers(settings, load.request_ids, report)
+
+
+FUZZED_TOPICS = ("spin.requests", "wallet.commands", "jackpot.commands", "wallet.events", "jackpot.events",
+                 "spin.jackpot-answers", "spin.journal", "spin.events")
+
+
+def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
+    """`count` hostile records drawn by hypothesis, written while the load runs."""
+    if count <= 0:
+        return
+    from hypothesis import HealthCheck, Phase, given
+    from hypothesis import settings as hypothesis_settings
+
+    from reelstream.chaos.fuzz import hostile
+
+    drawn: list = []
+    examples = hypothesis_settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+                                   suppress_health_check=list(HealthCheck))
+
+    @examples
+    @given(hostile(FUZZED_TOPICS, tuple(f"chaos-{n}-0" for n in range(4))))
+    def draw(item) -> None:
+        drawn.append(item)
+
+    draw()
+    writer = producer(settings.kafka_bootstrap_servers, client_id="chaos-fuzzer", max_request_size=2_000_000)
+    try:
+        for item in drawn[:count]:
+            writer.send(settings.topic(item.topic), key=item.key, value=item.value, headers=item.headers)
+            report.fuzzed += 1
+        writer.flush(120)
+    finally:
+        writer.close(10)
+
+
+def _normal_spin(settings: Settings) -> str:
+    """After every service restarted: a normal spin must still settle."""
+    player = "chaos-0-0"
+    token = issue_token(settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
+    with ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers,
+                          topic_prefix=settings.topic_prefix) as client:
+        client.deposit(player, 1_000, "EUR", timeout_s=60)
+        for _ in range(4):
+            try:
+                answer = client.spin(player, "rising-joker", 10, "EUR", token, timeout_s=30)
+            except SpinTimeout:
+                continue
+            return "settled" if isinstance(answer, Settled) else f"rejected {answer.code}"
+    return "unanswered"
+
+
+def _count_answers(settings: Settings, request_ids: list[uuid.UUID], report: ChaosReport) -> None:
+    """Distinct answer event ids per request on spin.events (a byte-identical redelivery is the same id)."""
+    from services.audit.adapters.topics import read_topics
+    from services.spin.core.fold import PER_RECORD_CODES
+    from shared.events.spin import SpinRejected, SpinSettled
+
+    raw, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("spin.events",))
+    answers: dict[uuid.UUID, set[uuid.UUID]] = {request_id: set() for request_id in request_ids}
+    for record in raw:
+        if records.provenance_problem("spin.events", record.headers, record.value) is not None:
+            continue
+        event = decode(record.value)
+        data = event.data
+        if isinstance(data, SpinSettled) or (isinstance(data, SpinRejected) and data.code not in PER_RECORD_CODES):
+            if data.request_id in answers:
+                answers[data.request_id].add(event.id)
+    report.answers_per_request_max = max((len(ids) for ids in answers.values()), default=0)
+    report.unanswered += sum(1 for ids in answers.values() if not ids)
+
+
+def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float) -> None:
+    """The audit, once the projector has caught up (it may be a few records behind just after the load)."""
+    from services.audit.adapters.runner import audit_platform
+    from services.audit.core.scope import Scope
+
+    while True:
+        run = audit_platform(settings, Scope())
+        report.discrepancies = [str(item) for item in run.discrepancies]
+        report.projection = run.projection
+        report.quarantined = len(run.result.facts.quarantined)
+        if not report.discrepancies or time.monotonic() > deadline:
+            return
+        echo(f"chaos: audit found {len(report.discrepancies)} discrepancies ({run.projection}); again in 5 s")
+        time.sleep(5)
+
+
+async def _sql(url: str, statement: str) -> None:
+    conn = await asyncpg.connect(url, timeout=30)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+def _write_report(report: ChaosReport, out_dir: Path) -> None:
+    document = {**asdict(report), "passed": report.passed, "answer_gap": report.gaps()}
+    (out_dir / "chaos.json").write_text(json.dumps(document, indent=2, default=str) + "\n")
+    gaps = report.gaps()
+    lines = [f"# Chaos run, {report.started_at}", "",
+             f"**{'PASSED' if report.passed else 'FAILED'}** in {report.duration_s} s", "",
+             "| what | count |", "|---|---:|",
+             *(f"| {name} | {value} |" for name, value in (
+                 ("spin requests", report.requests), ("settled", report.settled), ("rejected", report.rejected),
+                 ("retries after a timeout", report.retries), ("deposits", report.deposits),
+                 ("withdrawals", report.withdrawals), ("faults injected", len(report.faults)),
+                 ("service restarts by the supervisor", report.restarts),
+                 ("hostile records written", report.fuzzed), ("records the audit set aside as untrusted", report.quarantined),
+                 ("requests without an answer", report.unanswered),
+                 ("most distinct answers of one request", report.answers_per_request_max),
+                 ("audit discrepancies", len(report.discrepancies)))),
+             "", f"Answer gap after a fault: p50 {gaps['p50_s']} s, max {gaps['max_s']} s.", "",
+             "| fault | at (s) | answer gap (s) |", "|---|---:|---:|",
+             *(f"| {fault.kind} | {fault.at_s} | {fault.answer_gap_s} |" for fault in report.faults),
+             "", f"Projection: {report.projection}.", f"Normal spin after restarting every service: "
+             f"{report.final_spin or 'not asked (no fuzz)'}.", ""]
+    lines += [f"- {item}" for item in report.discrepancies[:50]]
+    (out_dir / "chaos.md").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,1 @@
+"""The monitor's adapters: par sheets from docs, record decoding, faust tables, alerts, broker figures, web."""

@@ -1,0 +1,1 @@
+"""The monitor's pages: faust web views (HTML and JSON) and live pushes (SSE) on the same aiohttp application."""

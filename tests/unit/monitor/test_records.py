@@ -1,0 +1,39 @@
+"""Records → facts: only what a topic's owner wrote is read; an undecodable or forged record is counted, not applied."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from reelstream.synthetic.samples import sample_events
+from services.monitor.adapters import records
+from shared import records as provenance
+from shared.events import encode
+
+
+@dataclass
+class _Record:
+    value: bytes | None
+    headers: list
+    partition: int = 0
+    offset: int = 0
+    timestamp: int = 1_764_000_000_000
+
+
+SETTLED = next(s.envelope for s in sample_events(5, datetime.now(timezone.utc))
+               if s.envelope.type == "reelstream.spin.settled.v1")
+
+
+def test_a_settled_spin_written_by_the_spin_service_becomes_a_fact_on_the_par_basis():
+    fact, = records.spin_facts([_Record(encode(SETTLED), provenance.headers_for("spin"))])
+    data = SETTLED.data
+    assert fact.return_micro == data.house_win_minor * 1_000_000 + data.breakage_micro + data.contribution_micro
+    assert (fact.at.broker_ms, fact.at.event_id) == (1_764_000_000_000, str(SETTLED.id))
+
+
+def test_a_forged_or_broken_record_is_counted_and_skipped():
+    before = sum(records.skipped.values())
+    forged = _Record(encode(SETTLED), provenance.headers_for("someone-else"), offset=1)
+    unsigned = _Record(encode(SETTLED), [], offset=2)
+    broken = _Record(b'{"type": "reelstream.spin.settled.v1"}', provenance.headers_for("spin"), offset=3)
+    assert records.spin_facts([forged, unsigned, broken]) == []
+    assert sum(records.skipped.values()) == before + 3
