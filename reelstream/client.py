@@ -198,7 +198,8 @@ class ReelstreamClient:
                 return
             self._seen[message.id] = None
             _bound(self._seen, _SEEN_MAX)
-            if not (isinstance(answer, Rejected) and answer.code == "DUPLICATE_CONFLICT"):
+            # These answer one record, not the request id: a later request with the id must wait for its own answer.
+            if not (isinstance(answer, Rejected) and answer.code in ("DUPLICATE_CONFLICT", "WRONG_PARTITION")):
                 self._recent[key] = answer
                 _bound(self._recent, _RECENT_MAX)
             waiter = self._waiters.get(key)

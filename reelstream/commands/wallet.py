@@ -12,7 +12,6 @@ from datetime import datetime, timedelta, timezone
 
 import typer
 from kafka import TopicPartition
-from kafka.partitioner.default import murmur2
 from rich.console import Console
 
 from reelstream import arguments
@@ -24,6 +23,7 @@ from shared.events import decode, encode, envelope
 from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw, player_account
 from shared.kafka import consumer, producer
 from shared.money import format_minor
+from shared.partitioning import partition_for
 from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 
 app = typer.Typer(no_args_is_help=True)
@@ -40,7 +40,7 @@ _TIMEOUT = typer.Option(30.0, min=0.1, max=600.0, help="Seconds to wait for the 
 
 
 def _partition(player_id: str) -> int:
-    return (murmur2(player_id.encode()) & 0x7FFFFFFF) % PLAYER_PARTITIONS
+    return partition_for(player_id.encode(), PLAYER_PARTITIONS)
 
 
 def _reader(player_id: str, from_end: bool):

@@ -1,76 +1,170 @@
-"""Generate the AsyncAPI 3 document and per-message JSON Schemas from the payload models (the contract's one source)."""
+"""Generate the AsyncAPI 3 document and per-message JSON Schemas from the payload models and the topic definitions
+(the contract's one source): every topic a channel with its Kafka bindings, public, internal and dead-letter alike."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
 
+from shared import dead_letters
 from shared.events.base import Payload, registered_types
-from shared.events.envelope import CommandEnvelope, Envelope
-from shared.topics import CONTRACT_TOPICS, TopicSpec
+from shared.events.jackpot import ClaimRejected, JackpotWon
+from shared.events.json_schemas import asyncapi_schema, standalone_schema
+from shared.topics import ALL_TOPICS, SPIN_JACKPOT_ANSWERS, TopicSpec, with_min_insync
 
 CONTRACT_DIR = Path(__file__).resolve().parents[2] / "docs" / "contract"
-
-
-def message_schema(model: type[Payload]) -> dict[str, Any]:
-    """The JSON Schema of a whole CloudEvent carrying `model` (validation mode: what a reader accepts)."""
-    envelope_class = CommandEnvelope if model.KIND == "command" else Envelope
-    schema = envelope_class[model].model_json_schema(mode="validation")
-    schema["title"] = model.TYPE
-    schema["properties"]["type"] = {"const": model.TYPE, "type": "string"}
-    return schema
+BINDING_VERSION = "0.5.0"
+CLUSTER_REPLICAS = 3  # what `reelstream topics create --replication-factor 3` makes; the local single node has 1
+DEAD_LETTER = "reelstream.dead-letter"
+_KEY_PATTERN = r"^[A-Za-z0-9._:-]+$"  # player, network and pool ids alike (shared.events.base.Ident)
+_CLOUDEVENTS = "application/cloudevents+json"
+# Topics that carry copies of messages declared on another topic (re-keyed by the player id, bytes unchanged).
+_FORWARDED: dict[str, tuple[type[Payload], ...]] = {SPIN_JACKPOT_ANSWERS: (JackpotWon, ClaimRejected)}
 
 
 def _message_name(type_: str) -> str:
     return type_.removeprefix("reelstream.").replace(".", "_").replace("-", "_")
 
 
-def _channel(spec: TopicSpec, models: list[type[Payload]]) -> dict[str, Any]:
+def _key_schema(spec: TopicSpec) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": 64, "pattern": _KEY_PATTERN,
+            "description": f"the {spec.key} (UTF-8), equal to the CloudEvents subject; partition = "
+                           "toPositive(murmur2(key)) % partitions (Kafka's default partitioner)"}
+
+
+def _topic_configuration(configs: dict[str, str]) -> dict[str, Any]:
+    """The binding's typed form of the topic configs: cleanup.policy a list, numbers as integers."""
+    typed: dict[str, Any] = {}
+    for name, value in sorted(configs.items()):
+        if name == "cleanup.policy":
+            typed[name] = value.split(",")
+        else:
+            typed[name] = int(value) if value.lstrip("-").isdigit() else value
+    return typed
+
+
+def _visibility(spec: TopicSpec) -> str:
+    if spec.kind == "dlq":
+        return "dead-letter"
+    return "public" if spec.public else "internal"
+
+
+def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
+    visibility = _visibility(spec)
+    notes = {"public": "Game clients and operators read or write it.",
+             "internal": "Internal: only the platform's services write it; clients must not depend on it.",
+             "dead-letter": "Dead letters: records a consumer could not decode, unchanged, with why in headers."}
     return {
         "address": spec.name,
-        "description": f"Key: {spec.key}. Partitions: {spec.partitions}. Configs: {json.dumps(spec.configs, sort_keys=True)}.",
-        "messages": {_message_name(m.TYPE): {"$ref": f"#/components/messages/{_message_name(m.TYPE)}"} for m in models},
+        "title": spec.name,
+        "description": f"{notes[visibility]} Key: {spec.key}. Real deployments may prefix every topic name "
+                       "(REELSTREAM_TOPIC_PREFIX).",
+        "tags": [{"name": name} for name in dict.fromkeys((visibility, spec.kind))],
+        "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in message_names},
+        "bindings": {"kafka": {
+            "topic": spec.name, "partitions": spec.partitions, "replicas": CLUSTER_REPLICAS,
+            "topicConfiguration": _topic_configuration(with_min_insync(spec.configs, CLUSTER_REPLICAS)),
+            "bindingVersion": BINDING_VERSION,
+        }},
+    }
+
+
+def _message(model: type[Payload], spec: TopicSpec, schemas: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": model.TYPE,
+        "title": model.TYPE,
+        "summary": (model.__doc__ or model.TYPE).strip().splitlines()[0],
+        "contentType": _CLOUDEVENTS,
+        "headers": {"type": "object", "properties": {"content-type": {"type": "string", "const": _CLOUDEVENTS}}},
+        "payload": asyncapi_schema(model, schemas),
+        "bindings": {"kafka": {"key": _key_schema(spec), "bindingVersion": BINDING_VERSION}},
+        "tags": [{"name": model.KIND}],
+    }
+
+
+def _dead_letter_message() -> dict[str, Any]:
+    headers = {name: {"type": "string"} for name in (dead_letters.REASON, dead_letters.FIELD, dead_letters.SOURCE_TOPIC,
+                                                     dead_letters.SOURCE_PARTITION, dead_letters.SOURCE_OFFSET,
+                                                     dead_letters.CONSUMER)}
+    return {
+        "name": DEAD_LETTER,
+        "title": DEAD_LETTER,
+        "summary": "A record that could not be decoded, its bytes unchanged; why and where in the headers.",
+        "headers": {"type": "object", "properties": headers, "additionalProperties": True},
+        "payload": {"description": "the original record value, any bytes"},
+        "bindings": {"kafka": {"key": {"type": "string", "description": "the original record key"},
+                               "bindingVersion": BINDING_VERSION}},
+    }
+
+
+def _operations(spec: TopicSpec, channel_id: str, message_names: list[str]) -> dict[str, Any]:
+    """What a client does on a public channel (the document is written from a game client's or operator's side)."""
+    if not spec.public:
+        return {}
+    action = "send" if spec.kind == "command" else "receive"
+    return {f"{action}_{channel_id}": {
+        "action": action,
+        "channel": {"$ref": f"#/channels/{channel_id}"},
+        "summary": f"Clients {action} on {spec.name}",
+        "messages": [{"$ref": f"#/channels/{channel_id}/messages/{name}"} for name in message_names],
+    }}
+
+
+def _servers() -> dict[str, Any]:
+    kafka = {"kafka": {"bindingVersion": BINDING_VERSION}}
+    return {
+        "local": {"host": "127.0.0.1:9092", "protocol": "kafka", "protocolVersion": "3.9.1",
+                  "description": "the local single-node KRaft broker of `reelstream infra up` (plaintext)",
+                  "bindings": kafka},
+        "production": {"host": "kafka-1.example.com:9093", "protocol": "kafka", "protocolVersion": "3.9.1",
+                       "description": "an example cluster: SASL_SSL (TLS with the cluster's CA, SCRAM-SHA-512 per "
+                                      "role); "
+                                      "each role's client settings in a .properties file",
+                       "security": [{"$ref": "#/components/securitySchemes/scramSha512"},
+                                    {"$ref": "#/components/securitySchemes/plain"}],
+                       "bindings": kafka},
     }
 
 
 def asyncapi_document() -> dict[str, Any]:
     by_topic: dict[str, list[type[Payload]]] = {}
-    for type_, model in sorted(registered_types().items()):
+    for _, model in sorted(registered_types().items()):
         by_topic.setdefault(model.TOPIC, []).append(model)
-    channels, operations, messages = {}, {}, {}
-    for spec in CONTRACT_TOPICS:
+    channels, operations, messages, schemas = {}, {}, {}, {}
+    for spec in ALL_TOPICS:
         models = by_topic.get(spec.name, [])
-        if not models:
-            continue
+        carried = models + list(_FORWARDED.get(spec.name, ()))
+        names = [_message_name(m.TYPE) for m in carried] if spec.kind != "dlq" else [_message_name(DEAD_LETTER)]
         channel_id = spec.name.replace(".", "_")
-        channels[channel_id] = _channel(spec, models)
-        action = "send" if spec.kind == "command" else "receive"
-        operations[f"{action}_{channel_id}"] = {
-            "action": action,
-            "channel": {"$ref": f"#/channels/{channel_id}"},
-            "summary": f"Clients {action} on {spec.name}" + (" (public)" if spec.public else " (internal)"),
-        }
+        channels[channel_id] = _channel(spec, names)
+        operations.update(_operations(spec, channel_id, names))
         for model in models:
-            messages[_message_name(model.TYPE)] = {
-                "name": model.TYPE,
-                "title": model.TYPE,
-                "summary": (model.__doc__ or model.TYPE).strip().splitlines()[0],
-                "contentType": "application/cloudevents+json",
-                "headers": {"type": "object", "properties": {"content-type": {"const": "application/cloudevents+json"}}},
-                "payload": message_schema(model),
-            }
+            messages[_message_name(model.TYPE)] = _message(model, spec, schemas)
+    messages[_message_name(DEAD_LETTER)] = _dead_letter_message()
+    unplaced = set(registered_types()) - {m["name"] for m in messages.values()}
+    assert not unplaced, f"messages on no declared topic: {sorted(unplaced)}"
     return {
         "asyncapi": "3.0.0",
         "info": {
             "title": "reelstream event contract",
             "version": "1.0.0",
-            "description": "CloudEvents 1.0 (structured JSON) on Kafka. Generated from shared/events; do not edit.",
+            "description": "CloudEvents 1.0 (structured JSON) on Kafka. Generated from shared/events and "
+                           "shared/topics; "
+                           "do not edit. Message payloads are AsyncAPI schemas (draft-07); the same schemas as "
+                           "standalone JSON Schema draft 2020-12 files are in docs/contract/schemas/.",
         },
-        "defaultContentType": "application/cloudevents+json",
-        "servers": {"local": {"host": "127.0.0.1:9092", "protocol": "kafka"}},
+        "defaultContentType": _CLOUDEVENTS,
+        "servers": _servers(),
         "channels": channels,
         "operations": operations,
-        "components": {"messages": messages},
+        "components": {
+            "messages": messages,
+            "schemas": dict(sorted(schemas.items())),
+            "securitySchemes": {
+                "scramSha512": {"type": "scramSha512", "description": "SASL/SCRAM-SHA-512 over TLS, one user per role"},
+                "plain": {"type": "plain", "description": "SASL/PLAIN over TLS (where the cluster offers it)"},
+            },
+        },
     }
 
 
@@ -78,7 +172,7 @@ def rendered_files() -> dict[str, str]:
     """Every generated file, relative to docs/contract/, with its exact text."""
     files = {"asyncapi.json": json.dumps(asyncapi_document(), indent=2, sort_keys=True) + "\n"}
     for type_, model in sorted(registered_types().items()):
-        files[f"schemas/{type_}.json"] = json.dumps(message_schema(model), indent=2, sort_keys=True) + "\n"
+        files[f"schemas/{type_}.json"] = json.dumps(standalone_schema(model), indent=2, sort_keys=True) + "\n"
     return files
 
 
@@ -94,4 +188,5 @@ def write(directory: Path = CONTRACT_DIR) -> list[Path]:
 
 def stale(directory: Path = CONTRACT_DIR) -> list[str]:
     """Generated files that are missing or differ from what the models generate now."""
-    return [rel for rel, text in rendered_files().items() if not (directory / rel).is_file() or (directory / rel).read_text() != text]
+    return [rel for rel, text in rendered_files().items()
+            if not (directory / rel).is_file() or (directory / rel).read_text() != text]

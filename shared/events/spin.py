@@ -28,6 +28,9 @@ REJECTION_CODES = (
     "WAGER_REFUNDED",
     # Stjernestøv keeps per-player state across spins: one spin of it per player at a time.
     "SPIN_IN_PROGRESS",
+    # The record is not on its key's murmur2 partition (the producer's partitioner is not Kafka's default); answered on
+    # the player's own partition and applied to no book.
+    "WRONG_PARTITION",
 )
 
 
@@ -100,7 +103,8 @@ class SpinRejected(EventData):
     request_id: uuid.UUID | None = None
     # Keyed by player id; "unknown" when the request was too broken to name one (it then also goes to the DLQ).
     player_id: str
-    code: str
+    code: str = Field(description="one of " + ", ".join(REJECTION_CODES) + "; readers treat an unknown code as a "
+                      "refusal")
     message: str
     game: str | None = None
     stake_minor: Minor | None = None

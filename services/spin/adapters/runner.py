@@ -184,7 +184,7 @@ class SpinRunner(ConsumerRebalanceListener):
         with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
                 found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition,
-                                   record.offset)
+                                   record.offset, len(self.consumer.partitions_for_topic(tp.topic) or ()))
             else:
                 found = self._handle_event(logical, book, record)
         effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced)

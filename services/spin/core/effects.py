@@ -32,7 +32,7 @@ class Out:
     topic: str
     key: bytes
     value: bytes
-    kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | dlq
+    kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | home-answer | dlq
     headers: tuple[tuple[str, bytes], ...] = ()
     partition: int | None = None  # set by the adapter: journal facts and answers go to the book's own partition
     refused: Refused | None = None  # a dead letter: the input record to refuse, and why

@@ -14,7 +14,7 @@ from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
 
 # Rejections that answer one record, not the request id (they must not become "the" answer of that id).
-PER_RECORD_CODES = frozenset({"DUPLICATE_CONFLICT", "REQUEST_EXPIRED", "INVALID_REQUEST"})
+PER_RECORD_CODES = frozenset({"DUPLICATE_CONFLICT", "REQUEST_EXPIRED", "INVALID_REQUEST", "WRONG_PARTITION"})
 
 
 def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:

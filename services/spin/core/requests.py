@@ -14,12 +14,14 @@ from shared.events import DecodeError, Envelope, broker_time, decode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.spin import SpinAccepted, SpinRejected, SpinRequested
 from shared.events.wallet import DebitWager
+from shared.partitioning import misplaced
 from shared.topics import SPIN_REQUESTS, dlq_name
 
 
 def on_request(book: SpinBook, ctx: Context, raw: bytes | None, key: bytes | None, now_ms: int,
-               partition: int, offset: int) -> Effects:
-    """Handle one record of spin.requests; deterministic for a given book, record and seed source."""
+               partition: int, offset: int, partitions: int | None = None) -> Effects:
+    """Handle one record of spin.requests; deterministic for a given book, record and seed source.
+    `partitions` is the topic's partition count: a request off its key's partition is answered on the player's own."""
     now = broker_time(now_ms)
     try:
         request = decode(raw, expect_kind="command")
@@ -30,6 +32,9 @@ def on_request(book: SpinBook, ctx: Context, raw: bytes | None, key: bytes | Non
     data: SpinRequested = request.data
     if key != data.player_id.encode():
         return _per_record(request, now, "INVALID_REQUEST", "the record key must be the player id")
+    wrong = misplaced(key, partition, partitions) if partitions else None
+    if wrong is not None:  # not this book's player: the answer goes where the producer's default partitioner puts it
+        return _per_record(request, now, "WRONG_PARTITION", wrong, kind="home-answer")
     known = book.records.get(data.request_id)
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     if known is not None:
@@ -84,11 +89,11 @@ def _rejection(request_id: uuid.UUID | None, data: SpinRequested | None, now: da
     return message(rejected, event_id, now, request_id or event_id)
 
 
-def _per_record(request: Envelope[SpinRequested], now: datetime, code: str, text: str) -> Effects:
+def _per_record(request: Envelope[SpinRequested], now: datetime, code: str, text: str, kind: str = "answer") -> Effects:
     """An answer to this one record (its id derives from the record's event id), never stored as the request's."""
     effects = Effects()
     reply = _rejection(request.data.request_id, request.data, now, code, text, derived_id(request.id, "rejected", code))
-    send(effects, reply, "answer")
+    send(effects, reply, kind)
     return effects
 
 

@@ -19,6 +19,7 @@ from shared import records
 from shared.dead_letters import origin_of
 from shared.events import decode, encode, envelope
 from shared.events.jackpot import ContributionsApplied, Contribute
+from shared.events.spin import SpinRequested
 from shared.events.wallet import CASHIER, DebitWager, Deposited, Posting, SettleWager, WagerSettled, player_account
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
@@ -112,3 +113,21 @@ def test_the_command_topics_dead_letters_name_code_reason_origin_and_consumer(pl
         assert all(origin.reason for origin in origins), topic
         assert {origin.topic for origin in origins} == {platform.topic(topic)}, topic
         assert {record.value for record in letters} >= set(NOT_OBJECTS), topic
+
+
+@pytest.mark.parametrize("codec", ["gzip", "snappy", "lz4", "zstd"])
+def test_a_request_in_a_compressed_batch_is_answered_whatever_the_codec(platform, codec):
+    """franz-go compresses with snappy by default; a batch the platform cannot decompress stopped the spin service."""
+    player = f"codec-{codec}"
+    with client_for(platform) as client:
+        client.deposit(player, 1_000, "EUR")
+        request_id = uuid.uuid4()
+        message = envelope(SpinRequested(request_id=request_id, player_id=player, game="rising-joker",
+                                         stake_minor=10, currency="EUR", session_token=token_for(player)),
+                           source="codec-test", time=datetime.now(timezone.utc))
+        writer = producer(platform.bootstrap, client_id=f"codec-{codec}", compression_type=codec)
+        writer.send(platform.topic("spin.requests"), key=player.encode(), value=encode(message)).get(timeout=30)
+        writer.close(10)
+        answer = client.spin(player, "rising-joker", 10, "EUR", token_for(player), request_id=request_id,
+                             timeout_s=60)
+        assert isinstance(answer, Settled)

@@ -1,0 +1,58 @@
+# Phase: the Go and Node.js example clients built and tested, the AsyncAPI document validated by the AsyncAPI parser,
+# and each client run through the conformance kit against a platform of its own (own topic prefix and state dir).
+# Sourced by .ci/run after the test phase: the broker and PostgreSQL are running; installs Go and Node when missing.
+
+clients_toolchains() {
+  [ -x /usr/local/go/bin/go ] && export PATH="$PATH:/usr/local/go/bin"
+  local missing=()
+  command -v go >/dev/null || missing+=(golang-go)
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    ${SUDO:-} apt-get update -q
+    ${SUDO:-} apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+  echo "go: $(go version); node: $(node --version); npm: $(npm --version)"
+}
+
+clients_build_and_test() {
+  local bin=$1
+  (cd examples/clients/go && go mod download && go vet ./... && go test ./... && go build -o "$bin/reelspin-go" ./cmd/reelspin)
+  (cd examples/clients/node && npm ci --no-audit --no-fund && node --test test/)
+  (cd tools/asyncapi && npm ci --no-audit --no-fund && node validate.mjs ../../docs/contract/asyncapi.json)
+  # The parser test also checks that a broken document is refused (it skips where tools/asyncapi is not installed).
+  .venv/bin/python -m pytest -q -p no:cacheprovider tests/unit/shared/test_asyncapi_bindings.py
+}
+
+clients_conformance() {
+  local bin=$1 state=$2 rc=0
+  if [ -f .reelstream/env ]; then set -a; . .reelstream/env; set +a; fi
+  export REELSTREAM_TOPIC_PREFIX="ci-clients-$$-$RANDOM." REELSTREAM_STATE_DIR="$state"
+  .venv/bin/python -c 'import os; from shared.topic_admin import ensure_topics
+ensure_topics(os.environ["KAFKA_BOOTSTRAP_SERVERS"], prefix=os.environ["REELSTREAM_TOPIC_PREFIX"])'
+  .venv/bin/reelstream services up --only wallet --only jackpot --only spin || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    echo "--- conformance: Go client"
+    .venv/bin/reelstream contract verify-client --cmd "$bin/reelspin-go" || rc=$?
+    echo "--- conformance: Node.js client"
+    .venv/bin/reelstream contract verify-client --cmd "node examples/clients/node/bin/reelspin.js" || rc=$?
+  fi
+  .venv/bin/reelstream services down || true
+  .venv/bin/python -c 'import os; from kafka import KafkaAdminClient; from shared.topic_admin import delete_topics
+b, p = os.environ["KAFKA_BOOTSTRAP_SERVERS"], os.environ["REELSTREAM_TOPIC_PREFIX"]
+a = KafkaAdminClient(bootstrap_servers=b); names = [t for t in a.list_topics() if t.startswith(p)]; a.close()
+delete_topics(b, names)' || echo "warning: could not delete the ${REELSTREAM_TOPIC_PREFIX} topics" >&2
+  return "$rc"
+}
+
+clients_phase() {
+  local scratch
+  scratch=$(mktemp -d)
+  clients_toolchains
+  clients_build_and_test "$scratch"
+  clients_conformance "$scratch" "$scratch/state"
+  rm -rf "$scratch"
+}
+
+phase clients 600 clients_phase

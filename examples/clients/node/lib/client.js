@@ -1,0 +1,108 @@
+// One spin: the request out on spin.requests (key = player id), its one answer back from spin.events.
+import { randomUUID } from 'node:crypto'
+import { Kafka, logLevel } from 'kafkajs'
+
+export const REQUESTED = 'reelstream.spin.requested.v1'
+export const SETTLED = 'reelstream.spin.settled.v1'
+export const REJECTED = 'reelstream.spin.rejected.v1'
+
+export class NoAnswer extends Error {}
+
+/** The CloudEvent of a spin request, as the message kafkajs sends (structured JSON mode). */
+export function requestMessage(spin, source, now = new Date()) {
+  const event = {
+    specversion: '1.0', id: randomUUID(), source, type: REQUESTED, time: now.toISOString(), subject: spin.player_id,
+    datacontenttype: 'application/json', data: spin,
+  }
+  return { key: spin.player_id, value: JSON.stringify(event), headers: { 'content-type': 'application/cloudevents+json' } }
+}
+
+/** The answer to our request in a spin.events record, or null (other requests, other types, others' conflicts). */
+export function parseAnswer(value, spin) {
+  if (!value.includes(spin.request_id)) return null // most records on a busy platform are not ours
+  let event
+  try {
+    event = JSON.parse(value)
+  } catch {
+    return null
+  }
+  const data = event?.data
+  if ((event.type !== SETTLED && event.type !== REJECTED) || data?.request_id !== spin.request_id) return null
+  if (!namesOurSpin(data, spin)) return null
+  return { eventId: event.id, settled: event.type === SETTLED, ...data }
+}
+
+// An answer to another spin under our id names its own game and stake: the original spin's settlement when we reuse
+// an id, or the DUPLICATE_CONFLICT of another spin that reused ours.
+function namesOurSpin(data, spin) {
+  if (data.game == null && data.stake_minor == null) return true // a refusal of a request too broken to name its spin
+  return data.game === spin.game && data.stake_minor === spin.stake_minor
+}
+
+// kafkajs logs to stdout by default; the CLI's stdout is its answer, so warnings go to stderr.
+const toStderr = () => ({ namespace, log }) => process.stderr.write(`kafkajs ${namespace}: ${log.message}\n`)
+
+/**
+ * Send the spin and wait for its answer; after each timeout the identical message is sent again (same request id).
+ * Resolves { answer, attempts, duplicates }; rejects with NoAnswer after `attempts` sends.
+ */
+export async function play({ kafka: options, topicPrefix = '', partitioner, timeoutMs, attempts, lingerMs = 0 }, spin) {
+  const kafka = new Kafka({ clientId: 'reelstream-node-example', logLevel: logLevel.WARN, logCreator: toStderr, ...options })
+  const eventsTopic = `${topicPrefix}spin.events`
+  const admin = kafka.admin()
+  await admin.connect()
+  // Every answer to the request sent below is after these offsets, whenever the group below gets its partitions.
+  const start = await admin.fetchTopicOffsets(eventsTopic)
+  const groupId = `reelstream-node-example-${randomUUID()}`
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 })
+  const producer = kafka.producer({ createPartitioner: partitioner, allowAutoTopicCreation: false })
+  try {
+    await producer.connect()
+    return await exchange({ consumer, producer, topicPrefix, eventsTopic, start, timeoutMs, attempts, lingerMs }, spin)
+  } finally {
+    await Promise.allSettled([consumer.disconnect(), producer.disconnect()])
+    await admin.deleteGroups([groupId]).catch(() => {}) // throwaway group: nothing to resume
+    await admin.disconnect()
+  }
+}
+
+async function exchange({ consumer, producer, topicPrefix, eventsTopic, start, timeoutMs, attempts, lingerMs }, spin) {
+  const seen = new Set()
+  let answer = null
+  let duplicates = 0
+  let wake = () => {}
+  await consumer.connect()
+  await consumer.subscribe({ topic: eventsTopic, fromBeginning: false })
+  const joined = new Promise(resolve => consumer.on(consumer.events.GROUP_JOIN, resolve))
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const found = parseAnswer(message.value.toString('utf8'), spin)
+      if (found === null) return
+      if (seen.has(found.eventId)) {
+        duplicates += 1 // the same fact delivered again (a service crashed after writing it)
+        return
+      }
+      seen.add(found.eventId)
+      if (answer === null) {
+        answer = found // a second distinct answer would break the contract: the first one stands
+        wake()
+      }
+    },
+  })
+  await joined
+  for (const { partition, offset } of start) consumer.seek({ topic: eventsTopic, partition, offset })
+  const message = requestMessage(spin, 'reelstream-node-example')
+  let sent = 0
+  while (answer === null && sent < attempts) {
+    await producer.send({ topic: `${topicPrefix}spin.requests`, acks: -1, messages: [message] })
+    sent += 1
+    await new Promise(resolve => {
+      const timer = setTimeout(resolve, timeoutMs)
+      wake = () => { clearTimeout(timer); resolve() }
+      if (answer !== null) wake()
+    })
+  }
+  if (answer === null) throw new NoAnswer(`no answer to request ${spin.request_id} after ${sent} attempts`)
+  await new Promise(resolve => setTimeout(resolve, lingerMs))
+  return { answer, attempts: sent, duplicates }
+}
