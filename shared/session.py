@@ -50,7 +50,8 @@ def token_problem(secret: str, token: str, player_id: str, now_ms: int) -> Token
     if len(parts) != 4 or parts[0] != _VERSION or not parts[2].isdigit():
         return TokenProblem.MALFORMED
     body = ".".join(parts[:3])
-    if not hmac.compare_digest(_signature(secret, body), parts[3]):
+    # As bytes: compare_digest refuses str with non-ASCII characters (a TypeError that stopped the spin service).
+    if not hmac.compare_digest(_signature(secret, body).encode(), parts[3].encode()):
         return TokenProblem.FORGED
     try:
         owner = _unb64(parts[1]).decode()

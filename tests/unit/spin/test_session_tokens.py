@@ -36,3 +36,9 @@ def test_a_token_with_a_changed_expiry_is_forged():
 def test_garbage_is_malformed():
     for garbage in ("", "x", "v1.a.b.c", "v2.cC0x.1.sig", "v1.cC0x.-5.sig"):
         assert token_problem(SECRET, garbage, "p-1", NOW_MS) is TokenProblem.MALFORMED
+
+
+def test_a_signature_with_non_ascii_characters_is_forged_not_an_error():
+    version, player, expiry, _ = issue_token(SECRET, "p-1", NOW_MS + 1000).split(".")
+    for signature in ("ü" * 43, "sig\u2603", "\x00"):
+        assert token_problem(SECRET, ".".join((version, player, expiry, signature)), "p-1", NOW_MS) is TokenProblem.FORGED
