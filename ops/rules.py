@@ -20,6 +20,17 @@ def refusal_of_replay_target(target: str, prefix: str) -> str | None:
     return None
 
 
+def refusal_of_redrive(dlq_topic: str) -> str | None:
+    """Why a dead-letter topic may not be re-driven, or None. A re-drive re-sends the original bytes only onto a
+    client-facing topic: never onto the money path's internal topics, whose records only their services write."""
+    source = dlq_topic.removesuffix(".dlq")
+    for spec in ALL_TOPICS:
+        if spec.name == source and not spec.public:
+            return (f"{source} is an internal topic of the money path: its dead letters are evidence, and the service "
+                    "that wrote the record re-sends its cause; ops never writes there")
+    return None
+
+
 @dataclass(frozen=True)
 class PartitionRange:
     partition: int

@@ -107,6 +107,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.lock = asyncio.Lock()
         # The latest commit of each partition (each awaits its predecessor before opening its transaction).
         self._inflight: dict[int, asyncio.Task] = {}
+        self._restoring: dict[int, asyncio.Task] = {}  # partition -> its background restore
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
@@ -135,6 +136,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                         await _guarded(self._process(consumer, polled))
                 await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
+            await self._cancel_restores(list(self._restoring))
             async with self.lock:
                 await self._settle(list(self._inflight))
             await consumer.stop()
@@ -214,20 +216,62 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         await asyncio.gather(*tasks)
 
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
-        async with self.lock:
-            await _guarded(self.acquire(sorted({tp.partition for tp in assigned} - set(self.states))))
+        """Restore in the background: aiokafka sends no heartbeat while this callback runs, so a restore longer than
+        the session timeout inside it would get the member evicted, and every rejoin would restore again. The new
+        partitions stay paused (and the loop seeks back whatever it fetched of them) until they are restored."""
+        self._schedule(sorted({tp.partition for tp in assigned} - set(self.states) - set(self._restoring)))
+
+    def _schedule(self, partitions: list[int]) -> None:
+        if not partitions:
+            return
+        if self._consumer is not None:
+            self._consumer.pause(*self._tps(partitions))
+        task = asyncio.create_task(_guarded(self.acquire(partitions)))
+        for partition in partitions:
+            self._restoring[partition] = task
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        partitions = [tp.partition for tp in revoked]
+        await self._cancel_restores(partitions)
         async with self.lock:  # the batches in hand are committed first
-            await self._settle([tp.partition for tp in revoked])
-            observability.revoked([tp.partition for tp in revoked])
-            await self.release([tp.partition for tp in revoked])
+            await self._settle(partitions)
+            observability.revoked(partitions)
+            await self.release(partitions)
+
+    async def _cancel_restores(self, partitions: list[int]) -> None:
+        """Stop the restores that cover these partitions; partitions a stopped restore also covered and that stay
+        assigned are restored anew."""
+        tasks = {self._restoring[p] for p in partitions if p in self._restoring}
+        others = sorted(p for p, task in self._restoring.items() if task in tasks and p not in partitions)
+        for partition in [p for p, task in self._restoring.items() if task in tasks]:
+            del self._restoring[partition]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if others:
+            async with self.lock:
+                await self.release(others)  # half restored: fenced producers and states are dropped first
+            self._schedule(others)
+
+    def _tps(self, partitions: list[int]) -> list[TopicPartition]:
+        return [TopicPartition(self.config.commands_topic, partition) for partition in partitions]
+
+    @property
+    def restoring(self) -> bool:
+        """Whether an assigned partition is still being restored (not ready)."""
+        return bool(self._restoring)
 
     async def acquire(self, partitions: list[int]) -> None:
-        """Fence and restore the partitions side by side (their reads overlap)."""
+        """Fence and restore the partitions side by side (their reads overlap), then let the loop read them."""
         async with observability.restoring(partitions):
             restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
-        await self.service.acquired(dict(zip(partitions, restored)))
+        async with self.lock:
+            for partition in partitions:
+                self._restoring.pop(partition, None)
+            if self._consumer is not None:
+                owned = set(self._consumer.assignment())
+                self._consumer.resume(*[tp for tp in self._tps(partitions) if tp in owned])
+            await self.service.acquired(dict(zip(partitions, restored)))
 
     async def _acquire_one(self, partition: int) -> Restored[S]:
         producer = AIOKafkaProducer(

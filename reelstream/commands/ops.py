@@ -223,9 +223,14 @@ def dlq_redrive(
     """After a fix: put each dead letter back on its source topic once (marked; re-runs skip it)."""
     from ops import tools as ops
 
+    from ops.rules import refusal_of_redrive
+
     settings = _settings()
     known = _dlq_topics(settings)
     _dlq_argument(topic, known)
+    refusal = refusal_of_redrive(topic)
+    if refusal is not None:
+        raise typer.BadParameter(refusal, param_hint="--topic")
     with _bar(None, "re-drive") as bar:
         task = bar.add_task("re-drive", total=None)
         summary = asyncio.run(ops.redrive(settings.kafka_bootstrap_servers, settings.database_url,

@@ -115,9 +115,13 @@ async def restoring(partitions: Iterable[int] = ()):
     partitions = list(partitions)
     PROCESS.readiness.begin(partitions)
     started = time.perf_counter()
-    if _RESTORE_PAUSE_S:
-        await asyncio.sleep(_RESTORE_PAUSE_S)
-    yield partitions
+    try:
+        if _RESTORE_PAUSE_S:
+            await asyncio.sleep(_RESTORE_PAUSE_S)
+        yield partitions
+    except BaseException:
+        PROCESS.readiness.abort(partitions)  # cancelled by a rebalance (or failed): no longer restoring these
+        raise
     metrics.RESTORE_SECONDS.labels(PROCESS.service).observe(time.perf_counter() - started)
     PROCESS.readiness.finish(partitions)
 

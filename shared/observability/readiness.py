@@ -27,6 +27,11 @@ class Readiness:
         for key in [key for key in self.targets if key[1] in set(partitions)]:
             del self.targets[key]  # measured again by the next probe: the end of the log after this restore
 
+    def abort(self, partitions) -> None:
+        """A restore stopped before it finished (cancelled by a rebalance, or failed)."""
+        self.restores -= 1
+        self.restoring -= set(partitions)
+
     def revoke(self, partitions) -> None:
         self.restoring -= set(partitions)
         self.restored -= set(partitions)

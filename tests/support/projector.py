@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path

@@ -71,6 +71,7 @@ class SpinRunner(ConsumerRebalanceListener):
         self.journaled: asyncio.Task | None = None  # the latest batch's journal write (likewise)
         self.uncommitted: dict = {}  # input offsets whose batches are written, not yet committed
         self.committed_at = 0.0
+        self._rebuilding: dict[int, asyncio.Task] = {}  # partition -> the background rebuild of its book
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=settings.kafka_bootstrap_servers, group_id=settings.group("spin"),
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
@@ -79,20 +80,52 @@ class SpinRunner(ConsumerRebalanceListener):
         observability.watch(self.consumer)
 
     async def on_partitions_revoked(self, revoked) -> None:
+        partitions = {tp.partition for tp in revoked}
+        tasks = {self._rebuilding.pop(p) for p in partitions if p in self._rebuilding}
+        for task in tasks:
+            task.cancel()  # the next owner rebuilds these books
+        await asyncio.gather(*tasks, return_exceptions=True)
+        again = sorted(p for p, task in self._rebuilding.items() if task in tasks)
         async with self.lock:  # the batch in hand is finished and committed first
             await self._drain()
-            observability.revoked({tp.partition for tp in revoked})
-            for partition in {tp.partition for tp in revoked}:
+            observability.revoked(partitions)
+            for partition in partitions:
                 self.books.pop(partition, None)
+        for partition in again:
+            del self._rebuilding[partition]
+        self._schedule([tp for tp in self.consumer.assignment() if tp.partition in again])
 
     async def on_partitions_assigned(self, assigned) -> None:
+        """Rebuild in the background: aiokafka sends no heartbeat while this callback runs, so a rebuild longer than
+        the session timeout inside it got the member evicted, and every rejoin rebuilt again (seen with ~1,000 hostile
+        records in the history on a loaded machine). The new partitions stay paused until their books are rebuilt."""
+        fresh = {tp.partition for tp in assigned} - set(self.books) - set(self._rebuilding)
+        self._schedule([tp for tp in assigned if tp.partition in fresh])
+        if not self._rebuilding:
+            self.assigned.set()
+
+    def _schedule(self, tps: list) -> None:
+        partitions = sorted({tp.partition for tp in tps})
+        if not partitions:
+            return
+        self.consumer.pause(*tps)
+        task = asyncio.create_task(self._rebuild(partitions, tps))
+        for partition in partitions:
+            self._rebuilding[partition] = task
+
+    async def _rebuild(self, partitions: list[int], tps: list) -> None:
+        async with observability.restoring(partitions):
+            books = await rebuild_books(self.settings, self.ctx.catalog, partitions)
         async with self.lock:
-            partitions = sorted({tp.partition for tp in assigned} - set(self.books))
-            async with observability.restoring(partitions):
-                self.books.update(await rebuild_books(self.settings, self.ctx.catalog, partitions))
-            log.info("spin books rebuilt for partitions %s (%d requests)", partitions,
-                     sum(len(self.books[p].records) for p in partitions))
-        self.assigned.set()
+            self.books.update(books)
+            for partition in partitions:
+                self._rebuilding.pop(partition, None)
+            owned = set(self.consumer.assignment())
+            self.consumer.resume(*[tp for tp in tps if tp in owned])
+        log.info("spin books rebuilt for partitions %s (%d requests)", partitions,
+                 sum(len(book.records) for book in books.values()))
+        if not self._rebuilding:
+            self.assigned.set()
 
     async def run(self) -> None:
         self.consumer.subscribe(topics=[self.settings.topic(name) for name in INPUTS], listener=self)
@@ -103,12 +136,16 @@ class SpinRunner(ConsumerRebalanceListener):
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
                 pacing.after_poll(self.consumer, bool(batch))
                 observability.consumed(batch)
+                for rebuild in [task for task in self._rebuilding.values() if task.done()]:
+                    rebuild.result()  # a failed rebuild stops the runner
                 if self.inflight is not None and self.inflight.done():
                     self.inflight.result()  # a failed write stops the runner even when no batch follows
                 if batch:
                     async with self.lock:
                         await self._process(batch)
         finally:
+            for task in set(self._rebuilding.values()):
+                task.cancel()
             for task in (self.inflight, self.journaled):
                 if task is not None and not task.done():
                     task.cancel()  # not written: re-delivered to whoever handles these partitions next
@@ -125,8 +162,11 @@ class SpinRunner(ConsumerRebalanceListener):
         with observability.handler_timer():
             for tp, polled in batch.items():
                 book = self.books.get(tp.partition)
-                if tp not in assignment or book is None:
+                if tp not in assignment:
                     continue  # revoked meanwhile: the new owner handles these records
+                if book is None:  # fetched before the partition was paused for its rebuild: read again afterwards
+                    self.consumer.seek(tp, polled[0].offset)
+                    continue
                 for record in polled:
                     self._handle(tp, book, record, effects)
                     offsets[tp] = record.offset + 1

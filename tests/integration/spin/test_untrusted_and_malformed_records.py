@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reelstream.client import Settled
+from reelstream.client import Rejected, Settled
 from shared import records
 from shared.dead_letters import origin_of
 from shared.events import decode, encode, envelope
@@ -131,3 +131,16 @@ def test_a_request_in_a_compressed_batch_is_answered_whatever_the_codec(platform
         answer = client.spin(player, "rising-joker", 10, "EUR", token_for(player), request_id=request_id,
                              timeout_s=60)
         assert isinstance(answer, Settled)
+
+
+@pytest.mark.parametrize(("token", "code"), [("v1.cA.9999999999999.été", "UNAUTHENTICATED"),
+                                             ("\x00" * 40, "UNAUTHENTICATED"), ("v1." + "é" * 2000, "UNAUTHENTICATED"),
+                                             ("", "INVALID_REQUEST"), ("v1." + "a" * 5000, "INVALID_REQUEST")])
+def test_a_request_with_a_non_ascii_empty_or_huge_token_is_refused_and_the_service_goes_on(platform, token, code):
+    player = "token-poison"
+    with client_for(platform) as client:
+        client.deposit(player, 1_000, "EUR")
+        answer = client.spin(player, "rising-joker", 10, "EUR", token, timeout_s=60)
+        assert isinstance(answer, Rejected)
+        assert answer.code == code
+        assert isinstance(client.spin(player, "rising-joker", 10, "EUR", token_for(player), timeout_s=60), Settled)

@@ -127,7 +127,7 @@ def test_partitions_moving_between_two_wallet_instances_apply_every_command_once
         assert first.stop() == 0
         send(kafka_bootstrap, prefix, waves[2])
         wanted = {str(c.transaction_id) for c in commands}
-        events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: wanted <= set(facts_by_transaction(rs)), 90)
+        read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: wanted <= set(facts_by_transaction(rs)), 90)
     finally:
         first.stop()
         if second is not None:

@@ -4,7 +4,7 @@ import uuid
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import DIAMOND, STJERNE, Network, admin, claim, contribute, incoming, minutes
+from jackpot_builders import STJERNE, Network, admin, claim, contribute, incoming, minutes
 
 
 def test_a_full_pool_win_pays_the_whole_level_rounded_down_and_the_operator_reseeds():

@@ -45,3 +45,12 @@ def test_a_redriven_record_keeps_its_headers_minus_the_reasons_plus_the_marker()
     redriven = dlq.redrive_headers(headers, dlq.redrive_marker("t.dlq", 0, 5))
     assert redriven == [("content-type", b"x"), (dlq.REDRIVE, b"t.dlq/0/5")]
     assert dlq.origin_of(redriven) is None
+
+
+def test_a_re_drive_goes_only_onto_client_facing_topics_never_the_money_paths_internal_ones():
+    from ops.rules import refusal_of_redrive
+
+    for internal in ("jackpot.commands.dlq", "jackpot.events.dlq", "spin.journal.dlq"):
+        assert "internal topic" in refusal_of_redrive(internal)
+    for public in ("spin.requests.dlq", "wallet.commands.dlq", "spin.events.dlq", "jackpot.meters.dlq"):
+        assert refusal_of_redrive(public) is None

@@ -146,3 +146,14 @@ def test_batch_traces_answer_each_request_with_its_own_trace_and_aggregates_with
     assert traces.headers_for("r-1") == (("traceparent", b"first"),)
     assert traces.headers_for(None) == (("traceparent", b"second"),)
     assert traces.headers_for("r-3") == (("traceparent", b"second"),)
+
+
+def test_a_cancelled_restore_leaves_no_restore_running():
+    readiness = Readiness()
+    readiness.begin([0, 1])
+    readiness.abort([0, 1])  # a rebalance cancelled it
+    readiness.begin([0])
+    readiness.finish([0])
+    readiness.targets[ASSIGNED[0]] = None
+    assert readiness.restores == 0
+    assert readiness.ready(ASSIGNED[:1])

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from games.rising_joker.evaluate import LineWin
-from games.rising_joker.model import model_from_data
 
 
 def test_joker_substitutes_on_its_line_and_stays_unexpanded_when_expansion_adds_nothing(spin_of):

@@ -1,5 +1,4 @@
 """A spin request: the contract's refusals, the debit asked for once, repeats answered with the very same bytes."""
-import uuid
 
 from services.spin.core.book import SpinBook
 from services.spin.core.requests import on_request
