@@ -26,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
+from shared import observability
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
@@ -121,6 +122,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
+        observability.watch(consumer)
         consumer.subscribe([self.config.commands_topic], listener=self)
         await consumer.start()
         pacing = FetchPacing.from_env()
@@ -128,6 +130,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
                 pacing.after_poll(consumer, bool(polled))
+                observability.consumed(polled)
                 if polled:
                     async with self.lock:
                         await _guarded(self._process(consumer, polled))
@@ -143,7 +146,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
-        previous = []
+        previous, polled_at = [], time.perf_counter()
         for tp, records in polled.items():
             state = self.states.get(tp.partition)
             if state is None:  # fetched before this partition was restored (or after it was revoked)
@@ -158,10 +161,11 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 await before  # the partition's state must be committed state: drain it first
                 self.service.quiet(tp.partition, state)
             started = time.perf_counter()
-            outputs = self.service.decide(tp.partition, state, records)
+            with observability.handler_timer():
+                outputs = self.service.decide(tp.partition, state, records)
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
-            commit = asyncio.create_task(_guarded(self._commit(before, tp, records[-1].offset + 1, outputs)))
+            commit = asyncio.create_task(_guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at)))
             self._inflight[tp.partition] = commit
             if self.config.pipelined:
                 previous.append(before)
@@ -173,14 +177,14 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.stats.commit_s += time.perf_counter() - started
 
     async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int,
-                      outputs: list[Output]) -> None:
+                      outputs: list[Output], polled_at: float) -> None:
         if before is not None:
             await before
         prefix = self.config.service
         producer, state = self.producers[tp.partition], self.states[tp.partition]
         outputs = with_position(outputs, next_offset)
         crash_point(f"{prefix}.before_transaction")
-        async with producer.transaction():
+        async with observability.commit_timer(), producer.transaction():
             futures = [await producer.send(
                 self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
                 headers=out.headers, partition=None if out.dead_letter else tp.partition,  # co-partitioned by key
@@ -193,6 +197,10 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
         crash_point(f"{prefix}.after_commit")
         self._positions.committed(tp.partition, next_offset)
+        for out in outputs:
+            observability.produced(self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value,
+                                   out.headers)
+        observability.batch_done(polled_at)
         event_offsets = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
         self.stats.batches += 1
         self.stats.events += len(event_offsets)
@@ -227,6 +235,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         await self._cancel_restores(partitions)
         async with self.lock:  # the batches in hand are committed first
             await self._settle(partitions)
+            observability.revoked(partitions)
             await self.release(partitions)
 
     async def _cancel_restores(self, partitions: list[int]) -> None:
@@ -254,7 +263,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
 
     async def acquire(self, partitions: list[int]) -> None:
         """Fence and restore the partitions side by side (their reads overlap), then let the loop read them."""
-        restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
+        async with observability.restoring(partitions):
+            restored = await asyncio.gather(*(self._acquire_one(partition) for partition in partitions))
         async with self.lock:
             for partition in partitions:
                 self._restoring.pop(partition, None)

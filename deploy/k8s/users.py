@@ -1,5 +1,6 @@
 """Strimzi `KafkaUser` resources generated from the roles (shared/roles.py): one SCRAM-SHA-512 user per role with its
-ACLs and quotas, for a real cluster (`python -m deploy.k8s.users > deploy/k8s/users.yaml`; a test keeps it current)."""
+ACLs and quotas, for a real cluster. `python -m deploy.k8s.generate` writes them into deploy/k8s/users.yaml with the
+other manifests (deploy/k8s/manifests.py:user_resources); a test keeps every generated file current."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,16 +34,9 @@ def kafka_user(member: Role) -> dict:
                   "authorization": {"type": "simple", "acls": _acls(member)}}
     if member.quotas:
         spec["quotas"] = {_QUOTAS[key]: int(value) for key, value in sorted(member.quotas.items())}
-    return {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
+    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaUser",
             "metadata": {"name": member.name, "labels": {"strimzi.io/cluster": CLUSTER_LABEL}}, "spec": spec}
 
 
-def users_yaml() -> str:
-    import yaml
-
-    header = "# Generated from shared/roles.py by `python -m deploy.k8s.users`: do not edit by hand.\n"
-    return header + yaml.safe_dump_all([kafka_user(member) for member in ROLES], sort_keys=False)
-
-
-if __name__ == "__main__":
-    print(users_yaml(), end="")
+def kafka_users() -> list[dict]:
+    return [kafka_user(member) for member in ROLES]

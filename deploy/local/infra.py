@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from deploy.local import kafka, postgres
+from deploy.local import cluster, kafka, postgres
 from deploy.local.paths import InfraPaths
 from shared.config import LOCAL_DATABASE_URL, LOCAL_KAFKA_BOOTSTRAP
 
@@ -72,13 +72,19 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
     return {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
 
 
-def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False) -> LocalEnv:
+def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False, brokers: int = 1,
+       kafka_port: int | None = None, with_postgres: bool = True) -> LocalEnv:
+    """The default single node (secured unless `secure=False`), or with several brokers or another port a plaintext
+    cluster of `brokers` nodes (the three-broker proof; securing it is the trust boundary's next step)."""
     paths.state.mkdir(parents=True, exist_ok=True)
+    if brokers != 1 or kafka_port is not None:
+        return _cluster_up(paths, echo, brokers, kafka_port, with_postgres)
     if kafka.running_pid(paths) is not None and current_endpoint(paths).bench_port:
         bench_listener = True  # a running broker keeps its benchmark listener; only the security mode must match
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
     tls = kafka.up(paths, kafka_at, echo)
-    postgres.up(paths, postgres_at, echo)
+    if with_postgres:
+        postgres.up(paths, postgres_at, echo)
     extra = _session_lines(paths)
     if tls is not None:
         from deploy.local.principals import provision
@@ -95,14 +101,33 @@ def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool 
         if kafka_at.bench_bootstrap:
             extra["REELSTREAM_KAFKA_BENCH_BOOTSTRAP"] = kafka_at.bench_bootstrap
     env = LocalEnv(kafka_at.bootstrap, postgres_at.url, extra)
+    _write_env(paths, env)
+    return env
+
+
+def _cluster_up(paths: InfraPaths, echo: Echo, brokers: int, kafka_port: int | None, with_postgres: bool) -> LocalEnv:
+    nodes = cluster.cluster(brokers, kafka_port or kafka_endpoint().port)
+    cluster.up(paths, nodes, echo)
+    postgres_at = postgres_endpoint()
+    if with_postgres:
+        postgres.up(paths, postgres_at, echo)
+    env = LocalEnv(nodes.bootstrap, postgres_at.url, _session_lines(paths))
+    _write_env(paths, env)
+    return env
+
+
+def _write_env(paths: InfraPaths, env: LocalEnv) -> None:
+    """The env file holds the session key: readable by its owner only."""
     descriptor = os.open(paths.env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as handle:
         handle.write("\n".join(env.lines()) + "\n")
-    return env
 
 
 def down(paths: InfraPaths, echo: Echo) -> None:
     kafka.down(paths, echo)
+    nodes = cluster.recorded(paths)
+    if nodes is not None:
+        cluster.down(paths, nodes, echo)
     postgres.down(paths, echo)
     paths.env_file.unlink(missing_ok=True)
 
@@ -130,7 +155,11 @@ def status(paths: InfraPaths) -> list[tuple[str, str, str]]:
         kafka_state = f"up (pid {kafka_pid})" if answers else f"starting (pid {kafka_pid})"
         kafka_state += ", secured (SASL_SSL, ACLs)" if kafka_at.secure else ", plaintext"
     postgres_state = f"up (pid {postgres_pid})" if postgres_pid is not None else "stopped"
-    return [
-        ("kafka", kafka_at.bootstrap, kafka_state),
+    nodes = cluster.recorded(paths)
+    node_rows = [(f"kafka node {node.node_id}", node.address,
+                  f"up (pid {pid})" if (pid := cluster.running_pid(paths, node)) else "stopped")
+                 for node in (nodes.nodes if nodes else ())]
+    single = [] if node_rows and kafka_pid is None else [("kafka", kafka_at.bootstrap, kafka_state)]
+    return node_rows + single + [
         ("postgres", f"{postgres_at.host}:{postgres_at.port}/{postgres_at.database}", postgres_state),
     ]

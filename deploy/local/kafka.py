@@ -146,9 +146,9 @@ def render_config(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | No
     return config
 
 
-def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str) -> list[str]:
+def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str, heap: str = HEAP) -> list[str]:
     log4j = [f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}", f"-Dkafka.logs.dir={logs}"]
-    return [java, f"-Xmx{HEAP}", "-Xms256m", "-Djava.awt.headless=true", *log4j, "-cp", f"{libs}/*", main, *args]
+    return [java, f"-Xmx{heap}", "-Xms256m", "-Djava.awt.headless=true", *log4j, "-cp", f"{libs}/*", main, *args]
 
 
 def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> None:

@@ -87,6 +87,15 @@ def stop_group(pid: int, timeout_s: float) -> None:
         wait_until(lambda: not alive(pid), 10, interval_s=0.1, what=f"exit of pid {pid} after SIGKILL")
 
 
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by pid (a crash, for fault tests) and wait until it is gone."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    wait_until(lambda: not alive(pid), 10, interval_s=0.1, what=f"exit of pid {pid} after SIGKILL")
+
+
 def log_tail(log_file: Path, lines: int = 20) -> str:
     try:
         return "\n".join(log_file.read_text(errors="replace").splitlines()[-lines:])

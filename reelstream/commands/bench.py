@@ -7,7 +7,7 @@ import typer
 
 app = typer.Typer(no_args_is_help=True)
 
-_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor")
+_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor", "brokers")
 
 for _name in _BENCHES:
     _module_name = f"reelstream.bench.{_name}"

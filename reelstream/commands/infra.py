@@ -27,12 +27,18 @@ def up(
                                 "and one SCRAM principal per role (the default); --insecure: the plaintext broker."),
     bench_listener: bool = typer.Option(False, "--bench-listener", help="Secured only: also a plaintext loopback "
                                         "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for benchmarks."),
+    brokers: int = typer.Option(1, min=1, max=9, help="Kafka nodes: 3 starts a plaintext KRaft cluster of three "
+                                "brokers (ports --kafka-port + 0, 2, 4; 512 MB heaps; replication 3, min.insync 2)."),
+    kafka_port: int = typer.Option(None, min=1024, max=65000, help="First broker port (default 9092)."),
+    postgres_: bool = typer.Option(True, "--postgres/--no-postgres", help="Start PostgreSQL too."),
 ) -> None:
-    """Start Kafka (KRaft, 127.0.0.1:9092) and PostgreSQL (127.0.0.1:5433); idempotent; writes .reelstream/env."""
+    """Start Kafka (KRaft, 127.0.0.1:9092; --brokers 3: a local three-broker cluster) and PostgreSQL (127.0.0.1:5433);
+    idempotent; writes .reelstream/env."""
     paths = default_paths()
     started = time.monotonic()
     try:
-        env = infra.up(paths, _echo, secure=secure, bench_listener=bench_listener)
+        env = infra.up(paths, _echo, secure=secure, bench_listener=bench_listener, brokers=brokers,
+                       kafka_port=kafka_port, with_postgres=postgres_)
     except InfraError as error:
         _console.print(f"[red]infra up failed:[/red] {error}")
         raise typer.Exit(1) from error

@@ -97,9 +97,19 @@ def _wait_gone(pid: int, timeout_s: float) -> bool:
 
 
 @app.command()
-def status(format: Format = FORMAT, units: Units = UNITS) -> None:
-    """Which services run, with their pids (started by `up` from this state directory)."""
-    rows = [{"service": name, "state": "running" if pid else "stopped", "pid": pid}
-            for name, pid in ((name, _running_pid(name)) for name in SERVICES)]
-    columns = [Column("service", "service"), Column("state", "state"), Column("pid", "pid", "code")]
-    emit(View("services", columns, rows), format, units)
+def status(format: Format = FORMAT, units: Units = UNITS,
+           as_json: bool = typer.Option(False, "--json", help="The same as --format json.")) -> None:
+    """Which services run: pids started by `up` from this state directory, and the HTTP endpoint (/health, /ready,
+    /metrics) of every running instance that writes its address there (tests and extra instances included)."""
+    from shared.observability.http import listed_endpoints
+
+    endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
+    rows = []
+    for name in SERVICES:
+        pid = _running_pid(name)
+        for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
+            rows.append({"service": name, "state": "running" if pid or endpoint else "stopped",
+                         "pid": endpoint["pid"] if endpoint else pid, "url": endpoint["url"] if endpoint else None})
+    columns = [Column("service", "service"), Column("state", "state"), Column("pid", "pid", "code"),
+               Column("url", "endpoint", "code")]
+    emit(View("services", columns, rows), Format.json if as_json else format, units)

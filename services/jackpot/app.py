@@ -8,6 +8,7 @@ import signal
 import sys
 
 from shared.readiness import ready_line
+from shared import observability
 from shared.config import load_settings
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
@@ -42,12 +43,19 @@ async def serve(config: JackpotConfig) -> Stats:
         sys.stderr.write(ready_line("jackpot") + "\n")
         sys.stderr.flush()
 
-    return await JackpotService(config).run(stop, on_ready=ready)
+    http = await observability.serve_http()
+    try:
+        return await JackpotService(config).run(stop, on_ready=ready)
+    finally:
+        await http.stop()
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    stats = asyncio.run(serve(live_config()))
+    observability.setup("jackpot")
+    try:
+        stats = asyncio.run(serve(live_config()))
+    finally:
+        observability.shutdown_tracing()
     logging.getLogger("reelstream.jackpot").info(
         "stopped: %d records in %d batches, %d events, %d dead letters, %d repeats, %d meters",
         stats.records, stats.batches, stats.events, stats.dead_letters, stats.repeats, stats.meters,

@@ -8,6 +8,7 @@ import signal
 import sys
 
 from shared.readiness import ready_line
+from shared import observability
 from shared.config import load_settings
 from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
@@ -47,14 +48,19 @@ async def serve(config: ProjectorConfig) -> Progress:
         sys.stderr.write(ready_line("projector") + "\n")
         sys.stderr.flush()
 
-    return await Projector(config).run(stop, on_ready=ready)
+    http = await observability.serve_http()
+    try:
+        return await Projector(config).run(stop, on_ready=ready)
+    finally:
+        await http.stop()
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    for noisy in ("kafka", "aiokafka"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    progress = asyncio.run(serve(live_config()))
+    observability.setup("projector")
+    try:
+        progress = asyncio.run(serve(live_config()))
+    finally:
+        observability.shutdown_tracing()
     logging.getLogger("reelstream.projector").info(
         "stopped: %d events (%d new), %d dead letters, %d reconnects",
         progress.events, progress.new_events, progress.dead_letters, progress.reconnects,

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import signal
 import sys
@@ -13,6 +12,7 @@ from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
 from games.rng import SpinRng
+from shared import observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
 from shared.session import key_ring, token_problem
@@ -42,6 +42,7 @@ async def serve() -> None:
     ctx = Context(catalog=catalog, token_problem=check_token, draw_seed=seed_source(os.environ))
     producer = producer_for(settings)
     await producer.start()
+    http = await observability.serve_http()
     runner = SpinRunner(settings, ctx, producer)
     router = JackpotAnswerRouter(settings, producer)
     router_started = asyncio.Event()
@@ -58,6 +59,7 @@ async def serve() -> None:
         task.cancel()
     await asyncio.gather(*tasks, waiter, return_exceptions=True)
     await producer.stop()
+    await http.stop()
     for task in done:
         if task is not stopper and task.exception() is not None:
             raise task.exception()
@@ -71,7 +73,9 @@ async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, lin
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("REELSTREAM_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    quiet_client_debug_logs()
-    asyncio.run(serve())
+    observability.setup("spin")
+    quiet_client_debug_logs()  # at DEBUG aiokafka and kafka-python log whole records, session tokens included
+    try:
+        asyncio.run(serve())
+    finally:
+        observability.shutdown_tracing()

@@ -9,9 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+from shared import observability
 from shared.config import Settings, load_settings
+from shared.observability.metrics import WALLET_LIABILITY_MINOR
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
 
+from services.wallet.adapters.liabilities import liabilities_minor
 from services.wallet.adapters.restore import Restored
 from services.wallet.adapters.runner import WalletConfig, WalletService
 
@@ -60,7 +63,13 @@ async def serve(config: WalletConfig, started: float) -> None:
         sys.stderr.write(ready_line("wallet") + "\n")
         sys.stderr.flush()
 
-    stats = await WalletService(config, on_ready=ready).run(stop)
+    service = WalletService(config, on_ready=ready)
+    observability.PROCESS.gauges.append(lambda: _show_liabilities(service))
+    http = await observability.serve_http()
+    try:
+        stats = await service.run(stop)
+    finally:
+        await http.stop()
     logging.getLogger("reelstream.wallet").info(
         "stopped: %d records in %d partition batches, %d events, %d dead letters, %d snapshots; "
         "%.1f s deciding, %.1f s waiting for earlier commits, %.1f s writing snapshots",
@@ -69,11 +78,19 @@ async def serve(config: WalletConfig, started: float) -> None:
     )
 
 
+def _show_liabilities(service: WalletService) -> None:
+    WALLET_LIABILITY_MINOR.clear()  # a currency whose partitions moved to another instance is not shown here
+    for currency, total_minor in liabilities_minor(list(service.loop.states.values())).items():
+        WALLET_LIABILITY_MINOR.labels(currency).set(total_minor)
+
+
 def main() -> None:
     started = time.monotonic()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    logging.getLogger("aiokafka").setLevel(logging.WARNING)
-    asyncio.run(serve(live_config(), started))
+    observability.setup("wallet")
+    try:
+        asyncio.run(serve(live_config(), started))
+    finally:
+        observability.shutdown_tracing()
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
+from shared import observability
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
@@ -95,8 +96,12 @@ class JackpotService:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
         by_network: dict[str, list[Incoming]] = {}
         outputs: list[Output] = []
+        traces = observability.BatchTraces()
         for record in records:
-            incoming = to_incoming(record)
+            with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
+                incoming = to_incoming(record)
+            traces.add(traced, None if isinstance(incoming, tuple)
+                       else getattr(incoming.command.data, "request_id", None))
             if isinstance(incoming, tuple):
                 outputs.append(dead_letter_record(record, *incoming))
                 continue
@@ -109,7 +114,7 @@ class JackpotService:
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
             outcome = decide(state, network, batch)
-            outputs.extend(event_record(event) for event in outcome.events)
+            outputs.extend(_traced(event_record(event), traces, event) for event in outcome.events)
             outputs.extend(dead_letter_record(d.position, d.code, d.reason)
                            for d in outcome.dead_letters)
             self.stats.repeats += outcome.repeats
@@ -155,8 +160,15 @@ class JackpotService:
                    for r in records]
         await asyncio.gather(*futures)
         self.board.published(meters)
+        observability.pool_levels(meters)
         self.stats.meters += len(meters)
 
     def _due(self, everything: bool) -> list[Any]:
         states = [state for states in self.states.values() for state in states.values()]
         return self.board.due(states, everything=everything)
+
+
+def _traced(out: Output, traces: observability.BatchTraces, event: Any) -> Output:
+    """An event with the trace of the request it answers (the batch's latest trace for aggregates)."""
+    headers = traces.headers_for(getattr(event.data, "request_id", None))
+    return replace(out, headers=[*out.headers, *headers]) if headers else out

@@ -9,6 +9,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from shared import observability
 from shared import records as records_module
 from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer
@@ -120,6 +121,7 @@ async def fold_records(
                                                 consumer=CONSUMER_NAME)
         pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
                                       headers=letter.headers))
+        observability.produced(topic_prefix + letter.topic, letter.value, letter.headers)
         batch.add_dead_letter(meta_of(record))
     if pending:
         await asyncio.gather(*pending)

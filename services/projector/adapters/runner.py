@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -14,6 +15,7 @@ import asyncpg
 from aiokafka import TopicPartition
 
 from services.projector.adapters import kafka_io
+from shared import observability
 from services.projector.adapters.schema import prepare_live
 from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions
 from services.projector.core.batch import Batch
@@ -130,8 +132,12 @@ class Projector:
         kafka = kafka_io.consumer(self.config.bootstrap)
         dlq = kafka_io.producer(self.config.bootstrap)
         pool = kafka_io.decode_pool(self.config.decode_workers)
+        observability.watch(kafka)
         try:
-            partitions = await self._start(kafka, dlq, pool)
+            # Positions from Postgres: ready once caught up from there.
+            async with observability.restoring() as restored:
+                partitions = await self._start(kafka, dlq, pool)
+                restored.extend(tp.partition for tp in partitions)
             if until_end:
                 ends = await kafka.end_offsets(partitions)
                 until = {(tp.topic, tp.partition): offset for tp, offset in ends.items()}
@@ -148,12 +154,14 @@ class Projector:
                     pending = None
                     continue
                 fetched = await kafka.getmany(timeout_ms=200, max_records=self.config.max_records)
+                observability.consumed(fetched)
                 records = [record for tp in sorted(fetched, key=str) for record in fetched[tp]]
                 batch = Batch()
                 if records:
-                    await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool,
-                                               self.config.topic_prefix)
-                    batch.seal()  # its folds, while the previous batch's transaction still runs
+                    with observability.handler_timer():
+                        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool,
+                                                    self.config.topic_prefix)
+                        batch.seal()  # its folds, while the previous batch's transaction still runs
                     self._read.update(batch.positions)
                 resumed = False
                 if pending is not None:
@@ -165,7 +173,7 @@ class Projector:
                     continue
                 if resumed:
                     continue  # the consumer was re-positioned from Postgres: this batch is re-read from there
-                pending = asyncio.create_task(self._write(batch))
+                pending = asyncio.create_task(self._write(batch, time.perf_counter()))
                 # getmany returns buffered records without yielding and the decode of the next batch would run a
                 # whole chunk first: let the write send its BEGIN now (each of its round trips waits for a chunk).
                 await asyncio.sleep(0)
@@ -210,9 +218,12 @@ class Projector:
                 if await kafka.position(TopicPartition(topic, partition)) >= end:
                     self.progress.positions[(topic, partition)] = end
 
-    async def _write(self, batch: Batch) -> tuple[Batch, int]:
+    async def _write(self, batch: Batch, polled_at: float) -> tuple[Batch, int]:
         await self._target_created()  # done after the first batch: returns at once
-        return batch, await self._writer.write(batch)
+        async with observability.commit_timer("postgres"):
+            new_events = await self._writer.write(batch)
+        observability.batch_done(polled_at)
+        return batch, new_events
 
     async def _target_created(self) -> None:
         if self._schema_ready is None:

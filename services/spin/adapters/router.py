@@ -16,7 +16,7 @@ from aiokafka.errors import CommitFailedError, IllegalStateError
 from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
-from shared import records
+from shared import observability, records
 from shared.events import DecodeError, decode
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
@@ -90,4 +90,6 @@ class JackpotAnswerRouter:
             return [await self.producer.send(self.settings.topic(letter.topic), value=letter.value, key=letter.key,
                                              headers=letter.headers)]
         return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
-                                         key=answer.data.player_id.encode(), headers=records.headers_for("spin"))]
+                                         key=answer.data.player_id.encode(),
+                                         headers=records.headers_for(
+                                             "spin", observability.forward_headers(record.headers)))]

@@ -23,6 +23,7 @@ from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
+from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.rebuild import rebuild_books
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
@@ -30,6 +31,7 @@ from services.spin.core.effects import Context, Effects, Out, Refused
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
+from shared import observability
 from shared.crash import crash_point
 from shared import records
 from shared.events import DecodeError, decode, may_be
@@ -75,6 +77,7 @@ class SpinRunner(ConsumerRebalanceListener):
             client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
+        observability.watch(self.consumer)
 
     async def on_partitions_revoked(self, revoked) -> None:
         partitions = {tp.partition for tp in revoked}
@@ -85,6 +88,7 @@ class SpinRunner(ConsumerRebalanceListener):
         again = sorted(p for p, task in self._rebuilding.items() if task in tasks)
         async with self.lock:  # the batch in hand is finished and committed first
             await self._drain()
+            observability.revoked(partitions)
             for partition in partitions:
                 self.books.pop(partition, None)
         for partition in again:
@@ -110,7 +114,8 @@ class SpinRunner(ConsumerRebalanceListener):
             self._rebuilding[partition] = task
 
     async def _rebuild(self, partitions: list[int], tps: list) -> None:
-        books = await rebuild_books(self.settings, self.ctx.catalog, partitions)
+        async with observability.restoring(partitions):
+            books = await rebuild_books(self.settings, self.ctx.catalog, partitions)
         async with self.lock:
             self.books.update(books)
             for partition in partitions:
@@ -130,6 +135,7 @@ class SpinRunner(ConsumerRebalanceListener):
             while True:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=MAX_BATCH_RECORDS)
                 pacing.after_poll(self.consumer, bool(batch))
+                observability.consumed(batch)
                 for rebuild in [task for task in self._rebuilding.values() if task.done()]:
                     rebuild.result()  # a failed rebuild stops the runner
                 if self.inflight is not None and self.inflight.done():
@@ -151,21 +157,22 @@ class SpinRunner(ConsumerRebalanceListener):
             await self.consumer.stop()
 
     async def _process(self, batch) -> None:
-        effects, offsets = Effects(), {}
+        effects, offsets, polled_at = Effects(), {}, time.perf_counter()
         assignment = self.consumer.assignment()
-        for tp, polled in batch.items():
-            book = self.books.get(tp.partition)
-            if tp not in assignment:
-                continue  # revoked meanwhile: the new owner handles these records
-            if book is None:  # fetched before the partition was paused for its rebuild: read again afterwards
-                self.consumer.seek(tp, polled[0].offset)
-                continue
-            for record in polled:
-                self._handle(tp, book, record, effects)
-                offsets[tp] = record.offset + 1
+        with observability.handler_timer():
+            for tp, polled in batch.items():
+                book = self.books.get(tp.partition)
+                if tp not in assignment:
+                    continue  # revoked meanwhile: the new owner handles these records
+                if book is None:  # fetched before the partition was paused for its rebuild: read again afterwards
+                    self.consumer.seek(tp, polled[0].offset)
+                    continue
+                for record in polled:
+                    self._handle(tp, book, record, effects)
+                    offsets[tp] = record.offset + 1
         previous = self.inflight
         self.journaled = asyncio.create_task(self._write_journal(self.journaled, effects.journal))
-        self.inflight = asyncio.create_task(self._write(previous, self.journaled, effects.outputs, offsets))
+        self.inflight = asyncio.create_task(self._write(previous, self.journaled, effects.outputs, offsets, polled_at))
         if previous is not None:
             await previous  # back-pressure: the batch before this one is written before the next poll is handled
 
@@ -182,7 +189,8 @@ class SpinRunner(ConsumerRebalanceListener):
         if any(out.kind == "seed" for out in journal):
             crash_point("spin.after_seed_persisted")
 
-    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict) -> None:
+    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict,
+                     polled_at: float) -> None:
         """Outputs acknowledged once the batch's journal is (a seed is persisted before anything reveals the outcome)
         and the batch before is written; then the input offsets are committed (about once a second)."""
         await journaled
@@ -191,6 +199,7 @@ class SpinRunner(ConsumerRebalanceListener):
         await self._produce(outputs)
         for kind in sorted({out.kind for out in outputs} & set(_CRASH_AFTER)):
             crash_point(_CRASH_AFTER[kind])
+        observability.batch_done(polled_at)
         self.uncommitted.update(offsets)
         if time.monotonic() - self.committed_at >= COMMIT_INTERVAL_S:
             await self._commit()
@@ -212,15 +221,19 @@ class SpinRunner(ConsumerRebalanceListener):
     def _handle(self, tp, book: SpinBook, record, effects: Effects) -> None:
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[tp.topic]
-        if logical == SPIN_REQUESTS:
-            found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition, record.offset,
-                               len(self.consumer.partitions_for_topic(tp.topic) or ()))
-        else:
-            found = self._handle_event(logical, book, record)
-        effects.journal.extend(replace(out, partition=tp.partition) for out in found.journal)
+        with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
+            if logical == SPIN_REQUESTS:
+                found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition,
+                                   record.offset, len(self.consumer.partitions_for_topic(tp.topic) or ()))
+            else:
+                found = self._handle_event(logical, book, record)
+        effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced)
+                               for out in found.journal)
         effects.outputs.extend(_dead_letter(logical, record, out) if out.refused else
-                               replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None)
+                               replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
+                                       headers=out.headers + traced)
                                for out in found.outputs)
+        observe_answers(book, found.outputs)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
             fold.prune(book, self.ctx.catalog, book.now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
@@ -253,6 +266,8 @@ class SpinRunner(ConsumerRebalanceListener):
             futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
                                                     partition=out.partition, headers=headers))
         await asyncio.gather(*futures)
+        for out in outs:
+            observability.produced(self.settings.topic(out.topic), out.value, out.headers)
 
 
 def _dead_letter(logical: str, record, out: Out) -> Out:

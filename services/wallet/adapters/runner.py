@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from shared import observability
 from shared.crash import crash_point
 from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
 
@@ -76,8 +77,10 @@ class WalletService:
     def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
         outputs: list[Output] = []
         for record in records:
-            outputs.extend(handle(book, record.key, record.value, record.timestamp,
-                                  (record.topic, record.partition, record.offset), list(record.headers or ())))
+            with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
+                found = handle(book, record.key, record.value, record.timestamp,
+                               (record.topic, record.partition, record.offset), list(record.headers or ()))
+            outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         return outputs
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from deploy.k8s.users import USERS_FILE, users_yaml
+from deploy.k8s.generate import rendered
+from deploy.k8s.users import USERS_FILE
 from deploy.local.paths import REPO_ROOT
 from shared.client_files import java_properties, librdkafka_conf, project_json
 from shared.roles import BREAK_GLASS, ROLE_NAMES, ROLES, acl_rules, acl_table, all_rules
@@ -97,4 +98,4 @@ def test_the_roles_table_in_docs_security_is_current():
 
 
 def test_the_strimzi_users_are_current():
-    assert USERS_FILE.read_text() == users_yaml(), "run `python -m deploy.k8s.users > deploy/k8s/users.yaml`"
+    assert USERS_FILE.read_text() == rendered()["users.yaml"], "run `python -m deploy.k8s.generate`"
