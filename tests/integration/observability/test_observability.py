@@ -23,7 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from reelstream.client import ReelstreamClient, Rejected, Settled
 from reelstream.processes import spawn
-from shared.config import DEV_SESSION_SECRET
+from shared.config import load_settings
 from shared.kafka import producer
 from shared.observability.http import listed_endpoints
 from shared.session import issue_token
@@ -56,8 +56,11 @@ def total(samples: dict, name: str, **labels: str) -> float:
                if found == name and all(dict(found_labels).get(k) == v for k, v in labels.items()))
 
 
+SESSION_KEYS = load_settings().session_secret  # the key ring of the environment (tests/conftest.py)
+
+
 def token_for(player_id: str) -> str:
-    return issue_token(DEV_SESSION_SECRET, player_id, time.time_ns() // 1_000_000 + 3_600_000)
+    return issue_token(SESSION_KEYS, player_id, time.time_ns() // 1_000_000 + 3_600_000)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +71,7 @@ def platform(kafka_bootstrap: str, database_url: str, tmp_path_factory):
     state = tmp_path_factory.mktemp("observability")
     env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
            "DATABASE_URL": database_url_for(database_url, database), "REELSTREAM_STATE_DIR": str(state),
-           "REELSTREAM_SESSION_SECRET": DEV_SESSION_SECRET, "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+           "REELSTREAM_SESSION_KEYS": SESSION_KEYS, "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
            "REELSTREAM_LOG_LEVEL": "DEBUG", "REELSTREAM_TRACE_FILE": str(state / "spans.jsonl"),
            "REELSTREAM_TEST_RESTORE_PAUSE_S": str(PAUSE_S), "REELSTREAM_HTTP_PORT": "0"}
     processes = {name: spawn(name, env=env, log_dir=state / "logs") for name in SERVICES}

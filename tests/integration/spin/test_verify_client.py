@@ -11,7 +11,7 @@ from pathlib import Path
 
 from reelstream.conformance.vectors import load_vectors
 from reelstream.conformance.verify import Platform, verify
-from shared.config import DEV_SESSION_SECRET
+from shared.config import load_settings
 from shared.topics import PLAYER_PARTITIONS
 
 NAIVE = [sys.executable, str(Path(__file__).with_name("naive_client.py"))]
@@ -22,7 +22,7 @@ def run_kit(platform, tmp_path: Path, command: list[str], names: set[str]) -> di
     properties.write_text(f"bootstrap.servers={platform.bootstrap}\n")
     vectors = tuple(v for v in load_vectors() if v.name in names)
     results: dict[str, list[str]] = {}
-    target = Platform(platform.bootstrap, platform.prefix, DEV_SESSION_SECRET, PLAYER_PARTITIONS)
+    target = Platform(platform.bootstrap, platform.prefix, load_settings().session_secret, PLAYER_PARTITIONS)
     failed = verify(command, vectors, target, properties, lambda name, problems: results.__setitem__(name, problems))
     assert failed == sum(bool(p) for p in results.values())
     return results
