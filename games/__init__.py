@@ -49,3 +49,6 @@ class GameEngine(Protocol):
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         """One paid spin at `stake_minor` (must be in `stakes_minor`), drawing only from `rng`."""
+
+
+from games.codehash import engine_code_sha256  # noqa: E402  (re-exported: every engine's code_hash)

@@ -25,6 +25,7 @@ from games.rng import SpinRng
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
 RESULTS_FILE = DOCS / "simulation-results.jsonl"
+ATTEMPTS_FILE = DOCS / "proof-attempts.jsonl"
 PROOF_BATCH_SPINS = 10_000_000
 CHUNK_SPINS = 100_000
 
@@ -155,25 +156,6 @@ def proof_batches(model_sha256: str, path: Path = RESULTS_FILE) -> list[dict[str
         return []
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [line for line in lines if line["model_sha256"] == model_sha256]
-
-
-def accumulate(*, batches: int, procs: int, path: Path = RESULTS_FILE) -> None:
-    """Append `batches` more proof batches of PROOF_BATCH_SPINS spins; batch i always uses seed batch_seed(hash, i),
-    so an interrupted run resumes where the file ends and a re-run never repeats a batch."""
-    model = load_model()
-    done = len(proof_batches(model.sha256, path))
-    jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS)
-            for i in range(done, done + batches)]
-    run_batch((STAKES_MINOR[0], 1000, 1, 1000))
-    with multiprocessing.get_context("fork").Pool(procs) as pool, path.open("a") as out:
-        for index, batch in enumerate(pool.imap(run_batch, jobs), start=done):
-            out.write(json.dumps({"batch": index, **batch}, sort_keys=True) + "\n")
-            out.flush()
-            print(f"batch {index}: RTP {batch['sum_x_hundredths'] / batch['spins'] / 100:.5f} "
-                  f"({batch['seconds']:.1f} s)", flush=True)
-    figures = summarise(proof_batches(model.sha256, path))
-    print(f"{figures['spins']:,} spins: main-game RTP {figures['rtp_main'] * 100:.4f} % "
-          f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %)")
 
 
 @njit(cache=True)
@@ -554,19 +536,22 @@ def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """`python -m reelstream.mathcli.stjernestoev accumulate|agreement ...` (the make targets' entry points)."""
+    """`python -m reelstream.mathcli.stjernestoev prove|agreement ...` (the make targets' entry points)."""
     import argparse
+
+    from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, prove
 
     parser = argparse.ArgumentParser(prog="reelstream.mathcli.stjernestoev")
     sub = parser.add_subparsers(dest="command", required=True)
-    acc = sub.add_parser("accumulate", help="append proof batches to simulation-results.jsonl")
-    acc.add_argument("--batches", type=int, default=10)
-    acc.add_argument("--procs", type=int, default=2)
+    prf = sub.add_parser("prove", help="run the missing proof batches (resumable), logging the attempt")
+    prf.add_argument("--target-batches", type=int, default=PROOF_TARGET_BATCHES)
+    prf.add_argument("--procs", type=int, default=2)
     agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
     agr.add_argument("--inputs", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    if args.command == "accumulate":
-        accumulate(batches=args.batches, procs=args.procs)
+    if args.command == "prove":
+        result = prove(target_batches=args.target_batches, procs=args.procs, results=RESULTS_FILE, log=ATTEMPTS_FILE)
+        sys.exit(0 if result["passed"] else 1)
     else:
         started = time.perf_counter()
         figures = agreement(inputs=args.inputs) | {"seconds": time.perf_counter() - started}
