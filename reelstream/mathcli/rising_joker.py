@@ -14,6 +14,7 @@ import numpy as np
 import typer
 from numba import njit, prange
 
+from shared.invariant import InvariantViolation
 from shared.pools import load_pools
 from games.rising_joker import engine_for_model
 from games.rising_joker import parsheet as sheet
@@ -67,9 +68,11 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "max_base_win_probability": int(cycle.histogram[np.nonzero(cycle.histogram)[0][-1]]) / cycle.cycle,
         "awards": sheet.awards(model, cycle, parts),
         "buckets": sheet.buckets(dist),
+        "remainder_policy": model.remainder,
         "breakage": [{"stake_minor": row["stake_minor"], "half_cents": row["half_cents"],
-                      "breakage_to_pools": _frac(row["breakage_rtp"]),
-                      "paid_by_house": _frac(parts["base_total"] - row["breakage_rtp"])} for row in sheet.breakage(model, cycle)],
+                      "breakage_to_pools": _frac(row["breakage_to_pools"]), "paid_by_house": _frac(row["paid_by_house"]),
+                      "remainder_states_micro": row["remainder_states_micro"]}
+                     for row in sheet.stake_returns(model, cycle, parts)],
     }
 
 
@@ -161,18 +164,22 @@ def evaluate(*, stake_minor: int, stops: str | None, seed: str | None, state: di
         raise typer.BadParameter(f"stake {stake_minor} is not one of {list(engine.stakes_minor)}")
     if (stops is None) == (seed is None):
         raise typer.BadParameter("give exactly one of --stops or --seed")
-    if state not in (None, {}):
-        raise typer.BadParameter("Rising Joker keeps no player state; --state must be {} or absent")
+    state_before = engine.initial_state() if state is None else state
+    try:
+        carried_in = engine.carried_in_micro(state_before)
+    except InvariantViolation as refused:
+        raise typer.BadParameter(f"--state: {refused}") from None
     if seed is not None:
         rng = SpinRng.from_hex(seed)
-        result = engine.play({}, stake_minor, rng)
+        result = engine.play(state_before, stake_minor, rng)
         return {"mode": "seed", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": seed,
                 "rng_words": rng.draws, "win_minor": result.win_minor, "breakage_micro": result.breakage_micro,
-                "claims": list(result.claims), "outcome": result.outcome}
+                "claims": list(result.claims), "outcome": result.outcome, "state_before": state_before,
+                "state_after": result.state_after}
     stop_tuple = tuple(int(part) for part in stops.split(","))
     if len(stop_tuple) != 5 or any(not 0 <= s < len(strip) for s, strip in zip(stop_tuple, engine.model.reels)):
         raise typer.BadParameter(f"stops must be 5 integers within the strip lengths {[len(s) for s in engine.model.reels]}")
-    outcome = outcome_json(engine.model, evaluate_stops(engine.model, stop_tuple), stake_minor, False, None)
+    outcome = outcome_json(engine.model, evaluate_stops(engine.model, stop_tuple), stake_minor, False, None, carried_in)
     totals = outcome["totals"]
     return {"mode": "stops", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": None,
             "rng_words": 0, "win_minor": totals["win_minor"], "breakage_micro": totals["breakage_micro"],

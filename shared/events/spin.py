@@ -85,6 +85,11 @@ class SpinSettled(EventData):
     jackpot_awards: tuple[JackpotAward, ...] = ()
     operator_id: str | None = None
     settled_at: datetime
+    # The exact rules that evaluated the spin (absent on spins settled before pinning): the audit re-derives only with
+    # an engine whose model file and engine code hash to these.
+    model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the model file")
+    engine_code_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
+                                           description="sha256 of the engine code (games.engine_code_sha256)")
 
 
 class SpinRejected(EventData):
