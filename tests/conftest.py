@@ -1,6 +1,7 @@
 """Shared test helpers for every test: bounded waits (no bare sleeps) and the integration marker."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ _INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Test-only hooks (forced seeds, crash points) are off by default; the services these tests start may arm them.
+    os.environ["REELSTREAM_TEST_HOOKS"] = "1"
     # kafka-python 3.0 loads its protocol schemas through importlib.resources' legacy API: noise, not our code.
     config.addinivalue_line("filterwarnings", "ignore:read_text is deprecated:DeprecationWarning")
     config.addinivalue_line("filterwarnings", "ignore:open_text is deprecated:DeprecationWarning")
