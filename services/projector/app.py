@@ -11,6 +11,7 @@ from shared.readiness import ready_line
 from shared.config import load_settings
 from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
+from games.selftest import require_self_test
 
 # Test-only: types this projector refuses (as if it had a bug), to prove a DLQ re-drive after the fix.
 REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
@@ -50,6 +51,7 @@ async def serve(config: ProjectorConfig) -> Progress:
 
 
 def main() -> None:
+    require_self_test("projector")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     for noisy in ("kafka", "aiokafka"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -15,6 +15,7 @@ from services.spin.core.effects import Context
 from games.rng import SpinRng
 from shared.config import load_settings
 from shared.session import token_problem
+from games.selftest import require_self_test
 
 
 def warm_up(catalog: Catalog) -> None:
@@ -70,6 +71,7 @@ async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, lin
 
 
 def main() -> None:
+    require_self_test("spin")
     logging.basicConfig(level=os.environ.get("REELSTREAM_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve())

@@ -14,6 +14,7 @@ from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
 
 from services.wallet.adapters.restore import Restored
 from services.wallet.adapters.runner import WalletConfig, WalletService
+from games.selftest import require_self_test
 
 # Tuning knobs (tests lower them to get many batches and snapshots out of a few hundred commands).
 BATCH_MAX_ENV = "REELSTREAM_WALLET_BATCH_MAX"
@@ -70,6 +71,7 @@ async def serve(config: WalletConfig, started: float) -> None:
 
 
 def main() -> None:
+    require_self_test("wallet")
     started = time.monotonic()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
