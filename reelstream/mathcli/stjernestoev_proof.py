@@ -67,13 +67,13 @@ def attempts(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def prove(*, target_batches: int, procs: int, results: Path, log: Path) -> dict[str, Any]:
-    """Run the missing batches up to `target_batches` for the current model, logging the attempt and its result."""
+def prove(*, model_version: str, target_batches: int, procs: int, results: Path, log: Path) -> dict[str, Any]:
+    """Run the missing batches up to `target_batches` for a released model, logging the attempt and its result."""
     from reelstream.mathcli.stjernestoev import PROOF_BATCH_SPINS, CHUNK_SPINS, batch_seed, proof_batches
     from reelstream.mathcli.stjernestoev import run_batch, summarise
     from games import engine_code_sha256
 
-    model = load_model()
+    model = load_model(model_version)
     done = len(proof_batches(model.sha256, results))
     head = {"model_version": model.version, "model_sha256": model.sha256, "engine_code_sha256": engine_code_sha256(),
             "seed_rule": SEED_RULE, "batch_spins": PROOF_BATCH_SPINS, "target_batches": target_batches,
@@ -81,9 +81,9 @@ def prove(*, target_batches: int, procs: int, results: Path, log: Path) -> dict[
     if done < target_batches:
         append_attempt(log, {**head, "event": "resume" if done else "start", "utc": _now(),
                              "batches_from": done, "seeds": [batch_seed(model.sha256, i) for i in (done,)]})
-        jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS)
+        jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS, model.version)
                 for i in range(done, target_batches)]
-        run_batch((STAKES_MINOR[0], 1000, 1, 1000))  # compile once before forking
+        run_batch((STAKES_MINOR[0], 1000, 1, 1000, model.version))  # compile once before forking
         started, first = time.perf_counter(), done
         with multiprocessing.get_context("fork").Pool(procs) as pool, results.open("a") as out:
             for index, batch in enumerate(pool.imap(run_batch, jobs), start=done):

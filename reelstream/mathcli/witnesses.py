@@ -59,13 +59,13 @@ def stjernestoev_witnesses(engine: Any) -> list[dict[str, Any]]:
     return [_replayed("stjernestoev", engine, row | {"state": engine.initial_state()}) for row in rows]
 
 
-def write_witnesses(game: str, out_dir: Any) -> list[dict[str, Any]]:
-    """Build, replay and write `out_dir`/witnesses.json for the game's current engine."""
+def write_witnesses(game: str, out_dir: Any, model_version: str | None = None) -> list[dict[str, Any]]:
+    """Build, replay and write `out_dir`/witnesses.json for the game's current engine (or a released version's)."""
     import json
 
     from games import registry
 
-    engine = registry.engine(game)
+    engine = registry.engine_for_model(game, model_version) if model_version else registry.engine(game)
     rows = rising_joker_witnesses(engine) if game == "rising-joker" else stjernestoev_witnesses(engine)
     document = {"game": game, "model_version": engine.model_version, "model_sha256": engine.model_sha256,
                 "how_to_replay": "engine.play(state, stake_minor, games.witness.WordFeed(words)): the words replace the "

@@ -73,7 +73,8 @@ def test_v3_plays_every_v2_golden_spin_alike_except_for_the_model_fields():
     from reelstream.mathcli.stjernestoev import evaluate
 
     for label, state, stake, win_minor, claims, _, state_after in GOLDEN:
-        replay = evaluate(stake_minor=stake, seed=hashlib.sha256(label.encode()).hexdigest(), state=state)
+        replay = evaluate(stake_minor=stake, seed=hashlib.sha256(label.encode()).hexdigest(), state=state,
+                          model_version="stjernestoev-v3")
         assert replay["model_version"] == "stjernestoev-v3"
         assert (replay["win_minor"], tuple(replay["claims"]), replay["state_after"]) == (win_minor, claims, state_after)
 
