@@ -309,7 +309,8 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> d
     typer.echo(f"  RTP (lines + scatter + fixed mystery) {mean:.4%}  99 % CI [{mean - half:.4%}, {mean + half:.4%}]")
     typer.echo(f"  exact {exact:.4%}: {'inside' if abs(exact - mean) <= half else 'OUTSIDE'} the interval; "
                f"+ contribution {contribution_ppm() / 1e4:.2f} %")
-    typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, breakage to pools "
+    where = "carried to the player's later spins" if model.carries_remainder else "breakage to the pools"
+    typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, sub-cent remainders {where}: "
                f"{total['breakage_micro'] / (n * stake * 1_000_000):.4%} of stake")
     typer.echo("  mystery tiers: " + ", ".join(f"{t.tier} {total['tier_' + t.tier]:,}" for t in model.mystery.tiers))
     typer.echo(f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, {n:,} spins)")
