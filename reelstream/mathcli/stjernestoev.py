@@ -568,7 +568,7 @@ def main(argv: list[str]) -> None:
     """`python -m reelstream.mathcli.stjernestoev prove|agreement ...` (the make targets' entry points)."""
     import argparse
 
-    from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, prove
+    from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, interim, prove
 
     parser = argparse.ArgumentParser(prog="reelstream.mathcli.stjernestoev")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -576,10 +576,17 @@ def main(argv: list[str]) -> None:
     prf.add_argument("--target-batches", type=int, default=PROOF_TARGET_BATCHES)
     prf.add_argument("--procs", type=int, default=2)
     prf.add_argument("--model-version", default=PROOF_CANDIDATE)
+    status = sub.add_parser("proof-status", help="where an unfinished proof stands; --record logs it as interim")
+    status.add_argument("--model-version", default=PROOF_CANDIDATE)
+    status.add_argument("--target-batches", type=int, default=PROOF_TARGET_BATCHES)
+    status.add_argument("--record", action="store_true")
     agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
     agr.add_argument("--inputs", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    if args.command == "prove":
+    if args.command == "proof-status":
+        interim(model_version=args.model_version, target_batches=args.target_batches, results=RESULTS_FILE,
+                log=ATTEMPTS_FILE, record=args.record)
+    elif args.command == "prove":
         result = prove(model_version=args.model_version, target_batches=args.target_batches, procs=args.procs,
                        results=RESULTS_FILE, log=ATTEMPTS_FILE)
         sys.exit(0 if result["passed"] else 1)

@@ -102,3 +102,25 @@ def prove(*, model_version: str, target_batches: int, procs: int, results: Path,
           f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %): "
           f"{'PROVEN' if result['passed'] else 'NOT proven'} (band 93.50 ± 0.05 %, half-width ≤ 0.03 pp)")
     return result
+
+
+def interim(*, model_version: str, target_batches: int, results: Path, log: Path, record: bool) -> dict[str, Any]:
+    """Where an unfinished proof stands (batches done, the figure so far); with `record`, appended to the log as an
+    'interim' entry, so a proof stopped at a deadline is on record with how far it got (never as a result)."""
+    from reelstream.mathcli.stjernestoev import PROOF_BATCH_SPINS, proof_batches, summarise
+    from games import engine_code_sha256
+
+    model = load_model(model_version)
+    batches = proof_batches(model.sha256, results)
+    figures = summarise(batches) if len(batches) >= 2 else None
+    entry = {"event": "interim", "utc": _now(), "model_version": model.version, "model_sha256": model.sha256,
+             "engine_code_sha256": engine_code_sha256(), "seed_rule": SEED_RULE, "batch_spins": PROOF_BATCH_SPINS,
+             "target_batches": target_batches, "batches": len(batches), "spins": len(batches) * PROOF_BATCH_SPINS,
+             "git_commit": _commit()}
+    if figures:
+        entry |= {"rtp_main": figures["rtp_main"], "rtp_main_ci99": figures["rtp_main_ci99"],
+                  "rtp_main_ci99_half_width": figures["rtp_main_ci99_half_width"], **verdict(figures)}
+    if record:
+        append_attempt(log, entry)
+    print(json.dumps(entry, indent=2, sort_keys=True))
+    return entry

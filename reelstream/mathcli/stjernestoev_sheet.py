@@ -124,11 +124,12 @@ def attempts_markdown(path: Path) -> list[str]:
         return ["(no proof attempts logged)"]
     lines = ["| when (UTC) | model | event | spins | main-game RTP | 99 % CI | passed |", "|---|---|---|---|---|---|---|"]
     for entry in (json.loads(line) for line in path.read_text().splitlines() if line.strip()):
-        result = entry["event"] == "result"
+        result = "rtp_main" in entry
         lines.append(f"| {entry['utc']} | {entry['model_version']} `{entry['model_sha256'][:12]}` | {entry['event']} | "
                      f"{entry.get('spins', entry.get('batches_from', 0) * entry['batch_spins']):,} | "
                      + (f"{entry['rtp_main'] * 100:.4f} % | [{entry['rtp_main_ci99'][0] * 100:.4f}, "
-                        f"{entry['rtp_main_ci99'][1] * 100:.4f}] | {'yes' if entry['passed'] else 'no'} |"
+                        f"{entry['rtp_main_ci99'][1] * 100:.4f}] | "
+                        f"{('yes' if entry['passed'] else 'no') if entry['event'] == 'result' else 'not yet'} |"
                         if result else "| | |"))
     return lines
 
