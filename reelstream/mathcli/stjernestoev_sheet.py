@@ -134,9 +134,24 @@ def attempts_markdown(path: Path) -> list[str]:
     return lines
 
 
+def feature_markdown(f: dict[str, Any]) -> list[str]:
+    """RTP split by feature: clusters (cascades, multipliers and Astro Flash replacements included), the wheel's fixed
+    segments (exact value per feature × simulated rate), the progressive pools (their contribution), reseeds."""
+    sim, jackpots = f["simulation"], f["network"]["contribution_ppm_total"] / 1e6
+    reseed = sum(f["operator_reseed_share_of_wagers"].values())
+    rows = [("clusters × bonus multipliers (all cascade steps, replacements included)", sim["rtp_clusters"]),
+            ("Astro Flash wheel, fixed segments", f["wheel_rtp_main_from_feature_rate"]),
+            ("main game (the proof's figure)", sim["rtp_main"]),
+            ("progressive jackpots (contributions, returned through the pools)", jackpots),
+            ("total to players", sim["rtp_main"] + jackpots),
+            ("operator-funded reseeds, on top", reseed)]
+    return ["## RTP by feature", "", "| feature | RTP |", "|---|---|",
+            *(f"| {name} | {value * 100:.4f} % |" for name, value in rows), ""]
+
+
 def sections_markdown(f: dict[str, Any], attempts_path: Path) -> list[str]:
     v, bar = f["volatility"], f["bar"]
-    out = ["## Volatility and maximum win", "",
+    out = [*feature_markdown(f), "## Volatility and maximum win", "",
            f"- σ per spin {v['sd']:.4f} × stake; volatility index at 90 % (1.645 σ) **{v['volatility_index_90']:.3f}**",
            f"- observed maximum win {v['observed_max_win_x_stake']:,.2f} × stake (proof spins)",
            f"- theoretical maximum: {v['theoretical_max']}", "",
