@@ -33,7 +33,8 @@ def self_test_problems() -> list[str]:
     zero = SpinRng(bytes(32))
     block = struct.pack("<8Q", *(zero.next_u64() for _ in range(8)))
     if block != RFC7539_A1_BLOCK_0:
-        problems.append(f"ChaCha20 block 0 of the zero key is {block.hex()}, RFC 7539 A.1 says {RFC7539_A1_BLOCK_0.hex()}")
+        problems.append(f"ChaCha20 block 0 of the zero key is {block.hex()}, "
+                        f"RFC 7539 A.1 says {RFC7539_A1_BLOCK_0.hex()}")
     rng = SpinRng(GOLDEN_SEED)
     words = tuple(rng.next_u64() for _ in GOLDEN_WORDS)
     if words != GOLDEN_WORDS:

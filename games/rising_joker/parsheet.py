@@ -109,7 +109,8 @@ def awards(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fraction]) ->
 
 def _remainder_chain(increments: dict[int, Fraction]) -> dict[int, Fraction]:
     """Stationary law of a player's carried remainder (micro, mod one cent) when each spin adds an increment with the
-    given probabilities: uniform on the residues the increments reach from 0 (the walk is doubly stochastic), checked."""
+    given probabilities: uniform on the residues the increments reach from 0 (the walk is doubly stochastic),
+    checked."""
     reached, frontier = {0}, [0]
     while frontier:
         r = frontier.pop()
@@ -141,8 +142,8 @@ def stake_returns(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fracti
         if model.carries_remainder:
             increments: dict[int, Fraction] = {}
             for f, q in p.items():
-                increments[(f * per_hundredth) % MICRO_PER_MINOR] = increments.get((f * per_hundredth) % MICRO_PER_MINOR,
-                                                                                     Fraction(0)) + q
+                step = (f * per_hundredth) % MICRO_PER_MINOR
+                increments[step] = increments.get(step, Fraction(0)) + q
             pi = _remainder_chain(increments)
             paid_micro = sum((p_r * q * ((r + f * per_hundredth) // MICRO_PER_MINOR) * MICRO_PER_MINOR
                               for r, p_r in pi.items() for f, q in p.items()), Fraction(0))

@@ -79,7 +79,8 @@ def simulate(
 
 @app.command("rng-dump")
 def rng_dump(
-    out_dir: Path = typer.Option(Path("bench-results/rng-dump"), help="Where to write raw.bin, scaled-*.txt, manifest.json."),
+    out_dir: Path = typer.Option(Path("bench-results/rng-dump"),
+                                 help="Where to write raw.bin, scaled-*.txt, manifest.json."),
     seeds: int = typer.Option(16, help="Number of seeded streams in raw.bin."),
     words_per_seed: int = typer.Option(1 << 16, help="64-bit words per stream."),
     label: str = typer.Option("rng-dump", help="Seeds are sha256(label:i), so the dump can be regenerated."),
@@ -88,6 +89,7 @@ def rng_dump(
     from reelstream.mathcli.rng import dump
 
     manifest = dump(out_dir, label=label, seeds=seeds, words_per_seed=words_per_seed)
-    typer.echo(f"wrote {manifest['raw_bytes']:,} bytes of raw words and {len(manifest['scaled'])} scaled files to {out_dir}")
+    typer.echo(f"wrote {manifest['raw_bytes']:,} bytes of raw words and {len(manifest['scaled'])} scaled files "
+               f"to {out_dir}")
     for n, row in manifest["scaled"].items():
         typer.echo(f"  below({n}): chi-square {row['statistic']:.1f} on {row['dof']} dof, p = {row['p_value']:.3f}")

@@ -76,7 +76,8 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "highest_award_meeting_1e8": max((a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]),
                                          key=lambda a: a["factor"])["award"],
         "breakage": [{"stake_minor": row["stake_minor"], "half_cents": row["half_cents"],
-                      "breakage_to_pools": _frac(row["breakage_to_pools"]), "paid_by_house": _frac(row["paid_by_house"]),
+                      "breakage_to_pools": _frac(row["breakage_to_pools"]),
+                      "paid_by_house": _frac(row["paid_by_house"]),
                       "remainder_states_micro": row["remainder_states_micro"]}
                      for row in sheet.stake_returns(model, cycle, parts)],
     }
@@ -115,7 +116,8 @@ def _pool_markdown(f: dict[str, Any]) -> list[str]:
            "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
            "reseed return | award with pool (p99.9) € |", "|---|---|---|---|---|---|---|---|---|"]
     for r in f["pool_economics"]:
-        out.append(f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | {r['share_of_pool'] * 100:.1f} % | "
+        out.append(f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | "
+                   f"{r['share_of_pool'] * 100:.1f} % | "
                    f"{r['mean_level_at_win_minor'] / 100:,.2f} | {r['mean_pool_award_minor'] / 100:,.2f} | "
                    f"{r['pool_return'] * 100:.3f} % | {r['reseed_return'] * 100:.3f} % | "
                    f"{r['award_with_pool_p999_minor'] / 100:,.2f} |")
@@ -313,7 +315,8 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> d
     typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, sub-cent remainders {where}: "
                f"{total['breakage_micro'] / (n * stake * 1_000_000):.4%} of stake")
     typer.echo("  mystery tiers: " + ", ".join(f"{t.tier} {total['tier_' + t.tier]:,}" for t in model.mystery.tiers))
-    typer.echo(f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, {n:,} spins)")
+    typer.echo(f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, "
+               f"{n:,} spins)")
     return {"game": GAME, "rtp_main": mean, "rtp_main_ci99": [mean - half, mean + half], "spins": n,
             "method": "Monte Carlo", "exact": str(model.declared_rtp.fraction("total"))}
 

@@ -315,7 +315,6 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
             for r in jackpots if r["one_in"] > 1e8]
     rare += [{"award": f"21 {symbol} on the initial board ({figures_factor(model, symbol, 21)} × stake before "
                        "multipliers)", "one_in": 1 / p} for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
-    rare += _rare_clusters(sim)
     return {
         "game": "stjernestoev", "model_version": model.version, "model_sha256": model.sha256,
         "target_rtp_main": TARGET_RTP_MAIN, "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
@@ -344,17 +343,6 @@ def _certification_figures(model, sim, feature_rate, jackpots, network) -> dict[
 
 def figures_factor(model, symbol: str, size: int) -> str:
     return model.data["paytable_x_stake_by_size_5_to_21"][symbol][size - 5]
-
-
-def _rare_clusters(sim: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Cluster awards seen less often than 1 in 1e8 spins, or never, in the simulated spins that counted them."""
-    if not sim or not sim["paying_clusters_spins"]:
-        return []
-    spins, rare = sim["paying_clusters_spins"], []
-    for symbol, counts in sim["paying_clusters_by_size"].items():
-        rare += [{"award": f"{size} {symbol} cluster (simulated, {counts[size]} seen)", "one_in": spins / counts[size]}
-                 for size in range(5, 22) if counts[size] and spins / counts[size] > 1e8]
-    return rare
 
 
 def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
@@ -451,16 +439,6 @@ def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _unseen_markdown(figures: dict[str, Any]) -> list[str]:
-    unseen = {s: sizes for s, sizes in figures["cluster_awards_not_seen"].items() if sizes}
-    if not unseen:
-        return []
-    spins = figures["simulation"]["paying_clusters_spins"]
-    return [f"Cluster awards never produced in {spins:,} simulated spins (chance per spin below 3 / {spins:,} = "
-            f"1 in {spins / 3:,.0f} at 95 % confidence; their exact odds are not computed): "
-            + "; ".join(f"{s} sizes {', '.join(map(str, sizes))}" for s, sizes in unseen.items()) + "."]
-
-
 def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
     sim = figures["simulation"]
     if not sim or not sim["paying_clusters_spins"]:
@@ -496,7 +474,8 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.", "",
         "## Progressive jackpots", "", *_jackpot_markdown(figures), "",
         "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)", "",
-        "| award | odds per spin |", "|---|---|", rare, "", *_unseen_markdown(figures), "",
+        "| award | odds per spin |", "|---|---|", rare, "",
+        "Every cluster award's odds, with their method, are in 'Every award: odds, method, reachability' below.", "",
         "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
         "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
         "## Paying clusters by size (simulated, 1 in N spins; — = not seen)", "", *_cluster_markdown(figures), "",

@@ -55,7 +55,8 @@ def stjernestoev_witnesses(engine: Any) -> list[dict[str, Any]]:
             for symbol in SYMBOLS for size in range(5, 22)]
     rows += [{"award": f"wheel {segment}", "stake_minor": 10000,
               "words": stjernestoev_wheel_words(model, 10000, segment),
-              "method": "constructed board with 3 Astro Flash, then the wheel word of the segment"} for segment in SEGMENTS]
+              "method": "constructed board with 3 Astro Flash, then the wheel word of the segment"}
+             for segment in SEGMENTS]
     return [_replayed("stjernestoev", engine, row | {"state": engine.initial_state()}) for row in rows]
 
 
@@ -68,9 +69,9 @@ def write_witnesses(game: str, out_dir: Any, model_version: str | None = None) -
     engine = registry.engine_for_model(game, model_version) if model_version else registry.engine(game)
     rows = rising_joker_witnesses(engine) if game == "rising-joker" else stjernestoev_witnesses(engine)
     document = {"game": game, "model_version": engine.model_version, "model_sha256": engine.model_sha256,
-                "how_to_replay": "engine.play(state, stake_minor, games.witness.WordFeed(words)): the words replace the "
-                                 "seed's stream; after them the feed continues with ChaCha20 of sha256("
-                                 "'reelstream-witness-tail')", "witnesses": rows}
+                "how_to_replay": "engine.play(state, stake_minor, games.witness.WordFeed(words)): the words "
+                                 "replace the seed's stream; after them the feed continues with ChaCha20 of "
+                                 "sha256('reelstream-witness-tail')", "witnesses": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "witnesses.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     return rows

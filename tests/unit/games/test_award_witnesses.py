@@ -23,8 +23,9 @@ def advertised(game: str) -> set[str]:
     engine = registry.engine(game)
     if game == "rising-joker":
         model = engine.model
-        return ({f"{c} x {s}" for s in model.line_pays for c in (3, 4, 5)} | {f"{c} x star (scatter)" for c in (3, 4, 5)}
-                | {f"Diamond Mystery {t.tier}" for t in model.mystery.tiers})
+        lines = {f"{c} x {s}" for s in model.line_pays for c in (3, 4, 5)}
+        scatter = {f"{c} x star (scatter)" for c in (3, 4, 5)}
+        return lines | scatter | {f"Diamond Mystery {t.tier}" for t in model.mystery.tiers}
     return {f"{k} {s}" for s in SYMBOLS for k in range(5, 22)} | {f"wheel {segment}" for segment in SEGMENTS}
 
 
@@ -48,7 +49,8 @@ def test_the_seeds_worked_example_replays_15_blue_at_500_through_wild_3x_and_blu
              "ring_stake_minor": 500}
     result = engine.play(state, 500, WordFeed(stjernestoev_cluster_words(engine.model, "blue", 15)))
     first = result.outcome["cascades"][0]["clusters"][0]
-    assert (first["symbol"], first["size"], first["multiplier"], first["win_micro"]) == ("blue", 15, 12, 180_000_000_000)
+    assert (first["symbol"], first["size"], first["multiplier"]) == ("blue", 15, 12)
+    assert first["win_micro"] == 180_000_000_000
     assert result.win_minor >= 180_000
 
 

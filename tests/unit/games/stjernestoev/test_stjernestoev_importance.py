@@ -21,7 +21,8 @@ def test_with_the_true_law_every_ratio_is_one_so_the_sums_are_plain_counts():
 
 
 def test_the_tilted_mixture_estimates_common_red_awards_like_the_plain_count():
-    plain_sums, _, _ = importance_batch(MODEL.arrays, RINGS, MODEL.arrays[2], np.zeros((1, 3, 8)), np.ones(1), 20_000, 5)
+    plain_sums, _, _ = importance_batch(MODEL.arrays, RINGS, MODEL.arrays[2], np.zeros((1, 3, 8)), np.ones(1),
+                                        20_000, 5)
     tilted = symbol_odds(MODEL, RINGS, 0, 2_000, 7)
     for size in (5, 6, 7, 8):
         plain = plain_sums[0, size] / 20_000
