@@ -110,8 +110,9 @@ def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
 def _pool_markdown(f: dict[str, Any]) -> list[str]:
     out = ["Simulated pool dynamics with every player at one stake (4,000 wins per row from the seed, first 5 % "
            "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
-           "tops it up to its seed when a win leaves less. Contributions come back to players in the long run "
-           "(1.00 % in all); the reseed return is the operator's money on top. 'with pool' is the fixed prize plus "
+           "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
+           "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
+           "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). 'with pool' is the fixed prize plus "
            "the share at the 99.9th percentile level at a win (the pools have no cap).", "",
            "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
            "reseed return | award with pool (p99.9) € |", "|---|---|---|---|---|---|---|---|---|"]
