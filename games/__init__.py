@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from games.codehash import engine_code_sha256
 from games.rng import SpinRng
+
+__all__ = ["GameEngine", "GameResult", "engine_code_sha256"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class GameEngine(Protocol):
     currency: str
     model_version: str
     stakes_minor: tuple[int, ...]
+    model_sha256: str  # sha256 of the released model file
+    code_hash: str  # engine_code_sha256(): the code that evaluates the model
 
     def initial_state(self) -> dict[str, Any]:
         """The per-player state of a player who never played this game."""
@@ -49,3 +54,4 @@ class GameEngine(Protocol):
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         """One paid spin at `stake_minor` (must be in `stakes_minor`), drawing only from `rng`."""
+

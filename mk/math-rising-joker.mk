@@ -4,7 +4,7 @@ RJ_DOCS := docs/math/rising-joker
 .PHONY: parsheet-rising-joker prove-rising-joker test-rising-joker bench-rising-joker
 
 parsheet-rising-joker: venv ## Rising Joker: exact par sheet by full-cycle enumeration (Markdown + JSON + PNG in docs)
-	$(RS) math parsheet rising-joker
+	$(RS) math parsheet rising-joker --out-dir $(RJ_DOCS)
 
 test-rising-joker: venv ## Rising Joker: the fast unit tests (also part of test-unit)
 	$(PY) -m pytest -q tests/unit/games/rising_joker

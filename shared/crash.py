@@ -1,21 +1,26 @@
 """Test-only crash hooks: make a service process die at a named dangerous point, like a SIGKILL would.
 
 REELSTREAM_CRASH_AT="wallet.after_produce:3" kills the process (exit 137, no cleanup, no flush) the 3rd time the point
-`wallet.after_produce` is passed; several points may be given comma-separated. Unset in production: a no-op.
+`wallet.after_produce` is passed; several points may be given comma-separated. Honoured only with
+REELSTREAM_TEST_HOOKS=1 outside production (shared.test_only; armed otherwise, the process refuses to start).
 """
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+
+from shared import test_only
 
 CRASH_EXIT_CODE = 137
 _counts: dict[str, int] = {}
 
 
-def _targets() -> dict[str, int]:
-    spec = os.environ.get("REELSTREAM_CRASH_AT", "")
+def _targets(environ: Mapping[str, str] = os.environ) -> dict[str, int]:
+    if not test_only.armed(environ, "REELSTREAM_CRASH_AT"):
+        return {}
     targets = {}
-    for item in filter(None, (part.strip() for part in spec.split(","))):
+    for item in filter(None, (part.strip() for part in environ["REELSTREAM_CRASH_AT"].split(","))):
         name, _, nth = item.partition(":")
         targets[name] = int(nth or "1")
     return targets

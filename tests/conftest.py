@@ -16,6 +16,8 @@ if not (os.environ.get("REELSTREAM_SESSION_KEYS") or os.environ.get("REELSTREAM_
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Test-only hooks (forced seeds, crash points) are off by default; the services these tests start may arm them.
+    os.environ["REELSTREAM_TEST_HOOKS"] = "1"
     # kafka-python 3.0 loads its protocol schemas through importlib.resources' legacy API: noise, not our code.
     config.addinivalue_line("filterwarnings", "ignore:read_text is deprecated:DeprecationWarning")
     config.addinivalue_line("filterwarnings", "ignore:open_text is deprecated:DeprecationWarning")

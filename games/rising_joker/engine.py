@@ -6,9 +6,9 @@ from typing import Any
 
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR, micro_floor_to_minor
-from games import GameResult
+from games import GameResult, engine_code_sha256
 from games.rising_joker.evaluate import SpinEvaluation, evaluate_stops
-from games.rising_joker.model import RisingJokerModel
+from games.rising_joker.model import RisingJokerModel, model_sha256
 from games.rising_joker.mystery import MysteryAward, draw_mystery
 from games.rng import SpinRng
 
@@ -40,14 +40,26 @@ def _mystery_json(drawn: bool, award: MysteryAward | None, stake_minor: int) -> 
             "fixed_minor": hundredths_to_micro(award.fixed_hundredths, stake_minor) // MICRO_PER_MINOR}
 
 
+def _totals(model: RisingJokerModel, lines_micro: int, scatter_micro: int, fixed_micro: int,
+            carried_in_micro: int) -> dict[str, int]:
+    """Exact win, what is paid, and where the sub-cent remainder goes (the pools in v1, the player's state from v2)."""
+    exact_micro = lines_micro + scatter_micro + fixed_micro
+    totals = {"lines_micro": lines_micro, "scatter_micro": scatter_micro, "mystery_fixed_micro": fixed_micro,
+              "exact_win_micro": exact_micro}
+    if not model.carries_remainder:
+        win_minor, breakage_micro = micro_floor_to_minor(exact_micro)
+        return totals | {"win_minor": win_minor, "breakage_micro": breakage_micro}
+    win_minor, remainder_micro = micro_floor_to_minor(exact_micro + carried_in_micro)
+    return totals | {"carried_in_micro": carried_in_micro, "win_minor": win_minor, "breakage_micro": 0,
+                     "remainder_after_micro": remainder_micro}
+
+
 def outcome_json(model: RisingJokerModel, spin: SpinEvaluation, stake_minor: int, mystery_drawn: bool,
-                 award: MysteryAward | None) -> dict[str, Any]:
+                 award: MysteryAward | None, carried_in_micro: int = 0) -> dict[str, Any]:
     """The documented, stable outcome shape (docs/math/rising-joker/README.md, 'Outcome JSON')."""
     lines_micro = hundredths_to_micro(spin.lines_hundredths, stake_minor)
     scatter_micro = hundredths_to_micro(spin.scatter_hundredths, stake_minor)
     fixed_micro = hundredths_to_micro(award.fixed_hundredths, stake_minor) if award else 0
-    exact_micro = lines_micro + scatter_micro + fixed_micro
-    win_minor, breakage_micro = micro_floor_to_minor(exact_micro)
     return {
         "model_version": model.version, "stake_minor": stake_minor, "stops": list(spin.stops),
         "window_before": _rows(spin.before), "window_after": _rows(spin.after),
@@ -59,8 +71,7 @@ def outcome_json(model: RisingJokerModel, spin: SpinEvaluation, stake_minor: int
                     "factor_hundredths": spin.scatter_hundredths, "amount_micro": scatter_micro},
         "losing_spin": spin.base_hundredths == 0,
         "mystery": _mystery_json(mystery_drawn, award, stake_minor),
-        "totals": {"lines_micro": lines_micro, "scatter_micro": scatter_micro, "mystery_fixed_micro": fixed_micro,
-                   "exact_win_micro": exact_micro, "win_minor": win_minor, "breakage_micro": breakage_micro},
+        "totals": _totals(model, lines_micro, scatter_micro, fixed_micro, carried_in_micro),
     }
 
 
@@ -77,28 +88,49 @@ class RisingJokerEngine:
         return self.model.version
 
     @property
+    def model_sha256(self) -> str:
+        return model_sha256(self.model.version)
+
+    @property
+    def code_hash(self) -> str:
+        return engine_code_sha256()
+
+    @property
     def stakes_minor(self) -> tuple[int, ...]:
         return self.model.stakes_minor
 
     def initial_state(self) -> dict[str, Any]:
-        return {}
+        return {"remainder_micro": 0} if self.model.carries_remainder else {}
+
+    def carried_in_micro(self, state: dict[str, Any]) -> int:
+        """The player's unpaid sub-cent remainder before this spin ({} is a player's state from a v1 spin: 0)."""
+        if not self.model.carries_remainder:
+            invariant(state == {}, "a v1 Rising Joker keeps no player state")
+            return 0
+        invariant(set(state) <= {"remainder_micro"}, "Rising Joker state holds only the carried remainder")
+        carried = state.get("remainder_micro", 0)
+        invariant(type(carried) is int, "the carried remainder is an integer")
+        invariant(0 <= carried < MICRO_PER_MINOR, "the carried remainder is below one cent")
+        return carried
 
     def locked_stake(self, state: dict[str, Any]) -> int | None:
-        return None  # stateless: nothing carries over between spins
+        return None  # the carried remainder is money, not a stake-bound feature: any stake may follow
 
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
-        return state
+        return state  # nothing locks the stake, and the player's remainder is never forfeited
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         invariant(stake_minor in self.model.stakes_minor, "the spin service refuses other stakes before play")
-        invariant(state == {}, "Rising Joker keeps no player state")
+        carried_in = self.carried_in_micro(state)
         stops = tuple(rng.below(len(strip)) for strip in self.model.reels)
         spin = evaluate_stops(self.model, stops)
         losing = spin.base_hundredths == 0
         award = draw_mystery(self.model.mystery, rng) if losing else None
-        outcome = outcome_json(self.model, spin, stake_minor, losing, award)
+        outcome = outcome_json(self.model, spin, stake_minor, losing, award, carried_in)
         totals = outcome["totals"]
-        invariant(totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] == totals["exact_win_micro"],
-                  "paid + breakage = exact win")
+        kept = totals.get("remainder_after_micro", 0)
+        invariant(totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] + kept
+                  == totals["exact_win_micro"] + carried_in, "paid + breakage + kept = exact win + carried")
         claims = (award.tier,) if award else ()
-        return GameResult(totals["win_minor"], totals["breakage_micro"], claims, outcome, {})
+        state_after = {"remainder_micro": kept} if self.model.carries_remainder else {}
+        return GameResult(totals["win_minor"], totals["breakage_micro"], claims, outcome, state_after)

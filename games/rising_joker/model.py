@@ -12,8 +12,12 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CURRENT_VERSION = "rising-joker-v1"
-RELEASED_VERSIONS: tuple[str, ...] = ("rising-joker-v1",)
+CURRENT_VERSION = "rising-joker-v2"
+RELEASED_VERSIONS: tuple[str, ...] = ("rising-joker-v1", "rising-joker-v2")
+# What happens to a spin's sub-cent remainder: v1 sent it to the network pools as breakage (which pay in proportion to
+# stake, so the small stakes' return went to others); from v2 each player's remainder is carried in their game state
+# and paid with the spin that completes a cent, so every stake returns the same.
+REMAINDER_POLICIES = ("breakage-to-pools", "carried-per-player")
 TIERS: tuple[str, ...] = ("green", "blue", "red", "diamond")
 CARDS_PER_TIER = 3
 
@@ -104,6 +108,7 @@ class RisingJokerModel(_Frozen):
     scatter_pays: Pays
     mystery: Mystery
     declared_rtp: DeclaredRtp
+    remainder: str = REMAINDER_POLICIES[0]
 
     @model_validator(mode="after")
     def _consistent(self) -> "RisingJokerModel":
@@ -112,11 +117,17 @@ class RisingJokerModel(_Frozen):
         _check_lines(self)
         return self
 
+    @property
+    def carries_remainder(self) -> bool:
+        return self.remainder == "carried-per-player"
+
     def symbol_index(self, name: str) -> int:
         return self.symbols.index(name)
 
 
 def _check_symbols(model: RisingJokerModel) -> None:
+    if model.remainder not in REMAINDER_POLICIES:
+        raise ValueError(f"remainder must be one of {REMAINDER_POLICIES}")
     if len(set(model.symbols)) != len(model.symbols):
         raise ValueError("symbols must be unique")
     if model.wild not in model.symbols or model.scatter not in model.symbols:
@@ -162,6 +173,7 @@ def model_bytes(version: str = CURRENT_VERSION) -> bytes:
     return package.joinpath(f"{version}.json").read_bytes()
 
 
+@lru_cache(maxsize=None)
 def model_sha256(version: str = CURRENT_VERSION) -> str:
     return hashlib.sha256(model_bytes(version)).hexdigest()
 

@@ -107,14 +107,53 @@ def awards(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fraction]) ->
              "expected_in_100m": float(p * GAMES_100M), "reachable_in_100m": p * GAMES_100M >= 1} for label, factor, p in rows]
 
 
-def breakage(model: RisingJokerModel, cycle: Cycle) -> list[dict[str, Any]]:
-    """Per stake: the exact breakage (sent to the pools) and the paid return; their sum is the same at every stake."""
+def _remainder_chain(increments: dict[int, Fraction]) -> dict[int, Fraction]:
+    """Stationary law of a player's carried remainder (micro, mod one cent) when each spin adds an increment with the
+    given probabilities: uniform on the residues the increments reach from 0 (the walk is doubly stochastic),
+    checked."""
+    reached, frontier = {0}, [0]
+    while frontier:
+        r = frontier.pop()
+        for d in increments:
+            nxt = (r + d) % MICRO_PER_MINOR
+            if nxt not in reached:
+                reached.add(nxt)
+                frontier.append(nxt)
+    pi = {r: Fraction(1, len(reached)) for r in reached}
+    after = {r: Fraction(0) for r in reached}
+    for r, p_r in pi.items():
+        for d, p_d in increments.items():
+            after[(r + d) % MICRO_PER_MINOR] += p_r * p_d
+    assert after == pi, "the uniform law is stationary"
+    return pi
+
+
+def stake_returns(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fraction]) -> list[dict[str, Any]]:
+    """Per stake, exactly: the long-run return the house pays to the player and what goes to the pools as breakage.
+
+    v1: each spin pays its exact win rounded down; the remainder is breakage. From v2 the remainder is carried in the
+    player's state, so the long-run paid return is E[floor((r + X) / cent)] under the remainder's stationary law."""
     n = cycle.cycle
-    factors = np.nonzero(cycle.histogram)[0]
+    factors = [int(f) for f in np.nonzero(cycle.histogram)[0]]
     rows = []
     for stake in model.stakes_minor:
-        micro_per_hundredth = stake * MICRO_PER_MINOR // 100
-        total_micro = sum(int(cycle.histogram[f]) * ((int(f) * micro_per_hundredth) % MICRO_PER_MINOR) for f in factors)
-        share = Fraction(total_micro, n * stake * MICRO_PER_MINOR)
-        rows.append({"stake_minor": stake, "breakage_rtp": share, "half_cents": stake % 20 != 0})
+        per_hundredth = stake * MICRO_PER_MINOR // 100
+        p = {f: Fraction(int(cycle.histogram[f]), n) for f in factors}
+        if model.carries_remainder:
+            increments: dict[int, Fraction] = {}
+            for f, q in p.items():
+                step = (f * per_hundredth) % MICRO_PER_MINOR
+                increments[step] = increments.get(step, Fraction(0)) + q
+            pi = _remainder_chain(increments)
+            paid_micro = sum((p_r * q * ((r + f * per_hundredth) // MICRO_PER_MINOR) * MICRO_PER_MINOR
+                              for r, p_r in pi.items() for f, q in p.items()), Fraction(0))
+            states = sorted(pi)
+        else:
+            paid_micro = sum((q * (f * per_hundredth // MICRO_PER_MINOR) * MICRO_PER_MINOR for f, q in p.items()),
+                             Fraction(0))
+            states = [0]
+        paid_base = paid_micro / (stake * MICRO_PER_MINOR)
+        paid = paid_base + parts["mystery_fixed"]  # the fixed prizes are whole cents at every stake
+        rows.append({"stake_minor": stake, "half_cents": stake % 20 != 0, "paid_by_house": paid,
+                     "breakage_to_pools": parts["base_total"] - paid, "remainder_states_micro": states})
     return rows

@@ -7,7 +7,7 @@ import numpy as np
 
 from shared.invariant import invariant
 from shared.money import micro_floor_to_minor
-from games import GameResult
+from games import GameResult, engine_code_sha256
 from games.stjernestoev import kernel
 from games.stjernestoev.model import JACKPOT_SEGMENTS, SEGMENTS, STAKES_MINOR, StjernestoevModel
 from games.stjernestoev.outcome import MICRO_PER_HUNDREDTH_MINOR, circle_code, circle_json, decode
@@ -40,6 +40,8 @@ class StjernestoevEngine:
     def __init__(self, model: StjernestoevModel) -> None:
         self.model = model
         self.model_version = model.version
+        self.model_sha256 = model.sha256
+        self.code_hash = engine_code_sha256()
         self.stakes_minor = STAKES_MINOR
 
     def initial_state(self) -> dict[str, Any]:

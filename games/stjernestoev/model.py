@@ -15,7 +15,10 @@ from shared.invariant import invariant
 from games.stjernestoev import kernel
 
 CURRENT_VERSION = "stjernestoev-v2"
-RELEASED_VERSIONS = ("stjernestoev-v1", "stjernestoev-v2")
+# Released (immutable, pinned) and under proof: a model becomes current only once its proof passes (every attempt is
+# in docs/math/stjernestoev/proof-attempts.jsonl), so the service never plays an unproven model.
+PROOF_CANDIDATE = "stjernestoev-v3"
+RELEASED_VERSIONS = ("stjernestoev-v1", "stjernestoev-v2", "stjernestoev-v3")
 STAKES_MINOR = (50, 100, 200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 2500, 3000, 4000, 5000, 10000)
 SYMBOLS = ("red", "orange", "green", "blue", "purple", "silver", "bar")
 RINGS = (("inner", "I", 3), ("middle", "M", 7), ("outer", "O", 11))

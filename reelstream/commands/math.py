@@ -1,8 +1,10 @@
 """`reelstream math parsheet|evaluate|simulate GAME`: dispatch to the game's module in reelstream/mathcli/."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +13,6 @@ import typer
 app = typer.Typer(no_args_is_help=True)
 
 _GAME_MODULES = {"rising-joker": "reelstream.mathcli.rising_joker", "stjernestoev": "reelstream.mathcli.stjernestoev"}
-DOCS_MATH = Path(__file__).resolve().parents[2] / "docs" / "math"
 
 
 def _game_module(game: str):
@@ -20,13 +21,30 @@ def _game_module(game: str):
     return importlib.import_module(_GAME_MODULES[game])
 
 
+def _summarised(run, as_json: bool) -> None:
+    """Run a par sheet or simulation; with --json its narration goes to stderr and stdout holds only the summary
+    (the main RTP as a fraction with its 99 % CI); without, the narration ends with the RTP as a percentage."""
+    if not as_json:
+        run()
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        summary = run()
+    typer.echo(json.dumps(summary, sort_keys=True))
+
+
 @app.command()
 def parsheet(
     game: str,
-    out_dir: Path = typer.Option(None, help="Where to write the par sheet (default docs/math/<game>/)."),
+    out_dir: Path = typer.Option(None, help="Where to write (default bench-results/parsheet/<game>/; the committed "
+                                            "par sheet is rewritten only when asked: --out-dir docs/math/<game>)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (fractions) on stdout."),
+    model_version: Optional[str] = typer.Option(None, help="A released model other than the current (Stjernestøv)."),
 ) -> None:
-    """Write the game's par sheet (Markdown + JSON + PNG) and print its headline figures."""
-    _game_module(game).parsheet(out_dir or DOCS_MATH / game)
+    """Write the game's par sheet (Markdown + JSON + PNG + witnesses) and print the main RTP with its 99 % CI."""
+    module = _game_module(game)
+    target = out_dir or Path("bench-results") / "parsheet" / game
+    extra = {"model_version": model_version} if model_version else {}
+    _summarised(lambda: module.parsheet(target, **extra), as_json)
 
 
 @app.command()
@@ -52,6 +70,26 @@ def simulate(
     procs: int = typer.Option(1, help="Worker processes."),
     seed: int = typer.Option(1, help="Base seed of the simulation batches."),
     stake_minor: Optional[int] = typer.Option(None, help="Stake in minor units (default: the game's smallest)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (fractions) on stdout."),
 ) -> None:
-    """Monte Carlo simulation with confidence intervals."""
-    _game_module(game).simulate(spins=spins, procs=procs, seed=seed, stake_minor=stake_minor)
+    """Monte Carlo simulation; prints the main RTP as a percentage with its 99 % CI."""
+    module = _game_module(game)
+    _summarised(lambda: module.simulate(spins=spins, procs=procs, seed=seed, stake_minor=stake_minor), as_json)
+
+
+@app.command("rng-dump")
+def rng_dump(
+    out_dir: Path = typer.Option(Path("bench-results/rng-dump"),
+                                 help="Where to write raw.bin, scaled-*.txt, manifest.json."),
+    seeds: int = typer.Option(16, help="Number of seeded streams in raw.bin."),
+    words_per_seed: int = typer.Option(1 << 16, help="64-bit words per stream."),
+    label: str = typer.Option("rng-dump", help="Seeds are sha256(label:i), so the dump can be regenerated."),
+) -> None:
+    """Raw and scaled RNG output for external test suites (NIST STS, TestU01, dieharder, PractRand)."""
+    from reelstream.mathcli.rng import dump
+
+    manifest = dump(out_dir, label=label, seeds=seeds, words_per_seed=words_per_seed)
+    typer.echo(f"wrote {manifest['raw_bytes']:,} bytes of raw words and {len(manifest['scaled'])} scaled files "
+               f"to {out_dir}")
+    for n, row in manifest["scaled"].items():
+        typer.echo(f"  below({n}): chi-square {row['statistic']:.1f} on {row['dof']} dof, p = {row['p_value']:.3f}")

@@ -11,6 +11,7 @@ import typer
 
 from reelstream import arguments
 from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
+from games.selftest import numba_cache_dir
 from reelstream.processes import SERVICES, spawn
 from reelstream.profiling import profiled
 
@@ -23,6 +24,7 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
     """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
     main = importlib.import_module(f"services.{name}.app").main
     # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.
     profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")

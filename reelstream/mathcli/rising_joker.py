@@ -14,11 +14,14 @@ import numpy as np
 import typer
 from numba import njit, prange
 
+from shared.invariant import InvariantViolation
+from reelstream.mathcli.parsheet_common import pool_dynamics, rtp_ranges, rtp_ranges_markdown
 from shared.pools import load_pools
 from games.rising_joker import engine_for_model
 from games.rising_joker import parsheet as sheet
 from games.rising_joker.engine import outcome_json
 from games.rising_joker.evaluate import evaluate_stops
+from reelstream.mathcli.witnesses import write_witnesses
 from games.rising_joker.fullcycle import Tables, enumerate_cycle, evaluate_batch, tables
 from games.rising_joker.model import CURRENT_VERSION, RisingJokerModel, load_model, model_sha256
 from games.rng import SpinRng
@@ -67,10 +70,59 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "max_base_win_probability": int(cycle.histogram[np.nonzero(cycle.histogram)[0][-1]]) / cycle.cycle,
         "awards": sheet.awards(model, cycle, parts),
         "buckets": sheet.buckets(dist),
+        "remainder_policy": model.remainder,
+        "rtp_ranges": rtp_ranges(float(parts["base_total"]), stats["sd"]),
+        "pool_economics": pool_economics(model, cycle),
+        "highest_award_meeting_1e8": max((a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]),
+                                         key=lambda a: a["factor"])["award"],
         "breakage": [{"stake_minor": row["stake_minor"], "half_cents": row["half_cents"],
-                      "breakage_to_pools": _frac(row["breakage_rtp"]),
-                      "paid_by_house": _frac(parts["base_total"] - row["breakage_rtp"])} for row in sheet.breakage(model, cycle)],
+                      "breakage_to_pools": _frac(row["breakage_to_pools"]),
+                      "paid_by_house": _frac(row["paid_by_house"]),
+                      "remainder_states_micro": row["remainder_states_micro"]}
+                     for row in sheet.stake_returns(model, cycle, parts)],
     }
+
+
+def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
+    """Per stake and tier: the pool's expected level at a win, the mean pool award, the return to the player from the
+    pool and from operator reseeds, and the award with the pool at the 99.9th percentile level (pools have no cap)."""
+    network = load_pools().network_for_game(GAME)
+    lose = Fraction(int(cycle.histogram[0]), cycle.cycle)
+    weight_sum = sum(model.mystery.weights)
+    rows = []
+    for stake in model.stakes_minor:
+        for tier in model.mystery.tiers:
+            pool = network.pool_for_tier(tier.tier)
+            chance = float(lose * model.mystery.trigger.probability * Fraction(tier.weight, weight_sum))
+            share = min(1.0, stake / pool.payout.full_share_stake_minor)
+            dyn = pool_dynamics(contribution_per_spin=stake * pool.contribution_ppm / 1e6, win_chance=chance,
+                                share=share, seed=pool.seed_minor, wins=4_000, rng_seed=stake * 7 + len(rows))
+            fixed_minor = tier.fixed_hundredths * stake // 100
+            rows.append({"stake_minor": stake, "tier": tier.tier, "chance_per_spin": chance, "one_in": 1 / chance,
+                         "share_of_pool": share, "mean_level_at_win_minor": dyn["mean_level_at_win"],
+                         "mean_pool_award_minor": dyn["mean_award"],
+                         "pool_return": dyn["mean_award"] * chance / stake,
+                         "reseed_return": dyn["reseed_per_spin"] / stake,
+                         "award_with_pool_p999_minor": fixed_minor + share * dyn["level_at_win_p999"]})
+    return rows
+
+
+def _pool_markdown(f: dict[str, Any]) -> list[str]:
+    out = ["Simulated pool dynamics with every player at one stake (4,000 wins per row from the seed, first 5 % "
+           "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
+           "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
+           "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
+           "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). 'with pool' is the fixed prize plus "
+           "the share at the 99.9th percentile level at a win (the pools have no cap).", "",
+           "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
+           "reseed return | award with pool (p99.9) € |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in f["pool_economics"]:
+        out.append(f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | "
+                   f"{r['share_of_pool'] * 100:.1f} % | "
+                   f"{r['mean_level_at_win_minor'] / 100:,.2f} | {r['mean_pool_award_minor'] / 100:,.2f} | "
+                   f"{r['pool_return'] * 100:.3f} % | {r['reseed_return'] * 100:.3f} % | "
+                   f"{r['award_with_pool_p999_minor'] / 100:,.2f} |")
+    return out
 
 
 def _markdown(f: dict[str, Any]) -> str:
@@ -100,11 +152,29 @@ def _markdown(f: dict[str, Any]) -> str:
     for a in f["awards"]:
         out.append(f"| {a['award']} | {a['factor']:,.2f} | {a['probability']:.4e} | {a['one_in']:,.0f} | "
                    f"{a['expected_in_100m']:,.1f} | {'yes' if a['reachable_in_100m'] else 'NO'} |")
-    out += ["", "## Win distribution (incl. fixed mystery prizes)", "", "![win distribution](win-distribution.png)", "",
+    out += ["", f"Every award meets the bar; the highest, **{f['highest_award_meeting_1e8']}**, is expected "
+            f"{next(a['expected_in_100m'] for a in f['awards'] if a['award'] == f['highest_award_meeting_1e8']):.1f} "
+            "times in 10^8 games. A reachability witness for each award (RNG words the engine replays to it) is in "
+            "[witnesses.json](witnesses.json), replayed by `tests/unit/games/test_award_witnesses.py`.",
+            "", "Tier odds are the same at every stake (the trigger and the tier draw never read the stake); the "
+            "per-stake table is under 'Progressive pools'. Theoretical maximum win of one spin: "
+            f"{f['max_win']:,.0f} × stake fixed (Diamond) plus the Diamond pool share; the largest line + scatter win "
+            f"is {f['max_base_win']:,.0f} ×. The full cycle enumerates every outcome, so the observed maximum of the "
+            "cycle is the theoretical one.",
+            "", "## RTP range by number of games played (house return, normal approximation)", "",
+            *rtp_ranges_markdown(f["rtp_ranges"]), "",
+            "## Progressive pools: odds per stake, expected level at a win, reseed return, award with pool", "",
+            *_pool_markdown(f), "",
+            "## Win distribution (incl. fixed mystery prizes)", "", "![win distribution](win-distribution.png)", "",
             "| win (× stake) | probability |", "|---|---|"]
     out += [f"| {b['bucket']} | {b['probability']:.4e} |" for b in f["buckets"]]
-    out += ["", "## Breakage by stake", "",
-            "Wins are exact; the spin's total is paid rounded down to the cent and the remainder goes to the pools.",
+    carried = f["remainder_policy"] == "carried-per-player"
+    out += ["", "## Return by stake (exact)", "",
+            ("Wins are exact; each player's sub-cent remainder is carried in their game state (`remainder_micro`) and "
+             "paid with the spin that completes a cent. The long-run paid return is E[floor((r + X) / cent)] under the "
+             "remainder's stationary law (uniform on the residues reached, checked), computed over the full cycle:"
+             if carried else
+             "Wins are exact; the spin's total is paid rounded down to the cent and the remainder goes to the pools."),
             "", "| stake (cents) | half cents | paid by the house | breakage to the pools | sum |", "|---|---|---|---|---|"]
     for b in f["breakage"]:
         total = b["paid_by_house"]["percent"] + b["breakage_to_pools"]["percent"]
@@ -133,7 +203,7 @@ def _plot(figures: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def parsheet(out_dir: Path) -> None:
+def parsheet(out_dir: Path) -> dict[str, Any]:
     """Write parsheet.md, parsheet.json and win-distribution.png into out_dir and print the headline figures."""
     figures = parsheet_figures(load_model())
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -141,6 +211,7 @@ def parsheet(out_dir: Path) -> None:
     (out_dir / "parsheet.json").write_text(json.dumps(stable, indent=2, sort_keys=True) + "\n")
     (out_dir / "parsheet.md").write_text(_markdown(figures))
     _plot(figures, out_dir / "win-distribution.png")
+    write_witnesses(GAME, out_dir)
     r = figures["rtp"]
     typer.echo(f"{figures['model_version']}: full cycle {figures['cycle']:,} in {figures['enumeration_seconds']:.2f} s")
     for name in ("lines", "scatter", "mystery_fixed", "base_total", "contribution", "total"):
@@ -149,6 +220,10 @@ def parsheet(out_dir: Path) -> None:
                f"VI90 {figures['volatility_index_90']:.4f}, max win {figures['max_win']:,.0f}x")
     typer.echo(f"  declared = enumerated: {figures['declared_matches_enumeration']}; "
                f"within 95.50 ± 0.05: {figures['within_target']}; wrote {out_dir}")
+    total = r["total"]
+    typer.echo(f"main RTP {total['percent']:.6f} % (exact by full-cycle enumeration: the 99 % CI is the point itself)")
+    return {"game": GAME, "model_version": figures["model_version"], "rtp_main": total["fraction"],
+            "rtp_main_ci99": [total["fraction"], total["fraction"]], "method": "full-cycle enumeration (exact)"}
 
 
 # --- evaluate (auditors) ---------------------------------------------------------------------------------------
@@ -161,18 +236,22 @@ def evaluate(*, stake_minor: int, stops: str | None, seed: str | None, state: di
         raise typer.BadParameter(f"stake {stake_minor} is not one of {list(engine.stakes_minor)}")
     if (stops is None) == (seed is None):
         raise typer.BadParameter("give exactly one of --stops or --seed")
-    if state not in (None, {}):
-        raise typer.BadParameter("Rising Joker keeps no player state; --state must be {} or absent")
+    state_before = engine.initial_state() if state is None else state
+    try:
+        carried_in = engine.carried_in_micro(state_before)
+    except InvariantViolation as refused:
+        raise typer.BadParameter(f"--state: {refused}") from None
     if seed is not None:
         rng = SpinRng.from_hex(seed)
-        result = engine.play({}, stake_minor, rng)
+        result = engine.play(state_before, stake_minor, rng)
         return {"mode": "seed", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": seed,
                 "rng_words": rng.draws, "win_minor": result.win_minor, "breakage_micro": result.breakage_micro,
-                "claims": list(result.claims), "outcome": result.outcome}
+                "claims": list(result.claims), "outcome": result.outcome, "state_before": state_before,
+                "state_after": result.state_after}
     stop_tuple = tuple(int(part) for part in stops.split(","))
     if len(stop_tuple) != 5 or any(not 0 <= s < len(strip) for s, strip in zip(stop_tuple, engine.model.reels)):
         raise typer.BadParameter(f"stops must be 5 integers within the strip lengths {[len(s) for s in engine.model.reels]}")
-    outcome = outcome_json(engine.model, evaluate_stops(engine.model, stop_tuple), stake_minor, False, None)
+    outcome = outcome_json(engine.model, evaluate_stops(engine.model, stop_tuple), stake_minor, False, None, carried_in)
     totals = outcome["totals"]
     return {"mode": "stops", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": None,
             "rng_words": 0, "win_minor": totals["win_minor"], "breakage_micro": totals["breakage_micro"],
@@ -212,7 +291,7 @@ def _simulate_worker(args: tuple[int, int, int, int]) -> dict[str, int]:
     return total
 
 
-def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> None:
+def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> dict[str, Any]:
     """Monte Carlo RTP with a 99 % confidence interval, checked against the exact enumerated figure."""
     model = load_model()
     stake = stake_minor or model.stakes_minor[0]
@@ -233,9 +312,14 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> N
     typer.echo(f"  RTP (lines + scatter + fixed mystery) {mean:.4%}  99 % CI [{mean - half:.4%}, {mean + half:.4%}]")
     typer.echo(f"  exact {exact:.4%}: {'inside' if abs(exact - mean) <= half else 'OUTSIDE'} the interval; "
                f"+ contribution {contribution_ppm() / 1e4:.2f} %")
-    typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, breakage to pools "
+    where = "carried to the player's later spins" if model.carries_remainder else "breakage to the pools"
+    typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, sub-cent remainders {where}: "
                f"{total['breakage_micro'] / (n * stake * 1_000_000):.4%} of stake")
     typer.echo("  mystery tiers: " + ", ".join(f"{t.tier} {total['tier_' + t.tier]:,}" for t in model.mystery.tiers))
+    typer.echo(f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, "
+               f"{n:,} spins)")
+    return {"game": GAME, "rtp_main": mean, "rtp_main_ci99": [mean - half, mean + half], "spins": n,
+            "method": "Monte Carlo", "exact": str(model.declared_rtp.fraction("total"))}
 
 
 # --- benchmarks ------------------------------------------------------------------------------------------------

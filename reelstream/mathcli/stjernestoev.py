@@ -20,11 +20,12 @@ from numba import njit
 from games.stjernestoev import current_engine, engine_for_model
 from games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
 from games.stjernestoev.batch import STAT_NAMES, simulate_batch
-from games.stjernestoev.model import SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
+from games.stjernestoev.model import PROOF_CANDIDATE, SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
 from games.rng import SpinRng
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
 RESULTS_FILE = DOCS / "simulation-results.jsonl"
+ATTEMPTS_FILE = DOCS / "proof-attempts.jsonl"
 PROOF_BATCH_SPINS = 10_000_000
 CHUNK_SPINS = 100_000
 
@@ -49,10 +50,11 @@ def batch_seed(model_sha256: str, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{model_sha256}:{index}".encode()).digest()[:8], "little") & (2**63 - 1)
 
 
-def run_batch(args: tuple[int, int, int, int]) -> dict[str, Any]:
-    """One independent batch (a fresh player carrying the ring), as JSON-ready figures."""
-    stake_minor, spins, seed, chunk_spins = args
-    model = load_model()
+def run_batch(args: tuple) -> dict[str, Any]:
+    """One independent batch (a fresh player carrying the ring), as JSON-ready figures; args = (stake, spins, seed,
+    chunk spins[, model version]), the current model by default."""
+    stake_minor, spins, seed, chunk_spins = args[:4]
+    model = load_model(*args[4:])
     fixed_ev = float(fixed_ev_per_feature(model)) * 100
     started = time.perf_counter()
     stats, sums, chunks, clusters = simulate_batch(model.arrays, model.stake_index(stake_minor), spins, seed,
@@ -132,7 +134,7 @@ def plot_convergence(batches: list[dict[str, Any]], target: float, path: Path, t
     plt.close(fig)
 
 
-def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> None:
+def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> dict[str, Any]:
     """Monte Carlo: `spins` spins in independent batches over `procs` processes; prints the figures as JSON."""
     stake = stake_minor or STAKES_MINOR[0]
     batch_count = max(2 * procs, min(64, spins // 10_000))
@@ -147,6 +149,10 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> N
     out.parent.mkdir(parents=True, exist_ok=True)
     plot_convergence(batches, 0.935, out, f"Stjernestøv simulation, stake {stake} øre")
     print(json.dumps(figures | {"convergence_png": str(out)}, indent=2))
+    print(f"main RTP {figures['rtp_main'] * 100:.4f} % (99 % CI {figures['rtp_main_ci99'][0] * 100:.4f} – "
+          f"{figures['rtp_main_ci99'][1] * 100:.4f} %, {figures['spins']:,} spins)")
+    return {"game": "stjernestoev", "rtp_main": figures["rtp_main"], "rtp_main_ci99": figures["rtp_main_ci99"],
+            "spins": figures["spins"], "method": "Monte Carlo batches"}
 
 
 def proof_batches(model_sha256: str, path: Path = RESULTS_FILE) -> list[dict[str, Any]]:
@@ -155,25 +161,6 @@ def proof_batches(model_sha256: str, path: Path = RESULTS_FILE) -> list[dict[str
         return []
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [line for line in lines if line["model_sha256"] == model_sha256]
-
-
-def accumulate(*, batches: int, procs: int, path: Path = RESULTS_FILE) -> None:
-    """Append `batches` more proof batches of PROOF_BATCH_SPINS spins; batch i always uses seed batch_seed(hash, i),
-    so an interrupted run resumes where the file ends and a re-run never repeats a batch."""
-    model = load_model()
-    done = len(proof_batches(model.sha256, path))
-    jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS)
-            for i in range(done, done + batches)]
-    run_batch((STAKES_MINOR[0], 1000, 1, 1000))
-    with multiprocessing.get_context("fork").Pool(procs) as pool, path.open("a") as out:
-        for index, batch in enumerate(pool.imap(run_batch, jobs), start=done):
-            out.write(json.dumps({"batch": index, **batch}, sort_keys=True) + "\n")
-            out.flush()
-            print(f"batch {index}: RTP {batch['sum_x_hundredths'] / batch['spins'] / 100:.5f} "
-                  f"({batch['seconds']:.1f} s)", flush=True)
-    figures = summarise(proof_batches(model.sha256, path))
-    print(f"{figures['spins']:,} spins: main-game RTP {figures['rtp_main'] * 100:.4f} % "
-          f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %)")
 
 
 @njit(cache=True)
@@ -328,7 +315,6 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
             for r in jackpots if r["one_in"] > 1e8]
     rare += [{"award": f"21 {symbol} on the initial board ({figures_factor(model, symbol, 21)} × stake before "
                        "multipliers)", "one_in": 1 / p} for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
-    rare += _rare_clusters(sim)
     return {
         "game": "stjernestoev", "model_version": model.version, "model_sha256": model.sha256,
         "target_rtp_main": TARGET_RTP_MAIN, "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
@@ -341,22 +327,22 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
         "spins_until_ring_empty_upper_bound": analytics.ring_empty_upper_bound(model),
         "full_board_chance": full_board, "awards_rarer_than_1e8": rare,
         "cluster_awards_not_seen": _unseen_clusters(sim),
-    }
+    } | _certification_figures(model, sim, feature_rate, jackpots, network)
+
+
+def _certification_figures(model, sim, feature_rate, jackpots, network) -> dict[str, Any]:
+    from reelstream.mathcli import stjernestoev_sheet as sheet
+
+    if sim is None:
+        return {}
+    results = [json.loads(line) for line in RESULTS_FILE.read_text().splitlines() if line.strip()]
+    awards = sheet.award_rows(model, results, sim, feature_rate)
+    return {"awards": awards, "bar": sheet.bar_summary(awards), "volatility": sheet.volatility(sim, model),
+            "pool_levels": sheet.pool_levels(jackpots, network["seed_minor"])}
 
 
 def figures_factor(model, symbol: str, size: int) -> str:
     return model.data["paytable_x_stake_by_size_5_to_21"][symbol][size - 5]
-
-
-def _rare_clusters(sim: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Cluster awards seen less often than 1 in 1e8 spins, or never, in the simulated spins that counted them."""
-    if not sim or not sim["paying_clusters_spins"]:
-        return []
-    spins, rare = sim["paying_clusters_spins"], []
-    for symbol, counts in sim["paying_clusters_by_size"].items():
-        rare += [{"award": f"{size} {symbol} cluster (simulated, {counts[size]} seen)", "one_in": spins / counts[size]}
-                 for size in range(5, 22) if counts[size] and spins / counts[size] > 1e8]
-    return rare
 
 
 def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
@@ -367,7 +353,7 @@ def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
             for symbol, counts in sim["paying_clusters_by_size"].items()}
 
 
-def parsheet(out_dir: Path, *, model_version: str | None = None) -> None:
+def parsheet(out_dir: Path, *, model_version: str | None = None) -> dict[str, Any]:
     """Write parsheet.json, parsheet.md, board-graph.png and rtp-convergence.png into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = parsheet_figures(model_version)
@@ -378,13 +364,19 @@ def parsheet(out_dir: Path, *, model_version: str | None = None) -> None:
         plot_convergence(batches, TARGET_RTP_MAIN, out_dir / "rtp-convergence.png",
                          f"Stjernestøv {figures['model_version']}: accumulated proof")
     (out_dir / "parsheet.md").write_text(parsheet_markdown(figures))
+    from reelstream.mathcli.witnesses import write_witnesses
+
+    write_witnesses("stjernestoev", out_dir, figures["model_version"])
     sim = figures["simulation"]
-    if sim:
-        print(f"main-game RTP {sim['rtp_main'] * 100:.4f} % ± {sim['rtp_main_ci99_half_width'] * 100:.4f} pp "
-              f"(99 %, {sim['spins']:,} spins); jackpots {figures['network']['contribution_ppm_total'] / 1e4:.2f} %")
-    else:
-        print("no simulation batches for this model yet: run `make math-stjernestoev-proof`")
     print(f"wrote {out_dir}")
+    if not sim:
+        print("no simulation batches for this model yet: run `make math-stjernestoev-proof`")
+        return {"game": "stjernestoev", "model_version": figures["model_version"], "rtp_main": None}
+    print(f"main RTP {sim['rtp_main'] * 100:.4f} % (99 % CI {sim['rtp_main_ci99'][0] * 100:.4f} – "
+          f"{sim['rtp_main_ci99'][1] * 100:.4f} %, {sim['spins']:,} spins); jackpots "
+          f"{figures['network']['contribution_ppm_total'] / 1e4:.2f} %")
+    return {"game": "stjernestoev", "model_version": figures["model_version"], "rtp_main": sim["rtp_main"],
+            "rtp_main_ci99": sim["rtp_main_ci99"], "spins": sim["spins"], "method": "simulation proof batches"}
 
 
 def _pct(x: float | None, digits: int = 4) -> str:
@@ -447,16 +439,6 @@ def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _unseen_markdown(figures: dict[str, Any]) -> list[str]:
-    unseen = {s: sizes for s, sizes in figures["cluster_awards_not_seen"].items() if sizes}
-    if not unseen:
-        return []
-    spins = figures["simulation"]["paying_clusters_spins"]
-    return [f"Cluster awards never produced in {spins:,} simulated spins (chance per spin below 3 / {spins:,} = "
-            f"1 in {spins / 3:,.0f} at 95 % confidence; their exact odds are not computed): "
-            + "; ".join(f"{s} sizes {', '.join(map(str, sizes))}" for s, sizes in unseen.items()) + "."]
-
-
 def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
     sim = figures["simulation"]
     if not sim or not sim["paying_clusters_spins"]:
@@ -492,13 +474,21 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.", "",
         "## Progressive jackpots", "", *_jackpot_markdown(figures), "",
         "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)", "",
-        "| award | odds per spin |", "|---|---|", rare, "", *_unseen_markdown(figures), "",
+        "| award | odds per spin |", "|---|---|", rare, "",
+        "Every cluster award's odds, with their method, are in 'Every award: odds, method, reachability' below.", "",
         "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
         "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
         "## Paying clusters by size (simulated, 1 in N spins; — = not seen)", "", *_cluster_markdown(figures), "",
+        *(_sections(figures) if figures.get("awards") else []),
         "## Board", "", "![board graph](board-graph.png)", "",
     ]
     return "\n".join(lines)
+
+
+def _sections(figures: dict[str, Any]) -> list[str]:
+    from reelstream.mathcli.stjernestoev_sheet import sections_markdown
+
+    return sections_markdown(figures, ATTEMPTS_FILE)
 
 
 def random_state(rng: SpinRng) -> dict[str, Any]:
@@ -554,19 +544,31 @@ def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """`python -m reelstream.mathcli.stjernestoev accumulate|agreement ...` (the make targets' entry points)."""
+    """`python -m reelstream.mathcli.stjernestoev prove|agreement ...` (the make targets' entry points)."""
     import argparse
+
+    from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, interim, prove
 
     parser = argparse.ArgumentParser(prog="reelstream.mathcli.stjernestoev")
     sub = parser.add_subparsers(dest="command", required=True)
-    acc = sub.add_parser("accumulate", help="append proof batches to simulation-results.jsonl")
-    acc.add_argument("--batches", type=int, default=10)
-    acc.add_argument("--procs", type=int, default=2)
+    prf = sub.add_parser("prove", help="run the missing proof batches (resumable), logging the attempt")
+    prf.add_argument("--target-batches", type=int, default=PROOF_TARGET_BATCHES)
+    prf.add_argument("--procs", type=int, default=2)
+    prf.add_argument("--model-version", default=PROOF_CANDIDATE)
+    status = sub.add_parser("proof-status", help="where an unfinished proof stands; --record logs it as interim")
+    status.add_argument("--model-version", default=PROOF_CANDIDATE)
+    status.add_argument("--target-batches", type=int, default=PROOF_TARGET_BATCHES)
+    status.add_argument("--record", action="store_true")
     agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
     agr.add_argument("--inputs", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    if args.command == "accumulate":
-        accumulate(batches=args.batches, procs=args.procs)
+    if args.command == "proof-status":
+        interim(model_version=args.model_version, target_batches=args.target_batches, results=RESULTS_FILE,
+                log=ATTEMPTS_FILE, record=args.record)
+    elif args.command == "prove":
+        result = prove(model_version=args.model_version, target_batches=args.target_batches, procs=args.procs,
+                       results=RESULTS_FILE, log=ATTEMPTS_FILE)
+        sys.exit(0 if result["passed"] else 1)
     else:
         started = time.perf_counter()
         figures = agreement(inputs=args.inputs) | {"seconds": time.perf_counter() - started}

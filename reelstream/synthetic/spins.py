@@ -6,6 +6,7 @@ with wins, breakage, claims and a per-player state, so every audit rule has some
 """
 from __future__ import annotations
 
+import hashlib
 import random
 import uuid
 from collections import defaultdict
@@ -16,6 +17,7 @@ from typing import Any
 from services.audit.core.collect import RawRecord
 from services.audit.core.rederive import EngineLookup
 from games import GameResult
+from games.pins import pins
 from games.rng import SpinRng
 from shared.events import Envelope, broker_time, derived_id, envelope, encode
 from shared.events import jackpot as jp
@@ -33,6 +35,8 @@ class StandInEngine:
     game: str
     currency: str
     model_version: str = "stand-in-v1"
+    model_sha256: str = hashlib.sha256(b"stand-in-v1").hexdigest()
+    code_hash: str = hashlib.sha256(b"reelstream.synthetic.spins.StandInEngine").hexdigest()
     stakes_minor: tuple[int, ...] = (10, 50, 100, 200, 2000)
     tiers: tuple[str, ...] = ("green",)
 
@@ -127,8 +131,8 @@ class SyntheticPlatform:
             win_minor=result.win_minor + jackpot_minor, house_win_minor=result.win_minor, jackpot_win_minor=jackpot_minor,
             breakage_micro=result.breakage_micro, contribution_micro=contribution, balance_after_minor=balance,
             model_version=engine.model_version, seed=seed, state_before=state_before, state_after=result.state_after,
-            outcome=result.outcome, jackpot_awards=awards, operator_id=operator_id, settled_at=self._now()),
-            request_id, "settled")
+            outcome=result.outcome, jackpot_awards=awards, operator_id=operator_id, settled_at=self._now(),
+            **pins(engine)), request_id, "settled")
         return request_id
 
     def _debit(self, request_id, player_id, game, stake_minor, currency, operator_id) -> None:

@@ -13,6 +13,7 @@ from shared.config import load_settings
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
+from games.selftest import require_self_test
 
 
 # Records per polled batch (one transaction, at most a few ContributionsApplied); tests lower it to get many batches.
@@ -51,6 +52,7 @@ async def serve(config: JackpotConfig) -> Stats:
 
 
 def main() -> None:
+    require_self_test("jackpot")
     observability.setup("jackpot")
     try:
         stats = asyncio.run(serve(live_config()))

@@ -12,6 +12,7 @@ from shared import observability
 from shared.config import load_settings
 from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
+from games.selftest import require_self_test
 
 # Test-only: types this projector refuses (as if it had a bug), to prove a DLQ re-drive after the fix.
 REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
@@ -56,6 +57,7 @@ async def serve(config: ProjectorConfig) -> Progress:
 
 
 def main() -> None:
+    require_self_test("projector")
     observability.setup("projector")
     try:
         progress = asyncio.run(serve(live_config()))

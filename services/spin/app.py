@@ -16,6 +16,7 @@ from shared import observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
 from shared.session import key_ring, token_problem
+from games.selftest import require_self_test
 
 
 def warm_up(catalog: Catalog) -> None:
@@ -73,6 +74,7 @@ async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, lin
 
 
 def main() -> None:
+    require_self_test("spin")
     observability.setup("spin")
     quiet_client_debug_logs()  # at DEBUG aiokafka and kafka-python log whole records, session tokens included
     try:

@@ -17,6 +17,7 @@ from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
 from services.wallet.adapters.liabilities import liabilities_minor
 from services.wallet.adapters.restore import Restored
 from services.wallet.adapters.runner import WalletConfig, WalletService
+from games.selftest import require_self_test
 
 # Tuning knobs (tests lower them to get many batches and snapshots out of a few hundred commands).
 BATCH_MAX_ENV = "REELSTREAM_WALLET_BATCH_MAX"
@@ -85,6 +86,7 @@ def _show_liabilities(service: WalletService) -> None:
 
 
 def main() -> None:
+    require_self_test("wallet")
     started = time.monotonic()
     observability.setup("wallet")
     try:

@@ -91,6 +91,11 @@ class SpinSettled(EventData):
     # The request's broker time, as the spin service recorded it on acceptance: latency = this answer's broker time
     # minus it (the monitor's percentiles).
     accepted_at: datetime | None = None
+    # The exact rules that evaluated the spin (absent on spins settled before pinning): the audit re-derives only with
+    # an engine whose model file and engine code hash to these.
+    model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the model file")
+    engine_code_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
+                                           description="sha256 of the engine code (games.engine_code_sha256)")
 
 
 class SpinRejected(EventData):

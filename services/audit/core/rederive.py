@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from games import GameEngine, GameResult
+from games.pins import pin_problems
 from games.rng import SpinRng
 
 EngineLookup = Callable[[str, str], GameEngine]
@@ -30,6 +31,13 @@ def replay(lookup: EngineLookup, game: str, model_version: str, state_before: di
            seed_hex: str) -> GameResult:
     engine = lookup(game, model_version)
     return engine.play(copy.deepcopy(state_before), stake_minor, SpinRng.from_hex(seed_hex))
+
+
+def refused_pins(lookup: EngineLookup, settled: Any) -> list[str]:
+    """Why the engine here must not re-derive this spin: its model or engine code hash differs from the recorded one."""
+    recorded = {"model_sha256": getattr(settled, "model_sha256", None),
+                "engine_code_sha256": getattr(settled, "engine_code_sha256", None)}
+    return pin_problems(recorded, lookup(settled.game, settled.model_version), settled.model_version)
 
 
 def first_difference(recorded: Any, derived: Any, path: str = "") -> str | None:

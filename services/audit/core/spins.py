@@ -7,7 +7,7 @@ from typing import Any
 from services.audit.core.collect import Fact
 from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger
-from services.audit.core.rederive import EngineLookup, as_json, compare_settled, first_difference, replay
+from services.audit.core.rederive import EngineLookup, as_json, compare_settled, first_difference, refused_pins, replay
 from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled
 from shared.pools import PoolsConfig
 
@@ -51,6 +51,10 @@ def check_spins(facts: list[Fact], ledger: Ledger, config: PoolsConfig, lookup: 
 def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
     data: SpinSettled = fact.data
     try:
+        refused = refused_pins(lookup, data)
+        if refused:
+            spins.discrepancies.extend(_found("spin-pin-mismatch", fact, problem) for problem in refused)
+            return
         result = replay(lookup, data.game, data.model_version, data.state_before, data.stake_minor, data.seed)
     except Exception as error:  # noqa: BLE001 - any failure to re-play is itself the finding
         spins.discrepancies.append(_found("spin-rederivation-failed", fact, f"{type(error).__name__}: {error}"))

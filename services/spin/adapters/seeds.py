@@ -1,8 +1,9 @@
 """The seed source: 32 bytes from the OS CSPRNG, or (tests only, never in production) seeds armed per player.
 
 REELSTREAM_TEST_SEEDS="p-1=<64 hex>,<64 hex>;p-2=<64 hex>" makes the next spins of p-1 and p-2 draw those seeds in
-order (then the CSPRNG again), so integration tests can force a Diamond Mystery claim or a Stjernestøv jackpot. The
-service refuses to start with it when REELSTREAM_ENV=production, and warns loudly whenever it is armed.
+order (then the CSPRNG again), so integration tests can force a Diamond Mystery claim or a Stjernestøv jackpot. It is
+honoured only with REELSTREAM_TEST_HOOKS=1 and never in production (shared.test_only: the service refuses to start
+otherwise), and the service warns loudly whenever it is armed.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import uuid
 from collections.abc import Callable, Mapping
 
 from games.rng import SEED_BYTES
+from shared import test_only
 
 SeedSource = Callable[[str, uuid.UUID], bytes]
 
@@ -31,12 +33,9 @@ def parse_armed(spec: str) -> dict[str, list[bytes]]:
 
 
 def seed_source(environ: Mapping[str, str]) -> SeedSource:
-    spec = environ.get("REELSTREAM_TEST_SEEDS", "")
-    if not spec:
+    if not test_only.armed(environ, "REELSTREAM_TEST_SEEDS"):
         return os_seed
-    if environ.get("REELSTREAM_ENV", "local") == "production":
-        raise RuntimeError("REELSTREAM_TEST_SEEDS is a test-only override and is refused when REELSTREAM_ENV=production")
-    armed = parse_armed(spec)
+    armed = parse_armed(environ["REELSTREAM_TEST_SEEDS"])
     sys.stderr.write(f"reelstream-spin: WARNING test seed override armed for players {sorted(armed)}\n")
 
     def draw(player_id: str, request_id: uuid.UUID) -> bytes:

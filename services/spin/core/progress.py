@@ -12,6 +12,7 @@ from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
 from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled
 from shared.events.wallet import CommandRejected, DebitWager, RefundWager, SettleWager, WagerDebited, WagerRefunded, WagerSettled
+from games.pins import pins
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 
@@ -149,6 +150,7 @@ def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettle
         seed=record.seed_hex or "", state_before=record.state_before or {}, state_after=record.result.state_after,
         outcome=record.result.outcome, jackpot_awards=awards, operator_id=record.operator_id, settled_at=now,
         accepted_at=broker_time(record.time_ms) if record.accepted else None,
+        **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
     effects = Effects()
     answer(effects, book, ctx.catalog, message(settled, derived_id(record.request_id, "answer"), now, record.request_id))

@@ -7,14 +7,14 @@ from typing import Callable
 import pytest
 
 from games.rising_joker.evaluate import SpinEvaluation, evaluate_stops
-from games.rising_joker.model import RisingJokerModel, load_model, model_bytes, model_from_data
+from games.rising_joker.model import CURRENT_VERSION, RisingJokerModel, load_model, model_bytes, model_from_data
 
 FILLER = ["grape", "bell", "melon"]  # never visible at stops (0, 0, 0, 0, 0)
 
 
-def model_showing(rows: list[list[str]]) -> RisingJokerModel:
-    """The released model with strips replaced so that stops (0, 0, 0, 0, 0) show `rows` (top, middle, bottom)."""
-    data = json.loads(model_bytes())
+def model_showing(rows: list[list[str]], version: str = CURRENT_VERSION) -> RisingJokerModel:
+    """A released model with strips replaced so that stops (0, 0, 0, 0, 0) show `rows` (top, middle, bottom)."""
+    data = json.loads(model_bytes(version))
     data["reels"] = [list(column) + FILLER for column in zip(*rows)]
     return model_from_data(data)
 
@@ -27,6 +27,12 @@ def released() -> RisingJokerModel:
 @pytest.fixture
 def showing() -> Callable[[list[list[str]]], RisingJokerModel]:
     return model_showing
+
+
+@pytest.fixture
+def showing_v1() -> Callable[[list[list[str]]], RisingJokerModel]:
+    """The v1 model (sub-cent remainders to the pools as breakage), kept for replays of v1 spins."""
+    return lambda rows: model_showing(rows, "rising-joker-v1")
 
 
 @pytest.fixture

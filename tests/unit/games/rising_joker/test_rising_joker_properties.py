@@ -18,14 +18,16 @@ stakes = st.sampled_from(MODEL.stakes_minor)
 
 
 @settings(max_examples=300, deadline=None)
-@given(stops=stops_strategy, stake_minor=stakes)
-def test_win_is_never_negative_and_the_total_is_the_sum_of_its_parts(stops, stake_minor):
-    outcome = outcome_json(MODEL, evaluate_stops(MODEL, stops), stake_minor, False, None)
+@given(stops=stops_strategy, stake_minor=stakes, carried=st.integers(0, MICRO_PER_MINOR - 1))
+def test_win_is_never_negative_and_the_total_is_the_sum_of_its_parts(stops, stake_minor, carried):
+    outcome = outcome_json(MODEL, evaluate_stops(MODEL, stops), stake_minor, False, None, carried)
     totals = outcome["totals"]
-    assert totals["win_minor"] >= 0 and 0 <= totals["breakage_micro"] < MICRO_PER_MINOR
+    assert totals["win_minor"] >= 0 and totals["breakage_micro"] == 0
+    assert 0 <= totals["remainder_after_micro"] < MICRO_PER_MINOR
     assert totals["lines_micro"] == sum(win["amount_micro"] for win in outcome["line_wins"])
     assert totals["exact_win_micro"] == totals["lines_micro"] + totals["scatter_micro"] + totals["mystery_fixed_micro"]
-    assert totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] == totals["exact_win_micro"]
+    paid_and_kept = totals["win_minor"] * MICRO_PER_MINOR + totals["remainder_after_micro"]
+    assert paid_and_kept == totals["exact_win_micro"] + carried
 
 
 @settings(max_examples=300, deadline=None)
@@ -43,9 +45,10 @@ def test_expansion_never_lowers_a_win_and_equals_expanding_every_joker_reel(stop
 @settings(max_examples=100, deadline=None)
 @given(seed=st.binary(min_size=32, max_size=32), stake_minor=stakes)
 def test_play_prices_exactly_and_claims_only_after_a_losing_spin(seed, stake_minor):
-    result = current_engine().play({}, stake_minor, SpinRng(seed))
+    result = current_engine().play({"remainder_micro": 500_000}, stake_minor, SpinRng(seed))
     outcome = result.outcome
-    assert result.win_minor * MICRO_PER_MINOR + result.breakage_micro == outcome["totals"]["exact_win_micro"]
+    assert result.win_minor * MICRO_PER_MINOR + result.state_after["remainder_micro"] == \
+        outcome["totals"]["exact_win_micro"] + 500_000
     assert outcome["mystery"]["drawn"] == outcome["losing_spin"]
     assert result.claims == ((outcome["mystery"]["tier"],) if outcome["mystery"]["triggered"] else ())
 

@@ -35,6 +35,7 @@ def test_the_engine_is_registered_for_the_game_with_its_17_stakes_in_dkk():
     assert engine.stakes_minor == (50, 100, 200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 2500, 3000, 4000,
                                    5000, 10000)
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v2") is engine
+    assert registry.engine_for_model("stjernestoev", "stjernestoev-v3").model_version == "stjernestoev-v3"
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v1").model_version == "stjernestoev-v1"
 
 

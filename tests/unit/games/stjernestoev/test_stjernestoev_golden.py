@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from games.stjernestoev import current_engine
+from games.stjernestoev import engine_for_model
 from games.rng import SpinRng
 
-ENGINE = current_engine()
+ENGINE = engine_for_model("stjernestoev-v2")  # pinned under v2; v3 changes only wheel weights (test below)
 NEW = {"bonus_ring": [None] * 5, "ring_stake_minor": None}
 RING = {"bonus_ring": [{"symbol": "wild", "multiplier": 3}, {"symbol": "red", "multiplier": 2}, {"symbol": "astro"},
                        {"symbol": "astro"}, {"symbol": "blue", "multiplier": 4}], "ring_stake_minor": 500}
@@ -61,10 +61,22 @@ def test_the_cli_replays_a_spin_exactly_as_the_service_played_it():
     from reelstream.mathcli.stjernestoev import evaluate
 
     seed = hashlib.sha256(b"golden-1").hexdigest()
-    replay = evaluate(stake_minor=500, seed=seed, state=RING)
+    replay = evaluate(stake_minor=500, seed=seed, state=RING, model_version="stjernestoev-v2")
     assert replay["model_version"] == "stjernestoev-v2"
     assert replay["win_minor"] == 12660 and replay["state_after"] == GOLDEN[4][6]
     assert hashlib.sha256(json.dumps(replay["outcome"], sort_keys=True).encode()).hexdigest() == GOLDEN[4][5]
+
+
+def test_v3_plays_every_v2_golden_spin_alike_except_for_the_model_fields():
+    """v3 moved weight between the wheel's fixed segments only, at the same total: the same words give the same
+    boards, cascades, segment draws (these goldens hold no feature with a different segment) and ring."""
+    from reelstream.mathcli.stjernestoev import evaluate
+
+    for label, state, stake, win_minor, claims, _, state_after in GOLDEN:
+        replay = evaluate(stake_minor=stake, seed=hashlib.sha256(label.encode()).hexdigest(), state=state,
+                          model_version="stjernestoev-v3")
+        assert replay["model_version"] == "stjernestoev-v3"
+        assert (replay["win_minor"], tuple(replay["claims"]), replay["state_after"]) == (win_minor, claims, state_after)
 
 
 def test_a_spin_recorded_under_the_released_v1_model_still_replays_to_its_pinned_outcome():

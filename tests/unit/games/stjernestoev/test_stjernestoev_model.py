@@ -12,6 +12,7 @@ from shared.invariant import InvariantViolation
 PINNED_SHA256 = {
     "stjernestoev-v1": "edeccc11b0f436e1487a72ea340bcce42c9ef05d441e8ff3455c2048217a0e1c",
     "stjernestoev-v2": "54d1debbae99cce0e4262bba7268fa9db0bcdb9793d6893bddfccff578ddf959",
+    "stjernestoev-v3": "972aaa7cbccfefdfb4ed411709a3fca06f655909fd37dfdce5ad9c6611dbe1a8",
 }
 PARSHEET = Path(__file__).resolve().parents[4] / "docs" / "math" / "stjernestoev" / "parsheet.json"
 

@@ -26,6 +26,8 @@ class SeedReadingSlot:
     game: str = "rising-joker"
     currency: str = "EUR"
     model_version: str = "fake-slot-v1"
+    model_sha256: str = "a" * 64
+    code_hash: str = "c" * 64
     stakes_minor: tuple[int, ...] = (10, 20, 100)
     fail: bool = False
 
@@ -53,6 +55,8 @@ class RingGame:
     game: str = "stjernestoev"
     currency: str = "DKK"
     model_version: str = "fake-ring-v1"
+    model_sha256: str = "b" * 64
+    code_hash: str = "c" * 64
     stakes_minor: tuple[int, ...] = (50, 100)
 
     def initial_state(self) -> dict[str, Any]:

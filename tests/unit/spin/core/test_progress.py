@@ -34,6 +34,7 @@ def test_a_confirmed_debit_draws_and_journals_the_seed_then_contributes_and_sett
     settled = decoded(only(answer.outputs, "answer"))
     assert (settled.request_id, settled.win_minor, settled.balance_after_minor) == (request_id, 20, 1234)
     assert settled.seed == NO_CLAIM.hex() and settled.model_version == "fake-slot-v1"
+    assert (settled.model_sha256, settled.engine_code_sha256) == ("a" * 64, "c" * 64)  # the engine's pins
     assert seeds.drawn == 1
 
 
