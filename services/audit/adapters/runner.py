@@ -26,8 +26,8 @@ class AuditRun:
 Progress = Callable[[str, int, int | None], None]  # (phase, done, total or None)
 
 
-class _FirstPlayReported:
-    """An engine whose first play reports when it is done (the first play compiles a numba kernel: seconds)."""
+class _PlayReported:
+    """An engine whose every play is reported when done (the first one compiles a numba kernel: seconds)."""
 
     def __init__(self, engine, done: Callable[[], None]) -> None:
         self._engine, self._done = engine, done
@@ -43,27 +43,26 @@ class _FirstPlayReported:
 
 
 def counting(lookup: EngineLookup, phase: str, total: int, progress: Progress) -> EngineLookup:
-    """The same engine lookup, reporting each spin re-derived (the audit core looks the engine up once per spin),
-    and, as a phase of its own, the first use of each engine (loading and compiling it takes seconds)."""
+    """The same engine lookup, reporting each spin re-derived (each play: the core also looks engines up to check
+    their pins), and, as a phase of its own, the first use of each engine (loading and compiling it takes seconds)."""
     done, warm, shown = 0, set(), set()
 
     def counted(game: str, model_version: str):
-        nonlocal done
-        done += 1
-        if done % 10 == 0 or done == total:
-            progress(phase, min(done, total), total)
-        if (game, model_version) in warm:
-            return lookup(game, model_version)
         label = f"loading {game} engine"
-        if label not in shown:
+        if (game, model_version) not in warm and label not in shown:
             shown.add(label)
             progress(label, 0, 1)
 
-        def first_play_done() -> None:
-            warm.add((game, model_version))
-            progress(label, 1, 1)
+        def played() -> None:
+            nonlocal done
+            done += 1
+            if (game, model_version) not in warm:
+                warm.add((game, model_version))
+                progress(label, 1, 1)
+            if done % 10 == 0 or done == total:
+                progress(phase, min(done, total), total)
 
-        return _FirstPlayReported(lookup(game, model_version), first_play_done)
+        return _PlayReported(lookup(game, model_version), played)
 
     return counted
 
