@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kafka import KafkaConsumer, TopicPartition
 
-from shared.kafka import CONSUMER_SAFETY, admin_client
+from shared.kafka import CONSUMER_SAFETY, admin_client, kafka_consumer
 
 # Reading a long lag to count it exactly is bounded: beyond this many records per partition the lag is "at least".
 COUNT_LIMIT = 20_000
@@ -33,8 +33,8 @@ def groups(bootstrap: str, prefix: str = "", only: str | None = None) -> tuple[l
     """Every partition the groups (under `prefix`, or just `only`) have committed offsets for, and each group's
     description (also the groups with no committed offset)."""
     admin = admin_client(bootstrap, client_id="reelstream-ops")
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="reelstream-ops",
-                           **{**CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = kafka_consumer(bootstrap, group_id=None, client_id="reelstream-ops",
+                            **{**CONSUMER_SAFETY, "enable_auto_commit": False})
     try:
         names = sorted(g["group_id"] for g in admin.list_groups() if g["group_id"].startswith(prefix))
         names = [n for n in names if only is None or n == only]

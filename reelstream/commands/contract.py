@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from reelstream.conformance.vectors import VECTORS_FILE, load_vectors
-from reelstream.conformance.verify import Platform, verify
+from reelstream.conformance.verify import Platform, local_client_properties, verify
 from shared.config import load_settings
 from shared.events import asyncapi
 from shared.kafka import admin_client
@@ -55,8 +55,7 @@ def verify_client(
                         len(described[0]["partitions"]))
     with tempfile.TemporaryDirectory(prefix="reelstream-verify-") as scratch:
         if properties is None:
-            properties = Path(scratch) / "client.properties"
-            properties.write_text(f"bootstrap.servers={settings.kafka_bootstrap_servers}\n")
+            properties = local_client_properties(settings.kafka_bootstrap_servers, Path(scratch))
 
         def report(name: str, problems: list[str]) -> None:
             typer.echo(f"{'FAIL' if problems else 'PASS'} {name}")

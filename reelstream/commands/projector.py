@@ -69,16 +69,16 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
     """The live schema, its position and how many records it is behind per partition (transaction markers are not
     records), and its row counts; exit 3 when there is no projection yet."""
     schema, positions, counts = asyncio.run(_status())
-    from kafka import KafkaConsumer, TopicPartition
+    from kafka import TopicPartition
 
     from ops.groups import committed_records_between
     from services.projector.app import live_config
     from shared.config import load_settings
-    from shared.kafka import CONSUMER_SAFETY
+    from shared.kafka import CONSUMER_SAFETY, kafka_consumer
 
     config, prefix = live_config(), load_settings().topic_prefix
-    reader = KafkaConsumer(bootstrap_servers=config.bootstrap, group_id=None, client_id="reelstream-projector-status",
-                           **{**CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = kafka_consumer(config.bootstrap, group_id=None, client_id="reelstream-projector-status",
+                            **{**CONSUMER_SAFETY, "enable_auto_commit": False})
     try:
         partitions = [TopicPartition(t, p) for t in config.topics for p in sorted(reader.partitions_for_topic(t) or ())]
         ends = reader.end_offsets(partitions)

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import orjson
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import TopicPartition
 
-from shared.kafka import PRODUCER_SAFETY
+from shared.kafka import kafka_consumer, producer
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS
 
 FAULTS = ("none", "duplicate-answer", "late-answer")
@@ -45,11 +45,10 @@ class Relay:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.error: BaseException | None = None
-        self.producer = KafkaProducer(bootstrap_servers=bootstrap, client_id="reelstream-conformance-relay",
-                                      **{**PRODUCER_SAFETY, "linger_ms": 0})
-        self.consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
-                                      client_id="reelstream-conformance-relay", isolation_level="read_committed",
-                                      fetch_max_wait_ms=50)
+        self.producer = producer(bootstrap, client_id="reelstream-conformance-relay", linger_ms=0)
+        self.consumer = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False,
+                                       client_id="reelstream-conformance-relay", isolation_level="read_committed",
+                                       fetch_max_wait_ms=50)
         tps = [TopicPartition(topic, p) for topic in (self.topics["in"], self.topics["answers"])
                for p in sorted(self.consumer.partitions_for_topic(topic) or ())]
         assert len(tps) > 2, f"relay topics missing: {self.topics}"

@@ -230,3 +230,17 @@ def _run_client(argv: list[str], step: Step) -> Run:
     except subprocess.TimeoutExpired:
         return Run(-1, [], f"the client did not exit within {limit_s:.0f} s")
     return Run(done.returncode, parse_answers(done.stdout), done.stderr)
+
+
+def local_client_properties(bootstrap: str, scratch: Path) -> Path:
+    """The client's settings on this machine: the local principal's `.properties` when the broker is secured
+    (`reelstream infra up` writes one per role), else the brokers alone. A studio passes its own role's file."""
+    import os
+
+    folder = os.environ.get("REELSTREAM_KAFKA_CLIENTS_DIR")
+    role = os.environ.get("REELSTREAM_KAFKA_ROLE", "admin")
+    if folder and (Path(folder) / f"{role}.properties").exists():
+        return Path(folder) / f"{role}.properties"
+    path = scratch / "client.properties"
+    path.write_text(f"bootstrap.servers={bootstrap}\n")
+    return path

@@ -8,7 +8,7 @@ import asyncio
 import uuid
 
 import pytest
-from aiokafka import AIOKafkaProducer
+from shared.kafka import aio_producer
 from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
@@ -19,8 +19,7 @@ pytestmark = pytest.mark.integration
 
 async def _transactions(bootstrap: str, topic: str, batches: list[tuple[int, bool]]) -> None:
     """Each (records, commit) is one transaction of that many records, committed or aborted."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"t-{uuid.uuid4().hex}",
-                                enable_idempotence=True, acks="all")
+    producer = aio_producer(bootstrap, transactional_id=f"t-{uuid.uuid4().hex}", enable_idempotence=True, acks="all")
     await producer.start()
     try:
         for count, commit in batches:

@@ -14,8 +14,9 @@ import uuid
 import zlib
 from datetime import datetime, timezone
 
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import TopicPartition
 
+from shared.kafka import kafka_consumer, producer
 from shared.partitioning import partition_for
 
 
@@ -27,7 +28,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     bootstrap = open(args.properties).read().split("bootstrap.servers=")[1].split()[0]
     requests, events = f"{args.topic_prefix}spin.requests", f"{args.topic_prefix}spin.events"
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False)  # the environment's principal
     tps = [TopicPartition(events, p) for p in sorted(reader.partitions_for_topic(events))]
     reader.assign(tps)
     reader.seek_to_end(*tps)
@@ -42,7 +43,7 @@ def main(argv: list[str]) -> int:
              "type": "reelstream.spin.requested.v1", "time": datetime.now(timezone.utc).isoformat(),
              "subject": args.player,
              "datacontenttype": "application/json", "data": data}
-    sender = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    sender = producer(bootstrap, acks="all", enable_idempotence=False)
     sender.send(requests, key=key, value=json.dumps(event).encode(), partition=partition,
                 headers=[("content-type", b"application/cloudevents+json")]).get(timeout=10)
     sender.close()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from reelstream.conformance.vectors import load_vectors
-from reelstream.conformance.verify import Platform, verify
+from reelstream.conformance.verify import Platform, local_client_properties, verify
 from shared.config import load_settings
 from shared.topics import PLAYER_PARTITIONS
 
@@ -18,8 +18,7 @@ NAIVE = [sys.executable, str(Path(__file__).with_name("naive_client.py"))]
 
 
 def run_kit(platform, tmp_path: Path, command: list[str], names: set[str]) -> dict[str, list[str]]:
-    properties = tmp_path / "client.properties"
-    properties.write_text(f"bootstrap.servers={platform.bootstrap}\n")
+    properties = local_client_properties(platform.bootstrap, tmp_path)
     vectors = tuple(v for v in load_vectors() if v.name in names)
     results: dict[str, list[str]] = {}
     target = Platform(platform.bootstrap, platform.prefix, load_settings().session_secret, PLAYER_PARTITIONS)

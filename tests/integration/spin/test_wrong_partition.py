@@ -9,7 +9,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
+
+from shared.kafka import kafka_consumer
 
 from reelstream.client import Settled
 from shared.events import decode, encode, envelope
@@ -23,7 +25,7 @@ from conftest import client_for, token_for
 
 
 def answers_by_partition(platform, request_id: uuid.UUID, deadline_s: float = 20.0) -> dict[int, list]:
-    reader = KafkaConsumer(bootstrap_servers=platform.bootstrap, group_id=None, enable_auto_commit=False)
+    reader = kafka_consumer(platform.bootstrap, group_id=None, enable_auto_commit=False)
     try:
         topic = platform.topic("spin.events")
         tps = [TopicPartition(topic, p) for p in sorted(reader.partitions_for_topic(topic))]
