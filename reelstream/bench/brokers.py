@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import os
+import secrets
 import shutil
 import time
 import uuid
@@ -31,6 +32,8 @@ from shared.session import issue_token
 from shared.topic_admin import ensure_topics
 
 INSTANCES = ("wallet", "jackpot", "spin")
+# This run's session key (the clusters are the bench's own: no key of the local platform's env file applies).
+SESSION_SECRET = os.environ.get("REELSTREAM_SESSION_SECRET") or secrets.token_urlsafe(32)
 PLAYERS = 64
 ANSWER_TIMEOUT_S = 300
 
@@ -38,6 +41,7 @@ ANSWER_TIMEOUT_S = 300
 def start_services(bootstrap: str, prefix: str, state: Path, instances: int) -> dict[str, list[ServiceProcess]]:
     env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_LOG_LEVEL": "WARNING",
            "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_HTTP_PORT": "0",
+           "REELSTREAM_SESSION_SECRET": SESSION_SECRET,
            "REELSTREAM_WALLET_DATADIR": str(state / "wallet-data")}
     started = {name: [spawn(name, env={**env, "REELSTREAM_STATE_DIR": str(state / f"{name}-{n}")},
                             log_dir=state / "logs" / f"{name}-{n}") for n in range(instances)] for name in INSTANCES}
@@ -49,13 +53,12 @@ def start_services(bootstrap: str, prefix: str, state: Path, instances: int) -> 
 
 async def drive(bootstrap: str, prefix: str, throughput_spins: int, chaos_spins: int, chaos) -> dict:
     """A clean burst (throughput), then, when chaos_spins, a second burst with `chaos()` called at half of it."""
-    settings = load_settings({"REELSTREAM_TOPIC_PREFIX": prefix})
     load = LoadGenerator(bootstrap, f"{prefix}spin.requests", f"{prefix}spin.events")
     await load.start()
     try:
         players = [f"brokers-{n:03d}" for n in range(PLAYERS)]
         expires_ms = time.time_ns() // 1_000_000 + 3_600_000
-        tokens = {p: issue_token(settings.session_secret, p, expires_ms) for p in players}
+        tokens = {p: issue_token(SESSION_SECRET, p, expires_ms) for p in players}
         await load.send_all(f"{prefix}wallet.commands", _deposits(players))
         await load.burst(_requests(players, tokens, 50), ANSWER_TIMEOUT_S)  # warm-up: JIT, groups, producers
         result = {"throughput": await load.burst(_requests(players, tokens, throughput_spins), ANSWER_TIMEOUT_S)}
