@@ -1,6 +1,7 @@
 """Consumer groups as Kafka's own tools show them, with lag counted as a read_committed consumer would count it: the
 records it would still read between the group's committed offset and the last stable offset (transaction markers and
 aborted records are never counted, so a quiet platform shows 0)."""
+
 from __future__ import annotations
 
 import time
@@ -33,16 +34,20 @@ def groups(bootstrap: str, prefix: str = "", only: str | None = None) -> tuple[l
     """Every partition the groups (under `prefix`, or just `only`) have committed offsets for, and each group's
     description (also the groups with no committed offset)."""
     admin = admin_client(bootstrap, client_id="reelstream-ops")
-    reader = kafka_consumer(bootstrap, group_id=None, client_id="reelstream-ops",
-                            **{**CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = kafka_consumer(
+        bootstrap, group_id=None, client_id="reelstream-ops", **{**CONSUMER_SAFETY, "enable_auto_commit": False}
+    )
     try:
         names = sorted(g["group_id"] for g in admin.list_groups() if g["group_id"].startswith(prefix))
         names = [n for n in names if only is None or n == only]
         described = admin.describe_groups(names) if names else {}
         rows = []
         for name in names:
-            committed = {tp: meta.offset for tp, meta in admin.list_group_offsets({name: None}).get(name, {}).items()
-                         if meta.offset is not None and meta.offset >= 0}
+            committed = {
+                tp: meta.offset
+                for tp, meta in admin.list_group_offsets({name: None}).get(name, {}).items()
+                if meta.offset is not None and meta.offset >= 0
+            }
             rows += _group_rows(reader, name, described[name], committed)
         return rows, [described[name] for name in names]
     finally:
@@ -67,9 +72,20 @@ def _group_rows(reader: KafkaConsumer, name: str, description: dict, committed: 
     rows = []
     for tp in partitions:
         lag, exact = committed_records_between(reader, tp, committed[tp], ends[tp])
-        rows.append(PartitionLag(name, description["group_state"], len(description.get("members", ())), tp.topic,
-                                 tp.partition, committed[tp], ends[tp], lag, exact,
-                                 owners.get((tp.topic, tp.partition))))
+        rows.append(
+            PartitionLag(
+                name,
+                description["group_state"],
+                len(description.get("members", ())),
+                tp.topic,
+                tp.partition,
+                committed[tp],
+                ends[tp],
+                lag,
+                exact,
+                owners.get((tp.topic, tp.partition)),
+            )
+        )
     return rows
 
 

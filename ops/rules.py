@@ -1,4 +1,5 @@
 """Pure rules of the ops tools: which replay targets are refused, which ranges are read, when a group may be reset."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,8 +27,10 @@ def refusal_of_redrive(dlq_topic: str) -> str | None:
     source = dlq_topic.removesuffix(".dlq")
     for spec in ALL_TOPICS:
         if spec.name == source and not spec.public:
-            return (f"{source} is an internal topic of the money path: its dead letters are evidence, and the service "
-                    "that wrote the record re-sends its cause; ops never writes there")
+            return (
+                f"{source} is an internal topic of the money path: its dead letters are evidence, and the service "
+                "that wrote the record re-sends its cause; ops never writes there"
+            )
     return None
 
 

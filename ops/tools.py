@@ -1,5 +1,6 @@
 """Ops over Kafka and the projection: replay a range (into a new topic or the projection), list and re-drive dead
 letters (once: a marker per dead letter in projector_control.dlq_redrives), reset an idle consumer group."""
+
 from __future__ import annotations
 
 import asyncio
@@ -33,8 +34,15 @@ class Summary:
     notes: list[str] = field(default_factory=list)
 
 
-async def plan_ranges(bootstrap: str, topic: str, *, from_offset: int | None = None, to_offset: int | None = None,
-                      since: datetime | None = None, until: datetime | None = None) -> list[PartitionRange]:
+async def plan_ranges(
+    bootstrap: str,
+    topic: str,
+    *,
+    from_offset: int | None = None,
+    to_offset: int | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[PartitionRange]:
     """Per partition, the offsets [start, end) to read: by offsets, or by broker time (first record at/after)."""
     kafka = kafka_io.consumer(bootstrap, role="ops")
     await kafka.start()
@@ -86,8 +94,9 @@ async def read_ranges(bootstrap: str, topic: str, ranges: list[PartitionRange]) 
         await kafka.stop()
 
 
-async def replay_to_topic(bootstrap: str, topic: str, ranges: list[PartitionRange], target: str, *, dry_run: bool,
-                          tick: Tick = lambda n: None) -> Summary:
+async def replay_to_topic(
+    bootstrap: str, topic: str, ranges: list[PartitionRange], target: str, *, dry_run: bool, tick: Tick = lambda n: None
+) -> Summary:
     """Copy records (key, value, headers + where they came from) to the same partition of a new topic."""
     summary = Summary()
     producer = None if dry_run else kafka_io.producer(bootstrap, role="ops")
@@ -101,9 +110,12 @@ async def replay_to_topic(bootstrap: str, topic: str, ranges: list[PartitionRang
                 summary.read += 1
                 summary.types[_type_of(rec.value)] += 1
                 if producer:
-                    headers = list(rec.headers or ()) + [(REPLAY_HEADER, f"{topic}/{rec.partition}/{rec.offset}".encode())]
-                    futures.append(await producer.send(target, rec.value, key=rec.key, partition=rec.partition,
-                                                       headers=headers))
+                    headers = list(rec.headers or ()) + [
+                        (REPLAY_HEADER, f"{topic}/{rec.partition}/{rec.offset}".encode())
+                    ]
+                    futures.append(
+                        await producer.send(target, rec.value, key=rec.key, partition=rec.partition, headers=headers)
+                    )
             await asyncio.gather(*futures)
             summary.written += len(futures)
             tick(len(records))
@@ -113,8 +125,15 @@ async def replay_to_topic(bootstrap: str, topic: str, ranges: list[PartitionRang
     return summary
 
 
-async def replay_to_projection(bootstrap: str, database_url: str, topic: str, ranges: list[PartitionRange], *,
-                               dry_run: bool, tick: Tick = lambda n: None) -> Summary:
+async def replay_to_projection(
+    bootstrap: str,
+    database_url: str,
+    topic: str,
+    ranges: list[PartitionRange],
+    *,
+    dry_run: bool,
+    tick: Tick = lambda n: None,
+) -> Summary:
     """Apply records to the live projection (events already there are skipped by id; positions do not move)."""
     summary = Summary()
     conn = await connect(database_url)
@@ -164,8 +183,9 @@ async def _ensure_topic_like(bootstrap: str, source: str, target: str) -> None:
             if target in set(admin.list_topics()):
                 return
             partitions = len(admin.describe_topics([source])[0]["partitions"])
-            admin.create_topics([NewTopic(target, partitions, 1, topic_configs={"retention.ms": "-1"})],
-                                raise_errors=True)
+            admin.create_topics(
+                [NewTopic(target, partitions, 1, topic_configs={"retention.ms": "-1"})], raise_errors=True
+            )
         finally:
             admin.close()
 
@@ -188,21 +208,42 @@ async def dead_letters(bootstrap: str, database_url: str, dlq_topic: str) -> lis
     conn = await connect(database_url)
     try:
         await ensure_control(conn)
-        done = {(r["dlq_partition"], r["dlq_offset"]) for r in await conn.fetch(
-            f"SELECT dlq_partition, dlq_offset FROM {CONTROL}.dlq_redrives WHERE dlq_topic = $1", dlq_topic)}
+        done = {
+            (r["dlq_partition"], r["dlq_offset"])
+            for r in await conn.fetch(
+                f"SELECT dlq_partition, dlq_offset FROM {CONTROL}.dlq_redrives WHERE dlq_topic = $1", dlq_topic
+            )
+        }
     finally:
         await conn.close()
     letters = []
     async for records in read_ranges(bootstrap, dlq_topic, ranges):
         for rec in records:
             headers = list(rec.headers or ())
-            letters.append(DeadLetter(rec.partition, rec.offset, rec.key, rec.value, headers, dl.origin_of(headers),
-                                      (rec.partition, rec.offset) in done))
+            letters.append(
+                DeadLetter(
+                    rec.partition,
+                    rec.offset,
+                    rec.key,
+                    rec.value,
+                    headers,
+                    dl.origin_of(headers),
+                    (rec.partition, rec.offset) in done,
+                )
+            )
     return letters
 
 
-async def redrive(bootstrap: str, database_url: str, dlq_topic: str, *, dry_run: bool, force: bool = False,
-                  only_offsets: set[int] | None = None, tick: Tick = lambda n: None) -> Summary:
+async def redrive(
+    bootstrap: str,
+    database_url: str,
+    dlq_topic: str,
+    *,
+    dry_run: bool,
+    force: bool = False,
+    only_offsets: set[int] | None = None,
+    tick: Tick = lambda n: None,
+) -> Summary:
     """Put each not-yet-re-driven dead letter back on its source topic with a re-drive marker, then record the marker
     (a crash in between re-sends it once more: consumers de-duplicate by event id)."""
     summary = Summary()
@@ -230,11 +271,17 @@ async def redrive(bootstrap: str, database_url: str, dlq_topic: str, *, dry_run:
                 summary.written += 1
                 continue
             marker = dl.redrive_marker(dlq_topic, letter.partition, letter.offset)
-            await producer.send_and_wait(source, letter.value, key=letter.key,
-                                         headers=dl.redrive_headers(letter.headers, marker))
+            await producer.send_and_wait(
+                source, letter.value, key=letter.key, headers=dl.redrive_headers(letter.headers, marker)
+            )
             await conn.execute(
                 f"INSERT INTO {CONTROL}.dlq_redrives (dlq_topic, dlq_partition, dlq_offset, target) "
-                "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", dlq_topic, letter.partition, letter.offset, source)
+                "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                dlq_topic,
+                letter.partition,
+                letter.offset,
+                source,
+            )
             summary.written += 1
     finally:
         await conn.close()
@@ -293,8 +340,10 @@ def apply_group_reset(bootstrap: str, group: str, reset: GroupReset) -> None:
 
     admin = admin_client(bootstrap, client_id="reelstream-ops", role="ops")
     try:
-        offsets = {KTP(t, p): OffsetAndMetadata(target, "reelstream ops reset-group", -1)
-                   for (t, p), (_, target) in reset.moves.items()}
+        offsets = {
+            KTP(t, p): OffsetAndMetadata(target, "reelstream ops reset-group", -1)
+            for (t, p), (_, target) in reset.moves.items()
+        }
         admin.alter_group_offsets(group, offsets)
     finally:
         admin.close()

@@ -1,6 +1,7 @@
 """Argument checks attached from outside to commands whose modules another team owns (the maths commands take raw
 strings and parse them deep inside): a bad value becomes a usage error before the command runs, and the command's
 own logic is untouched."""
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,9 @@ def _released(game: str, version: str) -> None:
     try:
         engine_for_model(game, version)
     except UnknownModel:
-        raise typer.BadParameter(f"{version!r} is not a released model version of {game}",
-                                 param_hint="--model-version") from None
+        raise typer.BadParameter(
+            f"{version!r} is not a released model version of {game}", param_hint="--model-version"
+        ) from None
 
 
 def model_version(ctx, value: str | None) -> str | None:
@@ -84,11 +86,20 @@ def known_game(ctx, value: str) -> str:
 # command path -> parameter name -> (metavar shown in help, check)
 CHECKS: dict[tuple[str, ...], dict[str, tuple[str, Check]]] = {
     ("math", "parsheet"): {"game": ("GAME", known_game)},
-    ("math", "evaluate"): {"game": ("GAME", known_game), "stops": ("STOPS", stops), "seed": ("SEED_HEX", seed_hex),
-                           "state": ("STATE_JSON", state_json), "model_version": ("MODEL_VERSION", model_version),
-                           "stake_minor": ("STAKE_MINOR", bounded(1, 10**9))},
-    ("math", "simulate"): {"game": ("GAME", known_game), "spins": ("SPINS", bounded(1, 10**11)),
-                           "procs": ("PROCS", bounded(1, 64)), "stake_minor": ("STAKE_MINOR", bounded(1, 10**9))},
+    ("math", "evaluate"): {
+        "game": ("GAME", known_game),
+        "stops": ("STOPS", stops),
+        "seed": ("SEED_HEX", seed_hex),
+        "state": ("STATE_JSON", state_json),
+        "model_version": ("MODEL_VERSION", model_version),
+        "stake_minor": ("STAKE_MINOR", bounded(1, 10**9)),
+    },
+    ("math", "simulate"): {
+        "game": ("GAME", known_game),
+        "spins": ("SPINS", bounded(1, 10**11)),
+        "procs": ("PROCS", bounded(1, 64)),
+        "stake_minor": ("STAKE_MINOR", bounded(1, 10**9)),
+    },
 }
 
 

@@ -1,5 +1,6 @@
 """Argument parsers shared by every command: a bad value is a one-line usage error (exit 2) with the hint a person
 needs (minor units, accepted currencies, time formats), never a traceback from deeper down."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,10 @@ _DECIMAL = re.compile(r"^[+-]?\d*[.,]\d+$")
 _RELATIVE = re.compile(r"^-(\d{1,6})([smhdw])$")
 _RELATIVE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _PLAYER_ID = TypeAdapter(PlayerId)
-TIME_HINT = ("use a date (2026-11-30), a date-time (2026-11-30T07:40:00Z; no zone means UTC), "
-             "a relative time (-1d, -6h, -30m), now, today or yesterday")
+TIME_HINT = (
+    "use a date (2026-11-30), a date-time (2026-11-30T07:40:00Z; no zone means UTC), "
+    "a relative time (-1d, -6h, -30m), now, today or yesterday"
+)
 
 
 def _bad(reason: str) -> PydanticCustomError:

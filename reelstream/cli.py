@@ -3,6 +3,7 @@
 `run` is the one place where outcomes become exit codes: 0 done, 1 a failure or a programmer error (shown with its
 name and traceback, never disguised), 2 a bad argument (one line: what was wrong and the hint), 3 not found.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,8 +19,9 @@ from typer._click.core import Command
 from typer.core import TyperGroup as Group
 from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 
-app = typer.Typer(help="reelstream: event-sourced wallet and jackpot services for two slot games.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="reelstream: event-sourced wallet and jackpot services for two slot games.", no_args_is_help=True
+)
 
 # group name -> help; each module reelstream/commands/<module>.py exposes `app: typer.Typer`.
 _GROUPS = {
@@ -62,8 +64,9 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    show_version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
-                                      help="Print the version and exit."),
+    show_version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """reelstream: event-sourced wallet and jackpot services for two slot games."""
 
@@ -135,11 +138,14 @@ def _one_line(error: UsageError, argv: Sequence[str]) -> str:
     where = error.ctx.command_path if error.ctx is not None else "reelstream"
     message = " ".join(error.format_message().split())
     if isinstance(error, NoSuchOption):
-        negative = next((token for token in argv if _NEGATIVE.match(token)
-                         and token.startswith(error.option_name)), None)
+        negative = next(
+            (token for token in argv if _NEGATIVE.match(token) and token.startswith(error.option_name)), None
+        )
         if negative is not None:
-            message = (f"{negative} is read as an option: amounts are positive whole numbers of minor units "
-                       "(1050 for 10.50), and a debit is a withdrawal")
+            message = (
+                f"{negative} is read as an option: amounts are positive whole numbers of minor units "
+                "(1050 for 10.50), and a debit is a withdrawal"
+            )
     hint = " (see --help)" if error.ctx is not None else ""
     return f"{where}: error: {message}{hint}"
 

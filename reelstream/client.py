@@ -9,6 +9,7 @@ reads answers, the producer is thread-safe). Answers are de-duplicated by event 
 is byte-identical). A timeout raises SpinTimeout carrying the request id: call `spin(..., request_id=that id)` to retry
 safely — the service answers a repeated id with the same answer and never debits twice.
 """
+
 from __future__ import annotations
 
 import threading
@@ -98,18 +99,32 @@ class _Waiter:
 
 
 class ReelstreamClient:
-    def __init__(self, bootstrap_servers: str | None = None, topic_prefix: str | None = None,
-                 client_id: str = "reelstream-client", role: str | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap_servers: str | None = None,
+        topic_prefix: str | None = None,
+        client_id: str = "reelstream-client",
+        role: str | None = None,
+    ) -> None:
         settings = load_settings()
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
         self._topic = lambda name: f"{prefix}{name}"
         # role: the principal the client connects as (shared.security); None: the process's ($REELSTREAM_KAFKA_ROLE).
         self._producer = make_producer(self._bootstrap, client_id=client_id, role=role, linger_ms=0)
-        self._consumer = kafka_consumer(self._bootstrap, role=role, group_id=None, client_id=client_id,
-                                        enable_auto_commit=False, isolation_level="read_committed")
-        tps = [TopicPartition(self._topic(name), partition) for name in (SPIN_EVENTS, WALLET_EVENTS)
-               for partition in self._consumer.partitions_for_topic(self._topic(name)) or ()]
+        self._consumer = kafka_consumer(
+            self._bootstrap,
+            role=role,
+            group_id=None,
+            client_id=client_id,
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+        )
+        tps = [
+            TopicPartition(self._topic(name), partition)
+            for name in (SPIN_EVENTS, WALLET_EVENTS)
+            for partition in self._consumer.partitions_for_topic(self._topic(name)) or ()
+        ]
         self._consumer.assign(tps)
         self._consumer.seek_to_end(*tps)
         for tp in tps:
@@ -123,14 +138,31 @@ class ReelstreamClient:
         self._reader = threading.Thread(target=self._read_answers, name="reelstream-client-answers", daemon=True)
         self._reader.start()
 
-    def spin(self, player_id: str, game: str, stake_minor: int, currency: str, token: str, *,
-             request_id: uuid.UUID | None = None, timeout_s: float = 10.0, operator_id: str | None = None,
-             forfeit_bonus_ring: bool = False) -> Settled | Rejected:
+    def spin(
+        self,
+        player_id: str,
+        game: str,
+        stake_minor: int,
+        currency: str,
+        token: str,
+        *,
+        request_id: uuid.UUID | None = None,
+        timeout_s: float = 10.0,
+        operator_id: str | None = None,
+        forfeit_bonus_ring: bool = False,
+    ) -> Settled | Rejected:
         """One spin: Settled or Rejected; raises SpinTimeout (retry with its request_id) when no answer comes in time."""
         request_id = request_id or uuid.uuid4()
-        data = SpinRequested(request_id=request_id, player_id=player_id, game=game, stake_minor=stake_minor,
-                             currency=currency, session_token=token, operator_id=operator_id,
-                             forfeit_bonus_ring=forfeit_bonus_ring)
+        data = SpinRequested(
+            request_id=request_id,
+            player_id=player_id,
+            game=game,
+            stake_minor=stake_minor,
+            currency=currency,
+            session_token=token,
+            operator_id=operator_id,
+            forfeit_bonus_ring=forfeit_bonus_ring,
+        )
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
         waiter = _Waiter(game, stake_minor)
         with self._lock:
@@ -144,8 +176,15 @@ class ReelstreamClient:
             with self._lock:
                 self._waiters.pop(("spin", request_id), None)
 
-    def deposit(self, player_id: str, amount_minor: int, currency: str, *, transaction_id: uuid.UUID | None = None,
-                timeout_s: float = 10.0) -> Any:
+    def deposit(
+        self,
+        player_id: str,
+        amount_minor: int,
+        currency: str,
+        *,
+        transaction_id: uuid.UUID | None = None,
+        timeout_s: float = 10.0,
+    ) -> Any:
         """Cashier deposit for demos and tests: the wallet's Deposited or CommandRejected payload."""
         transaction_id = transaction_id or uuid.uuid4()
         data = Deposit(transaction_id=transaction_id, player_id=player_id, amount_minor=amount_minor, currency=currency)
@@ -154,13 +193,16 @@ class ReelstreamClient:
         with self._lock:
             self._waiters[("deposit", transaction_id)] = waiter
         try:
-            return self._send_and_wait(self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s).data
+            return self._send_and_wait(
+                self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s
+            ).data
         finally:
             with self._lock:
                 self._waiters.pop(("deposit", transaction_id), None)
 
-    def _send_and_wait(self, topic: str, key: str, value: bytes, waiter: _Waiter, request_id: uuid.UUID,
-                       timeout_s: float) -> Any:
+    def _send_and_wait(
+        self, topic: str, key: str, value: bytes, waiter: _Waiter, request_id: uuid.UUID, timeout_s: float
+    ) -> Any:
         # Resend the identical record once halfway: a lost request is then still answered, a delivered one is a repeat.
         deadline = time.monotonic() + timeout_s
         for attempt in range(2):

@@ -1,4 +1,5 @@
 """A monitor process under a deployment's prefix on a port of its own, and its JSON over HTTP (bench and tests)."""
+
 from __future__ import annotations
 
 import json
@@ -21,9 +22,13 @@ def free_port() -> int:
 
 def start_monitor(bootstrap: str, prefix: str, port: int, log_dir: Path) -> ServiceProcess:
     """A killed monitor's partitions move on after 6 s (not the 10 s default): restarts in tests stay short."""
-    env = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix,
-           "REELSTREAM_MONITOR_PORT": str(port), "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
-           "REELSTREAM_MONITOR_DATADIR": str(log_dir / "monitor-data")}
+    env = {
+        "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "REELSTREAM_MONITOR_PORT": str(port),
+        "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+        "REELSTREAM_MONITOR_DATADIR": str(log_dir / "monitor-data"),
+    }
     return spawn("monitor", env=env, log_dir=log_dir)
 
 

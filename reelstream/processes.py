@@ -2,6 +2,7 @@
 
 Used by `reelstream services up|down`, `make run`, the demo and integration tests (which kill them for real).
 """
+
 from __future__ import annotations
 
 import os
@@ -48,9 +49,13 @@ class ServiceProcess:
             if compiled.search(self.own_log_text()):
                 return
             if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited with {self.process.returncode}; log tail:\n{self.log_text()[-3000:]}")
+                raise RuntimeError(
+                    f"{self.name} exited with {self.process.returncode}; log tail:\n{self.log_text()[-3000:]}"
+                )
             time.sleep(0.1)
-        raise TimeoutError(f"{self.name} did not log /{pattern}/ within {timeout_s:.0f} s; log tail:\n{self.log_text()[-3000:]}")
+        raise TimeoutError(
+            f"{self.name} did not log /{pattern}/ within {timeout_s:.0f} s; log tail:\n{self.log_text()[-3000:]}"
+        )
 
     def kill(self) -> int:
         """SIGKILL, like a crash: no shutdown hooks, no flush, no offset commit."""
@@ -72,7 +77,9 @@ class ServiceProcess:
         return self.process.wait(timeout=timeout_s)
 
 
-def spawn(name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_args: tuple[str, ...] = ()) -> ServiceProcess:
+def spawn(
+    name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_args: tuple[str, ...] = ()
+) -> ServiceProcess:
     """Start one service in its own process group, its output appended to log_dir/<name>.log."""
     if name not in SERVICES:
         raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")

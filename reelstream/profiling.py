@@ -1,4 +1,5 @@
 """cProfile a block of code into a stats file: the benches' --profile and `services run` under REELSTREAM_PROFILE_DIR."""
+
 from __future__ import annotations
 
 import contextlib

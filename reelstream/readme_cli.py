@@ -1,5 +1,6 @@
 """The README's CLI table, generated from the typer app (a test fails when the README's copy is stale):
 `python -m reelstream.readme_cli` rewrites it between its markers."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Game recall as a person reads it: each game as blocks of words and boards (the Rising Joker window as a 5×3 grid
 with winning lines marked, the Stjernestøv rings as a labelled diagram), rendered for the terminal or as HTML."""
+
 from __future__ import annotations
 
 import math
@@ -10,12 +11,25 @@ from typing import Any
 
 from reelstream.output import Money, Units
 from reelstream.output.amounts import cell_text, exact_major
-from reelstream.output.boards import (STJERNESTOEV_RINGS, circle_text, rising_joker_grid, stjernestoev_positions,
-                                      stjernestoev_rings, winning_cells)
+from reelstream.output.boards import (
+    STJERNESTOEV_RINGS,
+    circle_text,
+    rising_joker_grid,
+    stjernestoev_positions,
+    stjernestoev_rings,
+    winning_cells,
+)
 from reelstream.output.times import table_time
 
-_NOT_WORDS = {"board", "board_after", "board_after_replacement", "wins", "factor_hundredths", "win_hundredths",
-              "fixed_factor_hundredths"}
+_NOT_WORDS = {
+    "board",
+    "board_after",
+    "board_after_replacement",
+    "wins",
+    "factor_hundredths",
+    "win_hundredths",
+    "fixed_factor_hundredths",
+}
 
 
 @dataclass(frozen=True)
@@ -32,12 +46,17 @@ def describe(value: Any, currency: str, key: str = "") -> str:
     if key.endswith("_micro") and isinstance(value, int):
         return exact_major(Money.micro(value, currency))
     if key in ("ring", "entered", "left"):
-        return (" ".join(f"B{k} {circle_text(c)}" for k, c in enumerate(value)) if isinstance(value, list)
-                else circle_text(value))
+        return (
+            " ".join(f"B{k} {circle_text(c)}" for k, c in enumerate(value))
+            if isinstance(value, list)
+            else circle_text(value)
+        )
     if isinstance(value, dict):
-        return ", ".join(f"{k.removesuffix('_minor').removesuffix('_micro').replace('_', ' ')} "
-                         f"{describe(v, currency, k)}" for k, v in value.items()
-                         if v not in (None, [], {}) and k not in _NOT_WORDS)
+        return ", ".join(
+            f"{k.removesuffix('_minor').removesuffix('_micro').replace('_', ' ')} {describe(v, currency, k)}"
+            for k, v in value.items()
+            if v not in (None, [], {}) and k not in _NOT_WORDS
+        )
     if isinstance(value, list):
         return "; ".join(describe(item, currency, key) for item in value) if value else "none"
     return str(value)
@@ -45,8 +64,10 @@ def describe(value: Any, currency: str, key: str = "") -> str:
 
 def heading(game: dict[str, Any]) -> str:
     when = table_time(datetime.fromisoformat(str(game["settled_at"]).replace("Z", "+00:00")))
-    return (f"{game['game']} · request {game['request_id']} · {when} UTC · model {game['model_version']} · "
-            f"seed {game['seed'][:16]}…")
+    return (
+        f"{game['game']} · request {game['request_id']} · {when} UTC · model {game['model_version']} · "
+        f"seed {game['seed'][:16]}…"
+    )
 
 
 def game_blocks(game: dict[str, Any]) -> list[Block]:
@@ -83,8 +104,14 @@ def terminal_lines(game: dict[str, Any]) -> list[str]:
 
 def _grid_html(window: list[list[str]], wins: list[dict[str, Any]], currency: str) -> str:
     marked = winning_cells(wins)
-    rows = "".join("<tr>" + "".join(f'<td class="{"win" if (r, c) in marked else ""}">{escape(symbol)}</td>'
-                                    for c, symbol in enumerate(row)) + "</tr>" for r, row in enumerate(window))
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="{"win" if (r, c) in marked else ""}">{escape(symbol)}</td>' for c, symbol in enumerate(row)
+        )
+        + "</tr>"
+        for r, row in enumerate(window)
+    )
     notes = "".join(f"<li>{escape(line.strip())}</li>" for line in rising_joker_grid(window, wins, currency)[4:])
     return f'<table class="grid">{rows}</table>' + (f"<ul>{notes}</ul>" if notes else "")
 
@@ -92,9 +119,11 @@ def _grid_html(window: list[list[str]], wins: list[dict[str, Any]], currency: st
 def _rings_svg(board: list[str], ring: list[dict[str, Any] | None], paying: set[str]) -> str:
     """Concentric rings around the sun, each position a labelled dot; the bonus circles in an arc above."""
     symbols, size, centre = stjernestoev_positions(board), 420, 210
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size + 70}" class="rings">',
-             f'<circle cx="{centre}" cy="{centre + 70}" r="22" fill="#f6c945"/>',
-             f'<text x="{centre}" y="{centre + 74}" text-anchor="middle" font-size="10">sun</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size + 70}" class="rings">',
+        f'<circle cx="{centre}" cy="{centre + 70}" r="22" fill="#f6c945"/>',
+        f'<text x="{centre}" y="{centre + 74}" text-anchor="middle" font-size="10">sun</text>',
+    ]
     radii = {"I": 60, "M": 120, "O": 180}
     for _, prefix, count in STJERNESTOEV_RINGS:
         parts.append(f'<circle cx="{centre}" cy="{centre + 70}" r="{radii[prefix]}" fill="none" stroke="#ccd"/>')
@@ -103,16 +132,20 @@ def _rings_svg(board: list[str], ring: list[dict[str, Any] | None], paying: set[
             x, y = centre + radii[prefix] * math.cos(angle), centre + 70 + radii[prefix] * math.sin(angle)
             name = f"{prefix}{k}"
             stroke = ' stroke="#b3261e" stroke-width="3"' if name in paying else ""
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="17" fill="#eef2f6"{stroke}/>'
-                         f'<text x="{x:.1f}" y="{y - 1:.1f}" text-anchor="middle" font-size="9">'
-                         f'{escape(symbols[name])}</text>'
-                         f'<text x="{x:.1f}" y="{y + 9:.1f}" text-anchor="middle" font-size="7" fill="#667">'
-                         f'{name}</text>')
+            parts.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="17" fill="#eef2f6"{stroke}/>'
+                f'<text x="{x:.1f}" y="{y - 1:.1f}" text-anchor="middle" font-size="9">'
+                f"{escape(symbols[name])}</text>"
+                f'<text x="{x:.1f}" y="{y + 9:.1f}" text-anchor="middle" font-size="7" fill="#667">'
+                f"{name}</text>"
+            )
     for k, circle in enumerate(ring):
         x = 50 + k * 80
-        parts.append(f'<circle cx="{x}" cy="30" r="26" fill="#fff6d8" stroke="#c9a227"/>'
-                     f'<text x="{x}" y="28" text-anchor="middle" font-size="9">{escape(circle_text(circle))}</text>'
-                     f'<text x="{x}" y="40" text-anchor="middle" font-size="7" fill="#667">B{k}</text>')
+        parts.append(
+            f'<circle cx="{x}" cy="30" r="26" fill="#fff6d8" stroke="#c9a227"/>'
+            f'<text x="{x}" y="28" text-anchor="middle" font-size="9">{escape(circle_text(circle))}</text>'
+            f'<text x="{x}" y="40" text-anchor="middle" font-size="7" fill="#667">B{k}</text>'
+        )
     return "".join(parts) + "</svg>"
 
 
@@ -134,5 +167,7 @@ def page(player_id: str, games: list[dict[str, Any]]) -> str:
             else:
                 html.append(f"<li><b>{escape(block.title)}</b><br>{_rings_svg(*block.payload)}</li>")
         html.append("</ul>")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Game recall {escape(player_id)}'
-            f"</title><style>{STYLE}</style></head><body>" + "\n".join(html) + "</body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Game recall {escape(player_id)}'
+        f"</title><style>{STYLE}</style></head><body>" + "\n".join(html) + "</body></html>\n"
+    )

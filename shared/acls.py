@@ -1,5 +1,6 @@
 """Make the roles' ACLs and quotas (shared.roles) real on a broker with kafka-python's admin client: create what is
 missing, report what is there beyond the code (drift; removed only when asked), and delete a test prefix's rules."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -30,17 +31,29 @@ def _kafka_acl(rule: AclRule):
 
 def _rule(acl) -> AclRule:
     pattern = acl.resource_pattern
-    return AclRule(acl.principal, pattern.resource_type.name, pattern.resource_name, pattern.pattern_type.name,
-                   acl.operation.name)
+    return AclRule(
+        acl.principal, pattern.resource_type.name, pattern.resource_name, pattern.pattern_type.name, acl.operation.name
+    )
 
 
 def broker_rules(admin, principal: str) -> set[AclRule]:
     """Every ALLOW rule a principal holds on the broker."""
-    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType,
-                             ResourcePatternFilter, ResourceType)
+    from kafka.admin import (
+        ACLFilter,
+        ACLOperation,
+        ACLPermissionType,
+        ACLResourcePatternType,
+        ResourcePatternFilter,
+        ResourceType,
+    )
 
-    wanted = ACLFilter(principal, None, ACLOperation.ANY, ACLPermissionType.ALLOW,
-                       ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY))
+    wanted = ACLFilter(
+        principal,
+        None,
+        ACLOperation.ANY,
+        ACLPermissionType.ALLOW,
+        ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
     found, error = admin.describe_acls(wanted)
     if error.errno != 0:
         raise AclError(f"cannot describe the ACLs of {principal}: {error}")
@@ -49,9 +62,12 @@ def broker_rules(admin, principal: str) -> set[AclRule]:
 
 def _of_a_deployment(rule: AclRule, live: set[AclRule]) -> bool:
     """True when `rule` is one of the live rules under some deployment prefix (a running test's or benchmark's)."""
-    return any(rule.name.endswith(mine.name) and rule.name != mine.name and
-               (rule.resource, rule.pattern, rule.operation) == (mine.resource, mine.pattern, mine.operation)
-               for mine in live)
+    return any(
+        rule.name.endswith(mine.name)
+        and rule.name != mine.name
+        and (rule.resource, rule.pattern, rule.operation) == (mine.resource, mine.pattern, mine.operation)
+        for mine in live
+    )
 
 
 def _under(rule: AclRule, prefix: str) -> bool:
@@ -67,15 +83,19 @@ def apply_acls(admin, prefix: str = "", roles: Iterable[Role] = ROLES, prune: bo
         found = broker_rules(admin, member.principal)
         missing = sorted(declared - found)
         live = set(acl_rules(member)) if prefix else declared
-        extra = sorted(rule for rule in found - declared
-                       if (_under(rule, prefix) if prefix else not _of_a_deployment(rule, live)))
+        extra = sorted(
+            rule for rule in found - declared if (_under(rule, prefix) if prefix else not _of_a_deployment(rule, live))
+        )
         if missing:
             result = admin.create_acls([_kafka_acl(rule) for rule in missing])
             if result["failed"]:
                 raise AclError(f"cannot create ACLs for {member.principal}: {result['failed'][0]}")
         removed = tuple(delete_rules(admin, extra)) if prune and extra else ()
-        reports.append(AclReport(member.principal, tuple(missing), len(declared) - len(missing),
-                                 () if removed else tuple(extra), removed))
+        reports.append(
+            AclReport(
+                member.principal, tuple(missing), len(declared) - len(missing), () if removed else tuple(extra), removed
+            )
+        )
     return reports
 
 
@@ -83,8 +103,10 @@ def delete_rules(admin, rules: Iterable[AclRule]) -> list[AclRule]:
     """Delete exactly these rules (each as a literal filter); returns what the broker reports as deleted."""
     from kafka.admin import ACLFilter
 
-    filters = [ACLFilter(acl.principal, acl.host, acl.operation, acl.permission_type, acl.resource_pattern)
-               for acl in map(_kafka_acl, rules)]
+    filters = [
+        ACLFilter(acl.principal, acl.host, acl.operation, acl.permission_type, acl.resource_pattern)
+        for acl in map(_kafka_acl, rules)
+    ]
     if not filters:
         return []
     deleted = []
@@ -125,12 +147,23 @@ _SECURITY_DISABLED = 54  # Kafka protocol error SECURITY_DISABLED: the broker ha
 
 def authorizer_enabled(admin) -> bool:
     """False on a broker without an authorizer (plaintext local broker): there is nothing to grant there."""
-    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType,
-                             ResourcePatternFilter, ResourceType)
+    from kafka.admin import (
+        ACLFilter,
+        ACLOperation,
+        ACLPermissionType,
+        ACLResourcePatternType,
+        ResourcePatternFilter,
+        ResourceType,
+    )
     from kafka.errors import SecurityDisabledError
 
-    probe = ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
-                      ResourcePatternFilter(ResourceType.TOPIC, "-", ACLResourcePatternType.LITERAL))
+    probe = ACLFilter(
+        None,
+        None,
+        ACLOperation.ANY,
+        ACLPermissionType.ANY,
+        ResourcePatternFilter(ResourceType.TOPIC, "-", ACLResourcePatternType.LITERAL),
+    )
     try:
         _, error = admin.describe_acls(probe)
     except SecurityDisabledError:
@@ -148,8 +181,12 @@ def grant_prefix(admin, prefix: str, timeout_s: float = 15, roles: Iterable[Role
     roles = tuple(roles)
     reports = apply_acls(admin, prefix, roles)
     declared = {member.principal: set(acl_rules(member, prefix)) for member in roles}
-    wait_until(lambda: all(rules <= broker_rules(admin, principal) for principal, rules in declared.items()),
-               timeout_s, 0.1, what=f"ACLs under {prefix!r} visible")
+    wait_until(
+        lambda: all(rules <= broker_rules(admin, principal) for principal, rules in declared.items()),
+        timeout_s,
+        0.1,
+        what=f"ACLs under {prefix!r} visible",
+    )
     return sum(len(report.created) for report in reports)
 
 

@@ -1,5 +1,6 @@
 """A principal's client settings in the three forms each ecosystem reads as they are: Java properties (Kafka's own
 tools and kafka-clients), librdkafka `.conf` (confluent-kafka and other librdkafka bindings) and the project's JSON."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ def _quoted(text: str) -> str:
 def java_properties(security: ClientSecurity, bootstrap: str) -> str:
     lines = [f"bootstrap.servers={bootstrap}", f"security.protocol={security.protocol}"]
     if security.uses_sasl:
-        jaas = (f"{_JAAS[security.mechanism]} required username={_quoted(security.username)} "
-                f"password={_quoted(security.password)};")
+        jaas = (
+            f"{_JAAS[security.mechanism]} required username={_quoted(security.username)} "
+            f"password={_quoted(security.password)};"
+        )
         lines += [f"sasl.mechanism={security.mechanism}", f"sasl.jaas.config={jaas.replace(chr(92), chr(92) * 2)}"]
     if security.uses_tls:
         lines.append("ssl.endpoint.identification.algorithm=https")
@@ -37,8 +40,11 @@ def java_properties(security: ClientSecurity, bootstrap: str) -> str:
 def librdkafka_conf(security: ClientSecurity, bootstrap: str) -> str:
     lines = [f"bootstrap.servers={bootstrap}", f"security.protocol={security.protocol.lower()}"]
     if security.uses_sasl:
-        lines += [f"sasl.mechanisms={security.mechanism}", f"sasl.username={security.username}",
-                  f"sasl.password={security.password}"]
+        lines += [
+            f"sasl.mechanisms={security.mechanism}",
+            f"sasl.username={security.username}",
+            f"sasl.password={security.password}",
+        ]
     if security.uses_tls:
         lines.append("ssl.endpoint.identification.algorithm=https")
         if security.ca_file:
@@ -49,10 +55,17 @@ def librdkafka_conf(security: ClientSecurity, bootstrap: str) -> str:
 
 
 def project_json(security: ClientSecurity, bootstrap: str, role: str) -> str:
-    values = {"role": role, "bootstrap_servers": bootstrap, "security_protocol": security.protocol,
-              "sasl_mechanism": security.mechanism, "sasl_username": security.username,
-              "sasl_password": security.password, "ssl_ca_file": security.ca_file,
-              "ssl_cert_file": security.cert_file, "ssl_key_file": security.key_file}
+    values = {
+        "role": role,
+        "bootstrap_servers": bootstrap,
+        "security_protocol": security.protocol,
+        "sasl_mechanism": security.mechanism,
+        "sasl_username": security.username,
+        "sasl_password": security.password,
+        "ssl_ca_file": security.ca_file,
+        "ssl_cert_file": security.cert_file,
+        "ssl_key_file": security.key_file,
+    }
     return json.dumps({key: value for key, value in values.items() if value}, indent=2) + "\n"
 
 
@@ -62,9 +75,11 @@ def write_client_files(folder: Path, role: str, security: ClientSecurity, bootst
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     written = {}
-    for suffix, text in (("properties", java_properties(security, bootstrap)),
-                         ("conf", librdkafka_conf(security, bootstrap)),
-                         ("json", project_json(security, bootstrap, role))):
+    for suffix, text in (
+        ("properties", java_properties(security, bootstrap)),
+        ("conf", librdkafka_conf(security, bootstrap)),
+        ("json", project_json(security, bootstrap, role)),
+    ):
         path = folder / f"{role}.{suffix}"
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w") as handle:

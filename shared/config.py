@@ -1,4 +1,5 @@
 """Runtime configuration from environment variables, with local defaults that match `reelstream infra up`."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ REELSTREAM_CRASH_AT="wallet.after_produce:3" kills the process (exit 137, no cle
 `wallet.after_produce` is passed; several points may be given comma-separated. Honoured only with
 REELSTREAM_TEST_HOOKS=1 outside production (shared.test_only; armed otherwise, the process refuses to start).
 """
+
 from __future__ import annotations
 
 import os

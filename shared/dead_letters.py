@@ -3,6 +3,7 @@
 Every consumer of the platform (wallet, jackpot, spin, its answer router, the projector) writes these names, so
 `reelstream ops dlq list` shows a code and a reason for every dead letter whoever wrote it (pure).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,16 +37,37 @@ class DeadLetterOrigin:
 
 
 def dead_letter_headers(
-    error: DecodeError, *, topic: str, partition: int, offset: int, consumer: str, original: Headers = (),
+    error: DecodeError,
+    *,
+    topic: str,
+    partition: int,
+    offset: int,
+    consumer: str,
+    original: Headers = (),
     code: str = "UNDECODABLE",
 ) -> Headers:
     """The original headers (content-type, a re-drive marker) plus why and where the record failed."""
-    return refusal_headers(code, error.reason, error.field, topic=topic, partition=partition, offset=offset,
-                           consumer=consumer, original=original)
+    return refusal_headers(
+        code,
+        error.reason,
+        error.field,
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        consumer=consumer,
+        original=original,
+    )
 
 
 def refusal_headers(
-    code: str, reason: str, field: str, *, topic: str, partition: int, offset: int, consumer: str,
+    code: str,
+    reason: str,
+    field: str,
+    *,
+    topic: str,
+    partition: int,
+    offset: int,
+    consumer: str,
     original: Headers = (),
 ) -> Headers:
     """`code` is a stable word (UNDECODABLE, WRONG_TOPIC, WRONG_KEY, UNKNOWN_NETWORK, UNTRUSTED_WRITER, ...)."""

@@ -1,5 +1,6 @@
 """Operator limits on cashier commands (pure): a deposit above its currency's cap is refused with a code unless an
 operator overrides it. The CLI checks it before sending; the wallet core may call the same rule."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -16,11 +17,14 @@ class Refusal:
     message: str
 
 
-def deposit_refusal(amount_minor: int, currency: str, caps_minor: Mapping[str, int],
-                    override: bool = False) -> Refusal | None:
+def deposit_refusal(
+    amount_minor: int, currency: str, caps_minor: Mapping[str, int], override: bool = False
+) -> Refusal | None:
     """Why a deposit must not go through without an operator override, or None (no cap for a currency: no limit)."""
     cap_minor = caps_minor.get(currency)
     if override or cap_minor is None or amount_minor <= cap_minor:
         return None
-    return Refusal(DEPOSIT_ABOVE_CAP, f"{format_minor(amount_minor, currency)} is above the deposit cap of "
-                                      f"{format_minor(cap_minor, currency)}")
+    return Refusal(
+        DEPOSIT_ABOVE_CAP,
+        f"{format_minor(amount_minor, currency)} is above the deposit cap of {format_minor(cap_minor, currency)}",
+    )

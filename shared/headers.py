@@ -1,4 +1,5 @@
 """Names of the Kafka headers the platform writes beside the CloudEvents body (one place, read by everyone)."""
+
 from __future__ import annotations
 
 CONTENT_TYPE = "content-type"

@@ -8,6 +8,7 @@ Recovery folds the events anyway and keeps the last position a record carries; a
 group's offset when that is further). The group's offsets are still committed now and then, for lag tools only.
 Used by the wallet and the jackpot.
 """
+
 from __future__ import annotations
 
 import logging
@@ -48,7 +49,7 @@ def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
         if not outputs[index].dead_letter:
             last = outputs[index]
             marked = replace(last, headers=[*last.headers, (POSITION_HEADER, str(next_offset).encode())])
-            return [*outputs[:index], marked, *outputs[index + 1:]]
+            return [*outputs[:index], marked, *outputs[index + 1 :]]
     return outputs
 
 

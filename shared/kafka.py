@@ -3,6 +3,7 @@
 Producers: acks=all + idempotence (no duplicates or reordering on retry). Consumers: no auto-commit (offsets are
 committed after the effect), read_committed (never see aborted transactional writes), an explicit reset policy.
 """
+
 from __future__ import annotations
 
 import time
@@ -42,8 +43,10 @@ def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str,
     import os
 
     env = os.environ if environ is None else environ
-    return {"fetch_max_wait_ms": int(env.get("REELSTREAM_FETCH_MAX_WAIT_MS", "25")),
-            "fetch_min_bytes": int(env.get("REELSTREAM_FETCH_MIN_BYTES", "1"))}
+    return {
+        "fetch_max_wait_ms": int(env.get("REELSTREAM_FETCH_MAX_WAIT_MS", "25")),
+        "fetch_min_bytes": int(env.get("REELSTREAM_FETCH_MIN_BYTES", "1")),
+    }
 
 
 def busy_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, int]:
@@ -54,8 +57,10 @@ def busy_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, in
     import os
 
     env = os.environ if environ is None else environ
-    return {"fetch_max_wait_ms": int(env.get("REELSTREAM_FETCH_BUSY_MAX_WAIT_MS", "10")),
-            "fetch_min_bytes": int(env.get("REELSTREAM_FETCH_BUSY_MIN_BYTES", str(64 * 1024)))}
+    return {
+        "fetch_max_wait_ms": int(env.get("REELSTREAM_FETCH_BUSY_MAX_WAIT_MS", "10")),
+        "fetch_min_bytes": int(env.get("REELSTREAM_FETCH_BUSY_MIN_BYTES", str(64 * 1024))),
+    }
 
 
 class FetchPacing:
@@ -96,22 +101,35 @@ def _aio_security(bootstrap: str, role: str | None) -> dict[str, Any]:
     return note_client(bootstrap, security_for(role)).aiokafka()
 
 
-def admin_client(bootstrap: str, client_id: str = "reelstream-admin", *, role: str | None = None,
-                 security: ClientSecurity | None = None, **overrides: Any):
+def admin_client(
+    bootstrap: str,
+    client_id: str = "reelstream-admin",
+    *,
+    role: str | None = None,
+    security: ClientSecurity | None = None,
+    **overrides: Any,
+):
     """A kafka-python admin client; `role` picks its principal's connection settings (shared.security), unless
     `security` gives them outright."""
     from kafka import KafkaAdminClient
 
     chosen = note_client(bootstrap, security or security_for(role))
-    return KafkaAdminClient(bootstrap_servers=bootstrap, client_id=client_id, request_timeout_ms=30_000,
-                            **{**chosen.kafka_python(), **overrides})
+    return KafkaAdminClient(
+        bootstrap_servers=bootstrap,
+        client_id=client_id,
+        request_timeout_ms=30_000,
+        **{**chosen.kafka_python(), **overrides},
+    )
 
 
 def producer(bootstrap: str, client_id: str = "reelstream", *, role: str | None = None, **overrides: Any):
     from kafka import KafkaProducer
 
-    return KafkaProducer(bootstrap_servers=bootstrap, client_id=client_id,
-                         **{**PRODUCER_SAFETY, **_python_security(bootstrap, role), **overrides})
+    return KafkaProducer(
+        bootstrap_servers=bootstrap,
+        client_id=client_id,
+        **{**PRODUCER_SAFETY, **_python_security(bootstrap, role), **overrides},
+    )
 
 
 def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
@@ -135,8 +153,14 @@ def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):
     return KafkaConsumer(bootstrap_servers=bootstrap, **{**_python_security(bootstrap, role), **options})
 
 
-def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeout_s: float = 15,
-             role: str | None = None, **overrides: Any):
+def consumer(
+    bootstrap: str,
+    *topics: str,
+    group_id: str | None,
+    metadata_timeout_s: float = 15,
+    role: str | None = None,
+    **overrides: Any,
+):
     """A kafka-python consumer, subscribed to `topics` only once their partitions are in its metadata.
 
     Subscribing first races the group join against the first metadata response: under load the assignor can find no
@@ -144,8 +168,11 @@ def consumer(bootstrap: str, *topics: str, group_id: str | None, metadata_timeou
     """
     from kafka import KafkaConsumer
 
-    client = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id,
-                           **{**CONSUMER_SAFETY, **_python_security(bootstrap, role), **overrides})
+    client = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=group_id,
+        **{**CONSUMER_SAFETY, **_python_security(bootstrap, role), **overrides},
+    )
     if topics:
         deadline = time.monotonic() + metadata_timeout_s
         missing = [topic for topic in topics if not client.partitions_for_topic(topic)]
@@ -204,8 +231,12 @@ def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int, pr
     created: list[str] = []
     if missing:
         new_topics = [
-            NewTopic(name, named[name].partitions, replication_factor,
-                     topic_configs=expected_configs(named[name], replication_factor))
+            NewTopic(
+                name,
+                named[name].partitions,
+                replication_factor,
+                topic_configs=expected_configs(named[name], replication_factor),
+            )
             for name in missing
         ]
         response = admin.create_topics(new_topics, raise_errors=False)
@@ -258,8 +289,12 @@ def group_membership(environ: Mapping[str, str] | None = None, session_timeout_m
 
     env = os.environ if environ is None else environ
     session_ms = session_timeout_ms or int(env.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
-    options: dict[str, Any] = {"session_timeout_ms": session_ms, "heartbeat_interval_ms": max(500, session_ms // 5),
-                               "max_poll_interval_ms": 300_000, "rebalance_timeout_ms": 30_000}
+    options: dict[str, Any] = {
+        "session_timeout_ms": session_ms,
+        "heartbeat_interval_ms": max(500, session_ms // 5),
+        "max_poll_interval_ms": 300_000,
+        "rebalance_timeout_ms": 30_000,
+    }
     instance = env.get("REELSTREAM_INSTANCE_ID", "").strip()
     if instance:
         options["group_instance_id"] = instance

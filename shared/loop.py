@@ -14,6 +14,7 @@ decided (CPU); transactions of one partition stay strictly in order, at most one
 Not pipelined (the jackpot): each batch is decided and committed under `lock`, so whoever holds the lock (the meter
 publisher) sees only committed state. A service provides its state per partition through `PartitionService`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,15 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from shared import observability
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
-from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
-                          group_membership, service_fetch_options)
+from shared.kafka import (
+    AIOKAFKA_CONSUMER_SAFETY,
+    AIOKAFKA_PRODUCER_SAFETY,
+    FetchPacing,
+    aio_consumer,
+    aio_producer,
+    group_membership,
+    service_fetch_options,
+)
 
 log = logging.getLogger("reelstream.loop")
 EXIT_STOPPED = 70
@@ -117,9 +125,13 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
 
     async def run(self, stop: asyncio.Event) -> LoopStats:
         consumer = aio_consumer(  # the service name is its Kafka role (shared/roles.py)
-            bootstrap=self.config.bootstrap, role=self.config.service, group_id=self.config.group_id,
-            client_id=f"reelstream-{self.config.service}", **group_membership(None, self.config.session_timeout_ms),
-            **service_fetch_options(), **AIOKAFKA_CONSUMER_SAFETY,
+            bootstrap=self.config.bootstrap,
+            role=self.config.service,
+            group_id=self.config.group_id,
+            client_id=f"reelstream-{self.config.service}",
+            **group_membership(None, self.config.session_timeout_ms),
+            **service_fetch_options(),
+            **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
         observability.watch(consumer)
@@ -176,8 +188,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         await asyncio.gather(*(task for task in previous if task is not None))
         self.stats.commit_s += time.perf_counter() - started
 
-    async def _commit(self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int,
-                      outputs: list[Output], polled_at: float) -> None:
+    async def _commit(
+        self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output], polled_at: float
+    ) -> None:
         if before is not None:
             await before
         prefix = self.config.service
@@ -185,10 +198,16 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         outputs = with_position(outputs, next_offset)
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
-            futures = [await producer.send(
-                self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, key=out.key,
-                headers=out.headers, partition=None if out.dead_letter else tp.partition,  # co-partitioned by key
-            ) for out in outputs]
+            futures = [
+                await producer.send(
+                    self.config.dlq_topic if out.dead_letter else self.config.events_topic,
+                    out.value,
+                    key=out.key,
+                    headers=out.headers,
+                    partition=None if out.dead_letter else tp.partition,  # co-partitioned by key
+                )
+                for out in outputs
+            ]
             crash_point(f"{prefix}.mid_transaction")  # sent, maybe not acknowledged, nothing committed
             written = await asyncio.gather(*futures)
             for _ in written:
@@ -198,8 +217,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         crash_point(f"{prefix}.after_commit")
         self._positions.committed(tp.partition, next_offset)
         for out in outputs:
-            observability.produced(self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value,
-                                   out.headers)
+            observability.produced(
+                self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, out.headers
+            )
         observability.batch_done(polled_at)
         event_offsets = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
         self.stats.batches += 1
@@ -275,8 +295,11 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
 
     async def _acquire_one(self, partition: int) -> Restored[S]:
         producer = aio_producer(
-            self.config.bootstrap, role=self.config.service, client_id=f"reelstream-{self.config.service}",
-            transactional_id=f"{self.config.group_id}-p{partition}", max_batch_size=self.config.producer_batch_bytes,
+            self.config.bootstrap,
+            role=self.config.service,
+            client_id=f"reelstream-{self.config.service}",
+            transactional_id=f"{self.config.group_id}-p{partition}",
+            max_batch_size=self.config.producer_batch_bytes,
             **AIOKAFKA_PRODUCER_SAFETY,
         )
         await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first

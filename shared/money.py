@@ -3,6 +3,7 @@
 One minor unit (a cent, an øre) is 1,000,000 micro-units, so a contribution of `ppm` parts per million of a stake
 in minor units is exactly `stake_minor * ppm` micro-units: no rounding ever happens on the way into a pool.
 """
+
 from __future__ import annotations
 
 from typing import Literal, Sequence

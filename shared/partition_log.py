@@ -1,5 +1,6 @@
 """Read one partition of a topic from an offset up to its end as of now (read_committed): how a service folds its
 own output partition back into state on assignment (jackpot.events, wallet.events)."""
+
 from __future__ import annotations
 
 import time
@@ -15,13 +16,21 @@ class PartitionReadTimeout(TimeoutError):
     """The partition was not read up to its end offset in time."""
 
 
-async def fold_partition(bootstrap: str, topic: str, partition: int, on_record: Callable[[Any], None],
-                         start: int | None = None, timeout_s: float = 300, batch: int = 5000,
-                         role: str | None = None) -> int:
+async def fold_partition(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    on_record: Callable[[Any], None],
+    start: int | None = None,
+    timeout_s: float = 300,
+    batch: int = 5000,
+    role: str | None = None,
+) -> int:
     """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
     end offset seen when called; returns that end offset (the next offset to read later)."""
-    reader = aio_consumer(bootstrap=bootstrap, role=role, group_id=None,
-                          **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = aio_consumer(
+        bootstrap=bootstrap, role=role, group_id=None, **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False}
+    )
     await reader.start()
     try:
         tp = TopicPartition(topic, partition)

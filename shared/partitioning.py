@@ -3,6 +3,7 @@
 `partition_for(key, n) = toPositive(murmur2(key)) % n` (org.apache.kafka.common.utils.Utils); records of one player
 must sit on that partition, whatever partitioner the producer was configured with, or two books hold one player.
 """
+
 from __future__ import annotations
 
 _SEED = 0x9747B28C
@@ -16,7 +17,7 @@ def murmur2(data: bytes) -> int:
     h = (_SEED ^ length) & _MASK32
     whole = length - length % 4
     for i in range(0, whole, 4):
-        k = int.from_bytes(data[i:i + 4], "little")
+        k = int.from_bytes(data[i : i + 4], "little")
         k = (k * _M) & _MASK32
         k ^= k >> 24
         k = (k * _M) & _MASK32
@@ -46,7 +47,9 @@ def misplaced(key: bytes, partition: int, partitions: int) -> str | None:
     expected = partition_for(key, partitions)
     if partition == expected:
         return None
-    return (f"the record is on partition {partition} but its key hashes to partition {expected} of {partitions} "
-            "under Kafka's murmur2 partitioner: configure the producer with the murmur2 partitioner (Java and kafkajs "
-            "default; librdkafka partitioner=murmur2_random; franz-go StickyKeyPartitioner(nil); .NET "
-            "Partitioner.Murmur2Random) and send the request again")
+    return (
+        f"the record is on partition {partition} but its key hashes to partition {expected} of {partitions} "
+        "under Kafka's murmur2 partitioner: configure the producer with the murmur2 partitioner (Java and kafkajs "
+        "default; librdkafka partitioner=murmur2_random; franz-go StickyKeyPartitioner(nil); .NET "
+        "Partitioner.Murmur2Random) and send the request again"
+    )

@@ -2,6 +2,7 @@
 
 It lives on the ground floor so that no service imports the CLI package to announce itself.
 """
+
 from __future__ import annotations
 
 READY_MARKER = "reelstream-service-ready"

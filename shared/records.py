@@ -5,6 +5,7 @@ Provenance today is the writer id (`reelstream-writer`): a record on a service's
 that its trusted writer did not write is quarantined (never applied, never folded, never fatal). The signature
 scheme of the trust boundary (docs/security.md) plugs into `provenance_problem` without changing its callers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -73,8 +74,9 @@ def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
     return None
 
 
-def provenance_problem(logical_topic: str, headers: Sequence[tuple[str, bytes | None]] | None,
-                       value: bytes | None = None) -> str | None:
+def provenance_problem(
+    logical_topic: str, headers: Sequence[tuple[str, bytes | None]] | None, value: bytes | None = None
+) -> str | None:
     """Why a consumed record must not be trusted, or None. Called on every consumed record and every restore."""
     owner = OWNERS.get(logical_topic)
     if owner is not None:
@@ -116,8 +118,9 @@ class DeadLetter:
     headers: Headers
 
 
-def dead_letter(logical_topic: str, physical_topic: str, record, *, code: str, reason: str, field: str = "$",
-                consumer: str) -> DeadLetter:
+def dead_letter(
+    logical_topic: str, physical_topic: str, record, *, code: str, reason: str, field: str = "$", consumer: str
+) -> DeadLetter:
     """`record` has key, value, partition, offset and headers (an aiokafka or kafka-python record). The dead letter's
     headers are complete: written by `consumer`, with the original writer (if any) kept as ORIGINAL_WRITER."""
     original = [(k, v) for k, v in (record.headers or ()) if v is not None and k not in (WRITER, CONTENT_TYPE_HEADER)]
@@ -125,8 +128,14 @@ def dead_letter(logical_topic: str, physical_topic: str, record, *, code: str, r
     if claimed is not None:
         original.append((ORIGINAL_WRITER, claimed.encode()))
     headers = dead_letters.refusal_headers(
-        code, reason, field, topic=physical_topic, partition=record.partition, offset=record.offset,
-        consumer=consumer, original=headers_for(consumer, original),
+        code,
+        reason,
+        field,
+        topic=physical_topic,
+        partition=record.partition,
+        offset=record.offset,
+        consumer=consumer,
+        original=headers_for(consumer, original),
     )
     value = redacted(record.value) if record.value is not None else b""
     return DeadLetter(dlq_name(logical_topic), record.key, value, headers)
@@ -141,13 +150,21 @@ def redacted(value: bytes) -> bytes:
     tokens must not be (the hash still lets ops match a dead letter to a client's log)."""
     if b"session_token" not in value:
         return value
-    return _TOKEN_FIELD.sub(lambda m: m.group(1) + b"sha256:" + hashlib.sha256(m.group(2)).hexdigest().encode()
-                            + m.group(3), value)
+    return _TOKEN_FIELD.sub(
+        lambda m: m.group(1) + b"sha256:" + hashlib.sha256(m.group(2)).hexdigest().encode() + m.group(3), value
+    )
 
 
 def undecodable(logical_topic: str, physical_topic: str, record, error: DecodeError, *, consumer: str) -> DeadLetter:
-    return dead_letter(logical_topic, physical_topic, record, code="UNDECODABLE", reason=error.reason,
-                       field=error.field, consumer=consumer)
+    return dead_letter(
+        logical_topic,
+        physical_topic,
+        record,
+        code="UNDECODABLE",
+        reason=error.reason,
+        field=error.field,
+        consumer=consumer,
+    )
 
 
 def quarantined(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:

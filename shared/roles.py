@@ -4,6 +4,7 @@
 Evidence stays put: no role but the break-glass `admin` gets ALTER_CONFIGS, DELETE or ALTER on any topic, so
 retention changes and DeleteRecords on event topics are refused for everyone else.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -55,29 +56,68 @@ ROLES: tuple[Role, ...] = (
     _service("jackpot", "the jackpot service: jackpot commands in, jackpot events and meters out (transactional)"),
     Role("projector", "the projector: every event topic in, PostgreSQL out (no group: positions live in Postgres)"),
     # faust names its changelog and leader topics after the app id (the group): those it may create and use.
-    Role("monitor", "the read-side monitor (faust): answers, jackpot events and meters in, alerts out; group lags",
-         group_prefixes=("reelstream-monitor",),
-         extra=(("TOPIC", "reelstream-monitor", "PREFIXED", "CREATE"), ("TOPIC", "reelstream-monitor", "PREFIXED", "READ"),
-                ("TOPIC", "reelstream-monitor", "PREFIXED", "WRITE"),
-                ("TOPIC", "reelstream-monitor", "PREFIXED", "DESCRIBE"), ("TOPIC", _ALL, "LITERAL", "DESCRIBE"),
-                ("GROUP", _ALL, "LITERAL", "DESCRIBE"))),
-    Role("game-client", "a game front end: spin requests out; answers and meters in",
-         group_prefixes=("game-client.",), quotas=_OUTSIDE_QUOTAS),
-    Role("cashier", "the cashier: deposits and withdrawals out, their results in",
-         group_prefixes=("cashier.",), quotas=_OUTSIDE_QUOTAS),
-    Role("operator", "pool administration: jackpot commands out, pools and meters in",
-         group_prefixes=("operator.",), quotas=_OUTSIDE_QUOTAS),
-    Role("auditor", "read only: every topic and its configuration",
-         group_prefixes=("auditor.",), extra=(("TOPIC", _ALL, "LITERAL", "DESCRIBE_CONFIGS"),),
-         quotas={"consumer_byte_rate": 33_554_432.0}),
-    Role("ops", "dead letters, replays into new `replay.` topics, consumer-group resets",
-         extra=(("TOPIC", _ALL, "LITERAL", "DESCRIBE_CONFIGS"), ("TOPIC", "replay.", "PREFIXED", "CREATE"),
-                ("TOPIC", "replay.", "PREFIXED", "WRITE"), ("TOPIC", "replay.", "PREFIXED", "READ"),
-                ("TOPIC", "replay.", "PREFIXED", "DESCRIBE"), ("GROUP", _ALL, "LITERAL", "READ"),
-                ("GROUP", _ALL, "LITERAL", "DESCRIBE"), ("GROUP", _ALL, "LITERAL", "DELETE"))),
-    Role("admin", "break-glass: everything, configs and record deletion included (never a service's identity)",
-         extra=(("TOPIC", _ALL, "LITERAL", "ALL"), ("GROUP", _ALL, "LITERAL", "ALL"),
-                ("TRANSACTIONAL_ID", _ALL, "LITERAL", "ALL"), ("CLUSTER", CLUSTER, "LITERAL", "ALL"))),
+    Role(
+        "monitor",
+        "the read-side monitor (faust): answers, jackpot events and meters in, alerts out; group lags",
+        group_prefixes=("reelstream-monitor",),
+        extra=(
+            ("TOPIC", "reelstream-monitor", "PREFIXED", "CREATE"),
+            ("TOPIC", "reelstream-monitor", "PREFIXED", "READ"),
+            ("TOPIC", "reelstream-monitor", "PREFIXED", "WRITE"),
+            ("TOPIC", "reelstream-monitor", "PREFIXED", "DESCRIBE"),
+            ("TOPIC", _ALL, "LITERAL", "DESCRIBE"),
+            ("GROUP", _ALL, "LITERAL", "DESCRIBE"),
+        ),
+    ),
+    Role(
+        "game-client",
+        "a game front end: spin requests out; answers and meters in",
+        group_prefixes=("game-client.",),
+        quotas=_OUTSIDE_QUOTAS,
+    ),
+    Role(
+        "cashier",
+        "the cashier: deposits and withdrawals out, their results in",
+        group_prefixes=("cashier.",),
+        quotas=_OUTSIDE_QUOTAS,
+    ),
+    Role(
+        "operator",
+        "pool administration: jackpot commands out, pools and meters in",
+        group_prefixes=("operator.",),
+        quotas=_OUTSIDE_QUOTAS,
+    ),
+    Role(
+        "auditor",
+        "read only: every topic and its configuration",
+        group_prefixes=("auditor.",),
+        extra=(("TOPIC", _ALL, "LITERAL", "DESCRIBE_CONFIGS"),),
+        quotas={"consumer_byte_rate": 33_554_432.0},
+    ),
+    Role(
+        "ops",
+        "dead letters, replays into new `replay.` topics, consumer-group resets",
+        extra=(
+            ("TOPIC", _ALL, "LITERAL", "DESCRIBE_CONFIGS"),
+            ("TOPIC", "replay.", "PREFIXED", "CREATE"),
+            ("TOPIC", "replay.", "PREFIXED", "WRITE"),
+            ("TOPIC", "replay.", "PREFIXED", "READ"),
+            ("TOPIC", "replay.", "PREFIXED", "DESCRIBE"),
+            ("GROUP", _ALL, "LITERAL", "READ"),
+            ("GROUP", _ALL, "LITERAL", "DESCRIBE"),
+            ("GROUP", _ALL, "LITERAL", "DELETE"),
+        ),
+    ),
+    Role(
+        "admin",
+        "break-glass: everything, configs and record deletion included (never a service's identity)",
+        extra=(
+            ("TOPIC", _ALL, "LITERAL", "ALL"),
+            ("GROUP", _ALL, "LITERAL", "ALL"),
+            ("TRANSACTIONAL_ID", _ALL, "LITERAL", "ALL"),
+            ("CLUSTER", CLUSTER, "LITERAL", "ALL"),
+        ),
+    ),
 )
 ROLE_NAMES = tuple(role.name for role in ROLES)
 BREAK_GLASS = "admin"
@@ -93,8 +133,9 @@ def role(name: str) -> Role:
 def _topic_rules(member: Role, specs: tuple[TopicSpec, ...], prefix: str) -> list[AclRule]:
     rules = []
     for spec in specs:
-        operations = ((("WRITE",) if member.name in spec.writers else ())
-                      + (("READ",) if member.name in spec.readers else ()))
+        operations = (("WRITE",) if member.name in spec.writers else ()) + (
+            ("READ",) if member.name in spec.readers else ()
+        )
         for operation in operations + (("DESCRIBE",) if operations else ()):
             rules.append(AclRule(member.principal, "TOPIC", prefix + spec.name, "LITERAL", operation))
     return rules
@@ -107,8 +148,10 @@ def acl_rules(member: Role, prefix: str = "", specs: tuple[TopicSpec, ...] = ALL
     for group in member.group_prefixes:
         rules += [AclRule(member.principal, "GROUP", prefix + group, "PREFIXED", op) for op in ("READ", "DESCRIBE")]
     for transactional in member.transactional_prefixes:
-        rules += [AclRule(member.principal, "TRANSACTIONAL_ID", prefix + transactional, "PREFIXED", op)
-                  for op in ("WRITE", "DESCRIBE")]
+        rules += [
+            AclRule(member.principal, "TRANSACTIONAL_ID", prefix + transactional, "PREFIXED", op)
+            for op in ("WRITE", "DESCRIBE")
+        ]
     for resource, name, pattern, operation in member.extra:
         if pattern == "PREFIXED":
             rules.append(AclRule(member.principal, resource, prefix + name, pattern, operation))
@@ -123,15 +166,22 @@ def all_rules(prefix: str = "", roles: tuple[Role, ...] = ROLES) -> list[AclRule
 
 def acl_table() -> str:
     """The roles and their rights as a Markdown table (docs/security.md embeds it; a test keeps it current)."""
-    lines = ["| role | writes | reads | groups / transactional ids (prefixes) | also | quotas |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| role | writes | reads | groups / transactional ids (prefixes) | also | quotas |",
+        "|---|---|---|---|---|---|",
+    ]
     for member in ROLES:
         writes = [spec.name for spec in ALL_TOPICS if member.name in spec.writers]
         reads = [spec.name for spec in ALL_TOPICS if member.name in spec.readers]
         ids = [f"group `{g}`" for g in member.group_prefixes] + [f"txn `{t}`" for t in member.transactional_prefixes]
         also = [f"{op} {resource.lower()} `{name}`" for resource, name, _, op in member.extra]
         quotas = [f"{key} {value:,.0f}" for key, value in sorted(member.quotas.items())]
-        cells = (", ".join(f"`{name}`" for name in writes), ", ".join(f"`{name}`" for name in reads), ", ".join(ids),
-                 ", ".join(also), ", ".join(quotas))
+        cells = (
+            ", ".join(f"`{name}`" for name in writes),
+            ", ".join(f"`{name}`" for name in reads),
+            ", ".join(ids),
+            ", ".join(also),
+            ", ".join(quotas),
+        )
         lines.append(f"| `{member.name}` | " + " | ".join(cell or "—" for cell in cells) + " |")
     return "\n".join(lines) + "\n"

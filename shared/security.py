@@ -11,6 +11,7 @@ Where a client's settings come from, first match wins:
 The JSON files use the same names in lower case without `KAFKA_` (`security_protocol`, `sasl_password`, ...).
 Passwords never appear in a repr, a log line or an error message.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,16 @@ from typing import Any
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
-KEYS = ("security_protocol", "sasl_mechanism", "sasl_username", "sasl_password", "ssl_ca_file", "ssl_cert_file",
-        "ssl_key_file", "ssl_key_password")
+KEYS = (
+    "security_protocol",
+    "sasl_mechanism",
+    "sasl_username",
+    "sasl_password",
+    "ssl_ca_file",
+    "ssl_cert_file",
+    "ssl_key_file",
+    "ssl_key_password",
+)
 _SECRET_KEYS = ("sasl_password", "ssl_key_password")
 MAX_CONFIG_BYTES = 64 * 1024
 
@@ -46,8 +55,14 @@ class ClientSecurity:
     source: str = "default"  # where the settings came from, for error messages (a path or "environment")
 
     def __repr__(self) -> str:
-        shown = {"protocol": self.protocol, "mechanism": self.mechanism, "username": self.username,
-                 "ca_file": self.ca_file, "cert_file": self.cert_file, "source": self.source}
+        shown = {
+            "protocol": self.protocol,
+            "mechanism": self.mechanism,
+            "username": self.username,
+            "ca_file": self.ca_file,
+            "cert_file": self.cert_file,
+            "source": self.source,
+        }
         return "ClientSecurity(" + ", ".join(f"{key}={value!r}" for key, value in shown.items() if value) + ")"
 
     @property
@@ -62,11 +77,17 @@ class ClientSecurity:
         """Keyword arguments for kafka-python's KafkaProducer, KafkaConsumer and KafkaAdminClient."""
         options: dict[str, Any] = {"security_protocol": self.protocol}
         if self.uses_tls:
-            options.update(ssl_check_hostname=True, ssl_cafile=self.ca_file, ssl_certfile=self.cert_file,
-                           ssl_keyfile=self.key_file, ssl_password=self.key_password)
+            options.update(
+                ssl_check_hostname=True,
+                ssl_cafile=self.ca_file,
+                ssl_certfile=self.cert_file,
+                ssl_keyfile=self.key_file,
+                ssl_password=self.key_password,
+            )
         if self.uses_sasl:
-            options.update(sasl_mechanism=self.mechanism, sasl_plain_username=self.username,
-                           sasl_plain_password=self.password)
+            options.update(
+                sasl_mechanism=self.mechanism, sasl_plain_username=self.username, sasl_plain_password=self.password
+            )
         return options
 
     def aiokafka(self) -> dict[str, Any]:
@@ -75,8 +96,9 @@ class ClientSecurity:
         if self.uses_tls:
             options["ssl_context"] = self.ssl_context()
         if self.uses_sasl:
-            options.update(sasl_mechanism=self.mechanism, sasl_plain_username=self.username,
-                           sasl_plain_password=self.password)
+            options.update(
+                sasl_mechanism=self.mechanism, sasl_plain_username=self.username, sasl_plain_password=self.password
+            )
         return options
 
     def ssl_context(self) -> ssl.SSLContext:
@@ -120,12 +142,19 @@ def parse(values: Mapping[str, Any], source: str) -> ClientSecurity:
             found[key] = _read_secret(Path(values[f"{key}_file"]), f"{key}_file in {source}")
     protocol = str(found.get("security_protocol", "PLAINTEXT")).upper()
     if protocol not in PROTOCOLS:
-        raise SecurityConfigError(f"kafka security_protocol {protocol!r} in {source}: "
-                                  f"use one of {', '.join(PROTOCOLS)}")
+        raise SecurityConfigError(
+            f"kafka security_protocol {protocol!r} in {source}: use one of {', '.join(PROTOCOLS)}"
+        )
     security = ClientSecurity(
-        protocol=protocol, mechanism=found.get("sasl_mechanism"), username=found.get("sasl_username"),
-        password=found.get("sasl_password"), ca_file=found.get("ssl_ca_file"), cert_file=found.get("ssl_cert_file"),
-        key_file=found.get("ssl_key_file"), key_password=found.get("ssl_key_password"), source=source,
+        protocol=protocol,
+        mechanism=found.get("sasl_mechanism"),
+        username=found.get("sasl_username"),
+        password=found.get("sasl_password"),
+        ca_file=found.get("ssl_ca_file"),
+        cert_file=found.get("ssl_cert_file"),
+        key_file=found.get("ssl_key_file"),
+        key_password=found.get("ssl_key_password"),
+        source=source,
     )
     _check(security)
     return security
@@ -136,16 +165,21 @@ def _check(security: ClientSecurity) -> None:
     if security.uses_sasl:
         mechanism = (security.mechanism or "").upper()
         if mechanism not in MECHANISMS:
-            raise SecurityConfigError(f"kafka sasl_mechanism {security.mechanism!r} in {where}: use one of "
-                                      f"{', '.join(MECHANISMS)}")
+            raise SecurityConfigError(
+                f"kafka sasl_mechanism {security.mechanism!r} in {where}: use one of {', '.join(MECHANISMS)}"
+            )
         if not security.username or not security.password:
             raise SecurityConfigError(f"kafka {security.protocol} needs sasl_username and sasl_password ({where})")
         if mechanism == "PLAIN" and security.protocol == "SASL_PLAINTEXT":
-            raise SecurityConfigError(f"kafka SASL PLAIN over SASL_PLAINTEXT would send the password in clear "
-                                      f"({where})")
+            raise SecurityConfigError(
+                f"kafka SASL PLAIN over SASL_PLAINTEXT would send the password in clear ({where})"
+            )
     if security.uses_tls:
-        for label, path in (("CA file", security.ca_file), ("client certificate", security.cert_file),
-                            ("client key", security.key_file)):
+        for label, path in (
+            ("CA file", security.ca_file),
+            ("client certificate", security.cert_file),
+            ("client key", security.key_file),
+        ):
             if path and not Path(path).is_file():
                 raise SecurityConfigError(f"kafka {label} {path} does not exist ({where})")
         if bool(security.cert_file) != bool(security.key_file):
@@ -189,8 +223,10 @@ def _tls_problem(host: str, port: int, security: ClientSecurity, timeout_s: floa
                 return None
     except ssl.SSLCertVerificationError as error:
         trusted = f"the CA file {security.ca_file}" if security.ca_file else "the system's CAs"
-        return (f"kafka: the certificate of {host}:{port} is not trusted by {trusted} "
-                f"({error.verify_message}; {security.source})")
+        return (
+            f"kafka: the certificate of {host}:{port} is not trusted by {trusted} "
+            f"({error.verify_message}; {security.source})"
+        )
     except (ssl.SSLError, OSError) as error:
         return f"kafka: no TLS connection to {host}:{port} ({error.__class__.__name__}: {error}; {security.source})"
 
@@ -218,8 +254,12 @@ def diagnose(bootstrap: str, security: ClientSecurity, timeout_s: float = 5) -> 
             seen.append(record.getMessage())
 
     async def bootstrap_once() -> None:
-        client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout_s * 1000),
-                                client_id="reelstream-diagnose", **security.aiokafka())
+        client = AIOKafkaClient(
+            bootstrap_servers=bootstrap,
+            request_timeout_ms=int(timeout_s * 1000),
+            client_id="reelstream-diagnose",
+            **security.aiokafka(),
+        )
         try:
             await client.bootstrap()
         finally:
@@ -232,8 +272,10 @@ def diagnose(bootstrap: str, security: ClientSecurity, timeout_s: float = 5) -> 
         return None
     except KafkaError:
         if any("SaslAuthenticationFailed" in line or "Authentication failed" in line for line in seen):
-            return (f"kafka: authentication failed for user {security.username!r} with {security.mechanism} "
-                    f"(wrong user name or password; {security.source})")
+            return (
+                f"kafka: authentication failed for user {security.username!r} with {security.mechanism} "
+                f"(wrong user name or password; {security.source})"
+            )
         return f"kafka: no broker answers on {bootstrap} with {security.protocol} ({security.source})"
     finally:
         logger.removeHandler(catcher)
@@ -269,9 +311,12 @@ def faust_credentials(role: str | None = None, environ: Mapping[str, str] | None
 
     security = security_for(role, environ)
     if security.uses_sasl:
-        return faust.SASLCredentials(username=security.username, password=security.password,
-                                     mechanism=security.mechanism,
-                                     ssl_context=security.ssl_context() if security.uses_tls else None)
+        return faust.SASLCredentials(
+            username=security.username,
+            password=security.password,
+            mechanism=security.mechanism,
+            ssl_context=security.ssl_context() if security.uses_tls else None,
+        )
     if security.uses_tls:
         return faust.SSLCredentials(security.ssl_context())
     return None

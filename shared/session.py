@@ -6,6 +6,7 @@ ones accepted until they are dropped, so nobody is logged out by a rotation. The
 REELSTREAM_SESSION_KEYS (`kid:secret,kid:secret`, newest first) or REELSTREAM_SESSION_SECRET (one key, its id derived
 from it); there is no built-in secret. A token is a bearer secret: never log it, never copy it into an event.
 """
+
 from __future__ import annotations
 
 import base64
@@ -62,8 +63,10 @@ def key_ring(text: str) -> KeyRing:
     """Parse `kid:secret[,kid:secret...]` (newest first) or one bare secret. Raises SessionKeyError."""
     text = text.strip()
     if not text:
-        raise SessionKeyError("no session key: set REELSTREAM_SESSION_KEYS or REELSTREAM_SESSION_SECRET "
-                              "(`reelstream infra up` writes a random one into .reelstream/env)")
+        raise SessionKeyError(
+            "no session key: set REELSTREAM_SESSION_KEYS or REELSTREAM_SESSION_SECRET "
+            "(`reelstream infra up` writes a random one into .reelstream/env)"
+        )
     entries = [entry.split(":", 1) if ":" in text else [derived_kid(entry), entry] for entry in text.split(",")]
     keys = []
     for kid, secret in entries:

@@ -1,5 +1,6 @@
 """The one switch for test-only hooks (forced seeds, crash points): off unless REELSTREAM_TEST_HOOKS=1, and refused
 under REELSTREAM_ENV=production even then, so a production process never honours an armed hook."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

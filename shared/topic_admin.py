@@ -3,6 +3,7 @@
 On a broker with an authorizer a prefixed deployment also gets every role's ACLs under its prefix (shared.acls), and
 loses them again when its topics are deleted, so tests and benchmarks run each service as its own principal.
 """
+
 from __future__ import annotations
 
 from shared.acls import grant_prefix, revoke_prefix

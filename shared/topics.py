@@ -5,6 +5,7 @@ one partition number everywhere. Network-keyed topics have few partitions: all c
 are on one partition, totally ordered. Single-node here: replication factor 1 and min.insync.replicas 1; on a cluster
 use replication factor 3 and min.insync.replicas 2 (with acks=all producers), see docs/operations.md.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,15 +39,17 @@ class TopicSpec:
 _OVERSIGHT = ("auditor", "ops")
 
 
-def _command(name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...],
-             readers: tuple[str, ...]) -> TopicSpec:
+def _command(
+    name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...], readers: tuple[str, ...]
+) -> TopicSpec:
     # Requests and commands carry bearer tokens and personal intent: finite retention, longer than the de-dup window.
     configs = {"retention.ms": str(COMMAND_RETENTION_MS), "cleanup.policy": "delete", **_BROKER_TIME}
     return TopicSpec(name, key, partitions, "command", configs, public, writers + ("ops",), readers + _OVERSIGHT)
 
 
-def _events(name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...],
-            readers: tuple[str, ...]) -> TopicSpec:
+def _events(
+    name: str, key: str, partitions: int, public: bool, writers: tuple[str, ...], readers: tuple[str, ...]
+) -> TopicSpec:
     configs = {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}
     return TopicSpec(name, key, partitions, "event", configs, public, writers + ("ops",), readers + _OVERSIGHT)
 
@@ -67,17 +70,36 @@ MONITOR_PARTITIONS = 1
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, True, writers=("game-client",), readers=("spin",)),
-    _events(SPIN_EVENTS, "player id", PLAYER_PARTITIONS, True, writers=("spin",),
-            readers=("spin", "projector", "game-client", "monitor")),
+    _events(
+        SPIN_EVENTS,
+        "player id",
+        PLAYER_PARTITIONS,
+        True,
+        writers=("spin",),
+        readers=("spin", "projector", "game-client", "monitor"),
+    ),
     # The spin service's own facts (wager accepted, seed drawn, ...) before anything reveals an outcome; kept forever.
     _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, False, writers=("spin",), readers=("spin", "projector")),
     _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, True, writers=("cashier", "spin"), readers=("wallet",)),
-    _events(WALLET_EVENTS, "player id", PLAYER_PARTITIONS, True, writers=("wallet",),
-            readers=("wallet", "spin", "projector", "cashier")),
-    _command(JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, False, writers=("spin", "operator"),
-             readers=("jackpot",)),
-    _events(JACKPOT_EVENTS, "network id", NETWORK_PARTITIONS, False, writers=("jackpot",),
-            readers=("jackpot", "spin", "projector", "operator", "monitor")),
+    _events(
+        WALLET_EVENTS,
+        "player id",
+        PLAYER_PARTITIONS,
+        True,
+        writers=("wallet",),
+        readers=("wallet", "spin", "projector", "cashier"),
+    ),
+    _command(
+        JACKPOT_COMMANDS, "network id", NETWORK_PARTITIONS, False, writers=("spin", "operator"), readers=("jackpot",)
+    ),
+    _events(
+        JACKPOT_EVENTS,
+        "network id",
+        NETWORK_PARTITIONS,
+        False,
+        writers=("jackpot",),
+        readers=("jackpot", "spin", "projector", "operator", "monitor"),
+    ),
     TopicSpec(
         JACKPOT_METERS,
         "pool id",
@@ -104,8 +126,15 @@ def _dlq(spec: TopicSpec) -> TopicSpec:
     # topic write its dead letters; only oversight reads them (they may hold what a client sent, tokens included).
     writers = tuple(role for role in spec.readers if role in _SERVICES)
     # The monitor counts dead letters by reason for its ops page.
-    return TopicSpec(dlq_name(spec.name), spec.key, DLQ_PARTITIONS, "dlq", {"cleanup.policy": "delete", **_FOREVER},
-                     writers=writers, readers=_OVERSIGHT + ("monitor",))
+    return TopicSpec(
+        dlq_name(spec.name),
+        spec.key,
+        DLQ_PARTITIONS,
+        "dlq",
+        {"cleanup.policy": "delete", **_FOREVER},
+        writers=writers,
+        readers=_OVERSIGHT + ("monitor",),
+    )
 
 
 DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (
@@ -118,9 +147,15 @@ DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS
 )
 
 INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
-    TopicSpec(SPIN_JACKPOT_ANSWERS, "player id", PLAYER_PARTITIONS, "internal",
-              {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME}, writers=("spin",),
-              readers=("spin",) + _OVERSIGHT),
+    TopicSpec(
+        SPIN_JACKPOT_ANSWERS,
+        "player id",
+        PLAYER_PARTITIONS,
+        "internal",
+        {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME},
+        writers=("spin",),
+        readers=("spin",) + _OVERSIGHT,
+    ),
 )
 
 ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS

@@ -1,4 +1,5 @@
 """Shared test helpers for every test: bounded waits (no bare sleeps) and the integration marker."""
+
 from __future__ import annotations
 
 import os

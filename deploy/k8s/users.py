@@ -1,6 +1,7 @@
 """Strimzi `KafkaUser` resources generated from the roles (shared/roles.py): one SCRAM-SHA-512 user per role with its
 ACLs and quotas, for a real cluster. `python -m deploy.k8s.generate` writes them into deploy/k8s/users.yaml with the
 other manifests (deploy/k8s/manifests.py:user_resources); a test keeps every generated file current."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,11 @@ CLUSTER_LABEL = "reelstream"
 USERS_FILE = Path(__file__).resolve().parent / "users.yaml"
 _TYPES = {"TOPIC": "topic", "GROUP": "group", "TRANSACTIONAL_ID": "transactionalId", "CLUSTER": "cluster"}
 _PATTERNS = {"LITERAL": "literal", "PREFIXED": "prefix"}
-_QUOTAS = {"producer_byte_rate": "producerByteRate", "consumer_byte_rate": "consumerByteRate",
-           "request_percentage": "requestPercentage"}
+_QUOTAS = {
+    "producer_byte_rate": "producerByteRate",
+    "consumer_byte_rate": "consumerByteRate",
+    "request_percentage": "requestPercentage",
+}
 
 
 def _acls(member: Role) -> list[dict]:
@@ -30,12 +34,18 @@ def _acls(member: Role) -> list[dict]:
 
 
 def kafka_user(member: Role) -> dict:
-    spec: dict = {"authentication": {"type": "scram-sha-512"},
-                  "authorization": {"type": "simple", "acls": _acls(member)}}
+    spec: dict = {
+        "authentication": {"type": "scram-sha-512"},
+        "authorization": {"type": "simple", "acls": _acls(member)},
+    }
     if member.quotas:
         spec["quotas"] = {_QUOTAS[key]: int(value) for key, value in sorted(member.quotas.items())}
-    return {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaUser",
-            "metadata": {"name": member.name, "labels": {"strimzi.io/cluster": CLUSTER_LABEL}}, "spec": spec}
+    return {
+        "apiVersion": "kafka.strimzi.io/v1",
+        "kind": "KafkaUser",
+        "metadata": {"name": member.name, "labels": {"strimzi.io/cluster": CLUSTER_LABEL}},
+        "spec": spec,
+    }
 
 
 def kafka_users() -> list[dict]:

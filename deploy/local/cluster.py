@@ -1,6 +1,7 @@
 """A local Kafka cluster of several KRaft nodes (broker + controller each) on one machine: separate ports, log dirs
 and 512 MB heaps, replication factor 3 and min.insync.replicas 2, to prove the services on a real multi-broker
 cluster (`reelstream infra up --brokers 3`). Node i listens on base_port + 2i, its controller on base_port + 2i + 1."""
+
 from __future__ import annotations
 
 import os
@@ -59,9 +60,20 @@ def node_dir(paths: InfraPaths, node: Node) -> Path:
 
 def render(paths: InfraPaths, at: Cluster, node: Node) -> Path:
     replication = min(3, len(at.nodes))
-    text = (TEMPLATES / "cluster.properties").read_text().format(
-        node_id=node.node_id, voters=at.voters, host=node.host, port=node.port, controller_port=node.controller_port,
-        log_dirs=node_dir(paths, node) / "data", replication_factor=replication, min_insync=max(1, replication - 1))
+    text = (
+        (TEMPLATES / "cluster.properties")
+        .read_text()
+        .format(
+            node_id=node.node_id,
+            voters=at.voters,
+            host=node.host,
+            port=node.port,
+            controller_port=node.controller_port,
+            log_dirs=node_dir(paths, node) / "data",
+            replication_factor=replication,
+            min_insync=max(1, replication - 1),
+        )
+    )
     config = node_dir(paths, node) / "server.properties"
     config.write_text(text)
     return config
@@ -85,8 +97,9 @@ def start_node(paths: InfraPaths, at: Cluster, node: Node, echo: Echo) -> int:
     config = render(paths, at, node)
     if not (folder / "data" / "meta.properties").exists():
         cluster_id = _cluster_id(paths.state / "kafka-cluster")
-        argv = _java_argv(java, libs, folder, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config),
-                          heap=HEAP)
+        argv = _java_argv(
+            java, libs, folder, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config), heap=HEAP
+        )
         result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
             raise InfraError(f"StorageTool format of node {node.node_id} failed:\n{result.stdout}\n{result.stderr}")
@@ -104,6 +117,7 @@ def up(paths: InfraPaths, at: Cluster, echo: Echo) -> None:
 
 def wait_ready(paths: InfraPaths, at: Cluster, pids: dict[int, int], timeout_s: float = START_TIMEOUT_S) -> None:
     """Every node alive and the cluster's metadata listing all of them."""
+
     def ready() -> bool:
         for node in at.nodes:
             if node.node_id in pids and not procs.alive(pids[node.node_id]):

@@ -1,4 +1,5 @@
 """Errors of the local infrastructure: each names what is missing and how to get it."""
+
 from __future__ import annotations
 
 

@@ -4,6 +4,7 @@ Ports: REELSTREAM_KAFKA_PORT (9092; the controller listener is the next port, a 
 the one after, its optional plaintext benchmark listener the one after that) and REELSTREAM_POSTGRES_PORT (5433), so
 a second checkout can run its own servers beside the shared ones.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,24 +27,34 @@ class LocalEnv:
     extra: dict[str, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
-        return [f"KAFKA_BOOTSTRAP_SERVERS={self.kafka_bootstrap_servers}", f"DATABASE_URL={self.database_url}",
-                *(f"{key}={value}" for key, value in self.extra.items())]
+        return [
+            f"KAFKA_BOOTSTRAP_SERVERS={self.kafka_bootstrap_servers}",
+            f"DATABASE_URL={self.database_url}",
+            *(f"{key}={value}" for key, value in self.extra.items()),
+        ]
 
     def shown(self) -> list[str]:
         """The lines with secret values masked (for the terminal)."""
-        return [line.split("=", 1)[0] + "=<secret>" if "SECRET" in line.split("=", 1)[0] else line
-                for line in self.lines()]
+        return [
+            line.split("=", 1)[0] + "=<secret>" if "SECRET" in line.split("=", 1)[0] else line for line in self.lines()
+        ]
 
 
-def kafka_endpoint(secure: bool = False, bench_listener: bool = False,
-                   environ: Mapping[str, str] | None = None) -> kafka.KafkaEndpoint:
+def kafka_endpoint(
+    secure: bool = False, bench_listener: bool = False, environ: Mapping[str, str] | None = None
+) -> kafka.KafkaEndpoint:
     env = os.environ if environ is None else environ
     host, default_port = LOCAL_KAFKA_BOOTSTRAP.rsplit(":", 1)
     port = int(env.get("REELSTREAM_KAFKA_PORT", default_port))
     controller = CONTROLLER_PORT if port == int(default_port) else port + 1
-    return kafka.KafkaEndpoint(host=host, port=port, controller_port=controller, secure=secure,
-                               internal_port=controller + 1 if secure else None,
-                               bench_port=controller + 2 if secure and bench_listener else None)
+    return kafka.KafkaEndpoint(
+        host=host,
+        port=port,
+        controller_port=controller,
+        secure=secure,
+        internal_port=controller + 1 if secure else None,
+        bench_port=controller + 2 if secure and bench_listener else None,
+    )
 
 
 def postgres_endpoint(environ: Mapping[str, str] | None = None) -> postgres.PostgresEndpoint:
@@ -72,8 +83,15 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
     return {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
 
 
-def up(paths: InfraPaths, echo: Echo, secure: bool = True, bench_listener: bool = False, brokers: int = 1,
-       kafka_port: int | None = None, with_postgres: bool = True) -> LocalEnv:
+def up(
+    paths: InfraPaths,
+    echo: Echo,
+    secure: bool = True,
+    bench_listener: bool = False,
+    brokers: int = 1,
+    kafka_port: int | None = None,
+    with_postgres: bool = True,
+) -> LocalEnv:
     """The default single node (secured unless `secure=False`), or with several brokers or another port a plaintext
     cluster of `brokers` nodes (the three-broker proof; securing it is the trust boundary's next step)."""
     paths.state.mkdir(parents=True, exist_ok=True)
@@ -156,10 +174,19 @@ def status(paths: InfraPaths) -> list[tuple[str, str, str]]:
         kafka_state += ", secured (SASL_SSL, ACLs)" if kafka_at.secure else ", plaintext"
     postgres_state = f"up (pid {postgres_pid})" if postgres_pid is not None else "stopped"
     nodes = cluster.recorded(paths)
-    node_rows = [(f"kafka node {node.node_id}", node.address,
-                  f"up (pid {pid})" if (pid := cluster.running_pid(paths, node)) else "stopped")
-                 for node in (nodes.nodes if nodes else ())]
-    single = [] if node_rows and kafka_pid is None else [("kafka", kafka_at.bootstrap, kafka_state)]
-    return node_rows + single + [
-        ("postgres", f"{postgres_at.host}:{postgres_at.port}/{postgres_at.database}", postgres_state),
+    node_rows = [
+        (
+            f"kafka node {node.node_id}",
+            node.address,
+            f"up (pid {pid})" if (pid := cluster.running_pid(paths, node)) else "stopped",
+        )
+        for node in (nodes.nodes if nodes else ())
     ]
+    single = [] if node_rows and kafka_pid is None else [("kafka", kafka_at.bootstrap, kafka_state)]
+    return (
+        node_rows
+        + single
+        + [
+            ("postgres", f"{postgres_at.host}:{postgres_at.port}/{postgres_at.database}", postgres_state),
+        ]
+    )

@@ -1,4 +1,5 @@
 """Local Kafka: fetch the official jars with Maven once, format KRaft storage, run kafka.Kafka as a daemon."""
+
 from __future__ import annotations
 
 import base64
@@ -102,12 +103,17 @@ def listener_lines(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> list[str]:
     """The listener, TLS, SASL and authorizer settings: plaintext when `tls` is None, else secured (KafkaEndpoint)."""
     host = endpoint.host
     if tls is None:
-        return [f"listeners=PLAINTEXT://{host}:{endpoint.port},CONTROLLER://{host}:{endpoint.controller_port}",
-                f"advertised.listeners=PLAINTEXT://{host}:{endpoint.port}",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "inter.broker.listener.name=PLAINTEXT"]
-    listeners = {"CLIENT": (endpoint.port, "SASL_SSL"), "CONTROLLER": (endpoint.controller_port, "SSL"),
-                 "INTERNAL": (endpoint.internal_port, "SSL")}
+        return [
+            f"listeners=PLAINTEXT://{host}:{endpoint.port},CONTROLLER://{host}:{endpoint.controller_port}",
+            f"advertised.listeners=PLAINTEXT://{host}:{endpoint.port}",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name=PLAINTEXT",
+        ]
+    listeners = {
+        "CLIENT": (endpoint.port, "SASL_SSL"),
+        "CONTROLLER": (endpoint.controller_port, "SSL"),
+        "INTERNAL": (endpoint.internal_port, "SSL"),
+    }
     if endpoint.bench_port:
         listeners["BENCH"] = (endpoint.bench_port, "PLAINTEXT")
     advertised = [name for name in listeners if name != "CONTROLLER"]
@@ -138,7 +144,9 @@ def listener_lines(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> list[str]:
 def render_config(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | None = None) -> Path:
     template = (TEMPLATES / "server.properties").read_text()
     text = template.format(
-        host=endpoint.host, controller_port=endpoint.controller_port, log_dirs=paths.kafka_dir / "data",
+        host=endpoint.host,
+        controller_port=endpoint.controller_port,
+        log_dirs=paths.kafka_dir / "data",
         listener_lines="\n".join(listener_lines(endpoint, tls)),
     )
     config = paths.kafka_dir / "server.properties"
@@ -155,7 +163,9 @@ def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> N
     if (paths.kafka_dir / "data" / "meta.properties").exists():
         return
     cluster_id = _cluster_id(paths.kafka_dir)
-    argv = _java_argv(java, libs, paths.kafka_dir, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config))
+    argv = _java_argv(
+        java, libs, paths.kafka_dir, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)
+    )
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         raise InfraError(f"kafka StorageTool format failed:\n{result.stdout}\n{result.stderr}")
@@ -168,8 +178,9 @@ def broker_answers(bootstrap: str, security: ClientSecurity | None = None) -> bo
 
     options = (security or security_for(None)).kafka_python()
     try:
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra",
-                                 **options)
+        admin = KafkaAdminClient(
+            bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra", **options
+        )
     except (KafkaError, OSError, ValueError):
         return False
     try:
@@ -183,8 +194,13 @@ def broker_answers(bootstrap: str, security: ClientSecurity | None = None) -> bo
 def broker_security(tls: TlsFiles) -> ClientSecurity:
     """How the infrastructure code itself connects to a secured broker: its internal listener with the broker's own
     certificate (a super user), so users and ACLs can be made before any SCRAM user exists."""
-    return ClientSecurity(protocol="SSL", ca_file=str(tls.ca_cert), cert_file=str(tls.broker_cert),
-                          key_file=str(tls.broker_key), source=str(tls.folder))
+    return ClientSecurity(
+        protocol="SSL",
+        ca_file=str(tls.ca_cert),
+        cert_file=str(tls.broker_cert),
+        key_file=str(tls.broker_key),
+        source=str(tls.folder),
+    )
 
 
 def admin_access(endpoint: KafkaEndpoint, tls: TlsFiles | None) -> tuple[str, ClientSecurity]:
@@ -211,8 +227,10 @@ def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> TlsFiles | Non
     if pid is not None:
         running = (paths.kafka_dir / "server.properties").read_text()
         if wanted not in running.splitlines():
-            raise InfraError(f"kafka is running (pid {pid}) with other listeners than `{wanted}`; run "
-                             "`reelstream infra down` first to switch between secured and plaintext")
+            raise InfraError(
+                f"kafka is running (pid {pid}) with other listeners than `{wanted}`; run "
+                "`reelstream infra down` first to switch between secured and plaintext"
+            )
         echo(f"kafka: already running (pid {pid})")
     else:
         for port in endpoint.ports:
@@ -235,9 +253,7 @@ def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> TlsFiles | Non
 
 
 def _logs(paths: InfraPaths) -> str:
-    return "\n".join(
-        f"--- {name}:\n{procs.log_tail(paths.kafka_dir / name)}" for name in ("kafka.out", "kafka.log")
-    )
+    return "\n".join(f"--- {name}:\n{procs.log_tail(paths.kafka_dir / name)}" for name in ("kafka.out", "kafka.log"))
 
 
 def _wait_ready(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | None, pid: int) -> None:

@@ -1,4 +1,5 @@
 """Where the local infrastructure keeps its state (per checkout) and its downloaded jars (per user, survives clones)."""
+
 from __future__ import annotations
 
 import os

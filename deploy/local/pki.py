@@ -4,6 +4,7 @@ The broker key is unencrypted PKCS#8 (Java 17 cannot read the PBES2 that `BestAv
 file beside its certificate chain: Kafka 3.9 reads that PEM file as its keystore, the CA certificate as truststore.
 The same certificate authenticates the broker to its own controller and inter-broker listeners (mTLS).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -47,8 +48,10 @@ class TlsFiles:
         return f"User:CN={BROKER_CN}"
 
     def complete(self) -> bool:
-        return all(path.exists() for path in (self.ca_cert, self.ca_key, self.broker_cert, self.broker_key,
-                                              self.broker_keystore))
+        return all(
+            path.exists()
+            for path in (self.ca_cert, self.ca_key, self.broker_cert, self.broker_key, self.broker_keystore)
+        )
 
 
 def _name(common_name: str):
@@ -61,8 +64,9 @@ def _name(common_name: str):
 def _pkcs8(key) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -88,26 +92,46 @@ def ensure_tls(folder: Path, now: datetime.datetime | None = None, hostnames: tu
     end = start + datetime.timedelta(days=VALID_DAYS)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_cert = (
-        x509.CertificateBuilder().subject_name(_name(CA_CN)).issuer_name(_name(CA_CN))
-        .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(start).not_valid_after(end)
+        x509.CertificateBuilder()
+        .subject_name(_name(CA_CN))
+        .issuer_name(_name(CA_CN))
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(start)
+        .not_valid_after(end)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                     content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                     key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .sign(ca_key, hashes.SHA256())
     )
     broker_key = ec.generate_private_key(ec.SECP256R1())
     names = [x509.DNSName(name) for name in ("localhost", *hostnames)]
     sans = x509.SubjectAlternativeName(names + [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
     broker_cert = (
-        x509.CertificateBuilder().subject_name(_name(BROKER_CN)).issuer_name(ca_cert.subject)
-        .public_key(broker_key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(start).not_valid_after(end)
+        x509.CertificateBuilder()
+        .subject_name(_name(BROKER_CN))
+        .issuer_name(ca_cert.subject)
+        .public_key(broker_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(start)
+        .not_valid_after(end)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(sans, critical=False)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-                       critical=False)
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
+        )
         .sign(ca_key, hashes.SHA256())
     )
     pem = serialization.Encoding.PEM

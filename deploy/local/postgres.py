@@ -1,4 +1,5 @@
 """Local PostgreSQL: a private cluster of Debian's postgresql package in the state folder, run as the postgres user."""
+
 from __future__ import annotations
 
 import asyncio
@@ -54,8 +55,13 @@ class PostgresEndpoint:
 def find_bin_dir() -> Path:
     """The server binaries (initdb, pg_ctl, postgres): $PG_BIN, else the newest /usr/lib/postgresql/<N>/bin."""
     explicit = os.environ.get("PG_BIN")
-    candidates = [Path(explicit)] if explicit else sorted(
-        Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0
+    candidates = (
+        [Path(explicit)]
+        if explicit
+        else sorted(
+            Path("/usr/lib/postgresql").glob("*/bin"),
+            key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+        )
     )
     for candidate in reversed(candidates):
         if (candidate / "initdb").exists() and (candidate / "pg_ctl").exists():
@@ -76,7 +82,9 @@ def _as_owner() -> list[str]:
     try:
         pwd.getpwnam("postgres")
     except KeyError as error:
-        raise InfraError("running as root but no `postgres` system user exists to own the cluster (apt-get install postgresql creates it)") from error
+        raise InfraError(
+            "running as root but no `postgres` system user exists to own the cluster (apt-get install postgresql creates it)"
+        ) from error
     return ["runuser", "-u", "postgres", "--"]
 
 
@@ -105,8 +113,21 @@ def _initdb(bin_dir: Path, pg_dir: Path, endpoint: PostgresEndpoint, echo: Echo)
     if (data / "PG_VERSION").exists():
         return
     echo(f"postgres: initdb {data}")
-    _run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-E", "UTF8", "--locale=C",
-          "--auth-local=trust", "--auth-host=scram-sha-256"], "initdb")
+    _run(
+        [
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+        ],
+        "initdb",
+    )
     settings = (
         "\n# reelstream local cluster\n"
         f"listen_addresses = '{endpoint.host}'\nport = {endpoint.port}\n"
@@ -125,8 +146,21 @@ def running_pid(paths: InfraPaths) -> int | None:
 
 
 def _psql(bin_dir: Path, pg_dir: Path, endpoint: PostgresEndpoint, sql: str, database: str = "postgres") -> str:
-    argv = [str(bin_dir / "psql"), "-h", str(pg_dir), "-p", str(endpoint.port), "-U", "postgres", "-d", database,
-            "-v", "ON_ERROR_STOP=1", "-tAc", sql]
+    argv = [
+        str(bin_dir / "psql"),
+        "-h",
+        str(pg_dir),
+        "-p",
+        str(endpoint.port),
+        "-U",
+        "postgres",
+        "-d",
+        database,
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-tAc",
+        sql,
+    ]
     return _run(argv, f"psql {sql!r}", timeout_s=30).strip()
 
 
@@ -136,7 +170,7 @@ def _ensure_role_and_database(bin_dir: Path, pg_dir: Path, endpoint: PostgresEnd
         # CREATEDB: integration tests may create throw-away databases.
         _psql(bin_dir, pg_dir, endpoint, f"CREATE ROLE \"{user}\" LOGIN CREATEDB PASSWORD '{password}'")
     if _psql(bin_dir, pg_dir, endpoint, f"SELECT 1 FROM pg_database WHERE datname = '{endpoint.database}'") != "1":
-        _psql(bin_dir, pg_dir, endpoint, f"CREATE DATABASE \"{endpoint.database}\" OWNER \"{user}\"")
+        _psql(bin_dir, pg_dir, endpoint, f'CREATE DATABASE "{endpoint.database}" OWNER "{user}"')
 
 
 async def _accepts_connection(url: str) -> bool:
@@ -167,8 +201,21 @@ def up(paths: InfraPaths, endpoint: PostgresEndpoint, echo: Echo) -> None:
         _prepare_dir(pg_dir)
         _initdb(bin_dir, pg_dir, endpoint, echo)
         log = pg_dir / "postgres.log"
-        _run([str(bin_dir / "pg_ctl"), "-D", str(pg_dir / "data"), "-l", str(log), "-w", "-t", str(START_TIMEOUT_S),
-              "start"], f"pg_ctl start (log {log})", timeout_s=START_TIMEOUT_S + 10)
+        _run(
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(pg_dir / "data"),
+                "-l",
+                str(log),
+                "-w",
+                "-t",
+                str(START_TIMEOUT_S),
+                "start",
+            ],
+            f"pg_ctl start (log {log})",
+            timeout_s=START_TIMEOUT_S + 10,
+        )
         pid = procs.read_pid(pg_dir / "data" / "postmaster.pid", _MARKER)
         if pid is None:
             raise InfraError(f"postgres did not start; last log lines:\n{procs.log_tail(log)}")
@@ -176,8 +223,14 @@ def up(paths: InfraPaths, endpoint: PostgresEndpoint, echo: Echo) -> None:
         echo(f"postgres: started pid {pid}, log {log}")
     _ensure_role_and_database(bin_dir, pg_dir, endpoint)
     try:
-        asyncio.run(wait_until_async(lambda: _accepts_connection(endpoint.url), START_TIMEOUT_S, 0.3,
-                                     what=f"a connection to postgres on {endpoint.host}:{endpoint.port}"))
+        asyncio.run(
+            wait_until_async(
+                lambda: _accepts_connection(endpoint.url),
+                START_TIMEOUT_S,
+                0.3,
+                what=f"a connection to postgres on {endpoint.host}:{endpoint.port}",
+            )
+        )
     except WaitTimeout as error:
         raise InfraError(str(error)) from error
 
@@ -187,7 +240,20 @@ def down(paths: InfraPaths, echo: Echo) -> None:
     if pid is None:
         echo("postgres: not running (nothing this checkout started)")
     else:
-        _run([str(find_bin_dir() / "pg_ctl"), "-D", str(paths.postgres_dir / "data"), "-m", "fast", "-w", "-t", "60",
-              "stop"], "pg_ctl stop", timeout_s=70)
+        _run(
+            [
+                str(find_bin_dir() / "pg_ctl"),
+                "-D",
+                str(paths.postgres_dir / "data"),
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                "60",
+                "stop",
+            ],
+            "pg_ctl stop",
+            timeout_s=70,
+        )
         echo(f"postgres: stopped pid {pid}")
     (paths.postgres_dir / "reelstream.pid").unlink(missing_ok=True)

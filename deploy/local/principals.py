@@ -1,5 +1,6 @@
 """The secured local broker's principals: one SCRAM-SHA-512 user per role (made through the admin API, so users can be
 added after the first format), the roles' ACLs and quotas, and each role's client files in .reelstream/clients/."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,14 @@ def _password(folder: Path, role: str) -> str | None:
 
 
 def role_security(tls: TlsFiles, role: str, password: str) -> ClientSecurity:
-    return ClientSecurity(protocol="SASL_SSL", mechanism=MECHANISM, username=role, password=password,
-                          ca_file=str(tls.ca_cert), source=role)
+    return ClientSecurity(
+        protocol="SASL_SSL",
+        mechanism=MECHANISM,
+        username=role,
+        password=password,
+        ca_file=str(tls.ca_cert),
+        source=role,
+    )
 
 
 def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, folder: Path | None = None) -> Path:
@@ -43,8 +50,10 @@ def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, fol
     folder = folder or clients_dir(state)
     known = {role: _password(folder, role) for role in ROLE_NAMES}
     passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
-    upserts = [UserScramCredentialUpsertion(role, ScramMechanism.SCRAM_SHA_512, password)
-               for role, password in passwords.items()]
+    upserts = [
+        UserScramCredentialUpsertion(role, ScramMechanism.SCRAM_SHA_512, password)
+        for role, password in passwords.items()
+    ]
     failed = {user: error for user, error in admin.alter_user_scram_credentials(upserts).items() if error}
     if failed:
         raise InfraError(f"the broker refused SCRAM users: {failed}")

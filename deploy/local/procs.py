@@ -1,4 +1,5 @@
 """Daemon processes by pid file: spawn in an own process group, check liveness, stop only what we started."""
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,13 @@ def spawn_daemon(argv: list[str], log_file: Path, pid_file: Path, cwd: Path, env
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
         process = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     pid_file.write_text(f"{process.pid}\n")
     return process.pid

@@ -1,4 +1,5 @@
 """Find the external programs the local infrastructure needs (Java 17+, Maven) and name what is missing."""
+
 from __future__ import annotations
 
 import os

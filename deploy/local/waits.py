@@ -1,4 +1,5 @@
 """Bounded waits: poll a predicate until it holds or a deadline passes (no bare sleeps anywhere)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,9 +14,7 @@ class WaitTimeout(TimeoutError):
     """The awaited condition did not hold before the deadline."""
 
 
-def wait_until(
-    predicate: Callable[[], T], timeout_s: float, interval_s: float = 0.1, what: str = "condition"
-) -> T:
+def wait_until(predicate: Callable[[], T], timeout_s: float, interval_s: float = 0.1, what: str = "condition") -> T:
     """Return the first truthy value of `predicate()`; raise WaitTimeout after `timeout_s` seconds."""
     deadline = time.monotonic() + timeout_s
     while True:

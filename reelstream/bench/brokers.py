@@ -6,6 +6,7 @@ producers everywhere), runs two instances of wallet, jackpot and spin on each, m
 both, then on the three brokers sends --spins more and SIGKILLs one broker and one spin instance when half are
 answered. Every request must get its answer, and `reelstream audit` over the topics must find 0 discrepancies.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,12 +40,26 @@ ANSWER_TIMEOUT_S = 300
 
 
 def start_services(bootstrap: str, prefix: str, state: Path, instances: int) -> dict[str, list[ServiceProcess]]:
-    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_LOG_LEVEL": "WARNING",
-           "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_HTTP_PORT": "0",
-           "REELSTREAM_SESSION_SECRET": SESSION_SECRET,
-           "REELSTREAM_WALLET_DATADIR": str(state / "wallet-data")}
-    started = {name: [spawn(name, env={**env, "REELSTREAM_STATE_DIR": str(state / f"{name}-{n}")},
-                            log_dir=state / "logs" / f"{name}-{n}") for n in range(instances)] for name in INSTANCES}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
+        "REELSTREAM_LOG_LEVEL": "WARNING",
+        "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+        "REELSTREAM_HTTP_PORT": "0",
+        "REELSTREAM_SESSION_SECRET": SESSION_SECRET,
+        "REELSTREAM_WALLET_DATADIR": str(state / "wallet-data"),
+    }
+    started = {
+        name: [
+            spawn(
+                name,
+                env={**env, "REELSTREAM_STATE_DIR": str(state / f"{name}-{n}")},
+                log_dir=state / "logs" / f"{name}-{n}",
+            )
+            for n in range(instances)
+        ]
+        for name in INSTANCES
+    }
     for processes in started.values():
         for process in processes:
             process.wait_ready(240)
@@ -82,12 +97,16 @@ def audit(bootstrap: str, prefix: str, out: Path) -> dict:
 
     settings = load_settings({"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix})
     run = audit_platform(settings, Scope(None, None, None, None), out, False)
-    return {"discrepancies": len(run.discrepancies), "spins_rederived": run.result.counts["spins_rederived"],
-            "findings": [f"{f.check}: {f.subject}: {f.detail}" for f in run.discrepancies[:20]]}
+    return {
+        "discrepancies": len(run.discrepancies),
+        "spins_rederived": run.result.counts["spins_rederived"],
+        "findings": [f"{f.check}: {f.subject}: {f.detail}" for f in run.discrepancies[:20]],
+    }
 
 
-def run_cluster(paths: InfraPaths, brokers: int, base_port: int, throughput_spins: int, chaos_spins: int,
-                instances: int, echo) -> dict:
+def run_cluster(
+    paths: InfraPaths, brokers: int, base_port: int, throughput_spins: int, chaos_spins: int, instances: int, echo
+) -> dict:
     nodes = cluster.cluster(brokers, base_port)
     shutil.rmtree(paths.state / "kafka-cluster", ignore_errors=True)  # a proof starts from empty logs
     cluster.up(paths, nodes, echo)
@@ -122,8 +141,9 @@ def command(
     spins: int = typer.Option(2000, min=10, help="Spins of the fault run on three brokers."),
     throughput_spins: int = typer.Option(1000, min=10, help="Spins of the clean burst measured on 1 and 3 brokers."),
     instances: int = typer.Option(2, min=1, max=6, help="Instances of each service."),
-    base_port: int = typer.Option(29092, help="First broker port of the three-broker cluster (the one-broker cluster "
-                                              "uses base + 100)."),
+    base_port: int = typer.Option(
+        29092, help="First broker port of the three-broker cluster (the one-broker cluster uses base + 100)."
+    ),
     out: Path = typer.Option(Path("bench-results/three-brokers.json"), help="Where to write the JSON results."),
 ) -> None:
     """Spins on 1 broker vs 3 brokers, then a broker and a spin instance killed mid-run on 3; audit 0 discrepancies."""
@@ -135,22 +155,39 @@ def command(
     results = {}
     for brokers, port, chaos_spins in ((1, base_port + 100, 0), (3, base_port, spins)):
         paths = InfraPaths(state=base.state / f"brokers-{brokers}", cache=base.cache)
-        results[brokers] = run_cluster(paths, brokers, port, throughput_spins, chaos_spins, instances,
-                                       lambda line: console.print(line, markup=False))
+        results[brokers] = run_cluster(
+            paths,
+            brokers,
+            port,
+            throughput_spins,
+            chaos_spins,
+            instances,
+            lambda line: console.print(line, markup=False),
+        )
     table = Table("measure", "1 broker", "3 brokers")
     one, three = results[1], results[3]
-    table.add_row(f"settled spins/s, burst of {throughput_spins}", str(one["throughput"]["spins_per_s"]),
-                  str(three["throughput"]["spins_per_s"]))
-    table.add_row("answered", f"{one['throughput']['answered']}/{throughput_spins}",
-                  f"{three['throughput']['answered']}/{throughput_spins}")
-    table.add_row(f"fault run: {spins} spins, broker + spin instance killed", "-",
-                  f"{three['chaos']['answered']}/{spins} answered, {three['chaos']['spins_per_s']} spins/s")
+    table.add_row(
+        f"settled spins/s, burst of {throughput_spins}",
+        str(one["throughput"]["spins_per_s"]),
+        str(three["throughput"]["spins_per_s"]),
+    )
+    table.add_row(
+        "answered",
+        f"{one['throughput']['answered']}/{throughput_spins}",
+        f"{three['throughput']['answered']}/{throughput_spins}",
+    )
+    table.add_row(
+        f"fault run: {spins} spins, broker + spin instance killed",
+        "-",
+        f"{three['chaos']['answered']}/{spins} answered, {three['chaos']['spins_per_s']} spins/s",
+    )
     table.add_row("audit discrepancies", str(one["audit"]["discrepancies"]), str(three["audit"]["discrepancies"]))
     console.print(table)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"1": one, "3": three, "cpus": os.cpu_count()}, indent=2) + "\n")
     failed = [n for n, r in results.items() if r["audit"]["discrepancies"]] + (
-        [] if three["chaos"]["answered"] == spins else ["unanswered"])
+        [] if three["chaos"]["answered"] == spins else ["unanswered"]
+    )
     if failed or one["throughput"]["answered"] < throughput_spins or three["throughput"]["answered"] < throughput_spins:
         console.print(f"[red]failed: {failed or 'unanswered spins'}[/red]")
         raise typer.Exit(1)

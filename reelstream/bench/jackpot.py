@@ -5,6 +5,7 @@ all on one partition): the baseline is reelstream.bench.kafka's `transform_loop`
 service (decode, decide, one ContributionsApplied per ≤1,000 contributions, one Kafka transaction per batch with the
 offsets) run in-process on fresh prefixed topics. Medians of `repeats` runs.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -43,9 +44,14 @@ def contribution_records(count: int) -> list[tuple[bytes, bytes]]:
     for index in range(count):
         stake_minor = stakes[index % len(stakes)]
         data = jp.Contribute(
-            network_id=network.network_id, contribution_id=uuid.UUID(int=index + 1), game="stjernestoev", currency="DKK",
-            stake_minor=stake_minor, contribution_micro=network.wager_contribution_micro(stake_minor),
-            player_id=f"p-{index % 1000:06d}", operator_id="op-a",
+            network_id=network.network_id,
+            contribution_id=uuid.UUID(int=index + 1),
+            game="stjernestoev",
+            currency="DKK",
+            stake_minor=stake_minor,
+            contribution_micro=network.wager_contribution_micro(stake_minor),
+            player_id=f"p-{index % 1000:06d}",
+            operator_id="op-a",
         )
         message = envelope(data, source="bench", time=now)
         records.append((message.key, encode(message)))
@@ -64,9 +70,13 @@ async def _run_service(bootstrap: str, prefix: str, count: int, batch_max: int):
     from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 
     config = JackpotConfig(
-        bootstrap=bootstrap, commands_topic=prefix + JACKPOT_COMMANDS, events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS, dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=f"{prefix}reelstream-jackpot", batch_max=batch_max,
+        bootstrap=bootstrap,
+        commands_topic=prefix + JACKPOT_COMMANDS,
+        events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS,
+        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=f"{prefix}reelstream-jackpot",
+        batch_max=batch_max,
     )
     service = JackpotService(config)
     stop = asyncio.Event()
@@ -122,21 +132,46 @@ def command(
         details.append(run)
     base_median, service_median = statistics.median(baseline), statistics.median(service)
     results = {
-        "messages": messages, "repeats": repeats, "batch_max": batch_max,
+        "messages": messages,
+        "repeats": repeats,
+        "batch_max": batch_max,
         "value_bytes_median": statistics.median(len(value) for _, value in records),
-        "baseline_consume_decode_encode_produce": {"msg_per_s": round(base_median), "runs": [round(r) for r in baseline]},
-        "jackpot_contributions": {"msg_per_s": round(service_median), "runs": [round(r) for r in service],
-                                  "batches": [d["batches"] for d in details], "events": [d["events"] for d in details]},
+        "baseline_consume_decode_encode_produce": {
+            "msg_per_s": round(base_median),
+            "runs": [round(r) for r in baseline],
+        },
+        "jackpot_contributions": {
+            "msg_per_s": round(service_median),
+            "runs": [round(r) for r in service],
+            "batches": [d["batches"] for d in details],
+            "events": [d["events"] for d in details],
+        },
         "ratio": round(service_median / base_median, 3),
         "target_ratio": 0.5,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "broker": bootstrap, "seconds": round(time.perf_counter() - started, 1)},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "broker": bootstrap,
+            "seconds": round(time.perf_counter() - started, 1),
+        },
     }
     table = Table("measure (one partition)", "msg/s (median)", "runs")
-    table.add_row("consume → decode → validate → encode → produce", f"{round(base_median):,}", ", ".join(f"{round(r):,}" for r in baseline))
-    table.add_row("jackpot service: contributions applied", f"{round(service_median):,}", ", ".join(f"{round(r):,}" for r in service))
+    table.add_row(
+        "consume → decode → validate → encode → produce",
+        f"{round(base_median):,}",
+        ", ".join(f"{round(r):,}" for r in baseline),
+    )
+    table.add_row(
+        "jackpot service: contributions applied",
+        f"{round(service_median):,}",
+        ", ".join(f"{round(r):,}" for r in service),
+    )
     console.print(table)
-    console.print(f"ratio {results['ratio']} (target ≥ 0.5); {messages:,} contributions of {results['value_bytes_median']} bytes, "
-                  f"{repeats} runs each, {results['machine']['seconds']} s", markup=False)
+    console.print(
+        f"ratio {results['ratio']} (target ≥ 0.5); {messages:,} contributions of {results['value_bytes_median']} bytes, "
+        f"{repeats} runs each, {results['machine']['seconds']} s",
+        markup=False,
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")

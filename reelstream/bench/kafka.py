@@ -2,6 +2,7 @@
 
 Later benchmarks (wallet, jackpot, spins) call `measure_baselines()` in their own run and quote ratios against it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,8 +22,15 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.config import load_settings
-from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer,
-                          consumer, producer)
+from shared.kafka import (
+    AIOKAFKA_CONSUMER_SAFETY,
+    AIOKAFKA_PRODUCER_SAFETY,
+    admin_client,
+    aio_consumer,
+    aio_producer,
+    consumer,
+    producer,
+)
 
 PARTITIONS = 6  # as the player-keyed topics
 CONSUME_TIMEOUT_S = 120
@@ -38,8 +46,14 @@ def sample_records(count: int) -> list[tuple[bytes, bytes]]:
     records = []
     for index in range(count):
         player = f"p-{index % 1000:06d}"
-        data = SpinRequested(request_id=uuid.UUID(int=index + 1), player_id=player, game="rising-joker",
-                             stake_minor=100 + index % 7, currency="EUR", session_token=f"t{index:07d}")
+        data = SpinRequested(
+            request_id=uuid.UUID(int=index + 1),
+            player_id=player,
+            game="rising-joker",
+            stake_minor=100 + index % 7,
+            currency="EUR",
+            session_token=f"t{index:07d}",
+        )
         records.append((player.encode(), encode(envelope(data, source="bench", time=now))))
     return records
 
@@ -110,7 +124,9 @@ def kafka_python_consume(bootstrap: str, topic: str, count: int) -> float:
         client.close(autocommit=False)
 
 
-def transform_loop(bootstrap: str, source: str, sink: str, count: int, transform: Transform = codec_round_trip) -> float:
+def transform_loop(
+    bootstrap: str, source: str, sink: str, count: int, transform: Transform = codec_round_trip
+) -> float:
     """At-least-once loop: per polled batch, transform + produce each record, flush, then commit the batch."""
     # Manually assigned, but with a group id: offsets are committed to the group like a service does.
     reader = _assigned(bootstrap, source, group_id=f"bench-{uuid.uuid4().hex}")
@@ -234,29 +250,46 @@ def _median_of(repeats: int, measure: Callable[[], float]) -> dict[str, object]:
 
 
 def measure_baselines(
-    bootstrap: str, messages: int = 20_000, repeats: int = 3, latency_samples: int = 500,
+    bootstrap: str,
+    messages: int = 20_000,
+    repeats: int = 3,
+    latency_samples: int = 500,
     transform: Transform = codec_round_trip,
 ) -> dict[str, object]:
     """Every Kafka baseline of this machine, measured now (median of `repeats` runs for throughputs)."""
     records = sample_records(messages)
     sizes = [len(value) for _, value in records]
-    results: dict[str, object] = {"messages": messages, "repeats": repeats, "partitions": PARTITIONS,
-                                  "value_bytes_median": statistics.median(sizes)}
+    results: dict[str, object] = {
+        "messages": messages,
+        "repeats": repeats,
+        "partitions": PARTITIONS,
+        "value_bytes_median": statistics.median(sizes),
+    }
     with scratch_topics(bootstrap, 3 * repeats) as topics:
         # Each produce run fills its own topic; consume runs then read the first one (exactly `messages` records).
-        kp, aio, sinks = topics[:repeats], topics[repeats:2 * repeats], topics[2 * repeats:]
+        kp, aio, sinks = topics[:repeats], topics[repeats : 2 * repeats], topics[2 * repeats :]
         kp_next, aio_next, sink_next = iter(kp), iter(aio), iter(sinks)
-        results["kafka_python_produce"] = _median_of(repeats, lambda: kafka_python_produce(bootstrap, next(kp_next), records))
+        results["kafka_python_produce"] = _median_of(
+            repeats, lambda: kafka_python_produce(bootstrap, next(kp_next), records)
+        )
         results["kafka_python_consume"] = _median_of(repeats, lambda: kafka_python_consume(bootstrap, kp[0], messages))
         results["aiokafka_produce"] = _median_of(
-            repeats, lambda: asyncio.run(aiokafka_produce(bootstrap, next(aio_next), records)))
-        results["aiokafka_consume"] = _median_of(repeats, lambda: asyncio.run(aiokafka_consume(bootstrap, aio[0], messages)))
+            repeats, lambda: asyncio.run(aiokafka_produce(bootstrap, next(aio_next), records))
+        )
+        results["aiokafka_consume"] = _median_of(
+            repeats, lambda: asyncio.run(aiokafka_consume(bootstrap, aio[0], messages))
+        )
         results["codec_only"] = _median_of(repeats, lambda: codec_only(records, transform))
         results["consume_decode_encode_produce"] = _median_of(
-            repeats, lambda: transform_loop(bootstrap, kp[0], next(sink_next), messages, transform))
+            repeats, lambda: transform_loop(bootstrap, kp[0], next(sink_next), messages, transform)
+        )
         with scratch_topics(bootstrap, 2, partitions=1) as (latency_kp, latency_aio):
-            results["kafka_python_round_trip"] = kafka_python_round_trip(bootstrap, latency_kp, records[0][1], latency_samples)
-            results["aiokafka_round_trip"] = asyncio.run(aiokafka_round_trip(bootstrap, latency_aio, records[0][1], latency_samples))
+            results["kafka_python_round_trip"] = kafka_python_round_trip(
+                bootstrap, latency_kp, records[0][1], latency_samples
+            )
+            results["aiokafka_round_trip"] = asyncio.run(
+                aiokafka_round_trip(bootstrap, latency_aio, records[0][1], latency_samples)
+            )
         results["latency_samples"] = latency_samples
     return results
 
@@ -297,10 +330,20 @@ def command(
     started, load_before = time.perf_counter(), os.getloadavg()[0]
     results = measure_baselines(bootstrap, messages, repeats, latency_samples)
     # Other processes on the machine move these figures: the 1-minute load average is kept with them.
-    results["machine"] = {"load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2),"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                          "broker": bootstrap, "seconds": round(time.perf_counter() - started, 1)}
+    results["machine"] = {
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "broker": bootstrap,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     print_table(results, console)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
-    console.print(f"{messages:,} records of {results['value_bytes_median']} bytes, {repeats} runs each; wrote {out} "
-                  f"in {results['machine']['seconds']} s", markup=False)
+    console.print(
+        f"{messages:,} records of {results['value_bytes_median']} bytes, {repeats} runs each; wrote {out} "
+        f"in {results['machine']['seconds']} s",
+        markup=False,
+    )

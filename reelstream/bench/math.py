@@ -1,4 +1,5 @@
 """Math engine benchmarks: each game's figures as ratios against a trivial reference loop measured in the same run."""
+
 from __future__ import annotations
 
 import importlib

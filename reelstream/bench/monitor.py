@@ -7,6 +7,7 @@ backlog of sample traffic on its three topics (settled and rejected spins, contr
 started on it, msg/s from its first to its last record read; the bare consume → decode → validate → encode →
 produce loop (reelstream/bench/kafka.py) runs on the same record values in the same run. Not part of `bench spins`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -73,8 +74,12 @@ def throughput(bootstrap: str, spins: int, workdir: Path) -> dict:
         writer.flush(60)
         writer.close()
         loop = transform_loop(bootstrap, source, sink, len(samples))
-    return {"records": len(samples), "monitor_msg_per_s": round(rate), "bare_loop_msg_per_s": round(loop),
-            "monitor_to_bare_loop": round(rate / loop, 3)}
+    return {
+        "records": len(samples),
+        "monitor_msg_per_s": round(rate),
+        "bare_loop_msg_per_s": round(loop),
+        "monitor_to_bare_loop": round(rate / loop, 3),
+    }
 
 
 async def _sample_lag(port: int, samples: list, stop: asyncio.Event) -> None:
@@ -103,8 +108,10 @@ async def _lag_phase(bootstrap: str, prefix: str, port: int, rate: float, second
         caught_up_s = None
         while time.monotonic() - load_end < 30:
             body = await asyncio.to_thread(get_json, port, "/api/ops", 2.0) or {}
-            if body.get("monitor_lag_records") == 0 and body.get("rtp_by_game", {}).get("rising-joker", {}).get(
-                    "spins", 0) >= paced["answered"]:
+            if (
+                body.get("monitor_lag_records") == 0
+                and body.get("rtp_by_game", {}).get("rising-joker", {}).get("spins", 0) >= paced["answered"]
+            ):
                 caught_up_s = time.monotonic() - load_end
                 break
             await asyncio.sleep(0.1)
@@ -114,11 +121,17 @@ async def _lag_phase(bootstrap: str, prefix: str, port: int, rate: float, second
         await load.stop()
     during = [s for s in samples if s[0] <= load_end]
     lags_s = sorted(s[2] for s in during) or [0.0]
-    return {"rate_per_s": rate, "seconds": seconds, "spins_answered": paced["answered"],
-            "spin_latency_p50_ms": paced["p50_ms"], "spin_latency_p99_ms": paced["p99_ms"],
-            "lag_s_max": round(max(lags_s), 2), "lag_s_p50": round(statistics.median(lags_s), 2),
-            "lag_records_max": max((s[1] for s in during), default=0),
-            "caught_up_after_load_s": None if caught_up_s is None else round(caught_up_s, 2)}
+    return {
+        "rate_per_s": rate,
+        "seconds": seconds,
+        "spins_answered": paced["answered"],
+        "spin_latency_p50_ms": paced["p50_ms"],
+        "spin_latency_p99_ms": paced["p99_ms"],
+        "lag_s_max": round(max(lags_s), 2),
+        "lag_s_p50": round(statistics.median(lags_s), 2),
+        "lag_records_max": max((s[1] for s in during), default=0),
+        "caught_up_after_load_s": None if caught_up_s is None else round(caught_up_s, 2),
+    }
 
 
 def lag(bootstrap: str, rate: float, seconds: float, workdir: Path) -> dict:
@@ -145,12 +158,16 @@ def command(
     """Monitor: lag at 50 spins/s (target < 5 s, 0 within 10 s of the load stopping) and msg/s vs the bare loop."""
     bootstrap = load_settings().kafka_bootstrap_servers
     workdir = Path(tempfile.mkdtemp(prefix="bench-monitor-"))
-    results = {"lag": lag(bootstrap, rate, seconds, workdir),
-               "throughput": throughput(bootstrap, backlog_spins, workdir)}
+    results = {
+        "lag": lag(bootstrap, rate, seconds, workdir),
+        "throughput": throughput(bootstrap, backlog_spins, workdir),
+    }
     lagged = results["lag"]
-    results["verdict"] = {"lag_under_5_s": lagged["lag_s_max"] < 5.0,
-                          "caught_up_within_10_s": lagged["caught_up_after_load_s"] is not None
-                          and lagged["caught_up_after_load_s"] <= 10.0}
+    results["verdict"] = {
+        "lag_under_5_s": lagged["lag_s_max"] < 5.0,
+        "caught_up_within_10_s": lagged["caught_up_after_load_s"] is not None
+        and lagged["caught_up_after_load_s"] <= 10.0,
+    }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
     table = Table("figure", "value", title="monitor")

@@ -6,6 +6,7 @@ de-duplication; each measured before and after the projector, times averaged), a
 decode → stage → de-duplicate → fold → positions, one transaction per fetch) — then a rebuild folds the same log into a
 fresh schema.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -48,7 +49,7 @@ def _rows(samples) -> dict[str, list[tuple]]:
     rows: dict[str, list[tuple]] = {}
     for start in range(0, len(samples), MAX_BATCH_RECORDS):
         batch = Batch()
-        for offset, sample in enumerate(samples[start:start + MAX_BATCH_RECORDS], start):
+        for offset, sample in enumerate(samples[start : start + MAX_BATCH_RECORDS], start):
             batch.add_event(sample.envelope, RecordMeta(sample.topic, 0, offset, sample.envelope.time))
         for table, table_rows in batch.rows.items():
             rows.setdefault(table, []).extend(table_rows)
@@ -68,10 +69,12 @@ async def _baseline(url: str, schema: str, rows: dict[str, list[tuple]], copy: b
             values = ", ".join(f"${index + 1}" for index in range(len(columns)))
             insert = f'INSERT INTO "{schema}".{table} ({names}) VALUES ({values})'
             for start in range(0, len(table_rows), size):
-                chunk = table_rows[start:start + size]
+                chunk = table_rows[start : start + size]
                 async with conn.transaction():
                     if copy:
-                        await conn.copy_records_to_table(table, records=chunk, columns=list(columns), schema_name=schema)
+                        await conn.copy_records_to_table(
+                            table, records=chunk, columns=list(columns), schema_name=schema
+                        )
                     else:
                         await conn.executemany(insert, chunk)
         return time.perf_counter() - started
@@ -81,8 +84,9 @@ async def _baseline(url: str, schema: str, rows: dict[str, list[tuple]], copy: b
 
 async def _live(config: ProjectorConfig, until) -> tuple[float, int, int]:
     marks: dict[str, float] = {}
-    progress = await Projector(config).run(asyncio.Event(), until=until,
-                                           on_ready=lambda p: marks.setdefault("ready", time.perf_counter()))
+    progress = await Projector(config).run(
+        asyncio.Event(), until=until, on_ready=lambda p: marks.setdefault("ready", time.perf_counter())
+    )
     return time.perf_counter() - marks["ready"], progress.rows, progress.events
 
 
@@ -130,15 +134,23 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         # round, and a ratio against baselines measured only at its start carried that drift (±50 % seen).
         executemany_s = [await _baseline(url, "proj_base_executemany", rows, copy=False)]
         copy_s = [await _baseline(url, "proj_base_copy", rows, copy=True)]
-        config = ProjectorConfig(settings.kafka_bootstrap_servers, url, tuple(prefix + t for t in SOURCE_TOPICS),
-                                 decode_workers=decode_workers, topic_prefix=prefix)
+        config = ProjectorConfig(
+            settings.kafka_bootstrap_servers,
+            url,
+            tuple(prefix + t for t in SOURCE_TOPICS),
+            decode_workers=decode_workers,
+            topic_prefix=prefix,
+        )
         until = await end_offsets(config.bootstrap, config.topics)
         with profiled(profile and profile.with_name(profile.name + "-live.prof")):
             live_s, live_rows, live_events = await _live(config, until)
         marks: list[tuple[str, float]] = [("start", time.perf_counter())]
         with profiled(profile and profile.with_name(profile.name + "-rebuild.prof")):
-            rebuilt = await rebuild(config, datetime.now(timezone.utc),
-                                    on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())))
+            rebuilt = await rebuild(
+                config,
+                datetime.now(timezone.utc),
+                on_phase=lambda phase, detail: marks.append((phase, time.perf_counter())),
+            )
         marks.append(("end", time.perf_counter()))
         rebuild_s = marks[-1][1] - marks[0][1]
         copy_s.append(await _baseline(url, "proj_base_copy_after", rows, copy=True))
@@ -155,9 +167,11 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         "executemany_before_after": [row_count / s for s in executemany_s],
         "copy_before_after": [row_count / s for s in copy_s],
         "live": live_rows / live_s,
-        "live_events": live_events / live_s, "rebuild": rebuilt.rows / rebuild_s,
+        "live_events": live_events / live_s,
+        "rebuild": rebuilt.rows / rebuild_s,
         "rebuild_events": rebuilt.events / rebuild_s,
-        "rebuild_s": rebuild_s, "rebuild_phases_s": _phases(marks),
+        "rebuild_s": rebuild_s,
+        "rebuild_phases_s": _phases(marks),
     }
 
 
@@ -176,20 +190,33 @@ async def measure(spins: int, decode_workers: int, rounds: int, profile: Path | 
     median = lambda key: statistics.median(r[key] for r in results)  # noqa: E731
     ratio = lambda a, b: statistics.median(r[a] / r[b] for r in results)  # noqa: E731
     return {
-        "when": datetime.now(timezone.utc).isoformat(), "machine": platform.platform(), "cpus": os.cpu_count(),
-        "events": len(samples), "rows": row_count, "rows_per_event": row_count / len(samples), "rounds": results,
-        "executemany_rows_per_s": median("executemany"), "copy_rows_per_s": median("copy"),
-        "live_rows_per_s": median("live"), "live_events_per_s": median("live_events"),
-        "rebuild_events_per_s": median("rebuild_events"), "rebuild_rows_per_s": median("rebuild"),
+        "when": datetime.now(timezone.utc).isoformat(),
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+        "events": len(samples),
+        "rows": row_count,
+        "rows_per_event": row_count / len(samples),
+        "rounds": results,
+        "executemany_rows_per_s": median("executemany"),
+        "copy_rows_per_s": median("copy"),
+        "live_rows_per_s": median("live"),
+        "live_events_per_s": median("live_events"),
+        "rebuild_events_per_s": median("rebuild_events"),
+        "rebuild_rows_per_s": median("rebuild"),
         "decode_and_map_only_events_per_s": median("decode_ceiling_events"),
         "copy_events_per_s": median("copy") * len(samples) / row_count,
         "ratios": {
-            "live_vs_executemany": ratio("live", "executemany"), "live_vs_copy": ratio("live", "copy"),
-            "rebuild_vs_executemany": ratio("rebuild", "executemany"), "rebuild_vs_copy": ratio("rebuild", "copy"),
+            "live_vs_executemany": ratio("live", "executemany"),
+            "live_vs_copy": ratio("live", "copy"),
+            "rebuild_vs_executemany": ratio("rebuild", "executemany"),
+            "rebuild_vs_copy": ratio("rebuild", "copy"),
         },
-        "target_ratio": TARGET_RATIO, "decode_workers": decode_workers,
-        "rebuild_phases_s": {phase: statistics.median(r["rebuild_phases_s"].get(phase, 0.0) for r in results)
-                             for phase in results[0]["rebuild_phases_s"]},
+        "target_ratio": TARGET_RATIO,
+        "decode_workers": decode_workers,
+        "rebuild_phases_s": {
+            phase: statistics.median(r["rebuild_phases_s"].get(phase, 0.0) for r in results)
+            for phase in results[0]["rebuild_phases_s"]
+        },
         "load_average_1m_after": os.getloadavg()[0],
     }
 
@@ -199,30 +226,59 @@ def command(
     out: Path = typer.Option(Path("bench-results/projector.json"), help="Where to write the JSON results."),
     decode_workers: int = typer.Option(0, help="Decode worker processes of the projector (0: decode in-process)."),
     rounds: int = typer.Option(3, help="Paired rounds; ratios are medians over rounds."),
-    profile: Path | None = typer.Option(None, help="cProfile the live run and the rebuild into PATH-live.prof and "
-                                                   "PATH-rebuild.prof (the last round's; slows them down)."),
+    profile: Path | None = typer.Option(
+        None,
+        help="cProfile the live run and the rebuild into PATH-live.prof and "
+        "PATH-rebuild.prof (the last round's; slows them down).",
+    ),
 ) -> None:
     """Projector: live rows/s and rebuild events/s vs asyncpg executemany (1,000-row batches) and COPY baselines."""
     result = asyncio.run(measure(spins, decode_workers, rounds, profile))
-    table = Table(title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows, "
-                        f"median of {rounds} rounds, {decode_workers} decode workers")
+    table = Table(
+        title=f"projector bench: {result['events']:,} events, {result['rows']:,} rows, "
+        f"median of {rounds} rounds, {decode_workers} decode workers"
+    )
     for column in ("what", "rows/s", "events/s", "× executemany", "× COPY"):
         table.add_column(column, justify="right")
     per_event = result["rows_per_event"]
-    table.add_row("executemany (1,000-row batches)", f"{result['executemany_rows_per_s']:,.0f}",
-                  f"{result['executemany_rows_per_s'] / per_event:,.0f}", "1.00", "")
-    table.add_row("COPY (5,000-row batches)", f"{result['copy_rows_per_s']:,.0f}",
-                  f"{result['copy_rows_per_s'] / per_event:,.0f}", "", "1.00")
+    table.add_row(
+        "executemany (1,000-row batches)",
+        f"{result['executemany_rows_per_s']:,.0f}",
+        f"{result['executemany_rows_per_s'] / per_event:,.0f}",
+        "1.00",
+        "",
+    )
+    table.add_row(
+        "COPY (5,000-row batches)",
+        f"{result['copy_rows_per_s']:,.0f}",
+        f"{result['copy_rows_per_s'] / per_event:,.0f}",
+        "",
+        "1.00",
+    )
     ratios = result["ratios"]
-    table.add_row("projector live", f"{result['live_rows_per_s']:,.0f}", f"{result['live_events_per_s']:,.0f}",
-                  f"{ratios['live_vs_executemany']:.2f}", f"{ratios['live_vs_copy']:.2f}")
-    table.add_row("projector rebuild", f"{result['rebuild_rows_per_s']:,.0f}", f"{result['rebuild_events_per_s']:,.0f}",
-                  f"{ratios['rebuild_vs_executemany']:.2f}", f"{ratios['rebuild_vs_copy']:.2f}")
+    table.add_row(
+        "projector live",
+        f"{result['live_rows_per_s']:,.0f}",
+        f"{result['live_events_per_s']:,.0f}",
+        f"{ratios['live_vs_executemany']:.2f}",
+        f"{ratios['live_vs_copy']:.2f}",
+    )
+    table.add_row(
+        "projector rebuild",
+        f"{result['rebuild_rows_per_s']:,.0f}",
+        f"{result['rebuild_events_per_s']:,.0f}",
+        f"{ratios['rebuild_vs_executemany']:.2f}",
+        f"{ratios['rebuild_vs_copy']:.2f}",
+    )
     Console().print(table)
-    print("rebuild phases (median s): " + ", ".join(f"{phase} {seconds:.3f}"
-                                                   for phase, seconds in result["rebuild_phases_s"].items()))
-    print(f"decode + map alone (no Kafka, no Postgres): {result['decode_and_map_only_events_per_s']:,.0f} events/s "
-          f"= {result['decode_and_map_only_events_per_s'] / result['copy_events_per_s']:.2f}× the COPY baseline's events/s")
+    print(
+        "rebuild phases (median s): "
+        + ", ".join(f"{phase} {seconds:.3f}" for phase, seconds in result["rebuild_phases_s"].items())
+    )
+    print(
+        f"decode + map alone (no Kafka, no Postgres): {result['decode_and_map_only_events_per_s']:,.0f} events/s "
+        f"= {result['decode_and_map_only_events_per_s'] / result['copy_events_per_s']:.2f}× the COPY baseline's events/s"
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
     below = {name: value for name, value in ratios.items() if value < TARGET_RATIO}

@@ -5,6 +5,7 @@ kafka-python's producer and consumer threads (paced sends at 160 spins/s measure
 0.84 ms with this loop and 10 ms ticks; docs/spin.md). The open-loop pacing sends, every TICK_S, the requests whose
 due instant has passed, and latency is measured from that due instant, so the ticks can only add to it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -56,10 +57,10 @@ class LoadGenerator:
     def __init__(self, bootstrap: str, requests_topic: str, answers_topic: str) -> None:
         """answers_topic: a (prefixed) spin.events, created as declared in shared.topics."""
         self.requests_topic, self.answers_topic = requests_topic, answers_topic
-        self.producer = aio_producer(bootstrap, client_id="bench-spins",
-                                     **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
-        self.reader = aio_consumer(bootstrap=bootstrap, group_id=None, client_id="bench-spins-answers",
-                                   **AIOKAFKA_CONSUMER_SAFETY)
+        self.producer = aio_producer(bootstrap, client_id="bench-spins", **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0})
+        self.reader = aio_consumer(
+            bootstrap=bootstrap, group_id=None, client_id="bench-spins-answers", **AIOKAFKA_CONSUMER_SAFETY
+        )
         self.answers = Answers()
         self._reading: asyncio.Task | None = None
 
@@ -104,10 +105,16 @@ class LoadGenerator:
         await self.wait_answers([rid for rid, _, _ in batch], timeout_s)
         answered = [self.answers.at[rid] for rid, _, _ in batch if rid in self.answers.at]
         elapsed = max(answered) - started
-        return {"requests": len(batch), "answered": len(answered), "seconds": round(elapsed, 2),
-                "spins_per_s": round(len(answered) / elapsed, 1)}
+        return {
+            "requests": len(batch),
+            "answered": len(answered),
+            "seconds": round(elapsed, 2),
+            "spins_per_s": round(len(answered) / elapsed, 1),
+        }
 
-    async def paced(self, batch: list[Request], rate: float, timeout_s: float = 120) -> tuple[dict, dict[uuid.UUID, float]]:
+    async def paced(
+        self, batch: list[Request], rate: float, timeout_s: float = 120
+    ) -> tuple[dict, dict[uuid.UUID, float]]:
         """Open loop: request i is due at start + i / rate; latency = answer read - due instant."""
         due_at: dict[uuid.UUID, float] = {}
         due_wall: dict[uuid.UUID, float] = {}
@@ -128,8 +135,18 @@ class LoadGenerator:
         await self.wait_answers(list(due_at), timeout_s)
         took = [self.answers.at[rid] - due for rid, due in due_at.items() if rid in self.answers.at]
         pacing, quarter = percentiles_ms(lag), max(1, len(took) // 4)
-        return ({"rate_per_s": round(rate, 1), "requests": len(batch), "answered": len(took), **percentiles_ms(took),
-                 "send_lag_p50_ms": pacing["p50_ms"], "send_lag_p99_ms": pacing["p99_ms"], "tick_ms": TICK_S * 1000,
-                 # stationary or growing: a queue that builds up shows as a last quarter far above the first
-                 "first_quarter_p50_ms": percentiles_ms(took[:quarter])["p50_ms"],
-                 "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"]}, due_wall)
+        return (
+            {
+                "rate_per_s": round(rate, 1),
+                "requests": len(batch),
+                "answered": len(took),
+                **percentiles_ms(took),
+                "send_lag_p50_ms": pacing["p50_ms"],
+                "send_lag_p99_ms": pacing["p99_ms"],
+                "tick_ms": TICK_S * 1000,
+                # stationary or growing: a queue that builds up shows as a last quarter far above the first
+                "first_quarter_p50_ms": percentiles_ms(took[:quarter])["p50_ms"],
+                "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"],
+            },
+            due_wall,
+        )

@@ -5,6 +5,7 @@ run, then: (1) a burst of spin requests as fast as the platform settles them, (2
 rate for the latency percentiles. Targets: spins/s x m >= 0.35 x the bare consume-decode-encode-produce loop's msg/s;
 p99 <= 5 x raw round-trip p99 x sequential hops.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -51,9 +52,17 @@ def _requests(players: list[str], tokens: dict[str, str], count: int) -> list[tu
     built = []
     for index in range(count):
         player = players[index % len(players)]
-        data = SpinRequested(request_id=uuid.uuid4(), player_id=player, game="rising-joker", stake_minor=100,
-                             currency="EUR", session_token=tokens[player])
-        built.append((data.request_id, player.encode(), encode(envelope(data, source="bench", time=datetime.now(timezone.utc)))))
+        data = SpinRequested(
+            request_id=uuid.uuid4(),
+            player_id=player,
+            game="rising-joker",
+            stake_minor=100,
+            currency="EUR",
+            session_token=tokens[player],
+        )
+        built.append(
+            (data.request_id, player.encode(), encode(envelope(data, source="bench", time=datetime.now(timezone.utc))))
+        )
     return built
 
 
@@ -71,11 +80,18 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
 def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
     """request id -> {index in CHAIN: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
     stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(CHAIN)}
-    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False,
-                           isolation_level="read_committed", auto_offset_reset="earliest")
+    reader = kafka_consumer(
+        bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+        auto_offset_reset="earliest",
+    )
     found: dict[str, dict[int, int]] = {rid: {} for rid in wanted}
     try:
-        tps = [TopicPartition(name, p) for name in sorted({t for t, _ in stage}) for p in reader.partitions_for_topic(name)]
+        tps = [
+            TopicPartition(name, p) for name in sorted({t for t, _ in stage}) for p in reader.partitions_for_topic(name)
+        ]
         reader.assign(tps)
         reader.seek_to_beginning(*tps)
         end = reader.end_offsets(tps)
@@ -93,7 +109,9 @@ def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float
     return found
 
 
-def hop_breakdown(found: dict[str, dict[int, int]], due_wall: dict[str, float], answered_wall: dict[str, float]) -> list[dict]:
+def hop_breakdown(
+    found: dict[str, dict[int, int]], due_wall: dict[str, float], answered_wall: dict[str, float]
+) -> list[dict]:
     """p50/p99 of each hop: request due -> request appended, record i -> record i+1 of CHAIN, spin.settled -> read."""
     hops: list[tuple[str, list[float]]] = [("client due → " + CHAIN[0][0], [])]
     hops += [(f"{CHAIN[i][1]} → {CHAIN[i + 1][0]}:{CHAIN[i + 1][1]}", []) for i in range(len(CHAIN) - 1)]
@@ -144,20 +162,41 @@ def _start_platform(bootstrap: str, prefix: str, log_dir: Path) -> list:
 
 def _deposits(players: list[str]) -> list[tuple[bytes, bytes]]:
     now = datetime.now(timezone.utc)
-    return [(player.encode(), encode(envelope(
-        Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR"), source="bench", time=now)))
-        for player in players]
+    return [
+        (
+            player.encode(),
+            encode(
+                envelope(
+                    Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR"),
+                    source="bench",
+                    time=now,
+                )
+            ),
+        )
+        for player in players
+    ]
 
 
-def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, baseline_messages: int,
-        latency_rate: float | None = None, broker_pid: int | None = None, curve: tuple[float, ...] = ()) -> dict:
+def run(
+    bootstrap: str,
+    spins: int,
+    players_count: int,
+    latency_seconds: float,
+    baseline_messages: int,
+    latency_rate: float | None = None,
+    broker_pid: int | None = None,
+    curve: tuple[float, ...] = (),
+) -> dict:
     baselines = measure_baselines(bootstrap, messages=baseline_messages, repeats=1, latency_samples=200)
     prefix = f"bench{uuid.uuid4().hex[:10]}."
     ensure_topics(bootstrap, prefix=prefix)
     services = _start_platform(bootstrap, prefix, Path("bench-results/spins-logs"))
     try:
-        measured = asyncio.run(_measure(bootstrap, prefix, services, spins, players_count, latency_seconds,
-                                        latency_rate, broker_pid, curve))
+        measured = asyncio.run(
+            _measure(
+                bootstrap, prefix, services, spins, players_count, latency_seconds, latency_rate, broker_pid, curve
+            )
+        )
         return {"baselines": baselines, **measured, "sequential_hops": SEQUENTIAL_HOPS}
     finally:
         for service in services:
@@ -165,8 +204,17 @@ def run(bootstrap: str, spins: int, players_count: int, latency_seconds: float, 
         delete_prefixed(bootstrap, prefix)
 
 
-async def _measure(bootstrap: str, prefix: str, services: list, spins: int, players_count: int, latency_seconds: float,
-                   latency_rate: float | None, broker_pid: int | None, curve: tuple[float, ...]) -> dict:
+async def _measure(
+    bootstrap: str,
+    prefix: str,
+    services: list,
+    spins: int,
+    players_count: int,
+    latency_seconds: float,
+    latency_rate: float | None,
+    broker_pid: int | None,
+    curve: tuple[float, ...],
+) -> dict:
     settings = load_settings()
     load = LoadGenerator(bootstrap, f"{prefix}spin.requests", f"{prefix}spin.events")
     await load.start()
@@ -183,21 +231,34 @@ async def _measure(bootstrap: str, prefix: str, services: list, spins: int, play
         cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
         burst = await load.burst(_requests(players, tokens, spins))
         burst["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, burst["answered"])
-        burst["messages_per_spin"] = round((_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2)
+        burst["messages_per_spin"] = round(
+            (_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2
+        )
         rate = latency_rate or burst["spins_per_s"] / 2
-        paced, due_wall = await _paced_with_cpu(load, pids, _requests(players, tokens, int(rate * latency_seconds)), rate)
+        paced, due_wall = await _paced_with_cpu(
+            load, pids, _requests(players, tokens, int(rate * latency_seconds)), rate
+        )
         found = _chain_times(bootstrap, prefix, {str(rid) for rid in due_wall})
         answers = load.answers
-        hops = hop_breakdown(found, {str(rid): at for rid, at in due_wall.items()},
-                             {str(rid): answers.wall[rid] for rid in due_wall if rid in answers.wall})
+        hops = hop_breakdown(
+            found,
+            {str(rid): at for rid, at in due_wall.items()},
+            {str(rid): answers.wall[rid] for rid in due_wall if rid in answers.wall},
+        )
         paced["rate_forced"] = latency_rate is not None  # then not the issue's "50 % of the burst" point
         points = []
         for point_rate in curve:  # latency against load: where the p99 budget holds on this machine
-            point, _ = await _paced_with_cpu(load, pids, _requests(players, tokens, int(point_rate * latency_seconds)),
-                                             point_rate)
+            point, _ = await _paced_with_cpu(
+                load, pids, _requests(players, tokens, int(point_rate * latency_seconds)), point_rate
+            )
             points.append(point)
-        return {"burst": burst, "latency_at_half_load": paced, "hops_at_half_load": hops, "latency_curve": points,
-                "rejections": answers.codes}
+        return {
+            "burst": burst,
+            "latency_at_half_load": paced,
+            "hops_at_half_load": hops,
+            "latency_curve": points,
+            "rejections": answers.codes,
+        }
     finally:
         await load.stop()
 
@@ -217,9 +278,13 @@ def verdict(results: dict) -> dict:
     burst, paced = results["burst"], results["latency_at_half_load"]
     throughput_ratio = burst["spins_per_s"] * burst["messages_per_spin"] / loop
     latency_budget_ms = 5 * rtt_p99 * results["sequential_hops"]
-    return {"throughput_ratio": round(throughput_ratio, 3), "throughput_target": 0.35,
-            "throughput_ok": throughput_ratio >= 0.35, "latency_budget_ms": round(latency_budget_ms, 1),
-            "latency_ok": paced["p99_ms"] <= latency_budget_ms}
+    return {
+        "throughput_ratio": round(throughput_ratio, 3),
+        "throughput_target": 0.35,
+        "throughput_ok": throughput_ratio >= 0.35,
+        "latency_budget_ms": round(latency_budget_ms, 1),
+        "latency_ok": paced["p99_ms"] <= latency_budget_ms,
+    }
 
 
 def command(
@@ -229,11 +294,18 @@ def command(
     baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
     out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
-    latency_rate: float = typer.Option(None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."),
-    broker_pid: int = typer.Option(None, help="Also count this broker process's CPU (default: the local broker of "
-                                              "`reelstream infra up`, when it runs)."),
-    curve: str = typer.Option("", help="Also measure latency at these rates, e.g. '10,25,50,100' (spins/s, each for "
-                                       "--latency-seconds): where the p99 budget holds on this machine."),
+    latency_rate: float = typer.Option(
+        None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."
+    ),
+    broker_pid: int = typer.Option(
+        None,
+        help="Also count this broker process's CPU (default: the local broker of `reelstream infra up`, when it runs).",
+    ),
+    curve: str = typer.Option(
+        "",
+        help="Also measure latency at these rates, e.g. '10,25,50,100' (spins/s, each for "
+        "--latency-seconds): where the p99 budget holds on this machine.",
+    ),
 ) -> None:
     """Spins end to end with all services: spins/s, messages per spin, p50/p99 at 50 % load, against baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
@@ -245,8 +317,11 @@ def command(
         raise typer.BadParameter(f"--curve takes spins/s separated by commas, e.g. 10,25,50; got {curve!r}") from None
     results = run(bootstrap, spins, players, latency_seconds, baseline_messages, latency_rate, broker_pid, rates)
     results["verdict"] = verdict(results)
-    results["machine"] = {"cpus": os.cpu_count(), "load_1min_before": round(load_before, 2),
-                          "load_1min_after": round(os.getloadavg()[0], 2)}
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(os.getloadavg()[0], 2),
+    }
     burst, paced, judged = results["burst"], results["latency_at_half_load"], results["verdict"]
     base = results["baselines"]
     table = Table("measure", "value")
@@ -254,13 +329,27 @@ def command(
     table.add_row("Kafka messages per settled spin (m)", str(burst["messages_per_spin"]))
     cpu_names = " / ".join(burst["cpu_ms_per_spin"])
     table.add_row(f"CPU ms per spin ({cpu_names})", " / ".join(str(v) for v in burst["cpu_ms_per_spin"].values()))
-    table.add_row("bare consume→decode→encode→produce loop msg/s", f"{base['consume_decode_encode_produce']['msg_per_s']:,}")
-    table.add_row("spins/s × m ÷ loop msg/s (target ≥ 0.35)", f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})")
+    table.add_row(
+        "bare consume→decode→encode→produce loop msg/s", f"{base['consume_decode_encode_produce']['msg_per_s']:,}"
+    )
+    table.add_row(
+        "spins/s × m ÷ loop msg/s (target ≥ 0.35)",
+        f"{judged['throughput_ratio']} ({'ok' if judged['throughput_ok'] else 'MISSED'})",
+    )
     table.add_row(f"latency at {paced['rate_per_s']} spins/s: p50 / p99 ms", f"{paced['p50_ms']} / {paced['p99_ms']}")
-    table.add_row(f"CPU ms per spin in the latency phase ({cpu_names})", " / ".join(str(v) for v in paced["cpu_ms_per_spin"].values()))
+    table.add_row(
+        f"CPU ms per spin in the latency phase ({cpu_names})",
+        " / ".join(str(v) for v in paced["cpu_ms_per_spin"].values()),
+    )
     table.add_row(f"CPU cores busy in that phase (of {os.cpu_count()})", str(paced["cpu_cores"]))
-    table.add_row("p50 ms of the first / last quarter of that phase", f"{paced['first_quarter_p50_ms']} / {paced['last_quarter_p50_ms']}")
-    table.add_row("raw aiokafka round trip p99 ms × hops × 5", f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}")
+    table.add_row(
+        "p50 ms of the first / last quarter of that phase",
+        f"{paced['first_quarter_p50_ms']} / {paced['last_quarter_p50_ms']}",
+    )
+    table.add_row(
+        "raw aiokafka round trip p99 ms × hops × 5",
+        f"{base['aiokafka_round_trip']['p99_ms']} × {results['sequential_hops']} × 5 = {judged['latency_budget_ms']}",
+    )
     table.add_row("p99 within budget", "ok" if judged["latency_ok"] else "MISSED")
     console.print(table)
     hops = Table(f"hop at {paced['rate_per_s']} spins/s (broker LogAppendTime of each record)", "n", "p50 ms", "p99 ms")
@@ -268,12 +357,23 @@ def command(
         hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
     console.print(hops)
     if results["latency_curve"]:
-        points = Table("spins/s", "p50 ms", "p99 ms", f"p99 ≤ {judged['latency_budget_ms']} ms",
-                       f"CPU ms per spin ({cpu_names})", "CPU cores")
+        points = Table(
+            "spins/s",
+            "p50 ms",
+            "p99 ms",
+            f"p99 ≤ {judged['latency_budget_ms']} ms",
+            f"CPU ms per spin ({cpu_names})",
+            "CPU cores",
+        )
         for point in results["latency_curve"]:
-            points.add_row(str(point["rate_per_s"]), str(point["p50_ms"]), str(point["p99_ms"]),
-                           "yes" if point["p99_ms"] <= judged["latency_budget_ms"] else "no",
-                           " / ".join(str(v) for v in point["cpu_ms_per_spin"].values()), str(point["cpu_cores"]))
+            points.add_row(
+                str(point["rate_per_s"]),
+                str(point["p50_ms"]),
+                str(point["p99_ms"]),
+                "yes" if point["p99_ms"] <= judged["latency_budget_ms"] else "no",
+                " / ".join(str(v) for v in point["cpu_ms_per_spin"].values()),
+                str(point["cpu_cores"]),
+            )
         console.print(points)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")

@@ -6,6 +6,7 @@ built on), and the wallet service (rate = events / (last − first LogAppendTime
 rounds. Then latency at half the measured rate (broker time of the event − broker time of its command), and restart
 to ready with the partition snapshots kept (written at SIGTERM) and wiped (a full fold of wallet.events).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,16 +41,36 @@ from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 
 def commands_for(tag: str, players: int, wagers: int) -> list:
     """Round-robin over players (per-player order kept): a deposit, then `wagers` × (debit, settle)."""
-    rounds = [[Deposit(transaction_id=derived_id(tag, p, "d"), player_id=f"{tag}-{p}", amount_minor=100_000, currency="EUR")
-               for p in range(players)]]
+    rounds = [
+        [
+            Deposit(
+                transaction_id=derived_id(tag, p, "d"), player_id=f"{tag}-{p}", amount_minor=100_000, currency="EUR"
+            )
+            for p in range(players)
+        ]
+    ]
     for w in range(wagers):
         debits, settles = [], []
         for p in range(players):
             wager = derived_id(tag, p, "w", w)
-            debits.append(DebitWager(transaction_id=wager, player_id=f"{tag}-{p}", amount_minor=100, currency="EUR", game="rising-joker"))
-            settles.append(SettleWager(transaction_id=derived_id(tag, p, "s", w), player_id=f"{tag}-{p}", wager_id=wager,
-                                       currency="EUR", house_win_minor=w % 3 * 50, jackpot_win_minor=0, breakage_micro=0,
-                                       contribution_micro=1_000_000, network_id="net-bench"))
+            debits.append(
+                DebitWager(
+                    transaction_id=wager, player_id=f"{tag}-{p}", amount_minor=100, currency="EUR", game="rising-joker"
+                )
+            )
+            settles.append(
+                SettleWager(
+                    transaction_id=derived_id(tag, p, "s", w),
+                    player_id=f"{tag}-{p}",
+                    wager_id=wager,
+                    currency="EUR",
+                    house_win_minor=w % 3 * 50,
+                    jackpot_win_minor=0,
+                    breakage_micro=0,
+                    contribution_micro=1_000_000,
+                    network_id="net-bench",
+                )
+            )
         rounds += [debits, settles]
     return [command for batch in rounds for command in batch]
 
@@ -110,7 +131,11 @@ def _service_round(bootstrap: str, records: list, workdir: Path) -> dict:
     """Pre-load the commands under a fresh prefix, start the wallet, wait for every event."""
     prefix = f"wbench-{uuid.uuid4().hex[:8]}-"
     ensure_topics(bootstrap, prefix=prefix)
-    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_WALLET_DATADIR": str(workdir / "data"), "REELSTREAM_CRASH_AT": ""}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "REELSTREAM_WALLET_DATADIR": str(workdir / "data"),
+        "REELSTREAM_CRASH_AT": "",
+    }
     produce(bootstrap, prefix + WALLET_COMMANDS, records)
     service = spawn("wallet", env=env, log_dir=workdir / "logs")
     try:
@@ -166,15 +191,22 @@ def command(
         shutil.rmtree(workdir, ignore_errors=True)
     baseline, faust_baseline = statistics.median(runs["bare"]), statistics.median(runs["faust"])
     results = {
-        "commands": len(records), "players": players, "rounds": rounds,
-        "service_commands_per_s": round(rate), "bare_loop_msg_per_s": round(baseline), "ratio": round(rate / baseline, 3),
-        "bare_faust_loop_msg_per_s": round(faust_baseline), "faust_to_bare_loop": round(faust_baseline / baseline, 3),
+        "commands": len(records),
+        "players": players,
+        "rounds": rounds,
+        "service_commands_per_s": round(rate),
+        "bare_loop_msg_per_s": round(baseline),
+        "ratio": round(rate / baseline, 3),
+        "bare_faust_loop_msg_per_s": round(faust_baseline),
+        "faust_to_bare_loop": round(faust_baseline / baseline, 3),
         "ratio_to_bare_faust": round(rate / faust_baseline, 3),
         "runs": {key: [round(value, 2 if key == "cpu" else None) for value in values] for key, values in runs.items()},
         "ratios_per_round": [round(w / b, 3) for w, b in zip(runs["wallet"], runs["bare"])],
         "wallet_cpu_ms_per_command": round(statistics.median(runs["cpu"]), 3),
-        **latency, **recovery,
-        "load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2),
+        **latency,
+        **recovery,
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(os.getloadavg()[0], 2),
         "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     _print(console, results)
@@ -193,8 +225,12 @@ def _half_load_latency(bootstrap: str, prefix: str, rate: float, seconds: float,
     sent = {_tx(r.value): r.timestamp for r in commands}
     wanted = {_tx(value) for _, value in latency_records}
     samples = sorted(r.timestamp - sent[_tx(r.value)] for r in events if _tx(r.value) in wanted)
-    return {"latency_rate_per_s": round(half), "latency_samples": len(samples),
-            "latency_p50_ms": statistics.median(samples), "latency_p99_ms": samples[int(len(samples) * 0.99) - 1]}
+    return {
+        "latency_rate_per_s": round(half),
+        "latency_samples": len(samples),
+        "latency_p50_ms": statistics.median(samples),
+        "latency_p99_ms": samples[int(len(samples) * 0.99) - 1],
+    }
 
 
 def _recovery(service, env: dict, workdir: Path) -> dict:
@@ -212,25 +248,33 @@ def _recovery(service, env: dict, workdir: Path) -> dict:
         results[f"restart_ready_ms_snapshot_{case}"] = _ready_ms(log_text)
         results[f"restore_ms_snapshot_{case}"] = _restore_ms(log_text)
         results[f"events_folded_snapshot_{case}"] = int(re.findall(r"snapshot, (\d+) events folded", log_text)[-1])
-    results["fold_events_per_s"] = round(results["events_folded_snapshot_wiped"] * 1000 / max(1, results["restore_ms_snapshot_wiped"]))
+    results["fold_events_per_s"] = round(
+        results["events_folded_snapshot_wiped"] * 1000 / max(1, results["restore_ms_snapshot_wiped"])
+    )
     return results
 
 
 def _print(console: Console, results: dict) -> None:
     table = Table("measure", "value")
-    table.add_row("commands through the service (pre-loaded) × rounds", f"{results['commands']:,} × {results['rounds']}")
+    table.add_row(
+        "commands through the service (pre-loaded) × rounds", f"{results['commands']:,} × {results['rounds']}"
+    )
     table.add_row("wallet service, commands/s (median)", f"{results['service_commands_per_s']:,}")
     table.add_row("bare consume→decode→validate→encode→produce, msg/s (median)", f"{results['bare_loop_msg_per_s']:,}")
     table.add_row("ratio (target ≥ 0.5)", f"{results['ratio']:.3f}  (per round: {results['ratios_per_round']})")
     table.add_row("bare faust agent: decode→encode→send, msg/s (median)", f"{results['bare_faust_loop_msg_per_s']:,}")
     table.add_row("bare faust agent / bare loop", f"{results['faust_to_bare_loop']:.3f}")
     table.add_row("wallet CPU ms per command (median)", f"{results['wallet_cpu_ms_per_command']}")
-    table.add_row(f"latency p50 / p99 at {results['latency_rate_per_s']:,}/s (ms)",
-                  f"{results['latency_p50_ms']} / {results['latency_p99_ms']}")
+    table.add_row(
+        f"latency p50 / p99 at {results['latency_rate_per_s']:,}/s (ms)",
+        f"{results['latency_p50_ms']} / {results['latency_p99_ms']}",
+    )
     for case, label in (("current", "snapshots current"), ("wiped", "no snapshot, fold from the start")):
-        table.add_row(f"restart → ready / restore only, {label} (ms)",
-                      f"{results[f'restart_ready_ms_snapshot_{case}']:,} / {results[f'restore_ms_snapshot_{case}']:,}"
-                      f" ({results[f'events_folded_snapshot_{case}']:,} events folded)")
+        table.add_row(
+            f"restart → ready / restore only, {label} (ms)",
+            f"{results[f'restart_ready_ms_snapshot_{case}']:,} / {results[f'restore_ms_snapshot_{case}']:,}"
+            f" ({results[f'events_folded_snapshot_{case}']:,} events folded)",
+        )
     table.add_row("fold rate on recovery (events/s)", f"{results['fold_events_per_s']:,}")
     console.print(table)
 
@@ -239,7 +283,10 @@ def _bare_faust_loop(bootstrap: str, source: str, sink: str, count: int, workdir
     """The same loop as a faust agent (the former wallet adapter's producer settings, no table): faust's ceiling."""
     run = subprocess.run(
         [sys.executable, "-m", "reelstream.bench.wallet", source, sink, str(count), str(workdir / "faust-baseline")],
-        env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap}, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap},
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     delete_prefixed(bootstrap, f"{source}-faust")
     found = re.findall(r"bare-faust-rate (\d+(?:\.\d+)?)", run.stdout)
@@ -260,10 +307,20 @@ def _run_bare_faust(source: str, sink: str, count: int, datadir: str) -> None:
     faust_aiokafka.Producer._settings_extra = lambda self: {**original(self), "acks": "all", "enable_idempotence": True}
 
     settings = load_settings()
-    app = faust.App(f"{source}-faust", broker=settings.faust_broker, broker_credentials=faust_credentials(),
-                    datadir=datadir, autodiscover=False,
-                    web_enabled=False, topic_partitions=PLAYER_PARTITIONS, producer_acks=-1, producer_linger=0.002,
-                    consumer_auto_offset_reset="earliest", broker_commit_every=2_000, broker_commit_interval=1.0)
+    app = faust.App(
+        f"{source}-faust",
+        broker=settings.faust_broker,
+        broker_credentials=faust_credentials(),
+        datadir=datadir,
+        autodiscover=False,
+        web_enabled=False,
+        topic_partitions=PLAYER_PARTITIONS,
+        producer_acks=-1,
+        producer_linger=0.002,
+        consumer_auto_offset_reset="earliest",
+        broker_commit_every=2_000,
+        broker_commit_interval=1.0,
+    )
     raw = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
     source_topic, sink_topic = app.topic(source, **raw), app.topic(sink, **raw)
     done, first = [0], []
@@ -272,7 +329,9 @@ def _run_bare_faust(source: str, sink: str, count: int, datadir: str) -> None:
     async def transform(stream):
         async for event in stream.events():
             first or first.append(time.monotonic())
-            await sink_topic.send(key=event.message.key, value=encode(decode(event.message.value)), headers=records.headers_for("bench"))
+            await sink_topic.send(
+                key=event.message.key, value=encode(decode(event.message.value)), headers=records.headers_for("bench")
+            )
             done[0] += 1
             if done[0] == count:
                 print(f"bare-faust-rate {count / (time.monotonic() - first[0]):.1f}", flush=True)

@@ -9,6 +9,7 @@ of them may change a balance or a pool, stop a service or make a restore fail.
 The writer id is never the trusted writer of the topic or command: a record that the trusted writer really wrote is
 a compromised principal's, which the trust boundary (docs/security.md) and the audit catch, not the input checks.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,15 +48,29 @@ def _valid(topic: str, player_id: str, now: datetime) -> dict[str, Any]:
     """A well-formed message of the topic as a JSON-ready dict, to be broken by a mutation."""
     request_id = uuid.uuid4()
     by_topic = {
-        "spin.requests": SpinRequested(request_id=request_id, player_id=player_id, game="rising-joker",
-                                       stake_minor=10, currency="EUR", session_token="v1.x.1.y"),
+        "spin.requests": SpinRequested(
+            request_id=request_id,
+            player_id=player_id,
+            game="rising-joker",
+            stake_minor=10,
+            currency="EUR",
+            session_token="v1.x.1.y",
+        ),
         "wallet.commands": Withdraw(transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR"),
-        "jackpot.commands": jp.Claim(network_id="diamond-mystery", claim_id=request_id, request_id=request_id,
-                                     player_id=player_id, game="rising-joker", tier="green", currency="EUR",
-                                     stake_minor=10),
+        "jackpot.commands": jp.Claim(
+            network_id="diamond-mystery",
+            claim_id=request_id,
+            request_id=request_id,
+            player_id=player_id,
+            game="rising-joker",
+            tier="green",
+            currency="EUR",
+            stake_minor=10,
+        ),
     }
-    data = by_topic.get(topic) or DebitWager(transaction_id=request_id, player_id=player_id, amount_minor=10,
-                                              currency="EUR", game="rising-joker")
+    data = by_topic.get(topic) or DebitWager(
+        transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR", game="rising-joker"
+    )
     return envelope(data, source="fuzzer", time=now).model_dump(mode="json", exclude_none=True)
 
 
@@ -63,12 +78,27 @@ def _internal(topic: str, player_id: str, now: datetime, huge: int) -> dict[str,
     """An internal command or a service's own fact, well formed, with an amount no honest writer would send."""
     wager = uuid.uuid4()
     if topic == "jackpot.commands":
-        data: Any = jp.Contribute(network_id="diamond-mystery", contribution_id=wager, game="rising-joker",
-                                  currency="EUR", stake_minor=huge, contribution_micro=huge, player_id=player_id)
+        data: Any = jp.Contribute(
+            network_id="diamond-mystery",
+            contribution_id=wager,
+            game="rising-joker",
+            currency="EUR",
+            stake_minor=huge,
+            contribution_micro=huge,
+            player_id=player_id,
+        )
     elif topic == "wallet.commands":
-        data = SettleWager(transaction_id=uuid.uuid4(), player_id=player_id, wager_id=wager, currency="EUR",
-                           house_win_minor=huge, jackpot_win_minor=0, breakage_micro=0, contribution_micro=0,
-                           network_id="diamond-mystery")
+        data = SettleWager(
+            transaction_id=uuid.uuid4(),
+            player_id=player_id,
+            wager_id=wager,
+            currency="EUR",
+            house_win_minor=huge,
+            jackpot_win_minor=0,
+            breakage_micro=0,
+            contribution_micro=0,
+            network_id="diamond-mystery",
+        )
     else:
         data = Deposit(transaction_id=wager, player_id=player_id, amount_minor=huge, currency="EUR")
     return envelope(data, source="fuzzer", time=now).model_dump(mode="json", exclude_none=True)
@@ -87,15 +117,19 @@ def _mutated(draw, topic: str, player_id: str, now: datetime) -> bytes:
     elif kind == "retype":
         data[field] = draw(st.sampled_from(ODD_VALUES))
     elif kind == "edge":
-        data[draw(st.sampled_from([name for name in data if name.endswith(("_minor", "_micro"))] or [field]))] = \
-            draw(st.sampled_from(INT64_EDGES))
+        data[draw(st.sampled_from([name for name in data if name.endswith(("_minor", "_micro"))] or [field]))] = draw(
+            st.sampled_from(INT64_EDGES)
+        )
     elif kind == "unknown":
         for name, value in (("game", "blackjack"), ("currency", "XXX"), ("network_id", "nowhere"), ("tier", "gold")):
             if name in data:
                 data[name] = value
     elif kind == "token" and "session_token" in data:
-        data["session_token"] = draw(st.sampled_from(
-            ("", "v1.cA.9999999999999.été", "v1.x.1.forged", "v2.k.a.1.b", "\x00" * 40, "v1." + "a" * 5000)))
+        data["session_token"] = draw(
+            st.sampled_from(
+                ("", "v1.cA.9999999999999.été", "v1.x.1.forged", "v2.k.a.1.b", "\x00" * 40, "v1." + "a" * 5000)
+            )
+        )
     elif kind == "time":
         message["time"] = (now + timedelta(days=draw(st.sampled_from((-3650, -2, 2, 3650))))).isoformat()
     else:

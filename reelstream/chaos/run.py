@@ -8,6 +8,7 @@ request answered and the projector caught up, the run passes only when each requ
 the projection equal to the events). The report counts everything injected and checked, and the answer gap after
 each fault: from the fault to the first answer after it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -169,8 +170,9 @@ class Load:
         games = {player: rng.choice(GAMES) for player in players}
         # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
         stakes = {player: rng.choice(games[player][2]) for player in players}
-        with ReelstreamClient(bootstrap_servers=self.settings.kafka_bootstrap_servers,
-                              topic_prefix=self.settings.topic_prefix) as client:
+        with ReelstreamClient(
+            bootstrap_servers=self.settings.kafka_bootstrap_servers, topic_prefix=self.settings.topic_prefix
+        ) as client:
             for player in players:
                 self._deposit(client, player, games[player][1], 10_000_000, deadline)
             while self._take() and time.monotonic() < deadline:
@@ -199,12 +201,19 @@ class Load:
 
     def _withdraw(self, player: str, currency: str, amount: int) -> None:
         """A cashier withdrawal sent without waiting (its outcome is the audit's business)."""
-        message = envelope(Withdraw(transaction_id=uuid.uuid4(), player_id=player, amount_minor=amount,
-                                    currency=currency), source="chaos-cashier", time=datetime.now(timezone.utc))
+        message = envelope(
+            Withdraw(transaction_id=uuid.uuid4(), player_id=player, amount_minor=amount, currency=currency),
+            source="chaos-cashier",
+            time=datetime.now(timezone.utc),
+        )
         writer = producer(self.settings.kafka_bootstrap_servers, client_id="chaos-cashier")
         try:
-            writer.send(self.settings.topic("wallet.commands"), key=message.key, value=encode(message),
-                        headers=records.headers_for("cashier")).get(timeout=30)
+            writer.send(
+                self.settings.topic("wallet.commands"),
+                key=message.key,
+                value=encode(message),
+                headers=records.headers_for("cashier"),
+            ).get(timeout=30)
         except Exception:  # noqa: BLE001 - the broker may be restarting: a withdrawal not sent is not a loss
             return
         finally:
@@ -220,8 +229,16 @@ class Load:
             self.report.requests += 1
         while time.monotonic() < deadline:
             try:
-                answer = client.spin(player, game, stake, currency, token, request_id=request_id, timeout_s=15,
-                                     forfeit_bonus_ring=forfeit)
+                answer = client.spin(
+                    player,
+                    game,
+                    stake,
+                    currency,
+                    token,
+                    request_id=request_id,
+                    timeout_s=15,
+                    forfeit_bonus_ring=forfeit,
+                )
             except (SpinTimeout, TimeoutError):
                 with self._lock:
                     self.report.retries += 1
@@ -292,9 +309,13 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
     out_dir.mkdir(parents=True, exist_ok=True)
     ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
     asyncio.run(_sql(base.database_url, f'CREATE DATABASE "{database}"'))
-    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "DATABASE_URL": database_url,
-           "REELSTREAM_SESSION_SECRET": settings.session_secret, "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
-           "REELSTREAM_LOG_LEVEL": "WARNING"}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "DATABASE_URL": database_url,
+        "REELSTREAM_SESSION_SECRET": settings.session_secret,
+        "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+        "REELSTREAM_LOG_LEVEL": "WARNING",
+    }
     supervisor = Supervisor({**os.environ, **env}, out_dir / "logs")
     try:
         supervisor.start()
@@ -314,14 +335,17 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
     return report
 
 
-def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport,
-                      echo: Echo) -> None:
+def _load_with_faults(
+    settings: Settings, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport, echo: Echo
+) -> None:
     done = threading.Event()
     load, faults = Load(settings, plan, report, done), Faults(plan, supervisor, report, echo)
     deadline = time.monotonic() + max(plan.deadline_s, plan.spins / 5)  # a long run gets its time
     injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
-    clients = [threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
-               for index in range(plan.clients)]
+    clients = [
+        threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
+        for index in range(plan.clients)
+    ]
     fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report), name="chaos-fuzz", daemon=True)
     injector.start()
     fuzzer.start()
@@ -337,8 +361,16 @@ def _load_with_faults(settings: Settings, plan: ChaosPlan, supervisor: Superviso
     _count_answers(settings, load.request_ids, report)
 
 
-FUZZED_TOPICS = ("spin.requests", "wallet.commands", "jackpot.commands", "wallet.events", "jackpot.events",
-                 "spin.jackpot-answers", "spin.journal", "spin.events")
+FUZZED_TOPICS = (
+    "spin.requests",
+    "wallet.commands",
+    "jackpot.commands",
+    "wallet.events",
+    "jackpot.events",
+    "spin.jackpot-answers",
+    "spin.journal",
+    "spin.events",
+)
 
 
 def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
@@ -351,8 +383,13 @@ def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
     from reelstream.chaos.fuzz import hostile
 
     drawn: list = []
-    examples = hypothesis_settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-                                   suppress_health_check=list(HealthCheck))
+    examples = hypothesis_settings(
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
 
     @examples
     @given(hostile(FUZZED_TOPICS, tuple(f"chaos-{n}-0" for n in range(4))))
@@ -374,8 +411,9 @@ def _normal_spin(settings: Settings) -> str:
     """After every service restarted: a normal spin must still settle."""
     player = "chaos-0-0"
     token = issue_token(settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
-    with ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers,
-                          topic_prefix=settings.topic_prefix) as client:
+    with ReelstreamClient(
+        bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix
+    ) as client:
         client.deposit(player, 1_000, "EUR", timeout_s=60)
         for _ in range(4):
             try:
@@ -434,22 +472,41 @@ def _write_report(report: ChaosReport, out_dir: Path) -> None:
     document = {**asdict(report), "passed": report.passed, "answer_gap": report.gaps()}
     (out_dir / "chaos.json").write_text(json.dumps(document, indent=2, default=str) + "\n")
     gaps = report.gaps()
-    lines = [f"# Chaos run, {report.started_at}", "",
-             f"**{'PASSED' if report.passed else 'FAILED'}** in {report.duration_s} s", "",
-             "| what | count |", "|---|---:|",
-             *(f"| {name} | {value} |" for name, value in (
-                 ("spin requests", report.requests), ("settled", report.settled), ("rejected", report.rejected),
-                 ("retries after a timeout", report.retries), ("deposits", report.deposits),
-                 ("withdrawals", report.withdrawals), ("faults injected", len(report.faults)),
-                 ("service restarts by the supervisor", report.restarts),
-                 ("hostile records written", report.fuzzed), ("records the audit set aside as untrusted", report.quarantined),
-                 ("requests without an answer", report.unanswered),
-                 ("most distinct answers of one request", report.answers_per_request_max),
-                 ("audit discrepancies", len(report.discrepancies)))),
-             "", f"Answer gap after a fault: p50 {gaps['p50_s']} s, max {gaps['max_s']} s.", "",
-             "| fault | at (s) | answer gap (s) |", "|---|---:|---:|",
-             *(f"| {fault.kind} | {fault.at_s} | {fault.answer_gap_s} |" for fault in report.faults),
-             "", f"Projection: {report.projection}.", f"Normal spin after restarting every service: "
-             f"{report.final_spin or 'not asked (no fuzz)'}.", ""]
+    lines = [
+        f"# Chaos run, {report.started_at}",
+        "",
+        f"**{'PASSED' if report.passed else 'FAILED'}** in {report.duration_s} s",
+        "",
+        "| what | count |",
+        "|---|---:|",
+        *(
+            f"| {name} | {value} |"
+            for name, value in (
+                ("spin requests", report.requests),
+                ("settled", report.settled),
+                ("rejected", report.rejected),
+                ("retries after a timeout", report.retries),
+                ("deposits", report.deposits),
+                ("withdrawals", report.withdrawals),
+                ("faults injected", len(report.faults)),
+                ("service restarts by the supervisor", report.restarts),
+                ("hostile records written", report.fuzzed),
+                ("records the audit set aside as untrusted", report.quarantined),
+                ("requests without an answer", report.unanswered),
+                ("most distinct answers of one request", report.answers_per_request_max),
+                ("audit discrepancies", len(report.discrepancies)),
+            )
+        ),
+        "",
+        f"Answer gap after a fault: p50 {gaps['p50_s']} s, max {gaps['max_s']} s.",
+        "",
+        "| fault | at (s) | answer gap (s) |",
+        "|---|---:|---:|",
+        *(f"| {fault.kind} | {fault.at_s} | {fault.answer_gap_s} |" for fault in report.faults),
+        "",
+        f"Projection: {report.projection}.",
+        f"Normal spin after restarting every service: {report.final_spin or 'not asked (no fuzz)'}.",
+        "",
+    ]
     lines += [f"- {item}" for item in report.discrepancies[:50]]
     (out_dir / "chaos.md").write_text("\n".join(lines) + "\n")

@@ -1,4 +1,5 @@
 """`reelstream acl apply|show|table`: the roles' ACLs and quotas (shared/roles.py) made real on the broker."""
+
 from __future__ import annotations
 
 import sys
@@ -18,8 +19,9 @@ _console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 @app.command()
 def apply(
     prefix: str = typer.Option("", help="A deployment prefix (REELSTREAM_TOPIC_PREFIX): the rules under it only."),
-    prune: bool = typer.Option(False, help="Delete the rules a role holds beyond the code (drift) instead of "
-                               "only reporting them."),
+    prune: bool = typer.Option(
+        False, help="Delete the rules a role holds beyond the code (drift) instead of only reporting them."
+    ),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
 ) -> None:
     """Create every role's missing ACLs (and, without a prefix, set the quotas); report drift (exit 2)."""
@@ -41,8 +43,10 @@ def apply(
             line += f", {len(report.removed)} removed"
         _console.print(line, markup=False)
         for rule in report.extra:
-            _console.print(f"  drift: {rule.operation} {rule.resource} {rule.pattern} {rule.name!r} is not in the code",
-                           markup=False)
+            _console.print(
+                f"  drift: {rule.operation} {rule.resource} {rule.pattern} {rule.name!r} is not in the code",
+                markup=False,
+            )
     if quotas:
         _console.print(f"quotas set for {sum(bool(q) for q in quotas.values())} roles", markup=False)
     if any(report.extra for report in reports):
@@ -51,8 +55,9 @@ def apply(
 
 
 @app.command()
-def show(name: str = typer.Argument(..., help="A role name."),
-         prefix: str = typer.Option("", help="Deployment prefix.")) -> None:
+def show(
+    name: str = typer.Argument(..., help="A role name."), prefix: str = typer.Option("", help="Deployment prefix.")
+) -> None:
     """Print the rules a role is declared to hold (no broker needed)."""
     try:
         member = role(name)

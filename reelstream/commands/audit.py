@@ -1,5 +1,6 @@
 """`reelstream audit`: reconstruct and verify every cent, pool level and spin from the raw topics; exit 1 on any
 discrepancy. Writes audit.json, audit.md and a self-contained audit.html (default under .reelstream/audit/)."""
+
 from __future__ import annotations
 
 import os
@@ -20,17 +21,27 @@ def default_out() -> Path:
 
 
 def app(
-    since: datetime = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
-                                   help=f"Re-derive and report only what happened from then on: "
-                                        f"{arguments.TIME_HINT}."),
-    until: datetime = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
-                                   help="Ignore records stored after this time (balance and levels as of then)."),
-    player: str = typer.Option(None, parser=arguments.player_id, metavar="PLAYER_ID",
-                               help="Only this player's spins and findings."),
-    network: str = typer.Option(None, parser=arguments.id_prefix, metavar="NETWORK_ID",
-                                help="Only this jackpot network's findings."),
-    out: Path = typer.Option(None, parser=arguments.output_dir, metavar="DIR",
-                             help="Directory for the report (default .reelstream/audit/)."),
+    since: datetime = typer.Option(
+        None,
+        parser=arguments.moment_now,
+        metavar="TIME",
+        help=f"Re-derive and report only what happened from then on: {arguments.TIME_HINT}.",
+    ),
+    until: datetime = typer.Option(
+        None,
+        parser=arguments.moment_now,
+        metavar="TIME",
+        help="Ignore records stored after this time (balance and levels as of then).",
+    ),
+    player: str = typer.Option(
+        None, parser=arguments.player_id, metavar="PLAYER_ID", help="Only this player's spins and findings."
+    ),
+    network: str = typer.Option(
+        None, parser=arguments.id_prefix, metavar="NETWORK_ID", help="Only this jackpot network's findings."
+    ),
+    out: Path = typer.Option(
+        None, parser=arguments.output_dir, metavar="DIR", help="Directory for the report (default .reelstream/audit/)."
+    ),
     projection: bool = typer.Option(True, help="Compare the Postgres projection row by row (DATABASE_URL)."),
 ) -> None:
     """Read spin, wallet and jackpot events from the earliest offsets, recompute everything, compare the projection."""
@@ -41,8 +52,13 @@ def app(
     from shared.events import epoch_ms
 
     scope = Scope(epoch_ms(since) if since else None, epoch_ms(until) if until else None, player, network)
-    columns = (SpinnerColumn(finished_text="✓"), TextColumn("{task.description:<24}"), BarColumn(),
-               MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        SpinnerColumn(finished_text="✓"),
+        TextColumn("{task.description:<24}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, int] = {}
 
@@ -58,9 +74,12 @@ def app(
 
 def _summary(run) -> None:
     counts = run.result.counts
-    _console.print(f"read {counts['records']:,} records ({counts['distinct_events']:,} distinct events, "
-                   f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); "
-                   f"re-derived {counts['spins_rederived']:,} spins", markup=False)
+    _console.print(
+        f"read {counts['records']:,} records ({counts['distinct_events']:,} distinct events, "
+        f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); "
+        f"re-derived {counts['spins_rederived']:,} spins",
+        markup=False,
+    )
     _console.print(f"projection: {run.projection}", markup=False)
     if run.result.jackpots.in_flight:
         in_flight = ", ".join(f"{k}: {v}" for k, v in run.result.jackpots.in_flight.items())
@@ -70,8 +89,11 @@ def _summary(run) -> None:
     else:
         _console.print(f"[red]{len(run.discrepancies)} discrepancies[/red]")
         for finding in run.discrepancies:
-            _console.print(f"- {finding.check}: {finding.subject}: {finding.detail} ({finding.where or '-'})",
-                           markup=False)
+            _console.print(
+                f"- {finding.check}: {finding.subject}: {finding.detail} ({finding.where or '-'})", markup=False
+            )
     if run.report:
-        _console.print(f"report: {run.report['html']} (also {run.report['markdown'].name}, "
-                       f"{run.report['json'].name})", markup=False)
+        _console.print(
+            f"report: {run.report['html']} (also {run.report['markdown'].name}, {run.report['json'].name})",
+            markup=False,
+        )

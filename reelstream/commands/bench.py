@@ -1,4 +1,5 @@
 """`reelstream bench ...`: each benchmark lives in reelstream/bench/<name>.py and exposes a typer `command`."""
+
 from __future__ import annotations
 
 import importlib

@@ -1,5 +1,6 @@
 """`reelstream chaos`: a throwaway platform under spins, kills, a broker restart and a PostgreSQL stop, then the
 audit; exit 1 unless every request has one answer and the audit finds 0 discrepancies (reelstream/chaos/run.py)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,22 +13,37 @@ def app(
     kills: int = typer.Option(5, min=0, max=100_000, help="SIGKILLs of random services during the run."),
     clients: int = typer.Option(4, min=1, max=64, help="Concurrent clients (each with its own players)."),
     seed: int = typer.Option(7, help="Seed of the fault schedule and of the players' choices."),
-    broker_restart: bool = typer.Option(True, "--broker-restart/--no-broker-restart",
-                                        help="Restart the local broker once (local infrastructure only)."),
+    broker_restart: bool = typer.Option(
+        True, "--broker-restart/--no-broker-restart", help="Restart the local broker once (local infrastructure only)."
+    ),
     postgres_stop_s: float = typer.Option(10.0, min=0, max=600, help="Stop PostgreSQL once for this long (0: never)."),
-    fuzz: int = typer.Option(0, min=0, max=10_000_000, help="Hostile records to write over every input topic; then "
-                             "every service is restarted and one normal spin must settle."),
+    fuzz: int = typer.Option(
+        0,
+        min=0,
+        max=10_000_000,
+        help="Hostile records to write over every input topic; then "
+        "every service is restarted and one normal spin must settle.",
+    ),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
     from reelstream.chaos.run import ChaosPlan, run_chaos
 
-    plan = ChaosPlan(spins=spins, kills=kills, clients=clients, seed=seed, broker_restart=broker_restart,
-                     postgres_stop_s=postgres_stop_s, fuzz=fuzz)
+    plan = ChaosPlan(
+        spins=spins,
+        kills=kills,
+        clients=clients,
+        seed=seed,
+        broker_restart=broker_restart,
+        postgres_stop_s=postgres_stop_s,
+        fuzz=fuzz,
+    )
     report = run_chaos(plan, out, echo=typer.echo)
     gaps = report.gaps()
-    typer.echo(f"{'passed' if report.passed else 'FAILED'}: {report.requests} requests, {report.settled} settled, "
-               f"{report.rejected} rejected, {len(report.faults)} faults, {report.restarts} restarts, "
-               f"{len(report.discrepancies)} discrepancies; answer gap p50 {gaps['p50_s']} s, max {gaps['max_s']} s; "
-               f"report in {out / 'chaos.md'}")
+    typer.echo(
+        f"{'passed' if report.passed else 'FAILED'}: {report.requests} requests, {report.settled} settled, "
+        f"{report.rejected} rejected, {len(report.faults)} faults, {report.restarts} restarts, "
+        f"{len(report.discrepancies)} discrepancies; answer gap p50 {gaps['p50_s']} s, max {gaps['max_s']} s; "
+        f"report in {out / 'chaos.md'}"
+    )
     raise typer.Exit(0 if report.passed else 1)

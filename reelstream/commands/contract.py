@@ -1,5 +1,6 @@
 """`reelstream contract generate|check|verify-client`: the AsyncAPI document and JSON Schemas generated from the
 models, and the conformance kit run through any client command."""
+
 from __future__ import annotations
 
 import shlex
@@ -51,8 +52,12 @@ def verify_client(
         described = admin.describe_topics([settings.topic(SPIN_REQUESTS)])
     finally:
         admin.close()
-    platform = Platform(settings.kafka_bootstrap_servers, settings.topic_prefix, settings.session_secret,
-                        len(described[0]["partitions"]))
+    platform = Platform(
+        settings.kafka_bootstrap_servers,
+        settings.topic_prefix,
+        settings.session_secret,
+        len(described[0]["partitions"]),
+    )
     with tempfile.TemporaryDirectory(prefix="reelstream-verify-") as scratch:
         if properties is None:
             properties = local_client_properties(settings.kafka_bootstrap_servers, Path(scratch))

@@ -1,4 +1,5 @@
 """`reelstream demo`: play both games from several concurrent clients against the running platform, live."""
+
 from __future__ import annotations
 
 import typer
@@ -6,9 +7,11 @@ from rich.console import Console
 
 from shared.config import load_settings
 
+
 def demo(
-    duration_s: float = typer.Option(60.0, "--duration", min=1.0, max=86_400.0,
-                                     help="How long the clients play, in seconds."),
+    duration_s: float = typer.Option(
+        60.0, "--duration", min=1.0, max=86_400.0, help="How long the clients play, in seconds."
+    ),
     players_per_game: int = typer.Option(3, min=1, max=50, help="Concurrent players per game."),
 ) -> None:
     """Deposit for a few players, play both games for about a minute with a live view, then print a summary."""

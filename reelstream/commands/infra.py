@@ -1,4 +1,5 @@
 """`reelstream infra up|down|status`: the local Kafka and PostgreSQL (logic in deploy/local/)."""
+
 from __future__ import annotations
 
 import time
@@ -23,12 +24,24 @@ def _echo(line: str) -> None:
 
 @app.command()
 def up(
-    secure: bool = typer.Option(True, "--secure/--insecure", help="SASL_SSL client listener, mTLS controller, ACLs "
-                                "and one SCRAM principal per role (the default); --insecure: the plaintext broker."),
-    bench_listener: bool = typer.Option(False, "--bench-listener", help="Secured only: also a plaintext loopback "
-                                        "listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for benchmarks."),
-    brokers: int = typer.Option(1, min=1, max=9, help="Kafka nodes: 3 starts a plaintext KRaft cluster of three "
-                                "brokers (ports --kafka-port + 0, 2, 4; 512 MB heaps; replication 3, min.insync 2)."),
+    secure: bool = typer.Option(
+        True,
+        "--secure/--insecure",
+        help="SASL_SSL client listener, mTLS controller, ACLs "
+        "and one SCRAM principal per role (the default); --insecure: the plaintext broker.",
+    ),
+    bench_listener: bool = typer.Option(
+        False,
+        "--bench-listener",
+        help="Secured only: also a plaintext loopback listener (REELSTREAM_KAFKA_BENCH_BOOTSTRAP) for benchmarks.",
+    ),
+    brokers: int = typer.Option(
+        1,
+        min=1,
+        max=9,
+        help="Kafka nodes: 3 starts a plaintext KRaft cluster of three "
+        "brokers (ports --kafka-port + 0, 2, 4; 512 MB heaps; replication 3, min.insync 2).",
+    ),
     kafka_port: int = typer.Option(None, min=1024, max=65000, help="First broker port (default 9092)."),
     postgres_: bool = typer.Option(True, "--postgres/--no-postgres", help="Start PostgreSQL too."),
 ) -> None:
@@ -37,8 +50,15 @@ def up(
     paths = default_paths()
     started = time.monotonic()
     try:
-        env = infra.up(paths, _echo, secure=secure, bench_listener=bench_listener, brokers=brokers,
-                       kafka_port=kafka_port, with_postgres=postgres_)
+        env = infra.up(
+            paths,
+            _echo,
+            secure=secure,
+            bench_listener=bench_listener,
+            brokers=brokers,
+            kafka_port=kafka_port,
+            with_postgres=postgres_,
+        )
     except InfraError as error:
         _console.print(f"[red]infra up failed:[/red] {error}")
         raise typer.Exit(1) from error
@@ -63,8 +83,12 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
     paths = default_paths()
     rows = [{"server": server, "address": address, "state": state} for server, address, state in infra.status(paths)]
     columns = [Column("server", "server"), Column("address", "address", "code"), Column("state", "state")]
-    emit(View("servers", columns, rows, notes=[f"state: {paths.state}  jars: {paths.kafka_libs}"]), format, units,
-         _console)
+    emit(
+        View("servers", columns, rows, notes=[f"state: {paths.state}  jars: {paths.kafka_libs}"]),
+        format,
+        units,
+        _console,
+    )
     if any(row["state"] == "stopped" for row in rows):
         raise typer.Exit(3)
 
@@ -98,7 +122,9 @@ def provision(
     from deploy.local.waits import wait_until
 
     tls = TlsFiles(tls_dir)
-    wait_until(lambda: broker_answers(internal, broker_security(tls)), START_TIMEOUT_S, 1.0, what=f"kafka on {internal}")
+    wait_until(
+        lambda: broker_answers(internal, broker_security(tls)), START_TIMEOUT_S, 1.0, what=f"kafka on {internal}"
+    )
     admin = admin_client(internal, client_id="reelstream-provision", security=broker_security(tls))
     try:
         provision_roles(admin, clients.parent, tls, bootstrap, _echo, folder=clients)

@@ -1,5 +1,6 @@
 """`reelstream jackpot ...`: pools (levels, totals, last winners, liability per operator), wins, live meters, and
 the admin commands."""
+
 from __future__ import annotations
 
 import time
@@ -22,15 +23,28 @@ from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
 app = typer.Typer(no_args_is_help=True)
 console = Console(highlight=False)
 
-POOL_COLUMNS = [Column("network_id", "network", priority=6), Column("pool_id", "pool"),
-                Column("status", "status", priority=3), Column("currency", "currency", priority=0),
-                Column("level", "level", "money"), Column("contributions", "contributions", "money", priority=5),
-                Column("seeds", "seeds", "money", priority=1), Column("paid", "paid", "money", priority=4),
-                Column("wins", "wins", "number", priority=2), Column("last_winner", "last winner", priority=2),
-                Column("last_win", "last win", "money", priority=2), Column("as_of", "as of", "time", priority=0)]
-LIABILITY_COLUMNS = [Column("network_id", "network"), Column("operator_id", "operator"),
-                     Column("currency", "currency", priority=0), Column("contributed", "contributed", "money"),
-                     Column("paid", "paid to its players", "money"), Column("net", "net", "money")]
+POOL_COLUMNS = [
+    Column("network_id", "network", priority=6),
+    Column("pool_id", "pool"),
+    Column("status", "status", priority=3),
+    Column("currency", "currency", priority=0),
+    Column("level", "level", "money"),
+    Column("contributions", "contributions", "money", priority=5),
+    Column("seeds", "seeds", "money", priority=1),
+    Column("paid", "paid", "money", priority=4),
+    Column("wins", "wins", "number", priority=2),
+    Column("last_winner", "last winner", priority=2),
+    Column("last_win", "last win", "money", priority=2),
+    Column("as_of", "as of", "time", priority=0),
+]
+LIABILITY_COLUMNS = [
+    Column("network_id", "network"),
+    Column("operator_id", "operator"),
+    Column("currency", "currency", priority=0),
+    Column("contributed", "contributed", "money"),
+    Column("paid", "paid to its players", "money"),
+    Column("net", "net", "money"),
+]
 
 
 def pool_views(states: dict) -> list[View]:
@@ -40,21 +54,37 @@ def pool_views(states: dict) -> list[View]:
         currency = state.currency
         for pool in state.pools.values():
             last = pool.last_win
-            pools.append({"network_id": state.network_id, "pool_id": pool.pool_id, "status": pool.status,
-                          "currency": currency, "level": Money.micro(pool.level_micro, currency),
-                          "contributions": Money.micro(pool.contributions_micro, currency),
-                          "seeds": Money.micro(pool.seeds_micro, currency),
-                          "paid": Money.micro(pool.paid_micro, currency),
-                          "wins": pool.wins, "last_winner": last.player_id if last else None,
-                          "last_win": Money(last.amount_minor, currency) if last else None,
-                          "as_of": broker_time(state.last_recorded_ms)})
+            pools.append(
+                {
+                    "network_id": state.network_id,
+                    "pool_id": pool.pool_id,
+                    "status": pool.status,
+                    "currency": currency,
+                    "level": Money.micro(pool.level_micro, currency),
+                    "contributions": Money.micro(pool.contributions_micro, currency),
+                    "seeds": Money.micro(pool.seeds_micro, currency),
+                    "paid": Money.micro(pool.paid_micro, currency),
+                    "wins": pool.wins,
+                    "last_winner": last.player_id if last else None,
+                    "last_win": Money(last.amount_minor, currency) if last else None,
+                    "as_of": broker_time(state.last_recorded_ms),
+                }
+            )
         for operator_id, row in sorted(state.liability_by_operator.items()):
-            liabilities.append({"network_id": state.network_id, "operator_id": operator_id, "currency": currency,
-                                "contributed": Money.micro(row.contributed_micro, currency),
-                                "paid": Money.micro(row.paid_micro, currency),
-                                "net": Money.micro(row.net_micro, currency)})
-    return [View("pools", POOL_COLUMNS, pools, title="jackpot pools"),
-            View("liability", LIABILITY_COLUMNS, liabilities, title="liability per operator")]
+            liabilities.append(
+                {
+                    "network_id": state.network_id,
+                    "operator_id": operator_id,
+                    "currency": currency,
+                    "contributed": Money.micro(row.contributed_micro, currency),
+                    "paid": Money.micro(row.paid_micro, currency),
+                    "net": Money.micro(row.net_micro, currency),
+                }
+            )
+    return [
+        View("pools", POOL_COLUMNS, pools, title="jackpot pools"),
+        View("liability", LIABILITY_COLUMNS, liabilities, title="liability per operator"),
+    ]
 
 
 @app.command()
@@ -70,12 +100,17 @@ def pools(format: Format = FORMAT, units: Units = UNITS) -> None:
     emit(pool_views(states), format, units, console)
 
 
-WIN_COLUMNS = [Column("won_at", "won at", "time"), Column("player_id", "player"), Column("pool_id", "pool", priority=4),
-               Column("tier", "tier", priority=2), Column("amount", "amount", "money"),
-               Column("share_ppm", "share ppm", "number", priority=1),
-               Column("level_before", "level before", "money", priority=3),
-               Column("request_id", "spin request", "code", priority=0),
-               Column("proof", "proof (record)", "code", priority=5)]
+WIN_COLUMNS = [
+    Column("won_at", "won at", "time"),
+    Column("player_id", "player"),
+    Column("pool_id", "pool", priority=4),
+    Column("tier", "tier", priority=2),
+    Column("amount", "amount", "money"),
+    Column("share_ppm", "share ppm", "number", priority=1),
+    Column("level_before", "level before", "money", priority=3),
+    Column("request_id", "spin request", "code", priority=0),
+    Column("proof", "proof (record)", "code", priority=5),
+]
 
 
 def win_rows(records: list) -> list[dict]:
@@ -87,19 +122,32 @@ def win_rows(records: list) -> list[dict]:
         if not isinstance(data, jp.JackpotWon) or event.id in seen:
             continue
         seen.add(event.id)
-        rows.append({"won_at": broker_time(record.timestamp), "player_id": data.player_id, "pool_id": data.pool_id,
-                     "tier": data.tier, "currency": data.currency, "amount": Money(data.amount_minor, data.currency),
-                     "share_ppm": data.share_ppm, "level_before": Money.micro(data.level_before_micro, data.currency),
-                     "request_id": str(data.request_id),
-                     "proof": f"{JACKPOT_EVENTS}/{record.partition}/{record.offset}"})
+        rows.append(
+            {
+                "won_at": broker_time(record.timestamp),
+                "player_id": data.player_id,
+                "pool_id": data.pool_id,
+                "tier": data.tier,
+                "currency": data.currency,
+                "amount": Money(data.amount_minor, data.currency),
+                "share_ppm": data.share_ppm,
+                "level_before": Money.micro(data.level_before_micro, data.currency),
+                "request_id": str(data.request_id),
+                "proof": f"{JACKPOT_EVENTS}/{record.partition}/{record.offset}",
+            }
+        )
     return rows
 
 
 @app.command()
-def wins(player: str = typer.Option(None, parser=arguments.id_prefix, metavar="PREFIX",
-                                    help="Only players whose id starts with this."),
-         last: int = typer.Option(50, min=1, max=100_000, help="The newest N wins."),
-         format: Format = FORMAT, units: Units = UNITS) -> None:
+def wins(
+    player: str = typer.Option(
+        None, parser=arguments.id_prefix, metavar="PREFIX", help="Only players whose id starts with this."
+    ),
+    last: int = typer.Option(50, min=1, max=100_000, help="The newest N wins."),
+    format: Format = FORMAT,
+    units: Units = UNITS,
+) -> None:
     """Jackpot wins: who, when, how much, the share of which level, and the record that proves it."""
     from services.jackpot.adapters.history import read_all
 
@@ -113,18 +161,30 @@ def wins(player: str = typer.Option(None, parser=arguments.id_prefix, metavar="P
     emit(View("wins", WIN_COLUMNS, rows[-last:], title="jackpot wins", notes=notes), format, units, console)
 
 
-METER_COLUMNS = [Column("as_of", "as of", "time"), Column("network_id", "network", priority=1),
-                 Column("pool_id", "pool"), Column("level", "level", "money")]
+METER_COLUMNS = [
+    Column("as_of", "as of", "time"),
+    Column("network_id", "network", priority=1),
+    Column("pool_id", "pool"),
+    Column("level", "level", "money"),
+]
 
 
 def _meter_row(meter: jp.JackpotMeter) -> dict:
-    return {"as_of": meter.as_of, "network_id": meter.network_id, "pool_id": meter.pool_id,
-            "currency": meter.currency, "level": Money(meter.level_minor, meter.currency)}
+    return {
+        "as_of": meter.as_of,
+        "network_id": meter.network_id,
+        "pool_id": meter.pool_id,
+        "currency": meter.currency,
+        "level": Money(meter.level_minor, meter.currency),
+    }
 
 
 @app.command()
-def meters(follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing updates until Ctrl-C."),
-           format: Format = FORMAT, units: Units = UNITS) -> None:
+def meters(
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing updates until Ctrl-C."),
+    format: Format = FORMAT,
+    units: Units = UNITS,
+) -> None:
     """The live meters (jackpot.meters): the latest level of every pool, then every change with --follow."""
     from kafka import TopicPartition
 
@@ -160,8 +220,12 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="operator")
-    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=encode(message),
-                headers=records.headers_for("operator")).get(timeout=30)
+    writer.send(
+        settings.topic(JACKPOT_COMMANDS),
+        key=message.key,
+        value=encode(message),
+        headers=records.headers_for("operator"),
+    ).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
@@ -205,25 +269,32 @@ def open_pool(pool_id: str = _POOL, wait: float = _WAIT) -> None:
 @app.command()
 def disable(pool_id: str = _POOL, reason: str = _REASON, wait: float = _WAIT) -> None:
     """Stop paying a pool (claims get POOL_DISABLED; contributions keep accruing)."""
-    _send_admin(jp.DisablePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
-                               reason=reason), wait)
+    _send_admin(
+        jp.DisablePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id, reason=reason), wait
+    )
 
 
 @app.command()
 def resume(pool_id: str = _POOL, reason: str = _REASON, wait: float = _WAIT) -> None:
     """Pay a disabled pool again."""
-    _send_admin(jp.ResumePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
-                              reason=reason), wait)
+    _send_admin(
+        jp.ResumePool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id, reason=reason), wait
+    )
 
 
 @app.command()
-def decommission(pool_id: str = _POOL,
-                 to: str = typer.Option(..., "--to", parser=_configured_pool, metavar="POOL_ID",
-                                        help="Pool that receives the balance (same network)."),
-                 reason: str = _REASON, wait: float = _WAIT) -> None:
+def decommission(
+    pool_id: str = _POOL,
+    to: str = typer.Option(
+        ..., "--to", parser=_configured_pool, metavar="POOL_ID", help="Pool that receives the balance (same network)."
+    ),
+    reason: str = _REASON,
+    wait: float = _WAIT,
+) -> None:
     """Close a pool for good; its balance and later shares move to --to (same network)."""
     if _network_of(to) != _network_of(pool_id) or to == pool_id:
         raise typer.BadParameter(f"{to!r} is not another pool of {pool_id}'s network", param_hint="--to")
-    command = jp.DecommissionPool(network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id,
-                                  transfer_to_pool_id=to, reason=reason)
+    command = jp.DecommissionPool(
+        network_id=_network_of(pool_id), command_id=uuid.uuid4(), pool_id=pool_id, transfer_to_pool_id=to, reason=reason
+    )
     _send_admin(command, wait)

@@ -1,4 +1,5 @@
 """`reelstream math parsheet|evaluate|simulate GAME`: dispatch to the game's module in reelstream/mathcli/."""
+
 from __future__ import annotations
 
 import contextlib
@@ -35,8 +36,11 @@ def _summarised(run, as_json: bool) -> None:
 @app.command()
 def parsheet(
     game: str,
-    out_dir: Path = typer.Option(None, help="Where to write (default bench-results/parsheet/<game>/; the committed "
-                                            "par sheet is rewritten only when asked: --out-dir docs/math/<game>)."),
+    out_dir: Path = typer.Option(
+        None,
+        help="Where to write (default bench-results/parsheet/<game>/; the committed "
+        "par sheet is rewritten only when asked: --out-dir docs/math/<game>).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (fractions) on stdout."),
     model_version: Optional[str] = typer.Option(None, help="A released model other than the current (Stjernestøv)."),
 ) -> None:
@@ -58,7 +62,11 @@ def evaluate(
 ) -> None:
     """Print one outcome as JSON (auditors re-check recorded spins with it)."""
     result = _game_module(game).evaluate(
-        stake_minor=stake_minor, stops=stops, seed=seed, state=json.loads(state) if state else None, model_version=model_version
+        stake_minor=stake_minor,
+        stops=stops,
+        seed=seed,
+        state=json.loads(state) if state else None,
+        model_version=model_version,
     )
     typer.echo(json.dumps(result, indent=2, sort_keys=True))
 
@@ -79,8 +87,9 @@ def simulate(
 
 @app.command("rng-dump")
 def rng_dump(
-    out_dir: Path = typer.Option(Path("bench-results/rng-dump"),
-                                 help="Where to write raw.bin, scaled-*.txt, manifest.json."),
+    out_dir: Path = typer.Option(
+        Path("bench-results/rng-dump"), help="Where to write raw.bin, scaled-*.txt, manifest.json."
+    ),
     seeds: int = typer.Option(16, help="Number of seeded streams in raw.bin."),
     words_per_seed: int = typer.Option(1 << 16, help="64-bit words per stream."),
     label: str = typer.Option("rng-dump", help="Seeds are sha256(label:i), so the dump can be regenerated."),
@@ -89,7 +98,8 @@ def rng_dump(
     from reelstream.mathcli.rng import dump
 
     manifest = dump(out_dir, label=label, seeds=seeds, words_per_seed=words_per_seed)
-    typer.echo(f"wrote {manifest['raw_bytes']:,} bytes of raw words and {len(manifest['scaled'])} scaled files "
-               f"to {out_dir}")
+    typer.echo(
+        f"wrote {manifest['raw_bytes']:,} bytes of raw words and {len(manifest['scaled'])} scaled files to {out_dir}"
+    )
     for n, row in manifest["scaled"].items():
         typer.echo(f"  below({n}): chi-square {row['statistic']:.1f} on {row['dof']} dof, p = {row['p_value']:.3f}")

@@ -1,4 +1,5 @@
 """`reelstream projector run|rebuild|status`: the Postgres projection of every event topic."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,10 +33,19 @@ def rebuild(
     from services.projector.app import live_config
 
     config = live_config()
-    total = total_to_read(asyncio.run(beginning_offsets(config.bootstrap, config.topics)),
-                          asyncio.run(end_offsets(config.bootstrap, config.topics)))
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("records"),
-               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    total = total_to_read(
+        asyncio.run(beginning_offsets(config.bootstrap, config.topics)),
+        asyncio.run(end_offsets(config.bootstrap, config.topics)),
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("records"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console) as bar:
         task = bar.add_task("rebuild", total=total or None)
 
@@ -47,8 +57,9 @@ def rebuild(
             bar.console.print(f"[bold]{name}[/bold]: {detail}")
 
         started = datetime.now(timezone.utc)
-        result = asyncio.run(run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance,
-                                         on_phase=phase))
+        result = asyncio.run(
+            run_rebuild(config, started, keep_previous=keep_previous, on_batch=advance, on_phase=phase)
+        )
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     console.print(
         f"switched to [bold]{result.schema}[/bold] (was {result.previous}); {result.events} events, "
@@ -58,10 +69,13 @@ def rebuild(
     )
 
 
-STATUS_COLUMNS = [Column("topic", "topic", "code"), Column("partition", "part", "number"),
-                  Column("next_offset", "next offset", "number", priority=1),
-                  Column("end", "end (stable)", "number", priority=1),
-                  Column("lag", "records behind", "number")]
+STATUS_COLUMNS = [
+    Column("topic", "topic", "code"),
+    Column("partition", "part", "number"),
+    Column("next_offset", "next offset", "number", priority=1),
+    Column("end", "end (stable)", "number", priority=1),
+    Column("lag", "records behind", "number"),
+]
 
 
 @app.command()
@@ -77,8 +91,12 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
     from shared.kafka import CONSUMER_SAFETY, kafka_consumer
 
     config, prefix = live_config(), load_settings().topic_prefix
-    reader = kafka_consumer(config.bootstrap, group_id=None, client_id="reelstream-projector-status",
-                            **{**CONSUMER_SAFETY, "enable_auto_commit": False})
+    reader = kafka_consumer(
+        config.bootstrap,
+        group_id=None,
+        client_id="reelstream-projector-status",
+        **{**CONSUMER_SAFETY, "enable_auto_commit": False},
+    )
     try:
         partitions = [TopicPartition(t, p) for t in config.topics for p in sorted(reader.partitions_for_topic(t) or ())]
         ends = reader.end_offsets(partitions)
@@ -86,14 +104,27 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
         for tp in partitions:
             at = positions.get((tp.topic, tp.partition), 0)
             behind, exact = committed_records_between(reader, tp, at, ends[tp])
-            rows.append({"topic": tp.topic.removeprefix(prefix), "partition": tp.partition, "next_offset": at,
-                         "end": ends[tp], "lag": behind if exact else f"≥{behind:,}"})
+            rows.append(
+                {
+                    "topic": tp.topic.removeprefix(prefix),
+                    "partition": tp.partition,
+                    "next_offset": at,
+                    "end": ends[tp],
+                    "lag": behind if exact else f"≥{behind:,}",
+                }
+            )
     finally:
         reader.close(autocommit=False)
     tables = [{"table": table, "rows": count} for table, count in counts.items()]
-    emit([View("positions", STATUS_COLUMNS, rows, title=f"live schema {schema}"),
-          View("tables", [Column("table", "table"), Column("rows", "rows", "number")], tables)],
-         format, units, Console(highlight=False))
+    emit(
+        [
+            View("positions", STATUS_COLUMNS, rows, title=f"live schema {schema}"),
+            View("tables", [Column("table", "table"), Column("rows", "rows", "number")], tables),
+        ],
+        format,
+        units,
+        Console(highlight=False),
+    )
 
 
 async def _status():

@@ -1,4 +1,5 @@
 """`reelstream recall --player P --last N`: a player's last games with every step (GLI-19 §4.14)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,19 +37,27 @@ async def _from_projection(player: str, last: int) -> list[dict]:
 
     connection = await asyncpg.connect(load_settings().database_url, timeout=15)
     try:
-        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
-                                        schema="pg_catalog")
+        await connection.set_type_codec(
+            "jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads, schema="pg_catalog"
+        )
         rows = await connection.fetch(
             "SELECT * FROM projection.spins WHERE player_id = $1 ORDER BY settled_at DESC, broker_time DESC LIMIT $2",
-            player, last)
+            player,
+            last,
+        )
     finally:
         await connection.close()
     return [dict(row) for row in reversed(rows)]
 
 
-RECALL_COLUMNS = [Column("settled_at", "settled at", "time"), Column("game", "game", priority=2),
-                  Column("request_id", "request", "code", priority=1), Column("stake", "stake", "money"),
-                  Column("win", "win", "money"), Column("balance_after", "balance after", "money", priority=3)]
+RECALL_COLUMNS = [
+    Column("settled_at", "settled at", "time"),
+    Column("game", "game", priority=2),
+    Column("request_id", "request", "code", priority=1),
+    Column("stake", "stake", "money"),
+    Column("win", "win", "money"),
+    Column("balance_after", "balance after", "money", priority=3),
+]
 
 
 def _summary_rows(games: list[dict]) -> list[dict]:
@@ -56,25 +65,43 @@ def _summary_rows(games: list[dict]) -> list[dict]:
     for game in games:
         settled = next(step for step in game["steps"] if step["step"] == "settled")
         currency = game["currency"]
-        rows.append({"settled_at": datetime.fromisoformat(str(game["settled_at"]).replace("Z", "+00:00")),
-                     "game": game["game"], "request_id": game["request_id"], "currency": currency,
-                     "stake": Money(settled["stake_minor"], currency), "win": Money(settled["win_minor"], currency),
-                     "balance_after": Money(settled["balance_after_minor"], currency)})
+        rows.append(
+            {
+                "settled_at": datetime.fromisoformat(str(game["settled_at"]).replace("Z", "+00:00")),
+                "game": game["game"],
+                "request_id": game["request_id"],
+                "currency": currency,
+                "stake": Money(settled["stake_minor"], currency),
+                "win": Money(settled["win_minor"], currency),
+                "balance_after": Money(settled["balance_after_minor"], currency),
+            }
+        )
     return rows
 
 
 def app(
-    player: str = typer.Option(..., parser=arguments.player_id, metavar="PLAYER_ID",
-                               help="The pseudonymous player id."),
+    player: str = typer.Option(
+        ..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id."
+    ),
     last: int = typer.Option(10, min=1, max=1000, help="How many games, newest first."),
-    source: str = typer.Option("topics", parser=lambda v: arguments.one_of(v, ("topics", "projection")),
-                               metavar="topics|projection",
-                               help="topics: the raw spin.events (the truth); projection: Postgres projection.spins."),
-    format: Format = typer.Option(Format.table, "--format", help="table: every step with the boards drawn; "
-                                                                 "json: every field; csv: one row per game."),
+    source: str = typer.Option(
+        "topics",
+        parser=lambda v: arguments.one_of(v, ("topics", "projection")),
+        metavar="topics|projection",
+        help="topics: the raw spin.events (the truth); projection: Postgres projection.spins.",
+    ),
+    format: Format = typer.Option(
+        Format.table,
+        "--format",
+        help="table: every step with the boards drawn; json: every field; csv: one row per game.",
+    ),
     units: Units = UNITS,
-    html: Path = typer.Option(None, parser=arguments.output_file, metavar="FILE",
-                              help="Also write the recall as a self-contained HTML page here."),
+    html: Path = typer.Option(
+        None,
+        parser=arguments.output_file,
+        metavar="FILE",
+        help="Also write the recall as a self-contained HTML page here.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Show the last N games of a player: boards, cascades, wins, jackpot, and the inputs that re-derive each one."""

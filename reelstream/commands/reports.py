@@ -3,6 +3,7 @@
 The pure rows (services/audit/core/reports.py) carry exact integers named `*_minor` / `*_micro`; here each becomes an
 amount under its name without the suffix, shown in major units by default (`--units minor|micro` for exact integers).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -56,8 +57,9 @@ def _folds(until: datetime | None):
     from shared.pools import load_pools
 
     settings = load_settings()
-    records, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
-                             topics=("wallet.events", "jackpot.events"))
+    records, _ = read_topics(
+        settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("wallet.events", "jackpot.events")
+    )
     facts = collect(records, until_ms=epoch_ms(until) if until else None)
     config = load_pools()
     ledger = fold_ledger([f for f in facts.facts if f.topic == "wallet.events"])
@@ -74,8 +76,12 @@ def _emit(view: View, fmt: Format, units: Units, out: Path | None) -> None:
 
 
 _OUT = typer.Option(None, parser=arguments.output_file, metavar="FILE", help="Write to this file instead of stdout.")
-_UNTIL = typer.Option(None, parser=arguments.moment_now, metavar="TIME",
-                      help=f"As of this time (records stored later are ignored): {arguments.TIME_HINT}.")
+_UNTIL = typer.Option(
+    None,
+    parser=arguments.moment_now,
+    metavar="TIME",
+    help=f"As of this time (records stored later are ignored): {arguments.TIME_HINT}.",
+)
 
 
 @app.command()
@@ -104,7 +110,10 @@ def reconciliation(format: Format = FORMAT, units: Units = UNITS, out: Path = _O
     from services.audit.core.reports import reconciliation_rows
 
     ledger, pools, config = _folds(until)
-    view = as_view("reconciliation", reconciliation_rows(ledger, pools, config),
-                   ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
-                   "jackpot reconciliation")
+    view = as_view(
+        "reconciliation",
+        reconciliation_rows(ledger, pools, config),
+        ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
+        "jackpot reconciliation",
+    )
     _emit(view, format, units, out)

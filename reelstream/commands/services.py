@@ -1,4 +1,5 @@
 """`reelstream services run NAME` (foreground) and `services up|down|status` (background, with pid files)."""
+
 from __future__ import annotations
 
 import importlib
@@ -54,8 +55,13 @@ def _running_pid(name: str) -> int | None:
 
 @app.command()
 def up(
-    only: list[str] = typer.Option(list(SERVICES), "--only", parser=lambda v: arguments.one_of(v, SERVICES),
-                                   metavar="SERVICE", help="Services to start (default: all)."),
+    only: list[str] = typer.Option(
+        list(SERVICES),
+        "--only",
+        parser=lambda v: arguments.one_of(v, SERVICES),
+        metavar="SERVICE",
+        help="Services to start (default: all).",
+    ),
     timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
     """Start services in the background (idempotent) and wait until each consumes its inputs."""
@@ -99,8 +105,11 @@ def _wait_gone(pid: int, timeout_s: float) -> bool:
 
 
 @app.command()
-def status(format: Format = FORMAT, units: Units = UNITS,
-           as_json: bool = typer.Option(False, "--json", help="The same as --format json.")) -> None:
+def status(
+    format: Format = FORMAT,
+    units: Units = UNITS,
+    as_json: bool = typer.Option(False, "--json", help="The same as --format json."),
+) -> None:
     """Which services run: pids started by `up` from this state directory, and the HTTP endpoint (/health, /ready,
     /metrics) of every running instance that writes its address there (tests and extra instances included)."""
     from shared.observability.http import listed_endpoints
@@ -110,8 +119,18 @@ def status(format: Format = FORMAT, units: Units = UNITS,
     for name in SERVICES:
         pid = _running_pid(name)
         for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
-            rows.append({"service": name, "state": "running" if pid or endpoint else "stopped",
-                         "pid": endpoint["pid"] if endpoint else pid, "url": endpoint["url"] if endpoint else None})
-    columns = [Column("service", "service"), Column("state", "state"), Column("pid", "pid", "code"),
-               Column("url", "endpoint", "code")]
+            rows.append(
+                {
+                    "service": name,
+                    "state": "running" if pid or endpoint else "stopped",
+                    "pid": endpoint["pid"] if endpoint else pid,
+                    "url": endpoint["url"] if endpoint else None,
+                }
+            )
+    columns = [
+        Column("service", "service"),
+        Column("state", "state"),
+        Column("pid", "pid", "code"),
+        Column("url", "endpoint", "code"),
+    ]
     emit(View("services", columns, rows), Format.json if as_json else format, units)

@@ -1,4 +1,5 @@
 """`reelstream session issue --player P [--ttl 3600]` prints a signed session token; `rotate` adds a new key."""
+
 from __future__ import annotations
 
 import time
@@ -14,8 +15,13 @@ app = typer.Typer(no_args_is_help=True)
 
 @app.command()
 def issue(
-    player: str = typer.Option(..., "--player", parser=arguments.player_id, metavar="PLAYER_ID",
-                               help="The pseudonymous player id the token is bound to."),
+    player: str = typer.Option(
+        ...,
+        "--player",
+        parser=arguments.player_id,
+        metavar="PLAYER_ID",
+        help="The pseudonymous player id the token is bound to.",
+    ),
     ttl: int = typer.Option(3600, "--ttl", min=1, max=MAX_TTL_S, help="Seconds until the token expires."),
 ) -> None:
     """Print a token signed with the newest session key (the token only; it is a bearer secret)."""
@@ -38,8 +44,11 @@ def rotate(
     env_file = default_paths().env_file
     current = key_ring(load_settings().session_secret)
     ring = KeyRing(((secrets.token_hex(4), secrets.token_urlsafe(32).encode()),) + current.keys[:keep])
-    lines = [line for line in (env_file.read_text().splitlines() if env_file.exists() else [])
-             if not line.startswith(("REELSTREAM_SESSION_KEYS=", "REELSTREAM_SESSION_SECRET="))]
+    lines = [
+        line
+        for line in (env_file.read_text().splitlines() if env_file.exists() else [])
+        if not line.startswith(("REELSTREAM_SESSION_KEYS=", "REELSTREAM_SESSION_SECRET="))
+    ]
     env_file.write_text("\n".join(lines + [f"REELSTREAM_SESSION_KEYS={ring_text(ring)}"]) + "\n")
     env_file.chmod(0o600)
     typer.echo(f"signing key {ring.signing_kid}; accepted: {', '.join(kid for kid, _ in ring.keys)} (in {env_file})")

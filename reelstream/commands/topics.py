@@ -1,4 +1,5 @@
 """`reelstream topics create|list`: the platform's topics as declared in shared/topics.py, made real on the broker."""
+
 from __future__ import annotations
 
 import typer
@@ -42,30 +43,45 @@ def create(
         raise typer.Exit(2)
 
 
-TOPIC_COLUMNS = [Column("topic", "topic"), Column("key", "key", priority=2), Column("kind", "kind", priority=3),
-                 Column("partitions", "partitions", "number"),
-                 *(Column(key.replace(".", "_"), key, "code", priority=1) for key in _SHOWN_CONFIGS)]
+TOPIC_COLUMNS = [
+    Column("topic", "topic"),
+    Column("key", "key", priority=2),
+    Column("kind", "kind", priority=3),
+    Column("partitions", "partitions", "number"),
+    *(Column(key.replace(".", "_"), key, "code", priority=1) for key in _SHOWN_CONFIGS),
+]
 
 
 @app.command("list")
-def list_topics(bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
-                format: Format = FORMAT, units: Units = UNITS) -> None:
+def list_topics(
+    bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+    format: Format = FORMAT,
+    units: Units = UNITS,
+) -> None:
     """Show the declared topics (under REELSTREAM_TOPIC_PREFIX) as found on the broker; exit 3 when one is missing."""
     settings = load_settings()
     admin = admin_client(bootstrap or settings.kafka_bootstrap_servers, role="admin")
     try:
         existing = set(admin.list_topics())
-        found = {t["name"]: t for t in describe(admin, [settings.topic(s.name) for s in ALL_TOPICS
-                                                         if settings.topic(s.name) in existing])}
+        found = {
+            t["name"]: t
+            for t in describe(admin, [settings.topic(s.name) for s in ALL_TOPICS if settings.topic(s.name) in existing])
+        }
     finally:
         admin.close()
     rows = []
     for spec in ALL_TOPICS:
         topic = found.get(settings.topic(spec.name))
         configs = topic["configs"] if topic else {}
-        rows.append({"topic": spec.name, "key": spec.key, "kind": spec.kind,
-                     "partitions": topic["partitions"] if topic else "missing",
-                     **{key.replace(".", "_"): configs.get(key) for key in _SHOWN_CONFIGS}})
+        rows.append(
+            {
+                "topic": spec.name,
+                "key": spec.key,
+                "kind": spec.kind,
+                "partitions": topic["partitions"] if topic else "missing",
+                **{key.replace(".", "_"): configs.get(key) for key in _SHOWN_CONFIGS},
+            }
+        )
     title = "topics" + (f" (under the prefix {settings.topic_prefix!r})" if settings.topic_prefix else "")
     emit(View("topics", TOPIC_COLUMNS, rows, title=title), format, units, _console)
     if any(row["partitions"] == "missing" for row in rows):

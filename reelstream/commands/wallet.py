@@ -3,6 +3,7 @@
 Commands go to wallet.commands and the answer (the fact or the rejection) is read from the player's partition of
 wallet.events; balance, history and players fold the postings on wallet.events (the same fold an auditor runs).
 """
+
 from __future__ import annotations
 
 import time
@@ -31,11 +32,16 @@ console = Console(highlight=False)
 EXIT_NOT_FOUND = 3
 
 _PLAYER = typer.Argument(..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id.")
-_AMOUNT = typer.Argument(..., parser=arguments.amount_minor, metavar="AMOUNT_MINOR",
-                         help="In minor units (cents, øre): 1050 is 10.50.")
+_AMOUNT = typer.Argument(
+    ..., parser=arguments.amount_minor, metavar="AMOUNT_MINOR", help="In minor units (cents, øre): 1050 is 10.50."
+)
 _CURRENCY = typer.Option("EUR", parser=arguments.currency, metavar="EUR|DKK", help="Currency of the account.")
-_TRANSACTION = typer.Option(None, parser=arguments.a_uuid, metavar="UUID",
-                            help="Idempotency key (default: a fresh one); a repeat returns the first answer.")
+_TRANSACTION = typer.Option(
+    None,
+    parser=arguments.a_uuid,
+    metavar="UUID",
+    help="Idempotency key (default: a fresh one); a repeat returns the first answer.",
+)
 _TIMEOUT = typer.Option(30.0, min=0.1, max=600.0, help="Seconds to wait for the wallet's answer.")
 
 
@@ -75,8 +81,9 @@ def _send_and_wait(data, timeout_s: float) -> None:
     reader = _reader(data.player_id, from_end=True)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="cashier")
-    writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message),
-                headers=records.headers_for("cashier")).get(30)
+    writer.send(
+        settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("cashier")
+    ).get(30)
     writer.close(10)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -102,46 +109,90 @@ def _show_answer(data) -> None:
 
 
 @app.command()
-def deposit(player_id: str = _PLAYER, amount_minor: int = _AMOUNT, currency: str = _CURRENCY,
-            transaction_id: uuid.UUID = _TRANSACTION, timeout_s: float = _TIMEOUT,
-            confirm: bool = typer.Option(False, "--confirm", help="Operator override of the deposit cap.")) -> None:
+def deposit(
+    player_id: str = _PLAYER,
+    amount_minor: int = _AMOUNT,
+    currency: str = _CURRENCY,
+    transaction_id: uuid.UUID = _TRANSACTION,
+    timeout_s: float = _TIMEOUT,
+    confirm: bool = typer.Option(False, "--confirm", help="Operator override of the deposit cap."),
+) -> None:
     """Cashier deposit (the first one in a currency opens the account); above the currency's cap only with --confirm."""
     settings = load_settings()
     refusal = deposit_refusal(amount_minor, currency, settings.deposit_caps_minor, override=confirm)
     if refusal is not None:
-        raise typer.BadParameter(f"{refusal.code}: {refusal.message} (REELSTREAM_DEPOSIT_CAP_MINOR_{currency}); "
-                                 "add --confirm to send it as an operator override", param_hint="AMOUNT_MINOR")
-    _send_and_wait(Deposit(transaction_id=transaction_id or uuid.uuid4(), player_id=player_id,
-                           amount_minor=amount_minor, currency=currency), timeout_s)
+        raise typer.BadParameter(
+            f"{refusal.code}: {refusal.message} (REELSTREAM_DEPOSIT_CAP_MINOR_{currency}); "
+            "add --confirm to send it as an operator override",
+            param_hint="AMOUNT_MINOR",
+        )
+    _send_and_wait(
+        Deposit(
+            transaction_id=transaction_id or uuid.uuid4(),
+            player_id=player_id,
+            amount_minor=amount_minor,
+            currency=currency,
+        ),
+        timeout_s,
+    )
 
 
 @app.command()
-def withdraw(player_id: str = _PLAYER, amount_minor: int = _AMOUNT, currency: str = _CURRENCY,
-             transaction_id: uuid.UUID = _TRANSACTION, timeout_s: float = _TIMEOUT) -> None:
+def withdraw(
+    player_id: str = _PLAYER,
+    amount_minor: int = _AMOUNT,
+    currency: str = _CURRENCY,
+    transaction_id: uuid.UUID = _TRANSACTION,
+    timeout_s: float = _TIMEOUT,
+) -> None:
     """Cashier withdrawal (never below zero)."""
-    _send_and_wait(Withdraw(transaction_id=transaction_id or uuid.uuid4(), player_id=player_id,
-                            amount_minor=amount_minor, currency=currency), timeout_s)
+    _send_and_wait(
+        Withdraw(
+            transaction_id=transaction_id or uuid.uuid4(),
+            player_id=player_id,
+            amount_minor=amount_minor,
+            currency=currency,
+        ),
+        timeout_s,
+    )
 
 
 @app.command("set-limit")
-def set_limit(player_id: str = _PLAYER,
-              kind: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, ("deposit", "loss")),
-                                         metavar="deposit|loss"),
-              period: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, ("day", "week", "month")),
-                                           metavar="day|week|month"),
-              amount_minor: int = typer.Option(None, parser=arguments.amount_minor, metavar="AMOUNT_MINOR",
-                                               help="In minor units; omit to remove the limit "
-                                                    "(an increase: after 24 h)."),
-              currency: str = _CURRENCY, timeout_s: float = _TIMEOUT) -> None:
+def set_limit(
+    player_id: str = _PLAYER,
+    kind: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, ("deposit", "loss")), metavar="deposit|loss"),
+    period: str = typer.Argument(
+        ..., parser=lambda v: arguments.one_of(v, ("day", "week", "month")), metavar="day|week|month"
+    ),
+    amount_minor: int = typer.Option(
+        None,
+        parser=arguments.amount_minor,
+        metavar="AMOUNT_MINOR",
+        help="In minor units; omit to remove the limit (an increase: after 24 h).",
+    ),
+    currency: str = _CURRENCY,
+    timeout_s: float = _TIMEOUT,
+) -> None:
     """Set a deposit or loss limit: decreases apply at once, increases after 24 h."""
-    _send_and_wait(SetLimit(transaction_id=uuid.uuid4(), player_id=player_id, currency=currency, kind=kind,
-                            period=period, amount_minor=amount_minor), timeout_s)
+    _send_and_wait(
+        SetLimit(
+            transaction_id=uuid.uuid4(),
+            player_id=player_id,
+            currency=currency,
+            kind=kind,
+            period=period,
+            amount_minor=amount_minor,
+        ),
+        timeout_s,
+    )
 
 
 @app.command("self-exclude")
-def self_exclude(player_id: str = _PLAYER,
-                 days: int = typer.Option(None, min=1, max=36_500, help="Omit for an indefinite exclusion."),
-                 timeout_s: float = _TIMEOUT) -> None:
+def self_exclude(
+    player_id: str = _PLAYER,
+    days: int = typer.Option(None, min=1, max=36_500, help="Omit for an indefinite exclusion."),
+    timeout_s: float = _TIMEOUT,
+) -> None:
     """Self-exclusion: no wagers or deposits until it ends (it can be extended, never shortened)."""
     until = datetime.now(timezone.utc) + timedelta(days=days) if days else None
     _send_and_wait(SelfExclude(transaction_id=uuid.uuid4(), player_id=player_id, until=until), timeout_s)
@@ -167,16 +218,30 @@ def balance(player_id: str = _PLAYER, format: Format = FORMAT, units: Units = UN
     if not totals:
         typer.echo(f"{player_id}: no account (no wallet event for this player)", err=True)
         raise typer.Exit(EXIT_NOT_FOUND)
-    rows = [{"player_id": player_id, "currency": currency, "balance": Money.micro(amount, currency)}
-            for currency, amount in sorted(totals.items())]
-    emit(View("balances", [Column("player_id", "player"), Column("currency", "currency"),
-                           Column("balance", "balance", "money")], rows), format, units, console)
+    rows = [
+        {"player_id": player_id, "currency": currency, "balance": Money.micro(amount, currency)}
+        for currency, amount in sorted(totals.items())
+    ]
+    emit(
+        View(
+            "balances",
+            [Column("player_id", "player"), Column("currency", "currency"), Column("balance", "balance", "money")],
+            rows,
+        ),
+        format,
+        units,
+        console,
+    )
 
 
-HISTORY_COLUMNS = [Column("recorded_at", "recorded at", "time"), Column("event", "event", priority=5),
-                   Column("transaction_id", "transaction", "code", priority=1),
-                   Column("currency", "currency", priority=2),
-                   Column("amount", "amount", "money"), Column("balance_after", "balance after", "money", priority=4)]
+HISTORY_COLUMNS = [
+    Column("recorded_at", "recorded at", "time"),
+    Column("event", "event", priority=5),
+    Column("transaction_id", "transaction", "code", priority=1),
+    Column("currency", "currency", priority=2),
+    Column("amount", "amount", "money"),
+    Column("balance_after", "balance after", "money", priority=4),
+]
 
 
 def history_rows(events: list, player_id: str) -> list[dict]:
@@ -187,45 +252,60 @@ def history_rows(events: list, player_id: str) -> list[dict]:
         currency = getattr(data, "currency", None)
         moved = _net_micro(data, account)
         after = getattr(data, "balance_after_minor", None)
-        rows.append({"recorded_at": data.recorded_at,
-                     "event": data.TYPE.split(".")[2] + (f" {data.code}" if hasattr(data, "code") else ""),
-                     "transaction_id": str(data.transaction_id), "currency": currency,
-                     "amount": Money.micro(moved, currency) if moved is not None and currency else None,
-                     "balance_after": Money(after, currency) if after is not None and currency else None})
+        rows.append(
+            {
+                "recorded_at": data.recorded_at,
+                "event": data.TYPE.split(".")[2] + (f" {data.code}" if hasattr(data, "code") else ""),
+                "transaction_id": str(data.transaction_id),
+                "currency": currency,
+                "amount": Money.micro(moved, currency) if moved is not None and currency else None,
+                "balance_after": Money(after, currency) if after is not None and currency else None,
+            }
+        )
     return rows
 
 
 @app.command()
-def history(player_id: str = _PLAYER, last: int = typer.Option(20, min=1, max=10_000, help="How many of the latest."),
-            format: Format = FORMAT, units: Units = UNITS) -> None:
+def history(
+    player_id: str = _PLAYER,
+    last: int = typer.Option(20, min=1, max=10_000, help="How many of the latest."),
+    format: Format = FORMAT,
+    units: Units = UNITS,
+) -> None:
     """The player's latest wallet events: what happened, the signed amount and the balance after."""
     events = _player_events(player_id)
     if not events:
         typer.echo(f"{player_id}: no wallet events", err=True)
         raise typer.Exit(EXIT_NOT_FOUND)
-    view = View("history", HISTORY_COLUMNS, history_rows(events[-last:], player_id),
-                title=f"{player_id}: wallet history")
+    view = View(
+        "history", HISTORY_COLUMNS, history_rows(events[-last:], player_id), title=f"{player_id}: wallet history"
+    )
     emit(view, format, units, console)
 
 
-PLAYERS_COLUMNS = [Column("player_id", "player"), Column("currency", "currency"),
-                   Column("balance", "balance", "money")]
+PLAYERS_COLUMNS = [Column("player_id", "player"), Column("currency", "currency"), Column("balance", "balance", "money")]
 
 
 def player_rows(balances_micro: dict[tuple[str, str], int], prefix: str, limit: int) -> list[dict]:
     """Players whose id starts with `prefix`, with their balance per currency, sorted by id."""
     marker = player_account("")
-    rows = [{"player_id": account[len(marker):], "currency": currency, "balance": Money.micro(amount, currency)}
-            for (account, currency), amount in balances_micro.items()
-            if account.startswith(marker + prefix)]
+    rows = [
+        {"player_id": account[len(marker) :], "currency": currency, "balance": Money.micro(amount, currency)}
+        for (account, currency), amount in balances_micro.items()
+        if account.startswith(marker + prefix)
+    ]
     return sorted(rows, key=lambda row: (row["player_id"], row["currency"]))[:limit]
 
 
 @app.command()
-def players(prefix: str = typer.Argument("", parser=arguments.id_prefix, metavar="[PREFIX]",
-                                         help="Only players whose id starts with this."),
-            limit: int = typer.Option(200, min=1, max=100_000, help="Show at most this many rows."),
-            format: Format = FORMAT, units: Units = UNITS) -> None:
+def players(
+    prefix: str = typer.Argument(
+        "", parser=arguments.id_prefix, metavar="[PREFIX]", help="Only players whose id starts with this."
+    ),
+    limit: int = typer.Option(200, min=1, max=100_000, help="Show at most this many rows."),
+    format: Format = FORMAT,
+    units: Units = UNITS,
+) -> None:
     """Players and their balances (folded from every partition of wallet.events); exit 3 when none matches."""
     from services.audit.adapters.topics import read_topics
     from services.audit.core.collect import collect

@@ -1,6 +1,7 @@
 """A relay between the client under test and the platform: requests pass unchanged (same key, bytes, partition),
 answers come back as they are, twice, or late, so the kit can show what a client does with redeliveries and retries.
 """
+
 from __future__ import annotations
 
 import threading
@@ -38,19 +39,31 @@ class Relay:
     """Forwards `<relay>spin.requests` to `<platform>spin.requests` and answers back, with the fault of the moment."""
 
     def __init__(self, bootstrap: str, platform_prefix: str, relay_prefix: str) -> None:
-        self.topics = {"in": relay_prefix + SPIN_REQUESTS, "up": platform_prefix + SPIN_REQUESTS,
-                       "answers": platform_prefix + SPIN_EVENTS, "out": relay_prefix + SPIN_EVENTS}
+        self.topics = {
+            "in": relay_prefix + SPIN_REQUESTS,
+            "up": platform_prefix + SPIN_REQUESTS,
+            "answers": platform_prefix + SPIN_EVENTS,
+            "out": relay_prefix + SPIN_EVENTS,
+        }
         self.fault = "none"  # for request ids seen from now on
         self.seen: dict[str, Seen] = {}
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.error: BaseException | None = None
         self.producer = producer(bootstrap, client_id="reelstream-conformance-relay", linger_ms=0)
-        self.consumer = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False,
-                                       client_id="reelstream-conformance-relay", isolation_level="read_committed",
-                                       fetch_max_wait_ms=50)
-        tps = [TopicPartition(topic, p) for topic in (self.topics["in"], self.topics["answers"])
-               for p in sorted(self.consumer.partitions_for_topic(topic) or ())]
+        self.consumer = kafka_consumer(
+            bootstrap,
+            group_id=None,
+            enable_auto_commit=False,
+            client_id="reelstream-conformance-relay",
+            isolation_level="read_committed",
+            fetch_max_wait_ms=50,
+        )
+        tps = [
+            TopicPartition(topic, p)
+            for topic in (self.topics["in"], self.topics["answers"])
+            for p in sorted(self.consumer.partitions_for_topic(topic) or ())
+        ]
         assert len(tps) > 2, f"relay topics missing: {self.topics}"
         self.consumer.assign(tps)
         self.consumer.seek_to_end(*tps)

@@ -1,4 +1,5 @@
 """The conformance vectors as data: loaded from docs/contract/conformance/spins.json and checked for shape."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,15 @@ from reelstream.conformance.relay import FAULTS
 VECTORS_FILE = Path(__file__).resolve().parents[2] / "docs" / "contract" / "conformance" / "spins.json"
 TOKENS = ("valid", "forged", "expired", "other-player")
 CLIENT_DEFAULTS = {"timeout_ms": 10_000, "attempts": 3, "linger_ms": 0, "partitioner": "murmur2"}
-_EXPECTATIONS = {"outcome", "code", "balance", "message_contains", "same_event_as_step", "attempts_at_least",
-                 "duplicates_at_least"}
+_EXPECTATIONS = {
+    "outcome",
+    "code",
+    "balance",
+    "message_contains",
+    "same_event_as_step",
+    "attempts_at_least",
+    "duplicates_at_least",
+}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 """Run a client command through the conformance vectors against a running platform and judge each answer."""
+
 from __future__ import annotations
 
 import json
@@ -57,12 +58,22 @@ def parse_answers(stdout: str) -> list[dict[str, Any]]:
     return found
 
 
-def check_step(step: Step, run: Run, seen: Seen | None, request_id: str, player: str, platform: Platform,
-               deposit_minor: int, earlier: list[dict[str, Any] | None]) -> list[str]:
+def check_step(
+    step: Step,
+    run: Run,
+    seen: Seen | None,
+    request_id: str,
+    player: str,
+    platform: Platform,
+    deposit_minor: int,
+    earlier: list[dict[str, Any] | None],
+) -> list[str]:
     """What is wrong with one step's run: the client's answer against the vector and what went through the relay."""
     if len(run.answers) != 1:
-        return [f"expected exactly one answer line on stdout, got {len(run.answers)} (exit {run.returncode}); "
-                f"stderr: {run.stderr.strip()[-300:]}"]
+        return [
+            f"expected exactly one answer line on stdout, got {len(run.answers)} (exit {run.returncode}); "
+            f"stderr: {run.stderr.strip()[-300:]}"
+        ]
     answer, expect, problems = run.answers[0], step.expect, []
     if answer.get("outcome") != expect["outcome"]:
         problems.append(f"outcome {answer.get('outcome')!r} {answer.get('code') or ''}, expected {expect['outcome']!r}")
@@ -94,15 +105,19 @@ def _number(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _relayed_problems(step: Step, answer: dict[str, Any], seen: Seen | None, player: str,
-                      platform: Platform) -> list[str]:
+def _relayed_problems(
+    step: Step, answer: dict[str, Any], seen: Seen | None, player: str, platform: Platform
+) -> list[str]:
     """The requests the client sent (key, partition, header, retries with one id) and the answer it reported."""
     if seen is None or not seen.requests:
         return [f"no request with request_id {answer.get('request_id')} reached spin.requests"]
     problems = []
     partitioner = step.client["partitioner"]
-    home = (partition_for(player.encode(), platform.partitions) if partitioner == "murmur2"
-            else zlib.crc32(player.encode()) % platform.partitions)
+    home = (
+        partition_for(player.encode(), platform.partitions)
+        if partitioner == "murmur2"
+        else zlib.crc32(player.encode()) % platform.partitions
+    )
     for partition, key, headers in seen.requests:
         if key != player.encode():
             problems.append(f"record key {key!r}, expected the player id")
@@ -138,13 +153,36 @@ def token(kind: str, player: str, secret: str, now_ms: int) -> str:
     }[kind]()
 
 
-def client_arguments(step: Step, properties: Path, relay_prefix: str, player: str, request_id: str,
-                     tok: str) -> list[str]:
+def client_arguments(
+    step: Step, properties: Path, relay_prefix: str, player: str, request_id: str, tok: str
+) -> list[str]:
     r, c = step.request, step.client
-    return ["--properties", str(properties), "--topic-prefix", relay_prefix, "--player", player, "--game", r["game"],
-            "--stake", str(r["stake_minor"]), "--currency", r["currency"], "--token", tok, "--request-id", request_id,
-            "--timeout-ms", str(c["timeout_ms"]), "--attempts", str(c["attempts"]), "--linger-ms", str(c["linger_ms"]),
-            "--partitioner", c["partitioner"]]
+    return [
+        "--properties",
+        str(properties),
+        "--topic-prefix",
+        relay_prefix,
+        "--player",
+        player,
+        "--game",
+        r["game"],
+        "--stake",
+        str(r["stake_minor"]),
+        "--currency",
+        r["currency"],
+        "--token",
+        tok,
+        "--request-id",
+        request_id,
+        "--timeout-ms",
+        str(c["timeout_ms"]),
+        "--attempts",
+        str(c["attempts"]),
+        "--linger-ms",
+        str(c["linger_ms"]),
+        "--partitioner",
+        c["partitioner"],
+    ]
 
 
 @contextmanager
@@ -163,8 +201,13 @@ def relay_topics(platform: Platform) -> Iterator[str]:
         delete_topics(platform.bootstrap, names)
 
 
-def verify(command: list[str], vectors: tuple[Vector, ...], platform: Platform, properties: Path,
-           report: Callable[[str, list[str]], None]) -> int:
+def verify(
+    command: list[str],
+    vectors: tuple[Vector, ...],
+    platform: Platform,
+    properties: Path,
+    report: Callable[[str, list[str]], None],
+) -> int:
     """Run every vector; `report(name, problems)` after each; returns how many failed."""
     failed = 0
     with relay_topics(platform) as relay_prefix, ReelstreamClient(platform.bootstrap, platform.prefix) as cashier:
@@ -179,8 +222,15 @@ def verify(command: list[str], vectors: tuple[Vector, ...], platform: Platform, 
     return failed
 
 
-def _run_vector(command, vector: Vector, platform: Platform, properties: Path, relay: Relay, relay_prefix: str,
-                cashier: ReelstreamClient) -> list[str]:
+def _run_vector(
+    command,
+    vector: Vector,
+    platform: Platform,
+    properties: Path,
+    relay: Relay,
+    relay_prefix: str,
+    cashier: ReelstreamClient,
+) -> list[str]:
     player = player_for(vector, platform.partitions)
     deposit_minor = 0
     if vector.deposit is not None:

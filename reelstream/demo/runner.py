@@ -1,4 +1,5 @@
 """Drive the demo: deposits, one client thread per player, a meter follower, and the live view until the deadline."""
+
 from __future__ import annotations
 
 import random
@@ -35,14 +36,25 @@ class DemoPlayer:
 
 
 def demo_players(run_id: str, per_game: int) -> list[DemoPlayer]:
-    players = [DemoPlayer(f"demo-{run_id}-rj{i + 1}", "rising-joker", "EUR", RISING_JOKER_STAKES[i % 5]) for i in range(per_game)]
-    players += [DemoPlayer(f"demo-{run_id}-sn{i + 1}", "stjernestoev", "DKK", STJERNESTOEV_STAKES[i % 3]) for i in range(per_game)]
+    players = [
+        DemoPlayer(f"demo-{run_id}-rj{i + 1}", "rising-joker", "EUR", RISING_JOKER_STAKES[i % 5])
+        for i in range(per_game)
+    ]
+    players += [
+        DemoPlayer(f"demo-{run_id}-sn{i + 1}", "stjernestoev", "DKK", STJERNESTOEV_STAKES[i % 3])
+        for i in range(per_game)
+    ]
     return players
 
 
 def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, stop: threading.Event) -> None:
-    meters = consumer(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_METERS), group_id=None,
-                      consumer_timeout_ms=500, role="game-client")
+    meters = consumer(
+        settings.kafka_bootstrap_servers,
+        settings.topic(JACKPOT_METERS),
+        group_id=None,
+        consumer_timeout_ms=500,
+        role="game-client",
+    )
     try:
         while not stop.is_set():
             for record in meters:
@@ -56,8 +68,15 @@ def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, st
         meters.close()
 
 
-def play(settings: Settings, client, player: DemoPlayer, stats: DemoStats, lock: threading.Lock, deadline: float,
-         stop: threading.Event) -> None:
+def play(
+    settings: Settings,
+    client,
+    player: DemoPlayer,
+    stats: DemoStats,
+    lock: threading.Lock,
+    deadline: float,
+    stop: threading.Event,
+) -> None:
     """One player's loop through the shared client (it is thread-safe: answers are matched by request id)."""
     from shared.session import issue_token
 
@@ -76,12 +95,16 @@ def play(settings: Settings, client, player: DemoPlayer, stats: DemoStats, lock:
         elif player.player_id.endswith("sn1") and spin_number % 25 == 0:
             stake_minor, forfeit = chooser.choice(STJERNESTOEV_STAKES), True
         started = time.monotonic()
-        answer = client.spin(player.player_id, player.game, stake_minor, player.currency, token, forfeit_bonus_ring=forfeit, timeout_s=30)
+        answer = client.spin(
+            player.player_id, player.game, stake_minor, player.currency, token, forfeit_bonus_ring=forfeit, timeout_s=30
+        )
         latency_ms = (time.monotonic() - started) * 1000
         _record(stats, lock, player, stake_minor, answer, latency_ms)
 
 
-def _record(stats: DemoStats, lock: threading.Lock, player: DemoPlayer, stake_minor: int, answer, latency_ms: float) -> None:
+def _record(
+    stats: DemoStats, lock: threading.Lock, player: DemoPlayer, stake_minor: int, answer, latency_ms: float
+) -> None:
     data = getattr(answer, "data", answer)
     with lock:
         if hasattr(data, "win_minor"):
@@ -105,8 +128,10 @@ def run_demo(settings: Settings, duration_s: float, per_game: int, console: Cons
     # whole, so six of them cost the shared 2 cores ~6x that (measured: 10.4 spins/s, p50 542 ms with a client per
     # player; see docs/client-guide.md).
     client = ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix)
-    threads += [threading.Thread(target=play, args=(settings, client, p, stats, lock, deadline, stop), daemon=True)
-                for p in players]
+    threads += [
+        threading.Thread(target=play, args=(settings, client, p, stats, lock, deadline, stop), daemon=True)
+        for p in players
+    ]
     for thread in threads:
         thread.start()
     try:

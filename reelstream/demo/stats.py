@@ -1,4 +1,5 @@
 """What the demo shows, as a pure fold over answers and meters (no I/O, no clock: times come in as arguments)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -32,8 +33,9 @@ class DemoStats:
     def add_player(self, player_id: str, game: str, currency: str, balance_minor: int) -> None:
         self.players[player_id] = PlayerView(player_id, game, currency, balance_minor=balance_minor)
 
-    def settled(self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float,
-                awards: list[str]) -> None:
+    def settled(
+        self, player_id: str, stake_minor: int, win_minor: int, balance_minor: int, latency_ms: float, awards: list[str]
+    ) -> None:
         view = self.players[player_id]
         view.spins += 1
         view.staked_minor += stake_minor
@@ -44,8 +46,9 @@ class DemoStats:
         for award in awards:
             self.jackpots.append(f"{player_id}: {award}")
         if win_minor >= 50 * stake_minor:
-            self.big_wins.append(f"{player_id}: {win_minor / stake_minor:.0f}× stake, "
-                                 f"{format_minor(win_minor, view.currency)}")
+            self.big_wins.append(
+                f"{player_id}: {win_minor / stake_minor:.0f}× stake, {format_minor(win_minor, view.currency)}"
+            )
 
     def rejected(self, player_id: str, code: str, latency_ms: float) -> None:
         view = self.players[player_id]

@@ -1,5 +1,6 @@
 """Par sheet figures both games share: RTP ranges by number of games played, and the economics of a progressive
 pool (expected level at a win, the operator's reseed return, the award with the pool) from its dynamics."""
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,9 @@ def rtp_ranges_markdown(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def pool_dynamics(*, contribution_per_spin: float, win_chance: float, share: float, seed: float, wins: int,
-                  rng_seed: int) -> dict[str, float]:
+def pool_dynamics(
+    *, contribution_per_spin: float, win_chance: float, share: float, seed: float, wins: int, rng_seed: int
+) -> dict[str, float]:
     """A pool fed `contribution_per_spin` (same unit as `seed`) by every spin, won with `win_chance` per spin, paying
     `share` of its level, topped up to `seed` by the operator when a win leaves less: simulated over `wins` wins from
     the seed. Returns the mean level at a win, quantiles, the mean award, and the mean top-up per win."""
@@ -49,7 +51,12 @@ def pool_dynamics(*, contribution_per_spin: float, win_chance: float, share: flo
         level = max(level, seed)
     burn = wins // 20
     kept, topped = at_win[burn:], topups[burn:]
-    return {"mean_level_at_win": float(kept.mean()), "level_at_win_p50": float(np.quantile(kept, 0.5)),
-            "level_at_win_p99": float(np.quantile(kept, 0.99)), "level_at_win_p999": float(np.quantile(kept, 0.999)),
-            "mean_award": float(share * kept.mean()), "mean_topup_per_win": float(topped.mean()),
-            "reseed_per_spin": float(topped.mean() * win_chance)}
+    return {
+        "mean_level_at_win": float(kept.mean()),
+        "level_at_win_p50": float(np.quantile(kept, 0.5)),
+        "level_at_win_p99": float(np.quantile(kept, 0.99)),
+        "level_at_win_p999": float(np.quantile(kept, 0.999)),
+        "mean_award": float(share * kept.mean()),
+        "mean_topup_per_win": float(topped.mean()),
+        "reseed_per_spin": float(topped.mean() * win_chance),
+    }

@@ -1,4 +1,5 @@
 """`reelstream math ... rising-joker`: par sheet, outcome evaluation for auditors, Monte Carlo, benchmarks."""
+
 from __future__ import annotations
 
 import json
@@ -41,6 +42,7 @@ def _frac(value: Fraction) -> dict[str, Any]:
 
 # --- par sheet -------------------------------------------------------------------------------------------------
 
+
 def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
     """Every par sheet figure, JSON-ready (exact fractions as 'n/d' strings next to their percentages)."""
     started = time.perf_counter()
@@ -50,12 +52,21 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
     dist = sheet.distribution(model, cycle)
     stats = sheet.moments(dist)
     declared = {part: model.declared_rtp.fraction(part) for part in ("lines", "scatter", "mystery_fixed", "total")}
-    enumerated = {"lines": parts["lines"], "scatter": parts["scatter"], "mystery_fixed": parts["mystery_fixed"],
-                  "total": parts["base_total"]}
+    enumerated = {
+        "lines": parts["lines"],
+        "scatter": parts["scatter"],
+        "mystery_fixed": parts["mystery_fixed"],
+        "total": parts["base_total"],
+    }
     return {
-        "model_version": model.version, "model_sha256": model_sha256(model.version), "cycle": cycle.cycle,
-        "strip_lengths": [len(s) for s in model.reels], "enumeration_seconds": seconds,
-        "symbol_counts": [{name: strip.count(name) for name in model.symbols if strip.count(name)} for strip in model.reels],
+        "model_version": model.version,
+        "model_sha256": model_sha256(model.version),
+        "cycle": cycle.cycle,
+        "strip_lengths": [len(s) for s in model.reels],
+        "enumeration_seconds": seconds,
+        "symbol_counts": [
+            {name: strip.count(name) for name in model.symbols if strip.count(name)} for strip in model.reels
+        ],
         "contribution_ppm": contribution_ppm(),
         "rtp": {name: _frac(value) for name, value in parts.items()},
         "declared_matches_enumeration": declared == enumerated,
@@ -64,7 +75,9 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "base_hit_frequency": _frac(1 - Fraction(int(cycle.histogram[0]), cycle.cycle)),
         "hit_frequency": _frac(stats["hit_frequency"]),
         "trigger_probability": _frac(model.mystery.trigger.probability),
-        "sd": stats["sd"], "volatility_index_90": stats["volatility_index_90"], "z_90": sheet.Z_90,
+        "sd": stats["sd"],
+        "volatility_index_90": stats["volatility_index_90"],
+        "z_90": sheet.Z_90,
         "max_win": float(stats["max_win"]),
         "max_base_win": int(np.nonzero(cycle.histogram)[0][-1]) / 100,
         "max_base_win_probability": int(cycle.histogram[np.nonzero(cycle.histogram)[0][-1]]) / cycle.cycle,
@@ -73,13 +86,19 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "remainder_policy": model.remainder,
         "rtp_ranges": rtp_ranges(float(parts["base_total"]), stats["sd"]),
         "pool_economics": pool_economics(model, cycle),
-        "highest_award_meeting_1e8": max((a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]),
-                                         key=lambda a: a["factor"])["award"],
-        "breakage": [{"stake_minor": row["stake_minor"], "half_cents": row["half_cents"],
-                      "breakage_to_pools": _frac(row["breakage_to_pools"]),
-                      "paid_by_house": _frac(row["paid_by_house"]),
-                      "remainder_states_micro": row["remainder_states_micro"]}
-                     for row in sheet.stake_returns(model, cycle, parts)],
+        "highest_award_meeting_1e8": max(
+            (a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]), key=lambda a: a["factor"]
+        )["award"],
+        "breakage": [
+            {
+                "stake_minor": row["stake_minor"],
+                "half_cents": row["half_cents"],
+                "breakage_to_pools": _frac(row["breakage_to_pools"]),
+                "paid_by_house": _frac(row["paid_by_house"]),
+                "remainder_states_micro": row["remainder_states_micro"],
+            }
+            for row in sheet.stake_returns(model, cycle, parts)
+        ],
     }
 
 
@@ -95,91 +114,153 @@ def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
             pool = network.pool_for_tier(tier.tier)
             chance = float(lose * model.mystery.trigger.probability * Fraction(tier.weight, weight_sum))
             share = min(1.0, stake / pool.payout.full_share_stake_minor)
-            dyn = pool_dynamics(contribution_per_spin=stake * pool.contribution_ppm / 1e6, win_chance=chance,
-                                share=share, seed=pool.seed_minor, wins=4_000, rng_seed=stake * 7 + len(rows))
+            dyn = pool_dynamics(
+                contribution_per_spin=stake * pool.contribution_ppm / 1e6,
+                win_chance=chance,
+                share=share,
+                seed=pool.seed_minor,
+                wins=4_000,
+                rng_seed=stake * 7 + len(rows),
+            )
             fixed_minor = tier.fixed_hundredths * stake // 100
-            rows.append({"stake_minor": stake, "tier": tier.tier, "chance_per_spin": chance, "one_in": 1 / chance,
-                         "share_of_pool": share, "mean_level_at_win_minor": dyn["mean_level_at_win"],
-                         "mean_pool_award_minor": dyn["mean_award"],
-                         "pool_return": dyn["mean_award"] * chance / stake,
-                         "reseed_return": dyn["reseed_per_spin"] / stake,
-                         "award_with_pool_p999_minor": fixed_minor + share * dyn["level_at_win_p999"]})
+            rows.append(
+                {
+                    "stake_minor": stake,
+                    "tier": tier.tier,
+                    "chance_per_spin": chance,
+                    "one_in": 1 / chance,
+                    "share_of_pool": share,
+                    "mean_level_at_win_minor": dyn["mean_level_at_win"],
+                    "mean_pool_award_minor": dyn["mean_award"],
+                    "pool_return": dyn["mean_award"] * chance / stake,
+                    "reseed_return": dyn["reseed_per_spin"] / stake,
+                    "award_with_pool_p999_minor": fixed_minor + share * dyn["level_at_win_p999"],
+                }
+            )
     return rows
 
 
 def _pool_markdown(f: dict[str, Any]) -> list[str]:
-    out = ["Simulated pool dynamics with every player at one stake (4,000 wins per row from the seed, first 5 % "
-           "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
-           "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
-           "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
-           "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). 'with pool' is the fixed prize plus "
-           "the share at the 99.9th percentile level at a win (the pools have no cap).", "",
-           "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
-           "reseed return | award with pool (p99.9) € |", "|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "Simulated pool dynamics with every player at one stake (4,000 wins per row from the seed, first 5 % "
+        "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
+        "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
+        "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
+        "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). 'with pool' is the fixed prize plus "
+        "the share at the 99.9th percentile level at a win (the pools have no cap).",
+        "",
+        "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
+        "reseed return | award with pool (p99.9) € |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in f["pool_economics"]:
-        out.append(f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | "
-                   f"{r['share_of_pool'] * 100:.1f} % | "
-                   f"{r['mean_level_at_win_minor'] / 100:,.2f} | {r['mean_pool_award_minor'] / 100:,.2f} | "
-                   f"{r['pool_return'] * 100:.3f} % | {r['reseed_return'] * 100:.3f} % | "
-                   f"{r['award_with_pool_p999_minor'] / 100:,.2f} |")
+        out.append(
+            f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | "
+            f"{r['share_of_pool'] * 100:.1f} % | "
+            f"{r['mean_level_at_win_minor'] / 100:,.2f} | {r['mean_pool_award_minor'] / 100:,.2f} | "
+            f"{r['pool_return'] * 100:.3f} % | {r['reseed_return'] * 100:.3f} % | "
+            f"{r['award_with_pool_p999_minor'] / 100:,.2f} |"
+        )
     return out
 
 
 def _markdown(f: dict[str, Any]) -> str:
     r = f["rtp"]
-    out = [f"# Rising Joker par sheet — {f['model_version']}", "",
-           "Generated by `reelstream math parsheet rising-joker` (full-cycle enumeration; do not edit by hand).", "",
-           f"- model file sha256: `{f['model_sha256']}`",
-           f"- strip lengths: {f['strip_lengths']} → full cycle {f['cycle']:,} stop combinations",
-           f"- pool contribution (from `shared/pools`, network of `rising-joker`): {f['contribution_ppm']:,} ppm",
-           f"- declared RTP in the model file equals the enumeration: **{f['declared_matches_enumeration']}**",
-           f"- total within 95.50 % ± 0.05: **{f['within_target']}**", "",
-           "## Return to player (per unit of total stake, exact)", "", "| component | fraction | percent |", "|---|---|---|"]
+    out = [
+        f"# Rising Joker par sheet — {f['model_version']}",
+        "",
+        "Generated by `reelstream math parsheet rising-joker` (full-cycle enumeration; do not edit by hand).",
+        "",
+        f"- model file sha256: `{f['model_sha256']}`",
+        f"- strip lengths: {f['strip_lengths']} → full cycle {f['cycle']:,} stop combinations",
+        f"- pool contribution (from `shared/pools`, network of `rising-joker`): {f['contribution_ppm']:,} ppm",
+        f"- declared RTP in the model file equals the enumeration: **{f['declared_matches_enumeration']}**",
+        f"- total within 95.50 % ± 0.05: **{f['within_target']}**",
+        "",
+        "## Return to player (per unit of total stake, exact)",
+        "",
+        "| component | fraction | percent |",
+        "|---|---|---|",
+    ]
     for name, value in r.items():
         bold = "**" if name in ("lines", "scatter", "mystery_fixed", "base_total", "contribution", "total") else ""
         out.append(f"| {bold}{name}{bold} | `{value['fraction']}` | {bold}{value['percent']:.6f} %{bold} |")
-    out += ["", "## Headline figures", "", "| figure | value |", "|---|---|",
-            f"| base hit frequency (line or scatter win > 0) | {f['base_hit_frequency']['percent']:.4f} % |",
-            f"| hit frequency incl. Diamond Mystery | {f['hit_frequency']['percent']:.4f} % |",
-            f"| losing spin probability | {f['losing_spin_probability']['percent']:.4f} % |",
-            f"| mystery trigger after a losing spin | `{f['trigger_probability']['fraction']}` |",
-            f"| standard deviation (× total stake) | {f['sd']:.4f} |",
-            f"| volatility index at 90 % (z = {f['z_90']:.4f} × SD) | {f['volatility_index_90']:.4f} |",
-            f"| max win (× total stake, fixed parts) | {f['max_win']:,.2f} |",
-            f"| max line + scatter win | {f['max_base_win']:,.2f} (p = {f['max_base_win_probability']:.3e}) |", "",
-            "## Awards and their odds (reachability in 100 million games, GLI-11 §4.8.2)", "",
-            "| award | × stake | probability per spin | 1 in | expected in 10^8 games | reachable |", "|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Headline figures",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| base hit frequency (line or scatter win > 0) | {f['base_hit_frequency']['percent']:.4f} % |",
+        f"| hit frequency incl. Diamond Mystery | {f['hit_frequency']['percent']:.4f} % |",
+        f"| losing spin probability | {f['losing_spin_probability']['percent']:.4f} % |",
+        f"| mystery trigger after a losing spin | `{f['trigger_probability']['fraction']}` |",
+        f"| standard deviation (× total stake) | {f['sd']:.4f} |",
+        f"| volatility index at 90 % (z = {f['z_90']:.4f} × SD) | {f['volatility_index_90']:.4f} |",
+        f"| max win (× total stake, fixed parts) | {f['max_win']:,.2f} |",
+        f"| max line + scatter win | {f['max_base_win']:,.2f} (p = {f['max_base_win_probability']:.3e}) |",
+        "",
+        "## Awards and their odds (reachability in 100 million games, GLI-11 §4.8.2)",
+        "",
+        "| award | × stake | probability per spin | 1 in | expected in 10^8 games | reachable |",
+        "|---|---|---|---|---|---|",
+    ]
     for a in f["awards"]:
-        out.append(f"| {a['award']} | {a['factor']:,.2f} | {a['probability']:.4e} | {a['one_in']:,.0f} | "
-                   f"{a['expected_in_100m']:,.1f} | {'yes' if a['reachable_in_100m'] else 'NO'} |")
-    out += ["", f"Every award meets the bar; the highest, **{f['highest_award_meeting_1e8']}**, is expected "
-            f"{next(a['expected_in_100m'] for a in f['awards'] if a['award'] == f['highest_award_meeting_1e8']):.1f} "
-            "times in 10^8 games. A reachability witness for each award (RNG words the engine replays to it) is in "
-            "[witnesses.json](witnesses.json), replayed by `tests/unit/games/test_award_witnesses.py`.",
-            "", "Tier odds are the same at every stake (the trigger and the tier draw never read the stake); the "
-            "per-stake table is under 'Progressive pools'. Theoretical maximum win of one spin: "
-            f"{f['max_win']:,.0f} × stake fixed (Diamond) plus the Diamond pool share; the largest line + scatter win "
-            f"is {f['max_base_win']:,.0f} ×. The full cycle enumerates every outcome, so the observed maximum of the "
-            "cycle is the theoretical one.",
-            "", "## RTP range by number of games played (house return, normal approximation)", "",
-            *rtp_ranges_markdown(f["rtp_ranges"]), "",
-            "## Progressive pools: odds per stake, expected level at a win, reseed return, award with pool", "",
-            *_pool_markdown(f), "",
-            "## Win distribution (incl. fixed mystery prizes)", "", "![win distribution](win-distribution.png)", "",
-            "| win (× stake) | probability |", "|---|---|"]
+        out.append(
+            f"| {a['award']} | {a['factor']:,.2f} | {a['probability']:.4e} | {a['one_in']:,.0f} | "
+            f"{a['expected_in_100m']:,.1f} | {'yes' if a['reachable_in_100m'] else 'NO'} |"
+        )
+    out += [
+        "",
+        f"Every award meets the bar; the highest, **{f['highest_award_meeting_1e8']}**, is expected "
+        f"{next(a['expected_in_100m'] for a in f['awards'] if a['award'] == f['highest_award_meeting_1e8']):.1f} "
+        "times in 10^8 games. A reachability witness for each award (RNG words the engine replays to it) is in "
+        "[witnesses.json](witnesses.json), replayed by `tests/unit/games/test_award_witnesses.py`.",
+        "",
+        "Tier odds are the same at every stake (the trigger and the tier draw never read the stake); the "
+        "per-stake table is under 'Progressive pools'. Theoretical maximum win of one spin: "
+        f"{f['max_win']:,.0f} × stake fixed (Diamond) plus the Diamond pool share; the largest line + scatter win "
+        f"is {f['max_base_win']:,.0f} ×. The full cycle enumerates every outcome, so the observed maximum of the "
+        "cycle is the theoretical one.",
+        "",
+        "## RTP range by number of games played (house return, normal approximation)",
+        "",
+        *rtp_ranges_markdown(f["rtp_ranges"]),
+        "",
+        "## Progressive pools: odds per stake, expected level at a win, reseed return, award with pool",
+        "",
+        *_pool_markdown(f),
+        "",
+        "## Win distribution (incl. fixed mystery prizes)",
+        "",
+        "![win distribution](win-distribution.png)",
+        "",
+        "| win (× stake) | probability |",
+        "|---|---|",
+    ]
     out += [f"| {b['bucket']} | {b['probability']:.4e} |" for b in f["buckets"]]
     carried = f["remainder_policy"] == "carried-per-player"
-    out += ["", "## Return by stake (exact)", "",
-            ("Wins are exact; each player's sub-cent remainder is carried in their game state (`remainder_micro`) and "
-             "paid with the spin that completes a cent. The long-run paid return is E[floor((r + X) / cent)] under the "
-             "remainder's stationary law (uniform on the residues reached, checked), computed over the full cycle:"
-             if carried else
-             "Wins are exact; the spin's total is paid rounded down to the cent and the remainder goes to the pools."),
-            "", "| stake (cents) | half cents | paid by the house | breakage to the pools | sum |", "|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Return by stake (exact)",
+        "",
+        (
+            "Wins are exact; each player's sub-cent remainder is carried in their game state (`remainder_micro`) and "
+            "paid with the spin that completes a cent. The long-run paid return is E[floor((r + X) / cent)] under the "
+            "remainder's stationary law (uniform on the residues reached, checked), computed over the full cycle:"
+            if carried
+            else "Wins are exact; the spin's total is paid rounded down to the cent and the remainder goes to the pools."
+        ),
+        "",
+        "| stake (cents) | half cents | paid by the house | breakage to the pools | sum |",
+        "|---|---|---|---|---|",
+    ]
     for b in f["breakage"]:
         total = b["paid_by_house"]["percent"] + b["breakage_to_pools"]["percent"]
-        out.append(f"| {b['stake_minor']} | {'yes' if b['half_cents'] else 'no'} | {b['paid_by_house']['percent']:.6f} % | "
-                   f"{b['breakage_to_pools']['percent']:.6f} % | {total:.6f} % |")
+        out.append(
+            f"| {b['stake_minor']} | {'yes' if b['half_cents'] else 'no'} | {b['paid_by_house']['percent']:.6f} % | "
+            f"{b['breakage_to_pools']['percent']:.6f} % | {total:.6f} % |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -216,20 +297,31 @@ def parsheet(out_dir: Path) -> dict[str, Any]:
     typer.echo(f"{figures['model_version']}: full cycle {figures['cycle']:,} in {figures['enumeration_seconds']:.2f} s")
     for name in ("lines", "scatter", "mystery_fixed", "base_total", "contribution", "total"):
         typer.echo(f"  {name:14s} {r[name]['percent']:.6f} %  ({r[name]['fraction']})")
-    typer.echo(f"  hit frequency {figures['hit_frequency']['percent']:.4f} %, SD {figures['sd']:.4f}, "
-               f"VI90 {figures['volatility_index_90']:.4f}, max win {figures['max_win']:,.0f}x")
-    typer.echo(f"  declared = enumerated: {figures['declared_matches_enumeration']}; "
-               f"within 95.50 ± 0.05: {figures['within_target']}; wrote {out_dir}")
+    typer.echo(
+        f"  hit frequency {figures['hit_frequency']['percent']:.4f} %, SD {figures['sd']:.4f}, "
+        f"VI90 {figures['volatility_index_90']:.4f}, max win {figures['max_win']:,.0f}x"
+    )
+    typer.echo(
+        f"  declared = enumerated: {figures['declared_matches_enumeration']}; "
+        f"within 95.50 ± 0.05: {figures['within_target']}; wrote {out_dir}"
+    )
     total = r["total"]
     typer.echo(f"main RTP {total['percent']:.6f} % (exact by full-cycle enumeration: the 99 % CI is the point itself)")
-    return {"game": GAME, "model_version": figures["model_version"], "rtp_main": total["fraction"],
-            "rtp_main_ci99": [total["fraction"], total["fraction"]], "method": "full-cycle enumeration (exact)"}
+    return {
+        "game": GAME,
+        "model_version": figures["model_version"],
+        "rtp_main": total["fraction"],
+        "rtp_main_ci99": [total["fraction"], total["fraction"]],
+        "method": "full-cycle enumeration (exact)",
+    }
 
 
 # --- evaluate (auditors) ---------------------------------------------------------------------------------------
 
-def evaluate(*, stake_minor: int, stops: str | None, seed: str | None, state: dict | None,
-             model_version: str | None) -> dict:
+
+def evaluate(
+    *, stake_minor: int, stops: str | None, seed: str | None, state: dict | None, model_version: str | None
+) -> dict:
     """One outcome as JSON: `stops` evaluates those stops (no mystery draw); `seed` replays a full play exactly."""
     engine = engine_for_model(model_version or CURRENT_VERSION)
     if stake_minor not in engine.stakes_minor:
@@ -244,23 +336,45 @@ def evaluate(*, stake_minor: int, stops: str | None, seed: str | None, state: di
     if seed is not None:
         rng = SpinRng.from_hex(seed)
         result = engine.play(state_before, stake_minor, rng)
-        return {"mode": "seed", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": seed,
-                "rng_words": rng.draws, "win_minor": result.win_minor, "breakage_micro": result.breakage_micro,
-                "claims": list(result.claims), "outcome": result.outcome, "state_before": state_before,
-                "state_after": result.state_after}
+        return {
+            "mode": "seed",
+            "model_version": engine.model_version,
+            "stake_minor": stake_minor,
+            "seed": seed,
+            "rng_words": rng.draws,
+            "win_minor": result.win_minor,
+            "breakage_micro": result.breakage_micro,
+            "claims": list(result.claims),
+            "outcome": result.outcome,
+            "state_before": state_before,
+            "state_after": result.state_after,
+        }
     stop_tuple = tuple(int(part) for part in stops.split(","))
     if len(stop_tuple) != 5 or any(not 0 <= s < len(strip) for s, strip in zip(stop_tuple, engine.model.reels)):
-        raise typer.BadParameter(f"stops must be 5 integers within the strip lengths {[len(s) for s in engine.model.reels]}")
+        raise typer.BadParameter(
+            f"stops must be 5 integers within the strip lengths {[len(s) for s in engine.model.reels]}"
+        )
     outcome = outcome_json(engine.model, evaluate_stops(engine.model, stop_tuple), stake_minor, False, None, carried_in)
     totals = outcome["totals"]
-    return {"mode": "stops", "model_version": engine.model_version, "stake_minor": stake_minor, "seed": None,
-            "rng_words": 0, "win_minor": totals["win_minor"], "breakage_micro": totals["breakage_micro"],
-            "claims": [], "outcome": outcome}
+    return {
+        "mode": "stops",
+        "model_version": engine.model_version,
+        "stake_minor": stake_minor,
+        "seed": None,
+        "rng_words": 0,
+        "win_minor": totals["win_minor"],
+        "breakage_micro": totals["breakage_micro"],
+        "claims": [],
+        "outcome": outcome,
+    }
 
 
 # --- Monte Carlo -----------------------------------------------------------------------------------------------
 
-def _simulate_batch(model: RisingJokerModel, t: Tables, rng: np.random.Generator, n: int, stake_minor: int) -> dict[str, int]:
+
+def _simulate_batch(
+    model: RisingJokerModel, t: Tables, rng: np.random.Generator, n: int, stake_minor: int
+) -> dict[str, int]:
     """n spins drawn with numpy's PCG64 (simulation only; the service uses SpinRng): sums of exact wins."""
     stops = np.stack([rng.integers(0, len(strip), n) for strip in model.reels], axis=1)
     factor, _, _, _ = evaluate_batch(t, stops)
@@ -271,9 +385,14 @@ def _simulate_batch(model: RisingJokerModel, t: Tables, rng: np.random.Generator
     fixed = np.array([t_.fixed_hundredths for t_ in model.mystery.tiers], dtype=np.int64)
     win = factor + np.where(triggered, fixed[tier], 0)
     micro = win * (stake_minor * 10_000)
-    return {"n": n, "sum": int(win.sum()), "sumsq": int((win * win).sum()), "hits": int((win > 0).sum()),
-            "breakage_micro": int((micro % 1_000_000).sum()),
-            **{f"tier_{t_.tier}": int((triggered & (tier == i)).sum()) for i, t_ in enumerate(model.mystery.tiers)}}
+    return {
+        "n": n,
+        "sum": int(win.sum()),
+        "sumsq": int((win * win).sum()),
+        "hits": int((win > 0).sum()),
+        "breakage_micro": int((micro % 1_000_000).sum()),
+        **{f"tier_{t_.tier}": int((triggered & (tier == i)).sum()) for i, t_ in enumerate(model.mystery.tiers)},
+    }
 
 
 def _simulate_worker(args: tuple[int, int, int, int]) -> dict[str, int]:
@@ -310,19 +429,31 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> d
     exact = float(model.declared_rtp.fraction("total"))
     typer.echo(f"{n:,} spins at stake {stake} on {procs} process(es) in {seconds:.1f} s ({n / seconds:,.0f} spins/s)")
     typer.echo(f"  RTP (lines + scatter + fixed mystery) {mean:.4%}  99 % CI [{mean - half:.4%}, {mean + half:.4%}]")
-    typer.echo(f"  exact {exact:.4%}: {'inside' if abs(exact - mean) <= half else 'OUTSIDE'} the interval; "
-               f"+ contribution {contribution_ppm() / 1e4:.2f} %")
+    typer.echo(
+        f"  exact {exact:.4%}: {'inside' if abs(exact - mean) <= half else 'OUTSIDE'} the interval; "
+        f"+ contribution {contribution_ppm() / 1e4:.2f} %"
+    )
     where = "carried to the player's later spins" if model.carries_remainder else "breakage to the pools"
-    typer.echo(f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, sub-cent remainders {where}: "
-               f"{total['breakage_micro'] / (n * stake * 1_000_000):.4%} of stake")
+    typer.echo(
+        f"  hit frequency {total['hits'] / n:.4%}, SD {sd:.3f}, sub-cent remainders {where}: "
+        f"{total['breakage_micro'] / (n * stake * 1_000_000):.4%} of stake"
+    )
     typer.echo("  mystery tiers: " + ", ".join(f"{t.tier} {total['tier_' + t.tier]:,}" for t in model.mystery.tiers))
-    typer.echo(f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, "
-               f"{n:,} spins)")
-    return {"game": GAME, "rtp_main": mean, "rtp_main_ci99": [mean - half, mean + half], "spins": n,
-            "method": "Monte Carlo", "exact": str(model.declared_rtp.fraction("total"))}
+    typer.echo(
+        f"main RTP {mean * 100:.4f} % (99 % CI {(mean - half) * 100:.4f} – {(mean + half) * 100:.4f} %, {n:,} spins)"
+    )
+    return {
+        "game": GAME,
+        "rtp_main": mean,
+        "rtp_main_ci99": [mean - half, mean + half],
+        "spins": n,
+        "method": "Monte Carlo",
+        "exact": str(model.declared_rtp.fraction("total")),
+    }
 
 
 # --- benchmarks ------------------------------------------------------------------------------------------------
+
 
 @njit(parallel=True, cache=True)
 def _reference_cycle(lengths, table, n_chunks):
@@ -380,10 +511,14 @@ def bench(*, quick: bool) -> dict:
     play_s = _best_of(1, lambda: [engine.play({}, 10, SpinRng(s)) for s in seeds])
     py_ref_s = _best_of(repeats, lambda: _python_reference(play_spins * 100)) / 100
     figures = {
-        "threads": threads, "cycle": t.cycle,
-        "enumeration_seconds": enum_s, "enumeration_positions_per_s": t.cycle / enum_s,
-        "reference_positions_per_s": t.cycle / ref_s, "enumeration_vs_reference": ref_s / enum_s,
-        "mc_spins_per_s_per_core": mc_spins / mc_s, "reference_positions_per_s_per_core": t.cycle / ref1_s,
+        "threads": threads,
+        "cycle": t.cycle,
+        "enumeration_seconds": enum_s,
+        "enumeration_positions_per_s": t.cycle / enum_s,
+        "reference_positions_per_s": t.cycle / ref_s,
+        "enumeration_vs_reference": ref_s / enum_s,
+        "mc_spins_per_s_per_core": mc_spins / mc_s,
+        "reference_positions_per_s_per_core": t.cycle / ref1_s,
         "mc_vs_reference": (mc_spins / mc_s) / (t.cycle / ref1_s),
         "service_play_spins_per_s_per_core": play_spins / play_s,
         "python_reference_iterations_per_s": play_spins / py_ref_s,
@@ -394,22 +529,40 @@ def bench(*, quick: bool) -> dict:
 
 
 def _print_bench(f: dict) -> None:
-    typer.echo(f"Rising Joker math ({f['threads']} numba threads). References: [N] a numba loop over the same stop "
-               "combinations adding one table entry each; [P] a CPython `acc += i` loop.")
+    typer.echo(
+        f"Rising Joker math ({f['threads']} numba threads). References: [N] a numba loop over the same stop "
+        "combinations adding one table entry each; [P] a CPython `acc += i` loop."
+    )
     typer.echo(f"  {'measure':46s} {'rate':>16s} {'reference':>16s} {'ratio':>8s}")
     rows = [
-        (f"full cycle {f['cycle']:,} in {f['enumeration_seconds']:.2f} s (positions/s)",
-         f["enumeration_positions_per_s"], f["reference_positions_per_s"], f["enumeration_vs_reference"], "N"),
-        ("Monte Carlo, numba + PCG64 (spins/s per core)", f["mc_spins_per_s_per_core"],
-         f["reference_positions_per_s_per_core"], f["mc_vs_reference"], "N, 1 thread"),
-        ("service play(), SpinRng (spins/s per core)", f["service_play_spins_per_s_per_core"],
-         f["python_reference_iterations_per_s"], f["service_play_vs_python_reference"], "P"),
+        (
+            f"full cycle {f['cycle']:,} in {f['enumeration_seconds']:.2f} s (positions/s)",
+            f["enumeration_positions_per_s"],
+            f["reference_positions_per_s"],
+            f["enumeration_vs_reference"],
+            "N",
+        ),
+        (
+            "Monte Carlo, numba + PCG64 (spins/s per core)",
+            f["mc_spins_per_s_per_core"],
+            f["reference_positions_per_s_per_core"],
+            f["mc_vs_reference"],
+            "N, 1 thread",
+        ),
+        (
+            "service play(), SpinRng (spins/s per core)",
+            f["service_play_spins_per_s_per_core"],
+            f["python_reference_iterations_per_s"],
+            f["service_play_vs_python_reference"],
+            "P",
+        ),
     ]
     for label, rate, ref, ratio, which in rows:
         typer.echo(f"  {label:46s} {rate:16,.0f} {ref:16,.0f} {ratio:8.4f}  [{which}]")
 
 
 # --- long proofs (make prove-rising-joker) ---------------------------------------------------------------------
+
 
 def _agreement_worker(args: tuple[int, int, int]) -> tuple[int, int, list[list[int]]]:
     """Compare the numba batch kernel with the service's evaluator line for line on `count` random stops."""
@@ -423,7 +576,9 @@ def _agreement_worker(args: tuple[int, int, int]) -> tuple[int, int, list[list[i
     for i in range(count):
         spin = evaluate_stops(model, tuple(int(s) for s in stops[i]))
         lines = {w.line: (model.symbol_index(w.symbol), w.count) for w in spin.line_wins}
-        kernel = {n + 1: (int(line_symbol[i, n]), int(line_count[i, n])) for n in range(len(model.lines)) if line_count[i, n]}
+        kernel = {
+            n + 1: (int(line_symbol[i, n]), int(line_count[i, n])) for n in range(len(model.lines)) if line_count[i, n]
+        }
         if (spin.base_hundredths, spin.scatter_count, lines) != (int(factor[i]), int(stars[i]), kernel):
             mismatches.append(stops[i].tolist())
     return count, int(factor.sum()), mismatches
@@ -435,12 +590,20 @@ def prove_agreement(*, spins: int, procs: int, seed: int, out_dir: Path) -> dict
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(procs) as pool:
         parts = pool.map(_agreement_worker, [(share, seed, i) for i, share in enumerate(shares)])
-    result = {"model_version": CURRENT_VERSION, "spins": sum(p[0] for p in parts), "seed": seed, "procs": procs,
-              "factor_sum_hundredths": sum(p[1] for p in parts), "mismatches": sum(len(p[2]) for p in parts),
-              "first_mismatches": [m for p in parts for m in p[2]][:20],
-              "seconds": round(time.perf_counter() - started, 1)}
+    result = {
+        "model_version": CURRENT_VERSION,
+        "spins": sum(p[0] for p in parts),
+        "seed": seed,
+        "procs": procs,
+        "factor_sum_hundredths": sum(p[1] for p in parts),
+        "mismatches": sum(len(p[2]) for p in parts),
+        "first_mismatches": [m for p in parts for m in p[2]][:20],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "agreement.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
-    typer.echo(f"evaluator vs numba kernel on {result['spins']:,} random stops: {result['mismatches']} mismatches "
-               f"({result['seconds']} s, {procs} processes)")
+    typer.echo(
+        f"evaluator vs numba kernel on {result['spins']:,} random stops: {result['mismatches']} mismatches "
+        f"({result['seconds']} s, {procs} processes)"
+    )
     return result

@@ -1,5 +1,6 @@
 """RNG evidence for a test lab: raw ChaCha20 words and scaled draws for external suites (NIST STS, TestU01,
 dieharder, PractRand read the raw file), and a chi-square check of scaled draws against the uniform law."""
+
 from __future__ import annotations
 
 import hashlib
@@ -43,8 +44,9 @@ def binned(values: list[int], n: int, cells: int) -> list[int]:
     return counts
 
 
-def dump(out_dir: Path, *, label: str, seeds: int, words_per_seed: int = WORDS_PER_SEED,
-         scaled_per_range: int = 100_000) -> dict[str, Any]:
+def dump(
+    out_dir: Path, *, label: str, seeds: int, words_per_seed: int = WORDS_PER_SEED, scaled_per_range: int = 100_000
+) -> dict[str, Any]:
     """Write raw.bin (the words of `seeds` streams, little-endian uint64, back to back), scaled-<n>.txt (one
     below(n) per line, drawn from the first seed's stream after its raw words) and manifest.json."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -60,10 +62,15 @@ def dump(out_dir: Path, *, label: str, seeds: int, words_per_seed: int = WORDS_P
         (out_dir / f"scaled-{n}.txt").write_text("\n".join(map(str, values)) + "\n")
         cells = n if n <= 2000 else 1000
         scaled[str(n)] = {"draws": scaled_per_range, "cells": cells, **chi_square_uniform(binned(values, n, cells))}
-    manifest = {"generator": "ChaCha20 (RFC 7539) keystream, 256-bit seed as key, zero nonce and counter; words are "
-                             "consecutive little-endian uint64; below(n) = low bit_length(n-1) bits, reject >= n",
-                "seed_rule": f"seed i = sha256('{label}:' + str(i)); scaled-<n>: sha256('{label}:scaled:<n>')",
-                "raw_file": "raw.bin", "raw_words": seeds * words_per_seed, "raw_bytes": seeds * words_per_seed * 8,
-                "scaled": scaled, "self_test_problems": self_test_problems()}
+    manifest = {
+        "generator": "ChaCha20 (RFC 7539) keystream, 256-bit seed as key, zero nonce and counter; words are "
+        "consecutive little-endian uint64; below(n) = low bit_length(n-1) bits, reject >= n",
+        "seed_rule": f"seed i = sha256('{label}:' + str(i)); scaled-<n>: sha256('{label}:scaled:<n>')",
+        "raw_file": "raw.bin",
+        "raw_words": seeds * words_per_seed,
+        "raw_bytes": seeds * words_per_seed * 8,
+        "scaled": scaled,
+        "self_test_problems": self_test_problems(),
+    }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest

@@ -3,6 +3,7 @@
 The simulator runs the engine's own kernel (games/stjernestoev/kernel.py) in numba; only the word
 source differs from the service (splitmix64 instead of ChaCha20).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,14 @@ PROOF_BATCH_SPINS = 10_000_000
 CHUNK_SPINS = 100_000
 
 
-def evaluate(*, stake_minor: int, stops: str | None = None, seed: str | None = None,
-             state: dict[str, Any] | None = None, model_version: str | None = None) -> dict[str, Any]:
+def evaluate(
+    *,
+    stake_minor: int,
+    stops: str | None = None,
+    seed: str | None = None,
+    state: dict[str, Any] | None = None,
+    model_version: str | None = None,
+) -> dict[str, Any]:
     """Replay one spin exactly as the spin service plays it: (model version, seed, state before) -> outcome.
     `stops` does not apply to this game (there are no reel stops); a missing seed is drawn from the OS CSPRNG."""
     if stops is not None:
@@ -40,9 +47,16 @@ def evaluate(*, stake_minor: int, stops: str | None = None, seed: str | None = N
     seed_hex = seed or os.urandom(32).hex()
     state_before = state if state is not None else engine.initial_state()
     result = engine.play(state_before, stake_minor, SpinRng.from_hex(seed_hex))
-    return {"seed": seed_hex, "model_version": engine.model_version, "state_before": state_before,
-            "win_minor": result.win_minor, "breakage_micro": result.breakage_micro, "claims": list(result.claims),
-            "outcome": result.outcome, "state_after": result.state_after}
+    return {
+        "seed": seed_hex,
+        "model_version": engine.model_version,
+        "state_before": state_before,
+        "win_minor": result.win_minor,
+        "breakage_micro": result.breakage_micro,
+        "claims": list(result.claims),
+        "outcome": result.outcome,
+        "state_after": result.state_after,
+    }
 
 
 def batch_seed(model_sha256: str, index: int) -> int:
@@ -57,13 +71,23 @@ def run_batch(args: tuple) -> dict[str, Any]:
     model = load_model(*args[4:])
     fixed_ev = float(fixed_ev_per_feature(model)) * 100
     started = time.perf_counter()
-    stats, sums, chunks, clusters = simulate_batch(model.arrays, model.stake_index(stake_minor), spins, seed,
-                                                   fixed_ev, chunk_spins)
-    return {"model_sha256": model.sha256, "seed": seed, "stake_minor": stake_minor, "spins": spins,
-            "stats": dict(zip(STAT_NAMES, (int(v) for v in stats))), "sum_x_hundredths": float(sums[0]),
-            "sum_x2_hundredths": float(sums[1]), "chunk_x_hundredths": [float(c) for c in chunks],
-            "paying_clusters_by_size": {s: [int(v) for v in clusters[i * 22 : (i + 1) * 22]] for i, s in enumerate(SYMBOLS)},
-            "seconds": time.perf_counter() - started}
+    stats, sums, chunks, clusters = simulate_batch(
+        model.arrays, model.stake_index(stake_minor), spins, seed, fixed_ev, chunk_spins
+    )
+    return {
+        "model_sha256": model.sha256,
+        "seed": seed,
+        "stake_minor": stake_minor,
+        "spins": spins,
+        "stats": dict(zip(STAT_NAMES, (int(v) for v in stats))),
+        "sum_x_hundredths": float(sums[0]),
+        "sum_x2_hundredths": float(sums[1]),
+        "chunk_x_hundredths": [float(c) for c in chunks],
+        "paying_clusters_by_size": {
+            s: [int(v) for v in clusters[i * 22 : (i + 1) * 22]] for i, s in enumerate(SYMBOLS)
+        },
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def run_batches(jobs: list[tuple[int, int, int, int]], procs: int) -> list[dict[str, Any]]:
@@ -86,22 +110,30 @@ def summarise(batches: list[dict[str, Any]]) -> dict[str, Any]:
     sd = ((sum(b["sum_x2_hundredths"] for b in batches) / spins - mean_x**2) ** 0.5) / 100
     features = total["features"]
     return {
-        "spins": spins, "batches": len(batches), "rtp_main": ci["mean"], "rtp_main_ci99_half_width": ci["half_width_99"],
+        "spins": spins,
+        "batches": len(batches),
+        "rtp_main": ci["mean"],
+        "rtp_main_ci99_half_width": ci["half_width_99"],
         "rtp_main_ci99": [ci["mean"] - ci["half_width_99"], ci["mean"] + ci["half_width_99"]],
         "rtp_clusters": total["cluster_hundredths"] / spins / 100,
         "rtp_wheel_fixed_realised": total["wheel_fixed_hundredths"] / spins / 100,
-        "sd_per_spin_x_stake": sd, "se_iid_estimate": sd / spins**0.5, "hit_rate": total["hits"] / spins,
-        "feature_rate": features / spins, "feature_one_in": spins / features if features else None,
+        "sd_per_spin_x_stake": sd,
+        "se_iid_estimate": sd / spins**0.5,
+        "hit_rate": total["hits"] / spins,
+        "feature_rate": features / spins,
+        "feature_one_in": spins / features if features else None,
         "wheel_segments": {name: total[f"seg_{name}"] for name in SEGMENTS},
         "max_win_x_stake": total["max_win_hundredths"] / 100,
         "winning_steps_per_spin": total["winning_steps"] / spins,
         "circles_exploded_per_spin": total["circles_exploded"] / spins,
         "ring_nonempty_share": total["ring_nonempty_spins"] / spins,
         "spins_until_ring_empty_mean": total["ring_wait_sum"] / max(1, total["ring_nonempty_spins"]),
-        "kernel_retries": total["retries"], "max_cluster_multiplier": total["max_cluster_multiplier"],
+        "kernel_retries": total["retries"],
+        "max_cluster_multiplier": total["max_cluster_multiplier"],
         "paying_clusters_spins": sum(b["spins"] for b in counted),
-        "paying_clusters_by_size": {s: [sum(b["paying_clusters_by_size"][s][k] for b in counted) for k in range(22)]
-                                    for s in SYMBOLS},
+        "paying_clusters_by_size": {
+            s: [sum(b["paying_clusters_by_size"][s][k] for b in counted) for k in range(22)] for s in SYMBOLS
+        },
     }
 
 
@@ -113,15 +145,21 @@ def plot_convergence(batches: list[dict[str, Any]], target: float, path: Path, t
     import matplotlib.pyplot as plt
 
     chunk = np.concatenate([np.array(b["chunk_x_hundredths"]) for b in batches]) / 100
-    spins_per_chunk = np.concatenate([np.full(len(b["chunk_x_hundredths"]), b["spins"] / len(b["chunk_x_hundredths"]))
-                                      for b in batches])
+    spins_per_chunk = np.concatenate(
+        [np.full(len(b["chunk_x_hundredths"]), b["spins"] / len(b["chunk_x_hundredths"])) for b in batches]
+    )
     n = np.cumsum(spins_per_chunk)
     running = np.cumsum(chunk) / n
     sd = summarise(batches)["sd_per_spin_x_stake"]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.plot(n, running * 100, lw=1, label="running main-game RTP")
-    ax.fill_between(n, (running - Z_99 * sd / np.sqrt(n)) * 100, (running + Z_99 * sd / np.sqrt(n)) * 100,
-                    alpha=0.2, label="99 % band (σ/√n)")
+    ax.fill_between(
+        n,
+        (running - Z_99 * sd / np.sqrt(n)) * 100,
+        (running + Z_99 * sd / np.sqrt(n)) * 100,
+        alpha=0.2,
+        label="99 % band (σ/√n)",
+    )
     ax.axhline(target * 100, color="k", lw=0.8, ls="--", label=f"target {target * 100:.2f} %")
     ax.set_xscale("log")
     ax.set_ylim(target * 100 - 3, target * 100 + 3)
@@ -143,16 +181,27 @@ def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> d
     started = time.perf_counter()
     batches = run_batches(jobs, procs)
     seconds = time.perf_counter() - started
-    figures = summarise(batches) | {"stake_minor": stake, "procs": procs, "seconds": seconds,
-                                    "spins_per_second": batch_count * batch_spins / seconds}
+    figures = summarise(batches) | {
+        "stake_minor": stake,
+        "procs": procs,
+        "seconds": seconds,
+        "spins_per_second": batch_count * batch_spins / seconds,
+    }
     out = Path("bench-results") / "stjernestoev-simulate-convergence.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     plot_convergence(batches, 0.935, out, f"Stjernestøv simulation, stake {stake} øre")
     print(json.dumps(figures | {"convergence_png": str(out)}, indent=2))
-    print(f"main RTP {figures['rtp_main'] * 100:.4f} % (99 % CI {figures['rtp_main_ci99'][0] * 100:.4f} – "
-          f"{figures['rtp_main_ci99'][1] * 100:.4f} %, {figures['spins']:,} spins)")
-    return {"game": "stjernestoev", "rtp_main": figures["rtp_main"], "rtp_main_ci99": figures["rtp_main_ci99"],
-            "spins": figures["spins"], "method": "Monte Carlo batches"}
+    print(
+        f"main RTP {figures['rtp_main'] * 100:.4f} % (99 % CI {figures['rtp_main_ci99'][0] * 100:.4f} – "
+        f"{figures['rtp_main_ci99'][1] * 100:.4f} %, {figures['spins']:,} spins)"
+    )
+    return {
+        "game": "stjernestoev",
+        "rtp_main": figures["rtp_main"],
+        "rtp_main_ci99": figures["rtp_main_ci99"],
+        "spins": figures["spins"],
+        "method": "Monte Carlo batches",
+    }
 
 
 def proof_batches(model_sha256: str, path: Path = RESULTS_FILE) -> list[dict[str, Any]]:
@@ -206,13 +255,21 @@ def bench(*, quick: bool) -> dict[str, Any]:
     _reference_loop(10)
     sim_1, sim_2 = _wall("sim", spins, 1), _wall("sim", spins, 2)
     ref_1, ref_2 = _wall("reference", ops, 1), _wall("reference", ops, 2)
-    figures = {"spins": spins, "spins_per_second_per_core": spins / sim_1,
-               "spins_per_second_2_procs": 2 * spins / sim_2, "speedup_2_procs": sim_1 * 2 / sim_2,
-               "reference_ops_per_second": ops / ref_1, "reference_speedup_2_procs": ref_1 * 2 / ref_2,
-               "reference_ops_per_spin": (ops / ref_1) / (spins / sim_1), "target_speedup": 1.8}
-    print("stjernestoev  spins/s/core {spins_per_second_per_core:,.0f}  2 procs {spins_per_second_2_procs:,.0f}  "
-          "speed-up {speedup_2_procs:.2f}x (reference loop {reference_speedup_2_procs:.2f}x)  "
-          "one spin = {reference_ops_per_spin:,.0f} reference steps".format(**figures))
+    figures = {
+        "spins": spins,
+        "spins_per_second_per_core": spins / sim_1,
+        "spins_per_second_2_procs": 2 * spins / sim_2,
+        "speedup_2_procs": sim_1 * 2 / sim_2,
+        "reference_ops_per_second": ops / ref_1,
+        "reference_speedup_2_procs": ref_1 * 2 / ref_2,
+        "reference_ops_per_spin": (ops / ref_1) / (spins / sim_1),
+        "target_speedup": 1.8,
+    }
+    print(
+        "stjernestoev  spins/s/core {spins_per_second_per_core:,.0f}  2 procs {spins_per_second_2_procs:,.0f}  "
+        "speed-up {speedup_2_procs:.2f}x (reference loop {reference_speedup_2_procs:.2f}x)  "
+        "one spin = {reference_ops_per_spin:,.0f} reference steps".format(**figures)
+    )
     return figures
 
 
@@ -261,12 +318,29 @@ def draw_graph(path: Path) -> None:
         ax.text(x, y, name, ha="center", va="center", color="white", fontsize=8, zorder=4)
     arc = np.radians(np.linspace(-110, 110, 80))
     ax.plot(5.25 * np.sin(arc), 5.25 * np.cos(arc), color="white", lw=1)
-    ax.annotate("", xy=(5.25 * np.sin(arc[-1]), 5.25 * np.cos(arc[-1])),
-                xytext=(5.25 * np.sin(arc[-3]), 5.25 * np.cos(arc[-3])), arrowprops={"arrowstyle": "-|>", "color": "white"})
-    ax.text(0, 5.75, "bonus ring: a new circle enters at B0 each spin and moves clockwise to B4, then leaves",
-            ha="center", color="white", fontsize=9)
-    ax.text(0, -3.9, "solid lines join positions; dashed lines reach bonus circles; position 0 of each ring is at "
-            "12 o'clock, numbers run clockwise", ha="center", color="white", fontsize=7.5)
+    ax.annotate(
+        "",
+        xy=(5.25 * np.sin(arc[-1]), 5.25 * np.cos(arc[-1])),
+        xytext=(5.25 * np.sin(arc[-3]), 5.25 * np.cos(arc[-3])),
+        arrowprops={"arrowstyle": "-|>", "color": "white"},
+    )
+    ax.text(
+        0,
+        5.75,
+        "bonus ring: a new circle enters at B0 each spin and moves clockwise to B4, then leaves",
+        ha="center",
+        color="white",
+        fontsize=9,
+    )
+    ax.text(
+        0,
+        -3.9,
+        "solid lines join positions; dashed lines reach bonus circles; position 0 of each ring is at "
+        "12 o'clock, numbers run clockwise",
+        ha="center",
+        color="white",
+        fontsize=7.5,
+    )
     ax.set_xlim(-5.8, 5.8)
     ax.set_ylim(-4.3, 6.1)
     ax.set_aspect("equal")
@@ -285,11 +359,14 @@ def _network_figures() -> dict[str, Any]:
 
     network = load_pools().network_for_game("stjernestoev")
     pools = {pool.tier: pool for pool in network.pools}
-    return {"network_id": network.network_id, "contribution_ppm_total": network.contribution_ppm,
-            "contribution_ppm": {tier: pool.contribution_ppm for tier, pool in pools.items()},
-            "seed_minor": {tier: pool.seed_minor for tier, pool in pools.items()},
-            "payout": {tier: pool.payout.policy for tier, pool in pools.items()},
-            "reseed": {tier: f"{pool.reseed.policy}, funded by {pool.reseed.funded_by}" for tier, pool in pools.items()}}
+    return {
+        "network_id": network.network_id,
+        "contribution_ppm_total": network.contribution_ppm,
+        "contribution_ppm": {tier: pool.contribution_ppm for tier, pool in pools.items()},
+        "seed_minor": {tier: pool.seed_minor for tier, pool in pools.items()},
+        "payout": {tier: pool.payout.policy for tier, pool in pools.items()},
+        "reseed": {tier: f"{pool.reseed.policy}, funded by {pool.reseed.funded_by}" for tier, pool in pools.items()},
+    }
 
 
 def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
@@ -302,30 +379,63 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
     sim = summarise(batches) if len(batches) >= 2 else None
     feature_rate = sim["feature_rate"] if sim else None
     per_feature = analytics.fixed_ev_per_feature(model)
-    wheel = [{**row, "q": str(row["q"]), "q_per_stake_minor": str(row["q_per_stake_minor"]),
-              "fixed_mean_x_stake": float(row["fixed_mean_x_stake"]),
-              "main_game_per_feature_x_stake": str(row["main_game_per_feature_x_stake"])}
-             for row in analytics.wheel_by_stake(model)]
-    jackpots = analytics.jackpot_odds(model, feature_rate, network["contribution_ppm"], network["seed_minor"]) \
-        if feature_rate else []
-    reseed = {tier: sum(r["reseed_share_of_wagers"] for r in jackpots if r["tier"] == tier and r["stake_minor"] == 50)
-              for tier in ("jackpot", "supernova")} if jackpots else {}
+    wheel = [
+        {
+            **row,
+            "q": str(row["q"]),
+            "q_per_stake_minor": str(row["q_per_stake_minor"]),
+            "fixed_mean_x_stake": float(row["fixed_mean_x_stake"]),
+            "main_game_per_feature_x_stake": str(row["main_game_per_feature_x_stake"]),
+        }
+        for row in analytics.wheel_by_stake(model)
+    ]
+    jackpots = (
+        analytics.jackpot_odds(model, feature_rate, network["contribution_ppm"], network["seed_minor"])
+        if feature_rate
+        else []
+    )
+    reseed = (
+        {
+            tier: sum(r["reseed_share_of_wagers"] for r in jackpots if r["tier"] == tier and r["stake_minor"] == 50)
+            for tier in ("jackpot", "supernova")
+        }
+        if jackpots
+        else {}
+    )
     full_board = analytics.full_board_chance(model)
-    rare = [{"award": f"{r['tier']} at stake {r['stake_minor']} øre", "one_in": r["one_in"]}
-            for r in jackpots if r["one_in"] > 1e8]
-    rare += [{"award": f"21 {symbol} on the initial board ({figures_factor(model, symbol, 21)} × stake before "
-                       "multipliers)", "one_in": 1 / p} for symbol, p in full_board.items() if p > 0 and 1 / p > 1e8]
+    rare = [
+        {"award": f"{r['tier']} at stake {r['stake_minor']} øre", "one_in": r["one_in"]}
+        for r in jackpots
+        if r["one_in"] > 1e8
+    ]
+    rare += [
+        {
+            "award": f"21 {symbol} on the initial board ({figures_factor(model, symbol, 21)} × stake before "
+            "multipliers)",
+            "one_in": 1 / p,
+        }
+        for symbol, p in full_board.items()
+        if p > 0 and 1 / p > 1e8
+    ]
     return {
-        "game": "stjernestoev", "model_version": model.version, "model_sha256": model.sha256,
-        "target_rtp_main": TARGET_RTP_MAIN, "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
-        "network": network, "wheel_by_stake": wheel, "main_game_per_feature_x_stake": str(per_feature),
+        "game": "stjernestoev",
+        "model_version": model.version,
+        "model_sha256": model.sha256,
+        "target_rtp_main": TARGET_RTP_MAIN,
+        "target_rtp_total": TARGET_RTP_MAIN + network["contribution_ppm_total"] / 1e6,
+        "network": network,
+        "wheel_by_stake": wheel,
+        "main_game_per_feature_x_stake": str(per_feature),
         "main_game_per_feature_x_stake_float": float(per_feature),
-        "simulation": sim, "proof_batch_spins": PROOF_BATCH_SPINS,
+        "simulation": sim,
+        "proof_batch_spins": PROOF_BATCH_SPINS,
         "wheel_rtp_main_from_feature_rate": feature_rate * float(per_feature) if feature_rate else None,
-        "jackpots": jackpots, "operator_reseed_share_of_wagers": reseed,
+        "jackpots": jackpots,
+        "operator_reseed_share_of_wagers": reseed,
         "bonus_circle_content_chances": analytics.circle_content_chances(model),
         "spins_until_ring_empty_upper_bound": analytics.ring_empty_upper_bound(model),
-        "full_board_chance": full_board, "awards_rarer_than_1e8": rare,
+        "full_board_chance": full_board,
+        "awards_rarer_than_1e8": rare,
         "cluster_awards_not_seen": _unseen_clusters(sim),
     } | _certification_figures(model, sim, feature_rate, jackpots, network)
 
@@ -337,8 +447,12 @@ def _certification_figures(model, sim, feature_rate, jackpots, network) -> dict[
         return {}
     results = [json.loads(line) for line in RESULTS_FILE.read_text().splitlines() if line.strip()]
     awards = sheet.award_rows(model, results, sim, feature_rate)
-    return {"awards": awards, "bar": sheet.bar_summary(awards), "volatility": sheet.volatility(sim, model),
-            "pool_levels": sheet.pool_levels(jackpots, network["seed_minor"])}
+    return {
+        "awards": awards,
+        "bar": sheet.bar_summary(awards),
+        "volatility": sheet.volatility(sim, model),
+        "pool_levels": sheet.pool_levels(jackpots, network["seed_minor"]),
+    }
 
 
 def figures_factor(model, symbol: str, size: int) -> str:
@@ -349,8 +463,10 @@ def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
     """Per symbol, the cluster sizes the simulation never produced (their chance is below 3/spins at 95 %)."""
     if not sim or not sim["paying_clusters_spins"]:
         return {}
-    return {symbol: [size for size in range(5, 22) if counts[size] == 0]
-            for symbol, counts in sim["paying_clusters_by_size"].items()}
+    return {
+        symbol: [size for size in range(5, 22) if counts[size] == 0]
+        for symbol, counts in sim["paying_clusters_by_size"].items()
+    }
 
 
 def parsheet(out_dir: Path, *, model_version: str | None = None) -> dict[str, Any]:
@@ -361,8 +477,12 @@ def parsheet(out_dir: Path, *, model_version: str | None = None) -> dict[str, An
     draw_graph(out_dir / "board-graph.png")
     batches = proof_batches(figures["model_sha256"])
     if len(batches) >= 2:
-        plot_convergence(batches, TARGET_RTP_MAIN, out_dir / "rtp-convergence.png",
-                         f"Stjernestøv {figures['model_version']}: accumulated proof")
+        plot_convergence(
+            batches,
+            TARGET_RTP_MAIN,
+            out_dir / "rtp-convergence.png",
+            f"Stjernestøv {figures['model_version']}: accumulated proof",
+        )
     (out_dir / "parsheet.md").write_text(parsheet_markdown(figures))
     from reelstream.mathcli.witnesses import write_witnesses
 
@@ -372,11 +492,19 @@ def parsheet(out_dir: Path, *, model_version: str | None = None) -> dict[str, An
     if not sim:
         print("no simulation batches for this model yet: run `make math-stjernestoev-proof`")
         return {"game": "stjernestoev", "model_version": figures["model_version"], "rtp_main": None}
-    print(f"main RTP {sim['rtp_main'] * 100:.4f} % (99 % CI {sim['rtp_main_ci99'][0] * 100:.4f} – "
-          f"{sim['rtp_main_ci99'][1] * 100:.4f} %, {sim['spins']:,} spins); jackpots "
-          f"{figures['network']['contribution_ppm_total'] / 1e4:.2f} %")
-    return {"game": "stjernestoev", "model_version": figures["model_version"], "rtp_main": sim["rtp_main"],
-            "rtp_main_ci99": sim["rtp_main_ci99"], "spins": sim["spins"], "method": "simulation proof batches"}
+    print(
+        f"main RTP {sim['rtp_main'] * 100:.4f} % (99 % CI {sim['rtp_main_ci99'][0] * 100:.4f} – "
+        f"{sim['rtp_main_ci99'][1] * 100:.4f} %, {sim['spins']:,} spins); jackpots "
+        f"{figures['network']['contribution_ppm_total'] / 1e4:.2f} %"
+    )
+    return {
+        "game": "stjernestoev",
+        "model_version": figures["model_version"],
+        "rtp_main": sim["rtp_main"],
+        "rtp_main_ci99": sim["rtp_main_ci99"],
+        "spins": sim["spins"],
+        "method": "simulation proof batches",
+    }
 
 
 def _pct(x: float | None, digits: int = 4) -> str:
@@ -399,7 +527,8 @@ def _simulation_markdown(sim: dict[str, Any] | None, figures: dict[str, Any]) ->
         f"- σ per spin: **{sim['sd_per_spin_x_stake']:.4f} × stake** (estimator with the wheel's fixed prize replaced "
         "by its exact mean); hit rate (any win) " + _pct(sim["hit_rate"], 2),
         f"- Astro Flash feature: 1 in {sim['feature_one_in']:.1f} spins; wheel segments drawn: "
-        + ", ".join(f"{k} {v:,}" for k, v in sim["wheel_segments"].items()) + " (simulated at 50 øre)",
+        + ", ".join(f"{k} {v:,}" for k, v in sim["wheel_segments"].items())
+        + " (simulated at 50 øre)",
         f"- paying cascade steps per spin {sim['winning_steps_per_spin']:.4f}; bonus circles exploded per spin "
         f"{sim['circles_exploded_per_spin']:.4f}; max win seen {sim['max_win_x_stake']:,.2f} × stake",
         f"- bonus ring holds something after {_pct(sim['ring_nonempty_share'], 2)} of spins; from such a moment the "
@@ -409,33 +538,46 @@ def _simulation_markdown(sim: dict[str, Any] | None, figures: dict[str, Any]) ->
 
 
 def _wheel_markdown(figures: dict[str, Any]) -> list[str]:
-    lines = ["| stake øre | supernova | jackpot | 100x | 60x | 40x | 25x | q(stake) | E[fixed \\| no jackpot] | "
-             "(1 − q)·E[fixed] |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| stake øre | supernova | jackpot | 100x | 60x | 40x | 25x | q(stake) | E[fixed \\| no jackpot] | "
+        "(1 − q)·E[fixed] |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in figures["wheel_by_stake"]:
         w = row["weights"]
-        lines.append(f"| {row['stake_minor']} | {w['supernova']:,} | {w['jackpot']:,} | {w['100x']:,} | {w['60x']:,} | "
-                     f"{w['40x']:,} | {w['25x']:,} | {row['q']} | {row['fixed_mean_x_stake']:.6f} | "
-                     f"{row['main_game_per_feature_x_stake']} |")
+        lines.append(
+            f"| {row['stake_minor']} | {w['supernova']:,} | {w['jackpot']:,} | {w['100x']:,} | {w['60x']:,} | "
+            f"{w['40x']:,} | {w['25x']:,} | {row['q']} | {row['fixed_mean_x_stake']:.6f} | "
+            f"{row['main_game_per_feature_x_stake']} |"
+        )
     return lines
 
 
 def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
     net = figures["network"]
-    lines = [f"Contribution {net['contribution_ppm_total']:,} ppm = {net['contribution_ppm_total'] / 1e4:.2f} % of "
-             f"every wager: jackpot {net['contribution_ppm']['jackpot']:,} ppm, supernova "
-             f"{net['contribution_ppm']['supernova']:,} ppm (read from `shared.pools.load_pools()`); payout "
-             f"{net['payout']}; reseed {net['reseed']}; seeds {net['seed_minor']} øre.", "",
-             "| stake øre | tier | chance per spin | 1 in | wagers between wins (kr) | mean growth (kr) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"Contribution {net['contribution_ppm_total']:,} ppm = {net['contribution_ppm_total'] / 1e4:.2f} % of "
+        f"every wager: jackpot {net['contribution_ppm']['jackpot']:,} ppm, supernova "
+        f"{net['contribution_ppm']['supernova']:,} ppm (read from `shared.pools.load_pools()`); payout "
+        f"{net['payout']}; reseed {net['reseed']}; seeds {net['seed_minor']} øre.",
+        "",
+        "| stake øre | tier | chance per spin | 1 in | wagers between wins (kr) | mean growth (kr) |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in figures["jackpots"]:
-        lines.append(f"| {r['stake_minor']} | {r['tier']} | {r['chance_per_spin']:.3e} | {r['one_in']:,.0f} | "
-                     f"{r['wagers_between_wins_minor'] / 100:,.0f} | {r['mean_growth_minor'] / 100:,.0f} |")
+        lines.append(
+            f"| {r['stake_minor']} | {r['tier']} | {r['chance_per_spin']:.3e} | {r['one_in']:,.0f} | "
+            f"{r['wagers_between_wins_minor'] / 100:,.0f} | {r['mean_growth_minor'] / 100:,.0f} |"
+        )
     reseed = figures["operator_reseed_share_of_wagers"]
     if reseed:
-        lines += ["", f"Operator-funded reseeds on top of the 0.47 %: jackpot {_pct(reseed['jackpot'])}, supernova "
-                  f"{_pct(reseed['supernova'])} of wagers (seed ÷ wagers between wins; the same at every stake "
-                  "because the chance per øre staked is the same), so players receive "
-                  f"{_pct(figures['target_rtp_total'] + reseed['jackpot'] + reseed['supernova'], 3)} in the long run."]
+        lines += [
+            "",
+            f"Operator-funded reseeds on top of the 0.47 %: jackpot {_pct(reseed['jackpot'])}, supernova "
+            f"{_pct(reseed['supernova'])} of wagers (seed ÷ wagers between wins; the same at every stake "
+            "because the chance per øre staked is the same), so players receive "
+            f"{_pct(figures['target_rtp_total'] + reseed['jackpot'] + reseed['supernova'], 3)} in the long run.",
+        ]
     return lines
 
 
@@ -444,9 +586,13 @@ def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
     if not sim or not sim["paying_clusters_spins"]:
         return ["(no simulated batches with cluster counts yet)"]
     spins = sim["paying_clusters_spins"]
-    lines = [f"Counted over {spins:,} spins (every paying cluster of every cascade step); largest multiplier seen on "
-             f"one cluster: {sim['max_cluster_multiplier']}×.", "", "| size | " + " | ".join(SYMBOLS) + " |",
-             "|---" * (len(SYMBOLS) + 1) + "|"]
+    lines = [
+        f"Counted over {spins:,} spins (every paying cluster of every cascade step); largest multiplier seen on "
+        f"one cluster: {sim['max_cluster_multiplier']}×.",
+        "",
+        "| size | " + " | ".join(SYMBOLS) + " |",
+        "|---" * (len(SYMBOLS) + 1) + "|",
+    ]
     for size in range(5, 22):
         cells = [f"{spins / c[size]:,.0f}" if (c := sim["paying_clusters_by_size"][s])[size] else "—" for s in SYMBOLS]
         lines.append(f"| {size} | " + " | ".join(cells) + " |")
@@ -456,31 +602,59 @@ def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
 def parsheet_markdown(figures: dict[str, Any]) -> str:
     rare = "\n".join(f"| {r['award']} | 1 in {r['one_in']:.3e} |" for r in figures["awards_rarer_than_1e8"])
     lines = [
-        f"# Stjernestøv par sheet — {figures['model_version']}", "",
+        f"# Stjernestøv par sheet — {figures['model_version']}",
+        "",
         f"Model sha256 `{figures['model_sha256']}` (a CI test fails when this differs from the current model).",
-        "Generated by `reelstream math parsheet stjernestoev`; rules and design decisions in README.md.", "",
-        "## Return to player", "",
+        "Generated by `reelstream math parsheet stjernestoev`; rules and design decisions in README.md.",
+        "",
+        "## Return to player",
+        "",
         f"Target: main game 93.50 % + progressive jackpots {figures['network']['contribution_ppm_total'] / 1e4:.2f} % "
-        f"= {_pct(figures['target_rtp_total'], 2)} at every stake.", "",
-        "### Simulation proof (accumulated in simulation-results.jsonl, keyed by the model hash)", "",
-        *_simulation_markdown(figures["simulation"], figures), "", "![RTP convergence](rtp-convergence.png)", "",
-        "### Astro Flash wheel per stake (exact)", "",
+        f"= {_pct(figures['target_rtp_total'], 2)} at every stake.",
+        "",
+        "### Simulation proof (accumulated in simulation-results.jsonl, keyed by the model hash)",
+        "",
+        *_simulation_markdown(figures["simulation"], figures),
+        "",
+        "![RTP convergence](rtp-convergence.png)",
+        "",
+        "### Astro Flash wheel per stake (exact)",
+        "",
         "The kernel reads the stake only to pick the wheel's weight row, so the board, cascades, bonus ring and the "
         "feature rate P(F) are the same at every stake. Each row has the same total weight T; the jackpot weights are "
         "stake × (3, 30), so q(stake) is linear in stake; the fixed weights keep Σ w·v constant. Hence "
         "P(F)·(1 − q(stake))·E[fixed | stake] = P(F)·Σ w·v / T is one number for all 17 stakes (the loader refuses "
-        "a model where it is not):", "", *_wheel_markdown(figures), "",
+        "a model where it is not):",
+        "",
+        *_wheel_markdown(figures),
+        "",
         f"Per feature the main game receives {figures['main_game_per_feature_x_stake']} = "
-        f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.", "",
-        "## Progressive jackpots", "", *_jackpot_markdown(figures), "",
-        "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)", "",
-        "| award | odds per spin |", "|---|---|", rare, "",
-        "Every cluster award's odds, with their method, are in 'Every award: odds, method, reachability' below.", "",
+        f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.",
+        "",
+        "## Progressive jackpots",
+        "",
+        *_jackpot_markdown(figures),
+        "",
+        "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)",
+        "",
+        "| award | odds per spin |",
+        "|---|---|",
+        rare,
+        "",
+        "Every cluster award's odds, with their method, are in 'Every award: odds, method, reachability' below.",
+        "",
         "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
-        "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.", "",
-        "## Paying clusters by size (simulated, 1 in N spins; — = not seen)", "", *_cluster_markdown(figures), "",
+        "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.",
+        "",
+        "## Paying clusters by size (simulated, 1 in N spins; — = not seen)",
+        "",
+        *_cluster_markdown(figures),
+        "",
         *(_sections(figures) if figures.get("awards") else []),
-        "## Board", "", "![board graph](board-graph.png)", "",
+        "## Board",
+        "",
+        "![board graph](board-graph.png)",
+        "",
     ]
     return "\n".join(lines)
 
@@ -522,19 +696,34 @@ def agreement(*, inputs: int, seed: str = "agreement") -> dict[str, Any]:
         while True:
             words.extend(words_rng.next_u64() for _ in range(max(256, len(words))))
             ring, counters = ring_from_state(state), np.zeros(COUNTERS_SIZE, np.int64)
-            status = sim_spin(ring, model.stake_index(stake), model.arrays, np.array(words, np.uint64),
-                              np.zeros(2, np.int64), counters, np.zeros(WORK_SIZE, np.int64))
+            status = sim_spin(
+                ring,
+                model.stake_index(stake),
+                model.arrays,
+                np.array(words, np.uint64),
+                np.zeros(2, np.int64),
+                counters,
+                np.zeros(WORK_SIZE, np.int64),
+            )
             if status == STATUS_OK:
                 break
         flash = result.outcome["astro_flash"]
         segment = SEGMENTS.index(flash["wheel_segment"]) if flash else -1
-        same = (result.outcome["totals"]["clusters_hundredths"] == counters[0] and segment == counters[1]
-                and result.state_after == engine_state(ring, stake))
+        same = (
+            result.outcome["totals"]["clusters_hundredths"] == counters[0]
+            and segment == counters[1]
+            and result.state_after == engine_state(ring, stake)
+        )
         mismatches += not same
         wins += result.win_minor > 0
         features += segment >= 0
-    return {"inputs": inputs, "mismatches": mismatches, "winning_spins": wins, "features": features,
-            "model_sha256": model.sha256}
+    return {
+        "inputs": inputs,
+        "mismatches": mismatches,
+        "winning_spins": wins,
+        "features": features,
+        "model_sha256": model.sha256,
+    }
 
 
 def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
@@ -563,11 +752,21 @@ def main(argv: list[str]) -> None:
     agr.add_argument("--inputs", type=int, default=1_000_000)
     args = parser.parse_args(argv)
     if args.command == "proof-status":
-        interim(model_version=args.model_version, target_batches=args.target_batches, results=RESULTS_FILE,
-                log=ATTEMPTS_FILE, record=args.record)
+        interim(
+            model_version=args.model_version,
+            target_batches=args.target_batches,
+            results=RESULTS_FILE,
+            log=ATTEMPTS_FILE,
+            record=args.record,
+        )
     elif args.command == "prove":
-        result = prove(model_version=args.model_version, target_batches=args.target_batches, procs=args.procs,
-                       results=RESULTS_FILE, log=ATTEMPTS_FILE)
+        result = prove(
+            model_version=args.model_version,
+            target_batches=args.target_batches,
+            procs=args.procs,
+            results=RESULTS_FILE,
+            log=ATTEMPTS_FILE,
+        )
         sys.exit(0 if result["passed"] else 1)
     else:
         started = time.perf_counter()

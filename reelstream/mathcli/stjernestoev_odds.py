@@ -7,6 +7,7 @@ mixture also holds boards rich in both the symbol and red. Each spin is weighted
 p(board) / Σ_j α_j q_j(board), which never exceeds 1 / α_true, so the estimate is unbiased. Where the plain proof
 simulation counted an award often enough the par sheet uses that count and shows both.
 """
+
 from __future__ import annotations
 
 import time
@@ -52,8 +53,9 @@ def log_q_over_p(rows: np.ndarray, symbol: int) -> np.ndarray:
     return np.stack([np.log(q / q.sum(axis=1, keepdims=True) / p) for q in tilted])
 
 
-def symbol_odds(model: StjernestoevModel, rings: np.ndarray, symbol: int, spins_per_tilt: int,
-                seed: int) -> dict[str, np.ndarray]:
+def symbol_odds(
+    model: StjernestoevModel, rings: np.ndarray, symbol: int, spins_per_tilt: int, seed: int
+) -> dict[str, np.ndarray]:
     """Per (symbol, size): the rate per spin and its standard error, from the pooled mixture sample."""
     board = model.arrays[4]
     board_table = log_q_over_p(board, symbol)
@@ -65,16 +67,24 @@ def symbol_odds(model: StjernestoevModel, rings: np.ndarray, symbol: int, spins_
     for j, (share, red) in enumerate(mixture):
         arrays = list(model.arrays)
         arrays[4] = tilted_rows(board, symbol, share, red)  # refills keep their true weights (a tilted refill spreads
-        s, q, h = importance_batch(tuple(arrays), rings, arrays[2], board_table, alpha,  # the ratio over many draws)
-                                   spins_per_tilt, seed + 1009 * j)
+        s, q, h = importance_batch(
+            tuple(arrays),
+            rings,
+            arrays[2],
+            board_table,
+            alpha,  # the ratio over many draws)
+            spins_per_tilt,
+            seed + 1009 * j,
+        )
         sums, squares, hits = sums + s, squares + q, hits + h
     n = spins_per_tilt * len(mixture)
     mean = sums / n
     return {"mean": mean, "se": np.sqrt(np.maximum(squares / n - mean**2, 0) / n), "hits": hits, "spins": n}
 
 
-def award_odds(model: StjernestoevModel, *, spins_per_tilt: int, seed: int, ring_count: int = 20_000
-               ) -> list[dict[str, Any]]:
+def award_odds(
+    model: StjernestoevModel, *, spins_per_tilt: int, seed: int, ring_count: int = 20_000
+) -> list[dict[str, Any]]:
     """Per cluster award: rate per spin, 99 % CI, method, sampled spins holding it."""
     started = time.perf_counter()
     rings = stationary_rings(model.arrays, ring_count, seed)
@@ -83,13 +93,21 @@ def award_odds(model: StjernestoevModel, *, spins_per_tilt: int, seed: int, ring
         run = symbol_odds(model, rings, s, spins_per_tilt, seed + 97 * s)
         for size in range(5, 22):
             rate, se = float(run["mean"][s, size]), float(run["se"][s, size])
-            rows.append({"award": f"{size} {symbol}", "symbol": symbol, "size": size, "rate": rate or None,
-                         "one_in": 1 / rate if rate else None, "ci99": [max(rate - Z_99 * se, 0.0), rate + Z_99 * se],
-                         "relative_error_99": Z_99 * se / rate if rate else None,
-                         "sampled_hits": int(run["hits"][s, size]),
-                         "method": f"importance sampling ({run['spins']:,} spins, initial board from a mixture of the "
-                                   f"true law and {len(components(s)) - 1} tilts toward {symbol}"
-                                   f"{'' if s == RED else ' (some with red)'}, balance-heuristic weights)"})
+            rows.append(
+                {
+                    "award": f"{size} {symbol}",
+                    "symbol": symbol,
+                    "size": size,
+                    "rate": rate or None,
+                    "one_in": 1 / rate if rate else None,
+                    "ci99": [max(rate - Z_99 * se, 0.0), rate + Z_99 * se],
+                    "relative_error_99": Z_99 * se / rate if rate else None,
+                    "sampled_hits": int(run["hits"][s, size]),
+                    "method": f"importance sampling ({run['spins']:,} spins, initial board from a mixture of the "
+                    f"true law and {len(components(s)) - 1} tilts toward {symbol}"
+                    f"{'' if s == RED else ' (some with red)'}, balance-heuristic weights)",
+                }
+            )
     for row in rows:
         row["seconds_all_awards"] = round(time.perf_counter() - started, 1)
     return rows

@@ -4,6 +4,7 @@ with every attempt (start, resume, result) appended to a committed log so that n
 The tuning inputs of a model are kept apart (docs/math/stjernestoev/<version>-tuning.json); no proof seed is a
 tuning seed, because proof seeds are derived from the hash of the model the tuning produced.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -40,10 +41,15 @@ def progress_line(done: int, target: int, started_at: float, first: int, pooled:
     elapsed = time.perf_counter() - started_at
     rate = (done - first) * PROOF_BATCH_SPINS / elapsed if elapsed > 0 and done > first else 0.0
     eta = dt.timedelta(seconds=round((target - done) * PROOF_BATCH_SPINS / rate)) if rate else "?"
-    running = "" if pooled is None else (f", RTP so far {pooled['rtp_main'] * 100:.4f} % "
-                                         f"± {pooled['rtp_main_ci99_half_width'] * 100:.4f} pp")
-    return (f"proof [{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{target} batches, "
-            f"{done * PROOF_BATCH_SPINS:,} spins, {rate:,.0f} spins/s, ETA {eta}{running}")
+    running = (
+        ""
+        if pooled is None
+        else (f", RTP so far {pooled['rtp_main'] * 100:.4f} % ± {pooled['rtp_main_ci99_half_width'] * 100:.4f} pp")
+    )
+    return (
+        f"proof [{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{target} batches, "
+        f"{done * PROOF_BATCH_SPINS:,} spins, {rate:,.0f} spins/s, ETA {eta}{running}"
+    )
 
 
 def _now() -> str:
@@ -51,8 +57,9 @@ def _now() -> str:
 
 
 def _commit() -> str | None:
-    out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
-                         cwd=Path(__file__).resolve().parent)
+    out = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False, cwd=Path(__file__).resolve().parent
+    )
     return out.stdout.strip() or None
 
 
@@ -75,14 +82,30 @@ def prove(*, model_version: str, target_batches: int, procs: int, results: Path,
 
     model = load_model(model_version)
     done = len(proof_batches(model.sha256, results))
-    head = {"model_version": model.version, "model_sha256": model.sha256, "engine_code_sha256": engine_code_sha256(),
-            "seed_rule": SEED_RULE, "batch_spins": PROOF_BATCH_SPINS, "target_batches": target_batches,
-            "git_commit": _commit()}
+    head = {
+        "model_version": model.version,
+        "model_sha256": model.sha256,
+        "engine_code_sha256": engine_code_sha256(),
+        "seed_rule": SEED_RULE,
+        "batch_spins": PROOF_BATCH_SPINS,
+        "target_batches": target_batches,
+        "git_commit": _commit(),
+    }
     if done < target_batches:
-        append_attempt(log, {**head, "event": "resume" if done else "start", "utc": _now(),
-                             "batches_from": done, "seeds": [batch_seed(model.sha256, i) for i in (done,)]})
-        jobs = [(STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS, model.version)
-                for i in range(done, target_batches)]
+        append_attempt(
+            log,
+            {
+                **head,
+                "event": "resume" if done else "start",
+                "utc": _now(),
+                "batches_from": done,
+                "seeds": [batch_seed(model.sha256, i) for i in (done,)],
+            },
+        )
+        jobs = [
+            (STAKES_MINOR[0], PROOF_BATCH_SPINS, batch_seed(model.sha256, i), CHUNK_SPINS, model.version)
+            for i in range(done, target_batches)
+        ]
         run_batch((STAKES_MINOR[0], 1000, 1, 1000, model.version))  # compile once before forking
         started, first = time.perf_counter(), done
         with multiprocessing.get_context("fork").Pool(procs) as pool, results.open("a") as out:
@@ -92,15 +115,27 @@ def prove(*, model_version: str, target_batches: int, procs: int, results: Path,
                 pooled = summarise(proof_batches(model.sha256, results)) if index >= 1 else None
                 print(progress_line(index + 1, target_batches, started, first, pooled), flush=True)
     figures = summarise(proof_batches(model.sha256, results)[:target_batches])
-    result = {**head, "event": "result", "utc": _now(), "spins": figures["spins"], "batches": figures["batches"],
-              "rtp_main": figures["rtp_main"], "rtp_main_ci99": figures["rtp_main_ci99"],
-              "rtp_main_ci99_half_width": figures["rtp_main_ci99_half_width"], **verdict(figures)}
-    if not any(a["event"] == "result" and a["model_sha256"] == model.sha256 and a["batches"] == result["batches"]
-               for a in attempts(log)):
+    result = {
+        **head,
+        "event": "result",
+        "utc": _now(),
+        "spins": figures["spins"],
+        "batches": figures["batches"],
+        "rtp_main": figures["rtp_main"],
+        "rtp_main_ci99": figures["rtp_main_ci99"],
+        "rtp_main_ci99_half_width": figures["rtp_main_ci99_half_width"],
+        **verdict(figures),
+    }
+    if not any(
+        a["event"] == "result" and a["model_sha256"] == model.sha256 and a["batches"] == result["batches"]
+        for a in attempts(log)
+    ):
         append_attempt(log, result)
-    print(f"{figures['spins']:,} spins: main-game RTP {figures['rtp_main'] * 100:.4f} % "
-          f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %): "
-          f"{'PROVEN' if result['passed'] else 'NOT proven'} (band 93.50 ± 0.05 %, half-width ≤ 0.03 pp)")
+    print(
+        f"{figures['spins']:,} spins: main-game RTP {figures['rtp_main'] * 100:.4f} % "
+        f"± {figures['rtp_main_ci99_half_width'] * 100:.4f} pp (99 %): "
+        f"{'PROVEN' if result['passed'] else 'NOT proven'} (band 93.50 ± 0.05 %, half-width ≤ 0.03 pp)"
+    )
     return result
 
 
@@ -113,13 +148,26 @@ def interim(*, model_version: str, target_batches: int, results: Path, log: Path
     model = load_model(model_version)
     batches = proof_batches(model.sha256, results)
     figures = summarise(batches) if len(batches) >= 2 else None
-    entry = {"event": "interim", "utc": _now(), "model_version": model.version, "model_sha256": model.sha256,
-             "engine_code_sha256": engine_code_sha256(), "seed_rule": SEED_RULE, "batch_spins": PROOF_BATCH_SPINS,
-             "target_batches": target_batches, "batches": len(batches), "spins": len(batches) * PROOF_BATCH_SPINS,
-             "git_commit": _commit()}
+    entry = {
+        "event": "interim",
+        "utc": _now(),
+        "model_version": model.version,
+        "model_sha256": model.sha256,
+        "engine_code_sha256": engine_code_sha256(),
+        "seed_rule": SEED_RULE,
+        "batch_spins": PROOF_BATCH_SPINS,
+        "target_batches": target_batches,
+        "batches": len(batches),
+        "spins": len(batches) * PROOF_BATCH_SPINS,
+        "git_commit": _commit(),
+    }
     if figures:
-        entry |= {"rtp_main": figures["rtp_main"], "rtp_main_ci99": figures["rtp_main_ci99"],
-                  "rtp_main_ci99_half_width": figures["rtp_main_ci99_half_width"], **verdict(figures)}
+        entry |= {
+            "rtp_main": figures["rtp_main"],
+            "rtp_main_ci99": figures["rtp_main_ci99"],
+            "rtp_main_ci99_half_width": figures["rtp_main_ci99_half_width"],
+            **verdict(figures),
+        }
     if record:
         append_attempt(log, entry)
     print(json.dumps(entry, indent=2, sort_keys=True))

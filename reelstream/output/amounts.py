@@ -1,4 +1,5 @@
 """Amounts for display and for scripts, in major units (default), minor units or micro-units."""
+
 from __future__ import annotations
 
 from shared.money import MICRO_PER_MINOR, MINOR_DIGITS, format_minor

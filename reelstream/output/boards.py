@@ -1,5 +1,6 @@
 """Game boards as a person recognises them: the Rising Joker window as a 5×3 grid with the winning lines' cells
 marked (pure; the recall command prints it)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,10 @@ def rising_joker_grid(window: list[list[str]], line_wins: list[dict[str, Any]], 
     width = max(len(symbol) for row in window for symbol in row) + 2
     lines = ["   " + "".join(f"reel {reel + 1}".center(width + 1) for reel in range(len(window[0])))]
     for row_index, row in enumerate(window):
-        cells = [(f"[{symbol}]" if (row_index, reel) in marked else f" {symbol} ").center(width)
-                 for reel, symbol in enumerate(row)]
+        cells = [
+            (f"[{symbol}]" if (row_index, reel) in marked else f" {symbol} ").center(width)
+            for reel, symbol in enumerate(row)
+        ]
         lines.append(f"{row_index + 1}  " + " ".join(cells))
     for win in line_wins:
         paid = exact_major(Money.micro(win["amount_micro"], currency)) if "amount_micro" in win else ""
@@ -43,8 +46,9 @@ def stjernestoev_positions(board: list[str]) -> dict[str, str]:
     return dict(zip(names, board))
 
 
-def stjernestoev_rings(board: list[str], ring: list[dict[str, Any] | None], paying: set[str] = frozenset(),
-                       width: int = 78) -> list[str]:
+def stjernestoev_rings(
+    board: list[str], ring: list[dict[str, Any] | None], paying: set[str] = frozenset(), width: int = 78
+) -> list[str]:
     """The board as labelled rings, outermost first: the 5 bonus circles, then the outer, middle and inner ring
     around the sun; paying positions are shown as [symbol]."""
     import textwrap
@@ -52,8 +56,10 @@ def stjernestoev_rings(board: list[str], ring: list[dict[str, Any] | None], payi
     symbols = stjernestoev_positions(board)
     lines = ["bonus   " + "  ".join(f"B{k} {circle_text(c)}" for k, c in enumerate(ring))]
     for label, prefix, size in STJERNESTOEV_RINGS:
-        cells = [f"{prefix}{k} " + (f"[{symbols[f'{prefix}{k}']}]" if f"{prefix}{k}" in paying
-                                    else symbols[f"{prefix}{k}"]) for k in range(size)]
+        cells = [
+            f"{prefix}{k} " + (f"[{symbols[f'{prefix}{k}']}]" if f"{prefix}{k}" in paying else symbols[f"{prefix}{k}"])
+            for k in range(size)
+        ]
         lines += textwrap.wrap(f"{label:<7} " + "  ".join(cells), width, subsequent_indent=" " * 8)
     lines.append("        (sun at the centre)")
     return lines

@@ -1,4 +1,5 @@
 """What a cell of a read command's output holds: money with its unit and currency, times, counts, words."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

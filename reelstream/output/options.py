@@ -1,4 +1,5 @@
 """The --format and --units options every read command takes (one definition, so help and names never drift)."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -19,5 +20,8 @@ class Units(str, Enum):
 
 
 FORMAT = typer.Option(Format.table, "--format", help="table for people; json or csv with stable field names.")
-UNITS = typer.Option(Units.major, "--units",
-                     help="major: 189.81 EUR (default); minor or micro: exact integers (1 minor = 1,000,000 micro).")
+UNITS = typer.Option(
+    Units.major,
+    "--units",
+    help="major: 189.81 EUR (default); minor or micro: exact integers (1 minor = 1,000,000 micro).",
+)

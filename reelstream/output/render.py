@@ -1,4 +1,5 @@
 """Render a read command's views as a table, JSON or CSV, with every amount and time in one representation."""
+
 from __future__ import annotations
 
 import csv
@@ -93,8 +94,12 @@ def print_tables(views: list[View], units: Units, console: Console) -> None:
             console.print(f"{view.title}: nothing yet", markup=False, highlight=False)
         if hidden:
             names = ", ".join(c.header for c in hidden)
-            console.print(f"(not shown at {console.width} columns: {names}; see --format csv)", markup=False,
-                          highlight=False, style="dim")
+            console.print(
+                f"(not shown at {console.width} columns: {names}; see --format csv)",
+                markup=False,
+                highlight=False,
+                style="dim",
+            )
         for note in view.notes:
             console.print(note, markup=False, highlight=False)
 

@@ -1,6 +1,7 @@
 """Tables that fit the terminal: numbers and times are never cut or wrapped (their columns get their full width),
 headers and words may wrap; when even that does not fit, the columns of lowest priority are dropped (and named
 under the table)."""
+
 from __future__ import annotations
 
 import textwrap
@@ -34,15 +35,21 @@ def _table(columns: list[Column], cells: list[list[str]], widths: list[int], tit
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
     for column, width in zip(columns, widths):
         header = "\n".join(textwrap.wrap(column.header, width, break_long_words=True))
-        table.add_column(header, justify="right" if column.right_aligned else "left",
-                         no_wrap=column.kind != "text", overflow="fold", width=width)
+        table.add_column(
+            header,
+            justify="right" if column.right_aligned else "left",
+            no_wrap=column.kind != "text",
+            overflow="fold",
+            width=width,
+        )
     for row in cells:
         table.add_row(*row)
     return table
 
 
-def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
-           width: int) -> tuple[Table, list[Column], int]:
+def fitted(
+    columns: list[Column], cells: list[list[str]], title: str | None, width: int
+) -> tuple[Table, list[Column], int]:
     """The table at `width`, the columns it had to drop, and the width to print it at (wider than `width` only when
     the columns that are never dropped cannot fit: then it overflows rather than cut a number).
 
@@ -52,8 +59,9 @@ def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
     natural = [natural_width(column, [row[i] for row in cells]) for i, column in enumerate(columns)]
     least = [min_width(column, [row[i] for row in cells]) for i, column in enumerate(columns)]
     shown = list(range(len(columns)))
-    droppable = sorted((i for i, c in enumerate(columns) if c.priority is not None),
-                       key=lambda i: (columns[i].priority, -i))
+    droppable = sorted(
+        (i for i, c in enumerate(columns) if c.priority is not None), key=lambda i: (columns[i].priority, -i)
+    )
     while sum(least[i] for i in shown) + GAP * (len(shown) - 1) > width and droppable:
         shown.remove(droppable.pop(0))
     widths = _widths(columns, shown, natural, least, width)
@@ -61,14 +69,16 @@ def fitted(columns: list[Column], cells: list[list[str]], title: str | None,
         shown.remove(droppable.pop(0))
         widths = _widths(columns, shown, natural, least, width)
     need = sum(widths.values()) + GAP * (len(shown) - 1)
-    table = _table([columns[i] for i in shown], [[row[i] for i in shown] for row in cells],
-                   [widths[i] for i in shown], title)
+    table = _table(
+        [columns[i] for i in shown], [[row[i] for i in shown] for row in cells], [widths[i] for i in shown], title
+    )
     hidden = [c for i, c in enumerate(columns) if i not in shown]
     return table, hidden, max(width, need)
 
 
-def _widths(columns: list[Column], shown: list[int], natural: list[int], least: list[int],
-            width: int) -> dict[int, int]:
+def _widths(
+    columns: list[Column], shown: list[int], natural: list[int], least: list[int], width: int
+) -> dict[int, int]:
     widths = {i: least[i] if columns[i].kind != "text" else natural[i] for i in shown}
     room = width - GAP * (len(shown) - 1)
     _narrow_words(widths, {i: least[i] for i in shown}, room)

@@ -1,4 +1,5 @@
 """Put sample (or any) envelopes on their topics with the contract's key and headers (kafka-python, acks=all)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -15,7 +16,12 @@ def publish(bootstrap: str, samples: Iterable[Sample], topic_of: Callable[[str],
     count = 0
     try:
         for sample in samples:
-            kafka.send(topic_of(sample.topic), key=sample.envelope.key, value=encode(sample.envelope), headers=records.headers_as_owner(sample.topic, "synthetic"))
+            kafka.send(
+                topic_of(sample.topic),
+                key=sample.envelope.key,
+                value=encode(sample.envelope),
+                headers=records.headers_as_owner(sample.topic, "synthetic"),
+            )
             count += 1
         kafka.flush(timeout=60)
     finally:

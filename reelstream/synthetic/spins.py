@@ -4,6 +4,7 @@ the shared payload models (no Kafka here; an adapter produces them). Randomness 
 `StandInEngine` is a tiny GameEngine for tests while (or instead of) the real engines: deterministic from the RNG,
 with wins, breakage, claims and a per-player state, so every audit rule has something to bite on.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -88,11 +89,15 @@ class SyntheticPlatform:
     balances_minor: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     levels_micro: dict[str, int] = field(default_factory=dict)
     states: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
-    model_versions: dict[str, str] = field(default_factory=lambda: {"rising-joker": "stand-in-v1", "stjernestoev": "stand-in-v1"})
+    model_versions: dict[str, str] = field(
+        default_factory=lambda: {"rising-joker": "stand-in-v1", "stjernestoev": "stand-in-v1"}
+    )
 
     def _emit(self, topic: str, data: Any, *parts: object) -> Envelope[Any]:
         self.now_ms += self.step_ms
-        message = envelope(data, source=f"reelstream/synthetic/{topic}", time=self._now(), id=derived_id("synthetic", *parts))
+        message = envelope(
+            data, source=f"reelstream/synthetic/{topic}", time=self._now(), id=derived_id("synthetic", *parts)
+        )
         self.emitted.append(Emitted(topic, message, self.now_ms))
         return message
 
@@ -102,10 +107,18 @@ class SyntheticPlatform:
     def deposit(self, player_id: str, amount_minor: int, currency: str) -> None:
         transaction_id = uuid.UUID(int=self.rng.getrandbits(128))
         self.balances_minor[(player_id, currency)] += amount_minor
-        data = wl.Deposited(transaction_id=transaction_id, player_id=player_id, recorded_at=self._now(), currency=currency,
-                            postings=_postings((wl.player_account(player_id), amount_minor * MICRO_PER_MINOR),
-                                               (wl.CASHIER, -amount_minor * MICRO_PER_MINOR)),
-                            balance_after_minor=self.balances_minor[(player_id, currency)], amount_minor=amount_minor)
+        data = wl.Deposited(
+            transaction_id=transaction_id,
+            player_id=player_id,
+            recorded_at=self._now(),
+            currency=currency,
+            postings=_postings(
+                (wl.player_account(player_id), amount_minor * MICRO_PER_MINOR),
+                (wl.CASHIER, -amount_minor * MICRO_PER_MINOR),
+            ),
+            balance_after_minor=self.balances_minor[(player_id, currency)],
+            amount_minor=amount_minor,
+        )
         self._emit("wallet.events", data, transaction_id, "deposited")
 
     def spin(self, player_id: str, game: str, stake_minor: int, operator_id: str | None = "op-1") -> uuid.UUID:
@@ -116,32 +129,81 @@ class SyntheticPlatform:
         stake_minor = engine.locked_stake(state_before) or stake_minor  # a locked bonus ring keeps its stake
         self._debit(request_id, player_id, game, stake_minor, network.currency, operator_id)
         seed = self.rng.getrandbits(256).to_bytes(32, "big").hex()
-        self._emit("spin.journal", sp.SeedDrawn(
-            request_id=request_id, player_id=player_id, game=game, stake_minor=stake_minor, currency=network.currency,
-            model_version=engine.model_version, seed=seed, state_before=state_before, drawn_at=self._now()), request_id, "seed")
+        self._emit(
+            "spin.journal",
+            sp.SeedDrawn(
+                request_id=request_id,
+                player_id=player_id,
+                game=game,
+                stake_minor=stake_minor,
+                currency=network.currency,
+                model_version=engine.model_version,
+                seed=seed,
+                state_before=state_before,
+                drawn_at=self._now(),
+            ),
+            request_id,
+            "seed",
+        )
         result = engine.play(dict(state_before), stake_minor, SpinRng.from_hex(seed))
         self._contribute(network, request_id, player_id, game, stake_minor, result.breakage_micro, operator_id)
-        awards = tuple(self._claim(network, request_id, player_id, tier, stake_minor, operator_id) for tier in result.claims)
+        awards = tuple(
+            self._claim(network, request_id, player_id, tier, stake_minor, operator_id) for tier in result.claims
+        )
         jackpot_minor = sum(award.amount_minor for award in awards)
         contribution = network.wager_contribution_micro(stake_minor)
         balance = self._settle(request_id, player_id, network, result, jackpot_minor, contribution)
         self.states[(player_id, game)] = result.state_after
-        self._emit("spin.events", sp.SpinSettled(
-            request_id=request_id, player_id=player_id, game=game, stake_minor=stake_minor, currency=network.currency,
-            win_minor=result.win_minor + jackpot_minor, house_win_minor=result.win_minor, jackpot_win_minor=jackpot_minor,
-            breakage_micro=result.breakage_micro, contribution_micro=contribution, balance_after_minor=balance,
-            model_version=engine.model_version, seed=seed, state_before=state_before, state_after=result.state_after,
-            outcome=result.outcome, jackpot_awards=awards, operator_id=operator_id, settled_at=self._now(),
-            **pins(engine)), request_id, "settled")
+        self._emit(
+            "spin.events",
+            sp.SpinSettled(
+                request_id=request_id,
+                player_id=player_id,
+                game=game,
+                stake_minor=stake_minor,
+                currency=network.currency,
+                win_minor=result.win_minor + jackpot_minor,
+                house_win_minor=result.win_minor,
+                jackpot_win_minor=jackpot_minor,
+                breakage_micro=result.breakage_micro,
+                contribution_micro=contribution,
+                balance_after_minor=balance,
+                model_version=engine.model_version,
+                seed=seed,
+                state_before=state_before,
+                state_after=result.state_after,
+                outcome=result.outcome,
+                jackpot_awards=awards,
+                operator_id=operator_id,
+                settled_at=self._now(),
+                **pins(engine),
+            ),
+            request_id,
+            "settled",
+        )
         return request_id
 
     def _debit(self, request_id, player_id, game, stake_minor, currency, operator_id) -> None:
         self.balances_minor[(player_id, currency)] -= stake_minor
-        self._emit("wallet.events", wl.WagerDebited(
-            transaction_id=request_id, player_id=player_id, recorded_at=self._now(), currency=currency,
-            postings=_postings((wl.player_account(player_id), -stake_minor * MICRO_PER_MINOR), (wl.HOUSE, stake_minor * MICRO_PER_MINOR)),
-            balance_after_minor=self.balances_minor[(player_id, currency)], amount_minor=stake_minor, game=game,
-            operator_id=operator_id), request_id, "debited")
+        self._emit(
+            "wallet.events",
+            wl.WagerDebited(
+                transaction_id=request_id,
+                player_id=player_id,
+                recorded_at=self._now(),
+                currency=currency,
+                postings=_postings(
+                    (wl.player_account(player_id), -stake_minor * MICRO_PER_MINOR),
+                    (wl.HOUSE, stake_minor * MICRO_PER_MINOR),
+                ),
+                balance_after_minor=self.balances_minor[(player_id, currency)],
+                amount_minor=stake_minor,
+                game=game,
+                operator_id=operator_id,
+            ),
+            request_id,
+            "debited",
+        )
 
     def _open(self, network: NetworkConfig) -> None:
         for pool in network.pools:
@@ -156,11 +218,23 @@ class SyntheticPlatform:
             return
         top_up = seed_micro - opening
         self.levels_micro[pool_id] = seed_micro
-        self._emit("jackpot.events", jp.PoolReseeded(
-            network_id=network.network_id, recorded_at=self._now(), pool_id=pool_id, currency=network.currency,
-            seed_micro=top_up, cause_claim_id=cause,
-            movement=jp.PoolMovement(pool_id=pool_id, opening_micro=opening, seeds_micro=top_up, closing_micro=seed_micro)),
-            pool_id, cause, "reseeded")
+        self._emit(
+            "jackpot.events",
+            jp.PoolReseeded(
+                network_id=network.network_id,
+                recorded_at=self._now(),
+                pool_id=pool_id,
+                currency=network.currency,
+                seed_micro=top_up,
+                cause_claim_id=cause,
+                movement=jp.PoolMovement(
+                    pool_id=pool_id, opening_micro=opening, seeds_micro=top_up, closing_micro=seed_micro
+                ),
+            ),
+            pool_id,
+            cause,
+            "reseeded",
+        )
 
     def _contribute(self, network, request_id, player_id, game, stake_minor, breakage_micro, operator_id) -> None:
         self._open(network)
@@ -171,13 +245,31 @@ class SyntheticPlatform:
         for pool, part in zip(network.pools, parts):
             opening = self.levels_micro[pool.pool_id]
             self.levels_micro[pool.pool_id] = opening + part
-            movements.append(jp.PoolMovement(pool_id=pool.pool_id, opening_micro=opening, contributions_micro=part,
-                                             closing_micro=opening + part))
-        applied = jp.AppliedContribution(contribution_id=request_id, game=game, player_id=player_id, operator_id=operator_id,
-                                         stake_minor=stake_minor, amount_micro=sum(parts))
-        self._emit("jackpot.events", jp.ContributionsApplied(
-            network_id=network.network_id, recorded_at=self._now(), currency=network.currency, contributions=(applied,),
-            movements=tuple(movements)), request_id, "applied")
+            movements.append(
+                jp.PoolMovement(
+                    pool_id=pool.pool_id, opening_micro=opening, contributions_micro=part, closing_micro=opening + part
+                )
+            )
+        applied = jp.AppliedContribution(
+            contribution_id=request_id,
+            game=game,
+            player_id=player_id,
+            operator_id=operator_id,
+            stake_minor=stake_minor,
+            amount_micro=sum(parts),
+        )
+        self._emit(
+            "jackpot.events",
+            jp.ContributionsApplied(
+                network_id=network.network_id,
+                recorded_at=self._now(),
+                currency=network.currency,
+                contributions=(applied,),
+                movements=tuple(movements),
+            ),
+            request_id,
+            "applied",
+        )
 
     def _claim(self, network, request_id, player_id, tier, stake_minor, operator_id) -> sp.JackpotAward:
         pool = network.pool_for_tier(tier)
@@ -191,30 +283,74 @@ class SyntheticPlatform:
             amount_minor = level * min(stake_minor, full) // (full * MICRO_PER_MINOR)
         after = level - amount_minor * MICRO_PER_MINOR
         self.levels_micro[pool.pool_id] = after
-        self._emit("jackpot.events", jp.JackpotWon(
-            network_id=network.network_id, recorded_at=self._now(), claim_id=claim_id, request_id=request_id,
-            player_id=player_id, operator_id=operator_id, pool_id=pool.pool_id, tier=tier, currency=network.currency,
-            stake_minor=stake_minor, share_ppm=share_ppm, amount_minor=amount_minor, level_before_micro=level,
-            level_after_micro=after, movement=jp.PoolMovement(pool_id=pool.pool_id, opening_micro=level,
-                                                              paid_micro=amount_minor * MICRO_PER_MINOR, closing_micro=after)),
-            claim_id, "won")
+        self._emit(
+            "jackpot.events",
+            jp.JackpotWon(
+                network_id=network.network_id,
+                recorded_at=self._now(),
+                claim_id=claim_id,
+                request_id=request_id,
+                player_id=player_id,
+                operator_id=operator_id,
+                pool_id=pool.pool_id,
+                tier=tier,
+                currency=network.currency,
+                stake_minor=stake_minor,
+                share_ppm=share_ppm,
+                amount_minor=amount_minor,
+                level_before_micro=level,
+                level_after_micro=after,
+                movement=jp.PoolMovement(
+                    pool_id=pool.pool_id,
+                    opening_micro=level,
+                    paid_micro=amount_minor * MICRO_PER_MINOR,
+                    closing_micro=after,
+                ),
+            ),
+            claim_id,
+            "won",
+        )
         self._reseed(network, pool.pool_id, claim_id)
-        return sp.JackpotAward(claim_id=claim_id, network_id=network.network_id, pool_id=pool.pool_id, tier=tier,
-                               amount_minor=amount_minor, share_ppm=share_ppm)
+        return sp.JackpotAward(
+            claim_id=claim_id,
+            network_id=network.network_id,
+            pool_id=pool.pool_id,
+            tier=tier,
+            amount_minor=amount_minor,
+            share_ppm=share_ppm,
+        )
 
     def _settle(self, request_id, player_id, network, result: GameResult, jackpot_minor: int, contribution: int) -> int:
         win_minor = result.win_minor + jackpot_minor
         self.balances_minor[(player_id, network.currency)] += win_minor
         balance = self.balances_minor[(player_id, network.currency)]
-        self._emit("wallet.events", wl.WagerSettled(
-            transaction_id=derived_id(request_id, "settle"), player_id=player_id, recorded_at=self._now(),
-            currency=network.currency, postings=_postings(
-                (wl.player_account(player_id), win_minor * MICRO_PER_MINOR),
-                (wl.HOUSE, -(result.win_minor * MICRO_PER_MINOR + result.breakage_micro + contribution)),
-                (wl.jackpot_account(network.network_id), contribution + result.breakage_micro - jackpot_minor * MICRO_PER_MINOR)),
-            balance_after_minor=balance, wager_id=request_id, win_minor=win_minor, house_win_minor=result.win_minor,
-            jackpot_win_minor=jackpot_minor, breakage_micro=result.breakage_micro, contribution_micro=contribution,
-            network_id=network.network_id), request_id, "wager-settled")
+        self._emit(
+            "wallet.events",
+            wl.WagerSettled(
+                transaction_id=derived_id(request_id, "settle"),
+                player_id=player_id,
+                recorded_at=self._now(),
+                currency=network.currency,
+                postings=_postings(
+                    (wl.player_account(player_id), win_minor * MICRO_PER_MINOR),
+                    (wl.HOUSE, -(result.win_minor * MICRO_PER_MINOR + result.breakage_micro + contribution)),
+                    (
+                        wl.jackpot_account(network.network_id),
+                        contribution + result.breakage_micro - jackpot_minor * MICRO_PER_MINOR,
+                    ),
+                ),
+                balance_after_minor=balance,
+                wager_id=request_id,
+                win_minor=win_minor,
+                house_win_minor=result.win_minor,
+                jackpot_win_minor=jackpot_minor,
+                breakage_micro=result.breakage_micro,
+                contribution_micro=contribution,
+                network_id=network.network_id,
+            ),
+            request_id,
+            "wager-settled",
+        )
         return balance
 
     def records(self) -> list[RawRecord]:
@@ -222,8 +358,17 @@ class SyntheticPlatform:
         offsets: dict[str, int] = defaultdict(int)
         out = []
         for item in self.emitted:
-            out.append(RawRecord(item.topic, 0, offsets[item.topic], item.timestamp_ms, item.envelope.key,
-                                 encode(item.envelope), tuple(headers_as_owner(item.topic, "synthetic"))))
+            out.append(
+                RawRecord(
+                    item.topic,
+                    0,
+                    offsets[item.topic],
+                    item.timestamp_ms,
+                    item.envelope.key,
+                    encode(item.envelope),
+                    tuple(headers_as_owner(item.topic, "synthetic")),
+                )
+            )
             offsets[item.topic] += 1
         return out
 
@@ -232,8 +377,13 @@ def _postings(*pairs: tuple[str, int]) -> tuple[wl.Posting, ...]:
     return tuple(wl.Posting(account=account, amount_micro=amount) for account, amount in pairs if amount != 0)
 
 
-def play_history(seed: int, players: int = 3, spins_per_player: int = 40, lookup: EngineLookup = stand_in_lookup,
-                 model_versions: dict[str, str] | None = None) -> SyntheticPlatform:
+def play_history(
+    seed: int,
+    players: int = 3,
+    spins_per_player: int = 40,
+    lookup: EngineLookup = stand_in_lookup,
+    model_versions: dict[str, str] | None = None,
+) -> SyntheticPlatform:
     """A small consistent history over both games: deposits, then spins at varied stakes."""
     platform = SyntheticPlatform(random.Random(seed), lookup)
     if model_versions:

@@ -1,4 +1,5 @@
 """Jackpot service wiring: jackpot.commands → pools → jackpot.events and jackpot.meters, until SIGTERM/SIGINT."""
+
 from __future__ import annotations
 
 import asyncio
@@ -60,7 +61,12 @@ def main() -> None:
         observability.shutdown_tracing()
     logging.getLogger("reelstream.jackpot").info(
         "stopped: %d records in %d batches, %d events, %d dead letters, %d repeats, %d meters",
-        stats.records, stats.batches, stats.events, stats.dead_letters, stats.repeats, stats.meters,
+        stats.records,
+        stats.batches,
+        stats.events,
+        stats.dead_letters,
+        stats.repeats,
+        stats.meters,
     )
 
 

@@ -1,4 +1,5 @@
 """Where the monitor's pages are (no faust import: the demo and the CLI print it)."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Monitor wiring: a faust app reading spin.events, jackpot.events and jackpot.meters in batches into its tables,
 sending integrity alerts to monitor.alerts, and serving the meter and ops pages (faust web views + SSE routes)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -40,14 +41,29 @@ def session_timeout_s(environ=None) -> float:
 
 def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, Live, object]:
     app = faust.App(
-        settings.group("monitor"), broker=settings.faust_broker, broker_credentials=faust_credentials("monitor"),
-        store="memory://", datadir=str(datadir),
-        autodiscover=False, processing_guarantee="at_least_once", consumer_auto_offset_reset="earliest",
-        broker_commit_interval=1.0, broker_commit_every=2_000, broker_session_timeout=session_timeout_s(),
-        broker_heartbeat_interval=1.0, producer_acks=-1, table_cleanup_interval=60.0,
-        web_enabled=True, web_bind=os.environ.get(BIND_ENV, "127.0.0.1"), web_host="127.0.0.1", web_port=port,
+        settings.group("monitor"),
+        broker=settings.faust_broker,
+        broker_credentials=faust_credentials("monitor"),
+        store="memory://",
+        datadir=str(datadir),
+        autodiscover=False,
+        processing_guarantee="at_least_once",
+        consumer_auto_offset_reset="earliest",
+        broker_commit_interval=1.0,
+        broker_commit_every=2_000,
+        broker_session_timeout=session_timeout_s(),
+        broker_heartbeat_interval=1.0,
+        producer_acks=-1,
+        table_cleanup_interval=60.0,
+        web_enabled=True,
+        web_bind=os.environ.get(BIND_ENV, "127.0.0.1"),
+        web_host="127.0.0.1",
+        web_port=port,
         web_in_thread=False,
-        topic_allow_declare=True, topic_disable_leader=True, web_router_enabled=False, web_tables_enabled=False,
+        topic_allow_declare=True,
+        topic_disable_leader=True,
+        web_router_enabled=False,
+        web_tables_enabled=False,
     )
     raw = {"key_type": bytes, "value_type": bytes, "key_serializer": "raw", "value_serializer": "raw"}
     spin_topic = app.topic(settings.topic(SPIN_EVENTS), **raw)

@@ -1,4 +1,5 @@
 """Projector wiring: every event topic → Postgres, in the foreground until SIGTERM/SIGINT."""
+
 from __future__ import annotations
 
 import asyncio
@@ -65,7 +66,10 @@ def main() -> None:
         observability.shutdown_tracing()
     logging.getLogger("reelstream.projector").info(
         "stopped: %d events (%d new), %d dead letters, %d reconnects",
-        progress.events, progress.new_events, progress.dead_letters, progress.reconnects,
+        progress.events,
+        progress.new_events,
+        progress.dead_letters,
+        progress.reconnects,
     )
 
 

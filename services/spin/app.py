@@ -1,4 +1,5 @@
 """The spin service: the per-request state machine and the jackpot answer router, until SIGTERM."""
+
 from __future__ import annotations
 
 import asyncio
@@ -47,8 +48,10 @@ async def serve() -> None:
     runner = SpinRunner(settings, ctx, producer)
     router = JackpotAnswerRouter(settings, producer)
     router_started = asyncio.Event()
-    tasks = [asyncio.create_task(runner.run(), name="spin-runner"),
-             asyncio.create_task(router.run(router_started), name="spin-jackpot-router")]
+    tasks = [
+        asyncio.create_task(runner.run(), name="spin-runner"),
+        asyncio.create_task(router.run(router_started), name="spin-jackpot-router"),
+    ]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -1,4 +1,5 @@
 """The wallet service process: `reelstream services run wallet` runs main() until SIGTERM."""
+
 from __future__ import annotations
 
 import asyncio
@@ -59,8 +60,10 @@ async def serve(config: WalletConfig, started: float) -> None:
 
         with_snapshot = sum(1 for r in restored if r.snapshot_offset is not None)
         folded = sum(r.folded for r in restored)
-        sys.stderr.write(f"wallet: restored {len(restored)} partitions ({with_snapshot} from a snapshot, {folded} events "
-                         f"folded) and ready {(time.monotonic() - started) * 1000:.0f} ms after start\n")
+        sys.stderr.write(
+            f"wallet: restored {len(restored)} partitions ({with_snapshot} from a snapshot, {folded} events "
+            f"folded) and ready {(time.monotonic() - started) * 1000:.0f} ms after start\n"
+        )
         sys.stderr.write(ready_line("wallet") + "\n")
         sys.stderr.flush()
 
@@ -74,8 +77,14 @@ async def serve(config: WalletConfig, started: float) -> None:
     logging.getLogger("reelstream.wallet").info(
         "stopped: %d records in %d partition batches, %d events, %d dead letters, %d snapshots; "
         "%.1f s deciding, %.1f s waiting for earlier commits, %.1f s writing snapshots",
-        stats.records, stats.batches, stats.events, stats.dead_letters, stats.snapshots,
-        stats.decide_s, stats.commit_s, stats.snapshot_s,
+        stats.records,
+        stats.batches,
+        stats.events,
+        stats.dead_letters,
+        stats.snapshots,
+        stats.decide_s,
+        stats.commit_s,
+        stats.snapshot_s,
     )
 
 

@@ -1,4 +1,5 @@
 """The event contract v1: CloudEvents envelope, payload models of every message, and the codec."""
+
 from shared.events import jackpot, monitor, spin, wallet  # noqa: F401  (importing registers every payload type)
 from shared.events.base import CommandData, EventData, payload_class, registered_types
 from shared.events.codec import decode, encode, may_be

@@ -1,5 +1,6 @@
 """Generate the AsyncAPI 3 document and per-message JSON Schemas from the payload models and the topic definitions
 (the contract's one source): every topic a channel with its Kafka bindings, public, internal and dead-letter alike."""
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,14 @@ def _message_name(type_: str) -> str:
 
 
 def _key_schema(spec: TopicSpec) -> dict[str, Any]:
-    return {"type": "string", "minLength": 1, "maxLength": 64, "pattern": _KEY_PATTERN,
-            "description": f"the {spec.key} (UTF-8), equal to the CloudEvents subject; partition = "
-                           "toPositive(murmur2(key)) % partitions (Kafka's default partitioner)"}
+    return {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64,
+        "pattern": _KEY_PATTERN,
+        "description": f"the {spec.key} (UTF-8), equal to the CloudEvents subject; partition = "
+        "toPositive(murmur2(key)) % partitions (Kafka's default partitioner)",
+    }
 
 
 def _topic_configuration(configs: dict[str, str]) -> dict[str, Any]:
@@ -51,21 +57,27 @@ def _visibility(spec: TopicSpec) -> str:
 
 def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
     visibility = _visibility(spec)
-    notes = {"public": "Game clients and operators read or write it.",
-             "internal": "Internal: only the platform's services write it; clients must not depend on it.",
-             "dead-letter": "Dead letters: records a consumer could not decode, unchanged, with why in headers."}
+    notes = {
+        "public": "Game clients and operators read or write it.",
+        "internal": "Internal: only the platform's services write it; clients must not depend on it.",
+        "dead-letter": "Dead letters: records a consumer could not decode, unchanged, with why in headers.",
+    }
     return {
         "address": spec.name,
         "title": spec.name,
         "description": f"{notes[visibility]} Key: {spec.key}. Real deployments may prefix every topic name "
-                       "(REELSTREAM_TOPIC_PREFIX).",
+        "(REELSTREAM_TOPIC_PREFIX).",
         "tags": [{"name": name} for name in dict.fromkeys((visibility, spec.kind))],
         "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in message_names},
-        "bindings": {"kafka": {
-            "topic": spec.name, "partitions": spec.partitions, "replicas": CLUSTER_REPLICAS,
-            "topicConfiguration": _topic_configuration(with_min_insync(spec.configs, CLUSTER_REPLICAS)),
-            "bindingVersion": BINDING_VERSION,
-        }},
+        "bindings": {
+            "kafka": {
+                "topic": spec.name,
+                "partitions": spec.partitions,
+                "replicas": CLUSTER_REPLICAS,
+                "topicConfiguration": _topic_configuration(with_min_insync(spec.configs, CLUSTER_REPLICAS)),
+                "bindingVersion": BINDING_VERSION,
+            }
+        },
     }
 
 
@@ -83,17 +95,29 @@ def _message(model: type[Payload], spec: TopicSpec, schemas: dict[str, Any]) -> 
 
 
 def _dead_letter_message() -> dict[str, Any]:
-    headers = {name: {"type": "string"} for name in (dead_letters.REASON, dead_letters.FIELD, dead_letters.SOURCE_TOPIC,
-                                                     dead_letters.SOURCE_PARTITION, dead_letters.SOURCE_OFFSET,
-                                                     dead_letters.CONSUMER)}
+    headers = {
+        name: {"type": "string"}
+        for name in (
+            dead_letters.REASON,
+            dead_letters.FIELD,
+            dead_letters.SOURCE_TOPIC,
+            dead_letters.SOURCE_PARTITION,
+            dead_letters.SOURCE_OFFSET,
+            dead_letters.CONSUMER,
+        )
+    }
     return {
         "name": DEAD_LETTER,
         "title": DEAD_LETTER,
         "summary": "A record that could not be decoded, its bytes unchanged; why and where in the headers.",
         "headers": {"type": "object", "properties": headers, "additionalProperties": True},
         "payload": {"description": "the original record value, any bytes"},
-        "bindings": {"kafka": {"key": {"type": "string", "description": "the original record key"},
-                               "bindingVersion": BINDING_VERSION}},
+        "bindings": {
+            "kafka": {
+                "key": {"type": "string", "description": "the original record key"},
+                "bindingVersion": BINDING_VERSION,
+            }
+        },
     }
 
 
@@ -102,27 +126,39 @@ def _operations(spec: TopicSpec, channel_id: str, message_names: list[str]) -> d
     if not spec.public:
         return {}
     action = "send" if spec.kind == "command" else "receive"
-    return {f"{action}_{channel_id}": {
-        "action": action,
-        "channel": {"$ref": f"#/channels/{channel_id}"},
-        "summary": f"Clients {action} on {spec.name}",
-        "messages": [{"$ref": f"#/channels/{channel_id}/messages/{name}"} for name in message_names],
-    }}
+    return {
+        f"{action}_{channel_id}": {
+            "action": action,
+            "channel": {"$ref": f"#/channels/{channel_id}"},
+            "summary": f"Clients {action} on {spec.name}",
+            "messages": [{"$ref": f"#/channels/{channel_id}/messages/{name}"} for name in message_names],
+        }
+    }
 
 
 def _servers() -> dict[str, Any]:
     kafka = {"kafka": {"bindingVersion": BINDING_VERSION}}
     return {
-        "local": {"host": "127.0.0.1:9092", "protocol": "kafka", "protocolVersion": "3.9.1",
-                  "description": "the local single-node KRaft broker of `reelstream infra up` (plaintext)",
-                  "bindings": kafka},
-        "production": {"host": "kafka-1.example.com:9093", "protocol": "kafka", "protocolVersion": "3.9.1",
-                       "description": "an example cluster: SASL_SSL (TLS with the cluster's CA, SCRAM-SHA-512 per "
-                                      "role); "
-                                      "each role's client settings in a .properties file",
-                       "security": [{"$ref": "#/components/securitySchemes/scramSha512"},
-                                    {"$ref": "#/components/securitySchemes/plain"}],
-                       "bindings": kafka},
+        "local": {
+            "host": "127.0.0.1:9092",
+            "protocol": "kafka",
+            "protocolVersion": "3.9.1",
+            "description": "the local single-node KRaft broker of `reelstream infra up` (plaintext)",
+            "bindings": kafka,
+        },
+        "production": {
+            "host": "kafka-1.example.com:9093",
+            "protocol": "kafka",
+            "protocolVersion": "3.9.1",
+            "description": "an example cluster: SASL_SSL (TLS with the cluster's CA, SCRAM-SHA-512 per "
+            "role); "
+            "each role's client settings in a .properties file",
+            "security": [
+                {"$ref": "#/components/securitySchemes/scramSha512"},
+                {"$ref": "#/components/securitySchemes/plain"},
+            ],
+            "bindings": kafka,
+        },
     }
 
 
@@ -149,9 +185,9 @@ def asyncapi_document() -> dict[str, Any]:
             "title": "reelstream event contract",
             "version": "1.0.0",
             "description": "CloudEvents 1.0 (structured JSON) on Kafka. Generated from shared/events and "
-                           "shared/topics; "
-                           "do not edit. Message payloads are AsyncAPI schemas (draft-07); the same schemas as "
-                           "standalone JSON Schema draft 2020-12 files are in docs/contract/schemas/.",
+            "shared/topics; "
+            "do not edit. Message payloads are AsyncAPI schemas (draft-07); the same schemas as "
+            "standalone JSON Schema draft 2020-12 files are in docs/contract/schemas/.",
         },
         "defaultContentType": _CLOUDEVENTS,
         "servers": _servers(),
@@ -188,5 +224,8 @@ def write(directory: Path = CONTRACT_DIR) -> list[Path]:
 
 def stale(directory: Path = CONTRACT_DIR) -> list[str]:
     """Generated files that are missing or differ from what the models generate now."""
-    return [rel for rel, text in rendered_files().items()
-            if not (directory / rel).is_file() or (directory / rel).read_text() != text]
+    return [
+        rel
+        for rel, text in rendered_files().items()
+        if not (directory / rel).is_file() or (directory / rel).read_text() != text
+    ]

@@ -3,6 +3,7 @@
 Every payload class declares its CloudEvents `TYPE` and which field is the message key (`SUBJECT_FIELD`); defining a
 subclass registers it, so the codec can find the model of any type it reads.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,14 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field, Strict
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 Int = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX)]
 Minor = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX, description="amount in minor units (cent, øre)")]
-Micro = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX,
-                                       description="amount in micro-units: 1 minor unit = 1,000,000 micro")]
+Micro = Annotated[
+    int,
+    Strict(),
+    Field(ge=INT64_MIN, le=INT64_MAX, description="amount in micro-units: 1 minor unit = 1,000,000 micro"),
+]
 Bool = Annotated[bool, Strict()]
 # The one rule for player ids (and other identifiers): 1-64 ASCII letters, digits and ._:- (pseudonymous, no PII).
 _ID_CHARS = r"[A-Za-z0-9._:-]"
 ID_PATTERN = re.compile(rf"^{_ID_CHARS}{{1,64}}$")
-PlayerId = Annotated[str, Field(min_length=1, max_length=64, pattern=rf"^{_ID_CHARS}+$",
-                                description="pseudonymous player id")]
+PlayerId = Annotated[
+    str, Field(min_length=1, max_length=64, pattern=rf"^{_ID_CHARS}+$", description="pseudonymous player id")
+]
 Ident = Annotated[str, Field(min_length=1, max_length=64, pattern=rf"^{_ID_CHARS}+$")]
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code")]
 

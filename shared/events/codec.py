@@ -1,4 +1,5 @@
 """The one encode/decode path between Kafka record values and typed envelopes."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,4 +1,5 @@
 """The CloudEvents 1.0 envelope (structured JSON mode) around every reelstream message."""
+
 from __future__ import annotations
 
 import uuid
@@ -36,7 +37,9 @@ class Envelope(BaseModel, Generic[D]):
         if self.type != self.data.TYPE:
             raise ValueError(f"type {self.type!r} does not match the payload ({self.data.TYPE!r})")
         if self.subject != self.data.subject:
-            raise ValueError(f"subject {self.subject!r} must equal data.{self.data.SUBJECT_FIELD} ({self.data.subject!r})")
+            raise ValueError(
+                f"subject {self.subject!r} must equal data.{self.data.SUBJECT_FIELD} ({self.data.subject!r})"
+            )
         return self
 
     @property

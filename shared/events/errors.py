@@ -1,4 +1,5 @@
 """The one error type of the event codec: names the field that failed and why."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """Jackpot messages: contributions and claims on jackpot.commands (keyed by network id, so totally ordered per
 network), pool facts on jackpot.events, and the compacted live meters on jackpot.meters (keyed by pool id)."""
+
 from __future__ import annotations
 
 import uuid
@@ -143,7 +144,14 @@ class ClaimRejected(_JackpotEvent):
     pool_id: str | None = None
 
 
-CLAIM_REJECTION_CODES = ("UNKNOWN_TIER", "WRONG_GAME", "CURRENCY_MISMATCH", "POOL_DISABLED", "POOL_DECOMMISSIONED", "CLAIM_EXPIRED")
+CLAIM_REJECTION_CODES = (
+    "UNKNOWN_TIER",
+    "WRONG_GAME",
+    "CURRENCY_MISMATCH",
+    "POOL_DISABLED",
+    "POOL_DECOMMISSIONED",
+    "CLAIM_EXPIRED",
+)
 
 
 class _PoolCommand(_JackpotCommand):

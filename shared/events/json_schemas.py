@@ -1,5 +1,6 @@
 """JSON Schemas of the contract's messages: standalone draft 2020-12 files (with `$schema` and `$id`) for clients in
 other languages, and the same schemas converted to AsyncAPI's draft-07 dialect for the AsyncAPI document."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -3,6 +3,7 @@
 Alert ids are derived from what they name, so a monitor rebuilt from the events emits the same alert again under the
 same id (consumers de-duplicate by id) instead of a new one.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

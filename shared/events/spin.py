@@ -1,4 +1,5 @@
 """Spin messages: the public request/answer pair on spin.requests and spin.events, and the spin journal's facts."""
+
 from __future__ import annotations
 
 import uuid
@@ -94,8 +95,9 @@ class SpinSettled(EventData):
     # The exact rules that evaluated the spin (absent on spins settled before pinning): the audit re-derives only with
     # an engine whose model file and engine code hash to these.
     model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the model file")
-    engine_code_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
-                                           description="sha256 of the engine code (games.engine_code_sha256)")
+    engine_code_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the engine code (games.engine_code_sha256)"
+    )
 
 
 class SpinRejected(EventData):
@@ -108,8 +110,9 @@ class SpinRejected(EventData):
     request_id: uuid.UUID | None = None
     # Keyed by player id; "unknown" when the request was too broken to name one (it then also goes to the DLQ).
     player_id: str
-    code: str = Field(description="one of " + ", ".join(REJECTION_CODES) + "; readers treat an unknown code as a "
-                      "refusal")
+    code: str = Field(
+        description="one of " + ", ".join(REJECTION_CODES) + "; readers treat an unknown code as a refusal"
+    )
     message: str
     game: str | None = None
     stake_minor: Minor | None = None

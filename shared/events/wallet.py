@@ -4,6 +4,7 @@ Postings are in micro-units (1 minor = 1,000,000 micro) so the jackpot liability
 are always whole minor units. Accounts: `player:<player id>`, `house`, `jackpot:<network id>`, `seed-funding`,
 `cashier`. The postings of every event sum to zero (one currency per event).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -212,5 +213,3 @@ class CommandRejected(_WalletEvent):
 
 def postings_balanced(postings: tuple[Posting, ...]) -> bool:
     return sum(posting.amount_micro for posting in postings) == 0
-
-

@@ -2,6 +2,7 @@
 /metrics (Prometheus text). REELSTREAM_HTTP_HOST / REELSTREAM_HTTP_PORT choose the address (port 0: any free one,
 for tests and several instances on one machine); the address is written to
 $REELSTREAM_STATE_DIR/services/endpoints/<service>-<pid>.json, where `reelstream services status` lists it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -41,8 +42,13 @@ def _app(process: Process) -> web.Application:
 
     async def ready(_request: web.Request) -> web.Response:
         readiness = process.readiness
-        body = {"service": process.service, "ready": process.ready, "restoring": readiness.restores > 0,
-                "partitions_restoring": sorted(readiness.restoring), "partitions_restored": sorted(readiness.restored)}
+        body = {
+            "service": process.service,
+            "ready": process.ready,
+            "restoring": readiness.restores > 0,
+            "partitions_restoring": sorted(readiness.restoring),
+            "partitions_restored": sorted(readiness.restored),
+        }
         return web.json_response(body, status=200 if body["ready"] else 503)
 
     async def metrics(_request: web.Request) -> web.Response:

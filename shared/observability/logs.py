@@ -3,6 +3,7 @@
 The loops bind what they are handling with `bound(...)` (context variables, so concurrent tasks keep their own);
 the formatter adds the current OpenTelemetry span's ids, so a trace found in the tracing backend leads to its logs.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -16,7 +17,8 @@ from opentelemetry import trace
 _bound: contextvars.ContextVar[dict] = contextvars.ContextVar("reelstream_log_fields", default={})
 # (partition, CloudEvents bytes) of the record being handled: set once per record, so a tuple, not a dict.
 _handling: contextvars.ContextVar[tuple[int | None, bytes | None] | None] = contextvars.ContextVar(
-    "reelstream_log_record", default=None)
+    "reelstream_log_record", default=None
+)
 # Attributes every LogRecord has: anything else on a record came from `extra=` and is logged as a field.
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
 

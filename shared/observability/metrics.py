@@ -1,5 +1,6 @@
 """The series every service exports (prometheus-client, the process's default registry): names and labels in one
 place, so the dashboard (deploy/grafana) and the tests name the same things."""
+
 from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -9,23 +10,37 @@ _RESTORE_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.
 
 RECORDS_IN = Counter("reelstream_records_in", "Records consumed", ["service", "topic"])
 RECORDS_OUT = Counter("reelstream_records_out", "Records produced (acknowledged or committed)", ["service", "topic"])
-HANDLER_SECONDS = Histogram("reelstream_handler_seconds", "Deciding one polled batch in memory (CPU)", ["service"],
-                            buckets=_LATENCY_S)
-BATCH_SECONDS = Histogram("reelstream_batch_seconds", "A polled batch from the poll to its outputs written",
-                          ["service"], buckets=_LATENCY_S)
-COMMIT_SECONDS = Histogram("reelstream_transaction_commit_seconds",
-                           "A transaction from its first write to its commit acknowledged", ["service", "store"],
-                           buckets=_LATENCY_S)
-CONSUMER_LAG = Gauge("reelstream_consumer_lag", "Records between the consumer's position and the partition's last "
-                     "stable offset (read_committed; positions move past transaction markers)",
-                     ["service", "topic", "partition"])
+HANDLER_SECONDS = Histogram(
+    "reelstream_handler_seconds", "Deciding one polled batch in memory (CPU)", ["service"], buckets=_LATENCY_S
+)
+BATCH_SECONDS = Histogram(
+    "reelstream_batch_seconds", "A polled batch from the poll to its outputs written", ["service"], buckets=_LATENCY_S
+)
+COMMIT_SECONDS = Histogram(
+    "reelstream_transaction_commit_seconds",
+    "A transaction from its first write to its commit acknowledged",
+    ["service", "store"],
+    buckets=_LATENCY_S,
+)
+CONSUMER_LAG = Gauge(
+    "reelstream_consumer_lag",
+    "Records between the consumer's position and the partition's last "
+    "stable offset (read_committed; positions move past transaction markers)",
+    ["service", "topic", "partition"],
+)
 REJECTIONS = Counter("reelstream_rejections", "Refusals written, by code", ["service", "code"])
-DEAD_LETTERS = Counter("reelstream_dead_letters", "Records written to a dead-letter topic, by reason",
-                       ["service", "reason"])
-RESTORE_SECONDS = Histogram("reelstream_restore_seconds", "Restoring the state of assigned partitions",
-                            ["service"], buckets=_RESTORE_S)
+DEAD_LETTERS = Counter(
+    "reelstream_dead_letters", "Records written to a dead-letter topic, by reason", ["service", "reason"]
+)
+RESTORE_SECONDS = Histogram(
+    "reelstream_restore_seconds", "Restoring the state of assigned partitions", ["service"], buckets=_RESTORE_S
+)
 READY = Gauge("reelstream_ready", "1 when every assigned partition is restored and caught up", ["service"])
-POOL_LEVEL_MINOR = Gauge("reelstream_pool_level_minor", "Jackpot pool level (minor units, rounded down)",
-                         ["pool_id", "network_id", "currency"])
-WALLET_LIABILITY_MINOR = Gauge("reelstream_wallet_liability_minor",
-                               "Player balances held by this instance's partitions", ["currency"])
+POOL_LEVEL_MINOR = Gauge(
+    "reelstream_pool_level_minor",
+    "Jackpot pool level (minor units, rounded down)",
+    ["pool_id", "network_id", "currency"],
+)
+WALLET_LIABILITY_MINOR = Gauge(
+    "reelstream_wallet_liability_minor", "Player balances held by this instance's partitions", ["currency"]
+)

@@ -3,6 +3,7 @@
 For health checks in images without curl (the compose file's and any orchestrator's exec probe); the port is the
 service's own REELSTREAM_HTTP_PORT unless given (the monitor serves its pages and /ready on its own port).
 """
+
 from __future__ import annotations
 
 import os

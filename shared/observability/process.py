@@ -1,5 +1,6 @@
 """The observability of this process: its service name, readiness, the consumers it probes, and the few calls the
 loops make (one line each at their call sites, so a loop being rewritten can take them along)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,8 +25,12 @@ log = logging.getLogger("reelstream.observability")
 PROBE_INTERVAL_S = 0.5
 _RESTORE_PAUSE_S = float(os.environ.get("REELSTREAM_TEST_RESTORE_PAUSE_S", "0"))
 # Types whose records are refusals with a `code` in their data (read only for these: they are rare).
-_REJECTION_MARKS = (b"reelstream.spin.rejected.", b"reelstream.wallet.command-rejected.",
-                    b"reelstream.jackpot.claim-rejected.", b"reelstream.jackpot.pool-command-rejected.")
+_REJECTION_MARKS = (
+    b"reelstream.spin.rejected.",
+    b"reelstream.wallet.command-rejected.",
+    b"reelstream.jackpot.claim-rejected.",
+    b"reelstream.jackpot.pool-command-rejected.",
+)
 # Dead-letter reasons as labels: the header's reason is free text, its code (or else its field) is bounded.
 _DLQ_REASON_HEADERS = (dead_letters.CODE, dead_letters.FIELD)
 
@@ -138,7 +143,8 @@ def consumed(batch: Mapping[Any, list]) -> None:
     """A polled batch ({TopicPartition: records}): records in per topic."""
     for tp, records in batch.items():
         counter = _records_in.get(tp.topic) or _records_in.setdefault(
-            tp.topic, metrics.RECORDS_IN.labels(PROCESS.service, tp.topic))
+            tp.topic, metrics.RECORDS_IN.labels(PROCESS.service, tp.topic)
+        )
         counter.inc(len(records))
 
 
@@ -146,7 +152,8 @@ def produced(topic: str, value: bytes | None, headers=()) -> None:
     """One record written: records out per topic, and a refusal's code or a dead letter's reason. Per record on
     the hot path: the counter is looked up once per topic, the bytes searched once for a refusal."""
     counter = _records_out.get(topic) or _records_out.setdefault(
-        topic, metrics.RECORDS_OUT.labels(PROCESS.service, topic))
+        topic, metrics.RECORDS_OUT.labels(PROCESS.service, topic)
+    )
     counter.inc()
     if topic.endswith(".dlq"):
         found = dict(headers or ())

@@ -1,5 +1,6 @@
 """Ready = the consumer has an assignment, every assigned partition is restored, and its position reached the
 partition's end as it was when the restore finished ("caught up"); pure bookkeeping, the probe feeds it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

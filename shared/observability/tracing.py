@@ -5,6 +5,7 @@ strict validation and byte-identical redeliveries must not see change).
 Exported with OTLP over HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; REELSTREAM_TRACE_FILE appends finished spans
 as JSON lines (tests); neither set: no tracer provider, and `consume_span` costs one attribute look-up per record.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -73,8 +74,9 @@ def consume_span(name: str, headers: Headers | None, partition: int | None = Non
 
 
 @contextlib.contextmanager
-def _traced_span(name: str, headers: Headers | None, partition: int | None,
-                 value: bytes | None) -> Iterator[tuple[tuple[str, bytes], ...]]:
+def _traced_span(
+    name: str, headers: Headers | None, partition: int | None, value: bytes | None
+) -> Iterator[tuple[tuple[str, bytes], ...]]:
     parent = _PROPAGATOR.extract(_getter_headers(headers))
     with _State.tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.CONSUMER) as span:
         if partition is not None:

@@ -2,6 +2,7 @@
 
 Released versions never change (a test pins their hashes); a new configuration gets a new file and version.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -3,6 +3,7 @@ when a Docker engine answers, else skip with a clear message; under CI=true a mi
 
 Each test gets fresh uuid-named topics and groups, and consumers with short sessions so a dead one never stalls a test.
 """
+
 from __future__ import annotations
 
 import os

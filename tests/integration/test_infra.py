@@ -1,4 +1,5 @@
 """The local infrastructure really works: messages go through the broker, rows through PostgreSQL, topics as declared."""
+
 from __future__ import annotations
 
 import uuid
@@ -112,7 +113,9 @@ async def test_rows_written_to_postgres_are_read_back(pg_schema):
 
     await connection.executemany("INSERT INTO ledger (entry_id, amount_minor) VALUES ($1, $2)", entries)
     total = await connection.fetchval("SELECT sum(amount_minor) FROM ledger")
-    table_schema = await connection.fetchval("SELECT table_schema FROM information_schema.tables WHERE table_name = 'ledger'")
+    table_schema = await connection.fetchval(
+        "SELECT table_schema FROM information_schema.tables WHERE table_name = 'ledger'"
+    )
 
     assert total == 2_000_000_000_060
     assert table_schema == schema
@@ -142,8 +145,11 @@ def test_ensure_topics_creates_under_a_prefix_then_reports_drift_without_alterin
         created = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
         kafka_admin.create_partitions({prefix + "wallet.events": NewPartitions(declared[0].partitions + 1)})
         grown = declared[0].partitions + 1
-        wait_until(lambda: describe(kafka_admin, [prefix + "wallet.events"])[0]["partitions"] == grown, 10,
-                   what="the new partition in the metadata")
+        wait_until(
+            lambda: describe(kafka_admin, [prefix + "wallet.events"])[0]["partitions"] == grown,
+            10,
+            what="the new partition in the metadata",
+        )
         checked = ensure_topics(kafka_admin, declared, replication_factor=1, prefix=prefix)
     finally:
         kafka_admin.delete_topics([prefix + "wallet.events"])
@@ -166,7 +172,10 @@ def test_infra_up_again_reuses_the_running_servers_and_rewrites_the_env_file(kaf
     env = infra.up(paths, lines.append, secure=infra.running_secure(paths))
 
     assert (kafka.running_pid(paths), postgres.running_pid(paths)) == pids_before
-    assert lines == [f"kafka: already running (pid {pids_before[0]})", f"postgres: already running (pid {pids_before[1]})"]
+    assert lines == [
+        f"kafka: already running (pid {pids_before[0]})",
+        f"postgres: already running (pid {pids_before[1]})",
+    ]
     assert (env.kafka_bootstrap_servers, env.database_url) == (kafka_bootstrap, database_url)
     assert paths.env_file.read_text().splitlines() == env.lines()
     assert [row[2].startswith("up") for row in infra.status(paths)] == [True, True]

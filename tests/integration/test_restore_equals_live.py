@@ -5,6 +5,7 @@ real traffic through the broker (deposits, wagers and their settlements; contrib
 command), some of it repeated and some of it refused. Once every command is decided and committed, a second instance
 — which never saw the traffic — restores each partition from the events alone; its state must equal the live one.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -67,14 +68,24 @@ async def _run_until(service, stop: asyncio.Event, done) -> asyncio.Task:
 def _book_view(book) -> dict:
     """What a wallet book holds. Left out: its snapshot counter, and its wallet.events read position, which the live
     book sets past its last event and a restore past the partition's end (the transaction's commit marker)."""
-    return {"players": book.players, "memory": book.memory, "fifo": list(book.fifo),
-            "commands_offset": book.commands_offset}
+    return {
+        "players": book.players,
+        "memory": book.memory,
+        "fifo": list(book.fifo),
+        "commands_offset": book.commands_offset,
+    }
 
 
 def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstrap, prefix, tmp_path):
-    config = WalletConfig(bootstrap=kafka_bootstrap, commands_topic=prefix + WALLET_COMMANDS,
-                          events_topic=prefix + WALLET_EVENTS, dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
-                          group_id=prefix + "reelstream-wallet", snapshot_dir=None, batch_max=25)
+    config = WalletConfig(
+        bootstrap=kafka_bootstrap,
+        commands_topic=prefix + WALLET_COMMANDS,
+        events_topic=prefix + WALLET_EVENTS,
+        dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
+        group_id=prefix + "reelstream-wallet",
+        snapshot_dir=None,
+        batch_max=25,
+    )
     commands = wager_commands(players=12, wagers=6)
     commands += [Withdraw(transaction_id=uuid.uuid4(), player_id="it-player-0", amount_minor=10**6, currency="EUR")]
     sent = _send(kafka_bootstrap, config.commands_topic, commands)
@@ -99,24 +110,56 @@ def _network_view(state) -> dict:
 
 
 def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
-    config = JackpotConfig(bootstrap=kafka_bootstrap, commands_topic=prefix + JACKPOT_COMMANDS,
-                           events_topic=prefix + JACKPOT_EVENTS, meters_topic=prefix + JACKPOT_METERS,
-                           dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS), group_id=prefix + "reelstream-jackpot",
-                           batch_max=40)
+    config = JackpotConfig(
+        bootstrap=kafka_bootstrap,
+        commands_topic=prefix + JACKPOT_COMMANDS,
+        events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS,
+        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=prefix + "reelstream-jackpot",
+        batch_max=40,
+    )
     commands = []
     for index in range(150):
         stake = (10, 20, 100, 2000)[index % 4]
-        commands.append(jp.Contribute(network_id=DIAMOND.network_id, contribution_id=uuid.uuid4(), game="rising-joker",
-                                      currency="EUR", stake_minor=stake,
-                                      contribution_micro=DIAMOND.wager_contribution_micro(stake),
-                                      breakage_micro=index * 997 % 1_000_000, player_id=f"p-{index % 9}",
-                                      operator_id=f"op-{index % 2}"))
+        commands.append(
+            jp.Contribute(
+                network_id=DIAMOND.network_id,
+                contribution_id=uuid.uuid4(),
+                game="rising-joker",
+                currency="EUR",
+                stake_minor=stake,
+                contribution_micro=DIAMOND.wager_contribution_micro(stake),
+                breakage_micro=index * 997 % 1_000_000,
+                player_id=f"p-{index % 9}",
+                operator_id=f"op-{index % 2}",
+            )
+        )
         if index % 50 == 49:
-            commands.append(jp.Claim(network_id=DIAMOND.network_id, claim_id=uuid.uuid4(), request_id=uuid.uuid4(),
-                                     player_id="p-1", game="rising-joker", tier="green", currency="EUR",
-                                     stake_minor=100, operator_id="op-0"))
-    commands.append(jp.Contribute(network_id=DIAMOND.network_id, contribution_id=uuid.uuid4(), game="rising-joker",
-                                  currency="EUR", stake_minor=2**49, contribution_micro=0, player_id="p-x"))
+            commands.append(
+                jp.Claim(
+                    network_id=DIAMOND.network_id,
+                    claim_id=uuid.uuid4(),
+                    request_id=uuid.uuid4(),
+                    player_id="p-1",
+                    game="rising-joker",
+                    tier="green",
+                    currency="EUR",
+                    stake_minor=100,
+                    operator_id="op-0",
+                )
+            )
+    commands.append(
+        jp.Contribute(
+            network_id=DIAMOND.network_id,
+            contribution_id=uuid.uuid4(),
+            game="rising-joker",
+            currency="EUR",
+            stake_minor=2**49,
+            contribution_micro=0,
+            player_id="p-x",
+        )
+    )
     sent = _send(kafka_bootstrap, config.commands_topic, commands)
 
     async def scenario():

@@ -3,6 +3,7 @@
 Never a browser download: the binaries are Debian's `chromium` and `chromium-driver` (installed by `.ci/run`). The flags
 keep Chromium off the network this machine does not have (background networking, component updates, sync, QUIC).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,9 +16,18 @@ import pytest
 
 CHROMIUM = os.environ.get("REELSTREAM_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("REELSTREAM_CHROMEDRIVER", "/usr/bin/chromedriver")
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1280,900")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+)
 
 
 def browser_missing() -> str | None:

@@ -1,5 +1,6 @@
 """The monitor in integration tests: whether it read everything, and the
 fresh fold of the topics it reads (what its tables must equal)."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,11 @@ def caught_up(bootstrap: str, prefix: str) -> bool:
     try:
         group = f"{prefix}reelstream-monitor"
         committed = admin.list_group_offsets({group: None}).get(group, {})
-        tps = [TopicPartition(prefix + name, p) for name in INPUTS
-               for p in sorted(reader.partitions_for_topic(prefix + name) or ())]
+        tps = [
+            TopicPartition(prefix + name, p)
+            for name in INPUTS
+            for p in sorted(reader.partitions_for_topic(prefix + name) or ())
+        ]
         ends = reader.end_offsets(tps)
         return all(ends[tp] == 0 or (tp in committed and committed[tp].offset >= ends[tp]) for tp in tps)
     finally:
@@ -56,7 +60,11 @@ def fresh_fold(inputs: dict[str, list]) -> dict:
     fold.apply(plan_spin_events(fold.read, records.spin_facts(inputs[SPIN_EVENTS]), pars))
     fold.apply(plan_jackpot_events(*records.jackpot_facts(inputs[JACKPOT_EVENTS])))
     fold.apply(plan_meters(records.meter_facts(inputs[JACKPOT_METERS])))
-    dumped = {name: [[list(k) if isinstance(k, tuple) else k, v] for k, v in
-                     sorted(((k, v) for k, v in table.items() if v), key=lambda kv: str(kv[0]))]
-              for name, table in fold.tables.items()}
+    dumped = {
+        name: [
+            [list(k) if isinstance(k, tuple) else k, v]
+            for k, v in sorted(((k, v) for k, v in table.items() if v), key=lambda kv: str(kv[0]))
+        ]
+        for name, table in fold.tables.items()
+    }
     return json.loads(json.dumps(dumped))

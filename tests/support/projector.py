@@ -1,4 +1,5 @@
 """Test support for projector and ops tests: isolated deployments, sample traffic, exactly-once checks, table digests."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,8 +25,11 @@ class Deployment:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"REELSTREAM_TOPIC_PREFIX": self.prefix, "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap,
-                "DATABASE_URL": self.database_url}
+        return {
+            "REELSTREAM_TOPIC_PREFIX": self.prefix,
+            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap,
+            "DATABASE_URL": self.database_url,
+        }
 
     def topic(self, name: str) -> str:
         return self.prefix + name
@@ -62,6 +66,7 @@ async def fetchval(url: str, sql: str, *args):
 
 def projected_events(url: str) -> int:
     """Events in the live projection (0 while it does not exist yet)."""
+
     async def count() -> int:
         conn = await asyncpg.connect(url, timeout=15)
         try:
@@ -70,6 +75,7 @@ def projected_events(url: str) -> int:
             return await conn.fetchval("SELECT count(*) FROM projection.events")
         finally:
             await conn.close()
+
     return asyncio.run(count())
 
 
@@ -79,10 +85,12 @@ async def table_digests(url: str, schema: str) -> dict[str, tuple[int, str]]:
     try:
         digests = {}
         for table in COMPARED_TABLES:
-            digests[table] = tuple(await conn.fetchrow(
-                f'SELECT count(*), coalesce(md5(string_agg(t::text, \'|\' ORDER BY t::text)), \'\') '
-                f'FROM "{schema}".{table} t'
-            ))
+            digests[table] = tuple(
+                await conn.fetchrow(
+                    f"SELECT count(*), coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') "
+                    f'FROM "{schema}".{table} t'
+                )
+            )
         return digests
     finally:
         await conn.close()
@@ -101,7 +109,9 @@ def at_log_end(deployment: Deployment) -> bool:
     from services.projector.adapters.rebuild import end_offsets
 
     ends = asyncio.run(end_offsets(deployment.bootstrap, tuple(deployment.topic(t) for t in SOURCE_TOPICS)))
-    stored = asyncio.run(fetchval(deployment.database_url, "SELECT coalesce(sum(next_offset), 0) FROM projection.positions"))
+    stored = asyncio.run(
+        fetchval(deployment.database_url, "SELECT coalesce(sum(next_offset), 0) FROM projection.positions")
+    )
     return stored == sum(ends.values())
 
 

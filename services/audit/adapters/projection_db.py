@@ -1,4 +1,5 @@
 """Read the Postgres projection (through the `projection` views) into a Snapshot the pure comparison can check."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,17 +21,18 @@ async def read_snapshot(database_url: str, prefix: str = "", schema: str = VIEW_
     """
     connection = await asyncpg.connect(database_url, timeout=CONNECT_TIMEOUT_S)
     try:
-        await connection.set_type_codec("jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads,
-                                        schema="pg_catalog")
+        await connection.set_type_codec(
+            "jsonb", encoder=lambda v: orjson.dumps(v).decode(), decoder=orjson.loads, schema="pg_catalog"
+        )
         async with connection.transaction(isolation="repeatable_read", readonly=True):
             tables = {table: await _rows(connection, schema, table) for table in KEYS}
             positions = {
-                (row["topic"][len(prefix):], row["partition"]): row["next_offset"]
+                (row["topic"][len(prefix) :], row["partition"]): row["next_offset"]
                 for row in await connection.fetch(f'SELECT topic, partition, next_offset FROM "{schema}".positions')
                 if row["topic"].startswith(prefix)
             }
             sources = {
-                str(row["event_id"]): (row["topic"][len(prefix):], row["partition"], row["offset"])
+                str(row["event_id"]): (row["topic"][len(prefix) :], row["partition"], row["offset"])
                 for row in await connection.fetch(f'SELECT event_id, topic, partition, "offset" FROM "{schema}".events')
             }
         return Snapshot(tables, positions, sources)

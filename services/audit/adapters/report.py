@@ -1,6 +1,7 @@
 """Write an audit report into one directory: audit.json (everything, exact integers), audit.md and a self-contained
 audit.html for people (amounts in major units, the scope in words, findings, RTP against par, pools, liabilities),
 and the PNG plots (pool levels per network on their own axes, RTP bands) that both embed."""
+
 from __future__ import annotations
 
 import json
@@ -35,31 +36,47 @@ def par_rtp(game: str, math_docs: Path = MATH_DOCS) -> float | None:
     return float(target) if isinstance(target, (int, float)) else None
 
 
-def report_json(result: AuditResult, discrepancies: list[Discrepancy], projection: str,
-                math_docs: Path = MATH_DOCS) -> dict[str, Any]:
+def report_json(
+    result: AuditResult, discrepancies: list[Discrepancy], projection: str, math_docs: Path = MATH_DOCS
+) -> dict[str, Any]:
     scope = result.scope
     return {
-        "scope": {"since_ms": scope.since_ms, "until_ms": scope.until_ms, "player_id": scope.player_id,
-                  "network_id": scope.network_id},
+        "scope": {
+            "since_ms": scope.since_ms,
+            "until_ms": scope.until_ms,
+            "player_id": scope.player_id,
+            "network_id": scope.network_id,
+        },
         "projection": projection,
         "counts": result.counts,
         "discrepancy_count": len(discrepancies),
         "discrepancies": [finding.as_json() for finding in discrepancies],
         "in_flight": dict(result.jackpots.in_flight),
-        "liabilities": [vars(liability) | {"balanced": liability.balanced}
-                        for liability in result.jackpots.liabilities],
-        "pools": [{"pool_id": p.pool_id, "network_id": p.network_id, "currency": p.currency,
-                   "level_micro": p.level_micro,
-                   "initial_micro": p.initial_micro, "contributions_micro": p.contributions_micro,
-                   "seeds_micro": p.seeds_micro, "paid_micro": p.paid_micro, "movements": p.movements}
-                  for p in result.pools.pools.values()],
+        "liabilities": [
+            vars(liability) | {"balanced": liability.balanced} for liability in result.jackpots.liabilities
+        ],
+        "pools": [
+            {
+                "pool_id": p.pool_id,
+                "network_id": p.network_id,
+                "currency": p.currency,
+                "level_micro": p.level_micro,
+                "initial_micro": p.initial_micro,
+                "contributions_micro": p.contributions_micro,
+                "seeds_micro": p.seeds_micro,
+                "paid_micro": p.paid_micro,
+                "movements": p.movements,
+            }
+            for p in result.pools.pools.values()
+        ],
         "rtp": [sample.as_json(par_rtp(game, math_docs)) for game, sample in sorted(result.rtp.items())],
         "checks": CHECKS,
     }
 
 
-def write_report(result: AuditResult, discrepancies: list[Discrepancy], out_dir: Path, projection: str,
-                 math_docs: Path = MATH_DOCS) -> dict[str, Path]:
+def write_report(
+    result: AuditResult, discrepancies: list[Discrepancy], out_dir: Path, projection: str, math_docs: Path = MATH_DOCS
+) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     body = report_json(result, discrepancies, projection, math_docs)
     paths = {"json": out_dir / "audit.json", "markdown": out_dir / "audit.md", "html": out_dir / "audit.html"}

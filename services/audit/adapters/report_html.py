@@ -1,5 +1,6 @@
 """The audit report as one self-contained HTML page (inline style, plots embedded as data URIs): it opens anywhere,
 offline, and can be archived as a single file."""
+
 from __future__ import annotations
 
 import base64
@@ -28,8 +29,10 @@ def _numeric(cell: str) -> bool:
 def _table(rows: list[list[str]]) -> str:
     header, *body = rows
     head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    lines = ["".join(f'<td class="n">{escape(c)}</td>' if _numeric(c) else f"<td>{escape(c)}</td>" for c in row)
-             for row in body]
+    lines = [
+        "".join(f'<td class="n">{escape(c)}</td>' if _numeric(c) else f"<td>{escape(c)}</td>" for c in row)
+        for row in body
+    ]
     body_rows = "".join(f"<tr>{r}</tr>" for r in lines)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>"
 
@@ -52,5 +55,7 @@ def page(parts: list[Section], plots: dict[str, Path]) -> str:
             html.append(_table(part.table))
         html += [_image(plots[name], part.title) for name in part.plots if name in plots]
     title = escape(parts[0].title) if parts else "Audit report"
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{STYLE}</style></head><body>" + "\n".join(html) + "</body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{STYLE}</style></head><body>" + "\n".join(html) + "</body></html>\n"
+    )

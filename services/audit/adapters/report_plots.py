@@ -1,5 +1,6 @@
 """The audit report's plots: each network's pool levels on its own axes (log scale: pools of 50 and 25,000 are
 both readable) and the observed RTP with its band against par."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -42,12 +43,23 @@ def write_plots(result: AuditResult, body: dict[str, Any], out_dir: Path) -> dic
     if rows:
         figure, axis = plt.subplots(figsize=(7, 4))
         for index, row in enumerate(rows):
-            drawn = axis.errorbar([index], [row["rtp"] * 100],
-                          yerr=[[(row["rtp"] - row["band_low"]) * 100], [(row["band_high"] - row["rtp"]) * 100]],
-                          fmt="o", capsize=6, label=f"{row['game']} observed ({row['spins']:,} spins)")
+            drawn = axis.errorbar(
+                [index],
+                [row["rtp"] * 100],
+                yerr=[[(row["rtp"] - row["band_low"]) * 100], [(row["band_high"] - row["rtp"]) * 100]],
+                fmt="o",
+                capsize=6,
+                label=f"{row['game']} observed ({row['spins']:,} spins)",
+            )
             if row["par_rtp"] is not None:
-                axis.hlines(row["par_rtp"] * 100, index - 0.3, index + 0.3, colors=drawn[0].get_color(),
-                            linestyles="dashed", label=f"{row['game']} par")
+                axis.hlines(
+                    row["par_rtp"] * 100,
+                    index - 0.3,
+                    index + 0.3,
+                    colors=drawn[0].get_color(),
+                    linestyles="dashed",
+                    label=f"{row['game']} par",
+                )
         axis.set_xticks(range(len(rows)), [row["game"] for row in rows])
         axis.set_ylabel("RTP % (house win + contribution)")
         axis.set_title("Observed RTP with 95 % band vs par sheet")

@@ -1,5 +1,6 @@
 """The audit report's content, once, for Markdown and HTML: sections of words and tables of display strings
 (amounts in major units with their currency, percentages, yes/no), never raw dicts, None or micro-units."""
+
 from __future__ import annotations
 
 import math
@@ -26,14 +27,20 @@ def _money(amount_micro: int, currency: str) -> str:
 
 
 def scope_in_words(scope: dict[str, Any]) -> str:
-    since = (f"from {table_time(scope['since_ms'])} UTC" if scope.get("since_ms") is not None
-             else "from the first record")
-    until = (f"up to {table_time(scope['until_ms'])} UTC" if scope.get("until_ms") is not None
-             else "up to the end offsets captured when the audit started")
+    since = (
+        f"from {table_time(scope['since_ms'])} UTC" if scope.get("since_ms") is not None else "from the first record"
+    )
+    until = (
+        f"up to {table_time(scope['until_ms'])} UTC"
+        if scope.get("until_ms") is not None
+        else "up to the end offsets captured when the audit started"
+    )
     who = f"player {scope['player_id']} only" if scope.get("player_id") else "every player"
     where = f"jackpot network {scope['network_id']} only" if scope.get("network_id") else "every jackpot network"
-    return (f"Spins re-derived and findings reported {since} {until}, for {who} and {where}. Balances and pool "
-            "levels are always folded from the start of history.")
+    return (
+        f"Spins re-derived and findings reported {since} {until}, for {who} and {where}. Balances and pool "
+        "levels are always folded from the start of history."
+    )
 
 
 def _percent(fraction: float, digits: int = 4) -> str:
@@ -43,13 +50,26 @@ def _percent(fraction: float, digits: int = 4) -> str:
 def _rtp(body: dict[str, Any]) -> Section:
     table = [["game", "spins", "observed RTP", "95 % band", "par (par sheet)", "par inside band"]]
     for row in body["rtp"]:
-        band = ("too few spins" if math.isinf(row["band_high"]) else
-                f"{_percent(row['band_low'], 2)} – {_percent(row['band_high'], 2)}")
+        band = (
+            "too few spins"
+            if math.isinf(row["band_high"])
+            else f"{_percent(row['band_low'], 2)} – {_percent(row['band_high'], 2)}"
+        )
         inside = {True: "yes", False: "no", None: "not judged (fewer than 2 spins)"}[row["par_inside_band"]]
-        table.append([row["game"], f"{row['spins']:,}", _percent(row["rtp"]), band,
-                      _percent(row["par_rtp"]) if row["par_rtp"] is not None else "no par sheet found", inside])
-    words = ("Observed return = (house win paid + breakage + pool contribution) / stakes, the basis of the par "
-             "sheets. A short history lands far from par; the band says how far is still chance.")
+        table.append(
+            [
+                row["game"],
+                f"{row['spins']:,}",
+                _percent(row["rtp"]),
+                band,
+                _percent(row["par_rtp"]) if row["par_rtp"] is not None else "no par sheet found",
+                inside,
+            ]
+        )
+    words = (
+        "Observed return = (house win paid + breakage + pool contribution) / stakes, the basis of the par "
+        "sheets. A short history lands far from par; the band says how far is still chance."
+    )
     return Section("Return to player per game", [words], table if body["rtp"] else [], ["plot_rtp"])
 
 
@@ -66,9 +86,18 @@ def _pools(body: dict[str, Any]) -> Section:
     table = [["pool", "network", "level", "initial seed", "contributions", "reseeds", "paid", "movements"]]
     for p in sorted(body["pools"], key=lambda p: (p["network_id"], p["pool_id"])):
         c = p["currency"]
-        table.append([p["pool_id"], p["network_id"], _money(p["level_micro"], c), _money(p["initial_micro"], c),
-                      _money(p["contributions_micro"], c), _money(p["seeds_micro"], c), _money(p["paid_micro"], c),
-                      f"{p['movements']:,}"])
+        table.append(
+            [
+                p["pool_id"],
+                p["network_id"],
+                _money(p["level_micro"], c),
+                _money(p["initial_micro"], c),
+                _money(p["contributions_micro"], c),
+                _money(p["seeds_micro"], c),
+                _money(p["paid_micro"], c),
+                f"{p['movements']:,}",
+            ]
+        )
     words = "Per pool: initial seed + contributions + reseeds - paid = level, exactly (checked in micro-units)."
     return Section("Jackpot pools", [words], table if body["pools"] else [], ["plot_pools"])
 
@@ -77,8 +106,15 @@ def _liabilities(body: dict[str, Any]) -> Section:
     table = [["network", "owed per the wallet", "owed per the pools", "in flight", "balanced"]]
     for item in body["liabilities"]:
         c = item["currency"]
-        table.append([item["network_id"], _money(item["wallet_micro"], c), _money(item["pools_micro"], c),
-                      _money(item["in_flight_micro"], c), "yes" if item["balanced"] else "no"])
+        table.append(
+            [
+                item["network_id"],
+                _money(item["wallet_micro"], c),
+                _money(item["pools_micro"], c),
+                _money(item["in_flight_micro"], c),
+                "yes" if item["balanced"] else "no",
+            ]
+        )
     words = "The jackpot liability as the wallet's postings hold it and as the pools' levels hold it."
     return Section("Jackpot liability", [words], table if body["liabilities"] else [])
 
@@ -87,15 +123,29 @@ def sections(body: dict[str, Any]) -> list[Section]:
     count = body["discrepancy_count"]
     verdict = "0 discrepancies" if not count else f"{count} discrepancies"
     counts = body["counts"]
-    read = (f"Read {counts['records']:,} records ({counts['distinct_events']:,} distinct events, "
-            f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); re-derived {counts['spins_rederived']:,} "
-            f"spins; {counts['wagers']:,} wagers; {counts['pool_movements']:,} pool movements. "
-            f"Projection: {body['projection']}.")
-    in_flight = ["In flight at the captured end offsets (not faults): "
-                 + ", ".join(f"{k}: {v}" for k, v in body["in_flight"].items())] if body["in_flight"] else []
-    types = [["event type", "events"]] + [[name[5:], f"{value:,}"] for name, value in counts.items()
-                                          if name.startswith("type:")]
-    return [Section("Audit report", [scope_in_words(body["scope"]), read, *in_flight], level=1, verdict=verdict),
-            _findings(body), _rtp(body), _pools(body), _liabilities(body),
-            Section("Events read", [], types if len(types) > 1 else []),
-            Section("Checks performed", [], [["check", "a finding when"], *map(list, body["checks"].items())])]
+    read = (
+        f"Read {counts['records']:,} records ({counts['distinct_events']:,} distinct events, "
+        f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); re-derived {counts['spins_rederived']:,} "
+        f"spins; {counts['wagers']:,} wagers; {counts['pool_movements']:,} pool movements. "
+        f"Projection: {body['projection']}."
+    )
+    in_flight = (
+        [
+            "In flight at the captured end offsets (not faults): "
+            + ", ".join(f"{k}: {v}" for k, v in body["in_flight"].items())
+        ]
+        if body["in_flight"]
+        else []
+    )
+    types = [["event type", "events"]] + [
+        [name[5:], f"{value:,}"] for name, value in counts.items() if name.startswith("type:")
+    ]
+    return [
+        Section("Audit report", [scope_in_words(body["scope"]), read, *in_flight], level=1, verdict=verdict),
+        _findings(body),
+        _rtp(body),
+        _pools(body),
+        _liabilities(body),
+        Section("Events read", [], types if len(types) > 1 else []),
+        Section("Checks performed", [], [["check", "a finding when"], *map(list, body["checks"].items())]),
+    ]

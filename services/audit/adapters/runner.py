@@ -1,4 +1,5 @@
 """`reelstream audit` end to end: read the raw topics, run the pure audit, compare the projection, write the report."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,17 +74,29 @@ def records_behind(records: list, positions: dict[tuple[str, int], int]) -> int:
     return sum(1 for r in records if r.offset >= positions.get((r.topic, r.partition), 0))
 
 
-def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None, with_projection: bool = True,
-                   lookup: EngineLookup = default_lookup,
-                   progress: Progress = lambda phase, done, total: None) -> AuditRun:
-    records, end_offsets = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix,
-                                       progress=lambda done, total: progress("reading topics", done, total))
+def audit_platform(
+    settings: Settings,
+    scope: Scope,
+    out_dir: Path | None = None,
+    with_projection: bool = True,
+    lookup: EngineLookup = default_lookup,
+    progress: Progress = lambda phase, done, total: None,
+) -> AuditRun:
+    records, end_offsets = read_topics(
+        settings.kafka_bootstrap_servers,
+        settings.topic_prefix,
+        progress=lambda done, total: progress("reading topics", done, total),
+    )
     progress("reading topics", len(records), len(records))
     spins_at_most = sum(1 for r in records if r.topic == "spin.events")
     progress("decoding and folding", 0, len(records))
     progress("re-deriving spins", 0, spins_at_most)
-    result = run_audit(records, scope, lookup=counting(lookup, "re-deriving spins", spins_at_most, progress),
-                       decoded=lambda count: progress("decoding and folding", count, len(records)))
+    result = run_audit(
+        records,
+        scope,
+        lookup=counting(lookup, "re-deriving spins", spins_at_most, progress),
+        decoded=lambda count: progress("decoding and folding", count, len(records)),
+    )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)
     found = list(result.discrepancies)
@@ -101,8 +114,9 @@ def audit_platform(settings: Settings, scope: Scope, out_dir: Path | None = None
             projection_found = compare_projection(result, snapshot, end_offsets)
             found += projection_found
             lag = records_behind(records, snapshot.positions)
-            status = (f"compared row by row ({len(projection_found)} differences; "
-                      f"projector {lag} records behind the audit)")
+            status = (
+                f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"
+            )
         progress("comparing the projection", 1, 1)
     found.sort(key=sort_key)
     run = AuditRun(result, found, status, end_offsets)

@@ -1,4 +1,5 @@
 """Read raw event topics from the earliest offsets to the end offsets captured at start (own consumer, no group)."""
+
 from __future__ import annotations
 
 import time
@@ -16,16 +17,26 @@ MAX_POLL_RECORDS = 2000
 STALL_LIMIT_S = 60
 
 
-def read_topics(bootstrap: str, prefix: str = "", topics: tuple[str, ...] = AUDITED_TOPICS,
-                progress: Callable[[int, int], None] | None = None) -> tuple[list[RawRecord], dict[tuple[str, int], int]]:
+def read_topics(
+    bootstrap: str,
+    prefix: str = "",
+    topics: tuple[str, ...] = AUDITED_TOPICS,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[RawRecord], dict[tuple[str, int], int]]:
     """Every record of `topics` (contract names) up to the end offsets captured now, partition by partition in order.
 
     No consumer group: partitions are assigned by hand and nothing is committed, so an audit never moves anyone's
     offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
     """
     options = {**CONSUMER_SAFETY, "enable_auto_commit": False}
-    consumer = kafka_consumer(bootstrap, role="auditor", group_id=None, client_id="reelstream-audit",
-                              max_poll_records=MAX_POLL_RECORDS, **options)
+    consumer = kafka_consumer(
+        bootstrap,
+        role="auditor",
+        group_id=None,
+        client_id="reelstream-audit",
+        max_poll_records=MAX_POLL_RECORDS,
+        **options,
+    )
     try:
         partitions = _partitions(consumer, prefix, topics)
         consumer.assign(partitions)
@@ -34,7 +45,7 @@ def read_topics(bootstrap: str, prefix: str = "", topics: tuple[str, ...] = AUDI
         starts = consumer.beginning_offsets(partitions)
         total = sum(ends[p] - starts[p] for p in partitions)
         records = _drain(consumer, ends, prefix, total, progress)
-        return records, {(p.topic[len(prefix):], p.partition): ends[p] for p in partitions}
+        return records, {(p.topic[len(prefix) :], p.partition): ends[p] for p in partitions}
     finally:
         consumer.close(autocommit=False)
 
@@ -59,9 +70,17 @@ def _drain(consumer: KafkaConsumer, ends: dict, prefix: str, total: int, progres
         for tp, batch in batches.items():
             for message in batch:
                 if message.offset < ends[tp]:
-                    by_partition[tp].append(RawRecord(tp.topic[len(prefix):], tp.partition, message.offset,
-                                                      message.timestamp, message.key, message.value,
-                                                      tuple(message.headers or ())))
+                    by_partition[tp].append(
+                        RawRecord(
+                            tp.topic[len(prefix) :],
+                            tp.partition,
+                            message.offset,
+                            message.timestamp,
+                            message.key,
+                            message.value,
+                            tuple(message.headers or ()),
+                        )
+                    )
                     read += 1
         for tp in list(pending):
             if consumer.position(tp) >= ends[tp]:
@@ -71,5 +90,8 @@ def _drain(consumer: KafkaConsumer, ends: dict, prefix: str, total: int, progres
             last_progress_at = time.monotonic()
             if progress:
                 progress(read, total)
-        invariant(time.monotonic() - last_progress_at < STALL_LIMIT_S, f"no records for {STALL_LIMIT_S} s before the end offsets")
+        invariant(
+            time.monotonic() - last_progress_at < STALL_LIMIT_S,
+            f"no records for {STALL_LIMIT_S} s before the end offsets",
+        )
     return [record for tp in sorted(by_partition, key=lambda t: (t.topic, t.partition)) for record in by_partition[tp]]

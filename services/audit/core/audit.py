@@ -1,4 +1,5 @@
 """One audit over raw records: collect, fold the wallet and the pools, re-derive the spins, cross-check them."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -31,17 +32,25 @@ class AuditResult:
     @property
     def counts(self) -> dict[str, int]:
         types = Counter(fact.envelope.type for fact in self.facts.facts)
-        return {"records": self.facts.records, "distinct_events": len(self.facts.facts),
-                "quarantined": len(self.facts.quarantined),
-                "redeliveries_collapsed": self.facts.redeliveries, "spins_rederived": self.spins.rederived,
-                "wagers": len(self.ledger.wagers),
-                "pool_movements": sum(p.movements for p in self.pools.pools.values()),
-                **{f"type:{name}": count for name, count in sorted(types.items())}}
+        return {
+            "records": self.facts.records,
+            "distinct_events": len(self.facts.facts),
+            "quarantined": len(self.facts.quarantined),
+            "redeliveries_collapsed": self.facts.redeliveries,
+            "spins_rederived": self.spins.rederived,
+            "wagers": len(self.ledger.wagers),
+            "pool_movements": sum(p.movements for p in self.pools.pools.values()),
+            **{f"type:{name}": count for name, count in sorted(types.items())},
+        }
 
 
-def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsConfig | None = None,
-              lookup: EngineLookup = default_lookup,
-              decoded: Callable[[int], None] = lambda count: None) -> AuditResult:
+def run_audit(
+    records: list[RawRecord],
+    scope: Scope = Scope(),
+    config: PoolsConfig | None = None,
+    lookup: EngineLookup = default_lookup,
+    decoded: Callable[[int], None] = lambda count: None,
+) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
     `decoded` hears the decoding's progress (see collect)."""
     config = config or load_pools()
@@ -57,8 +66,9 @@ def run_audit(records: list[RawRecord], scope: Scope = Scope(), config: PoolsCon
 
     spins = check_spins(spin_facts, ledger, config, lookup, in_scope)
     jackpots = check_jackpots(ledger, pools, spins, config)
-    found = (facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies
-             + jackpots.discrepancies)
+    found = (
+        facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies + jackpots.discrepancies
+    )
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
     for request_id, fact in spins.settled.items():

@@ -1,5 +1,6 @@
 """From raw records to facts: set aside what the topic's owner did not write, decode the rest, collapse byte-identical
 redeliveries, flag id conflicts."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -74,8 +75,9 @@ class Facts:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
 
 
-def collect(records: list[RawRecord], until_ms: int | None = None,
-            decoded: Callable[[int], None] = lambda count: None) -> Facts:
+def collect(
+    records: list[RawRecord], until_ms: int | None = None, decoded: Callable[[int], None] = lambda count: None
+) -> Facts:
     """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
     `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook)."""
     result = Facts()
@@ -102,8 +104,9 @@ def collect(records: list[RawRecord], until_ms: int | None = None,
                 result.discrepancies.append(_conflict(record, envelope, first_where))
             continue
         seen[event_id] = (record.value or b"", record.where)
-        result.facts.append(Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition,
-                                 record.offset))
+        result.facts.append(
+            Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset)
+        )
     return result
 
 
@@ -112,8 +115,13 @@ def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
         return decode(record.value)
     except DecodeError as error:
         result.discrepancies.append(
-            Discrepancy("undecodable-record", record.where, f"{error.field}: {error.reason}", where=record.where,
-                        at_ms=record.timestamp_ms)
+            Discrepancy(
+                "undecodable-record",
+                record.where,
+                f"{error.field}: {error.reason}",
+                where=record.where,
+                at_ms=record.timestamp_ms,
+            )
         )
         return None
 

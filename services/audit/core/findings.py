@@ -1,4 +1,5 @@
 """What the audit reports: one Discrepancy per broken rule, named by the check that caught it."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass

@@ -1,5 +1,6 @@
 """The wallet against the pools: each contribution counted once and equal on both sides, every jackpot credit equal
 to the pools' payout for that spin, every win answering a re-derived claim, and the liability account exact."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -50,11 +51,15 @@ def check_jackpots(ledger: Ledger, pools: Pools, spins: Spins, config: PoolsConf
         )
         check.liabilities.append(liability)
         if not liability.balanced:
-            check.discrepancies.append(Discrepancy(
-                "jackpot-liability-mismatch", f"network {network.network_id}",
-                f"wallet jackpot:{network.network_id} {liability.wallet_micro} micro, pools' contributions - payouts "
-                f"{liability.pools_micro} micro, in flight {liability.in_flight_micro} micro",
-                network_id=network.network_id))
+            check.discrepancies.append(
+                Discrepancy(
+                    "jackpot-liability-mismatch",
+                    f"network {network.network_id}",
+                    f"wallet jackpot:{network.network_id} {liability.wallet_micro} micro, pools' contributions - payouts "
+                    f"{liability.pools_micro} micro, in flight {liability.in_flight_micro} micro",
+                    network_id=network.network_id,
+                )
+            )
     return check
 
 
@@ -66,7 +71,9 @@ def _contributions(check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_mic
             check.discrepancies.append(_found("contribution-without-wager", fact, f"contribution {contribution_id}"))
             continue
         if wager.refund is not None:
-            check.discrepancies.append(_found("contribution-mismatch", fact, f"wager {contribution_id} was refunded after contributing"))
+            check.discrepancies.append(
+                _found("contribution-mismatch", fact, f"wager {contribution_id} was refunded after contributing")
+            )
             continue
         if wager.settlement is None:
             check.in_flight["contributions applied, wager not settled yet"] += 1
@@ -75,10 +82,14 @@ def _contributions(check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_mic
         settled = wager.settlement.data
         moved_micro = settled.contribution_micro + settled.breakage_micro
         if applied.amount_micro != moved_micro or settled.network_id != network_id:
-            check.discrepancies.append(_found(
-                "contribution-mismatch", fact,
-                f"wager {contribution_id}: pools applied {applied.amount_micro} micro to {network_id}, wallet moved "
-                f"{moved_micro} micro to jackpot:{settled.network_id}"))
+            check.discrepancies.append(
+                _found(
+                    "contribution-mismatch",
+                    fact,
+                    f"wager {contribution_id}: pools applied {applied.amount_micro} micro to {network_id}, wallet moved "
+                    f"{moved_micro} micro to jackpot:{settled.network_id}",
+                )
+            )
     for wager_id, wager in ledger.wagers.items():
         if wager.settlement is None or wager_id in pools.applied:
             continue
@@ -97,7 +108,9 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
         claimed = spins.claims.get(request_id)
         if wager is None or wager.data.player_id != won.player_id or claimed is None or won.tier not in claimed:
             reason = "no debited wager" if wager is None else f"the re-derived spin claims {list(claimed or ())}"
-            check.discrepancies.append(_found("jackpot-won-without-claim", fact, f"claim {claim_id} of request {request_id}: {reason}"))
+            check.discrepancies.append(
+                _found("jackpot-won-without-claim", fact, f"claim {claim_id} of request {request_id}: {reason}")
+            )
             continue
         paid_by_request[request_id] += won.amount_minor
         if wager.settlement is None:
@@ -106,15 +119,29 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
     for wager_id, credited_minor in ledger.jackpot_credits_minor.items():
         if credited_minor != paid_by_request.get(wager_id, 0):
             settlement = ledger.wagers[wager_id].settlement
-            check.discrepancies.append(Discrepancy(
-                "jackpot-credit-mismatch", f"wager {wager_id}",
-                f"wallet credited {credited_minor} minor from the jackpot, pools paid {paid_by_request.get(wager_id, 0)}",
-                event_id=settlement.id, where=settlement.where, at_ms=settlement.timestamp_ms,
-                player_id=settlement.data.player_id, network_id=settlement.data.network_id))
+            check.discrepancies.append(
+                Discrepancy(
+                    "jackpot-credit-mismatch",
+                    f"wager {wager_id}",
+                    f"wallet credited {credited_minor} minor from the jackpot, pools paid {paid_by_request.get(wager_id, 0)}",
+                    event_id=settlement.id,
+                    where=settlement.where,
+                    at_ms=settlement.timestamp_ms,
+                    player_id=settlement.data.player_id,
+                    network_id=settlement.data.network_id,
+                )
+            )
 
 
 def _found(check: str, fact, detail: str) -> Discrepancy:
     data = fact.data
-    return Discrepancy(check, f"network {data.network_id}", f"{fact.envelope.type}: {detail}", event_id=fact.id,
-                       where=fact.where, at_ms=fact.timestamp_ms, player_id=getattr(data, "player_id", None),
-                       network_id=data.network_id)
+    return Discrepancy(
+        check,
+        f"network {data.network_id}",
+        f"{fact.envelope.type}: {detail}",
+        event_id=fact.id,
+        where=fact.where,
+        at_ms=fact.timestamp_ms,
+        player_id=getattr(data, "player_id", None),
+        network_id=data.network_id,
+    )

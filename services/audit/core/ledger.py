@@ -1,4 +1,5 @@
 """The wallet, recomputed from postings only: balances per account and currency, and each wager's life."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -107,8 +108,11 @@ def _check_player_balance(ledger: Ledger, fact: Fact) -> None:
         ledger.discrepancies.append(_found("balance-negative", fact, f"balance {balance_micro} micro {data.currency}"))
     if balance_micro != data.balance_after_minor * MICRO_PER_MINOR:
         ledger.discrepancies.append(
-            _found("balance-after-mismatch", fact,
-                   f"balance_after_minor {data.balance_after_minor}, postings give {balance_micro / MICRO_PER_MINOR}")
+            _found(
+                "balance-after-mismatch",
+                fact,
+                f"balance_after_minor {data.balance_after_minor}, postings give {balance_micro / MICRO_PER_MINOR}",
+            )
         )
 
 
@@ -117,7 +121,9 @@ def _track_wager(ledger: Ledger, fact: Fact) -> None:
     if isinstance(data, WagerDebited):
         wager_id = str(data.transaction_id)
         if wager_id in ledger.wagers:
-            ledger.discrepancies.append(_found("wager-debited-twice", fact, f"first debit {ledger.wagers[wager_id].debit.where}"))
+            ledger.discrepancies.append(
+                _found("wager-debited-twice", fact, f"first debit {ledger.wagers[wager_id].debit.where}")
+            )
             return
         ledger.wagers[wager_id] = Wager(fact)
         return
@@ -129,7 +135,9 @@ def _track_wager(ledger: Ledger, fact: Fact) -> None:
         return
     if wager.settlement is not None or wager.refund is not None:
         earlier = (wager.settlement or wager.refund).where
-        ledger.discrepancies.append(_found("wager-closed-twice", fact, f"wager {data.wager_id} already closed at {earlier}"))
+        ledger.discrepancies.append(
+            _found("wager-closed-twice", fact, f"wager {data.wager_id} already closed at {earlier}")
+        )
         return
     if data.player_id != wager.data.player_id or data.currency != wager.data.currency:
         ledger.discrepancies.append(_found("settlement-mismatch", fact, "player or currency differs from the debit"))
@@ -145,5 +153,13 @@ def _track_wager(ledger: Ledger, fact: Fact) -> None:
 def _found(check: str, fact: Fact, detail: str) -> Discrepancy:
     data = fact.data
     subject = f"wager {getattr(data, 'wager_id', None) or data.transaction_id}"
-    return Discrepancy(check, subject, f"{fact.envelope.type}: {detail}", event_id=fact.id, where=fact.where,
-                       at_ms=fact.timestamp_ms, player_id=data.player_id, network_id=getattr(data, "network_id", None))
+    return Discrepancy(
+        check,
+        subject,
+        f"{fact.envelope.type}: {detail}",
+        event_id=fact.id,
+        where=fact.where,
+        at_ms=fact.timestamp_ms,
+        player_id=data.player_id,
+        network_id=getattr(data, "network_id", None),
+    )

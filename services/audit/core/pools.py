@@ -1,4 +1,5 @@
 """The jackpot pools, recomputed from their movements: the identity per event, the chain per pool, each claim paid once."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -48,7 +49,9 @@ def fold_pools(facts: list[Fact], config: PoolsConfig) -> Pools:
         elif isinstance(data, PoolReseeded) or hasattr(data, "seed_micro") and hasattr(data, "movement"):
             # PoolReseeded and PoolOpened: operator-funded seeds.
             if data.movement.seeds_micro != data.seed_micro or data.movement.pool_id != data.pool_id:
-                pools.discrepancies.append(_found("pool-identity-broken", fact, data.pool_id, "seed differs from its movement"))
+                pools.discrepancies.append(
+                    _found("pool-identity-broken", fact, data.pool_id, "seed differs from its movement")
+                )
             _move(pools, fact, data.movement, config)
         elif hasattr(data, "network_id"):
             # Any other pool fact (e.g. a decommissioning's transfer) still moves levels: fold its movements too.
@@ -64,7 +67,12 @@ def _contributions(pools: Pools, fact: Fact, config: PoolsConfig) -> None:
         key = str(contribution.contribution_id)
         if key in pools.applied:
             pools.discrepancies.append(
-                _found("contribution-applied-twice", fact, data.network_id, f"contribution {key} first at {pools.applied[key][1].where}")
+                _found(
+                    "contribution-applied-twice",
+                    fact,
+                    data.network_id,
+                    f"contribution {key} first at {pools.applied[key][1].where}",
+                )
             )
             continue
         pools.applied[key] = (contribution, fact)
@@ -72,7 +80,12 @@ def _contributions(pools: Pools, fact: Fact, config: PoolsConfig) -> None:
     moved_micro = sum(m.contributions_micro for m in data.movements)
     if declared_micro != moved_micro:
         pools.discrepancies.append(
-            _found("contributions-unbalanced", fact, data.network_id, f"contributions {declared_micro} micro, movements {moved_micro}")
+            _found(
+                "contributions-unbalanced",
+                fact,
+                data.network_id,
+                f"contributions {declared_micro} micro, movements {moved_micro}",
+            )
         )
     for movement in data.movements:
         _move(pools, fact, movement, config)
@@ -82,7 +95,11 @@ def _won(pools: Pools, fact: Fact, config: PoolsConfig) -> None:
     data: JackpotWon = fact.data
     claim_id = str(data.claim_id)
     if claim_id in pools.wins:
-        pools.discrepancies.append(_found("pool-paid-twice", fact, data.pool_id, f"claim {claim_id} first paid at {pools.wins[claim_id].where}"))
+        pools.discrepancies.append(
+            _found(
+                "pool-paid-twice", fact, data.pool_id, f"claim {claim_id} first paid at {pools.wins[claim_id].where}"
+            )
+        )
         return
     pools.wins[claim_id] = fact
     for problem in _won_problems(data, config):
@@ -117,7 +134,9 @@ def _won_problems(data: JackpotWon, config: PoolsConfig) -> list[str]:
         full_minor = pool.payout.full_share_stake_minor
         owed_minor = data.level_before_micro * min(data.stake_minor, full_minor) // (full_minor * MICRO_PER_MINOR)
     if data.amount_minor != owed_minor:
-        problems.append(f"amount {data.amount_minor} minor, the share of level {data.level_before_micro} micro is {owed_minor}")
+        problems.append(
+            f"amount {data.amount_minor} minor, the share of level {data.level_before_micro} micro is {owed_minor}"
+        )
     return problems
 
 
@@ -126,26 +145,44 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
     try:
         pool_config = config.network(network_id).pool(movement.pool_id)
     except KeyError:
-        pools.discrepancies.append(_found("pool-unknown", fact, movement.pool_id, f"not a pool of network {network_id}"))
+        pools.discrepancies.append(
+            _found("pool-unknown", fact, movement.pool_id, f"not a pool of network {network_id}")
+        )
         return
     if not movement.balanced():
         pools.discrepancies.append(
-            _found("pool-identity-broken", fact, movement.pool_id,
-                   f"{movement.opening_micro} + {movement.contributions_micro} + {movement.seeds_micro} - "
-                   f"{movement.paid_micro} != {movement.closing_micro}")
+            _found(
+                "pool-identity-broken",
+                fact,
+                movement.pool_id,
+                f"{movement.opening_micro} + {movement.contributions_micro} + {movement.seeds_micro} - "
+                f"{movement.paid_micro} != {movement.closing_micro}",
+            )
         )
     state = pools.pools.get(movement.pool_id)
     if state is None:
-        state = pools.pools[movement.pool_id] = PoolState(movement.pool_id, network_id, config.network(network_id).currency)
+        state = pools.pools[movement.pool_id] = PoolState(
+            movement.pool_id, network_id, config.network(network_id).currency
+        )
         allowed = (0, pool_config.seed_minor * MICRO_PER_MINOR)
         if movement.opening_micro not in allowed:
             pools.discrepancies.append(
-                _found("pool-chain-broken", fact, movement.pool_id, f"first opening {movement.opening_micro}, expected one of {allowed}")
+                _found(
+                    "pool-chain-broken",
+                    fact,
+                    movement.pool_id,
+                    f"first opening {movement.opening_micro}, expected one of {allowed}",
+                )
             )
         state.initial_micro = state.level_micro = movement.opening_micro
     elif movement.opening_micro != state.level_micro:
         pools.discrepancies.append(
-            _found("pool-chain-broken", fact, movement.pool_id, f"opening {movement.opening_micro}, previous closing {state.level_micro}")
+            _found(
+                "pool-chain-broken",
+                fact,
+                movement.pool_id,
+                f"opening {movement.opening_micro}, previous closing {state.level_micro}",
+            )
         )
     state.contributions_micro += movement.contributions_micro
     state.seeds_micro += movement.seeds_micro
@@ -157,6 +194,13 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
 
 def _found(check: str, fact: Fact, subject: str, detail: str) -> Discrepancy:
     data = fact.data
-    return Discrepancy(check, f"pool {subject}" if not subject.startswith("pool") else subject,
-                       f"{fact.envelope.type}: {detail}", event_id=fact.id, where=fact.where, at_ms=fact.timestamp_ms,
-                       player_id=getattr(data, "player_id", None), network_id=data.network_id)
+    return Discrepancy(
+        check,
+        f"pool {subject}" if not subject.startswith("pool") else subject,
+        f"{fact.envelope.type}: {detail}",
+        event_id=fact.id,
+        where=fact.where,
+        at_ms=fact.timestamp_ms,
+        player_id=getattr(data, "player_id", None),
+        network_id=data.network_id,
+    )

@@ -1,4 +1,5 @@
 """Re-play one recorded spin from its seed, state before and model version, and name every field that differs."""
+
 from __future__ import annotations
 
 import copy
@@ -27,16 +28,19 @@ def as_json(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS))
 
 
-def replay(lookup: EngineLookup, game: str, model_version: str, state_before: dict[str, Any], stake_minor: int,
-           seed_hex: str) -> GameResult:
+def replay(
+    lookup: EngineLookup, game: str, model_version: str, state_before: dict[str, Any], stake_minor: int, seed_hex: str
+) -> GameResult:
     engine = lookup(game, model_version)
     return engine.play(copy.deepcopy(state_before), stake_minor, SpinRng.from_hex(seed_hex))
 
 
 def refused_pins(lookup: EngineLookup, settled: Any) -> list[str]:
     """Why the engine here must not re-derive this spin: its model or engine code hash differs from the recorded one."""
-    recorded = {"model_sha256": getattr(settled, "model_sha256", None),
-                "engine_code_sha256": getattr(settled, "engine_code_sha256", None)}
+    recorded = {
+        "model_sha256": getattr(settled, "model_sha256", None),
+        "engine_code_sha256": getattr(settled, "engine_code_sha256", None),
+    }
     return pin_problems(recorded, lookup(settled.game, settled.model_version), settled.model_version)
 
 

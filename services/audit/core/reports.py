@@ -3,6 +3,7 @@
 GGR per day, game, currency and operator = stakes - house wins (exact, breakage included) - jackpot contributions,
 in micro-units. Jackpot wins are not subtracted: they are paid from the contributions already subtracted.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -29,24 +30,52 @@ def ggr_rows(ledger: Ledger) -> list[Row]:
             continue
         debit, settled = wager.data, wager.settlement.data
         key = (_day(wager.settlement.timestamp_ms), debit.game, debit.currency, debit.operator_id or "")
-        row = totals.setdefault(key, {"day": key[0], "game": key[1], "currency": key[2], "operator_id": key[3], "wagers": 0,
-                                      "stakes_minor": 0, "house_wins_minor": 0, "breakage_micro": 0,
-                                      "contributions_micro": 0, "jackpot_wins_minor": 0, "ggr_micro": 0})
+        row = totals.setdefault(
+            key,
+            {
+                "day": key[0],
+                "game": key[1],
+                "currency": key[2],
+                "operator_id": key[3],
+                "wagers": 0,
+                "stakes_minor": 0,
+                "house_wins_minor": 0,
+                "breakage_micro": 0,
+                "contributions_micro": 0,
+                "jackpot_wins_minor": 0,
+                "ggr_micro": 0,
+            },
+        )
         row["wagers"] += 1
         row["stakes_minor"] += debit.amount_minor
         row["house_wins_minor"] += settled.house_win_minor
         row["breakage_micro"] += settled.breakage_micro
         row["contributions_micro"] += settled.contribution_micro
         row["jackpot_wins_minor"] += settled.jackpot_win_minor
-        row["ggr_micro"] += (debit.amount_minor - settled.house_win_minor) * MICRO_PER_MINOR - settled.breakage_micro - settled.contribution_micro
+        row["ggr_micro"] += (
+            (debit.amount_minor - settled.house_win_minor) * MICRO_PER_MINOR
+            - settled.breakage_micro
+            - settled.contribution_micro
+        )
     return [totals[key] for key in sorted(totals)]
 
 
 def liability_rows(pools: Pools) -> list[Row]:
     """Per pool: the level owed to players and how it came about; per operator: what its players put in and won."""
-    rows = [{"kind": "pool", "network_id": p.network_id, "pool_id": p.pool_id, "operator_id": "", "currency": p.currency,
-             "level_micro": p.level_micro, "contributions_micro": p.contributions_micro, "seeds_micro": p.initial_micro + p.seeds_micro,
-             "paid_micro": p.paid_micro} for p in sorted(pools.pools.values(), key=lambda p: p.pool_id)]
+    rows = [
+        {
+            "kind": "pool",
+            "network_id": p.network_id,
+            "pool_id": p.pool_id,
+            "operator_id": "",
+            "currency": p.currency,
+            "level_micro": p.level_micro,
+            "contributions_micro": p.contributions_micro,
+            "seeds_micro": p.initial_micro + p.seeds_micro,
+            "paid_micro": p.paid_micro,
+        }
+        for p in sorted(pools.pools.values(), key=lambda p: p.pool_id)
+    ]
     by_operator: dict[tuple[str, str], Row] = defaultdict(dict)
     for applied, fact in pools.applied.values():
         row = _operator_row(by_operator, fact.data.network_id, applied.operator_id or "", fact.data.currency)
@@ -63,9 +92,19 @@ def liability_rows(pools: Pools) -> list[Row]:
 
 def _operator_row(rows: dict, network_id: str, operator_id: str, currency: str) -> Row:
     if not rows[(network_id, operator_id)]:
-        rows[(network_id, operator_id)].update({"kind": "operator", "network_id": network_id, "pool_id": "", "operator_id": operator_id,
-                                                "currency": currency, "level_micro": 0, "contributions_micro": 0,
-                                                "seeds_micro": 0, "paid_micro": 0})
+        rows[(network_id, operator_id)].update(
+            {
+                "kind": "operator",
+                "network_id": network_id,
+                "pool_id": "",
+                "operator_id": operator_id,
+                "currency": currency,
+                "level_micro": 0,
+                "contributions_micro": 0,
+                "seeds_micro": 0,
+                "paid_micro": 0,
+            }
+        )
     return rows[(network_id, operator_id)]
 
 
@@ -74,10 +113,14 @@ def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig) -> li
     rows = []
     for network in config.networks:
         mine = [p for p in pools.pools.values() if p.network_id == network.network_id]
-        settled = [w.settlement.data for w in ledger.wagers.values()
-                   if w.settlement is not None and w.settlement.data.network_id == network.network_id]
+        settled = [
+            w.settlement.data
+            for w in ledger.wagers.values()
+            if w.settlement is not None and w.settlement.data.network_id == network.network_id
+        ]
         row = {
-            "network_id": network.network_id, "currency": network.currency,
+            "network_id": network.network_id,
+            "currency": network.currency,
             "pools_contributions_micro": sum(p.contributions_micro for p in mine),
             "wallet_contributions_micro": sum(s.contribution_micro + s.breakage_micro for s in settled),
             "pools_seeds_micro": sum(p.initial_micro + p.seeds_micro for p in mine),
@@ -87,7 +130,8 @@ def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig) -> li
             "wallet_liability_micro": ledger.jackpot_liability_micro(network.network_id, network.currency),
         }
         row["levels_identity_holds"] = (
-            row["pools_seeds_micro"] + row["pools_contributions_micro"] - row["pools_paid_micro"] == row["pools_level_micro"]
+            row["pools_seeds_micro"] + row["pools_contributions_micro"] - row["pools_paid_micro"]
+            == row["pools_level_micro"]
         )
         row["contributions_difference_micro"] = row["pools_contributions_micro"] - row["wallet_contributions_micro"]
         row["payouts_difference_micro"] = row["pools_paid_micro"] - row["wallet_jackpot_credits_micro"]

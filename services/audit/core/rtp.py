@@ -1,4 +1,5 @@
 """Observed return to player per game, with a 95 % confidence band, from settled spins (statistics, not money)."""
+
 from __future__ import annotations
 
 import math
@@ -43,9 +44,17 @@ class RtpSample:
 
     def as_json(self, par_rtp: float | None) -> dict:
         inside = None if par_rtp is None or self.spins < 2 else abs(self.rtp - par_rtp) <= self.half_width
-        return {"game": self.game, "spins": self.spins, "stake_minor": self.stake_minor, "return_micro": self.return_micro,
-                "rtp": self.rtp, "band_low": self.rtp - self.half_width, "band_high": self.rtp + self.half_width,
-                "par_rtp": par_rtp, "par_inside_band": inside}
+        return {
+            "game": self.game,
+            "spins": self.spins,
+            "stake_minor": self.stake_minor,
+            "return_micro": self.return_micro,
+            "rtp": self.rtp,
+            "band_low": self.rtp - self.half_width,
+            "band_high": self.rtp + self.half_width,
+            "par_rtp": par_rtp,
+            "par_inside_band": inside,
+        }
 
 
 def spin_return_micro(settled) -> int:

@@ -1,4 +1,5 @@
 """What one audit run covers: a time window, optionally one player or one network."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

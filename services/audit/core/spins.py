@@ -1,4 +1,5 @@
 """Every spin, checked: re-derived from its recorded inputs, against its seed in the journal, and against the wallet."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,8 +22,9 @@ class Spins:
     discrepancies: list[Discrepancy] = field(default_factory=list)
 
 
-def check_spins(facts: list[Fact], ledger: Ledger, config: PoolsConfig, lookup: EngineLookup,
-                in_scope: Any = lambda fact: True) -> Spins:
+def check_spins(
+    facts: list[Fact], ledger: Ledger, config: PoolsConfig, lookup: EngineLookup, in_scope: Any = lambda fact: True
+) -> Spins:
     """Re-derive every in-scope spin; chain states per player and game over the whole history read."""
     spins = Spins()
     forfeits = {str(f.data.request_id): f for f in facts if isinstance(f.data, BonusRingForfeited)}
@@ -36,7 +38,9 @@ def check_spins(facts: list[Fact], ledger: Ledger, config: PoolsConfig, lookup: 
             continue
         request_id = str(data.request_id)
         if request_id in spins.settled:
-            spins.discrepancies.append(_found("spin-settled-twice", fact, f"first at {spins.settled[request_id].where}"))
+            spins.discrepancies.append(
+                _found("spin-settled-twice", fact, f"first at {spins.settled[request_id].where}")
+            )
             continue
         spins.settled[request_id] = fact
         _check_chain(spins, fact, forfeits.get(request_id), last_state, lookup)
@@ -65,7 +69,9 @@ def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
         spins.discrepancies.append(_found("spin-rederivation-mismatch", fact, problem))
     jackpot_minor = sum(award.amount_minor for award in data.jackpot_awards)
     if data.jackpot_win_minor != jackpot_minor or data.win_minor != data.house_win_minor + data.jackpot_win_minor:
-        spins.discrepancies.append(_found("spin-rederivation-mismatch", fact, "win_minor != house win + Σ jackpot awards"))
+        spins.discrepancies.append(
+            _found("spin-rederivation-mismatch", fact, "win_minor != house win + Σ jackpot awards")
+        )
 
 
 def _rederive_unsettled(spins: Spins, lookup: EngineLookup) -> None:
@@ -106,7 +112,9 @@ def _check_chain(spins: Spins, fact: Fact, forfeit: Fact | None, last_state: dic
             expected = as_json(data.state_before)
     if forfeit is not None:
         if as_json(forfeit.data.state_before) != expected:
-            spins.discrepancies.append(_found("state-chain-broken", forfeit, "forfeit's state_before is not the last state"))
+            spins.discrepancies.append(
+                _found("state-chain-broken", forfeit, "forfeit's state_before is not the last state")
+            )
         expected = as_json(forfeit.data.state_after)
     difference = first_difference(expected, as_json(data.state_before), "state_before")
     if difference:
@@ -121,29 +129,58 @@ def _check_wallet(spins: Spins, fact: Fact, ledger: Ledger, config: PoolsConfig)
         spins.discrepancies.append(_found("spin-without-debit", fact, "the wallet never debited this request"))
         return
     debit = wager.data
-    if (debit.amount_minor, debit.currency, debit.game, debit.player_id) != (data.stake_minor, data.currency, data.game, data.player_id):
-        spins.discrepancies.append(_found("spin-wallet-mismatch", fact, "stake, currency, game or player differs from the debit"))
+    if (debit.amount_minor, debit.currency, debit.game, debit.player_id) != (
+        data.stake_minor,
+        data.currency,
+        data.game,
+        data.player_id,
+    ):
+        spins.discrepancies.append(
+            _found("spin-wallet-mismatch", fact, "stake, currency, game or player differs from the debit")
+        )
     try:
         rate_micro = config.network_for_game(data.game).wager_contribution_micro(data.stake_minor)
     except KeyError:
         rate_micro = 0
     if data.contribution_micro != rate_micro:
         spins.discrepancies.append(
-            _found("spin-wallet-mismatch", fact, f"contribution {data.contribution_micro} micro, the pools' rates give {rate_micro}")
+            _found(
+                "spin-wallet-mismatch",
+                fact,
+                f"contribution {data.contribution_micro} micro, the pools' rates give {rate_micro}",
+            )
         )
     if wager.settlement is None:
         detail = "the wager was refunded" if wager.refund is not None else "the wallet has not settled this wager"
         spins.discrepancies.append(_found("spin-unsettled-in-wallet", fact, detail))
         return
     settled = wager.settlement.data
-    for name in ("win_minor", "house_win_minor", "jackpot_win_minor", "breakage_micro", "contribution_micro", "balance_after_minor"):
+    for name in (
+        "win_minor",
+        "house_win_minor",
+        "jackpot_win_minor",
+        "breakage_micro",
+        "contribution_micro",
+        "balance_after_minor",
+    ):
         if getattr(settled, name) != getattr(data, name):
             spins.discrepancies.append(
-                _found("spin-wallet-mismatch", fact, f"{name} {getattr(data, name)} in spin.settled, {getattr(settled, name)} in the wallet")
+                _found(
+                    "spin-wallet-mismatch",
+                    fact,
+                    f"{name} {getattr(data, name)} in spin.settled, {getattr(settled, name)} in the wallet",
+                )
             )
 
 
 def _found(check: str, fact: Fact, detail: str) -> Discrepancy:
     data = fact.data
-    return Discrepancy(check, f"spin {data.request_id}", f"{fact.envelope.type}: {detail}", event_id=fact.id,
-                       where=fact.where, at_ms=fact.timestamp_ms, player_id=data.player_id)
+    return Discrepancy(
+        check,
+        f"spin {data.request_id}",
+        f"{fact.envelope.type}: {detail}",
+        event_id=fact.id,
+        where=fact.where,
+        at_ms=fact.timestamp_ms,
+        player_id=data.player_id,
+    )

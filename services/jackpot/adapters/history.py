@@ -2,6 +2,7 @@
 
 Used by `reelstream jackpot pools` and the tests; the live service restores per partition (restore.py).
 """
+
 from __future__ import annotations
 
 import time

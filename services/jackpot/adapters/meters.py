@@ -1,4 +1,5 @@
 """Live meters: each pool's level rounded down to the minor unit, on the compacted jackpot.meters (key = pool id)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,5 +39,9 @@ class MeterBoard:
 
 def meter_event(state: NetworkState, pool_id: str, level_minor: int) -> Any:
     as_of = broker_time(state.last_recorded_ms)
-    data = jp.JackpotMeter(pool_id=pool_id, network_id=state.network_id, currency=state.currency, level_minor=level_minor, as_of=as_of)
-    return envelope(data, source=SOURCE, time=as_of, id=derived_id(pool_id, "meter", level_minor, state.last_recorded_ms))
+    data = jp.JackpotMeter(
+        pool_id=pool_id, network_id=state.network_id, currency=state.currency, level_minor=level_minor, as_of=as_of
+    )
+    return envelope(
+        data, source=SOURCE, time=as_of, id=derived_id(pool_id, "meter", level_minor, state.last_recorded_ms)
+    )

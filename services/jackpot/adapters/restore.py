@@ -5,6 +5,7 @@ records the next jackpot.commands offset (shared/input_position.py), so the fold
 A record the jackpot service did not write, or one that does not decode, is quarantined: logged as an alert,
 never folded, never fatal (the projector dead-letters it once).
 """
+
 from __future__ import annotations
 
 import logging

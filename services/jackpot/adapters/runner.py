@@ -5,6 +5,7 @@ Each batch is decided and committed under the loop's lock, and the meter publish
 only ever shows a level whose events are committed. Restore folds jackpot.events from the beginning (the events are
 the state's source of truth and carry the input position).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,9 +47,17 @@ class JackpotConfig:
     session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(bootstrap=self.bootstrap, commands_topic=self.commands_topic, events_topic=self.events_topic,
-                          dlq_topic=self.dlq_topic, group_id=self.group_id, service="jackpot",
-                          batch_max=self.batch_max, poll_ms=self.poll_ms, session_timeout_ms=self.session_timeout_ms)
+        return LoopConfig(
+            bootstrap=self.bootstrap,
+            commands_topic=self.commands_topic,
+            events_topic=self.events_topic,
+            dlq_topic=self.dlq_topic,
+            group_id=self.group_id,
+            service="jackpot",
+            batch_max=self.batch_max,
+            poll_ms=self.poll_ms,
+            session_timeout_ms=self.session_timeout_ms,
+        )
 
 
 @dataclass
@@ -100,8 +109,9 @@ class JackpotService:
         for record in records:
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
                 incoming = to_incoming(record)
-            traces.add(traced, None if isinstance(incoming, tuple)
-                       else getattr(incoming.command.data, "request_id", None))
+            traces.add(
+                traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None)
+            )
             if isinstance(incoming, tuple):
                 outputs.append(dead_letter_record(record, *incoming))
                 continue
@@ -115,8 +125,7 @@ class JackpotService:
             state = states.setdefault(network_id, new_network(network))
             outcome = decide(state, network, batch)
             outputs.extend(_traced(event_record(event), traces, event) for event in outcome.events)
-            outputs.extend(dead_letter_record(d.position, d.code, d.reason)
-                           for d in outcome.dead_letters)
+            outputs.extend(dead_letter_record(d.position, d.code, d.reason) for d in outcome.dead_letters)
             self.stats.repeats += outcome.repeats
         return outputs
 
@@ -156,8 +165,10 @@ class JackpotService:
         if not meters or self._meter_producer is None:
             return
         records = [event_record(meter) for meter in meters]
-        futures = [await self._meter_producer.send(self.config.meters_topic, r.value, key=r.key, headers=r.headers)
-                   for r in records]
+        futures = [
+            await self._meter_producer.send(self.config.meters_topic, r.value, key=r.key, headers=r.headers)
+            for r in records
+        ]
         await asyncio.gather(*futures)
         self.board.published(meters)
         observability.pool_levels(meters)

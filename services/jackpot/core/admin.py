@@ -3,6 +3,7 @@
 A disabled pool keeps taking its share of every wager (the wallet already moved it into the jackpot liability) but
 pays no claim; a decommissioned pool's balance and its later shares go to the pool named in the command.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -25,16 +26,24 @@ def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outc
     seen = state.seen.get(data.command_id)
     if seen is not None:
         if seen.fingerprint != admin_fingerprint(data.TYPE, data.pool_id):
-            outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "command id reused with other content"))
+            outcome.dead_letters.append(
+                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "command id reused with other content")
+            )
             return []
         outcome.repeats += 1
         outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
         return []
     if is_expired(incoming):
         # Past the window its id may be forgotten: applying it could repeat an old decision (e.g. disable again).
-        return [_rejected(network, incoming, "EXPIRED", "older than the de-duplication window (or dated in the future)")]
+        return [
+            _rejected(network, incoming, "EXPIRED", "older than the de-duplication window (or dated in the future)")
+        ]
     if all(pool.pool_id != data.pool_id for pool in network.pools):
-        return [_rejected(network, incoming, "UNKNOWN_POOL", f"pool {data.pool_id!r} is not in network {network.network_id!r}")]
+        return [
+            _rejected(
+                network, incoming, "UNKNOWN_POOL", f"pool {data.pool_id!r} is not in network {network.network_id!r}"
+            )
+        ]
     if isinstance(data, jp.OpenPool):
         return _open(state, network, incoming)
     if isinstance(data, jp.DecommissionPool):
@@ -63,40 +72,84 @@ def _decommission(state: NetworkState, network: NetworkConfig, incoming: Incomin
         return [_rejected(network, incoming, "INVALID_TRANSFER", f"cannot transfer to {data.transfer_to_pool_id!r}")]
     amount_micro = source.level_micro
     movements = (
-        jp.PoolMovement(pool_id=source.pool_id, opening_micro=amount_micro, transferred_out_micro=amount_micro, closing_micro=0),
-        jp.PoolMovement(pool_id=target.pool_id, opening_micro=target.level_micro, transferred_in_micro=amount_micro,
-                        closing_micro=target.level_micro + amount_micro),
+        jp.PoolMovement(
+            pool_id=source.pool_id, opening_micro=amount_micro, transferred_out_micro=amount_micro, closing_micro=0
+        ),
+        jp.PoolMovement(
+            pool_id=target.pool_id,
+            opening_micro=target.level_micro,
+            transferred_in_micro=amount_micro,
+            closing_micro=target.level_micro + amount_micro,
+        ),
     )
     return [_status_changed(network, incoming, "decommissioned", target.pool_id, movements)]
 
 
-def _status_changed(network: NetworkConfig, incoming: Incoming, status: str, transfer_to: str | None, movements: tuple) -> Envelope[Any]:
+def _status_changed(
+    network: NetworkConfig, incoming: Incoming, status: str, transfer_to: str | None, movements: tuple
+) -> Envelope[Any]:
     data = incoming.command.data
     now = broker_time(incoming.broker_ms)
     changed = jp.PoolStatusChanged(
-        network_id=network.network_id, recorded_at=now, pool_id=data.pool_id, command_id=data.command_id,
-        status=status, reason=data.reason, transfer_to_pool_id=transfer_to, movements=movements,
+        network_id=network.network_id,
+        recorded_at=now,
+        pool_id=data.pool_id,
+        command_id=data.command_id,
+        status=status,
+        reason=data.reason,
+        transfer_to_pool_id=transfer_to,
+        movements=movements,
     )
-    return envelope(changed, source=SOURCE, time=now, id=derived_id(data.command_id, "pool-status-changed"), causationid=str(incoming.command.id))
+    return envelope(
+        changed,
+        source=SOURCE,
+        time=now,
+        id=derived_id(data.command_id, "pool-status-changed"),
+        causationid=str(incoming.command.id),
+    )
 
 
 def _rejected(network: NetworkConfig, incoming: Incoming, code: str, message: str) -> Envelope[Any]:
     data = incoming.command.data
     now = broker_time(incoming.broker_ms)
     rejected = jp.PoolCommandRejected(
-        network_id=network.network_id, recorded_at=now, command_id=data.command_id, pool_id=data.pool_id,
-        command_type=data.TYPE, code=code, message=message,
+        network_id=network.network_id,
+        recorded_at=now,
+        command_id=data.command_id,
+        pool_id=data.pool_id,
+        command_type=data.TYPE,
+        code=code,
+        message=message,
     )
-    return envelope(rejected, source=SOURCE, time=now, id=derived_id(data.command_id, "pool-command-rejected"), causationid=str(incoming.command.id))
+    return envelope(
+        rejected,
+        source=SOURCE,
+        time=now,
+        id=derived_id(data.command_id, "pool-command-rejected"),
+        causationid=str(incoming.command.id),
+    )
 
 
-def opened_event(network: NetworkConfig, pool: PoolConfig, now: datetime, command_id: uuid.UUID | None) -> Envelope[Any]:
+def opened_event(
+    network: NetworkConfig, pool: PoolConfig, now: datetime, command_id: uuid.UUID | None
+) -> Envelope[Any]:
     """A pool opens at its seed, operator-funded (recorded as seeds); the id is the same however it was opened."""
     seed_micro = pool.seed_minor * MICRO_PER_MINOR
     movement = jp.PoolMovement(pool_id=pool.pool_id, opening_micro=0, seeds_micro=seed_micro, closing_micro=seed_micro)
     data = jp.PoolOpened(
-        network_id=network.network_id, recorded_at=now, pool_id=pool.pool_id, tier=pool.tier,
-        currency=network.currency, seed_micro=seed_micro, command_id=command_id, movement=movement,
+        network_id=network.network_id,
+        recorded_at=now,
+        pool_id=pool.pool_id,
+        tier=pool.tier,
+        currency=network.currency,
+        seed_micro=seed_micro,
+        command_id=command_id,
+        movement=movement,
     )
-    return envelope(data, source=SOURCE, time=now, id=derived_id(network.network_id, pool.pool_id, "pool-opened"),
-                    causationid=str(command_id) if command_id else None)
+    return envelope(
+        data,
+        source=SOURCE,
+        time=now,
+        id=derived_id(network.network_id, pool.pool_id, "pool-opened"),
+        causationid=str(command_id) if command_id else None,
+    )

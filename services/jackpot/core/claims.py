@@ -3,6 +3,7 @@
 A disabled or decommissioned pool pays nothing: the claim gets ClaimRejected with POOL_DISABLED or
 POOL_DECOMMISSIONED, and the spin service settles the spin with its fixed prize only.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,7 +26,9 @@ def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outc
     seen = state.seen.get(data.claim_id)
     if seen is not None:
         if seen.fingerprint != claim_fingerprint(data.request_id, data.player_id, data.tier, data.stake_minor):
-            outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "claim id reused with other content"))
+            outcome.dead_letters.append(
+                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "claim id reused with other content")
+            )
             return []
         outcome.repeats += 1
         outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
@@ -58,12 +61,22 @@ def _problem(state: NetworkState, network: NetworkConfig, incoming: Incoming) ->
     return None
 
 
-def _rejected(network: NetworkConfig, incoming: Incoming, code: str, message: str, pool_id: str | None) -> Envelope[Any]:
+def _rejected(
+    network: NetworkConfig, incoming: Incoming, code: str, message: str, pool_id: str | None
+) -> Envelope[Any]:
     data: jp.Claim = incoming.command.data
     now = broker_time(incoming.broker_ms)
     rejected = jp.ClaimRejected(
-        network_id=network.network_id, recorded_at=now, claim_id=data.claim_id, request_id=data.request_id,
-        player_id=data.player_id, tier=data.tier, code=code, message=message, stake_minor=data.stake_minor, pool_id=pool_id,
+        network_id=network.network_id,
+        recorded_at=now,
+        claim_id=data.claim_id,
+        request_id=data.request_id,
+        player_id=data.player_id,
+        tier=data.tier,
+        code=code,
+        message=message,
+        stake_minor=data.stake_minor,
+        pool_id=pool_id,
     )
     return _wrap(rejected, incoming, "claim-rejected")
 
@@ -78,20 +91,44 @@ def _won(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> lis
     level_after_micro = level_before_micro - paid_micro
     invariant(level_after_micro >= 0, "a win never takes more than the level")
     won = jp.JackpotWon(
-        network_id=network.network_id, recorded_at=now, claim_id=data.claim_id, request_id=data.request_id,
-        player_id=data.player_id, operator_id=data.operator_id, pool_id=pool.pool_id, tier=data.tier,
-        currency=network.currency, stake_minor=data.stake_minor, share_ppm=share_ppm(pool.payout, data.stake_minor),
-        amount_minor=amount_minor, level_before_micro=level_before_micro, level_after_micro=level_after_micro,
-        movement=jp.PoolMovement(pool_id=pool.pool_id, opening_micro=level_before_micro, paid_micro=paid_micro, closing_micro=level_after_micro),
+        network_id=network.network_id,
+        recorded_at=now,
+        claim_id=data.claim_id,
+        request_id=data.request_id,
+        player_id=data.player_id,
+        operator_id=data.operator_id,
+        pool_id=pool.pool_id,
+        tier=data.tier,
+        currency=network.currency,
+        stake_minor=data.stake_minor,
+        share_ppm=share_ppm(pool.payout, data.stake_minor),
+        amount_minor=amount_minor,
+        level_before_micro=level_before_micro,
+        level_after_micro=level_after_micro,
+        movement=jp.PoolMovement(
+            pool_id=pool.pool_id,
+            opening_micro=level_before_micro,
+            paid_micro=paid_micro,
+            closing_micro=level_after_micro,
+        ),
     )
     events = [_wrap(won, incoming, "jackpot-won")]
     seed_micro = pool.seed_minor * MICRO_PER_MINOR
     if level_after_micro < seed_micro:
         top_up_micro = seed_micro - level_after_micro
         reseeded = jp.PoolReseeded(
-            network_id=network.network_id, recorded_at=now, pool_id=pool.pool_id, currency=network.currency,
-            seed_micro=top_up_micro, cause_claim_id=data.claim_id,
-            movement=jp.PoolMovement(pool_id=pool.pool_id, opening_micro=level_after_micro, seeds_micro=top_up_micro, closing_micro=seed_micro),
+            network_id=network.network_id,
+            recorded_at=now,
+            pool_id=pool.pool_id,
+            currency=network.currency,
+            seed_micro=top_up_micro,
+            cause_claim_id=data.claim_id,
+            movement=jp.PoolMovement(
+                pool_id=pool.pool_id,
+                opening_micro=level_after_micro,
+                seeds_micro=top_up_micro,
+                closing_micro=seed_micro,
+            ),
         )
         events.append(_wrap(reseeded, incoming, "pool-reseeded"))
     return events
@@ -100,6 +137,10 @@ def _won(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> lis
 def _wrap(data: Any, incoming: Incoming, what: str) -> Envelope[Any]:
     command = incoming.command
     return envelope(
-        data, source=SOURCE, time=broker_time(incoming.broker_ms), id=derived_id(command.data.claim_id, what),
-        correlationid=str(command.data.request_id), causationid=str(command.id),
+        data,
+        source=SOURCE,
+        time=broker_time(incoming.broker_ms),
+        id=derived_id(command.data.claim_id, what),
+        correlationid=str(command.data.request_id),
+        causationid=str(command.id),
     )

@@ -4,6 +4,7 @@ Each emitted event is folded into the state at once (`evolve`), so a claim sees 
 it, and the second of two claims sees the level after the first one's reseed. Runs of consecutive contributions
 become one ContributionsApplied each (at most MAX_CONTRIBUTIONS_PER_EVENT, so a record stays far below 1 MB).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -80,12 +81,16 @@ def _accept_contribution(
 ) -> list[int] | None:
     """Each pool's part of a fresh, valid contribution; None (with a dead letter or a counted repeat) otherwise."""
     data: jp.Contribute = incoming.command.data
-    fingerprint = contribution_fingerprint(data.game, data.player_id, data.operator_id, data.stake_minor, data.breakage_micro)
+    fingerprint = contribution_fingerprint(
+        data.game, data.player_id, data.operator_id, data.stake_minor, data.breakage_micro
+    )
     earlier = state.seen.get(data.contribution_id)
     earlier_fingerprint = earlier.fingerprint if earlier is not None else pending.get(data.contribution_id)
     if earlier_fingerprint is not None:
         if earlier_fingerprint != fingerprint:
-            outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "contribution id reused with other content"))
+            outcome.dead_letters.append(
+                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "contribution id reused with other content")
+            )
         else:
             outcome.repeats += 1
         return None
@@ -109,7 +114,10 @@ def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[s
         return "INVALID_BREAKAGE", f"breakage_micro {data.breakage_micro} is not a sub-cent remainder (0 .. 999,999)"
     expected_micro = network.wager_contribution_micro(data.stake_minor)
     if data.contribution_micro != expected_micro:
-        return "CONTRIBUTION_MISMATCH", f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates"
+        return (
+            "CONTRIBUTION_MISMATCH",
+            f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates",
+        )
     if is_expired(incoming):
         return "EXPIRED", "older than the de-duplication window (or dated in the future)"
     return None
@@ -125,7 +133,9 @@ def _receiver(state: NetworkState, pool_id: str) -> str:
     raise AssertionError("decommission transfers form a cycle")
 
 
-def _flush(state: NetworkState, network: NetworkConfig, run: list[tuple[Incoming, list[int]]], outcome: Outcome) -> None:
+def _flush(
+    state: NetworkState, network: NetworkConfig, run: list[tuple[Incoming, list[int]]], outcome: Outcome
+) -> None:
     if not run:
         return
     added = {pool.pool_id: 0 for pool in network.pools}
@@ -136,28 +146,45 @@ def _flush(state: NetworkState, network: NetworkConfig, run: list[tuple[Incoming
             added[_receiver(state, pool.pool_id)] += part_micro
         applied.append(
             jp.AppliedContribution(
-                contribution_id=data.contribution_id, game=data.game, player_id=data.player_id,
-                operator_id=data.operator_id, stake_minor=data.stake_minor, amount_micro=sum(parts),
+                contribution_id=data.contribution_id,
+                game=data.game,
+                player_id=data.player_id,
+                operator_id=data.operator_id,
+                stake_minor=data.stake_minor,
+                amount_micro=sum(parts),
                 breakage_micro=data.breakage_micro,
             )
         )
     movements = tuple(
-        jp.PoolMovement(pool_id=pool_id, opening_micro=state.level_micro(pool_id), contributions_micro=amount,
-                        closing_micro=state.level_micro(pool_id) + amount)
+        jp.PoolMovement(
+            pool_id=pool_id,
+            opening_micro=state.level_micro(pool_id),
+            contributions_micro=amount,
+            closing_micro=state.level_micro(pool_id) + amount,
+        )
         for pool_id, amount in added.items()
         if amount > 0
     )
     first, last = run[0][0].command.data.contribution_id, run[-1][0].command.data.contribution_id
     now = broker_time(run[-1][0].broker_ms)
     data = jp.ContributionsApplied(
-        network_id=network.network_id, recorded_at=now, currency=network.currency,
-        contributions=tuple(applied), movements=movements,
+        network_id=network.network_id,
+        recorded_at=now,
+        currency=network.currency,
+        contributions=tuple(applied),
+        movements=movements,
     )
-    event = envelope(data, source=SOURCE, time=now, id=derived_id(network.network_id, "contributions-applied", first, last, len(run)))
+    event = envelope(
+        data, source=SOURCE, time=now, id=derived_id(network.network_id, "contributions-applied", first, last, len(run))
+    )
     _emit_all(state, [event], outcome)
 
 
 def _open_missing_pools(state: NetworkState, network: NetworkConfig, broker_ms: int, outcome: Outcome) -> None:
     """A network's pools open at their seed on first use: the seed is operator-funded, recorded as seeds."""
-    events = [admin.opened_event(network, pool, broker_time(broker_ms), None) for pool in network.pools if pool.pool_id not in state.pools]
+    events = [
+        admin.opened_event(network, pool, broker_time(broker_ms), None)
+        for pool in network.pools
+        if pool.pool_id not in state.pools
+    ]
     _emit_all(state, events, outcome)

@@ -4,6 +4,7 @@ It updates the state in place and returns it — the same choice as the wallet's
 one owner per network (the partition's handler), and copying a window of seen ids per event would cost more than the
 whole hot path.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -26,7 +27,11 @@ from services.jackpot.core.state import (
 )
 
 
-_STATUS_COMMAND = {"open": jp.ResumePool.TYPE, "disabled": jp.DisablePool.TYPE, "decommissioned": jp.DecommissionPool.TYPE}
+_STATUS_COMMAND = {
+    "open": jp.ResumePool.TYPE,
+    "disabled": jp.DisablePool.TYPE,
+    "decommissioned": jp.DecommissionPool.TYPE,
+}
 
 
 def evolve(state: NetworkState, event: Envelope[Any]) -> NetworkState:
@@ -55,7 +60,14 @@ def _move(state: NetworkState, movement: jp.PoolMovement) -> None:
     pool.transferred_out_micro += movement.transferred_out_micro
 
 
-def _remember(state: NetworkState, command_id: uuid.UUID, fingerprint: tuple[Any, ...], event: Envelope[Any], recorded_ms: int, keep: bool) -> None:
+def _remember(
+    state: NetworkState,
+    command_id: uuid.UUID,
+    fingerprint: tuple[Any, ...],
+    event: Envelope[Any],
+    recorded_ms: int,
+    keep: bool,
+) -> None:
     seen = state.seen.get(command_id)
     if seen is None:
         state.seen[command_id] = Seen(fingerprint, recorded_ms, (event.id,))
@@ -71,7 +83,9 @@ def _pool_opened(state: NetworkState, event: Envelope[Any], recorded_ms: int) ->
     state.pools[data.pool_id] = PoolState(data.pool_id, data.tier)
     _move(state, data.movement)
     if data.command_id is not None:
-        _remember(state, data.command_id, admin_fingerprint(jp.OpenPool.TYPE, data.pool_id), event, recorded_ms, keep=True)
+        _remember(
+            state, data.command_id, admin_fingerprint(jp.OpenPool.TYPE, data.pool_id), event, recorded_ms, keep=True
+        )
 
 
 def _contributions_applied(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
@@ -83,7 +97,9 @@ def _contributions_applied(state: NetworkState, event: Envelope[Any], recorded_m
         "a batch's movements must add up to its contributions",
     )
     for item in data.contributions:
-        fingerprint = contribution_fingerprint(item.game, item.player_id, item.operator_id, item.stake_minor, item.breakage_micro)
+        fingerprint = contribution_fingerprint(
+            item.game, item.player_id, item.operator_id, item.stake_minor, item.breakage_micro
+        )
         invariant(item.contribution_id not in state.seen, "a contribution applied twice")
         state.seen[item.contribution_id] = Seen(fingerprint, recorded_ms, (event.id,))
         liability = state.liability_by_operator.setdefault(item.operator_id or NO_OPERATOR, OperatorLiability())

@@ -1,4 +1,5 @@
 """What the core takes in and gives back: decoded commands with their broker time, events and dead letters."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,5 @@
 """The pure money rules of a pool: each pool's share of a wager, and what a claim takes from a level."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

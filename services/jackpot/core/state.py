@@ -1,6 +1,7 @@
 """A network's state: pool levels in micro-units, totals, operator liability and the de-duplication memory (command
 ids seen inside the window, with the events that answered them). `core/evolve.py` is the one fold that changes it.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -76,7 +77,9 @@ class NetworkState:
 NO_OPERATOR = "-"
 
 
-def contribution_fingerprint(game: str, player_id: str, operator_id: str | None, stake_minor: int, breakage_micro: int) -> tuple[Any, ...]:
+def contribution_fingerprint(
+    game: str, player_id: str, operator_id: str | None, stake_minor: int, breakage_micro: int
+) -> tuple[Any, ...]:
     return ("contribution", game, player_id, operator_id, stake_minor, breakage_micro)
 
 

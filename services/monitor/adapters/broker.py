@@ -3,6 +3,7 @@
 Read with kafka-python in a worker thread every few seconds (bounded: the groups and `.dlq` topics under this
 deployment's prefix); when the broker cannot be reached the page says so instead of showing stale figures.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,16 +47,20 @@ def refresh(figures: BrokerFigures, bootstrap: str, prefix: str) -> None:
 
 
 def _lags(admin, reader, prefix: str) -> dict[str, int]:
-    groups = sorted(g["group_id"] for g in admin.list_groups()
-                    if g["group_id"].startswith(prefix) and g["group_id"][len(prefix):].startswith("reelstream-"))
+    groups = sorted(
+        g["group_id"]
+        for g in admin.list_groups()
+        if g["group_id"].startswith(prefix) and g["group_id"][len(prefix) :].startswith("reelstream-")
+    )
     lags = {}
     for group in groups[:MAX_GROUPS]:
         committed = admin.list_group_offsets({group: None}).get(group, {})
         if not committed:
             continue
         ends = reader.end_offsets(list(committed))
-        lags[group[len(prefix):]] = sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items()
-                                        if meta.offset >= 0)
+        lags[group[len(prefix) :]] = sum(
+            max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0
+        )
     return lags
 
 
@@ -73,7 +78,7 @@ def _count_dead_letters(figures: BrokerFigures, reader, prefix: str) -> None:
         for record in batch:
             headers = dict(record.headers or ())
             reason = headers.get(dead_letters.REASON, b"(no reason header)").decode(errors="replace")[:80]
-            figures.dead_letters[(record.topic[len(prefix):], reason)] += 1
+            figures.dead_letters[(record.topic[len(prefix) :], reason)] += 1
             figures._dlq_next[TopicPartition(record.topic, record.partition)] = record.offset + 1
 
 
@@ -82,5 +87,9 @@ def last_audit(path: Path) -> dict | None:
     if not path.exists():
         return None
     body = json.loads(path.read_text())
-    return {"discrepancies": body.get("discrepancy_count"), "counts": body.get("counts", {}),
-            "written_ms": int(path.stat().st_mtime * 1000), "path": str(path)}
+    return {
+        "discrepancies": body.get("discrepancy_count"),
+        "counts": body.get("counts", {}),
+        "written_ms": int(path.stat().st_mtime * 1000),
+        "path": str(path),
+    }

@@ -1,5 +1,6 @@
 """What the monitor's process knows besides its tables: readiness, input positions (for its own lag), counts of
 records read, the broker figures, and the subscribers of its live pushes."""
+
 from __future__ import annotations
 
 import asyncio

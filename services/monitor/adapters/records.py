@@ -1,6 +1,7 @@
 """Kafka records of the three topics the monitor reads → facts. A record its topic's owner did not write, or one that
 does not decode, is counted and skipped — never applied (the services and the projector dead-letter such records;
 the monitor only reads)."""
+
 from __future__ import annotations
 
 from collections import Counter

@@ -1,6 +1,7 @@
 """The monitor's faust tables (in-memory store, one compacted changelog each, windows over broker time) and how a
 planned batch is applied to them. Every table uses the key partitioner for its changelog: a key's writes stay in
 order on one changelog partition whichever input partition they came from, so recovery ends at its last value."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -44,29 +45,33 @@ class MonitorTables:
                 table[update.key] = update.op(table.get(update.key) or None)
                 continue
             at = _At(BrokerTime(at=update.bucket_ms / 1000))
-            self.windowed[update.table][update.key].apply(lambda current, _value, op=update.op: op(current or None),
-                                                          None, event=at)
+            self.windowed[update.table][update.key].apply(
+                lambda current, _value, op=update.op: op(current or None), None, event=at
+            )
         return planned
 
     def dump(self) -> dict[str, dict]:
         """Every table as the fresh fold keys it (window tables by (key, window start ms))."""
         out = {name: {key: value for key, value in table.items() if value} for name, table in self.plain.items()}
         for name, wrapper in self.windowed.items():
-            out[name] = {(key, round(window[0] * 1000)): value for (key, window), value in wrapper.table.data.items()
-                         if value}
+            out[name] = {
+                (key, round(window[0] * 1000)): value for (key, window), value in wrapper.table.data.items() if value
+            }
         return out
 
 
 def declare_tables(app: faust.App) -> MonitorTables:
-    options = dict(default=dict, use_partitioner=True,
-                   partitions=CHANGELOG_PARTITIONS)
+    options = dict(default=dict, use_partitioner=True, partitions=CHANGELOG_PARTITIONS)
     tables = MonitorTables()
     for name in PLAIN_TABLES:
         tables.plain[name] = app.Table(name, help=f"monitor {name}", **options)
     for name, spec in WINDOW_TABLES.items():
         table = app.Table(name, help=f"monitor {name} windows", **options)
         expires = timedelta(seconds=spec.keep_s)
-        windowed = (table.tumbling(spec.size_s, expires=expires) if spec.step_s == spec.size_s
-                    else table.hopping(spec.size_s, spec.step_s, expires=expires))
+        windowed = (
+            table.tumbling(spec.size_s, expires=expires)
+            if spec.step_s == spec.size_s
+            else table.hopping(spec.size_s, spec.step_s, expires=expires)
+        )
         tables.windowed[name] = windowed.relative_to_field(BrokerTime.at)
     return tables

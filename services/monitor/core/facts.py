@@ -3,6 +3,7 @@
 A fact carries where it was read (partition, offset) so every table update is idempotent under redelivery, and the
 record's broker time (LogAppendTime) so windows are the same on a rebuild as live.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,11 +54,17 @@ NO_OPERATOR = "-"
 def spin_fact(data: SpinSettled, at: Position) -> SpinFact:
     """A settled spin; its latency runs from the request's broker time (when the spin recorded it) to the answer's."""
     latency = None if data.accepted_at is None else max(0, at.broker_ms - epoch_ms(data.accepted_at))
-    return SpinFact(at=at, game=data.game, stake_minor=data.stake_minor, currency=data.currency,
-                    operator_id=data.operator_id or NO_OPERATOR, house_win_minor=data.house_win_minor,
-                    pool_win_minor=data.jackpot_win_minor,
-                    return_micro=spin_return_micro(data),
-                    latency_ms=latency)
+    return SpinFact(
+        at=at,
+        game=data.game,
+        stake_minor=data.stake_minor,
+        currency=data.currency,
+        operator_id=data.operator_id or NO_OPERATOR,
+        house_win_minor=data.house_win_minor,
+        pool_win_minor=data.jackpot_win_minor,
+        return_micro=spin_return_micro(data),
+        latency_ms=latency,
+    )
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,14 @@ class MeterFact:
 
 
 def meter_fact(data: JackpotMeter, at: Position) -> MeterFact:
-    return MeterFact(at=at, pool_id=data.pool_id, network_id=data.network_id, currency=data.currency,
-                     level_minor=data.level_minor, as_of_ms=epoch_ms(data.as_of))
+    return MeterFact(
+        at=at,
+        pool_id=data.pool_id,
+        network_id=data.network_id,
+        currency=data.currency,
+        level_minor=data.level_minor,
+        as_of_ms=epoch_ms(data.as_of),
+    )
 
 
 @dataclass(frozen=True)
@@ -115,15 +128,34 @@ class WinFact:
 
 
 def win_fact(data: JackpotWon, at: Position) -> WinFact:
-    return WinFact(at=at, claim_id=str(data.claim_id), network_id=data.network_id, pool_id=data.pool_id,
-                   tier=data.tier, player_id=data.player_id, operator_id=data.operator_id or NO_OPERATOR,
-                   currency=data.currency, stake_minor=data.stake_minor, share_ppm=data.share_ppm,
-                   amount_minor=data.amount_minor, recorded_at_ms=epoch_ms(data.recorded_at))
+    return WinFact(
+        at=at,
+        claim_id=str(data.claim_id),
+        network_id=data.network_id,
+        pool_id=data.pool_id,
+        tier=data.tier,
+        player_id=data.player_id,
+        operator_id=data.operator_id or NO_OPERATOR,
+        currency=data.currency,
+        stake_minor=data.stake_minor,
+        share_ppm=data.share_ppm,
+        amount_minor=data.amount_minor,
+        recorded_at_ms=epoch_ms(data.recorded_at),
+    )
 
 
 def movement_facts(event_id: str, data, at: Position) -> list[MovementFact]:
     """The movements of a pool-moving jackpot event (one, or several for a batch or a decommissioning)."""
     movements = getattr(data, "movements", None) or ((data.movement,) if hasattr(data, "movement") else ())
-    return [MovementFact(at=at, event_id=event_id, network_id=data.network_id, pool_id=m.pool_id,
-                         opening_micro=m.opening_micro, closing_micro=m.closing_micro, balanced=m.balanced())
-            for m in movements]
+    return [
+        MovementFact(
+            at=at,
+            event_id=event_id,
+            network_id=data.network_id,
+            pool_id=m.pool_id,
+            opening_micro=m.opening_micro,
+            closing_micro=m.closing_micro,
+            balanced=m.balanced(),
+        )
+        for m in movements
+    ]

@@ -4,6 +4,7 @@ Every value carries `pos`, the last offset it applied per source partition: a fa
 already (at-least-once redelivery after a crash) and changes nothing. The faust tables and `MonitorFold` (a fresh
 fold of the topics, for tests and rebuild checks) call the same functions, so they cannot disagree.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -18,8 +19,9 @@ RECENT_IDS = 1_024
 RECENT_POOL_EVENTS = 16
 
 
-def _applying(value: dict | None, empty: Callable[[], dict], facts: Iterable[Any],
-              add: Callable[[dict, Any], None]) -> dict:
+def _applying(
+    value: dict | None, empty: Callable[[], dict], facts: Iterable[Any], add: Callable[[dict, Any], None]
+) -> dict:
     """A copy of `value` with every fact it has not applied yet added, in order."""
     value = _copy(value) if value else {**empty(), "pos": {}}
     for fact in facts:
@@ -32,13 +34,23 @@ def _applying(value: dict | None, empty: Callable[[], dict], facts: Iterable[Any
 
 
 def _copy(value: dict) -> dict:
-    return {key: (dict(item) if isinstance(item, dict) else list(item) if isinstance(item, list) else item)
-            for key, item in value.items()}
+    return {
+        key: (dict(item) if isinstance(item, dict) else list(item) if isinstance(item, list) else item)
+        for key, item in value.items()
+    }
 
 
 def empty_stats() -> dict:
-    return {"spins": 0, "wagered_minor": 0, "house_win_minor": 0, "pool_win_minor": 0, "hits": 0, "return_micro": 0,
-            "stake_sq_minor": 0, "latency": {}}
+    return {
+        "spins": 0,
+        "wagered_minor": 0,
+        "house_win_minor": 0,
+        "pool_win_minor": 0,
+        "hits": 0,
+        "return_micro": 0,
+        "stake_sq_minor": 0,
+        "latency": {},
+    }
 
 
 def _add_spin(stats: dict, fact: SpinFact) -> None:
@@ -59,8 +71,15 @@ def add_spins(value: dict | None, facts: Iterable[SpinFact]) -> dict:
 
 def merge_stats(into: dict, other: dict) -> None:
     """Sum window or cell stats (for pages that add cells up); `pos` is not summed."""
-    for key in ("spins", "wagered_minor", "house_win_minor", "pool_win_minor", "hits", "return_micro",
-                "stake_sq_minor"):
+    for key in (
+        "spins",
+        "wagered_minor",
+        "house_win_minor",
+        "pool_win_minor",
+        "hits",
+        "return_micro",
+        "stake_sq_minor",
+    ):
         into[key] += other[key]
     latency.merge(into["latency"], other["latency"])
 
@@ -80,26 +99,50 @@ def test_cell(value: dict | None, facts: Iterable[SpinFact], par: ParFigures) ->
 def count_rejections(value: dict | None, facts: Iterable[RejectionFact]) -> dict:
     def add(state: dict, fact: RejectionFact) -> None:
         state["count"] += 1
+
     return _applying(value, lambda: {"count": 0}, facts, add)
 
 
 def set_meter(value: dict | None, facts: Iterable[MeterFact]) -> dict:
     def add(state: dict, fact: MeterFact) -> None:
-        state.update(pool_id=fact.pool_id, network_id=fact.network_id, currency=fact.currency,
-                     level_minor=fact.level_minor, as_of_ms=fact.as_of_ms, broker_ms=fact.at.broker_ms)
+        state.update(
+            pool_id=fact.pool_id,
+            network_id=fact.network_id,
+            currency=fact.currency,
+            level_minor=fact.level_minor,
+            as_of_ms=fact.as_of_ms,
+            broker_ms=fact.at.broker_ms,
+        )
+
     return _applying(value, dict, facts, add)
 
 
 def add_wins(value: dict | None, facts: Iterable[WinFact]) -> dict:
     """The last RECENT_WINS wins of a network, newest first; a win redelivered under another offset counts once."""
+
     def add(state: dict, fact: WinFact) -> None:
         if any(win["claim_id"] == fact.claim_id for win in state["wins"]):
             return
-        win = {name: getattr(fact, name) for name in ("claim_id", "network_id", "pool_id", "tier", "player_id",
-                                                       "operator_id", "currency", "stake_minor", "share_ppm",
-                                                       "amount_minor", "recorded_at_ms")}
-        state["wins"] = sorted([win, *state["wins"]], key=lambda w: (w["recorded_at_ms"], w["claim_id"]),
-                               reverse=True)[:RECENT_WINS]
+        win = {
+            name: getattr(fact, name)
+            for name in (
+                "claim_id",
+                "network_id",
+                "pool_id",
+                "tier",
+                "player_id",
+                "operator_id",
+                "currency",
+                "stake_minor",
+                "share_ppm",
+                "amount_minor",
+                "recorded_at_ms",
+            )
+        }
+        state["wins"] = sorted([win, *state["wins"]], key=lambda w: (w["recorded_at_ms"], w["claim_id"]), reverse=True)[
+            :RECENT_WINS
+        ]
+
     return _applying(value, lambda: {"wins": []}, facts, add)
 
 
@@ -119,8 +162,9 @@ def book_pool(value: dict | None, facts: Iterable[MovementFact]) -> tuple[dict, 
         state["recent"] = [*state["recent"], fact.event_id][-RECENT_POOL_EVENTS:]
         state["drifts"] += len([d for d in drifts if d[0] is fact])
 
-    return _applying(value, lambda: {"closing_micro": None, "network_id": "", "recent": [], "drifts": 0},
-                     facts, add), drifts
+    return _applying(
+        value, lambda: {"closing_micro": None, "network_id": "", "recent": [], "drifts": 0}, facts, add
+    ), drifts
 
 
 def drop_copies(value: dict | None, facts: list) -> tuple[dict, list]:

@@ -1,4 +1,5 @@
 """Spin latency as a bounded log-scale histogram (mergeable across batches and partitions) and its percentiles."""
+
 from __future__ import annotations
 
 import bisect

@@ -1,4 +1,5 @@
 """What the par sheet promises per game, as the monitor's statistics need it (loaded by an adapter)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,6 @@
 """A batch of facts → the table updates it makes, and the alerts they raise (pure; the faust app and the fresh
 fold both apply these updates, so a rebuilt table equals a fresh fold of the events)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -68,17 +69,26 @@ def _tested(group: list[SpinFact], par: ParFigures, planned: Planned) -> Callabl
         state, crossings = fold.test_cell(value, group, par)
         planned.crossings.extend(crossings)
         return state
+
     return op
 
 
 def plan_meters(facts: list[MeterFact]) -> Planned:
-    return Planned([Update("levels", pool, lambda v, g=group: fold.set_meter(v, g))
-                    for pool, group in _grouped(facts, lambda f: f.pool_id).items()])
+    return Planned(
+        [
+            Update("levels", pool, lambda v, g=group: fold.set_meter(v, g))
+            for pool, group in _grouped(facts, lambda f: f.pool_id).items()
+        ]
+    )
 
 
 def plan_jackpot_events(wins: list[WinFact], movements: list[MovementFact]) -> Planned:
-    planned = Planned([Update("wins", network, lambda v, g=group: fold.add_wins(v, g))
-                       for network, group in _grouped(wins, lambda f: f.network_id).items()])
+    planned = Planned(
+        [
+            Update("wins", network, lambda v, g=group: fold.add_wins(v, g))
+            for network, group in _grouped(wins, lambda f: f.network_id).items()
+        ]
+    )
     for pool, group in _grouped(movements, lambda f: f.pool_id).items():
         planned.updates.append(Update("pools", pool, _booked(group, planned)))
     return planned
@@ -89,6 +99,7 @@ def _booked(group: list[MovementFact], planned: Planned) -> Callable[[dict | Non
         state, drifts = fold.book_pool(value, group)
         planned.drifts.extend(drifts)
         return state
+
     return op
 
 

@@ -1,4 +1,5 @@
 """Observed RTP of a window or a cell with its confidence interval from the par sheet's σ, and GGR (statistics)."""
+
 from __future__ import annotations
 
 import math
@@ -22,11 +23,17 @@ def summary(stats: dict, stake_minor: int | None, par: ParFigures | None) -> dic
     half = None if par is None or n_eff == 0 else Z_99 * par.sd / math.sqrt(n_eff)
     inside = None if rtp is None or half is None else abs(rtp - par.rtp) <= half
     return {
-        "spins": spins, "wagered_minor": wagered, "house_win_minor": stats["house_win_minor"],
-        "pool_win_minor": stats["pool_win_minor"], "hits": stats["hits"],
+        "spins": spins,
+        "wagered_minor": wagered,
+        "house_win_minor": stats["house_win_minor"],
+        "pool_win_minor": stats["pool_win_minor"],
+        "hits": stats["hits"],
         "hit_rate": stats["hits"] / spins if spins else None,
         "ggr_minor": wagered - stats["house_win_minor"] - stats["pool_win_minor"],
-        "rtp": rtp, "rtp_low": None if half is None or rtp is None else rtp - half,
+        "rtp": rtp,
+        "rtp_low": None if half is None or rtp is None else rtp - half,
         "rtp_high": None if half is None or rtp is None else rtp + half,
-        "par_rtp": None if par is None else par.rtp, "par_inside": inside, "stake_minor": stake_minor,
+        "par_rtp": None if par is None else par.rtp,
+        "par_inside": inside,
+        "stake_minor": stake_minor,
     }

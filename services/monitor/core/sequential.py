@@ -11,6 +11,7 @@ Bernstein correction for how far one spin can push S on that side: c = μ/3 belo
 c = max_win/3 above, where one rare big win may jump by thousands of stakes; the upper side also counts each return
 at most max_win. Many cells: α = α_family / (2 · MAX_CELLS) (Bonferroni over both sides of every cell there may be).
 """
+
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
 """What the pages show, from table values (pure): networks with their pools, the share table of a stake, the ops
 figures (spins/s, latency percentiles, RTP per game against its band)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -20,27 +21,51 @@ def networks_view(networks: tuple[NetworkConfig, ...], levels: dict[str, dict], 
         pools = []
         for pool in network.pools:
             level = levels.get(pool.pool_id) or {}
-            pools.append({"pool_id": pool.pool_id, "name": pool.name, "tier": pool.tier, "currency": network.currency,
-                          "seed_minor": pool.seed_minor, "level_minor": level.get("level_minor"),
-                          "as_of_ms": level.get("as_of_ms")})
-        out.append({"network_id": network.network_id, "name": network.name, "currency": network.currency,
-                    "games": list(network.games), "pools": pools,
-                    "wins": (wins.get(network.network_id) or {}).get("wins", [])})
+            pools.append(
+                {
+                    "pool_id": pool.pool_id,
+                    "name": pool.name,
+                    "tier": pool.tier,
+                    "currency": network.currency,
+                    "seed_minor": pool.seed_minor,
+                    "level_minor": level.get("level_minor"),
+                    "as_of_ms": level.get("as_of_ms"),
+                }
+            )
+        out.append(
+            {
+                "network_id": network.network_id,
+                "name": network.name,
+                "currency": network.currency,
+                "games": list(network.games),
+                "pools": pools,
+                "wins": (wins.get(network.network_id) or {}).get("wins", []),
+            }
+        )
     return out
 
 
-def share_table(network: NetworkConfig, fixed_hundredths: dict[str, int], levels: dict[str, dict],
-                stake_minor: int) -> list[dict]:
+def share_table(
+    network: NetworkConfig, fixed_hundredths: dict[str, int], levels: dict[str, dict], stake_minor: int
+) -> list[dict]:
     """Per tier at this stake: the fixed prize, the share of the pool and what that share of the level pays now."""
     rows = []
     for pool in network.pools:
         level_minor = (levels.get(pool.pool_id) or {}).get("level_minor")
-        pool_part = (None if level_minor is None
-                     else payout_minor(pool.payout, level_minor * MICRO_PER_MINOR, stake_minor))
+        pool_part = (
+            None if level_minor is None else payout_minor(pool.payout, level_minor * MICRO_PER_MINOR, stake_minor)
+        )
         fixed = fixed_hundredths.get(pool.tier, 0) * stake_minor // 100
-        rows.append({"tier": pool.tier, "name": pool.name, "fixed_minor": fixed,
-                     "share_ppm": share_ppm(pool.payout, stake_minor), "pool_part_minor": pool_part,
-                     "total_minor": None if pool_part is None else fixed + pool_part})
+        rows.append(
+            {
+                "tier": pool.tier,
+                "name": pool.name,
+                "fixed_minor": fixed,
+                "share_ppm": share_ppm(pool.payout, stake_minor),
+                "pool_part_minor": pool_part,
+                "total_minor": None if pool_part is None else fixed + pool_part,
+            }
+        )
     return rows
 
 
@@ -81,6 +106,7 @@ def cells_view(windows: dict, pars: dict[str, ParFigures]) -> list[dict]:
     rows = []
     for (cell, start_ms), value in sorted(windows.items(), key=lambda item: -item[0][1]):
         parts = split_cell(cell)
-        rows.append({**parts, "window_start_ms": start_ms,
-                     **summary(value, parts["stake_minor"], pars.get(parts["game"]))})
+        rows.append(
+            {**parts, "window_start_ms": start_ms, **summary(value, parts["stake_minor"], pars.get(parts["game"]))}
+        )
     return rows

@@ -1,4 +1,5 @@
 """The monitor's time windows over broker time: which windows hold an instant, and which instants share them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

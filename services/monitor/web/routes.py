@@ -1,5 +1,6 @@
 """Routes of the monitor's web server: `/` meters, `/ops`, their JSON under `/api/`, `/events/*` (SSE), `/metrics`,
 `/health`, `/ready`. Pages are static files; everything they show comes from the JSON and the pushes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -33,11 +34,19 @@ def install_web(app, tables, live, pars, settings) -> None:
     def meters_body(stake_minor: int) -> dict:
         dm = next(n for n in networks if n.network_id == "diamond-mystery")
         levels = dict(tables.plain["levels"].items())
-        return {"ready": live.ready, "broker_reachable": live.broker.reachable, "now_ms": _now_ms(),
-                "networks": views.networks_view(networks, levels, dict(tables.plain["wins"].items())),
-                "share_table": {"network_id": dm.network_id, "currency": dm.currency, "stake_minor": stake_minor,
-                                "stakes_minor": list(rising.stakes_minor),
-                                "rows": views.share_table(dm, fixed, levels, stake_minor)}}
+        return {
+            "ready": live.ready,
+            "broker_reachable": live.broker.reachable,
+            "now_ms": _now_ms(),
+            "networks": views.networks_view(networks, levels, dict(tables.plain["wins"].items())),
+            "share_table": {
+                "network_id": dm.network_id,
+                "currency": dm.currency,
+                "stake_minor": stake_minor,
+                "stakes_minor": list(rising.stakes_minor),
+                "rows": views.share_table(dm, fixed, levels, stake_minor),
+            },
+        }
 
     def ops_body() -> dict:
         now = _now_ms()
@@ -46,19 +55,31 @@ def install_web(app, tables, live, pars, settings) -> None:
         # A transaction's commit marker takes the last offset of a partition: one offset there is not a record.
         lag_records = sum(max(0, (_highwater(app, tp) or 0) - nxt - 1) for tp, nxt in live.next_offset.items())
         tests = {cell: value for cell, value in tables.plain["rtp_test"].items() if value}
-        return {**body, "ready": live.ready, "now_ms": now, "broker_reachable": live.broker.reachable,
-                "broker_error": live.broker.error, "broker_checked_ms": live.broker.checked_ms,
-                "lag_by_group": live.broker.lag_by_group, "monitor_lag_records": lag_records,
-                "monitor_lag_s": _lag_s(live, now) if lag_records else 0.0,
-                "dead_letters": [{"topic": t, "reason": r, "count": c} for (t, r), c in
-                                 sorted(live.broker.dead_letters.items())],
-                "rejections": {code: v["count"] for code, v in sorted(tables.plain["rejections"].items()) if v},
-                "records_read": dict(live.records), "skipped": dict(records.skipped), "alerts_sent": live.alerts_sent,
-                "rtp_tests": [{**split_cell(cell), "spins": v["spins"], "low_at": v["low_at"], "high_at": v["high_at"]}
-                              for cell, v in sorted(tests.items())],
-                "family_alpha": sequential.ALPHA_FAMILY,
-                "pools_drifted": {p: v["drifts"] for p, v in tables.plain["pools"].items() if v and v["drifts"]},
-                "last_audit": last_audit(audit_path)}
+        return {
+            **body,
+            "ready": live.ready,
+            "now_ms": now,
+            "broker_reachable": live.broker.reachable,
+            "broker_error": live.broker.error,
+            "broker_checked_ms": live.broker.checked_ms,
+            "lag_by_group": live.broker.lag_by_group,
+            "monitor_lag_records": lag_records,
+            "monitor_lag_s": _lag_s(live, now) if lag_records else 0.0,
+            "dead_letters": [
+                {"topic": t, "reason": r, "count": c} for (t, r), c in sorted(live.broker.dead_letters.items())
+            ],
+            "rejections": {code: v["count"] for code, v in sorted(tables.plain["rejections"].items()) if v},
+            "records_read": dict(live.records),
+            "skipped": dict(records.skipped),
+            "alerts_sent": live.alerts_sent,
+            "rtp_tests": [
+                {**split_cell(cell), "spins": v["spins"], "low_at": v["low_at"], "high_at": v["high_at"]}
+                for cell, v in sorted(tests.items())
+            ],
+            "family_alpha": sequential.ALPHA_FAMILY,
+            "pools_drifted": {p: v["drifts"] for p, v in tables.plain["pools"].items() if v and v["drifts"]},
+            "last_audit": last_audit(audit_path),
+        }
 
     def stake_of(request) -> int:
         wanted = request.query.get("stake", "")
@@ -98,14 +119,24 @@ def install_web(app, tables, live, pars, settings) -> None:
 
         async def get(self, request: web.Request) -> web.Response:
             dump = tables.dump()
-            return self.json({name: [[_json_key(k), v] for k, v in sorted(t.items(), key=lambda kv: str(kv[0]))]
-                              for name, t in dump.items()})
+            return self.json(
+                {
+                    name: [[_json_key(k), v] for k, v in sorted(t.items(), key=lambda kv: str(kv[0]))]
+                    for name, t in dump.items()
+                }
+            )
 
     @app.page("/health")
     class Health(web.View):
         async def get(self, request: web.Request) -> web.Response:
-            return self.json({"status": "ok", "ready": live.ready, "broker_reachable": live.broker.reachable,
-                              "uptime_s": round(time.monotonic() - live.started_monotonic, 1)})
+            return self.json(
+                {
+                    "status": "ok",
+                    "ready": live.ready,
+                    "broker_reachable": live.broker.reachable,
+                    "uptime_s": round(time.monotonic() - live.started_monotonic, 1),
+                }
+            )
 
     @app.page("/ready")
     class Ready(web.View):
@@ -128,8 +159,11 @@ def _now_ms() -> int:
 
 
 def _windows(tables, name: str) -> dict:
-    return {(key, round(window[0] * 1000)): value for (key, window), value in tables.windowed[name].table.data.items()
-            if value}
+    return {
+        (key, round(window[0] * 1000)): value
+        for (key, window), value in tables.windowed[name].table.data.items()
+        if value
+    }
 
 
 def _highwater(app, tp: tuple[str, int]) -> int | None:
@@ -180,19 +214,23 @@ def _label(value: str) -> str:
 
 
 def _prometheus(ops: dict) -> str:
-    lines = [f"reelstream_monitor_ready {int(ops['ready'])}",
-             f"reelstream_monitor_broker_reachable {int(bool(ops['broker_reachable']))}",
-             f"reelstream_monitor_spins_per_second {ops['spins_per_s']}",
-             f"reelstream_monitor_lag_records {ops['monitor_lag_records']}",
-             f"reelstream_monitor_alerts_sent_total {ops['alerts_sent']}"]
+    lines = [
+        f"reelstream_monitor_ready {int(ops['ready'])}",
+        f"reelstream_monitor_broker_reachable {int(bool(ops['broker_reachable']))}",
+        f"reelstream_monitor_spins_per_second {ops['spins_per_s']}",
+        f"reelstream_monitor_lag_records {ops['monitor_lag_records']}",
+        f"reelstream_monitor_alerts_sent_total {ops['alerts_sent']}",
+    ]
     for quantile, key in (("0.5", "latency_p50_ms"), ("0.99", "latency_p99_ms")):
         if ops[key] is not None:
             lines.append(f'reelstream_spin_latency_ms{{quantile="{quantile}"}} {ops[key]}')
     lines += [f'reelstream_records_read_total{{topic="{t}"}} {n}' for t, n in ops["records_read"].items()]
     lines += [f'reelstream_consumer_lag_records{{group="{g}"}} {n}' for g, n in ops["lag_by_group"].items()]
     lines += [f'reelstream_spin_rejections_total{{code="{c}"}} {n}' for c, n in ops["rejections"].items()]
-    lines += [f'reelstream_dead_letters_total{{topic="{_label(d["topic"])}",reason="{_label(d["reason"])}"}} '
-              f'{d["count"]}' for d in ops["dead_letters"]]
+    lines += [
+        f'reelstream_dead_letters_total{{topic="{_label(d["topic"])}",reason="{_label(d["reason"])}"}} {d["count"]}'
+        for d in ops["dead_letters"]
+    ]
     for game, rtp in ops["rtp_by_game"].items():
         if rtp["rtp"] is not None:
             lines.append(f'reelstream_observed_rtp{{game="{game}"}} {rtp["rtp"]}')

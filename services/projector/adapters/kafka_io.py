@@ -1,4 +1,5 @@
 """aiokafka for the projector: a partition-assigned consumer (no group: positions live in Postgres) and the DLQ path."""
+
 from __future__ import annotations
 
 import asyncio
@@ -60,8 +61,11 @@ def _describe_partitions(bootstrap: str, topics: list[str], role: str) -> list[T
         if missing:
             raise RuntimeError(f"topics {missing} do not exist (run `reelstream topics create`)")
         described = {entry["name"]: entry for entry in admin.describe_topics(topics)}
-        return [TopicPartition(topic, index) for topic in topics
-                for index in sorted(p["partition_index"] for p in described[topic]["partitions"])]
+        return [
+            TopicPartition(topic, index)
+            for topic in topics
+            for index in sorted(p["partition_index"] for p in described[topic]["partitions"])
+        ]
     finally:
         admin.close()
 
@@ -84,8 +88,12 @@ def meta_of(record: Any) -> RecordMeta:
 
 
 async def fold_records(
-    records: list[Any], dlq: AIOKafkaProducer, batch: Batch, refuse_types: frozenset[str] = frozenset(),
-    pool: Executor | None = None, topic_prefix: str = "",
+    records: list[Any],
+    dlq: AIOKafkaProducer,
+    batch: Batch,
+    refuse_types: frozenset[str] = frozenset(),
+    pool: Executor | None = None,
+    topic_prefix: str = "",
 ) -> None:
     """Decode records into the batch (in worker processes when a pool is given, else in chunks here, yielding to the
     event loop between them); send undecodable ones to `<topic>.dlq`, quarantine those their topic's owner did not
@@ -98,10 +106,12 @@ async def fold_records(
             untrusted[index] = problem
     trusted = [record for index, record in enumerate(records) if index not in untrusted]
     raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in trusted]
-    chunks = [raw[start:start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
+    chunks = [raw[start : start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
     if pool is not None:
         loop = asyncio.get_running_loop()
-        results = await asyncio.gather(*(loop.run_in_executor(pool, decode_rows, chunk, refuse_types) for chunk in chunks))
+        results = await asyncio.gather(
+            *(loop.run_in_executor(pool, decode_rows, chunk, refuse_types) for chunk in chunks)
+        )
     else:
         results = []
         for chunk in chunks:
@@ -117,10 +127,12 @@ async def fold_records(
             if kind == "event":
                 batch.add_rows(first, second, record.topic, record.partition, record.offset)
                 continue
-            letter = records_module.undecodable(logical, record.topic, record, DecodeError(first, second),
-                                                consumer=CONSUMER_NAME)
-        pending.append(await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key,
-                                      headers=letter.headers))
+            letter = records_module.undecodable(
+                logical, record.topic, record, DecodeError(first, second), consumer=CONSUMER_NAME
+            )
+        pending.append(
+            await dlq.send(topic_prefix + letter.topic, value=letter.value, key=letter.key, headers=letter.headers)
+        )
         observability.produced(topic_prefix + letter.topic, letter.value, letter.headers)
         batch.add_dead_letter(meta_of(record))
     if pending:
@@ -129,7 +141,7 @@ async def fold_records(
 
 def _logical(topic: str, prefix: str) -> str:
     """The contract name of a deployment's topic (the trust check and the DLQ names read contract names)."""
-    return topic[len(prefix):] if prefix and topic.startswith(prefix) else topic
+    return topic[len(prefix) :] if prefix and topic.startswith(prefix) else topic
 
 
 def decode_pool(workers: int) -> Executor | None:

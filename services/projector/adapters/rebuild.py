@@ -1,5 +1,6 @@
 """Rebuild: fold every event from the earliest offsets into a fresh physical schema while the live projector keeps
 serving, then switch readers and the live projector to it in one transaction."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,8 +11,16 @@ from datetime import datetime
 
 from services.projector.adapters import kafka_io
 from services.projector.adapters.runner import Hook, Progress, Projector, ProjectorConfig, connect, reached
-from services.projector.adapters.schema import (active_schema, create_fresh, defer_indexes, ensure_control, quoted,
-                                                restore_indexes, schema_name_at, set_active)
+from services.projector.adapters.schema import (
+    active_schema,
+    create_fresh,
+    defer_indexes,
+    ensure_control,
+    quoted,
+    restore_indexes,
+    schema_name_at,
+    set_active,
+)
 from services.projector.adapters.store import Positions, load_positions
 
 
@@ -37,7 +46,9 @@ async def end_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
     await kafka.start()
     try:
         partitions = await kafka_io.partitions_of(bootstrap, topics)
-        kafka.assign(partitions)  # fetches their leaders now: unassigned, each look-up retried on stale metadata (~0.5 s)
+        kafka.assign(
+            partitions
+        )  # fetches their leaders now: unassigned, each look-up retried on stale metadata (~0.5 s)
         ends = await kafka.end_offsets(partitions)
         return {(tp.topic, tp.partition): offset for tp, offset in ends.items()}
     finally:
@@ -66,8 +77,14 @@ async def _create(conn, schema: str) -> list[str]:
     return await defer_indexes(conn, schema)
 
 
-async def rebuild(config: ProjectorConfig, now: datetime, *, keep_previous: bool = False,
-                  on_batch: Hook | None = None, on_phase=lambda phase, detail: None) -> RebuildResult:
+async def rebuild(
+    config: ProjectorConfig,
+    now: datetime,
+    *,
+    keep_previous: bool = False,
+    on_batch: Hook | None = None,
+    on_phase=lambda phase, detail: None,
+) -> RebuildResult:
     """Fill proj_<now> up to the end offsets seen at start, build its indexes, catch up to the live positions under
     the switch lock, then point projector_control.active and the projection views at it (one transaction)."""
     builders = await asyncio.gather(*(connect(config.database_url) for _ in range(INDEX_BUILDERS)))
@@ -100,8 +117,14 @@ async def rebuild(config: ProjectorConfig, now: datetime, *, keep_previous: bool
             on_phase("drop", previous)
             await conn.execute(f"DROP SCHEMA {quoted(previous)} CASCADE")
             dropped = True
-        return RebuildResult(schema, previous, filled.events + caught_up.events, filled.rows + caught_up.rows,
-                             filled.dead_letters + caught_up.dead_letters, dropped)
+        return RebuildResult(
+            schema,
+            previous,
+            filled.events + caught_up.events,
+            filled.rows + caught_up.rows,
+            filled.dead_letters + caught_up.dead_letters,
+            dropped,
+        )
     finally:
         if creating is not None and not creating.done():  # the fill failed first: the DDL must not outlive `conn`
             creating.cancel()
@@ -111,5 +134,3 @@ async def rebuild(config: ProjectorConfig, now: datetime, *, keep_previous: bool
 
 def total_to_read(starts: Positions, ends: Positions) -> int:
     return sum(max(0, end - starts.get(key, 0)) for key, end in ends.items())
-
-

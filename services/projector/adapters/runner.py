@@ -1,5 +1,6 @@
 """The projector loop: fetch → decode (DLQ the undecodable) → one transaction of rows + positions, resuming from the
 positions stored in Postgres after a crash, a Postgres outage or a schema switch."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,13 @@ COMMAND_TIMEOUT_S = 60
 # the threshold — at 50,000, 2-3 collections of 40-70 ms per 14,848-event bench run (0.10-0.22 s, 7-13 % of the
 # projector's CPU); at 200,000, one of ~1 ms (docs/projection.md, "Throughput").
 GC_THRESHOLDS = (200_000, 20, 100)
-PG_DOWN = (OSError, asyncio.TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
-           asyncpg.exceptions.OperatorInterventionError)
+PG_DOWN = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+)
 
 
 @dataclass
@@ -60,7 +66,9 @@ class ProjectorConfig:
     crash_prefix: str = "projector"
     topic_prefix: str = ""  # the deployment's prefix: the trust check reads logical topic names
     decode_workers: int = 0  # worker processes decoding beside the writer (0: decode in this process)
-    partitions: tuple[tuple[str, int], ...] | None = None  # known already (a rebuild's end offsets): no metadata look-up
+    partitions: tuple[tuple[str, int], ...] | None = (
+        None  # known already (a rebuild's end offsets): no metadata look-up
+    )
     # A rebuild's fill: the target schema has no readers and a crashed rebuild is never resumed (its schema is never
     # switched to), so its commits need not wait for the WAL flush — the switch's own (synchronous) commit flushes
     # the WAL up to it, fill included.
@@ -98,8 +106,12 @@ class Projector:
                     await self._conn.execute("SET synchronous_commit = off")
                 if self.config.target_schema is None:
                     self.schema = await prepare_live(self._conn, datetime.now(timezone.utc))
-                self._writer = BatchWriter(self._conn, self.schema, live=self.config.target_schema is None,
-                                           crash_prefix=self.config.crash_prefix)
+                self._writer = BatchWriter(
+                    self._conn,
+                    self.schema,
+                    live=self.config.target_schema is None,
+                    crash_prefix=self.config.crash_prefix,
+                )
                 return
             except PG_DOWN as error:
                 await self._close_pg()
@@ -120,15 +132,28 @@ class Projector:
         self._read = {}
         await kafka_io.seek_all(kafka, partitions, positions)
 
-    async def run(self, stop: asyncio.Event, *, until: Positions | None = None, on_ready: Hook | None = None,
-                  on_batch: Hook | None = None, until_end: bool = False) -> Progress:
+    async def run(
+        self,
+        stop: asyncio.Event,
+        *,
+        until: Positions | None = None,
+        on_ready: Hook | None = None,
+        on_batch: Hook | None = None,
+        until_end: bool = False,
+    ) -> Progress:
         """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets);
         until_end=True: until the end offsets this consumer reads once its partitions are assigned (`self.until`)."""
         with batch_gc():
             return await self._run(stop, until, on_ready, on_batch, until_end)
 
-    async def _run(self, stop: asyncio.Event, until: Positions | None, on_ready: Hook | None,
-                   on_batch: Hook | None, until_end: bool) -> Progress:
+    async def _run(
+        self,
+        stop: asyncio.Event,
+        until: Positions | None,
+        on_ready: Hook | None,
+        on_batch: Hook | None,
+        until_end: bool,
+    ) -> Progress:
         kafka = kafka_io.consumer(self.config.bootstrap)
         dlq = kafka_io.producer(self.config.bootstrap)
         pool = kafka_io.decode_pool(self.config.decode_workers)
@@ -148,7 +173,11 @@ class Projector:
             # themselves stay strictly one after another on one connection, each with its positions.
             pending: asyncio.Task | None = None
             while not stop.is_set() and not (until is not None and reached(self.progress.positions, until)):
-                if pending is not None and until is not None and reached({**self.progress.positions, **self._read}, until):
+                if (
+                    pending is not None
+                    and until is not None
+                    and reached({**self.progress.positions, **self._read}, until)
+                ):
                     # Everything up to `until` is fetched: wait for the last write, not for a fetch that cannot come.
                     await self._finish(pending, kafka, partitions, on_batch)
                     pending = None
@@ -159,8 +188,9 @@ class Projector:
                 batch = Batch()
                 if records:
                     with observability.handler_timer():
-                        await kafka_io.fold_records(records, dlq, batch, self.config.refuse_types, pool,
-                                                    self.config.topic_prefix)
+                        await kafka_io.fold_records(
+                            records, dlq, batch, self.config.refuse_types, pool, self.config.topic_prefix
+                        )
                         batch.seal()  # its folds, while the previous batch's transaction still runs
                     self._read.update(batch.positions)
                 resumed = False
@@ -190,8 +220,9 @@ class Projector:
     async def _start(self, kafka, dlq, pool) -> list[TopicPartition]:
         """Consumer, DLQ producer, partition metadata and the Postgres connection at once (none waits for another);
         then the consumer is assigned every partition and positioned."""
-        started = await asyncio.gather(self._partitions(), kafka.start(), dlq.start(), self._open_pg(),
-                                       return_exceptions=True)  # all settled before the caller's `finally` stops them
+        started = await asyncio.gather(
+            self._partitions(), kafka.start(), dlq.start(), self._open_pg(), return_exceptions=True
+        )  # all settled before the caller's `finally` stops them
         for outcome in started:
             if isinstance(outcome, BaseException):
                 raise outcome
@@ -233,7 +264,9 @@ class Projector:
         except PG_DOWN as error:  # not an outage to ride out here: the schema this fill writes into was never made
             raise RuntimeError(f"the target schema {self.schema} could not be created: {error!r}") from error
 
-    async def _finish(self, pending: asyncio.Task, kafka, partitions: list[TopicPartition], on_batch: Hook | None) -> bool:
+    async def _finish(
+        self, pending: asyncio.Task, kafka, partitions: list[TopicPartition], on_batch: Hook | None
+    ) -> bool:
         """Wait for a batch's transaction; False when it did not commit and the consumer was re-positioned."""
         try:
             batch, new_events = await pending

@@ -3,6 +3,7 @@
 Physical schemas `proj_<timestamp>` hold the rows; `projector_control.active` names the live one and the `projection`
 views point at it. Switching (after a rebuild) changes both in one transaction.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -70,13 +71,19 @@ async def create_fresh(conn: asyncpg.Connection, schema: str) -> None:
     """Create a new physical schema with every migration: what `migrate` does for an absent schema, in one round trip
     (a multi-statement query is one implicit transaction) — a rebuild runs this beside its first decode."""
     s = quoted(schema)
-    script = [f"SELECT pg_advisory_xact_lock({_DDL_LOCK})", f"CREATE SCHEMA {s}",
-              f"CREATE TABLE {s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
-              "applied_at timestamptz NOT NULL DEFAULT now())", f"SET LOCAL search_path TO {s}"]
+    script = [
+        f"SELECT pg_advisory_xact_lock({_DDL_LOCK})",
+        f"CREATE SCHEMA {s}",
+        f"CREATE TABLE {s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
+        "applied_at timestamptz NOT NULL DEFAULT now())",
+        f"SET LOCAL search_path TO {s}",
+    ]
     for migration in migrations():
         invariant(bool(re.fullmatch(r"[a-z0-9_]+", migration.name)), f"migration name {migration.name!r}")
-        script += [migration.sql, f"INSERT INTO {s}.schema_migrations (version, name) "
-                                  f"VALUES ({migration.version}, '{migration.name}')"]
+        script += [
+            migration.sql,
+            f"INSERT INTO {s}.schema_migrations (version, name) VALUES ({migration.version}, '{migration.name}')",
+        ]
     await conn.execute("\n;\n".join(script))
 
 
@@ -100,7 +107,8 @@ async def migrate(conn: asyncpg.Connection, schema: str) -> list[int]:
             await conn.execute(migration.sql)
             await conn.execute(
                 f"INSERT INTO {quoted(schema)}.schema_migrations (version, name) VALUES ($1, $2)",
-                migration.version, migration.name,
+                migration.version,
+                migration.name,
             )
             applied.append(migration.version)
     return applied
@@ -164,8 +172,15 @@ async def prepare_live(conn: asyncpg.Connection, now: datetime) -> str:
 # faster without their indexes, which are built once after the fill (and before the switch). `events` keeps its
 # primary key (the de-duplication by event id); the upserted tables (positions, account_balances, pools) and the
 # low-volume tables keep everything (a build costs a fixed ~5 ms and an fsync even for a handful of rows).
-BULK_TABLES = ("events", "spins", "spin_journal", "wallet_transactions", "ledger_postings", "pool_movements",
-               "contributions")
+BULK_TABLES = (
+    "events",
+    "spins",
+    "spin_journal",
+    "wallet_transactions",
+    "ledger_postings",
+    "pool_movements",
+    "contributions",
+)
 
 
 async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
@@ -174,14 +189,24 @@ async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
     Two round trips: a rebuild runs this while its first batch decodes on the same event loop."""
     found = await conn.fetch(_DEFERRABLE, schema, [t for t in BULK_TABLES if t != "events"], list(BULK_TABLES))
     s = quoted(schema)
-    drops = [f'ALTER TABLE {s}."{r["tablename"]}" DROP CONSTRAINT "{r["name"]}"' if r["key"]
-             else f'DROP INDEX {s}."{r["name"]}"' for r in found]
-    empty_check = (f"DO $$ BEGIN IF EXISTS (SELECT 1 FROM {s}.events) THEN "
-                   f"RAISE EXCEPTION 'indexes are deferred only in an empty schema'; END IF; END $$")
+    drops = [
+        f'ALTER TABLE {s}."{r["tablename"]}" DROP CONSTRAINT "{r["name"]}"'
+        if r["key"]
+        else f'DROP INDEX {s}."{r["name"]}"'
+        for r in found
+    ]
+    empty_check = (
+        f"DO $$ BEGIN IF EXISTS (SELECT 1 FROM {s}.events) THEN "
+        f"RAISE EXCEPTION 'indexes are deferred only in an empty schema'; END IF; END $$"
+    )
     if drops:
         await conn.execute("\n;\n".join([empty_check, *drops]))  # one implicit transaction
-    return [f'ALTER TABLE {s}."{r["tablename"]}" ADD CONSTRAINT "{r["name"]}" {r["definition"]}' if r["key"]
-            else r["definition"] for r in found]
+    return [
+        f'ALTER TABLE {s}."{r["tablename"]}" ADD CONSTRAINT "{r["name"]}" {r["definition"]}'
+        if r["key"]
+        else r["definition"]
+        for r in found
+    ]
 
 
 # Primary keys of the tables $2, then every index of the tables $3 that backs no constraint, as (key, tablename,
@@ -202,15 +227,18 @@ ORDER BY 1 DESC, 2, 3
 async def restore_indexes(conns: list[asyncpg.Connection], statements: list[str]) -> None:
     """Run the statements of `defer_indexes`, spread over the connections (each builds its share one after another).
     A primary key that finds duplicate rows fails here: the rebuild stops before it switches."""
+
     async def build(conn: asyncpg.Connection, share: list[str]) -> None:
         for statement in share:
             await conn.execute(statement)
 
-    await asyncio.gather(*(build(conn, statements[index::len(conns)]) for index, conn in enumerate(conns)))
+    await asyncio.gather(*(build(conn, statements[index :: len(conns)]) for index, conn in enumerate(conns)))
 
 
 async def index_definitions(conn: asyncpg.Connection, schema: str) -> set[tuple[str, str, str]]:
     """(table, index, definition without the schema name) of every index of a physical schema (for comparisons)."""
     rows = await conn.fetch("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = $1", schema)
-    return {(r["tablename"], r["indexname"], r["indexdef"].replace(f"{schema}.", "").replace(quoted(schema) + ".", ""))
-            for r in rows}
+    return {
+        (r["tablename"], r["indexname"], r["indexdef"].replace(f"{schema}.", "").replace(quoted(schema) + ".", ""))
+        for r in rows
+    }

@@ -4,6 +4,7 @@ Fast path: COPY the events straight into `events` inside a savepoint; a unique v
 rolls back to the savepoint and takes the slow path: COPY into a temp stage, INSERT ... ON CONFLICT DO NOTHING
 RETURNING the ids that are new. Either way only rows of new events are COPied into the other tables and folded.
 """
+
 from __future__ import annotations
 
 import asyncpg
@@ -58,8 +59,9 @@ class BatchWriter:
         events = batch.rows["events"]
         try:
             async with self.conn.transaction():  # a savepoint
-                await self.conn.copy_records_to_table("events", records=events, columns=_EVENT_COLUMNS,
-                                                      schema_name=self.schema)
+                await self.conn.copy_records_to_table(
+                    "events", records=events, columns=_EVENT_COLUMNS, schema_name=self.schema
+                )
             new_ids = None
         except asyncpg.UniqueViolationError:
             new_ids = await self._insert_new_events(events)
@@ -69,8 +71,9 @@ class BatchWriter:
                 continue
             rows = batch.rows[table] if new_ids is None else [r for r in batch.rows[table] if r[0] in new_ids]
             if rows:
-                await self.conn.copy_records_to_table(table, records=rows, columns=list(COLUMNS[table]),
-                                                      schema_name=self.schema)
+                await self.conn.copy_records_to_table(
+                    table, records=rows, columns=list(COLUMNS[table]), schema_name=self.schema
+                )
         await self._fold(batch, new_ids)
         return len(events) if new_ids is None else len(new_ids)
 
@@ -107,7 +110,9 @@ class BatchWriter:
             f"INSERT INTO {quoted(self.schema)}.positions (topic, partition, next_offset) "
             "SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[]) "
             "ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset",
-            [k[0] for k in keys], [k[1] for k in keys], [batch.positions[k] for k in keys],
+            [k[0] for k in keys],
+            [k[1] for k in keys],
+            [batch.positions[k] for k in keys],
         )
 
 

@@ -1,4 +1,5 @@
 """A batch of consumed records folded into staged rows and the next positions, de-duplicated by event id."""
+
 from __future__ import annotations
 
 from collections import defaultdict

@@ -1,4 +1,5 @@
 """Decode and map a chunk of raw records (pure and picklable, so a worker process can do it beside the writer)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,7 +21,9 @@ def decode_rows(records: list[RawRecord], refuse_types: frozenset[str] = frozens
         try:
             env = decode(value, expect_kind="event")
             if env.type in refuse_types:
-                raise DecodeError("type", f"{env.type} is refused by this projector (REELSTREAM_PROJECTOR_REFUSE_TYPES)")
+                raise DecodeError(
+                    "type", f"{env.type} is refused by this projector (REELSTREAM_PROJECTOR_REFUSE_TYPES)"
+                )
         except DecodeError as error:
             out.append(("dead", error.field, error.reason))
             continue

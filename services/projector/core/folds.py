@@ -1,4 +1,5 @@
 """Pure folds of newly projected rows into the running tables: balance deltas per account and the latest pool levels."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

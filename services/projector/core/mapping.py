@@ -1,4 +1,5 @@
 """Pure row mapping: one decoded event and where it was read → the rows it adds to each projected table."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -36,18 +37,50 @@ def _data_json(data: Any) -> str:
 
 def event_row(env: Envelope[Any], meta: RecordMeta) -> Row:
     return (
-        env.id, env.type, env.source, env.subject, env.time, meta.topic, meta.partition, meta.offset,
-        meta.broker_time, env.correlationid, env.causationid,
+        env.id,
+        env.type,
+        env.source,
+        env.subject,
+        env.time,
+        meta.topic,
+        meta.partition,
+        meta.offset,
+        meta.broker_time,
+        env.correlationid,
+        env.causationid,
     )
 
 
 def _spin_settled(env: Envelope[Any], d: spin.SpinSettled, bt: datetime) -> list[tuple[str, Row]]:
     awards = _json([award.model_dump(mode="json") for award in d.jackpot_awards])
-    return [("spins", (
-        env.id, d.request_id, d.player_id, d.game, d.currency, d.operator_id, d.stake_minor, d.win_minor,
-        d.house_win_minor, d.jackpot_win_minor, d.breakage_micro, d.contribution_micro, d.balance_after_minor,
-        d.model_version, d.seed, _json(d.state_before), _json(d.state_after), _json(d.outcome), awards, d.settled_at, bt,
-    ))]
+    return [
+        (
+            "spins",
+            (
+                env.id,
+                d.request_id,
+                d.player_id,
+                d.game,
+                d.currency,
+                d.operator_id,
+                d.stake_minor,
+                d.win_minor,
+                d.house_win_minor,
+                d.jackpot_win_minor,
+                d.breakage_micro,
+                d.contribution_micro,
+                d.balance_after_minor,
+                d.model_version,
+                d.seed,
+                _json(d.state_before),
+                _json(d.state_after),
+                _json(d.outcome),
+                awards,
+                d.settled_at,
+                bt,
+            ),
+        )
+    ]
 
 
 def _spin_rejected(env: Envelope[Any], d: spin.SpinRejected, bt: datetime) -> list[tuple[str, Row]]:
@@ -55,18 +88,44 @@ def _spin_rejected(env: Envelope[Any], d: spin.SpinRejected, bt: datetime) -> li
 
 
 def _journal(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
-    return [("spin_journal", (
-        env.id, env.type, getattr(d, "request_id", None), env.subject, getattr(d, "game", None), _data_json(d), bt,
-    ))]
+    return [
+        (
+            "spin_journal",
+            (
+                env.id,
+                env.type,
+                getattr(d, "request_id", None),
+                env.subject,
+                getattr(d, "game", None),
+                _data_json(d),
+                bt,
+            ),
+        )
+    ]
 
 
 def _posted(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
     get = d.__dict__.get  # the optional columns of the five posting events (a missing pydantic attribute is slow)
     transaction = (
-        env.id, env.type, d.transaction_id, d.player_id, d.currency, get("amount_minor"), get("win_minor"),
-        get("house_win_minor"), get("jackpot_win_minor"), get("breakage_micro"), get("contribution_micro"),
-        get("wager_id"), get("game"), get("operator_id"), get("network_id"), get("reason"), d.balance_after_minor,
-        d.recorded_at, bt,
+        env.id,
+        env.type,
+        d.transaction_id,
+        d.player_id,
+        d.currency,
+        get("amount_minor"),
+        get("win_minor"),
+        get("house_win_minor"),
+        get("jackpot_win_minor"),
+        get("breakage_micro"),
+        get("contribution_micro"),
+        get("wager_id"),
+        get("game"),
+        get("operator_id"),
+        get("network_id"),
+        get("reason"),
+        d.balance_after_minor,
+        d.recorded_at,
+        bt,
     )
     postings = [
         ("ledger_postings", (env.id, seq, p.account, d.currency, p.amount_micro, d.player_id, d.recorded_at, bt))
@@ -76,10 +135,23 @@ def _posted(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
 
 
 def _wallet_rejected(env: Envelope[Any], d: wallet.CommandRejected, bt: datetime) -> list[tuple[str, Row]]:
-    return [("wallet_rejections", (
-        env.id, d.transaction_id, d.player_id, d.command_type, d.code, d.message, d.currency, d.wager_id,
-        d.recorded_at, bt,
-    ))]
+    return [
+        (
+            "wallet_rejections",
+            (
+                env.id,
+                d.transaction_id,
+                d.player_id,
+                d.command_type,
+                d.code,
+                d.message,
+                d.currency,
+                d.wager_id,
+                d.recorded_at,
+                bt,
+            ),
+        )
+    ]
 
 
 def _player_control(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
@@ -87,19 +159,46 @@ def _player_control(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str,
 
 
 def _movement(env: Envelope[Any], seq: int, kind: str, d: Any, m: jp.PoolMovement, bt: datetime) -> tuple[str, Row]:
-    return ("pool_movements", (
-        env.id, seq, kind, m.pool_id, d.network_id, getattr(d, "currency", None), m.opening_micro, m.contributions_micro,
-        m.seeds_micro, m.paid_micro, m.closing_micro, d.recorded_at, bt,
-    ))
+    return (
+        "pool_movements",
+        (
+            env.id,
+            seq,
+            kind,
+            m.pool_id,
+            d.network_id,
+            getattr(d, "currency", None),
+            m.opening_micro,
+            m.contributions_micro,
+            m.seeds_micro,
+            m.paid_micro,
+            m.closing_micro,
+            d.recorded_at,
+            bt,
+        ),
+    )
 
 
 def _contributions(env: Envelope[Any], d: jp.ContributionsApplied, bt: datetime) -> list[tuple[str, Row]]:
     rows = [_movement(env, seq, "contributions", d, m, bt) for seq, m in enumerate(d.movements)]
     rows += [
-        ("contributions", (
-            env.id, seq, c.contribution_id, d.network_id, d.currency, c.game, c.player_id, c.operator_id,
-            c.stake_minor, c.amount_micro, d.recorded_at, bt,
-        ))
+        (
+            "contributions",
+            (
+                env.id,
+                seq,
+                c.contribution_id,
+                d.network_id,
+                d.currency,
+                c.game,
+                c.player_id,
+                c.operator_id,
+                c.stake_minor,
+                c.amount_micro,
+                d.recorded_at,
+                bt,
+            ),
+        )
         for seq, c in enumerate(d.contributions)
     ]
     return rows
@@ -108,26 +207,67 @@ def _contributions(env: Envelope[Any], d: jp.ContributionsApplied, bt: datetime)
 def _won(env: Envelope[Any], d: jp.JackpotWon, bt: datetime) -> list[tuple[str, Row]]:
     return [
         _movement(env, 0, "won", d, d.movement, bt),
-        ("jackpot_wins", (
-            env.id, d.claim_id, d.request_id, d.network_id, d.pool_id, d.tier, d.player_id, d.operator_id, d.currency,
-            d.stake_minor, d.share_ppm, d.amount_minor, d.level_before_micro, d.level_after_micro, d.recorded_at, bt,
-        )),
+        (
+            "jackpot_wins",
+            (
+                env.id,
+                d.claim_id,
+                d.request_id,
+                d.network_id,
+                d.pool_id,
+                d.tier,
+                d.player_id,
+                d.operator_id,
+                d.currency,
+                d.stake_minor,
+                d.share_ppm,
+                d.amount_minor,
+                d.level_before_micro,
+                d.level_after_micro,
+                d.recorded_at,
+                bt,
+            ),
+        ),
     ]
 
 
 def _reseeded(env: Envelope[Any], d: jp.PoolReseeded, bt: datetime) -> list[tuple[str, Row]]:
     return [
         _movement(env, 0, "reseeded", d, d.movement, bt),
-        ("pool_reseeds", (
-            env.id, d.pool_id, d.network_id, d.currency, d.seed_micro, d.cause_claim_id, d.recorded_at, bt,
-        )),
+        (
+            "pool_reseeds",
+            (
+                env.id,
+                d.pool_id,
+                d.network_id,
+                d.currency,
+                d.seed_micro,
+                d.cause_claim_id,
+                d.recorded_at,
+                bt,
+            ),
+        ),
     ]
 
 
 def _claim_rejected(env: Envelope[Any], d: jp.ClaimRejected, bt: datetime) -> list[tuple[str, Row]]:
-    return [("claim_rejections", (
-        env.id, d.claim_id, d.request_id, d.network_id, d.player_id, d.tier, d.code, d.message, d.recorded_at, bt,
-    ))]
+    return [
+        (
+            "claim_rejections",
+            (
+                env.id,
+                d.claim_id,
+                d.request_id,
+                d.network_id,
+                d.player_id,
+                d.tier,
+                d.code,
+                d.message,
+                d.recorded_at,
+                bt,
+            ),
+        )
+    ]
 
 
 def _pool_admin(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
@@ -185,7 +325,9 @@ def rows_of(env: Envelope[Any], meta: RecordMeta) -> list[tuple[str, Row]]:
         typed = _journal(env, env.data, meta.broker_time)
     for table, row in typed:
         if (env.type, table) not in _WIDTH_CHECKED:  # one mapper per table writes fixed-width rows: check once
-            invariant(len(row) == len(COLUMNS[table]), f"{table}: row has {len(row)} values, {len(COLUMNS[table])} columns")
+            invariant(
+                len(row) == len(COLUMNS[table]), f"{table}: row has {len(row)} values, {len(COLUMNS[table])} columns"
+            )
             _WIDTH_CHECKED.add((env.type, table))
     return [("events", event_row(env, meta)), *typed]
 

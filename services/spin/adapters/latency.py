@@ -1,4 +1,5 @@
 """Spin latency for operators: from the request's broker time to its answer being handled, per game and outcome."""
+
 from __future__ import annotations
 
 import time
@@ -10,9 +11,12 @@ from prometheus_client import Histogram
 from services.spin.core.book import SpinBook
 from services.spin.core.effects import Out
 
-SPIN_SECONDS = Histogram("reelstream_spin_seconds", "A spin from its request's broker time to its answer (settled or "
-                         "rejected) being written", ["game", "outcome"],
-                         buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))
+SPIN_SECONDS = Histogram(
+    "reelstream_spin_seconds",
+    "A spin from its request's broker time to its answer (settled or rejected) being written",
+    ["game", "outcome"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)
 
 
 def observe_answers(book: SpinBook, outputs: list[Out]) -> None:

@@ -1,4 +1,5 @@
 """Rebuild a partition's SpinBook from what the spin service wrote: spin.journal, spin.events, spin.jackpot-answers."""
+
 from __future__ import annotations
 
 import logging
@@ -24,8 +25,13 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
     books = {partition: SpinBook() for partition in partitions}
     if not partitions:
         return books
-    reader = aio_consumer(bootstrap=settings.kafka_bootstrap_servers, role="spin", group_id=None,
-                          client_id="reelstream-spin-rebuild", **{**AIOKAFKA_CONSUMER_SAFETY, "auto_offset_reset": "earliest"})
+    reader = aio_consumer(
+        bootstrap=settings.kafka_bootstrap_servers,
+        role="spin",
+        group_id=None,
+        client_id="reelstream-spin-rebuild",
+        **{**AIOKAFKA_CONSUMER_SAFETY, "auto_offset_reset": "earliest"},
+    )
     await reader.start()
     try:
         tps = [TopicPartition(settings.topic(logical), partition) for logical in FOLD_ORDER for partition in partitions]

@@ -4,6 +4,7 @@ The spin state machine of a request lives on its player's partition; jackpot.eve
 agent forwards the answers, byte for byte, to spin.jackpot-answers keyed by player id, and commits about once a
 second (at least once: a repeat is harmless, the state machine folds an answer idempotently).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,11 @@ class JackpotAnswerRouter:
     def __init__(self, settings: Settings, producer: AIOKafkaProducer) -> None:
         self.settings, self.producer = settings, producer
         self.consumer = aio_consumer(
-            settings.topic(JACKPOT_EVENTS), bootstrap=settings.kafka_bootstrap_servers, role="spin",
-            group_id=settings.group("spin-jackpot-router"), client_id="reelstream-spin-router",
+            settings.topic(JACKPOT_EVENTS),
+            bootstrap=settings.kafka_bootstrap_servers,
+            role="spin",
+            group_id=settings.group("spin-jackpot-router"),
+            client_id="reelstream-spin-router",
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
 
@@ -78,8 +82,9 @@ class JackpotAnswerRouter:
         letter = None
         problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value)
         if problem is not None:
-            log.error("alert: %s/%d/%d quarantined, not forwarded: %s", record.topic, record.partition, record.offset,
-                      problem)
+            log.error(
+                "alert: %s/%d/%d quarantined, not forwarded: %s", record.topic, record.partition, record.offset, problem
+            )
             letter = records.quarantined(JACKPOT_EVENTS, record.topic, record, problem, consumer="spin")
         else:
             try:
@@ -87,9 +92,16 @@ class JackpotAnswerRouter:
             except DecodeError as error:
                 letter = records.undecodable(JACKPOT_EVENTS, record.topic, record, error, consumer="spin")
         if letter is not None:
-            return [await self.producer.send(self.settings.topic(letter.topic), value=letter.value, key=letter.key,
-                                             headers=letter.headers)]
-        return [await self.producer.send(self.settings.topic(SPIN_JACKPOT_ANSWERS), value=record.value,
-                                         key=answer.data.player_id.encode(),
-                                         headers=records.headers_for(
-                                             "spin", observability.forward_headers(record.headers)))]
+            return [
+                await self.producer.send(
+                    self.settings.topic(letter.topic), value=letter.value, key=letter.key, headers=letter.headers
+                )
+            ]
+        return [
+            await self.producer.send(
+                self.settings.topic(SPIN_JACKPOT_ANSWERS),
+                value=record.value,
+                key=answer.data.player_id.encode(),
+                headers=records.headers_for("spin", observability.forward_headers(record.headers)),
+            )
+        ]

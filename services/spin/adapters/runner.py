@@ -11,6 +11,7 @@ batch order, outputs stay in batch order, and a batch's outputs wait for its own
 behind the one in flight. The books run ahead of what is written by at most that batch, so a failed write stops the
 runner (the restart rebuilds the books from the journal), and a revocation waits for the writes in flight.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,8 +36,15 @@ from shared import observability
 from shared.crash import crash_point
 from shared import records
 from shared.events import DecodeError, decode, may_be
-from shared.kafka import (AIOKAFKA_CONSUMER_SAFETY, AIOKAFKA_PRODUCER_SAFETY, FetchPacing, aio_consumer, aio_producer,
-                          group_membership, service_fetch_options)
+from shared.kafka import (
+    AIOKAFKA_CONSUMER_SAFETY,
+    AIOKAFKA_PRODUCER_SAFETY,
+    FetchPacing,
+    aio_consumer,
+    aio_producer,
+    group_membership,
+    service_fetch_options,
+)
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
@@ -73,8 +81,11 @@ class SpinRunner(ConsumerRebalanceListener):
         self.committed_at = 0.0
         self._rebuilding: dict[int, asyncio.Task] = {}  # partition -> the background rebuild of its book
         self.consumer = aio_consumer(
-            bootstrap=settings.kafka_bootstrap_servers, role="spin", group_id=settings.group("spin"),
-            client_id="reelstream-spin", partition_assignment_strategy=(RangePartitionAssignor,),
+            bootstrap=settings.kafka_bootstrap_servers,
+            role="spin",
+            group_id=settings.group("spin"),
+            client_id="reelstream-spin",
+            partition_assignment_strategy=(RangePartitionAssignor,),
             **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
         )
         observability.watch(self.consumer)
@@ -122,8 +133,11 @@ class SpinRunner(ConsumerRebalanceListener):
                 self._rebuilding.pop(partition, None)
             owned = set(self.consumer.assignment())
             self.consumer.resume(*[tp for tp in tps if tp in owned])
-        log.info("spin books rebuilt for partitions %s (%d requests)", partitions,
-                 sum(len(book.records) for book in books.values()))
+        log.info(
+            "spin books rebuilt for partitions %s (%d requests)",
+            partitions,
+            sum(len(book.records) for book in books.values()),
+        )
         if not self._rebuilding:
             self.assigned.set()
 
@@ -189,8 +203,14 @@ class SpinRunner(ConsumerRebalanceListener):
         if any(out.kind == "seed" for out in journal):
             crash_point("spin.after_seed_persisted")
 
-    async def _write(self, previous: asyncio.Task | None, journaled: asyncio.Task, outputs: list[Out], offsets: dict,
-                     polled_at: float) -> None:
+    async def _write(
+        self,
+        previous: asyncio.Task | None,
+        journaled: asyncio.Task,
+        outputs: list[Out],
+        offsets: dict,
+        polled_at: float,
+    ) -> None:
         """Outputs acknowledged once the batch's journal is (a seed is persisted before anything reveals the outcome)
         and the batch before is written; then the input offsets are committed (about once a second)."""
         await journaled
@@ -215,7 +235,10 @@ class SpinRunner(ConsumerRebalanceListener):
         crash_point("spin.before_commit")
         try:
             await self.consumer.commit(offsets)
-        except (CommitFailedError, IllegalStateError) as error:  # a rebalance took the partitions: re-handled, idempotently
+        except (
+            CommitFailedError,
+            IllegalStateError,
+        ) as error:  # a rebalance took the partitions: re-handled, idempotently
             log.warning("offset commit failed (%s); the records will be handled again", error)
 
     def _handle(self, tp, book: SpinBook, record, effects: Effects) -> None:
@@ -223,16 +246,29 @@ class SpinRunner(ConsumerRebalanceListener):
         logical = self.logical[tp.topic]
         with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
-                found = on_request(book, self.ctx, record.value, record.key, record.timestamp, tp.partition,
-                                   record.offset, len(self.consumer.partitions_for_topic(tp.topic) or ()))
+                found = on_request(
+                    book,
+                    self.ctx,
+                    record.value,
+                    record.key,
+                    record.timestamp,
+                    tp.partition,
+                    record.offset,
+                    len(self.consumer.partitions_for_topic(tp.topic) or ()),
+                )
             else:
                 found = self._handle_event(logical, book, record)
-        effects.journal.extend(replace(out, partition=tp.partition, headers=out.headers + traced)
-                               for out in found.journal)
-        effects.outputs.extend(_dead_letter(logical, record, out) if out.refused else
-                               replace(out, partition=tp.partition if out.kind in _SAME_PARTITION else None,
-                                       headers=out.headers + traced)
-                               for out in found.outputs)
+        effects.journal.extend(
+            replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal
+        )
+        effects.outputs.extend(
+            _dead_letter(logical, record, out)
+            if out.refused
+            else replace(
+                out, partition=tp.partition if out.kind in _SAME_PARTITION else None, headers=out.headers + traced
+            )
+            for out in found.outputs
+        )
         observe_answers(book, found.outputs)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
@@ -244,14 +280,18 @@ class SpinRunner(ConsumerRebalanceListener):
             return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
         problem = records.provenance_problem(logical, record.headers, record.value)
         if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
-            log.error("alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset,
-                      problem)
+            log.error(
+                "alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset, problem
+            )
             return Effects()
         try:
             event = decode(record.value, expect_kind="event")
         except DecodeError as error:
-            return Effects(outputs=[Out(dlq_name(logical), b"", b"", "dlq",
-                                        refused=Refused("UNDECODABLE", error.reason, error.field))])
+            return Effects(
+                outputs=[
+                    Out(dlq_name(logical), b"", b"", "dlq", refused=Refused("UNDECODABLE", error.reason, error.field))
+                ]
+            )
         if logical == WALLET_EVENTS:
             return on_wallet_event(book, self.ctx, event, record.timestamp)
         return on_jackpot_answer(book, self.ctx, event, record.value, record.timestamp)
@@ -263,8 +303,15 @@ class SpinRunner(ConsumerRebalanceListener):
         for out in outs:
             # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
             headers = list(out.headers) if out.kind == "dlq" else records.headers_for("spin", out.headers)
-            futures.append(await self.producer.send(self.settings.topic(out.topic), value=out.value, key=out.key or None,
-                                                    partition=out.partition, headers=headers))
+            futures.append(
+                await self.producer.send(
+                    self.settings.topic(out.topic),
+                    value=out.value,
+                    key=out.key or None,
+                    partition=out.partition,
+                    headers=headers,
+                )
+            )
         await asyncio.gather(*futures)
         for out in outs:
             observability.produced(self.settings.topic(out.topic), out.value, out.headers)
@@ -272,11 +319,22 @@ class SpinRunner(ConsumerRebalanceListener):
 
 def _dead_letter(logical: str, record, out: Out) -> Out:
     """The refused input record itself, bytes untouched, with why and where (shared/records.py)."""
-    letter = records.dead_letter(logical, record.topic, record, code=out.refused.code, reason=out.refused.reason,
-                                 field=out.refused.field, consumer="spin")
+    letter = records.dead_letter(
+        logical,
+        record.topic,
+        record,
+        code=out.refused.code,
+        reason=out.refused.reason,
+        field=out.refused.field,
+        consumer="spin",
+    )
     return Out(letter.topic, letter.key or b"", letter.value, "dlq", tuple(letter.headers))
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:
-    return aio_producer(settings.kafka_bootstrap_servers, role="spin", client_id="reelstream-spin",
-                        **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1})
+    return aio_producer(
+        settings.kafka_bootstrap_servers,
+        role="spin",
+        client_id="reelstream-spin",
+        **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1},
+    )

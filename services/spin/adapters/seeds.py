@@ -5,6 +5,7 @@ order (then the CSPRNG again), so integration tests can force a Diamond Mystery 
 honoured only with REELSTREAM_TEST_HOOKS=1 and never in production (shared.test_only: the service refuses to start
 otherwise), and the service warns loudly whenever it is armed.
 """
+
 from __future__ import annotations
 
 import secrets

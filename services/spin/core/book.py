@@ -3,6 +3,7 @@
 The book is a cache: it is rebuilt by folding the partition's spin.journal, spin.events and spin.jackpot-answers
 (`fold.apply`), and the live handlers change it only through that same fold, so live and rebuilt books agree.
 """
+
 from __future__ import annotations
 
 import uuid

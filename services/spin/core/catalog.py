@@ -1,4 +1,5 @@
 """What the spin core needs to know about games and jackpot networks, as one injectable port."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """What a spin handler asks the adapter to write: journal facts first (awaited), then commands and answers."""
+
 from __future__ import annotations
 
 import uuid

@@ -1,4 +1,5 @@
 """Evolve a partition's SpinBook by the facts the spin service wrote: the one path for live handling and rebuilds."""
+
 from __future__ import annotations
 
 import uuid
@@ -95,8 +96,14 @@ def _won(book: SpinBook, catalog: Catalog, message: Envelope[JackpotWon], raw: b
     record = book.records.get(data.request_id)
     if record is None:
         return
-    award = {"claim_id": str(data.claim_id), "network_id": data.network_id, "pool_id": data.pool_id,
-             "tier": data.tier, "amount_minor": data.amount_minor, "share_ppm": data.share_ppm}
+    award = {
+        "claim_id": str(data.claim_id),
+        "network_id": data.network_id,
+        "pool_id": data.pool_id,
+        "tier": data.tier,
+        "amount_minor": data.amount_minor,
+        "share_ppm": data.share_ppm,
+    }
     record.claims[data.claim_id] = ClaimAnswer(data.tier, data.amount_minor, award)
 
 
@@ -164,8 +171,11 @@ def finish_rebuild(book: SpinBook, catalog: Catalog) -> None:
 
 def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:
     """Forget answered requests older than the window (a repeat is then refused by age); returns how many."""
-    doomed = [rid for rid, r in book.records.items()
-              if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms]
+    doomed = [
+        rid
+        for rid, r in book.records.items()
+        if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms
+    ]
     for request_id in doomed:
         record = book.records[request_id]
         key = (record.player_id, record.game)

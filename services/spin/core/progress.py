@@ -1,4 +1,5 @@
 """Wallet and jackpot answers advance a request: seed and outcome, contribution and claims, one settlement, answer."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -11,7 +12,15 @@ from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
 from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled
-from shared.events.wallet import CommandRejected, DebitWager, RefundWager, SettleWager, WagerDebited, WagerRefunded, WagerSettled
+from shared.events.wallet import (
+    CommandRejected,
+    DebitWager,
+    RefundWager,
+    SettleWager,
+    WagerDebited,
+    WagerRefunded,
+    WagerSettled,
+)
 from games.pins import pins
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
@@ -39,7 +48,9 @@ def on_wallet_event(book: SpinBook, ctx: Context, event: Envelope[Any], now_ms: 
         record = book.records.get(data.wager_id)
         if record is None or record.answer is not None:
             return Effects()
-        return _reject(book, ctx, record, now, "WAGER_REFUNDED", f"the spin could not complete; wager refunded: {data.reason}")
+        return _reject(
+            book, ctx, record, now, "WAGER_REFUNDED", f"the spin could not complete; wager refunded: {data.reason}"
+        )
     return Effects()
 
 
@@ -73,18 +84,43 @@ def _draw(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, effec
     locked = engine.locked_stake(state)
     if record.forfeit_bonus_ring and locked is not None and locked != record.stake_minor:
         cleared = engine.forfeit(state)
-        forfeited = BonusRingForfeited(request_id=record.request_id, player_id=record.player_id, game=record.game,
-                                       locked_stake_minor=locked, new_stake_minor=record.stake_minor,
-                                       state_before=state, state_after=cleared, forfeited_at=now)
-        record_fact(effects, book, ctx.catalog, message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id))
+        forfeited = BonusRingForfeited(
+            request_id=record.request_id,
+            player_id=record.player_id,
+            game=record.game,
+            locked_stake_minor=locked,
+            new_stake_minor=record.stake_minor,
+            state_before=state,
+            state_after=cleared,
+            forfeited_at=now,
+        )
+        record_fact(
+            effects,
+            book,
+            ctx.catalog,
+            message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id),
+        )
         state = cleared
     seed = ctx.draw_seed(record.player_id, record.request_id)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
-    drawn = SeedDrawn(request_id=record.request_id, player_id=record.player_id, game=record.game,
-                      stake_minor=record.stake_minor, currency=record.currency, model_version=engine.model_version,
-                      seed=seed.hex(), state_before=state, drawn_at=now)
-    record_fact(effects, book, ctx.catalog, message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id),
-                kind="seed")
+    drawn = SeedDrawn(
+        request_id=record.request_id,
+        player_id=record.player_id,
+        game=record.game,
+        stake_minor=record.stake_minor,
+        currency=record.currency,
+        model_version=engine.model_version,
+        seed=seed.hex(),
+        state_before=state,
+        drawn_at=now,
+    )
+    record_fact(
+        effects,
+        book,
+        ctx.catalog,
+        message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id),
+        kind="seed",
+    )
     fold.ensure_result(record, ctx.catalog)
 
 
@@ -99,38 +135,61 @@ def _send_outcome_commands(ctx: Context, record: SpinRecord, now: datetime, effe
 
 def _contribute_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
     network = ctx.catalog.network_for_game(record.game)
-    contribute = Contribute(network_id=network.network_id, contribution_id=record.request_id, game=record.game,
-                            currency=record.currency, stake_minor=record.stake_minor,
-                            contribution_micro=network.wager_contribution_micro(record.stake_minor),
-                            breakage_micro=record.result.breakage_micro, player_id=record.player_id,
-                            operator_id=record.operator_id)
+    contribute = Contribute(
+        network_id=network.network_id,
+        contribution_id=record.request_id,
+        game=record.game,
+        currency=record.currency,
+        stake_minor=record.stake_minor,
+        contribution_micro=network.wager_contribution_micro(record.stake_minor),
+        breakage_micro=record.result.breakage_micro,
+        player_id=record.player_id,
+        operator_id=record.operator_id,
+    )
     return message(contribute, derived_id(record.request_id, "contribute"), now, record.request_id)
 
 
 def _claim_command(ctx: Context, record: SpinRecord, index: int, tier: str, now: datetime) -> Envelope[Any]:
     network = ctx.catalog.network_for_game(record.game)
-    claim = Claim(network_id=network.network_id, claim_id=fold.claim_id(record.request_id, index, tier),
-                  request_id=record.request_id, player_id=record.player_id, game=record.game, tier=tier,
-                  currency=record.currency, stake_minor=record.stake_minor, operator_id=record.operator_id)
+    claim = Claim(
+        network_id=network.network_id,
+        claim_id=fold.claim_id(record.request_id, index, tier),
+        request_id=record.request_id,
+        player_id=record.player_id,
+        game=record.game,
+        tier=tier,
+        currency=record.currency,
+        stake_minor=record.stake_minor,
+        operator_id=record.operator_id,
+    )
     return message(claim, derived_id(record.request_id, "claim-command", index), now, record.request_id)
 
 
 def settle_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
     """The one settlement: house win, pool shares won, breakage and contribution, for the wallet's postings."""
     network = ctx.catalog.network_for_game(record.game)
-    settle = SettleWager(transaction_id=derived_id(record.request_id, "settlement"), player_id=record.player_id,
-                         wager_id=record.request_id, currency=record.currency, house_win_minor=record.result.win_minor,
-                         jackpot_win_minor=sum(answer.amount_minor for answer in record.claims.values()),
-                         breakage_micro=record.result.breakage_micro,
-                         contribution_micro=network.wager_contribution_micro(record.stake_minor),
-                         network_id=network.network_id)
+    settle = SettleWager(
+        transaction_id=derived_id(record.request_id, "settlement"),
+        player_id=record.player_id,
+        wager_id=record.request_id,
+        currency=record.currency,
+        house_win_minor=record.result.win_minor,
+        jackpot_win_minor=sum(answer.amount_minor for answer in record.claims.values()),
+        breakage_micro=record.result.breakage_micro,
+        contribution_micro=network.wager_contribution_micro(record.stake_minor),
+        network_id=network.network_id,
+    )
     return message(settle, derived_id(record.request_id, "settle-wager"), now, record.request_id)
 
 
 def _refund_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
-    refund = RefundWager(transaction_id=derived_id(record.request_id, "refund"), player_id=record.player_id,
-                         wager_id=record.request_id, currency=record.currency,
-                         reason=f"the spin could not be played ({record.play_error})"[:500])
+    refund = RefundWager(
+        transaction_id=derived_id(record.request_id, "refund"),
+        player_id=record.player_id,
+        wager_id=record.request_id,
+        currency=record.currency,
+        reason=f"the spin could not be played ({record.play_error})"[:500],
+    )
     return message(refund, derived_id(record.request_id, "refund-wager"), now, record.request_id)
 
 
@@ -142,26 +201,49 @@ def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettle
     invariant(data.house_win_minor == record.result.win_minor, "the wallet settled the house win the spin computed")
     invariant(data.jackpot_win_minor == jackpot_win_minor, "the wallet settled the pool shares the jackpot awarded")
     settled = SpinSettled(
-        request_id=record.request_id, player_id=record.player_id, game=record.game, stake_minor=record.stake_minor,
-        currency=record.currency, win_minor=record.result.win_minor + jackpot_win_minor,
-        house_win_minor=record.result.win_minor, jackpot_win_minor=jackpot_win_minor,
-        breakage_micro=record.result.breakage_micro, contribution_micro=data.contribution_micro,
-        balance_after_minor=data.balance_after_minor, model_version=record.model_version or "",
-        seed=record.seed_hex or "", state_before=record.state_before or {}, state_after=record.result.state_after,
-        outcome=record.result.outcome, jackpot_awards=awards, operator_id=record.operator_id, settled_at=now,
+        request_id=record.request_id,
+        player_id=record.player_id,
+        game=record.game,
+        stake_minor=record.stake_minor,
+        currency=record.currency,
+        win_minor=record.result.win_minor + jackpot_win_minor,
+        house_win_minor=record.result.win_minor,
+        jackpot_win_minor=jackpot_win_minor,
+        breakage_micro=record.result.breakage_micro,
+        contribution_micro=data.contribution_micro,
+        balance_after_minor=data.balance_after_minor,
+        model_version=record.model_version or "",
+        seed=record.seed_hex or "",
+        state_before=record.state_before or {},
+        state_after=record.result.state_after,
+        outcome=record.result.outcome,
+        jackpot_awards=awards,
+        operator_id=record.operator_id,
+        settled_at=now,
         accepted_at=broker_time(record.time_ms) if record.accepted else None,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
     effects = Effects()
-    answer(effects, book, ctx.catalog, message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
+    answer(
+        effects, book, ctx.catalog, message(settled, derived_id(record.request_id, "answer"), now, record.request_id)
+    )
     return effects
 
 
 def _reject(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, code: str, text: str) -> Effects:
-    rejected = SpinRejected(request_id=record.request_id, player_id=record.player_id, code=code, message=text[:500],
-                            game=record.game, stake_minor=record.stake_minor, currency=record.currency)
+    rejected = SpinRejected(
+        request_id=record.request_id,
+        player_id=record.player_id,
+        code=code,
+        message=text[:500],
+        game=record.game,
+        stake_minor=record.stake_minor,
+        currency=record.currency,
+    )
     effects = Effects()
-    answer(effects, book, ctx.catalog, message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
+    answer(
+        effects, book, ctx.catalog, message(rejected, derived_id(record.request_id, "answer"), now, record.request_id)
+    )
     return effects
 
 

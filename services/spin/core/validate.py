@@ -1,4 +1,5 @@
 """The business checks of a new spin request: who, which game, which stake, which currency, which player state."""
+
 from __future__ import annotations
 
 from services.spin.core import fold
@@ -18,13 +19,18 @@ def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> t
     if data.currency != engine.currency:
         return "CURRENCY_MISMATCH", f"{data.game} is played in {engine.currency}, not {data.currency}"
     if data.stake_minor not in engine.stakes_minor:
-        return "INVALID_STAKE", f"{data.stake_minor} is not a stake of {data.game} ({', '.join(map(str, engine.stakes_minor))})"
+        return (
+            "INVALID_STAKE",
+            f"{data.stake_minor} is not a stake of {data.game} ({', '.join(map(str, engine.stakes_minor))})",
+        )
     if not engine.initial_state():
         return None  # a stateless game: spins of one player may overlap
     if book.in_flight.get((data.player_id, data.game)):
         return "SPIN_IN_PROGRESS", f"a {data.game} spin of this player is still in progress"
     locked = engine.locked_stake(fold.game_state(book, ctx.catalog, data.player_id, data.game))
     if locked is not None and locked != data.stake_minor and not data.forfeit_bonus_ring:
-        return "STAKE_LOCKED", (f"bonus symbols earned at stake {locked} are on the bonus ring: spin at {locked}, "
-                                "or send forfeit_bonus_ring=true to clear them")
+        return "STAKE_LOCKED", (
+            f"bonus symbols earned at stake {locked} are on the bonus ring: spin at {locked}, "
+            "or send forfeit_bonus_ring=true to clear them"
+        )
     return None

@@ -5,6 +5,7 @@ to the partition state as it is emitted (the same `apply` recovery folds with). 
 writer did not send is quarantined; undecodable input becomes a rejection event when a player can be named, else a
 dead letter with the reason in headers (shared/records.py); nothing here raises on bad input.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -37,16 +38,23 @@ class _Position:
     headers: list[tuple[str, bytes]]
 
 
-def handle(partition: WalletBook, key: bytes | None, value: bytes | None, timestamp_ms: int,
-           position: tuple[str, int, int], headers: list[tuple[str, bytes]] | None = None) -> list[Output]:
+def handle(
+    partition: WalletBook,
+    key: bytes | None,
+    value: bytes | None,
+    timestamp_ms: int,
+    position: tuple[str, int, int],
+    headers: list[tuple[str, bytes]] | None = None,
+) -> list[Output]:
     """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
     `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
     wrote it."""
     now = broker_time(timestamp_ms)
     problem = records.provenance_problem(WALLET_COMMANDS, headers, value)
     if problem is not None:
-        letter = records.quarantined(WALLET_COMMANDS, position[0], _Position(*position, key, value, headers or []),
-                                     problem, consumer="wallet")
+        letter = records.quarantined(
+            WALLET_COMMANDS, position[0], _Position(*position, key, value, headers or []), problem, consumer="wallet"
+        )
         return [Output(True, key, letter.value, letter.headers)]
     try:
         command = decode(value, expect_kind="command")
@@ -80,13 +88,18 @@ def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now
         cause = derived_id("wallet", "undecodable", topic, partition, offset)
         transaction_id = _uuid_or(error.readable("transaction_id"), cause)
         rejection = CommandRejected(
-            transaction_id=transaction_id, player_id=player_id, recorded_at=now, command_type=str(_type(error)),
-            code="INVALID_REQUEST", message=f"{error.field}: {error.reason}"[:500],
+            transaction_id=transaction_id,
+            player_id=player_id,
+            recorded_at=now,
+            command_type=str(_type(error)),
+            code="INVALID_REQUEST",
+            message=f"{error.field}: {error.reason}"[:500],
         )
         event = envelope(rejection, source=SOURCE, time=now, id=cause)
         return Output(False, player_id.encode(), encode(event), HEADERS), event
-    letter = records.undecodable(WALLET_COMMANDS, topic, _Position(topic, partition, offset, key, value, []), error,
-                                 consumer="wallet")
+    letter = records.undecodable(
+        WALLET_COMMANDS, topic, _Position(topic, partition, offset, key, value, []), error, consumer="wallet"
+    )
     return Output(True, key, letter.value, letter.headers), None
 
 

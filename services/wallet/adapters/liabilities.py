@@ -1,4 +1,5 @@
 """What the players' balances on this instance's partitions add up to, per currency (the wallet's liability gauge)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -5,6 +5,7 @@ state with the same `core.evolve`, so the fold gives the live state back exactly
 fold starts at the beginning of the partition. A record the wallet did not write, or one that does not decode, is
 quarantined: logged as an alert and counted, never folded and never fatal (the projector dead-letters it once).
 """
+
 from __future__ import annotations
 
 import logging
@@ -62,8 +63,13 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
 
     end = await fold_partition(bootstrap, events_topic, partition, fold, start=state.events_offset, role="wallet")
     if end < state.events_offset:  # the snapshot is ahead of the topic (recreated?): start from scratch
-        log.warning("snapshot of %s[%d] at %d is ahead of the end %d; folding from the beginning",
-                    events_topic, partition, state.events_offset, end)
+        log.warning(
+            "snapshot of %s[%d] at %d is ahead of the end %d; folding from the beginning",
+            events_topic,
+            partition,
+            state.events_offset,
+            end,
+        )
         return await restore_partition(bootstrap, events_topic, partition, None)
     snapshot_offset = state.events_offset if from_snapshot else None
     state.events_offset = end

@@ -4,6 +4,7 @@ in partition order → wallet.events, with a snapshot of a partition's book when
 A snapshot is written only when nothing of its partition is in flight (the book is then what Kafka committed), so a
 restore from it plus the tail of wallet.events gives the live book back exactly.
 """
+
 from __future__ import annotations
 
 import logging
@@ -41,9 +42,18 @@ class WalletConfig:
     snapshot_every_s: float = 30.0
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(bootstrap=self.bootstrap, commands_topic=self.commands_topic, events_topic=self.events_topic,
-                          dlq_topic=self.dlq_topic, group_id=self.group_id, service="wallet", batch_max=self.batch_max,
-                          poll_ms=self.poll_ms, session_timeout_ms=self.session_timeout_ms, pipelined=True)
+        return LoopConfig(
+            bootstrap=self.bootstrap,
+            commands_topic=self.commands_topic,
+            events_topic=self.events_topic,
+            dlq_topic=self.dlq_topic,
+            group_id=self.group_id,
+            service="wallet",
+            batch_max=self.batch_max,
+            poll_ms=self.poll_ms,
+            session_timeout_ms=self.session_timeout_ms,
+            pipelined=True,
+        )
 
 
 @dataclass
@@ -67,19 +77,32 @@ class WalletService:
         return self.stats
 
     async def restore(self, partition: int) -> Restored[WalletBook]:
-        report = await restore_partition(self.config.bootstrap, self.config.events_topic, partition,
-                                         self.config.snapshot_dir)
+        report = await restore_partition(
+            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshot_dir
+        )
         self.snapshot_at[partition] = time.monotonic()
-        log.info("partition %d restored in %.0f ms: snapshot at %s, %d events folded, %d quarantined", partition,
-                 report.millis, report.snapshot_offset, report.folded, len(report.quarantined))
+        log.info(
+            "partition %d restored in %.0f ms: snapshot at %s, %d events folded, %d quarantined",
+            partition,
+            report.millis,
+            report.snapshot_offset,
+            report.folded,
+            len(report.quarantined),
+        )
         return Restored(report.state, report.state.commands_offset, report)
 
     def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
         outputs: list[Output] = []
         for record in records:
             with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
-                found = handle(book, record.key, record.value, record.timestamp,
-                               (record.topic, record.partition, record.offset), list(record.headers or ()))
+                found = handle(
+                    book,
+                    record.key,
+                    record.value,
+                    record.timestamp,
+                    (record.topic, record.partition, record.offset),
+                    list(record.headers or ()),
+                )
             outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         return outputs

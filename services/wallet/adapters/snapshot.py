@@ -4,6 +4,7 @@ One file per partition, written whole to a temporary name, fsynced and renamed, 
 or the new one. A snapshot that is unreadable, of another topic, or ahead of the topic's end is ignored: recovery
 then folds wallet.events from the start, which is always correct, only slower.
 """
+
 from __future__ import annotations
 
 import logging
@@ -27,7 +28,10 @@ def path_of(directory: Path, partition: int) -> Path:
 def write(directory: Path, topic: str, state: WalletBook) -> int:
     """Write the snapshot of `state`; returns its size in bytes."""
     document = {
-        "v": VERSION, "topic": topic, "partition": state.partition, "offset": state.events_offset,
+        "v": VERSION,
+        "topic": topic,
+        "partition": state.partition,
+        "offset": state.events_offset,
         "commands_offset": state.commands_offset,
         "players": [player_doc(player) for player in state.players.values()],
         "memory": [remembered_doc(player_id, entry) for player_id, entry in state.live_entries()],

@@ -1,4 +1,5 @@
 """A player's state and a remembered transaction as plain JSON documents (the parts of a partition snapshot)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,8 +38,16 @@ def load_player(doc: dict[str, Any]) -> PlayerState:
 
 
 def remembered_doc(player_id: str, entry: Remembered) -> list[Any]:
-    return [player_id, entry.transaction_id, entry.seq, entry.recorded_ms, entry.fingerprint, entry.event_id,
-            entry.event_type, entry.event_bytes.decode()]
+    return [
+        player_id,
+        entry.transaction_id,
+        entry.seq,
+        entry.recorded_ms,
+        entry.fingerprint,
+        entry.event_id,
+        entry.event_type,
+        entry.event_bytes.decode(),
+    ]
 
 
 def load_remembered(doc: list[Any]) -> tuple[str, Remembered]:

@@ -1,4 +1,5 @@
 """The wallet's pure core: decide(state, command, now) -> events and evolve(book, event, bytes), the one fold."""
+
 from services.wallet.core.book import WalletBook
 from services.wallet.core.decide import SOURCE, decide
 from services.wallet.core.evolve import evolve, evolve_player, remembered

@@ -5,6 +5,7 @@ and on recovery (each event folded from wallet.events), so a rebuilt partition e
 Like every service's state it is mutated in place by evolve only; decide reads it and never changes it. Memory
 entries are pruned in arrival order (a FIFO) by the record time of the events, which is the same on both paths.
 """
+
 from __future__ import annotations
 
 from collections import deque

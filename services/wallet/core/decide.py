@@ -1,4 +1,5 @@
 """decide(state, command, now) -> events: refuse by age, answer repeats from memory, else apply the rules."""
+
 from __future__ import annotations
 
 import uuid
@@ -84,11 +85,18 @@ def _wager_id(data: CommandData) -> uuid.UUID | None:
     return getattr(data, "wager_id", None)
 
 
-def _rejection(state: WalletState, data: CommandData, common: dict[str, Any], refusal: rules.Refusal) -> CommandRejected:
+def _rejection(
+    state: WalletState, data: CommandData, common: dict[str, Any], refusal: rules.Refusal
+) -> CommandRejected:
     currency = refusal.currency or getattr(data, "currency", None)
     return CommandRejected(
-        **common, command_type=data.TYPE, code=refusal.code, message=refusal.message, currency=currency,
-        wager_id=_wager_id(data), balance_after_minor=state.player.balances_minor.get(currency) if currency else None,
+        **common,
+        command_type=data.TYPE,
+        code=refusal.code,
+        message=refusal.message,
+        currency=currency,
+        wager_id=_wager_id(data),
+        balance_after_minor=state.player.balances_minor.get(currency) if currency else None,
     )
 
 
@@ -96,8 +104,14 @@ def _unremembered(command: Envelope[Any], content: str, now: datetime, code: str
     """A refusal that does not own the transaction id; its id names this very record (cause, time, content)."""
     data = command.data
     rejection = CommandRejected(
-        transaction_id=data.transaction_id, player_id=data.player_id, recorded_at=now, command_fingerprint=content,
-        command_type=data.TYPE, code=code, message=message, currency=getattr(data, "currency", None),
+        transaction_id=data.transaction_id,
+        player_id=data.player_id,
+        recorded_at=now,
+        command_fingerprint=content,
+        command_type=data.TYPE,
+        code=code,
+        message=message,
+        currency=getattr(data, "currency", None),
         wager_id=_wager_id(data),
     )
     event_id = derived_id("wallet", data.player_id, data.transaction_id, code, epoch_ms(now), content)
@@ -112,6 +126,10 @@ def _remembered_id(data: CommandData, outcome: EventData, now_ms: int) -> uuid.U
 
 def _wrap(command: Envelope[Any], data: EventData, event_id: uuid.UUID) -> Envelope[Any]:
     return envelope(
-        data, source=SOURCE, time=data.recorded_at, id=event_id,
-        correlationid=command.correlationid or str(command.id), causationid=str(command.id),
+        data,
+        source=SOURCE,
+        time=data.recorded_at,
+        id=event_id,
+        correlationid=command.correlationid or str(command.id),
+        causationid=str(command.id),
     )

@@ -1,4 +1,5 @@
 """evolve(book, event, bytes): the one way wallet state changes, live and on restore; balances come from postings only."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -47,8 +48,13 @@ def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered
     data = event.data
     invariant(data.command_fingerprint is not None, "a remembered event names its command's content")
     return Remembered(
-        transaction_id=str(data.transaction_id), seq=seq, recorded_ms=epoch_ms(data.recorded_at),
-        fingerprint=data.command_fingerprint, event_id=str(event.id), event_type=data.TYPE, event_bytes=event_bytes,
+        transaction_id=str(data.transaction_id),
+        seq=seq,
+        recorded_ms=epoch_ms(data.recorded_at),
+        fingerprint=data.command_fingerprint,
+        event_id=str(event.id),
+        event_type=data.TYPE,
+        event_bytes=event_bytes,
     )
 
 
@@ -93,7 +99,9 @@ def _posted(player: PlayerState, data: _PostedEvent) -> PlayerState:
 
 def _limit_set(player: PlayerState, data: LimitSet) -> PlayerState:
     key = limit_key(data.currency, data.kind, data.period)
-    rule = limits.rule_after(player.limits.get(key), data.amount_minor, epoch_ms(data.effective_at), epoch_ms(data.recorded_at))
+    rule = limits.rule_after(
+        player.limits.get(key), data.amount_minor, epoch_ms(data.effective_at), epoch_ms(data.recorded_at)
+    )
     return replace(player, limits={**player.limits, key: rule})
 
 

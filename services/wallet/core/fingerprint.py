@@ -1,4 +1,5 @@
 """The content fingerprint of a command: a repeat of its transaction id with other content is a conflict."""
+
 from __future__ import annotations
 
 import hashlib

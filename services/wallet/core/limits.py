@@ -1,4 +1,5 @@
 """Deposit and loss limits per UTC calendar day, ISO week and month; decreases at once, increases after 24 h."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone

@@ -1,4 +1,5 @@
 """The de-duplication memory: which entries still count, which are expired, and what an event leaves behind."""
+
 from __future__ import annotations
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS

@@ -1,4 +1,5 @@
 """Double-entry postings of each wallet fact, in micro-units; every list sums to zero (one currency per event)."""
+
 from __future__ import annotations
 
 from shared.events.wallet import CASHIER, HOUSE, Posting, jackpot_account, player_account, postings_balanced

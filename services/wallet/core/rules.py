@@ -1,4 +1,5 @@
 """The business rules of each wallet command: an event payload when accepted, a Refusal (code, message) when not."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,7 +63,10 @@ def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str,
         return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} deposit limit would be exceeded", currency)
     balance = player.balances_minor.get(currency, 0) + amount
     return Deposited(
-        **common, currency=currency, amount_minor=amount, balance_after_minor=balance,
+        **common,
+        currency=currency,
+        amount_minor=amount,
+        balance_after_minor=balance,
         postings=postings.deposit(player.player_id, amount),
     )
 
@@ -76,7 +80,10 @@ def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[st
     if amount > player.balances_minor[currency]:
         return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
     return Withdrawn(
-        **common, currency=currency, amount_minor=amount, balance_after_minor=player.balances_minor[currency] - amount,
+        **common,
+        currency=currency,
+        amount_minor=amount,
+        balance_after_minor=player.balances_minor[currency] - amount,
         postings=postings.withdrawal(player.player_id, amount),
     )
 
@@ -94,7 +101,11 @@ def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: di
     if amount > player.balances_minor[currency]:
         return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
     return WagerDebited(
-        **common, currency=currency, amount_minor=amount, game=command.game, operator_id=command.operator_id,
+        **common,
+        currency=currency,
+        amount_minor=amount,
+        game=command.game,
+        operator_id=command.operator_id,
         balance_after_minor=player.balances_minor[currency] - amount,
         postings=postings.wager_debit(player.player_id, amount),
     )
@@ -125,13 +136,23 @@ def settle_wager(
         return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
     win = command.house_win_minor + command.jackpot_win_minor
     return WagerSettled(
-        **common, currency=currency, wager_id=command.wager_id, win_minor=win,
-        house_win_minor=command.house_win_minor, jackpot_win_minor=command.jackpot_win_minor,
-        breakage_micro=command.breakage_micro, contribution_micro=command.contribution_micro,
-        network_id=command.network_id, balance_after_minor=state.player.balances_minor[currency] + win,
+        **common,
+        currency=currency,
+        wager_id=command.wager_id,
+        win_minor=win,
+        house_win_minor=command.house_win_minor,
+        jackpot_win_minor=command.jackpot_win_minor,
+        breakage_micro=command.breakage_micro,
+        contribution_micro=command.contribution_micro,
+        network_id=command.network_id,
+        balance_after_minor=state.player.balances_minor[currency] + win,
         postings=postings.settlement(
-            state.player.player_id, command.network_id, command.house_win_minor, command.jackpot_win_minor,
-            command.breakage_micro, command.contribution_micro,
+            state.player.player_id,
+            command.network_id,
+            command.house_win_minor,
+            command.jackpot_win_minor,
+            command.breakage_micro,
+            command.contribution_micro,
         ),
     )
 
@@ -146,7 +167,11 @@ def refund_wager(
     if wager.currency != currency:
         return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
     return WagerRefunded(
-        **common, currency=currency, wager_id=command.wager_id, amount_minor=wager.amount_minor, reason=command.reason,
+        **common,
+        currency=currency,
+        wager_id=command.wager_id,
+        amount_minor=wager.amount_minor,
+        reason=command.reason,
         balance_after_minor=state.player.balances_minor[currency] + wager.amount_minor,
         postings=postings.wager_refund(state.player.player_id, wager.amount_minor),
     )
@@ -160,15 +185,20 @@ def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[s
     current = limits.effective_limit(rule, now_ms)
     delay_ms = limits.INCREASE_DELAY_MS if limits.is_increase(current, amount) else 0
     return LimitSet(
-        **common, currency=currency, kind=command.kind, period=command.period, amount_minor=amount,
+        **common,
+        currency=currency,
+        kind=command.kind,
+        period=command.period,
+        amount_minor=amount,
         effective_at=broker_time(now_ms + delay_ms),
     )
 
 
-def self_exclude(state: WalletState, command: SelfExclude, now_ms: int, common: dict[str, Any]) -> SelfExcluded | Refusal:
+def self_exclude(
+    state: WalletState, command: SelfExclude, now_ms: int, common: dict[str, Any]
+) -> SelfExcluded | Refusal:
     if command.until is not None and command.until.tzinfo is None:
         return Refusal("INVALID_REQUEST", "`until` must carry a time zone")
     if command.until is not None and epoch_ms(command.until) <= now_ms:
         return Refusal("INVALID_REQUEST", "a self-exclusion must end in the future")
     return SelfExcluded(**common, until=command.until)
-

@@ -1,4 +1,5 @@
 """One player's wallet state (every currency) and the de-duplication memory, as plain immutable values."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

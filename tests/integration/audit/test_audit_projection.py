@@ -5,6 +5,7 @@ Scenario: a synthetic history is produced to fresh prefixed topics; the projecto
 projects it into a fresh database; once its positions reach the topics' end offsets it is stopped and the audit runs
 with the projection comparison on. Then `UPDATE projection.spins` changes one win, and the audit must fail naming it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -59,17 +60,27 @@ def prefixed(kafka_bootstrap):
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 
-def test_the_projection_equals_the_fold_and_an_edited_row_is_named(kafka_bootstrap, prefixed, fresh_database, make_producer,
-                                                                  tmp_path: Path, eventually):
+def test_the_projection_equals_the_fold_and_an_edited_row_is_named(
+    kafka_bootstrap, prefixed, fresh_database, make_producer, tmp_path: Path, eventually
+):
     from reelstream.processes import spawn
 
     history = play_history(seed=31, players=2, spins_per_player=10)
     producer = make_producer()
     for item in history.emitted:
-        producer.send(prefixed + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=records.headers_as_owner(item.topic, "test"))
+        producer.send(
+            prefixed + item.topic,
+            key=item.envelope.key,
+            value=encode(item.envelope),
+            headers=records.headers_as_owner(item.topic, "test"),
+        )
     producer.flush(timeout=30)
-    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "DATABASE_URL": fresh_database,
-           "REELSTREAM_TOPIC_PREFIX": prefixed}
+    env = {
+        **os.environ,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "DATABASE_URL": fresh_database,
+        "REELSTREAM_TOPIC_PREFIX": prefixed,
+    }
     settings = load_settings(env)
     _, ends = read_topics(kafka_bootstrap, prefixed)
     projector = spawn("projector", env=env, log_dir=tmp_path)
@@ -92,8 +103,12 @@ def test_the_projection_equals_the_fold_and_an_edited_row_is_named(kafka_bootstr
     assert "0 differences" in clean.projection
     assert "**0 discrepancies**" in (tmp_path / "clean" / "audit.md").read_text()
 
-    spin_id = str(next(item.envelope.id for item in history.emitted if item.envelope.type == "reelstream.spin.settled.v1"))
-    asyncio.run(_admin(fresh_database, f"UPDATE projection.spins SET win_minor = win_minor + 100 WHERE event_id = '{spin_id}'"))
+    spin_id = str(
+        next(item.envelope.id for item in history.emitted if item.envelope.type == "reelstream.spin.settled.v1")
+    )
+    asyncio.run(
+        _admin(fresh_database, f"UPDATE projection.spins SET win_minor = win_minor + 100 WHERE event_id = '{spin_id}'")
+    )
     edited = audit_platform(settings, Scope(), tmp_path / "edited", lookup=stand_in_lookup)
     assert [(f.check, f.subject) for f in edited.discrepancies] == [("projection-row-differs", f"spins {spin_id}")]
     assert "win_minor" in edited.discrepancies[0].detail

@@ -5,6 +5,7 @@ Scenario: the stand-in engine plays three players over both games; every event i
 CloudEvents content-type header to `<uuid>.<topic>`, exactly as the services would; the audit reads from the
 earliest offsets to the end offsets it captured, with its own group-less consumer, and commits nothing.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -27,7 +28,12 @@ pytestmark = pytest.mark.integration
 def produce(make_producer, prefix: str, emitted: list[Emitted]) -> None:
     producer = make_producer()
     for item in emitted:
-        producer.send(prefix + item.topic, key=item.envelope.key, value=encode(item.envelope), headers=records.headers_as_owner(item.topic, "test"))
+        producer.send(
+            prefix + item.topic,
+            key=item.envelope.key,
+            value=encode(item.envelope),
+            headers=records.headers_as_owner(item.topic, "test"),
+        )
     producer.flush(timeout=30)
 
 
@@ -44,7 +50,8 @@ def settings_for(kafka_bootstrap: str, prefix: str):
 
 
 def test_a_clean_history_on_real_topics_reports_zero_discrepancies_then_a_forged_settlement_is_named(
-        kafka_bootstrap, prefixed, make_producer):
+    kafka_bootstrap, prefixed, make_producer
+):
     history = play_history(seed=11, players=3, spins_per_player=20)
     produce(make_producer, prefixed, history.emitted + history.emitted[:5])  # five byte-identical redeliveries
     settings = settings_for(kafka_bootstrap, prefixed)
@@ -64,7 +71,9 @@ def test_a_clean_history_on_real_topics_reports_zero_discrepancies_then_a_forged
     assert named[0].where.startswith("wallet.events[")
 
 
-def test_reading_stops_at_the_end_offsets_captured_at_start_and_commits_no_group(kafka_bootstrap, prefixed, make_producer, kafka_admin):
+def test_reading_stops_at_the_end_offsets_captured_at_start_and_commits_no_group(
+    kafka_bootstrap, prefixed, make_producer, kafka_admin
+):
     history = play_history(seed=12, players=1, spins_per_player=4)
     produce(make_producer, prefixed, history.emitted)
     records, ends = read_topics(kafka_bootstrap, prefixed)

@@ -1,6 +1,7 @@
 """Where a restarted jackpot service reads on: the input position its committed events recorded, or the group's
 offset when that is further — a batch of dead letters alone has no event to carry it and commits it in its
 transaction instead. Two in-process runs on one group, the group's periodic (lag-tool) commit switched off."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,14 @@ WAIT_S = 60
 
 def _contribution() -> tuple[bytes, bytes]:
     data = jp.Contribute(
-        network_id=STJERNE.network_id, contribution_id=uuid.uuid4(), game="stjernestoev", currency="DKK",
-        stake_minor=100, contribution_micro=STJERNE.wager_contribution_micro(100), player_id="p-1", operator_id="op-a",
+        network_id=STJERNE.network_id,
+        contribution_id=uuid.uuid4(),
+        game="stjernestoev",
+        currency="DKK",
+        stake_minor=100,
+        contribution_micro=STJERNE.wager_contribution_micro(100),
+        player_id="p-1",
+        operator_id="op-a",
     )
     message = envelope(data, source="test", time=datetime.now(timezone.utc))
     return message.key, encode(message)
@@ -63,14 +70,20 @@ async def _run(config: runner.JackpotConfig, until, then=None) -> runner.Stats:
     return await task
 
 
-def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_nothing(topics, kafka_bootstrap, make_producer, monkeypatch):
+def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_nothing(
+    topics, kafka_bootstrap, make_producer, monkeypatch
+):
     monkeypatch.setattr(loop, "GROUP_COMMIT_INTERVAL_S", 3600.0)  # the group's offset moves only in transactions
     prefix, writer = topics, make_producer()
     commands = prefix + JACKPOT_COMMANDS
     config = runner.JackpotConfig(
-        bootstrap=kafka_bootstrap, commands_topic=commands, events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS, dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=prefix + "reelstream-jackpot", session_timeout_ms=6000,
+        bootstrap=kafka_bootstrap,
+        commands_topic=commands,
+        events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS,
+        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=prefix + "reelstream-jackpot",
+        session_timeout_ms=6000,
     )
 
     def send(batch) -> None:
@@ -79,10 +92,13 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
         writer.flush(timeout=30)
 
     send([_contribution() for _ in range(10)])
-    first = asyncio.run(_run(
-        config, lambda stats, later=False: stats.records >= (13 if later else 10),
-        then=lambda: send([(STJERNE.network_id.encode(), b'{"broken": ') for _ in range(3)]),
-    ))
+    first = asyncio.run(
+        _run(
+            config,
+            lambda stats, later=False: stats.records >= (13 if later else 10),
+            then=lambda: send([(STJERNE.network_id.encode(), b'{"broken": ') for _ in range(3)]),
+        )
+    )
     assert (first.records, first.dead_letters) == (13, 3)
     positions = [recorded_position(r.headers) for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
     assert [p for p in positions if p is not None] == [10], "the events recorded the position before the dead letters"

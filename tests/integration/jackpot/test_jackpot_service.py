@@ -7,6 +7,7 @@ once, no claim is paid twice, every pool event balances and chains from the prev
 the final levels, the broken record is in the dead-letter topic, and no event was emitted twice except the answers
 to the repeated claim (each restart resumed at the input position its committed events recorded).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -36,9 +37,14 @@ def _commands() -> tuple[list[jp.Contribute], list[jp.Claim], list]:
     for index in range(CONTRIBUTIONS):
         stake_minor = (50, 1000, 10_000)[index % 3]
         contribution = jp.Contribute(
-            network_id=STJERNE.network_id, contribution_id=uuid.uuid4(), game="stjernestoev", currency="DKK",
-            stake_minor=stake_minor, contribution_micro=STJERNE.wager_contribution_micro(stake_minor),
-            player_id=f"p-{index % 17}", operator_id=("op-a", "op-b")[index % 2],
+            network_id=STJERNE.network_id,
+            contribution_id=uuid.uuid4(),
+            game="stjernestoev",
+            currency="DKK",
+            stake_minor=stake_minor,
+            contribution_micro=STJERNE.wager_contribution_micro(stake_minor),
+            player_id=f"p-{index % 17}",
+            operator_id=("op-a", "op-b")[index % 2],
         )
         contributions.append(contribution)
         sequence.append(contribution)
@@ -46,14 +52,22 @@ def _commands() -> tuple[list[jp.Contribute], list[jp.Claim], list]:
             sequence.append(contributions[index - 5])  # an at-least-once repeat
         if index % CLAIM_EVERY == CLAIM_EVERY - 1:
             claim = jp.Claim(
-                network_id=STJERNE.network_id, claim_id=uuid.uuid4(), request_id=uuid.uuid4(), player_id=f"p-{index % 17}",
-                game="stjernestoev", tier=("jackpot", "supernova")[len(claims) % 2], currency="DKK", stake_minor=stake_minor,
+                network_id=STJERNE.network_id,
+                claim_id=uuid.uuid4(),
+                request_id=uuid.uuid4(),
+                player_id=f"p-{index % 17}",
+                game="stjernestoev",
+                tier=("jackpot", "supernova")[len(claims) % 2],
+                currency="DKK",
+                stake_minor=stake_minor,
             )
             claims.append(claim)
             sequence.append(claim)
             if len(claims) in (3, 8):
                 sequence.append(claims[0])
-    sequence.insert(1500, jp.DisablePool(network_id=STJERNE.network_id, command_id=uuid.uuid4(), pool_id="sn-supernova"))
+    sequence.insert(
+        1500, jp.DisablePool(network_id=STJERNE.network_id, command_id=uuid.uuid4(), pool_id="sn-supernova")
+    )
     sequence.insert(2200, jp.ResumePool(network_id=STJERNE.network_id, command_id=uuid.uuid4(), pool_id="sn-supernova"))
     return contributions, claims, sequence
 
@@ -62,7 +76,11 @@ def _commands() -> tuple[list[jp.Contribute], list[jp.Claim], list]:
 def deployment(kafka_bootstrap: str, tmp_path):
     prefix = f"t-{uuid.uuid4().hex[:12]}."
     ensure_topics(kafka_bootstrap, prefix=prefix)
-    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap, "REELSTREAM_JACKPOT_BATCH_MAX": "300"}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "REELSTREAM_JACKPOT_BATCH_MAX": "300",
+    }
     yield prefix, env, tmp_path
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
@@ -74,7 +92,9 @@ def _produce(make_producer, topic: str, sequence: list) -> None:
         if index == 700:
             writer.send(topic, key=STJERNE.network_id.encode(), value=b'{"not": "a command"')
         message = envelope(data, source="test", time=now)
-        writer.send(topic, key=message.key, value=encode(message), headers=records.headers_for("spin"))  # stands in for the spin service
+        writer.send(
+            topic, key=message.key, value=encode(message), headers=records.headers_for("spin")
+        )  # stands in for the spin service
     writer.flush(timeout=30)
 
 
@@ -93,7 +113,9 @@ def _run(name_env: dict, log_dir, crash_at: str | None, expect_crash: bool):
     return service
 
 
-def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashes(deployment, kafka_bootstrap, make_producer, eventually):
+def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashes(
+    deployment, kafka_bootstrap, make_producer, eventually
+):
     prefix, env, log_dir = deployment
     contributions, claims, sequence = _commands()
     _produce(make_producer, prefix + JACKPOT_COMMANDS, sequence)
@@ -102,10 +124,15 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
     _run(env, log_dir, "jackpot.after_commit:2", expect_crash=True)
     service = _run(env, log_dir, None, expect_crash=False)
     try:
+
         def answered():
             events = [decode(r.value) for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
             answers = {e.data.claim_id for e in events if isinstance(e.data, (jp.JackpotWon, jp.ClaimRejected))}
-            applied = sum(len(e.data.contributions) for e in {e.id: e for e in events}.values() if isinstance(e.data, jp.ContributionsApplied))
+            applied = sum(
+                len(e.data.contributions)
+                for e in {e.id: e for e in events}.values()
+                if isinstance(e.data, jp.ContributionsApplied)
+            )
             return events if len(answers) == len(claims) and applied >= CONTRIBUTIONS else None
 
         events = eventually(answered, 90, 0.5)
@@ -121,7 +148,9 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
 
 def _check_events(events, contributions, claims) -> None:
     distinct = list({event.id: event for event in events}.values())
-    applied = Counter(c.contribution_id for e in distinct if isinstance(e.data, jp.ContributionsApplied) for c in e.data.contributions)
+    applied = Counter(
+        c.contribution_id for e in distinct if isinstance(e.data, jp.ContributionsApplied) for c in e.data.contributions
+    )
     assert set(applied) == {c.contribution_id for c in contributions}
     assert max(applied.values()) == 1
     wins = defaultdict(set)
@@ -146,7 +175,11 @@ def _check_nothing_re_emitted(records, repeated_claim) -> None:
     seconds) and re-emits the answers to claims it had already answered (contributions re-count nothing, so the
     state checks above cannot see it)."""
     occurrences = Counter(decode(record.value).id for record in records)
-    answers = {decode(record.value).id for record in records if repeated_claim.claim_id in _claim_ids(decode(record.value).data)}
+    answers = {
+        decode(record.value).id
+        for record in records
+        if repeated_claim.claim_id in _claim_ids(decode(record.value).data)
+    }
     assert answers, "the repeated claim was answered"
     expected = {event_id: 3 if event_id in answers else 1 for event_id in occurrences}
     extra = sum(occurrences.values()) - sum(expected.values())

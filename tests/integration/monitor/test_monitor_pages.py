@@ -3,6 +3,7 @@ a player's spins raise the Diamond Mystery pools, and the page's level rises wit
 (a JackpotWon and its meter, written with the project's models as the jackpot service would) appears in the
 Stjernestøv winners list; the ops page opens and shows the spins, and says so plainly once the monitor is gone.
 Screenshots of both pages are kept (and written to docs/monitor/ with REELSTREAM_UPDATE_SCREENSHOTS=1)."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,11 @@ from reelstream.monitor_process import free_port, get_json, start_monitor
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "monitor"
 # The session key ring of the environment (tests/conftest.py makes a random one when none is set).
 SESSION_KEYS = load_settings().session_secret
-ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
-       "REELSTREAM_LOG_LEVEL": "WARNING"}
+ENV = {
+    "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+    "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
+    "REELSTREAM_LOG_LEVEL": "WARNING",
+}
 
 
 def _level(browser, pool_id: str) -> int | None:
@@ -39,15 +43,28 @@ def _level(browser, pool_id: str) -> int | None:
 def _forced_win(level_minor: int) -> list[Sample]:
     now, claim = datetime.now(timezone.utc), uuid.uuid4()
     level = level_minor * 1_000_000
-    won = jp.JackpotWon(network_id="stjernestoev", recorded_at=now, claim_id=claim, request_id=uuid.uuid4(),
-                        player_id="forced-winner", operator_id="op-1", pool_id="sn-supernova", tier="supernova",
-                        currency="DKK", stake_minor=200, share_ppm=1_000_000, amount_minor=level_minor,
-                        level_before_micro=level, level_after_micro=0,
-                        movement=jp.PoolMovement(pool_id="sn-supernova", opening_micro=level, paid_micro=level,
-                                                 closing_micro=0))
+    won = jp.JackpotWon(
+        network_id="stjernestoev",
+        recorded_at=now,
+        claim_id=claim,
+        request_id=uuid.uuid4(),
+        player_id="forced-winner",
+        operator_id="op-1",
+        pool_id="sn-supernova",
+        tier="supernova",
+        currency="DKK",
+        stake_minor=200,
+        share_ppm=1_000_000,
+        amount_minor=level_minor,
+        level_before_micro=level,
+        level_after_micro=0,
+        movement=jp.PoolMovement(pool_id="sn-supernova", opening_micro=level, paid_micro=level, closing_micro=0),
+    )
     meter = jp.JackpotMeter(pool_id="sn-supernova", network_id="stjernestoev", currency="DKK", level_minor=0, as_of=now)
-    return [Sample("jackpot.events", envelope(won, source="reelstream-tests", time=now)),
-            Sample("jackpot.meters", envelope(meter, source="reelstream-tests", time=now))]
+    return [
+        Sample("jackpot.events", envelope(won, source="reelstream-tests", time=now)),
+        Sample("jackpot.meters", envelope(meter, source="reelstream-tests", time=now)),
+    ]
 
 
 def _shot(browser, tmp_path: Path, name: str) -> None:
@@ -58,7 +75,8 @@ def _shot(browser, tmp_path: Path, name: str) -> None:
 
 
 def test_the_meter_page_ticks_up_with_spins_shows_a_forced_win_and_the_ops_page_opens(
-        kafka_bootstrap, fresh_prefix, tmp_path, browser, eventually):
+    kafka_bootstrap, fresh_prefix, tmp_path, browser, eventually
+):
     env = {**ENV, "REELSTREAM_TOPIC_PREFIX": fresh_prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
     services = [spawn(name, env=env, log_dir=tmp_path) for name in ("wallet", "jackpot", "spin")]
     port = free_port()

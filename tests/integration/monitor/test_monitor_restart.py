@@ -4,6 +4,7 @@ whose pools do not open where they closed. The monitor reads part of it and is k
 it comes back, restores its tables from their changelogs and re-reads what it had not committed. Then every table
 equals a fresh fold of the topics — nothing counted twice, nothing lost — and monitor.alerts holds one RTP alert
 (that cell, low side) and one drift per pool of the broken event, however often they were sent."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -24,17 +25,31 @@ SKEWED_CELL = "stjernestoev|50|DKK|op-skewed"
 
 def _skewed(samples: list[Sample], count: int) -> list[Sample]:
     settled = next(s.envelope for s in samples if s.envelope.type == "reelstream.spin.settled.v1")
-    nothing = {"game": "stjernestoev", "currency": "DKK", "stake_minor": 50, "win_minor": 0, "house_win_minor": 0,
-               "jackpot_win_minor": 0, "contribution_micro": 0, "operator_id": "op-skewed"}
-    return [Sample("spin.events", settled.model_copy(update={"id": derived_id("skewed", i),
-                                                             "data": settled.data.model_copy(update=nothing)}))
-            for i in range(count)]
+    nothing = {
+        "game": "stjernestoev",
+        "currency": "DKK",
+        "stake_minor": 50,
+        "win_minor": 0,
+        "house_win_minor": 0,
+        "jackpot_win_minor": 0,
+        "contribution_micro": 0,
+        "operator_id": "op-skewed",
+    }
+    return [
+        Sample(
+            "spin.events",
+            settled.model_copy(update={"id": derived_id("skewed", i), "data": settled.data.model_copy(update=nothing)}),
+        )
+        for i in range(count)
+    ]
 
 
 def _broken_pools(samples: list[Sample]) -> Sample:
     moved = next(s.envelope for s in samples if s.envelope.type == "reelstream.jackpot.contributions-applied.v1")
-    movements = tuple(m.model_copy(update={"opening_micro": 1, "closing_micro": 1 + m.contributions_micro})
-                      for m in moved.data.movements)
+    movements = tuple(
+        m.model_copy(update={"opening_micro": 1, "closing_micro": 1 + m.contributions_micro})
+        for m in moved.data.movements
+    )
     data = moved.data.model_copy(update={"movements": movements})
     return Sample("jackpot.events", moved.model_copy(update={"id": derived_id("broken"), "data": data}))
 
@@ -54,7 +69,8 @@ def _alerts(bootstrap: str, topic: str) -> list:
 
 
 def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold_and_alerts_are_the_same(
-        kafka_bootstrap, fresh_prefix, tmp_path, eventually):
+    kafka_bootstrap, fresh_prefix, tmp_path, eventually
+):
     samples = sample_events(1_200, datetime.now(timezone.utc))
     broken = _broken_pools(samples)
     half = len(samples) // 2
@@ -81,4 +97,5 @@ def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold_and_alerts_a
     assert rtp[0].spins < 1_500 and rtp[0].observed_rtp < rtp[0].par_rtp
     drifts = [a for a in alerts.values() if isinstance(a, PoolDrifted)]
     assert sorted((d.pool_id, d.kind, d.event_id) for d in drifts) == sorted(
-        (m.pool_id, "continuity", str(broken.envelope.id)) for m in broken.envelope.data.movements)
+        (m.pool_id, "continuity", str(broken.envelope.id)) for m in broken.envelope.data.movements
+    )

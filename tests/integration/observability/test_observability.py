@@ -6,6 +6,7 @@ every restore lengthened by a test pause; /ready of each service is watched from
 command), and every service's /metrics shows the named series moved; one settled spin's spans, exported to a file,
 form one tree across spin, wallet and jackpot, and its trace id is in each of their JSON logs.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -47,13 +48,19 @@ def fetch(url: str) -> tuple[int, bytes]:
 def scrape(url: str) -> dict[tuple[str, tuple], float]:
     status, body = fetch(url + "/metrics")
     assert status == 200
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(body.decode()) for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
+    }
 
 
 def total(samples: dict, name: str, **labels: str) -> float:
-    return sum(value for (found, found_labels), value in samples.items()
-               if found == name and all(dict(found_labels).get(k) == v for k, v in labels.items()))
+    return sum(
+        value
+        for (found, found_labels), value in samples.items()
+        if found == name and all(dict(found_labels).get(k) == v for k, v in labels.items())
+    )
 
 
 SESSION_KEYS = load_settings().session_secret  # the key ring of the environment (tests/conftest.py)
@@ -69,18 +76,31 @@ def platform(kafka_bootstrap: str, database_url: str, tmp_path_factory):
     ensure_topics(kafka_bootstrap, prefix=prefix)
     asyncio.run(admin_sql(database_url, f'CREATE DATABASE "{database}"'))
     state = tmp_path_factory.mktemp("observability")
-    env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
-           "DATABASE_URL": database_url_for(database_url, database), "REELSTREAM_STATE_DIR": str(state),
-           "REELSTREAM_SESSION_KEYS": SESSION_KEYS, "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
-           "REELSTREAM_LOG_LEVEL": "DEBUG", "REELSTREAM_TRACE_FILE": str(state / "spans.jsonl"),
-           "REELSTREAM_TEST_RESTORE_PAUSE_S": str(PAUSE_S), "REELSTREAM_HTTP_PORT": "0"}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap,
+        "DATABASE_URL": database_url_for(database_url, database),
+        "REELSTREAM_STATE_DIR": str(state),
+        "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
+        "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+        "REELSTREAM_LOG_LEVEL": "DEBUG",
+        "REELSTREAM_TRACE_FILE": str(state / "spans.jsonl"),
+        "REELSTREAM_TEST_RESTORE_PAUSE_S": str(PAUSE_S),
+        "REELSTREAM_HTTP_PORT": "0",
+    }
     processes = {name: spawn(name, env=env, log_dir=state / "logs") for name in SERVICES}
     watched = watch_readiness(state, processes)
     try:
         for process in processes.values():
             process.wait_ready(120)
-        yield {"prefix": prefix, "state": state, "processes": processes, "readiness": watched,
-               "urls": {name: url for name, url in endpoint_urls(state).items()}, "bootstrap": kafka_bootstrap}
+        yield {
+            "prefix": prefix,
+            "state": state,
+            "processes": processes,
+            "readiness": watched,
+            "urls": {name: url for name, url in endpoint_urls(state).items()},
+            "bootstrap": kafka_bootstrap,
+        }
     finally:
         for process in processes.values():
             process.stop()
@@ -119,8 +139,12 @@ def test_ready_is_false_while_a_service_restores_and_true_after(platform):
 
 
 def test_services_status_lists_every_endpoint(platform):
-    result = subprocess.run([sys.executable, "-m", "reelstream.cli", "services", "status", "--json"], check=True,
-                            env={**os.environ, "REELSTREAM_STATE_DIR": str(platform["state"])}, capture_output=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "reelstream.cli", "services", "status", "--json"],
+        check=True,
+        env={**os.environ, "REELSTREAM_STATE_DIR": str(platform["state"])},
+        capture_output=True,
+    )
     rows = orjson.loads(result.stdout)["services"]
     for name in SERVICES:
         mine = [row for row in rows if row["service"] == name]
@@ -147,10 +171,11 @@ def traffic(platform):
     after = {}
     while time.monotonic() < deadline:
         after = {name: scrape(url) for name, url in urls.items()}
-        if (total(after["wallet"], "reelstream_dead_letters_total") >= 1
-                and total(after["projector"], "reelstream_records_in_total",
-                          topic=platform["prefix"] + "spin.events") >= 6
-                and all(total(after[n], "reelstream_consumer_lag") == 0 for n in SERVICES)):
+        if (
+            total(after["wallet"], "reelstream_dead_letters_total") >= 1
+            and total(after["projector"], "reelstream_records_in_total", topic=platform["prefix"] + "spin.events") >= 6
+            and all(total(after[n], "reelstream_consumer_lag") == 0 for n in SERVICES)
+        ):
             break
         time.sleep(0.5)
     return {"before": before, "after": after, "settled": settled}
@@ -162,8 +187,12 @@ def moved(traffic, service: str, name: str, **labels: str) -> bool:
 
 def test_metrics_of_every_service_moved_after_traffic(platform, traffic):
     prefix = platform["prefix"]
-    inputs = {"wallet": "wallet.commands", "jackpot": "jackpot.commands", "spin": "spin.requests",
-              "projector": "spin.events"}
+    inputs = {
+        "wallet": "wallet.commands",
+        "jackpot": "jackpot.commands",
+        "spin": "spin.requests",
+        "projector": "spin.events",
+    }
     outputs = {"wallet": "wallet.events", "jackpot": "jackpot.events", "spin": "spin.events"}
     for service in SERVICES:
         assert moved(traffic, service, "reelstream_records_in_total", topic=prefix + inputs[service]), service
@@ -210,13 +239,17 @@ def test_one_spins_trace_spans_spin_wallet_and_jackpot_and_is_in_their_logs(plat
     parent_services = {(by_id[s["parent_span_id"]]["service"], s["service"]) for s in trace if s["parent_span_id"]}
     assert {("spin", "wallet"), ("wallet", "spin"), ("spin", "jackpot")} <= parent_services
     for name in ("spin", "wallet", "jackpot"):
-        lines = [orjson.loads(line) for line in platform["processes"][name].log_text().splitlines()
-                 if line.startswith("{")]
+        lines = [
+            orjson.loads(line) for line in platform["processes"][name].log_text().splitlines() if line.startswith("{")
+        ]
         mine = [line for line in lines if line.get("trace_id") == trace_id]
         assert mine, name
         assert all(line["service"] == name and "partition" in line for line in mine)
-    spin_lines = [orjson.loads(line) for line in platform["processes"]["spin"].log_text().splitlines()
-                  if line.startswith("{") and trace_id in line]
+    spin_lines = [
+        orjson.loads(line)
+        for line in platform["processes"]["spin"].log_text().splitlines()
+        if line.startswith("{") and trace_id in line
+    ]
     assert any(line.get("request_id") == request_id for line in spin_lines)
 
 

@@ -2,6 +2,7 @@
 to a fresh topic (each ends with a commit marker, an offset that holds no record); a group commits the offset right
 after its last record, before the last marker: its lag is 0, not 1. One aborted transaction later it is still 0;
 one more committed record makes it 1."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """Fixtures of projector and ops tests: a whole isolated deployment (uuid-prefixed topics, a fresh database)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +12,7 @@ from tests.support.projector import Deployment, admin_sql, database_url_for
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS
 
+
 @pytest.fixture
 def deployment(kafka_bootstrap: str, database_url: str, tmp_path: Path):
     """A whole isolated deployment: every platform topic under a uuid prefix and a database of its own."""
@@ -21,8 +23,6 @@ def deployment(kafka_bootstrap: str, database_url: str, tmp_path: Path):
     yield Deployment(prefix, kafka_bootstrap, database_url_for(database_url, database), tmp_path / "logs")
     asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
-
-
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ Scenario: a projector with a "bug" (it refuses meter events) sends them to jackp
 JSON at all lands in spin.events.dlq. Dry runs touch nothing; after the fix (restart without the bug) the meter dead
 letter is re-driven twice and lands once; the broken record is still refused by the re-drive.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,8 +40,9 @@ def test_dry_runs_change_nothing_and_a_redriven_dead_letter_lands_once(deploymen
     assert sum(s.envelope.type == METER for s in published) == 1
     deployment.publish(published)
     make_producer().send(deployment.topic("spin.events"), key=b"p1", value=b"not json").get(timeout=10)
-    buggy = spawn("projector", env={**deployment.env, "REELSTREAM_PROJECTOR_REFUSE_TYPES": METER},
-                  log_dir=deployment.log_dir)
+    buggy = spawn(
+        "projector", env={**deployment.env, "REELSTREAM_PROJECTOR_REFUSE_TYPES": METER}, log_dir=deployment.log_dir
+    )
     try:
         buggy.wait_ready(60)
         eventually(lambda: at_log_end(deployment), 60, 0.2)
@@ -48,20 +50,32 @@ def test_dry_runs_change_nothing_and_a_redriven_dead_letter_lands_once(deploymen
         buggy.stop()
     assert _meters(deployment) == 0
     listing = _cli(deployment, "ops", "dlq", "list", "--topic", "jackpot.meters.dlq")
-    assert listing.exit_code == 0 and "1 dead letters" in listing.output and "refused by this projector" in listing.output
+    assert (
+        listing.exit_code == 0 and "1 dead letters" in listing.output and "refused by this projector" in listing.output
+    )
 
     schema = asyncio.run(fetchval(deployment.database_url, "SELECT schema_name FROM projector_control.active"))
     before = (asyncio.run(table_digests(deployment.database_url, schema)), _ends(deployment, "spin.events"))
     dry = [
         _cli(deployment, "ops", "replay", "--topic", "spin.events", "--into-projection", "--dry-run"),
-        _cli(deployment, "ops", "replay", "--topic", "spin.events", "--into-topic", f"{deployment.prefix}copy",
-             "--dry-run"),
+        _cli(
+            deployment,
+            "ops",
+            "replay",
+            "--topic",
+            "spin.events",
+            "--into-topic",
+            f"{deployment.prefix}copy",
+            "--dry-run",
+        ),
         _cli(deployment, "ops", "dlq", "redrive", "--topic", "jackpot.meters.dlq", "--dry-run"),
     ]
     assert [result.exit_code for result in dry] == [0, 0, 0], [r.output for r in dry]
     assert "dry run: nothing changed" in dry[0].output
     assert (asyncio.run(table_digests(deployment.database_url, schema)), _ends(deployment, "spin.events")) == before
-    refused = _cli(deployment, "ops", "replay", "--topic", "spin.events", "--into-topic", deployment.topic("wallet.events"))
+    refused = _cli(
+        deployment, "ops", "replay", "--topic", "spin.events", "--into-topic", deployment.topic("wallet.events")
+    )
     assert refused.exit_code == 2 and "live topic" in refused.output
 
     fixed = spawn("projector", env=deployment.env, log_dir=deployment.log_dir)
@@ -93,14 +107,22 @@ def test_a_group_is_reset_only_while_idle_and_only_after_confirmation(deployment
     assert member.assignment()
     ends = _ends(deployment, "wallet.events")
     member.commit({TopicPartition(t, p): OffsetAndMetadata(end, "", -1) for (t, p), end in ends.items()})
-    busy = _cli(deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes")
+    busy = _cli(
+        deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes"
+    )
     assert busy.exit_code == 2 and "active" in busy.output
     member.close(autocommit=False)
 
-    declined = CliRunner().invoke(app, ["ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to",
-                                        "earliest"], env={**deployment.env, "COLUMNS": "300"}, input="n\n")
+    declined = CliRunner().invoke(
+        app,
+        ["ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest"],
+        env={**deployment.env, "COLUMNS": "300"},
+        input="n\n",
+    )
     assert declined.exit_code == 1 and "nothing changed" in declined.output
-    done = _cli(deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes")
+    done = _cli(
+        deployment, "ops", "reset-group", "--group", group, "--topic", "wallet.events", "--to", "earliest", "--yes"
+    )
     assert done.exit_code == 0, done.output
     from shared.kafka import admin_client
 

@@ -5,6 +5,7 @@ Scenario: sample traffic (deposits, debits, seeds, contributions, wins, settleme
 the projector is killed or crashed at its dangerous points while projecting, restarted, and finally every table holds
 each fact once: one events row per id, balances equal to a fresh sum of the postings, positions at the log end.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,14 +24,22 @@ def _assert_exactly_once(url: str, published) -> None:
     expected = expected_counts(published)
     assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.events")) == expected["events"]
     assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.spins")) == expected["spins"]
-    postings = sum(len(s.envelope.data.postings) for s in {s.envelope.id: s for s in published}.values()
-                   if hasattr(s.envelope.data, "postings"))
+    postings = sum(
+        len(s.envelope.data.postings)
+        for s in {s.envelope.id: s for s in published}.values()
+        if hasattr(s.envelope.data, "postings")
+    )
     assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.ledger_postings")) == postings
-    folded_vs_sum = asyncio.run(fetchval(url, """
+    folded_vs_sum = asyncio.run(
+        fetchval(
+            url,
+            """
         SELECT count(*) FROM projection.account_balances b FULL JOIN (
             SELECT account, currency, sum(amount_micro) AS total, count(*) AS n
             FROM projection.ledger_postings GROUP BY account, currency) p USING (account, currency)
-        WHERE b.balance_micro IS DISTINCT FROM p.total OR b.postings IS DISTINCT FROM p.n"""))
+        WHERE b.balance_micro IS DISTINCT FROM p.total OR b.postings IS DISTINCT FROM p.n""",
+        )
+    )
     assert folded_vs_sum == 0
     assert asyncio.run(fetchval(url, "SELECT sum(balance_micro) FROM projection.account_balances")) == 0
 
@@ -64,7 +73,7 @@ def test_crashes_between_the_row_write_and_the_commit_lose_and_duplicate_nothing
         crashing = spawn("projector", env=armed, log_dir=deployment.log_dir)
         crashing.wait_ready(60)
         if crash_at.startswith("projector.after_rows"):
-            deployment.publish(published[len(published) // 2:])
+            deployment.publish(published[len(published) // 2 :])
         assert crashing.wait_exit(60) == 137, crash_at
     projector = spawn("projector", env=deployment.env, log_dir=deployment.log_dir)
     try:

@@ -4,6 +4,7 @@ Scenario: the projector reaches Postgres through a relay; mid-stream the relay r
 new ones for 10 s while events keep arriving. The projector must stay up, reconnect, resume from the positions
 stored in Postgres (a commit lost in flight is either there or not) and end with every event projected once.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,7 +25,11 @@ def test_a_ten_second_postgres_outage_is_ridden_out_and_caught_up(deployment, ev
     half = len(published) // 2
     target = urlsplit(deployment.database_url)
     proxy = OutageProxy(target.hostname, target.port)
-    env = {**deployment.env, "DATABASE_URL": proxy.url(deployment.database_url), "REELSTREAM_PROJECTOR_MAX_RECORDS": "200"}
+    env = {
+        **deployment.env,
+        "DATABASE_URL": proxy.url(deployment.database_url),
+        "REELSTREAM_PROJECTOR_MAX_RECORDS": "200",
+    }
     deployment.publish(published[:half])
     projector = spawn("projector", env=env, log_dir=deployment.log_dir)
     try:
@@ -41,6 +46,11 @@ def test_a_ten_second_postgres_outage_is_ridden_out_and_caught_up(deployment, ev
         proxy.close()
     assert "postgres" in projector.log_text().lower() and "retrying" in projector.log_text()
     expected = expected_counts(published)
-    assert asyncio.run(fetchval(deployment.database_url, "SELECT count(*) FROM projection.events")) == expected["events"]
+    assert (
+        asyncio.run(fetchval(deployment.database_url, "SELECT count(*) FROM projection.events")) == expected["events"]
+    )
     assert asyncio.run(fetchval(deployment.database_url, "SELECT count(*) FROM projection.spins")) == expected["spins"]
-    assert asyncio.run(fetchval(deployment.database_url, "SELECT sum(balance_micro) FROM projection.account_balances")) == 0
+    assert (
+        asyncio.run(fetchval(deployment.database_url, "SELECT sum(balance_micro) FROM projection.account_balances"))
+        == 0
+    )

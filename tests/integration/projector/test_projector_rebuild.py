@@ -5,6 +5,7 @@ Scenario: traffic is projected live; a rebuild runs while more events arrive; af
 keeps projecting into the rebuilt schema. A second rebuild (keeping the previous schema) must then equal, table by
 table and row by row, the schema the live projector has been maintaining.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,12 +37,12 @@ def test_a_rebuild_switches_atomically_under_live_traffic_and_equals_the_live_ta
         projector.wait_ready(60)
         eventually(lambda: at_log_end(deployment), 60, 0.2)
         live_before = asyncio.run(fetchval(deployment.database_url, "SELECT schema_name FROM projector_control.active"))
-        during = threading.Thread(target=deployment.publish, args=(published[third: 2 * third],))
+        during = threading.Thread(target=deployment.publish, args=(published[third : 2 * third],))
         during.start()
         first = _rebuild(deployment, keep_previous=False)
         during.join()
         assert first.previous == live_before and first.dropped_previous
-        deployment.publish(published[2 * third:])
+        deployment.publish(published[2 * third :])
         eventually(lambda: at_log_end(deployment), 60, 0.2)  # the live projector now writes into the rebuilt schema
         assert projector.process.poll() is None
         second = _rebuild(deployment, keep_previous=True)

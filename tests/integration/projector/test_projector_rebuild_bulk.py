@@ -2,6 +2,7 @@
 keys, which are built after the fill and before the switch. Event ids stay de-duplicated by the primary key of
 `events` (kept during the fill), and a key that finds duplicate rows stops the rebuild before it switches.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -48,8 +49,9 @@ def test_a_bulk_rebuild_projects_each_duplicated_event_once_and_switches_to_a_fu
     live, rebuilt = (asyncio.run(table_digests(deployment.database_url, s)) for s in (result.previous, result.schema))
     assert rebuilt["events"][0] == distinct  # ... and each event was projected once
     assert rebuilt == live
-    assert asyncio.run(_catalog(deployment.database_url, result.schema)) == \
-        asyncio.run(_catalog(deployment.database_url, result.previous))
+    assert asyncio.run(_catalog(deployment.database_url, result.schema)) == asyncio.run(
+        _catalog(deployment.database_url, result.previous)
+    )
 
 
 async def _deferred_schema_with_a_duplicate(url: str) -> None:
@@ -62,12 +64,16 @@ async def _deferred_schema_with_a_duplicate(url: str) -> None:
         assert any("spins_pkey" in s for s in deferred) and any("spins_request" in s for s in deferred)
         assert not any(key in s for s in deferred for key in ("events_pkey", "positions_pkey", "meters"))
         for _ in range(2):  # what a broken de-duplication would leave behind
-            await conn.execute("INSERT INTO proj_fresh.ledger_postings VALUES ('00000000-0000-0000-0000-000000000001', "
-                               "0, 'player:p', 'EUR', 1, 'p', '2026-11-30', '2026-11-30')")
+            await conn.execute(
+                "INSERT INTO proj_fresh.ledger_postings VALUES ('00000000-0000-0000-0000-000000000001', "
+                "0, 'player:p', 'EUR', 1, 'p', '2026-11-30', '2026-11-30')"
+            )
         with pytest.raises(asyncpg.UniqueViolationError):
             await restore_indexes([conn], deferred)
-        await conn.execute("INSERT INTO proj_fresh.events SELECT event_id, 't', 's', 'x', now(), 't', 0, 0, now() "
-                           "FROM proj_fresh.ledger_postings LIMIT 1")
+        await conn.execute(
+            "INSERT INTO proj_fresh.events SELECT event_id, 't', 's', 'x', now(), 't', 0, 0, now() "
+            "FROM proj_fresh.ledger_postings LIMIT 1"
+        )
         with pytest.raises(asyncpg.RaiseError):  # indexes are deferred in empty schemas only
             await defer_indexes(conn, "proj_fresh")
     finally:

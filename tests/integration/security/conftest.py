@@ -1,5 +1,6 @@
 """Fixtures of the trust-boundary tests: the secured broker (skipped on a plaintext one, failed in a secured CI) and a
 prefixed deployment with every role's ACLs under its prefix."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,10 @@ def secured(kafka_bootstrap):
         admin.close()
     if not enabled or not os.environ.get("REELSTREAM_KAFKA_CLIENTS_DIR"):
         if in_ci():  # CI runs `reelstream infra up`, secured by default
-            pytest.fail("CI=true but the broker is plaintext (no authorizer) or REELSTREAM_KAFKA_CLIENTS_DIR is unset",
-                        pytrace=False)
+            pytest.fail(
+                "CI=true but the broker is plaintext (no authorizer) or REELSTREAM_KAFKA_CLIENTS_DIR is unset",
+                pytrace=False,
+            )
         pytest.skip("the broker is plaintext (no authorizer): `reelstream infra up --secure` runs these")
     return kafka_bootstrap
 
@@ -41,5 +44,3 @@ def deployment(secured):
     admin.delete_topics([prefix + spec.name for spec in ALL_TOPICS])
     revoke_prefix(admin, prefix)
     admin.close()
-
-

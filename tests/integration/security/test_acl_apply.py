@@ -1,5 +1,6 @@
 """`reelstream acl apply` is idempotent, reports a rule beyond the code as drift (exit 2) and removes it only with
 --prune; the rules of a prefixed deployment are applied and deleted with it."""
+
 from __future__ import annotations
 
 from typer.testing import CliRunner

@@ -1,6 +1,7 @@
 """No password and no session key in what a run leaves behind: the money-path services start as their own principals on
 a secured deployment (the projector has tests of its own database), take a spin request with a genuine token, and stop; their logs, the request's dead letter and the
 answer topic are scanned for every role's password, the session keys and the token."""
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,12 @@ def test_no_secret_or_token_appears_in_the_services_logs_or_topics(secured, depl
     ring = key_ring(load_settings().session_secret)
     secrets += [secret.decode() for _, secret in ring.keys]
     token = issue_token(ring, "p-secret-scan", int(time.time() * 1000) + 600_000)
-    env = {"REELSTREAM_TOPIC_PREFIX": deployment, "REELSTREAM_WALLET_DATADIR": str(tmp_path / "wallet"),
-           "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_LOG_LEVEL": "DEBUG"}
+    env = {
+        "REELSTREAM_TOPIC_PREFIX": deployment,
+        "REELSTREAM_WALLET_DATADIR": str(tmp_path / "wallet"),
+        "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+        "REELSTREAM_LOG_LEVEL": "DEBUG",
+    }
     started = [spawn(name, env=env, log_dir=tmp_path / "logs") for name in MONEY_PATH]
     try:
         for service in started:

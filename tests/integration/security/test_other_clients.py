@@ -1,6 +1,7 @@
 """Other ecosystems connect as a role with the files `reelstream infra up --secure` writes, as they are: Kafka's own
 Java client (kafka-clients from the fetched jars, through kafka.tools.ConsoleProducer) with `<role>.properties`, and
 librdkafka (confluent-kafka) with `<role>.conf`. Each may write what its role owns and is refused the rest."""
+
 from __future__ import annotations
 
 import os
@@ -33,10 +34,26 @@ def _records(bootstrap: str, topic: str) -> list[bytes]:
 
 def _java_produce(bootstrap: str, role: str, topic: str, line: str) -> subprocess.CompletedProcess:
     libs = default_paths().kafka_libs
-    argv = [find_java(), "-Xmx256m", "-cp", f"{libs}/*", "kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap,
-            "--topic", topic, "--producer.config", str(CLIENTS / f"{role}.properties"), "--sync",
-            "--producer-property", "max.block.ms=15000", "--producer-property", "delivery.timeout.ms=20000",
-            "--producer-property", "request.timeout.ms=10000"]
+    argv = [
+        find_java(),
+        "-Xmx256m",
+        "-cp",
+        f"{libs}/*",
+        "kafka.tools.ConsoleProducer",
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        topic,
+        "--producer.config",
+        str(CLIENTS / f"{role}.properties"),
+        "--sync",
+        "--producer-property",
+        "max.block.ms=15000",
+        "--producer-property",
+        "delivery.timeout.ms=20000",
+        "--producer-property",
+        "request.timeout.ms=10000",
+    ]
     return subprocess.run(argv, input=line + "\n", capture_output=True, text=True, timeout=90)
 
 

@@ -4,6 +4,7 @@
 A game client may put spin requests on the broker and nothing else on the money path; no role but break-glass admin
 may change an event topic's retention or delete its records; a wrong password and an untrusted CA each end in one line.
 """
+
 from __future__ import annotations
 
 import json

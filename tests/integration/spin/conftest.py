@@ -1,4 +1,5 @@
 """A whole platform (wallet, jackpot, spin) on fresh uuid-prefixed topics, plus readers of what it wrote."""
+
 from __future__ import annotations
 
 import time
@@ -20,8 +21,11 @@ from shared.kafka import admin_client, kafka_consumer
 
 # The services under test sign and check tokens with the session key ring of the environment (tests/conftest.py).
 SESSION_KEYS = load_settings().session_secret
-SERVICE_ENV = {"REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000", "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
-               "REELSTREAM_LOG_LEVEL": "WARNING"}
+SERVICE_ENV = {
+    "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
+    "REELSTREAM_SESSION_KEYS": SESSION_KEYS,
+    "REELSTREAM_LOG_LEVEL": "WARNING",
+}
 
 
 @dataclass
@@ -48,8 +52,9 @@ class Platform:
 
     def read_raw(self, name: str, settle_s: float = 1.0) -> list:
         """Every committed record of a topic as it is (key, value, headers), from the beginning to the end seen now."""
-        reader = kafka_consumer(self.bootstrap, group_id=None, enable_auto_commit=False,
-                                isolation_level="read_committed")
+        reader = kafka_consumer(
+            self.bootstrap, group_id=None, enable_auto_commit=False, isolation_level="read_committed"
+        )
         try:
             tps = [TopicPartition(self.topic(name), p) for p in reader.partitions_for_topic(self.topic(name)) or ()]
             reader.assign(tps)
@@ -78,8 +83,9 @@ def platform_factory(kafka_bootstrap: str, tmp_path_factory) -> Iterator:
         prefix = f"t{uuid.uuid4().hex[:12]}."
         ensure_topics(kafka_bootstrap, prefix=prefix)
         env = {**SERVICE_ENV, "REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
-        platform = Platform(kafka_bootstrap, prefix, tmp_path_factory.mktemp("spin-platform"), env,
-                            service_env={"spin": dict(spin_env)})
+        platform = Platform(
+            kafka_bootstrap, prefix, tmp_path_factory.mktemp("spin-platform"), env, service_env={"spin": dict(spin_env)}
+        )
         made.append(platform)
         for name in ("wallet", "jackpot"):
             platform.start(name)

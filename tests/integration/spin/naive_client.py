@@ -3,6 +3,7 @@
 NAIVE_PARTITIONER=crc32 in the environment puts the request where librdkafka's default would, whatever
 --partitioner says. Speaks the kit's command-line interface.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,20 @@ from shared.partitioning import partition_for
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
-    for name in ("properties", "topic-prefix", "player", "game", "stake", "currency", "token", "request-id",
-                 "timeout-ms", "attempts", "linger-ms", "partitioner"):
+    for name in (
+        "properties",
+        "topic-prefix",
+        "player",
+        "game",
+        "stake",
+        "currency",
+        "token",
+        "request-id",
+        "timeout-ms",
+        "attempts",
+        "linger-ms",
+        "partitioner",
+    ):
         parser.add_argument(f"--{name}")
     args = parser.parse_args(argv)
     bootstrap = open(args.properties).read().split("bootstrap.servers=")[1].split()[0]
@@ -37,15 +50,32 @@ def main(argv: list[str]) -> int:
     key = args.player.encode()
     crc32 = os.environ.get("NAIVE_PARTITIONER", args.partitioner) == "crc32"
     partition = (zlib.crc32(key) if crc32 else partition_for(key, len(tps))) % len(tps)
-    data = {"request_id": args.request_id, "player_id": args.player, "game": args.game,
-            "stake_minor": int(args.stake), "currency": args.currency, "session_token": args.token}
-    event = {"specversion": "1.0", "id": str(uuid.uuid4()), "source": "naive-client",
-             "type": "reelstream.spin.requested.v1", "time": datetime.now(timezone.utc).isoformat(),
-             "subject": args.player,
-             "datacontenttype": "application/json", "data": data}
+    data = {
+        "request_id": args.request_id,
+        "player_id": args.player,
+        "game": args.game,
+        "stake_minor": int(args.stake),
+        "currency": args.currency,
+        "session_token": args.token,
+    }
+    event = {
+        "specversion": "1.0",
+        "id": str(uuid.uuid4()),
+        "source": "naive-client",
+        "type": "reelstream.spin.requested.v1",
+        "time": datetime.now(timezone.utc).isoformat(),
+        "subject": args.player,
+        "datacontenttype": "application/json",
+        "data": data,
+    }
     sender = producer(bootstrap, acks="all", enable_idempotence=False)
-    sender.send(requests, key=key, value=json.dumps(event).encode(), partition=partition,
-                headers=[("content-type", b"application/cloudevents+json")]).get(timeout=10)
+    sender.send(
+        requests,
+        key=key,
+        value=json.dumps(event).encode(),
+        partition=partition,
+        headers=[("content-type", b"application/cloudevents+json")],
+    ).get(timeout=10)
     sender.close()
     deadline = time.monotonic() + int(args.timeout_ms) / 1000  # one attempt only: no retry
     while time.monotonic() < deadline:
@@ -61,10 +91,17 @@ def main(argv: list[str]) -> int:
 
 def _line(answer: dict, request_id: str) -> dict:
     data = answer["data"]
-    return {"outcome": "settled" if answer["type"].endswith(".settled.v1") else "rejected", "request_id": request_id,
-            "event_id": answer["id"], "code": data.get("code"), "message": data.get("message"),
-            "win_minor": data.get("win_minor"), "balance_after_minor": data.get("balance_after_minor"),
-            "attempts": 1, "duplicates": 0}
+    return {
+        "outcome": "settled" if answer["type"].endswith(".settled.v1") else "rejected",
+        "request_id": request_id,
+        "event_id": answer["id"],
+        "code": data.get("code"),
+        "message": data.get("message"),
+        "win_minor": data.get("win_minor"),
+        "balance_after_minor": data.get("balance_after_minor"),
+        "attempts": 1,
+        "duplicates": 0,
+    }
 
 
 if __name__ == "__main__":

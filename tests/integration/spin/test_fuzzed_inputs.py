@@ -5,6 +5,7 @@ onto spin.requests, wallet.commands, jackpot.commands, wallet.events, jackpot.ev
 spin.journal and spin.events; every service is restarted (each restore meets them); a normal spin still settles, the
 balance moved by that spin only, no pool paid out, and no forged stake counted.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,16 @@ from shared.kafka import producer
 
 from conftest import client_for, token_for
 
-TOPICS = ("spin.requests", "wallet.commands", "jackpot.commands", "wallet.events", "jackpot.events",
-          "spin.jackpot-answers", "spin.journal", "spin.events")
+TOPICS = (
+    "spin.requests",
+    "wallet.commands",
+    "jackpot.commands",
+    "wallet.events",
+    "jackpot.events",
+    "spin.jackpot-answers",
+    "spin.journal",
+    "spin.events",
+)
 PLAYERS = ("fz-1", "fz-2", "fz-3")
 BATCHES, PER_BATCH = 4, 250
 written: list[int] = []
@@ -37,9 +46,18 @@ def platform(platform_factory):
     return made
 
 
-@settings(max_examples=BATCHES, deadline=None, phases=[Phase.generate], database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
+@settings(
+    max_examples=BATCHES,
+    deadline=None,
+    phases=[Phase.generate],
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.large_base_example,
+    ],
+)
 @given(batch=st.lists(hostile(TOPICS, PLAYERS), min_size=PER_BATCH, max_size=PER_BATCH))
 def test_generated_hostile_records_are_written_to_every_input_topic(platform, batch):
     writer = producer(platform.bootstrap, client_id="fuzzer", max_request_size=2_000_000)
@@ -63,14 +81,21 @@ def test_after_a_restart_of_every_service_a_normal_spin_settles_and_nothing_host
         assert isinstance(after, Settled)
         assert after.balance_after_minor == before.balance_after_minor - 100 + after.win_minor
     assert not _trusted(platform, "jackpot.events", JackpotWon), "no pool paid out"
-    stakes = [c.stake_minor for event in _trusted(platform, "jackpot.events", ContributionsApplied)
-              for c in event.contributions]
+    stakes = [
+        c.stake_minor
+        for event in _trusted(platform, "jackpot.events", ContributionsApplied)
+        for c in event.contributions
+    ]
     assert stakes and max(stakes) <= 2000, "no forged stake counted"
     assert len(platform.read_raw("wallet.commands.dlq")) > 0
     assert len(platform.read_raw("spin.requests.dlq")) > 0
 
 
 def _trusted(platform, topic: str, kind) -> list:
-    return [event.data for event in (decode(r.value) for r in platform.read_raw(topic)
-                                     if records.provenance_problem(topic, r.headers) is None)
-            if isinstance(event.data, kind)]
+    return [
+        event.data
+        for event in (
+            decode(r.value) for r in platform.read_raw(topic) if records.provenance_problem(topic, r.headers) is None
+        )
+        if isinstance(event.data, kind)
+    ]

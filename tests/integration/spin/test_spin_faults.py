@@ -7,6 +7,7 @@ answer, each debit exactly one settlement or refund, and every balance equals a 
 
 REELSTREAM_SPIN_FAULT_SPINS sets the run size (CI default 200; `make spin-faults` runs 2,000 and records the result).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,13 @@ SPINS = int(os.environ.get("REELSTREAM_SPIN_FAULT_SPINS", "200"))
 THREADS = 8
 PLAYERS = [f"fault-{n:02d}" for n in range(16)] + ["fault-mystery"]
 HOOKS_CI = ("spin.after_seed_persisted", "spin.after_claim")
-HOOKS_FULL = ("spin.after_debit", "spin.after_seed_persisted", "spin.after_claim", "spin.after_settlement",
-              "spin.before_commit")
+HOOKS_FULL = (
+    "spin.after_debit",
+    "spin.after_seed_persisted",
+    "spin.after_claim",
+    "spin.after_settlement",
+    "spin.before_commit",
+)
 RESULT_PATH = os.environ.get("REELSTREAM_SPIN_FAULT_RESULT")
 
 
@@ -43,7 +49,9 @@ def platform(platform_factory):
 def _spin_until_answered(client, player: str, request_id: uuid.UUID, deadline: float):
     while time.monotonic() < deadline:
         try:
-            return client.spin(player, "rising-joker", 100, "EUR", token_for(player), request_id=request_id, timeout_s=15)
+            return client.spin(
+                player, "rising-joker", 100, "EUR", token_for(player), request_id=request_id, timeout_s=15
+            )
         except SpinTimeout:
             continue  # the platform is restarting: the same id again is safe
     return None
@@ -98,11 +106,14 @@ def test_crashes_at_every_dangerous_point_leave_one_answer_per_request_and_exact
     faults: list[dict] = []
     started = time.monotonic()
     deadline = started + 900
-    chaos = threading.Thread(target=_chaos, args=(platform, HOOKS_FULL if SPINS >= 2000 else HOOKS_CI, faults, load),
-                             daemon=True)
+    chaos = threading.Thread(
+        target=_chaos, args=(platform, HOOKS_FULL if SPINS >= 2000 else HOOKS_CI, faults, load), daemon=True
+    )
     chaos.start()
-    workers = [threading.Thread(target=_players_spin, args=(client, load, answers, deadline), daemon=True)
-               for _ in range(THREADS)]
+    workers = [
+        threading.Thread(target=_players_spin, args=(client, load, answers, deadline), daemon=True)
+        for _ in range(THREADS)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -113,8 +124,12 @@ def test_crashes_at_every_dangerous_point_leave_one_answer_per_request_and_exact
     elapsed_s = time.monotonic() - started
     assert all(answers.get(request_id) is not None for request_id in request_ids), "a request was never answered"
     summary = _check_history(platform, set(request_ids))
-    summary.update(spins=SPINS, elapsed_s=round(elapsed_s, 1), faults=faults,
-                   settled=sum(isinstance(a, Settled) for a in answers.values()))
+    summary.update(
+        spins=SPINS,
+        elapsed_s=round(elapsed_s, 1),
+        faults=faults,
+        settled=sum(isinstance(a, Settled) for a in answers.values()),
+    )
     if RESULT_PATH:
         Path(RESULT_PATH).write_text(json.dumps(summary, indent=2) + "\n")
     assert [f["fault"] for f in faults][-2:] == ["SIGKILL spin", "SIGKILL wallet"], faults
@@ -142,8 +157,12 @@ def _check_history(platform, request_ids: set[uuid.UUID]) -> dict:
             closings[event.data.wager_id].add(event.id)
     assert all(len(ids) == 1 for ids in debits.values()), "a wager was debited twice"
     assert {wager: len(ids) for wager, ids in closings.items()} == {wager: 1 for wager in debits}
-    return {"requests": len(request_ids), "debits": len(debits), "closed": len(closings),
-            "balances_checked": _balances_equal_fold_of_postings(wallet)}
+    return {
+        "requests": len(request_ids),
+        "debits": len(debits),
+        "closed": len(closings),
+        "balances_checked": _balances_equal_fold_of_postings(wallet),
+    }
 
 
 def _balances_equal_fold_of_postings(wallet_events) -> int:
@@ -158,7 +177,7 @@ def _balances_equal_fold_of_postings(wallet_events) -> int:
         assert sum(p.amount_micro for p in postings) == 0, "postings of an event sum to zero"
         for posting in postings:
             if posting.account.startswith("player:"):
-                folded[(posting.account[len("player:"):], event.data.currency)] += posting.amount_micro
+                folded[(posting.account[len("player:") :], event.data.currency)] += posting.amount_micro
         last_balance[(event.data.player_id, event.data.currency)] = event.data.balance_after_minor
     for key, balance_minor in last_balance.items():
         assert folded[key] == balance_minor * 1_000_000, key

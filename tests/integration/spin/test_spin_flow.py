@@ -4,6 +4,7 @@ Scenario: players deposit, then play both games; one Rising Joker player is arme
 the Diamond Mystery, one Stjernestøv player to hit a progressive jackpot and another to lock the stake; every refusal
 of the contract is provoked once; finally every request must have exactly one distinct answer on spin.events.
 """
+
 from __future__ import annotations
 
 import time
@@ -63,8 +64,11 @@ def test_a_diamond_mystery_claim_pays_the_fixed_prize_and_the_variable_share_and
     answer = client.spin("rj-mystery", "rising-joker", 200, "EUR", token_for("rj-mystery"))
     assert isinstance(answer, Settled)
     award = answer.data.jackpot_awards[0]
-    won = next(e.data for e in platform.read_all("jackpot.events")
-               if isinstance(e.data, JackpotWon) and e.data.request_id == answer.request_id)
+    won = next(
+        e.data
+        for e in platform.read_all("jackpot.events")
+        if isinstance(e.data, JackpotWon) and e.data.request_id == answer.request_id
+    )
     assert award.tier == "green" and award.share_ppm == 100_000  # 2.00 EUR / 20 EUR = 10 %
     assert won.amount_minor == won.level_before_micro * 100_000 // 1_000_000 // 1_000_000 == award.amount_minor
     assert won.level_after_micro == won.level_before_micro - award.amount_minor * 1_000_000
@@ -74,7 +78,11 @@ def test_a_diamond_mystery_claim_pays_the_fixed_prize_and_the_variable_share_and
 
 
 def test_a_stjernestoev_jackpot_pays_the_whole_pool_and_the_operator_reseeds_it(platform, client):
-    assert engine("stjernestoev").play(engine("stjernestoev").initial_state(), 10_000, SpinRng.from_hex(JACKPOT_SEED)).claims
+    assert (
+        engine("stjernestoev")
+        .play(engine("stjernestoev").initial_state(), 10_000, SpinRng.from_hex(JACKPOT_SEED))
+        .claims
+    )
     client.deposit("sn-jackpot", 1_000_000, "DKK")
     answer = client.spin("sn-jackpot", "stjernestoev", 10_000, "DKK", token_for("sn-jackpot"))
     assert isinstance(answer, Settled) and answer.data.jackpot_awards
@@ -96,7 +104,9 @@ def test_a_pending_bonus_ring_locks_the_stake_until_the_player_forfeits_it(platf
     assert isinstance(forfeited, Settled)
     assert engine("stjernestoev").locked_stake(forfeited.data.state_before) is None
     journal = [e.data for e in platform.read_all("spin.journal") if isinstance(e.data, BonusRingForfeited)]
-    assert [(j.request_id, j.locked_stake_minor, j.new_stake_minor) for j in journal] == [(forfeited.request_id, 10_000, 50)]
+    assert [(j.request_id, j.locked_stake_minor, j.new_stake_minor) for j in journal] == [
+        (forfeited.request_id, 10_000, 50)
+    ]
 
 
 def test_each_refusal_of_the_contract_returns_its_code(platform, client):
@@ -111,7 +121,10 @@ def test_each_refusal_of_the_contract_returns_its_code(platform, client):
         "UNAUTHENTICATED": dict(token="v1.forged.1.x"),
     }
     for code, fields in cases.items():
-        request = {**dict(player_id="rj-poor", game="rising-joker", stake_minor=10, currency="EUR", token=token), **fields}
+        request = {
+            **dict(player_id="rj-poor", game="rising-joker", stake_minor=10, currency="EUR", token=token),
+            **fields,
+        }
         answer = client.spin(**request)
         assert isinstance(answer, Rejected) and answer.code == code, (code, answer)
     for bad in (expired, token_for("someone-else")):
@@ -133,15 +146,26 @@ def test_a_repeated_id_returns_the_same_answer_and_another_content_is_a_duplicat
 def test_a_request_older_than_the_window_is_refused_by_age(platform, client):
     request_id = uuid.uuid4()
     stale_ms = time.time_ns() // 1_000_000 - DEDUP_WINDOW_MS - 60_000
-    data = SpinRequested(request_id=request_id, player_id="rj-late", game="rising-joker", stake_minor=100,
-                         currency="EUR", session_token=token_for("rj-late"))
+    data = SpinRequested(
+        request_id=request_id,
+        player_id="rj-late",
+        game="rising-joker",
+        stake_minor=100,
+        currency="EUR",
+        session_token=token_for("rj-late"),
+    )
     sender = producer(platform.bootstrap)
-    sender.send(platform.topic("spin.requests"), key=b"rj-late",
-                value=encode(envelope(data, source="test", time=broker_time(stale_ms)))).get(timeout=10)
+    sender.send(
+        platform.topic("spin.requests"),
+        key=b"rj-late",
+        value=encode(envelope(data, source="test", time=broker_time(stale_ms))),
+    ).get(timeout=10)
     sender.close()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        answers = [e.data for e in platform.read_all("spin.events", 0.2) if getattr(e.data, "request_id", None) == request_id]
+        answers = [
+            e.data for e in platform.read_all("spin.events", 0.2) if getattr(e.data, "request_id", None) == request_id
+        ]
         if answers:
             assert [a.code for a in answers] == ["REQUEST_EXPIRED"]
             return

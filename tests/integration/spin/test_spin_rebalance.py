@@ -1,6 +1,7 @@
 """Two spin instances: one joins while players spin, then the first leaves (SIGTERM). Each move of partitions is a
 rebalance with answers and offsets in flight (the runner commits about once a second, the router likewise);
 afterwards every request has one distinct answer, one seed, and every debit one settlement or refund."""
+
 from __future__ import annotations
 
 import threading
@@ -29,8 +30,9 @@ def _spin(client, player: str, deadline: float) -> tuple[uuid.UUID, object]:
     request_id = uuid.uuid4()
     while time.monotonic() < deadline:
         try:
-            return request_id, client.spin(player, "rising-joker", 100, "EUR", token_for(player), request_id=request_id,
-                                           timeout_s=15)
+            return request_id, client.spin(
+                player, "rising-joker", 100, "EUR", token_for(player), request_id=request_id, timeout_s=15
+            )
         except SpinTimeout:
             continue  # partitions are moving: the same id again is safe
     return request_id, None
@@ -60,8 +62,9 @@ def test_partitions_moving_between_two_spin_instances_leave_one_answer_per_reque
         try:
             time.sleep(3)
             # Joins (its own log: wait_ready reads the ready line from it; the first instance's is in the shared one).
-            second = spawn("spin", env={**platform.env, "REELSTREAM_LOG_LEVEL": "INFO"},
-                           log_dir=platform.log_dir / "second")
+            second = spawn(
+                "spin", env={**platform.env, "REELSTREAM_LOG_LEVEL": "INFO"}, log_dir=platform.log_dir / "second"
+            )
             second.wait_ready(120)
             time.sleep(4)
             assert platform.services["spin"].stop() == 0, "the first instance stops cleanly"  # all to the second

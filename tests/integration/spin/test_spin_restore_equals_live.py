@@ -5,6 +5,7 @@ real broker. Players of both games spin (Stjernestøv players carry bonus-ring s
 are sent twice, some are refused. Then the partitions' books are rebuilt from spin.journal, spin.events and
 spin.jackpot-answers alone and compared with the live books request by request, game state by game state.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,10 +47,21 @@ def half_platform(kafka_bootstrap, tmp_path):
 def _book_view(book, catalog) -> dict:
     """What a book means: every request's state machine and answer, and each player's game state."""
     records = {
-        request_id: (record.fingerprint, record.accepted, record.seed_hex, record.model_version, record.state_before,
-                     record.answer, record.answer_code, record.operator_id, record.requested_at_ms,
-                     {claim: answer and (answer.tier, answer.amount_minor, answer.rejection_code)
-                      for claim, answer in record.claims.items()})
+        request_id: (
+            record.fingerprint,
+            record.accepted,
+            record.seed_hex,
+            record.model_version,
+            record.state_before,
+            record.answer,
+            record.answer_code,
+            record.operator_id,
+            record.requested_at_ms,
+            {
+                claim: answer and (answer.tier, answer.amount_minor, answer.rejection_code)
+                for claim, answer in record.claims.items()
+            },
+        )
         for request_id, record in book.records.items()
     }
     players = {key for key in book.game_states}
@@ -76,7 +88,11 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
     async def scenario():
         producer = producer_for(settings)
         await producer.start()
-        runner, router, started = SpinRunner(settings, ctx, producer), JackpotAnswerRouter(settings, producer), asyncio.Event()
+        runner, router, started = (
+            SpinRunner(settings, ctx, producer),
+            JackpotAnswerRouter(settings, producer),
+            asyncio.Event(),
+        )
         tasks = [asyncio.create_task(runner.run()), asyncio.create_task(router.run(started))]
         try:
             await asyncio.wait_for(runner.assigned.wait(), WAIT_S)
@@ -105,8 +121,9 @@ def _play(platform, players) -> list:
             client.deposit(player, 1_000_000, currency)
         answers = _spins(client, players)
         repeat = answers[0]
-        again = client.spin(players[0][0], players[0][1], players[0][2], players[0][3], "any-token",
-                            request_id=repeat.request_id)
+        again = client.spin(
+            players[0][0], players[0][1], players[0][2], players[0][3], "any-token", request_id=repeat.request_id
+        )
         assert again.request_id == repeat.request_id
         refused = client.spin(players[0][0], players[0][1], 7, players[0][3], "any-token")
         assert isinstance(refused, Rejected)

@@ -7,6 +7,7 @@ sent (A2); a `Contribute` with a huge stake (A3). Every service keeps answering,
 folding any of it, the balance and the pools are what the honest traffic made them, and the command topics' dead
 letters name the code, the reason and the origin of every refused record.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -27,8 +28,14 @@ from shared.money import MICRO_PER_MINOR
 from conftest import client_for, token_for
 
 NOT_OBJECTS = (b"[1, 2, 3]", b"42", b'"a string"', b"null")
-INPUT_TOPICS = ("spin.requests", "wallet.commands", "jackpot.commands", "wallet.events", "jackpot.events",
-                "spin.jackpot-answers")
+INPUT_TOPICS = (
+    "spin.requests",
+    "wallet.commands",
+    "jackpot.commands",
+    "wallet.events",
+    "jackpot.events",
+    "spin.jackpot-answers",
+)
 PLAYER = "poison-1"
 HUGE_MINOR = 10**12
 
@@ -36,21 +43,48 @@ HUGE_MINOR = 10**12
 def _forgeries(now: datetime) -> list[tuple[str, bytes, bytes]]:
     """(topic, key, value) of the attacks, each written without the trusted writer's id."""
     wager = uuid.uuid4()
-    deposited = Deposited(transaction_id=uuid.uuid4(), player_id=PLAYER, recorded_at=now, currency="EUR",
-                          amount_minor=5 * HUGE_MINOR, balance_after_minor=5 * HUGE_MINOR,
-                          postings=(Posting(account=CASHIER, amount_micro=-5 * HUGE_MINOR * MICRO_PER_MINOR),
-                                    Posting(account=player_account(PLAYER), amount_micro=5 * HUGE_MINOR * MICRO_PER_MINOR)),
-                          command_fingerprint="forged")
+    deposited = Deposited(
+        transaction_id=uuid.uuid4(),
+        player_id=PLAYER,
+        recorded_at=now,
+        currency="EUR",
+        amount_minor=5 * HUGE_MINOR,
+        balance_after_minor=5 * HUGE_MINOR,
+        postings=(
+            Posting(account=CASHIER, amount_micro=-5 * HUGE_MINOR * MICRO_PER_MINOR),
+            Posting(account=player_account(PLAYER), amount_micro=5 * HUGE_MINOR * MICRO_PER_MINOR),
+        ),
+        command_fingerprint="forged",
+    )
     debit = DebitWager(transaction_id=wager, player_id=PLAYER, amount_minor=100, currency="EUR", game="rising-joker")
-    settle = SettleWager(transaction_id=uuid.uuid4(), player_id=PLAYER, wager_id=wager, currency="EUR",
-                         house_win_minor=HUGE_MINOR, jackpot_win_minor=0, breakage_micro=0, contribution_micro=0,
-                         network_id="diamond-mystery")
-    contribute = Contribute(network_id="diamond-mystery", contribution_id=uuid.uuid4(), game="rising-joker",
-                            currency="EUR", stake_minor=HUGE_MINOR, contribution_micro=HUGE_MINOR * MICRO_PER_MINOR,
-                            breakage_micro=0, player_id=PLAYER)
+    settle = SettleWager(
+        transaction_id=uuid.uuid4(),
+        player_id=PLAYER,
+        wager_id=wager,
+        currency="EUR",
+        house_win_minor=HUGE_MINOR,
+        jackpot_win_minor=0,
+        breakage_micro=0,
+        contribution_micro=0,
+        network_id="diamond-mystery",
+    )
+    contribute = Contribute(
+        network_id="diamond-mystery",
+        contribution_id=uuid.uuid4(),
+        game="rising-joker",
+        currency="EUR",
+        stake_minor=HUGE_MINOR,
+        contribution_micro=HUGE_MINOR * MICRO_PER_MINOR,
+        breakage_micro=0,
+        player_id=PLAYER,
+    )
     made = []
-    for topic, data in (("wallet.events", deposited), ("wallet.commands", debit), ("wallet.commands", settle),
-                        ("jackpot.commands", contribute)):
+    for topic, data in (
+        ("wallet.events", deposited),
+        ("wallet.commands", debit),
+        ("wallet.commands", settle),
+        ("jackpot.commands", contribute),
+    ):
         message = envelope(data, source="attacker", time=now)
         made.append((topic, message.key, encode(message)))
     return made
@@ -69,8 +103,9 @@ def test_nothing_untrusted_or_malformed_is_applied_folded_or_fatal(platform):
         attacker = producer(platform.bootstrap, client_id="attacker")
         for topic in INPUT_TOPICS:
             for value in NOT_OBJECTS:
-                attacker.send(platform.topic(topic), key=PLAYER.encode(), value=value,
-                              headers=records.headers_for("attacker"))
+                attacker.send(
+                    platform.topic(topic), key=PLAYER.encode(), value=value, headers=records.headers_for("attacker")
+                )
         for topic, key, value in _forgeries(datetime.now(timezone.utc)):
             attacker.send(platform.topic(topic), key=key, value=value)
         attacker.flush(30)
@@ -101,9 +136,11 @@ def _decodable(platform, topic: str) -> list:
 
 
 def test_the_command_topics_dead_letters_name_code_reason_origin_and_consumer(platform):
-    expected = {"wallet.commands": ("wallet", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
-                "jackpot.commands": ("jackpot", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
-                "spin.requests": ("spin", {"UNDECODABLE"})}
+    expected = {
+        "wallet.commands": ("wallet", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
+        "jackpot.commands": ("jackpot", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
+        "spin.requests": ("spin", {"UNDECODABLE"}),
+    }
     for topic, (consumer, codes) in expected.items():
         letters = platform.read_raw(f"{topic}.dlq")
         origins = [origin_of(list(record.headers)) for record in letters]
@@ -122,20 +159,34 @@ def test_a_request_in_a_compressed_batch_is_answered_whatever_the_codec(platform
     with client_for(platform) as client:
         client.deposit(player, 1_000, "EUR")
         request_id = uuid.uuid4()
-        message = envelope(SpinRequested(request_id=request_id, player_id=player, game="rising-joker",
-                                         stake_minor=10, currency="EUR", session_token=token_for(player)),
-                           source="codec-test", time=datetime.now(timezone.utc))
+        message = envelope(
+            SpinRequested(
+                request_id=request_id,
+                player_id=player,
+                game="rising-joker",
+                stake_minor=10,
+                currency="EUR",
+                session_token=token_for(player),
+            ),
+            source="codec-test",
+            time=datetime.now(timezone.utc),
+        )
         writer = producer(platform.bootstrap, client_id=f"codec-{codec}", compression_type=codec)
         writer.send(platform.topic("spin.requests"), key=player.encode(), value=encode(message)).get(timeout=30)
         writer.close(10)
-        answer = client.spin(player, "rising-joker", 10, "EUR", token_for(player), request_id=request_id,
-                             timeout_s=60)
+        answer = client.spin(player, "rising-joker", 10, "EUR", token_for(player), request_id=request_id, timeout_s=60)
         assert isinstance(answer, Settled)
 
 
 # An empty or over-long token is refused by the model before the SDK sends it; the fuzzer sends such records raw.
-@pytest.mark.parametrize(("token", "code"), [("v1.cA.9999999999999.été", "UNAUTHENTICATED"),
-                                             ("\x00" * 40, "UNAUTHENTICATED"), ("v1." + "é" * 2000, "UNAUTHENTICATED")])
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [
+        ("v1.cA.9999999999999.été", "UNAUTHENTICATED"),
+        ("\x00" * 40, "UNAUTHENTICATED"),
+        ("v1." + "é" * 2000, "UNAUTHENTICATED"),
+    ],
+)
 def test_a_request_with_a_non_ascii_empty_or_huge_token_is_refused_and_the_service_goes_on(platform, token, code):
     player = "token-poison"
     with client_for(platform) as client:

@@ -4,6 +4,7 @@ Scenario: the naive client sends once and prints the first answer. It passes a p
 answer only comes after a retry (it never retries), and when it always partitions by CRC32 the kit sees the request on
 the wrong partition and the platform's WRONG_PARTITION where a settled spin was due.
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,8 +28,9 @@ def run_kit(platform, tmp_path: Path, command: list[str], names: set[str]) -> di
     return results
 
 
-def test_the_kit_passes_a_plain_spin_and_fails_a_client_that_never_retries_or_partitions_by_crc32(platform_factory,
-                                                                                                 tmp_path, monkeypatch):
+def test_the_kit_passes_a_plain_spin_and_fails_a_client_that_never_retries_or_partitions_by_crc32(
+    platform_factory, tmp_path, monkeypatch
+):
     platform = platform_factory()
     naive = run_kit(platform, tmp_path, NAIVE, {"settles-rising-joker", "answer-after-timeout-and-retry"})
     assert naive["settles-rising-joker"] == []

@@ -4,6 +4,7 @@ Scenario: a player with money sends a valid request straight to a partition its 
 client with the CRC32 partitioner would). The answer is WRONG_PARTITION on the player's own partition of spin.events,
 nothing is journalled and no wager is asked for; the very same request on the right partition then settles.
 """
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,14 @@ def test_a_request_on_the_wrong_partition_is_refused_on_the_players_own_partitio
     home = partition_for(player.encode(), PLAYER_PARTITIONS)
     away = (home + 3) % PLAYER_PARTITIONS
     request_id = uuid.uuid4()
-    data = SpinRequested(request_id=request_id, player_id=player, game="rising-joker", stake_minor=100,
-                         currency="EUR", session_token=token_for(player))
+    data = SpinRequested(
+        request_id=request_id,
+        player_id=player,
+        game="rising-joker",
+        stake_minor=100,
+        currency="EUR",
+        session_token=token_for(player),
+    )
     value = encode(envelope(data, source="test-crc32-client", time=broker_time(time.time_ns() // 1_000_000)))
     with client_for(platform) as client:
         client.deposit(player, 10_000, "EUR")

@@ -2,6 +2,7 @@
 dangerous points (decided but not produced; sent inside the transaction but not committed; produced and acknowledged
 but the input offset not committed) the restarted service, its state rebuilt from a snapshot plus the wallet.events
 tail, has applied every command exactly once and its balances equal a fresh fold of wallet.events."""
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,16 @@ from shared.events.wallet import Deposit
 from shared.money import MICRO_PER_MINOR
 
 from wallet_harness import (
-    create_topics, drop_topics, expected_balance, facts_by_transaction, fold_postings, fresh_prefix, read_until, send,
-    start, wager_commands,
+    create_topics,
+    drop_topics,
+    expected_balance,
+    facts_by_transaction,
+    fold_postings,
+    fresh_prefix,
+    read_until,
+    send,
+    start,
+    wager_commands,
 )
 
 pytestmark = pytest.mark.integration
@@ -29,11 +38,24 @@ def prefix(kafka_bootstrap):
     drop_topics(kafka_bootstrap, name)
 
 
-def test_commands_through_the_running_service_are_answered_once_each_on_their_partition_and_garbage_is_dead_lettered(kafka_bootstrap, prefix, tmp_path):
+def test_commands_through_the_running_service_are_answered_once_each_on_their_partition_and_garbage_is_dead_lettered(
+    kafka_bootstrap, prefix, tmp_path
+):
     service = start(kafka_bootstrap, prefix, tmp_path / "data", tmp_path / "logs")
     try:
         commands = wager_commands(players=3, wagers=4)
-        send(kafka_bootstrap, prefix, commands + commands[:5], raw=[(b"it-player-0", b"{not json"), (b"it-player-1", b'{"type":"reelstream.wallet.deposit.v1","data":{"player_id":"it-player-1","amount_minor":"5"}}')])
+        send(
+            kafka_bootstrap,
+            prefix,
+            commands + commands[:5],
+            raw=[
+                (b"it-player-0", b"{not json"),
+                (
+                    b"it-player-1",
+                    b'{"type":"reelstream.wallet.deposit.v1","data":{"player_id":"it-player-1","amount_minor":"5"}}',
+                ),
+            ],
+        )
         wanted = {str(c.transaction_id) for c in commands}
         events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(commands) + 6, 60)
         dead = read_until(kafka_bootstrap, prefix + "wallet.commands.dlq", lambda rs: len(rs) >= 1, 30, partitions=1)
@@ -69,7 +91,9 @@ def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_
     send(kafka_bootstrap, prefix, deposits)
     service = start(kafka_bootstrap, prefix, datadir, logs, **tuning)
     try:
-        assert len(read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(deposits), 60)) == len(deposits)
+        assert len(
+            read_until(kafka_bootstrap, prefix + "wallet.events", lambda rs: len(rs) >= len(deposits), 60)
+        ) == len(deposits)
     finally:
         service.stop()
     send(kafka_bootstrap, prefix, [command for command in commands if not isinstance(command, Deposit)])
@@ -80,8 +104,9 @@ def test_after_crashes_at_the_dangerous_points_every_command_is_applied_exactly_
     service = start(kafka_bootstrap, prefix, datadir, logs, **tuning)
     try:
         wanted = {str(c.transaction_id) for c in commands}
-        events = read_until(kafka_bootstrap, prefix + "wallet.events",
-                            lambda rs: wanted <= set(facts_by_transaction(rs)), 90)
+        events = read_until(
+            kafka_bootstrap, prefix + "wallet.events", lambda rs: wanted <= set(facts_by_transaction(rs)), 90
+        )
     finally:
         service.stop()
     # Each restart resumed at the position its last committed transaction recorded in its events: no committed
@@ -114,7 +139,7 @@ def test_partitions_moving_between_two_wallet_instances_apply_every_command_once
     players, wagers = 12, 4
     commands = wager_commands(players, wagers)
     per_player = 1 + 2 * wagers
-    waves = [commands[start * per_player:(start + 4) * per_player] for start in (0, 4, 8)]
+    waves = [commands[start * per_player : (start + 4) * per_player] for start in (0, 4, 8)]
     tuning = {"REELSTREAM_WALLET_BATCH_MAX": "10"}
     first = start(kafka_bootstrap, prefix, tmp_path / "a", tmp_path / "logs-a", **tuning)
     second = None

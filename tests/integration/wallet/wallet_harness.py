@@ -1,4 +1,5 @@
 """Drive the real wallet service: fresh prefixed topics, spawn/kill/restart, send commands, read wallet.events back."""
+
 from __future__ import annotations
 
 import time
@@ -31,10 +32,16 @@ def drop_topics(bootstrap: str, prefix: str) -> None:
     delete_prefixed(bootstrap, prefix)
 
 
-def start(bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None,
-          **extra_env: str) -> ServiceProcess:
-    env = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_WALLET_DATADIR": str(datadir),
-           "REELSTREAM_CRASH_AT": crash_at or "", **extra_env}
+def start(
+    bootstrap: str, prefix: str, datadir: Path, log_dir: Path, crash_at: str | None = None, **extra_env: str
+) -> ServiceProcess:
+    env = {
+        "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
+        "REELSTREAM_TOPIC_PREFIX": prefix,
+        "REELSTREAM_WALLET_DATADIR": str(datadir),
+        "REELSTREAM_CRASH_AT": crash_at or "",
+        **extra_env,
+    }
     service = spawn("wallet", env=env, log_dir=log_dir)
     service.wait_ready(90)
     return service
@@ -45,15 +52,31 @@ def wager_commands(players: int, wagers: int) -> list:
     commands = []
     for p in range(players):
         player = f"it-player-{p}"
-        commands.append(Deposit(transaction_id=derived_id("it", player, "deposit"), player_id=player, amount_minor=1_000, currency="EUR"))
+        commands.append(
+            Deposit(
+                transaction_id=derived_id("it", player, "deposit"), player_id=player, amount_minor=1_000, currency="EUR"
+            )
+        )
         for w in range(wagers):
             wager_id = derived_id("it", player, "wager", w)
-            commands.append(DebitWager(transaction_id=wager_id, player_id=player, amount_minor=10, currency="EUR", game="rising-joker"))
-            commands.append(SettleWager(
-                transaction_id=derived_id("it", player, "settle", w), player_id=player, wager_id=wager_id, currency="EUR",
-                house_win_minor=(p + w) % 25, jackpot_win_minor=0, breakage_micro=w, contribution_micro=100_000,
-                network_id="net-it",
-            ))
+            commands.append(
+                DebitWager(
+                    transaction_id=wager_id, player_id=player, amount_minor=10, currency="EUR", game="rising-joker"
+                )
+            )
+            commands.append(
+                SettleWager(
+                    transaction_id=derived_id("it", player, "settle", w),
+                    player_id=player,
+                    wager_id=wager_id,
+                    currency="EUR",
+                    house_win_minor=(p + w) % 25,
+                    jackpot_win_minor=0,
+                    breakage_micro=w,
+                    contribution_micro=100_000,
+                    network_id="net-it",
+                )
+            )
     return commands
 
 
@@ -67,7 +90,9 @@ def send(bootstrap: str, prefix: str, commands: list, raw: list[tuple[bytes, byt
     for data in commands:
         message = envelope(data, source="wallet-it", time=now)
         # Stands in for the spin service (internal commands) and the cashier.
-        client.send(prefix + "wallet.commands", key=message.key, value=encode(message), headers=records.headers_for("spin"))
+        client.send(
+            prefix + "wallet.commands", key=message.key, value=encode(message), headers=records.headers_for("spin")
+        )
     for key, value in raw:
         client.send(prefix + "wallet.commands", key=key, value=value)
     client.flush(30)

@@ -1,5 +1,6 @@
 """The auditor's HTML report opens in headless Chromium: verdict, scope in words, RTP with Stjernestøv's par, plots
 embedded and drawn; no raw dict, None or micro-unit on the page. REELSTREAM_SCREENSHOT=PATH saves what it shows."""
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,11 @@ def test_the_html_report_opens_and_reads_as_a_report(browser, history, tmp_path)
         assert raw not in text, raw
     images = browser.find_elements("tag name", "img")
     assert len(images) == 2
-    assert all(browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 100", image)
-               for image in images)
-    assert "src=\"data:image/png;base64," in paths["html"].read_text()  # self-contained
+    assert all(
+        browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 100", image)
+        for image in images
+    )
+    assert 'src="data:image/png;base64,' in paths["html"].read_text()  # self-contained
     if shot := os.environ.get("REELSTREAM_SCREENSHOT"):
         browser.set_window_size(1280, 2400)
         browser.save_screenshot(str(Path(shot)))

@@ -4,6 +4,7 @@ code hash to what spin.settled recorded, and flags (without re-deriving) a spin 
 Scenario: two players spin 12 times each on the released engines; each test edits one settled spin's pins the way a
 forger (or a deploy of other code) would and reads the audit's findings.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,11 @@ def with_pins(platform, index: int, **pins) -> list:
     emitted = list(platform.emitted)
     item = emitted[index]
     data = item.envelope.data.model_copy(update=pins)
-    emitted[index] = Emitted(item.topic, envelope(data, source=item.envelope.source, time=item.envelope.time,
-                                                  id=item.envelope.id), item.timestamp_ms)
+    emitted[index] = Emitted(
+        item.topic,
+        envelope(data, source=item.envelope.source, time=item.envelope.time, id=item.envelope.id),
+        item.timestamp_ms,
+    )
     return emitted
 
 

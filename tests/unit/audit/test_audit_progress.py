@@ -1,6 +1,7 @@
 """The audit's progress keeps moving: decoding reports every few hundred records, re-derivation every ten spins, and
 the first use of each engine (seconds of loading and compiling) is a phase of its own that ends when its first play
 does."""
+
 from __future__ import annotations
 
 from reelstream.synthetic.spins import play_history, stand_in_lookup
@@ -13,8 +14,11 @@ def test_decoding_and_rederivation_report_as_they_go():
     heard: list[tuple[str, int, int | None]] = []
     progress = lambda phase, done, total: heard.append((phase, done, total))  # noqa: E731
     records = history.records()
-    result = run_audit(records, lookup=counting(stand_in_lookup, "re-deriving spins", 40, progress),
-                       decoded=lambda count: progress("decoding", count, len(records)))
+    result = run_audit(
+        records,
+        lookup=counting(stand_in_lookup, "re-deriving spins", 40, progress),
+        decoded=lambda count: progress("decoding", count, len(records)),
+    )
     assert result.spins.rederived == 40
     decoding = [done for phase, done, _ in heard if phase == "decoding"]
     assert decoding[0] == 0 and len(decoding) >= 1 and decoding == sorted(decoding)

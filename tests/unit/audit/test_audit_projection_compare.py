@@ -1,5 +1,6 @@
 """The projection comparison: a projection equal to the fold has no findings; an edited, missing or extra row is
 named; rows of events the projector has not reached yet are lag, not faults."""
+
 from __future__ import annotations
 
 import copy

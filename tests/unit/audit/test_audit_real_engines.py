@@ -1,5 +1,6 @@
 """With the released engines (not the stand-in), a synthetic history re-derives every spin with no finding, and a
 Stjernestøv board edited in the record is caught."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,16 +30,22 @@ def test_every_spin_of_the_released_engines_rederives_exactly(platform):
 
 
 def test_an_edited_stjernestoev_board_is_caught(platform):
-    index, item = next((i, e) for i, e in enumerate(platform.emitted)
-                       if isinstance(e.envelope.data, sp.SpinSettled) and e.envelope.data.game == "stjernestoev")
+    index, item = next(
+        (i, e)
+        for i, e in enumerate(platform.emitted)
+        if isinstance(e.envelope.data, sp.SpinSettled) and e.envelope.data.game == "stjernestoev"
+    )
     outcome = dict(item.envelope.data.outcome)
     board = list(outcome["initial_board"])
     board[0], board[-1] = board[-1], ("red" if board[0] != "red" else "blue")
     outcome["initial_board"] = board
     data = item.envelope.data.model_copy(update={"outcome": outcome})
     emitted = list(platform.emitted)
-    emitted[index] = Emitted(item.topic, envelope(data, source=item.envelope.source, time=item.envelope.time, id=item.envelope.id),
-                             item.timestamp_ms)
+    emitted[index] = Emitted(
+        item.topic,
+        envelope(data, source=item.envelope.source, time=item.envelope.time, id=item.envelope.id),
+        item.timestamp_ms,
+    )
     platform_records = type(platform)(platform.rng, platform.lookup, emitted=emitted).records()
     findings = run_audit(platform_records).discrepancies
     assert {f.check for f in findings} == {"spin-rederivation-mismatch"}

@@ -1,4 +1,5 @@
 """Reports (GGR, liability, reconciliation) and game recall read from the same folds the audit checks."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,7 +23,9 @@ def test_ggr_is_stakes_minus_exact_house_wins_minus_contributions_in_micro(resul
     rows = ggr_rows(result.ledger)
     settled = [f.data for f in result.spins.settled.values()]
     assert sum(row["wagers"] for row in rows) == len(settled) == 40
-    expected = sum((s.stake_minor - s.house_win_minor) * MICRO_PER_MINOR - s.breakage_micro - s.contribution_micro for s in settled)
+    expected = sum(
+        (s.stake_minor - s.house_win_minor) * MICRO_PER_MINOR - s.breakage_micro - s.contribution_micro for s in settled
+    )
     assert sum(row["ggr_micro"] for row in rows) == expected
     assert {row["currency"] for row in rows} == {"EUR", "DKK"}
 
@@ -72,11 +75,29 @@ def test_the_rtp_band_narrows_with_more_spins_and_holds_the_mean():
 def test_stjernestoev_recall_names_each_cascade_by_its_number():
     from services.audit.core.recall import game_record
 
-    spin = {"request_id": "r", "player_id": "p", "game": "stjernestoev", "currency": "DKK", "settled_at": "t",
-            "model_version": "v", "seed": "0" * 64, "state_before": {}, "state_after": {}, "stake_minor": 50,
-            "win_minor": 20, "house_win_minor": 20, "jackpot_win_minor": 0, "breakage_micro": 0, "balance_after_minor": 1,
-            "jackpot_awards": [],
-            "outcome": {"initial_board": ["red"] * 21, "cascades": [{"step": 1, "clusters": []}, {"step": 2, "clusters": []}],
-                        "astro_flash": None, "bonus_ring_after": [None] * 5}}
+    spin = {
+        "request_id": "r",
+        "player_id": "p",
+        "game": "stjernestoev",
+        "currency": "DKK",
+        "settled_at": "t",
+        "model_version": "v",
+        "seed": "0" * 64,
+        "state_before": {},
+        "state_after": {},
+        "stake_minor": 50,
+        "win_minor": 20,
+        "house_win_minor": 20,
+        "jackpot_win_minor": 0,
+        "breakage_micro": 0,
+        "balance_after_minor": 1,
+        "jackpot_awards": [],
+        "outcome": {
+            "initial_board": ["red"] * 21,
+            "cascades": [{"step": 1, "clusters": []}, {"step": 2, "clusters": []}],
+            "astro_flash": None,
+            "bonus_ring_after": [None] * 5,
+        },
+    }
     names = [step["step"] for step in game_record(spin)["steps"]]
     assert names == ["bonus ring moves", "board", "cascade 1", "cascade 2", "bonus ring after", "settled"]

@@ -4,6 +4,7 @@ Scenario: three players deposit in EUR and DKK, then play 40 rounds over both ga
 open at their seeds, contributions, claims, wins and reseeds follow the jackpot rules. Each test edits one event the
 way a forger or a bug would, re-encodes the history and reads the audit's findings.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -35,8 +36,17 @@ def records(emitted: list[Emitted]) -> list[RawRecord]:
     out = []
     for item in emitted:
         offset = offsets.get(item.topic, 0)
-        out.append(RawRecord(item.topic, 0, offset, item.timestamp_ms, item.envelope.key, encode(item.envelope),
-                             tuple(headers_as_owner(item.topic, "test"))))
+        out.append(
+            RawRecord(
+                item.topic,
+                0,
+                offset,
+                item.timestamp_ms,
+                item.envelope.key,
+                encode(item.envelope),
+                tuple(headers_as_owner(item.topic, "test")),
+            )
+        )
         offsets[item.topic] = offset + 1
     return out
 
@@ -50,11 +60,13 @@ def replaced(emitted: list[Emitted], index: int, **changes) -> list[Emitted]:
     item = emitted[index]
     data = item.envelope.data.model_copy(update=changes)
     message = envelope(data, source=item.envelope.source, time=item.envelope.time, id=item.envelope.id)
-    return emitted[:index] + [Emitted(item.topic, message, item.timestamp_ms)] + emitted[index + 1:]
+    return emitted[:index] + [Emitted(item.topic, message, item.timestamp_ms)] + emitted[index + 1 :]
 
 
 def first(emitted: list[Emitted], kind: type, where=lambda data: True) -> int:
-    return next(i for i, item in enumerate(emitted) if isinstance(item.envelope.data, kind) and where(item.envelope.data))
+    return next(
+        i for i, item in enumerate(emitted) if isinstance(item.envelope.data, kind) and where(item.envelope.data)
+    )
 
 
 def test_a_clean_history_reports_zero_discrepancies_and_rederives_every_spin(history):
@@ -126,7 +138,10 @@ def test_a_pool_event_that_breaks_the_identity_is_named(history):
 def test_a_posting_set_that_does_not_sum_to_zero_is_named(history):
     index = first(history.emitted, wl.WagerDebited)
     data = history.emitted[index].envelope.data
-    postings = (data.postings[0], data.postings[1].model_copy(update={"amount_micro": data.postings[1].amount_micro + 5}))
+    postings = (
+        data.postings[0],
+        data.postings[1].model_copy(update={"amount_micro": data.postings[1].amount_micro + 5}),
+    )
     result = audit(replaced(history.emitted, index, postings=postings))
     assert "postings-unbalanced" in checks(result)
     assert "jackpot-liability-mismatch" not in checks(result)
@@ -136,11 +151,21 @@ def test_a_balance_driven_below_zero_is_named(history):
     index = first(history.emitted, wl.Deposited)
     data = history.emitted[index].envelope.data
     debit = wl.WagerDebited(
-        transaction_id=uuid.uuid4(), player_id=data.player_id, recorded_at=data.recorded_at, currency=data.currency,
-        postings=(wl.Posting(account=wl.player_account(data.player_id), amount_micro=-600_000 * 1_000_000),
-                  wl.Posting(account=wl.HOUSE, amount_micro=600_000 * 1_000_000)),
-        balance_after_minor=0, amount_minor=600_000, game="rising-joker")
-    emitted = history.emitted[: index + 1] + [Emitted("wallet.events", envelope(debit, source="x", time=data.recorded_at), 1)]
+        transaction_id=uuid.uuid4(),
+        player_id=data.player_id,
+        recorded_at=data.recorded_at,
+        currency=data.currency,
+        postings=(
+            wl.Posting(account=wl.player_account(data.player_id), amount_micro=-600_000 * 1_000_000),
+            wl.Posting(account=wl.HOUSE, amount_micro=600_000 * 1_000_000),
+        ),
+        balance_after_minor=0,
+        amount_minor=600_000,
+        game="rising-joker",
+    )
+    emitted = history.emitted[: index + 1] + [
+        Emitted("wallet.events", envelope(debit, source="x", time=data.recorded_at), 1)
+    ]
     assert "balance-negative" in checks(audit(emitted))
 
 
@@ -180,9 +205,17 @@ def test_a_fact_the_wallet_did_not_write_is_quarantined_not_folded_and_listed(hi
     forged = replaced(history.emitted, index, amount_minor=5 * 10**12)[index]
     clean = audit(history.emitted)
     raw = records(history.emitted)
-    raw.append(RawRecord("wallet.events", 0, len(raw), forged.timestamp_ms, forged.envelope.key,
-                         encode(envelope(forged.envelope.data, source="attacker", time=forged.envelope.time)),
-                         tuple(headers_as_owner("spin.requests", "attacker"))))
+    raw.append(
+        RawRecord(
+            "wallet.events",
+            0,
+            len(raw),
+            forged.timestamp_ms,
+            forged.envelope.key,
+            encode(envelope(forged.envelope.data, source="attacker", time=forged.envelope.time)),
+            tuple(headers_as_owner("spin.requests", "attacker")),
+        )
+    )
     result = run_audit(raw, Scope(), lookup=stand_in_lookup)
     assert result.discrepancies == clean.discrepancies == []
     assert [item.problem for item in result.facts.quarantined] == ["written by 'attacker', only 'wallet' writes this"]

@@ -1,4 +1,5 @@
 """The local multi-broker cluster's layout (pure): ports, quorum, replication settings, and reading it back."""
+
 from __future__ import annotations
 
 from pathlib import Path

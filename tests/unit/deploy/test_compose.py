@@ -1,6 +1,7 @@
 """docker-compose.yml as an operator relies on it (CI has no Docker to run it): valid against the Compose schema
 (committed, no download), every piece of state on a named volume where the image writes it, a health check on
 every long-running service on /ready, dependencies on health, and Prometheus + Grafana with the dashboard."""
+
 from __future__ import annotations
 
 import json

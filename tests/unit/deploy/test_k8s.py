@@ -1,6 +1,7 @@
 """deploy/k8s as a cluster would take it, checked offline: current with shared/topics.py, core kinds valid against
 kubernetes-validate's bundled schemas (strict: unknown fields refused), custom resources against the committed CRD
 schemas (Strimzi, CloudNativePG, prometheus-operator) made strict the same way, and the operational properties."""
+
 from __future__ import annotations
 
 import copy
@@ -34,8 +35,11 @@ def strict(schema: dict) -> dict:
 
     def walk(node):
         if isinstance(node, dict):
-            if ("properties" in node and "additionalProperties" not in node
-                    and not node.get("x-kubernetes-preserve-unknown-fields")):
+            if (
+                "properties" in node
+                and "additionalProperties" not in node
+                and not node.get("x-kubernetes-preserve-unknown-fields")
+            ):
                 node["additionalProperties"] = False
             for value in node.values():
                 walk(value)
@@ -71,18 +75,30 @@ def test_the_generated_manifests_are_current():
 
 def test_every_resource_validates_against_its_schema():
     resources = committed()
-    assert {r["kind"] for r in resources} >= {"Kafka", "KafkaNodePool", "KafkaTopic", "Cluster", "ServiceMonitor",
-                                              "Deployment", "StatefulSet", "Service", "PodDisruptionBudget"}
+    assert {r["kind"] for r in resources} >= {
+        "Kafka",
+        "KafkaNodePool",
+        "KafkaTopic",
+        "Cluster",
+        "ServiceMonitor",
+        "Deployment",
+        "StatefulSet",
+        "Service",
+        "PodDisruptionBudget",
+    }
     for resource in resources:
         validate(resource)
 
 
-@pytest.mark.parametrize("kind, path, bad", [
-    ("KafkaTopic", ("spec",), {"partitionz": 6}),
-    ("Kafka", ("spec", "kafka"), {"listeners": "plain"}),
-    ("Cluster", ("spec",), {"instances": "three"}),
-    ("Deployment", ("spec", "template", "spec", "containers", 0), {"readinesProbe": {}}),
-])
+@pytest.mark.parametrize(
+    "kind, path, bad",
+    [
+        ("KafkaTopic", ("spec",), {"partitionz": 6}),
+        ("Kafka", ("spec", "kafka"), {"listeners": "plain"}),
+        ("Cluster", ("spec",), {"instances": "three"}),
+        ("Deployment", ("spec", "template", "spec", "containers", 0), {"readinesProbe": {}}),
+    ],
+)
 def test_the_validation_refuses_a_broken_resource(kind, path, bad):
     resource = copy.deepcopy(next(r for r in committed() if r["kind"] == kind))
     node = resource
@@ -130,8 +146,12 @@ def test_each_service_runs_bounded_by_its_partitions_with_probes_requests_and_a_
         mounted = {m["mountPath"] for m in container["volumeMounts"]}
         env = {e["name"]: e.get("value") for e in container["env"]}
         assert {env["REELSTREAM_STATE_DIR"], env["NUMBA_CACHE_DIR"]} <= mounted
-        budgets = [r for r in resources if r["kind"] == "PodDisruptionBudget"
-                   and r["spec"]["selector"]["matchLabels"] == body["selector"]["matchLabels"]]
+        budgets = [
+            r
+            for r in resources
+            if r["kind"] == "PodDisruptionBudget"
+            and r["spec"]["selector"]["matchLabels"] == body["selector"]["matchLabels"]
+        ]
         assert len(budgets) == 1, name
     monitor = next(r for r in resources if r["kind"] == "ServiceMonitor")
     services = [r for r in resources if r["kind"] == "Service"]

@@ -1,4 +1,5 @@
 """Pure pieces of the infrastructure code: config rendering, version parsing, the compose file."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -48,7 +49,12 @@ def test_the_rendered_broker_config_is_a_static_single_node_kraft_quorum(tmp_pat
 
 def test_the_local_postgres_endpoint_is_the_configured_default():
     endpoint = postgres_endpoint()
-    assert (endpoint.user, endpoint.host, endpoint.port, endpoint.database) == ("reelstream", "127.0.0.1", 5433, "reelstream")
+    assert (endpoint.user, endpoint.host, endpoint.port, endpoint.database) == (
+        "reelstream",
+        "127.0.0.1",
+        5433,
+        "reelstream",
+    )
     assert endpoint.url == LOCAL_DATABASE_URL
 
 
@@ -71,8 +77,11 @@ def test_compose_uses_the_official_kafka_and_postgres_images_on_the_local_ports(
 @pytest.mark.parametrize(
     ("line", "jar"),
     [
-        ("[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/3.9.1/"
-         "kafka_2.13-3.9.1.jar (6.4 MB at 3.1 MB/s)", "kafka_2.13-3.9.1.jar"),
+        (
+            "[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/3.9.1/"
+            "kafka_2.13-3.9.1.jar (6.4 MB at 3.1 MB/s)",
+            "kafka_2.13-3.9.1.jar",
+        ),
         ("Downloaded from central: https://repo/x/y-1.0.jar (1 kB at 2 kB/s)", "y-1.0.jar"),
         ("[INFO] Downloaded from central: https://repo/x/y-1.0.pom (1 kB at 2 kB/s)", None),
         ("[INFO] Downloading from central: https://repo/x/y-1.0.jar", None),

@@ -1,4 +1,5 @@
 """The secured local broker's pieces without starting it: the rendered listeners and authorizer, and the private CA."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,7 +43,10 @@ def test_the_benchmark_listener_exists_only_when_asked_for(tmp_path: Path):
 
     config = _properties(render_config(paths, kafka_endpoint(True, bench_listener=True, environ={}), tls).read_text())
 
-    assert "BENCH://127.0.0.1:9095" in config["listeners"] and "BENCH:PLAINTEXT" in config["listener.security.protocol.map"]
+    assert (
+        "BENCH://127.0.0.1:9095" in config["listeners"]
+        and "BENCH:PLAINTEXT" in config["listener.security.protocol.map"]
+    )
     assert "User:ANONYMOUS" in config["super.users"].split(";")
 
 

@@ -1,5 +1,6 @@
 """Every advertised award of both games is reachable: its committed witness (RNG words fed to the engine in place of
 a seed's stream) replays through the service's own engine to an outcome holding that award."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,10 @@ def test_the_seeds_worked_example_replays_15_blue_at_500_through_wild_3x_and_blu
     """GAMES.md: 15 blue at 500 øre = 15,000 -> WILD 3x = 45,000 -> blue 4x = 180,000. The ring before the spin holds
     WILD 3x in B1 and blue 4x in B2; the shift moves them to B2 and B3, which the cluster reaches (O0, O1, O2)."""
     engine = registry.engine("stjernestoev")
-    state = {"bonus_ring": [None, {"symbol": "wild", "multiplier": 3}, {"symbol": "blue", "multiplier": 4}, None, None],
-             "ring_stake_minor": 500}
+    state = {
+        "bonus_ring": [None, {"symbol": "wild", "multiplier": 3}, {"symbol": "blue", "multiplier": 4}, None, None],
+        "ring_stake_minor": 500,
+    }
     result = engine.play(state, 500, WordFeed(stjernestoev_cluster_words(engine.model, "blue", 15)))
     first = result.outcome["cascades"][0]["clusters"][0]
     assert (first["symbol"], first["size"], first["multiplier"]) == ("blue", 15, 12)

@@ -1,4 +1,5 @@
 """The spin RNG: ChaCha20 keystream words, unbiased ranges, reproducible from the seed alone."""
+
 from collections import Counter
 
 import pytest

@@ -1,5 +1,6 @@
 """RNG evidence: scaled draws pass a chi-square test against the uniform law (and a modulo-biased mapping fails it),
 the start-up self-test reproduces RFC 7539's vector and refuses a broken RNG, and the dump holds the raw stream."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Builders for the jackpot core's unit tests: commands with a broker time, and a network state fed through decide."""
+
 from __future__ import annotations
 
 import uuid
@@ -31,29 +32,63 @@ class Clock:
 
 def incoming(data: Any, broker_ms: int, *, sent_ms: int | None = None, command_id: uuid.UUID | None = None) -> Incoming:
     sent = broker_time(broker_ms if sent_ms is None else sent_ms)
-    return Incoming(envelope(data, source="test", time=sent, id=command_id or uuid.uuid4()), broker_ms, position=broker_ms)
-
-
-def contribute(network=DIAMOND, *, stake_minor: int = 100, breakage_micro: int = 0, contribution_id: uuid.UUID | None = None,
-               operator_id: str | None = "op-a", player_id: str = "p-1", game: str | None = None, contribution_micro: int | None = None) -> jp.Contribute:
-    return jp.Contribute(
-        network_id=network.network_id, contribution_id=contribution_id or uuid.uuid4(), game=game or network.games[0],
-        currency=network.currency, stake_minor=stake_minor,
-        contribution_micro=network.wager_contribution_micro(stake_minor) if contribution_micro is None else contribution_micro,
-        breakage_micro=breakage_micro, player_id=player_id, operator_id=operator_id,
+    return Incoming(
+        envelope(data, source="test", time=sent, id=command_id or uuid.uuid4()), broker_ms, position=broker_ms
     )
 
 
-def claim(network=DIAMOND, *, tier: str, stake_minor: int, claim_id: uuid.UUID | None = None, player_id: str = "p-1",
-          operator_id: str | None = "op-a") -> jp.Claim:
+def contribute(
+    network=DIAMOND,
+    *,
+    stake_minor: int = 100,
+    breakage_micro: int = 0,
+    contribution_id: uuid.UUID | None = None,
+    operator_id: str | None = "op-a",
+    player_id: str = "p-1",
+    game: str | None = None,
+    contribution_micro: int | None = None,
+) -> jp.Contribute:
+    return jp.Contribute(
+        network_id=network.network_id,
+        contribution_id=contribution_id or uuid.uuid4(),
+        game=game or network.games[0],
+        currency=network.currency,
+        stake_minor=stake_minor,
+        contribution_micro=network.wager_contribution_micro(stake_minor)
+        if contribution_micro is None
+        else contribution_micro,
+        breakage_micro=breakage_micro,
+        player_id=player_id,
+        operator_id=operator_id,
+    )
+
+
+def claim(
+    network=DIAMOND,
+    *,
+    tier: str,
+    stake_minor: int,
+    claim_id: uuid.UUID | None = None,
+    player_id: str = "p-1",
+    operator_id: str | None = "op-a",
+) -> jp.Claim:
     return jp.Claim(
-        network_id=network.network_id, claim_id=claim_id or uuid.uuid4(), request_id=uuid.uuid4(), player_id=player_id,
-        game=network.games[0], tier=tier, currency=network.currency, stake_minor=stake_minor, operator_id=operator_id,
+        network_id=network.network_id,
+        claim_id=claim_id or uuid.uuid4(),
+        request_id=uuid.uuid4(),
+        player_id=player_id,
+        game=network.games[0],
+        tier=tier,
+        currency=network.currency,
+        stake_minor=stake_minor,
+        operator_id=operator_id,
     )
 
 
 def admin(kind: type, pool_id: str, network=DIAMOND, **extra: Any):
-    return kind(network_id=network.network_id, command_id=extra.pop("command_id", uuid.uuid4()), pool_id=pool_id, **extra)
+    return kind(
+        network_id=network.network_id, command_id=extra.pop("command_id", uuid.uuid4()), pool_id=pool_id, **extra
+    )
 
 
 class Network:

@@ -1,4 +1,5 @@
 """Administrative commands: open, disable, resume, decommission with a transfer; repeats change nothing."""
+
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
@@ -8,7 +9,7 @@ from jackpot_builders import Network, admin, claim, contribute, incoming, minute
 def test_open_puts_a_pool_at_its_seed_before_any_wager():
     network = Network()
     outcome = network.send(admin(jp.OpenPool, "dm-green"))
-    opened, = [event.data for event in outcome.events]
+    (opened,) = [event.data for event in outcome.events]
     assert opened.pool_id == "dm-green" and opened.movement.closing_micro == 5000 * MICRO_PER_MINOR
     assert "dm-blue" not in network.state.pools
 
@@ -42,23 +43,27 @@ def test_decommissioning_moves_the_balance_and_later_shares_to_the_named_pool():
     network.send(contribute(stake_minor=100))
     green_micro, blue_micro = network.level_micro("dm-green"), network.level_micro("dm-blue")
     outcome = network.send(admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="dm-blue"))
-    changed, = [event.data for event in outcome.events]
+    (changed,) = [event.data for event in outcome.events]
     assert changed.status == "decommissioned" and all(m.balanced() for m in changed.movements)
     assert network.level_micro("dm-green") == 0
     assert network.level_micro("dm-blue") == blue_micro + green_micro
     network.send(contribute(stake_minor=100))
     assert network.level_micro("dm-green") == 0
     assert network.level_micro("dm-blue") == blue_micro + green_micro + (1500 + 2000) * 100
-    rejected, = [e.data for e in network.send(claim(tier="green", stake_minor=10)).events]
+    (rejected,) = [e.data for e in network.send(claim(tier="green", stake_minor=10)).events]
     assert rejected.code == "POOL_DECOMMISSIONED"
 
 
 def test_a_decommission_into_itself_or_another_network_is_rejected():
     network = Network()
-    codes = [e.data.code for e in network.send(
-        admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="dm-green"),
-        admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="sn-jackpot"),
-    ).events if isinstance(e.data, jp.PoolCommandRejected)]
+    codes = [
+        e.data.code
+        for e in network.send(
+            admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="dm-green"),
+            admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="sn-jackpot"),
+        ).events
+        if isinstance(e.data, jp.PoolCommandRejected)
+    ]
     assert codes == ["INVALID_TRANSFER", "INVALID_TRANSFER"]
 
 

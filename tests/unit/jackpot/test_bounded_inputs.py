@@ -1,5 +1,6 @@
 """Inputs the business does not allow are refused with a code, never fatal: a stake that is not one of the game's
 stakes (2**49, negative), a breakage that is not a sub-cent remainder, a claim at such a stake. Pools stay put."""
+
 from __future__ import annotations
 
 import pytest
@@ -51,6 +52,6 @@ def test_a_claim_at_a_stake_the_game_does_not_offer_is_rejected_with_a_code():
     network = Network()
     network.send(contribute(stake_minor=100))
     network.send(claim(tier="green", stake_minor=2**49))
-    rejected, = network.of_type(jp.ClaimRejected)
+    (rejected,) = network.of_type(jp.ClaimRejected)
     assert rejected.code == "INVALID_STAKE"
     assert not network.of_type(jp.JackpotWon)

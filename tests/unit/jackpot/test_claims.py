@@ -1,4 +1,5 @@
 """Claims: one answer per claim in partition order, full-pool payout with reseed, proportional share with remainder."""
+
 import uuid
 
 from shared.events import jackpot as jp
@@ -13,10 +14,10 @@ def test_a_full_pool_win_pays_the_whole_level_rounded_down_and_the_operator_rese
     level_micro = network.level_micro("sn-jackpot")
     assert level_micro == 100_000 * MICRO_PER_MINOR + 450_000
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50))
-    won, = network.of_type(jp.JackpotWon)
+    (won,) = network.of_type(jp.JackpotWon)
     assert won.amount_minor == 100_000 and won.share_ppm == 1_000_000
     assert (won.level_before_micro, won.level_after_micro) == (level_micro, 450_000)
-    reseeded, = network.of_type(jp.PoolReseeded)
+    (reseeded,) = network.of_type(jp.PoolReseeded)
     assert reseeded.seed_micro == 100_000 * MICRO_PER_MINOR - 450_000 and reseeded.cause_claim_id == won.claim_id
     assert network.level_micro("sn-jackpot") == 100_000 * MICRO_PER_MINOR
     assert won.movement.balanced() and reseeded.movement.balanced()
@@ -28,7 +29,7 @@ def test_a_proportional_win_leaves_the_rest_in_the_pool_without_a_reseed_while_a
     level_micro = network.level_micro("dm-green")
     assert level_micro == 5027 * MICRO_PER_MINOR
     network.send(claim(tier="green", stake_minor=10))  # 0.5 % of 50.27 EUR is 25.135 cents
-    won, = network.of_type(jp.JackpotWon)
+    (won,) = network.of_type(jp.JackpotWon)
     assert (won.share_ppm, won.amount_minor) == (5_000, 25)
     assert network.level_micro("dm-green") == level_micro - 25 * MICRO_PER_MINOR
     assert network.of_type(jp.PoolReseeded) == []
@@ -39,17 +40,19 @@ def test_a_proportional_win_that_leaves_the_level_below_the_seed_is_topped_up_to
     network.send(contribute(stake_minor=2000))
     level_micro = network.level_micro("dm-red")
     network.send(claim(tier="red", stake_minor=200))  # 10 %
-    won, = network.of_type(jp.JackpotWon)
+    (won,) = network.of_type(jp.JackpotWon)
     assert won.amount_minor == level_micro // 10 // MICRO_PER_MINOR
     assert won.level_after_micro == level_micro - won.amount_minor * MICRO_PER_MINOR
-    reseeded, = network.of_type(jp.PoolReseeded)
+    (reseeded,) = network.of_type(jp.PoolReseeded)
     assert reseeded.movement.closing_micro == network.level_micro("dm-red") == 500_000 * MICRO_PER_MINOR
 
 
 def test_a_claim_sees_every_contribution_ordered_before_it_in_the_same_batch():
     network = Network(STJERNE)
-    outcome = network.send(contribute(STJERNE, stake_minor=10_000), claim(STJERNE, tier="supernova", stake_minor=10_000))
-    won, = network.of_type(jp.JackpotWon)
+    outcome = network.send(
+        contribute(STJERNE, stake_minor=10_000), claim(STJERNE, tier="supernova", stake_minor=10_000)
+    )
+    (won,) = network.of_type(jp.JackpotWon)
     assert won.level_before_micro == 1_000_000 * MICRO_PER_MINOR + 10_000 * 1_700
     kinds = [type(event.data).__name__ for event in outcome.events]
     assert kinds.index("ContributionsApplied") < kinds.index("JackpotWon") < kinds.index("PoolReseeded")
@@ -94,7 +97,7 @@ def test_a_claim_on_a_disabled_pool_is_rejected_and_the_pool_keeps_its_level():
     network.send(admin(jp.DisablePool, "dm-blue"))
     level_micro = network.level_micro("dm-blue")
     outcome = network.send(claim(tier="blue", stake_minor=2000))
-    rejected, = [event.data for event in outcome.events]
+    (rejected,) = [event.data for event in outcome.events]
     assert isinstance(rejected, jp.ClaimRejected) and rejected.code == "POOL_DISABLED"
     assert network.level_micro("dm-blue") == level_micro
 
@@ -108,8 +111,12 @@ def test_an_unknown_tier_is_rejected_with_a_code():
 def test_a_claim_older_than_the_window_is_rejected_not_paid():
     network = Network()
     now_ms = network.clock.tick()
-    outcome = network.send_incoming([incoming(claim(tier="green", stake_minor=10), now_ms, sent_ms=now_ms - minutes(61))])
-    assert [event.data.code for event in outcome.events if isinstance(event.data, jp.ClaimRejected)] == ["CLAIM_EXPIRED"]
+    outcome = network.send_incoming(
+        [incoming(claim(tier="green", stake_minor=10), now_ms, sent_ms=now_ms - minutes(61))]
+    )
+    assert [event.data.code for event in outcome.events if isinstance(event.data, jp.ClaimRejected)] == [
+        "CLAIM_EXPIRED"
+    ]
     assert network.of_type(jp.JackpotWon) == []
 
 

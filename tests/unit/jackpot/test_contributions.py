@@ -1,4 +1,5 @@
 """Contributions: every wager's share lands exactly once in its pools, batched, with balanced movements."""
+
 import uuid
 
 from shared.events import jackpot as jp
@@ -35,7 +36,9 @@ def test_a_run_of_contributions_becomes_one_event_whose_movements_add_up():
 def test_a_long_run_is_cut_into_events_of_bounded_size():
     network = Network()
     outcome = network.send(*[contribute(stake_minor=10) for _ in range(MAX_CONTRIBUTIONS_PER_EVENT + 1)])
-    sizes = [len(event.data.contributions) for event in outcome.events if isinstance(event.data, jp.ContributionsApplied)]
+    sizes = [
+        len(event.data.contributions) for event in outcome.events if isinstance(event.data, jp.ContributionsApplied)
+    ]
     assert sizes == [MAX_CONTRIBUTIONS_PER_EVENT, 1]
 
 

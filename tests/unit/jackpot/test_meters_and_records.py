@@ -1,4 +1,5 @@
 """Adapter helpers without Kafka: which meters are due, and how records become core inputs or dead letters."""
+
 from types import SimpleNamespace
 
 from shared import records
@@ -26,8 +27,15 @@ def test_a_meter_shows_the_level_rounded_down_and_is_due_again_only_when_a_whole
 
 
 def _record(value, key=b"diamond-mystery", writer="spin"):
-    return SimpleNamespace(value=value, key=key, timestamp=1_800_000_000_000, topic="jackpot.commands", partition=0,
-                           offset=7, headers=records.headers_for(writer))
+    return SimpleNamespace(
+        value=value,
+        key=key,
+        timestamp=1_800_000_000_000,
+        topic="jackpot.commands",
+        partition=0,
+        offset=7,
+        headers=records.headers_for(writer),
+    )
 
 
 def test_a_record_that_is_not_a_command_is_a_dead_letter_with_its_reason_and_origin():

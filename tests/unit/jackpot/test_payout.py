@@ -1,4 +1,5 @@
 """Payout rules: the stake-proportional share table of Diamond Mystery and the full-pool policy of Stjernestøv."""
+
 from fractions import Fraction
 
 import pytest
@@ -15,9 +16,21 @@ FULL = STJERNE.pools[0].payout
 
 # Rising Joker's 15 total stakes (cents) and the share of the pool each one wins (GAMES.md: stake / 20 EUR).
 SHARE_TABLE = {
-    10: Fraction(5, 1000), 20: Fraction(1, 100), 30: Fraction(15, 1000), 40: Fraction(2, 100), 50: Fraction(25, 1000),
-    100: Fraction(5, 100), 150: Fraction(75, 1000), 200: Fraction(10, 100), 300: Fraction(15, 100), 400: Fraction(20, 100),
-    500: Fraction(25, 100), 750: Fraction(375, 1000), 1000: Fraction(50, 100), 1500: Fraction(75, 100), 2000: Fraction(1),
+    10: Fraction(5, 1000),
+    20: Fraction(1, 100),
+    30: Fraction(15, 1000),
+    40: Fraction(2, 100),
+    50: Fraction(25, 1000),
+    100: Fraction(5, 100),
+    150: Fraction(75, 1000),
+    200: Fraction(10, 100),
+    300: Fraction(15, 100),
+    400: Fraction(20, 100),
+    500: Fraction(25, 100),
+    750: Fraction(375, 1000),
+    1000: Fraction(50, 100),
+    1500: Fraction(75, 100),
+    2000: Fraction(1),
 }
 
 

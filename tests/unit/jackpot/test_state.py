@@ -3,6 +3,7 @@
 Scenario: a random mix of contributions, claims and admin commands, with repeats, in random batches; afterwards every
 pool event balances, the pools reconcile with what went in and out, and a fresh fold of the events equals the state.
 """
+
 import random
 
 from shared.events import decode, encode
@@ -22,12 +23,17 @@ def _random_commands(rng: random.Random, count: int) -> list:
             commands.append(rng.choice(earlier))  # a repeat
             continue
         if roll < 0.12:
-            command = claim(tier=rng.choice(["green", "blue", "red", "diamond"]), stake_minor=rng.choice([10, 200, 2000]))
+            command = claim(
+                tier=rng.choice(["green", "blue", "red", "diamond"]), stake_minor=rng.choice([10, 200, 2000])
+            )
         elif roll < 0.14:
             command = admin(rng.choice([jp.DisablePool, jp.ResumePool]), rng.choice(["dm-green", "dm-blue"]))
         else:
-            command = contribute(stake_minor=rng.choice([10, 30, 150, 750, 2000]), breakage_micro=rng.choice([0, 500_000]),
-                                 operator_id=rng.choice(["op-a", "op-b", None]))
+            command = contribute(
+                stake_minor=rng.choice([10, 30, 150, 750, 2000]),
+                breakage_micro=rng.choice([0, 500_000]),
+                operator_id=rng.choice(["op-a", "op-b", None]),
+            )
         earlier.append(command)
         commands.append(command)
     return commands

@@ -1,5 +1,6 @@
 """The monitor's folds: a redelivered batch changes nothing, a copy of an event under another offset counts once,
 windows follow broker time, pools must balance and continue, the winners list keeps the newest 50."""
+
 from __future__ import annotations
 
 from services.monitor.adapters.par_sheets import load_par_figures
@@ -12,11 +13,27 @@ PARS = load_par_figures()
 T0 = 1_764_000_000_000 - 1_764_000_000_000 % 86_400_000  # a day boundary
 
 
-def _spin(offset: int, ms: int, *, partition: int = 0, event_id: str | None = None, stake: int = 100,
-          house_win: int = 0, latency_ms: int | None = 120) -> SpinFact:
-    return SpinFact(at=Position(partition, offset, T0 + ms, event_id or f"e{partition}-{offset}"), game="rising-joker",
-                    stake_minor=stake, currency="EUR", operator_id="op-1", house_win_minor=house_win,
-                    pool_win_minor=0, return_micro=house_win * 1_000_000 + 10_000, latency_ms=latency_ms)
+def _spin(
+    offset: int,
+    ms: int,
+    *,
+    partition: int = 0,
+    event_id: str | None = None,
+    stake: int = 100,
+    house_win: int = 0,
+    latency_ms: int | None = 120,
+) -> SpinFact:
+    return SpinFact(
+        at=Position(partition, offset, T0 + ms, event_id or f"e{partition}-{offset}"),
+        game="rising-joker",
+        stake_minor=stake,
+        currency="EUR",
+        operator_id="op-1",
+        house_win_minor=house_win,
+        pool_win_minor=0,
+        return_micro=house_win * 1_000_000 + 10_000,
+        latency_ms=latency_ms,
+    )
 
 
 def _fold(*batches) -> MonitorFold:
@@ -62,22 +79,44 @@ def test_cell_sums_are_exact_and_latency_has_percentiles():
 
 
 def _move(offset: int, event_id: str, opening: int, closing: int, balanced: bool = True) -> MovementFact:
-    return MovementFact(Position(0, offset, T0 + offset, event_id), event_id, "diamond-mystery", "dm-green",
-                        opening, closing, balanced)
+    return MovementFact(
+        Position(0, offset, T0 + offset, event_id), event_id, "diamond-mystery", "dm-green", opening, closing, balanced
+    )
 
 
 def test_a_pool_that_does_not_open_where_it_closed_or_does_not_balance_drifts():
     fold = MonitorFold()
-    planned = fold.apply(plan_jackpot_events([], [_move(0, "a", 0, 100), _move(1, "b", 100, 250),
-                                                  _move(2, "b", 100, 250), _move(3, "c", 260, 300),
-                                                  _move(4, "d", 300, 310, balanced=False)]))
+    planned = fold.apply(
+        plan_jackpot_events(
+            [],
+            [
+                _move(0, "a", 0, 100),
+                _move(1, "b", 100, 250),
+                _move(2, "b", 100, 250),
+                _move(3, "c", 260, 300),
+                _move(4, "d", 300, 310, balanced=False),
+            ],
+        )
+    )
     assert [(fact.event_id, kind) for fact, kind, *_ in planned.drifts] == [("c", "continuity"), ("d", "identity")]
     assert fold.tables["pools"]["dm-green"]["closing_micro"] == 310
 
 
 def _win(offset: int, ms: int) -> WinFact:
-    return WinFact(Position(0, offset, T0 + ms, f"w{offset}"), f"claim-{offset}", "diamond-mystery", "dm-green",
-                   "green", "p1", "op-1", "EUR", 100, 50_000, 25 + offset, T0 + ms)
+    return WinFact(
+        Position(0, offset, T0 + ms, f"w{offset}"),
+        f"claim-{offset}",
+        "diamond-mystery",
+        "dm-green",
+        "green",
+        "p1",
+        "op-1",
+        "EUR",
+        100,
+        50_000,
+        25 + offset,
+        T0 + ms,
+    )
 
 
 def test_the_winners_list_keeps_the_newest_fifty_once_each():

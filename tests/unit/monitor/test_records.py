@@ -1,4 +1,5 @@
 """Records → facts: only what a topic's owner wrote is read; an undecodable or forged record is counted, not applied."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,12 +20,13 @@ class _Record:
     timestamp: int = 1_764_000_000_000
 
 
-SETTLED = next(s.envelope for s in sample_events(5, datetime.now(timezone.utc))
-               if s.envelope.type == "reelstream.spin.settled.v1")
+SETTLED = next(
+    s.envelope for s in sample_events(5, datetime.now(timezone.utc)) if s.envelope.type == "reelstream.spin.settled.v1"
+)
 
 
 def test_a_settled_spin_written_by_the_spin_service_becomes_a_fact_on_the_par_basis():
-    fact, = records.spin_facts([_Record(encode(SETTLED), provenance.headers_for("spin"))])
+    (fact,) = records.spin_facts([_Record(encode(SETTLED), provenance.headers_for("spin"))])
     data = SETTLED.data
     assert fact.return_micro == data.house_win_minor * 1_000_000 + data.breakage_micro + data.contribution_micro
     assert (fact.at.broker_ms, fact.at.event_id) == (1_764_000_000_000, str(SETTLED.id))

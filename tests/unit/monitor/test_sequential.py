@@ -1,5 +1,6 @@
 """The RTP test: a skewed stream of settled spins raises the alarm; a million spins at par over every cell raise none,
 whether their returns are normal or heavy-tailed (mostly nothing, now and then a win of a thousand stakes)."""
+
 from __future__ import annotations
 
 import random
@@ -14,9 +15,20 @@ MICRO = 1_000_000
 
 
 def _spins(game: str, stake: int, returns_x, operator: str = "op-1", first: int = 0) -> list[SpinFact]:
-    return [SpinFact(at=Position(0, first + i, 1_700_000_000_000 + i, f"id-{first + i}"), game=game, stake_minor=stake,
-                     currency="EUR", operator_id=operator, house_win_minor=0, pool_win_minor=0,
-                     return_micro=round(r * stake * MICRO), latency_ms=None) for i, r in enumerate(returns_x)]
+    return [
+        SpinFact(
+            at=Position(0, first + i, 1_700_000_000_000 + i, f"id-{first + i}"),
+            game=game,
+            stake_minor=stake,
+            currency="EUR",
+            operator_id=operator,
+            house_win_minor=0,
+            pool_win_minor=0,
+            return_micro=round(r * stake * MICRO),
+            latency_ms=None,
+        )
+        for i, r in enumerate(returns_x)
+    ]
 
 
 def _heavy_tailed(rng: random.Random, mean: float, sd: float, big: float = 1_000.0) -> float:
@@ -45,8 +57,10 @@ def test_a_stream_paying_nothing_is_caught_within_a_few_thousand_spins():
 
 def test_a_stream_paying_three_times_par_raises_the_high_alarm():
     state, par, rng = sequential.new_state(), PARS["stjernestoev"], random.Random(3)
-    crossings = [sequential.observe(state, par, 50, round(max(0.0, rng.gauss(3 * par.rtp, par.sd)) * 50 * MICRO))
-                 for _ in range(200_000)]
+    crossings = [
+        sequential.observe(state, par, 50, round(max(0.0, rng.gauss(3 * par.rtp, par.sd)) * 50 * MICRO))
+        for _ in range(200_000)
+    ]
     assert [c.side for c in crossings if c] == ["high"]
 
 
@@ -58,8 +72,12 @@ def test_the_alarm_is_raised_once_per_side_and_cell():
 
 def _cells() -> list[tuple[str, int, str]]:
     stakes = {"rising-joker": (10, 20, 50, 100, 200, 500, 1000, 2000), "stjernestoev": (50, 100, 200, 500, 1000)}
-    return [(game, stake, op) for game, game_stakes in stakes.items() for stake in game_stakes
-            for op in ("op-1", "op-2", "op-3")]
+    return [
+        (game, stake, op)
+        for game, game_stakes in stakes.items()
+        for stake in game_stakes
+        for op in ("op-1", "op-2", "op-3")
+    ]
 
 
 def test_a_million_normally_distributed_spins_at_par_over_every_cell_raise_nothing():

@@ -1,4 +1,5 @@
 """What the pages show: the Diamond Mystery share table at a stake, and the ops figures from window values."""
+
 from __future__ import annotations
 
 from games.registry import engine
@@ -29,8 +30,12 @@ def test_from_twenty_euro_a_tier_takes_its_whole_pool():
 
 def test_ops_figures_count_the_last_full_minute_and_rtp_per_game():
     minute0 = 1_764_000_000_000 - 1_764_000_000_000 % 60_000
-    facts = [SpinFact(Position(0, i, minute0 + i * 500, f"e{i}"), "rising-joker", 100, "EUR", "op-1", 90, 0,
-                      90 * 1_000_000, 200) for i in range(120)]
+    facts = [
+        SpinFact(
+            Position(0, i, minute0 + i * 500, f"e{i}"), "rising-joker", 100, "EUR", "op-1", 90, 0, 90 * 1_000_000, 200
+        )
+        for i in range(120)
+    ]
     fold = MonitorFold()
     fold.apply(plan_spin_events(fold.read, facts, load_par_figures()))
     ops = views.ops_view(fold.tables["cells_1m"], fold.tables["cells_1d"], load_par_figures(), minute0 + 61_000)

@@ -1,5 +1,6 @@
 """The projector's hot path: decode + map equals mapping the decoded envelope, batches guard their offsets, the
 collector settings apply only while a projector runs."""
+
 from __future__ import annotations
 
 import gc
@@ -20,7 +21,9 @@ SAMPLES = sample_events(40, START)
 
 
 def test_decoded_rows_equal_the_rows_of_the_original_envelopes_with_the_broker_time_of_each_record():
-    raw = [(s.topic, 0, offset, 1_764_504_000_000 + offset // 3, encode(s.envelope)) for offset, s in enumerate(SAMPLES)]
+    raw = [
+        (s.topic, 0, offset, 1_764_504_000_000 + offset // 3, encode(s.envelope)) for offset, s in enumerate(SAMPLES)
+    ]
     decoded = decode_rows(raw)
     for (topic, _, offset, timestamp_ms, _), sample, (kind, event_id, rows) in zip(raw, SAMPLES, decoded):
         assert kind == "event" and event_id == sample.envelope.id
@@ -33,12 +36,13 @@ def test_an_undecodable_record_among_good_ones_is_a_dead_letter_naming_the_field
     assert decode_rows(raw)[1][1] == "type"
 
 
-
 def test_money_beyond_a_postgres_bigint_is_a_dead_letter_not_a_row():
     settled = next(s.envelope for s in SAMPLES if s.envelope.type == "reelstream.spin.settled.v1")
     record = encode(settled).replace(b'"win_minor":%d' % settled.data.win_minor, b'"win_minor":%d' % 2**63)
     assert record != encode(settled)
-    assert decode_rows([("spin.events", 0, 0, 0, record)]) == [("dead", "data.win_minor", "Input should be less than or equal to 9223372036854775807")]
+    assert decode_rows([("spin.events", 0, 0, 0, record)]) == [
+        ("dead", "data.win_minor", "Input should be less than or equal to 9223372036854775807")
+    ]
 
 
 def test_a_batch_refuses_offsets_that_go_backwards_within_a_partition():

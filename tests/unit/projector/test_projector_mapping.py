@@ -1,4 +1,5 @@
 """Row mapping: each event adds its `events` row and its typed rows; batches de-duplicate by event id."""
+
 from __future__ import annotations
 
 import re
@@ -37,7 +38,9 @@ def test_every_staged_column_exists_in_the_migrations():
     for table, columns in COLUMNS.items():
         body = re.search(rf"CREATE TABLE {table} \((.*?)\n\);", sql, re.S)
         assert body, table
-        declared = re.findall(r'^\s+"?([a-z_]+)"?\s+(?:uuid|text|integer|bigint|jsonb|timestamptz|numeric)', body.group(1), re.M)
+        declared = re.findall(
+            r'^\s+"?([a-z_]+)"?\s+(?:uuid|text|integer|bigint|jsonb|timestamptz|numeric)', body.group(1), re.M
+        )
         assert list(columns) == declared, table
 
 
@@ -90,10 +93,16 @@ def test_the_latest_level_of_a_pool_is_the_closing_of_its_last_movement():
     assert levels == last
 
 
-
 def _movement(event_id: str, seq: int, closing_micro: int, recorded_at: datetime) -> tuple:
-    values = {"event_id": event_id, "seq": seq, "pool_id": "green", "network_id": "n", "currency": "EUR",
-              "closing_micro": closing_micro, "recorded_at": recorded_at}
+    values = {
+        "event_id": event_id,
+        "seq": seq,
+        "pool_id": "green",
+        "network_id": "n",
+        "currency": "EUR",
+        "closing_micro": closing_micro,
+        "recorded_at": recorded_at,
+    }
     return tuple(values.get(column) for column in COLUMNS["pool_movements"])
 
 

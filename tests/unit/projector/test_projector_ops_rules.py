@@ -1,5 +1,6 @@
 """Ops rules: live topics are never replay targets, ranges are clamped to the log, only idle groups are reset,
 dead-letter headers say where and why, and a re-driven record carries its marker."""
+
 from __future__ import annotations
 
 from shared import dead_letters as dlq
@@ -32,16 +33,28 @@ def test_only_a_group_without_members_may_be_reset():
 
 
 def test_dead_letter_headers_name_the_origin_and_the_reason_and_read_back():
-    headers = dlq.dead_letter_headers(DecodeError("data.stake_minor", "not an int"), topic="spin.events", partition=3,
-                                      offset=99, consumer="projector", original=[("content-type", b"x")])
+    headers = dlq.dead_letter_headers(
+        DecodeError("data.stake_minor", "not an int"),
+        topic="spin.events",
+        partition=3,
+        offset=99,
+        consumer="projector",
+        original=[("content-type", b"x")],
+    )
     origin = dlq.origin_of(headers)
     assert (origin.topic, origin.partition, origin.offset, origin.field) == ("spin.events", 3, 99, "data.stake_minor")
     assert origin.reason == "not an int" and ("content-type", b"x") in headers
 
 
 def test_a_redriven_record_keeps_its_headers_minus_the_reasons_plus_the_marker():
-    headers = dlq.dead_letter_headers(DecodeError("$", "bad"), topic="t", partition=0, offset=1, consumer="projector",
-                                      original=[("content-type", b"x")])
+    headers = dlq.dead_letter_headers(
+        DecodeError("$", "bad"),
+        topic="t",
+        partition=0,
+        offset=1,
+        consumer="projector",
+        original=[("content-type", b"x")],
+    )
     redriven = dlq.redrive_headers(headers, dlq.redrive_marker("t.dlq", 0, 5))
     assert redriven == [("content-type", b"x"), (dlq.REDRIVE, b"t.dlq/0/5")]
     assert dlq.origin_of(redriven) is None

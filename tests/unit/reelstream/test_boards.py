@@ -1,11 +1,14 @@
 """The Rising Joker window drawn as a 5×3 grid, the paying cells of each winning line marked."""
+
 from __future__ import annotations
 
 from reelstream.output.boards import rising_joker_grid, winning_cells
 
-WINDOW = [["bell", "cherry", "cherry", "lemon", "grape"],
-          ["cherry", "bell", "lemon", "grape", "melon"],
-          ["lemon", "grape", "bell", "cherry", "orange"]]
+WINDOW = [
+    ["bell", "cherry", "cherry", "lemon", "grape"],
+    ["cherry", "bell", "lemon", "grape", "melon"],
+    ["lemon", "grape", "bell", "cherry", "orange"],
+]
 
 
 def test_a_line_marks_its_first_count_reels_on_its_rows():

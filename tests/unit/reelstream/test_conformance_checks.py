@@ -1,5 +1,6 @@
 """The conformance kit's judgement of one client run: it passes a right answer and names each thing a client gets
 wrong."""
+
 from __future__ import annotations
 
 import json
@@ -21,16 +22,25 @@ VECTORS = {vector.name: vector for vector in load_vectors()}
 
 
 def settled_line(**overrides) -> dict:
-    return {"outcome": "settled", "request_id": REQUEST_ID, "event_id": "e-1", "win_minor": 40,
-            "balance_after_minor": 10_000 - 100 + 40, "attempts": 1, "duplicates": 0, **overrides}
+    return {
+        "outcome": "settled",
+        "request_id": REQUEST_ID,
+        "event_id": "e-1",
+        "win_minor": 40,
+        "balance_after_minor": 10_000 - 100 + 40,
+        "attempts": 1,
+        "duplicates": 0,
+        **overrides,
+    }
 
 
 def seen(requests: int = 1, partition: int = HOME, key: bytes = PLAYER.encode(), headers=HEADERS) -> Seen:
     return Seen("none", [(partition, key, headers)] * requests, ["e-1"])
 
 
-def judge(vector: str, answers: list[dict], returncode: int = 0, relayed: Seen | None = None, step: int = 0,
-          earlier=()) -> list[str]:
+def judge(
+    vector: str, answers: list[dict], returncode: int = 0, relayed: Seen | None = None, step: int = 0, earlier=()
+) -> list[str]:
     the_step = VECTORS[vector].steps[step]
     run = Run(returncode, answers, "")
     return check_step(the_step, run, relayed or seen(), REQUEST_ID, PLAYER, PLATFORM, 10_000, list(earlier))
@@ -82,8 +92,13 @@ def test_an_answer_the_platform_never_wrote_or_a_wrong_balance_fails():
 def test_a_repeat_must_bring_back_the_first_answers_event():
     first = settled_line()
     assert judge("repeat-gets-the-same-answer", [settled_line()], step=1, earlier=[first]) == []
-    problems = judge("repeat-gets-the-same-answer", [settled_line(event_id="e-2")], step=1, earlier=[first],
-                     relayed=Seen("none", [(HOME, PLAYER.encode(), HEADERS)], ["e-1", "e-2"]))
+    problems = judge(
+        "repeat-gets-the-same-answer",
+        [settled_line(event_id="e-2")],
+        step=1,
+        earlier=[first],
+        relayed=Seen("none", [(HOME, PLAYER.encode(), HEADERS)], ["e-1", "e-2"]),
+    )
     assert any("differs from step 0" in p for p in problems)
 
 
@@ -92,22 +107,46 @@ def test_the_crc32_vector_expects_the_request_where_crc32_puts_it_and_a_player_w
     player = player_for(vector, 6)
     crc = zlib.crc32(player.encode()) % 6
     assert crc != partition_for(player.encode(), 6)
-    line = {"outcome": "rejected", "request_id": REQUEST_ID, "event_id": "e-1", "code": "WRONG_PARTITION",
-            "message": "... murmur2 ...", "attempts": 1}
+    line = {
+        "outcome": "rejected",
+        "request_id": REQUEST_ID,
+        "event_id": "e-1",
+        "code": "WRONG_PARTITION",
+        "message": "... murmur2 ...",
+        "attempts": 1,
+    }
     run = Run(2, [line], "")
-    assert check_step(vector.steps[0], run, Seen("none", [(crc, player.encode(), HEADERS)], ["e-1"]), REQUEST_ID,
-                      player, PLATFORM, 10_000, []) == []
+    assert (
+        check_step(
+            vector.steps[0],
+            run,
+            Seen("none", [(crc, player.encode(), HEADERS)], ["e-1"]),
+            REQUEST_ID,
+            player,
+            PLATFORM,
+            10_000,
+            [],
+        )
+        == []
+    )
 
 
 def test_answer_lines_are_found_among_other_output_and_request_ids_read_tolerantly():
-    out = "connecting...\n" + json.dumps(settled_line()) + "\n{\"not\": \"an answer\"}\n"
+    out = "connecting...\n" + json.dumps(settled_line()) + '\n{"not": "an answer"}\n'
     assert parse_answers(out) == [settled_line()]
     assert request_id_of(json.dumps({"data": {"request_id": REQUEST_ID}}).encode()) == REQUEST_ID
     assert request_id_of(b"\xff not json") is None and request_id_of(b"[1]") is None
 
 
-@pytest.mark.parametrize("name", ["duplicated-answer", "answer-after-timeout-and-retry",
-                                  "rejection-duplicated-and-late", "crc32-partitioner-is-refused"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "duplicated-answer",
+        "answer-after-timeout-and-retry",
+        "rejection-duplicated-and-late",
+        "crc32-partitioner-is-refused",
+    ],
+)
 def test_the_vectors_cover_what_clients_get_wrong(name):
     assert name in VECTORS
 

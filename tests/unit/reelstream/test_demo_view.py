@@ -1,4 +1,5 @@
 """The demo's live view fits an 80×24 terminal with six players and six pools: meters and big wins stay visible."""
+
 from __future__ import annotations
 
 import io
@@ -15,9 +16,14 @@ def test_the_live_view_fits_80_by_24_with_meters_and_big_wins():
         currency = "EUR" if index < 3 else "DKK"
         stats.add_player(f"demo-player-{index}", "rising-joker" if index < 3 else "stjernestoev", currency, 1_000_000)
         stats.settled(f"demo-player-{index}", 200, 20_000, 1_019_800, 120.0, [])
-    for pool, currency, level in [("dm-green", "EUR", 5_012), ("dm-blue", "EUR", 50_034), ("dm-red", "EUR", 500_100),
-                                  ("dm-diamond", "EUR", 2_500_321), ("sn-jackpot", "DKK", 100_045),
-                                  ("sn-supernova", "DKK", 1_000_002)]:
+    for pool, currency, level in [
+        ("dm-green", "EUR", 5_012),
+        ("dm-blue", "EUR", 50_034),
+        ("dm-red", "EUR", 500_100),
+        ("dm-diamond", "EUR", 2_500_321),
+        ("sn-jackpot", "DKK", 100_045),
+        ("sn-supernova", "DKK", 1_000_002),
+    ]:
         stats.meter(pool, currency, level)
     console = Console(file=io.StringIO(), width=80, height=24, color_system=None)
     console.print(live_view(stats, 12.0, 60.0))

@@ -1,5 +1,6 @@
 """`reelstream math parsheet|simulate`: the committed par sheet is rewritten only when asked (--out-dir), and --json
 prints only the summary (the main RTP as a fraction with its 99 % CI) on stdout."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """A restarted service is ready only by its own ready line, never by one an earlier run left in the appended log."""
+
 from __future__ import annotations
 
 import subprocess

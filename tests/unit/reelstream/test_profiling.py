@@ -1,4 +1,5 @@
 """profiled() writes a cProfile stats file of the block, even when the block raises, and nothing without a path."""
+
 from __future__ import annotations
 
 import pstats

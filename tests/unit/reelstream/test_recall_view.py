@@ -1,5 +1,6 @@
 """Game recall drawn for people, from games recorded on a real platform run: the Rising Joker window as a grid with
 the winning line marked, the Stjernestøv rings labelled, amounts in major units; the HTML page opens in Chromium."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,11 @@ def test_stjernestoev_rings_are_labelled_with_the_paying_cluster_marked():
     for label in ("bonus", "outer", "middle", "inner", "O10", "M6", "I2", "sun"):
         assert label in text
     cluster = next(s for s in STJERNESTOEV["steps"] if s["step"].startswith("cascade"))["clusters"][0]
-    board = dict(zip([f"{p}{k}" for p, n in (("I", 3), ("M", 7), ("O", 11)) for k in range(n)],
-                     STJERNESTOEV["steps"][1]["board"]))
+    board = dict(
+        zip(
+            [f"{p}{k}" for p, n in (("I", 3), ("M", 7), ("O", 11)) for k in range(n)], STJERNESTOEV["steps"][1]["board"]
+        )
+    )
     for position in cluster["positions"]:
         assert f"{position} [{board[position]}]" in text
     assert " DKK" in text and "{" not in text

@@ -1,5 +1,6 @@
 """The AsyncAPI document describes every topic as Kafka sees it, and the official parser accepts it (and refuses a
 broken one) when its npm package is installed (tools/asyncapi; CI installs it in the clients phase)."""
+
 from __future__ import annotations
 
 import json
@@ -64,12 +65,19 @@ def test_the_murmur2_rule_in_the_key_description_is_the_platforms():
 
 
 def _validate(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([shutil.which("node") or "node", "validate.mjs", str(path)], cwd=TOOLS, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [shutil.which("node") or "node", "validate.mjs", str(path)],
+        cwd=TOOLS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.skipif(not (TOOLS / "node_modules" / "@asyncapi" / "parser").is_dir(),
-                    reason="npm ci in tools/asyncapi first (the clients CI phase does)")
+@pytest.mark.skipif(
+    not (TOOLS / "node_modules" / "@asyncapi" / "parser").is_dir(),
+    reason="npm ci in tools/asyncapi first (the clients CI phase does)",
+)
 def test_the_asyncapi_parser_accepts_the_document_and_refuses_a_broken_one(tmp_path):
     accepted = _validate(asyncapi.CONTRACT_DIR / "asyncapi.json")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr

@@ -1,4 +1,5 @@
 """The codec: one encode/decode path, strict commands, tolerant events, errors that name the field."""
+
 from __future__ import annotations
 
 import uuid
@@ -16,7 +17,12 @@ NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
 
 def a_spin_request(**changes) -> bytes:
     data = SpinRequested(
-        request_id=uuid.UUID(int=1), player_id="p-1", game="rising-joker", stake_minor=100, currency="EUR", session_token="tok"
+        request_id=uuid.UUID(int=1),
+        player_id="p-1",
+        game="rising-joker",
+        stake_minor=100,
+        currency="EUR",
+        session_token="tok",
     )
     raw = orjson.loads(encode(envelope(data, source="test", time=NOW, id=uuid.UUID(int=2))))
     for path, value in changes.items():
@@ -82,7 +88,11 @@ def test_a_broken_record_still_names_the_request_it_was_about():
 
 
 def test_events_are_read_tolerantly_so_the_contract_can_grow():
-    event = envelope(SpinRejected(request_id=uuid.UUID(int=1), player_id="p-1", code="INVALID_STAKE", message="no"), source="t", time=NOW)
+    event = envelope(
+        SpinRejected(request_id=uuid.UUID(int=1), player_id="p-1", code="INVALID_STAKE", message="no"),
+        source="t",
+        time=NOW,
+    )
     raw = orjson.loads(encode(event))
     raw["data"]["added_in_v1_1"] = {"anything": True}
     raw["newattribute"] = "x"
@@ -93,8 +103,16 @@ def a_deposit_event():
     """A Deposited event of 500.00 EUR with its two postings."""
     return envelope(
         Deposited(
-            transaction_id=uuid.UUID(int=3), player_id="p-1", recorded_at=NOW, currency="EUR", amount_minor=500,
-            balance_after_minor=500, postings=(Posting(account="player:p-1", amount_micro=500_000_000), Posting(account="cashier", amount_micro=-500_000_000)),
+            transaction_id=uuid.UUID(int=3),
+            player_id="p-1",
+            recorded_at=NOW,
+            currency="EUR",
+            amount_minor=500,
+            balance_after_minor=500,
+            postings=(
+                Posting(account="player:p-1", amount_micro=500_000_000),
+                Posting(account="cashier", amount_micro=-500_000_000),
+            ),
         ),
         source="t",
         time=NOW,

@@ -1,4 +1,5 @@
 """The committed AsyncAPI document and JSON Schemas are what the models generate now."""
+
 from shared.events import asyncapi, registered_types
 
 

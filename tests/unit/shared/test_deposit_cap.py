@@ -1,5 +1,6 @@
 """The deposit cap per currency: above it a deposit is refused with DEPOSIT_ABOVE_CAP unless an operator overrides
 it; the caps come from the environment with safe defaults, and a nonsense cap stops the process at start."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """The input position travels with the events: the last event of a batch carries the next commands offset, dead
 letters carry none, and a record's headers give it back — for the wallet's and the jackpot's outputs alike."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -41,8 +42,9 @@ def test_a_record_without_the_header_records_no_position():
 
 
 def test_the_jackpots_last_event_carries_the_position_and_its_dead_letters_none():
-    source = SimpleNamespace(key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9,
-                             headers=[])
+    source = SimpleNamespace(
+        key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9, headers=[]
+    )
     letter = dead_letter_record(source, "UNDECODABLE", "not json")
     events = [Output(False, b"stjernestoev", value, [("content-type", b"json")]) for value in (b"a", b"b")]
     marked = with_position([events[0], letter, events[1], letter], 10)

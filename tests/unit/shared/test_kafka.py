@@ -1,4 +1,5 @@
 """The Kafka client factories pass the safety options explicitly, and kafka-python checks CRCs in C."""
+
 from __future__ import annotations
 
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, CONSUMER_SAFETY, PRODUCER_SAFETY
@@ -30,7 +31,9 @@ def test_the_services_fetch_with_a_short_wait_unless_told_otherwise():
 
     assert service_fetch_options({}) == {"fetch_max_wait_ms": 25, "fetch_min_bytes": 1}
     assert service_fetch_options({"REELSTREAM_FETCH_MAX_WAIT_MS": "100", "REELSTREAM_FETCH_MIN_BYTES": "4096"}) == {
-        "fetch_max_wait_ms": 100, "fetch_min_bytes": 4096}
+        "fetch_max_wait_ms": 100,
+        "fetch_min_bytes": 4096,
+    }
 
 
 def test_the_services_fetch_in_coalesced_ticks_while_records_flow_unless_told_otherwise():
@@ -38,7 +41,9 @@ def test_the_services_fetch_in_coalesced_ticks_while_records_flow_unless_told_ot
 
     assert busy_fetch_options({}) == {"fetch_max_wait_ms": 10, "fetch_min_bytes": 65536}
     assert busy_fetch_options({"REELSTREAM_FETCH_BUSY_MAX_WAIT_MS": "5", "REELSTREAM_FETCH_BUSY_MIN_BYTES": "1"}) == {
-        "fetch_max_wait_ms": 5, "fetch_min_bytes": 1}
+        "fetch_max_wait_ms": 5,
+        "fetch_min_bytes": 1,
+    }
 
 
 class _Fetcher:
@@ -54,8 +59,12 @@ class _Consumer:
 def test_fetch_pacing_switches_to_the_busy_options_after_records_and_back_after_an_empty_poll():
     from shared.kafka import FetchPacing
 
-    pacing, consumer = FetchPacing({"fetch_max_wait_ms": 25, "fetch_min_bytes": 1},
-                                   {"fetch_max_wait_ms": 10, "fetch_min_bytes": 65536}), _Consumer()
+    pacing, consumer = (
+        FetchPacing(
+            {"fetch_max_wait_ms": 25, "fetch_min_bytes": 1}, {"fetch_max_wait_ms": 10, "fetch_min_bytes": 65536}
+        ),
+        _Consumer(),
+    )
     pacing.after_poll(consumer, True)
     assert (consumer._fetcher._fetch_max_wait_ms, consumer._fetcher._fetch_min_bytes) == (10, 65536)
     pacing.after_poll(consumer, True)

@@ -1,5 +1,6 @@
 """How the services' consumers join their groups: session timeout from the environment, static membership only when
 an instance id is given (two processes sharing one would fence each other)."""
+
 from __future__ import annotations
 
 from shared.kafka import group_membership

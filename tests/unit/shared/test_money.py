@@ -1,4 +1,5 @@
 """Money helpers: exact micro-units, floors with remainders, splits that never lose a unit."""
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -19,7 +20,10 @@ def test_rounding_down_keeps_the_remainder():
     assert micro_floor_to_minor(2_500_001) == (2, 500_001)
 
 
-@given(st.integers(min_value=0, max_value=10**15), st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=8))
+@given(
+    st.integers(min_value=0, max_value=10**15),
+    st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=8),
+)
 def test_a_split_by_weights_always_sums_to_the_amount(amount, weights):
     if sum(weights) == 0:
         with pytest.raises(InvariantViolation):

@@ -1,5 +1,6 @@
 """The pure parts of shared/observability: readiness bookkeeping, output classification, JSON log lines, trace
 headers (a span's traceparent continues the incoming trace), and the batch trace map of the jackpot."""
+
 from __future__ import annotations
 
 import io
@@ -64,15 +65,22 @@ def sample(collector, *labels: str) -> float:
 
 def test_produced_counts_records_rejection_codes_and_dead_letter_reasons():
     PROCESS.service = "unit"
-    before = (sample(metrics.RECORDS_OUT, "unit", "t.spin.events"), sample(metrics.REJECTIONS, "unit", "STAKE_LOCKED"),
-              sample(metrics.DEAD_LETTERS, "unit", "data.amount_minor"))
-    rejection = orjson.dumps({"specversion": "1.0", "type": "reelstream.spin.rejected.v1",
-                              "data": {"code": "STAKE_LOCKED"}})
+    before = (
+        sample(metrics.RECORDS_OUT, "unit", "t.spin.events"),
+        sample(metrics.REJECTIONS, "unit", "STAKE_LOCKED"),
+        sample(metrics.DEAD_LETTERS, "unit", "data.amount_minor"),
+    )
+    rejection = orjson.dumps(
+        {"specversion": "1.0", "type": "reelstream.spin.rejected.v1", "data": {"code": "STAKE_LOCKED"}}
+    )
     produced("t.spin.events", rejection)
     produced("t.spin.events", b'{"type":"reelstream.spin.settled.v1","data":{"code":"not a refusal"}}')
     produced("t.wallet.commands.dlq", b"{garbage", [("reelstream-dlq-field", b"data.amount_minor")])
-    after = (sample(metrics.RECORDS_OUT, "unit", "t.spin.events"), sample(metrics.REJECTIONS, "unit", "STAKE_LOCKED"),
-             sample(metrics.DEAD_LETTERS, "unit", "data.amount_minor"))
+    after = (
+        sample(metrics.RECORDS_OUT, "unit", "t.spin.events"),
+        sample(metrics.REJECTIONS, "unit", "STAKE_LOCKED"),
+        sample(metrics.DEAD_LETTERS, "unit", "data.amount_minor"),
+    )
     assert [a - b for a, b in zip(after, before)] == [2, 1, 1]
 
 
@@ -120,7 +128,7 @@ def test_a_span_continues_the_incoming_trace_and_hands_its_own_traceparent_on(re
     (span,) = recording.get_finished_spans()
     assert format(span.context.trace_id, "032x") == "0af7651916cd43dd8448eb211c80319c"
     assert format(span.parent.span_id, "016x") == "b7ad6b7169203331"
-    (name, value), = outgoing
+    ((name, value),) = outgoing
     assert name == "traceparent"
     assert value.decode().split("-")[1:3] == ["0af7651916cd43dd8448eb211c80319c", format(span.context.span_id, "016x")]
 

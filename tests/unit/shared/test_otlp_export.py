@@ -1,5 +1,6 @@
 """OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set: a service process's spans arrive at the collector as OTLP over
 HTTP/protobuf (a local stand-in collector on a free port records the requests), with the service's name."""
+
 from __future__ import annotations
 
 import subprocess
@@ -36,11 +37,15 @@ def test_spans_are_exported_with_otlp_over_http_when_an_endpoint_is_set():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         endpoint = f"http://127.0.0.1:{server.server_address[1]}"
-        subprocess.run([sys.executable, "-c", EMIT], check=True, timeout=60,
-                       env={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "PATH": "/usr/bin:/bin"})
+        subprocess.run(
+            [sys.executable, "-c", EMIT],
+            check=True,
+            timeout=60,
+            env={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "PATH": "/usr/bin:/bin"},
+        )
     finally:
         server.shutdown()
-    (path, content_type, body), = received
+    ((path, content_type, body),) = received
     assert path == "/v1/traces" and content_type == "application/x-protobuf"
     request = ExportTraceServiceRequest.FromString(body)
     (resource_spans,) = request.resource_spans

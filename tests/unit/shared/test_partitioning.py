@@ -1,4 +1,5 @@
 """The murmur2 partitioner against the Java client's own test vectors and kafka-python's implementation."""
+
 from __future__ import annotations
 
 import json

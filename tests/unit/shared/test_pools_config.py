@@ -1,4 +1,5 @@
 """The released pool configuration: pinned by hash, the one source of contribution rates."""
+
 from shared.pools import config_sha256, load_pools
 
 RELEASED = {"pools-v1": "888a80933258f72c79c476ff53000680d0b135fda8571834184c285c06031c1d"}

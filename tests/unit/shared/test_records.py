@@ -1,4 +1,5 @@
 """The record module: who may write what, quarantine and dead letters in one vocabulary, no bearer token kept."""
+
 from __future__ import annotations
 
 import hashlib
@@ -31,10 +32,18 @@ def test_each_service_topic_is_trusted_only_from_its_own_writer():
 
 
 def test_internal_commands_must_come_from_the_spin_service_and_cashier_commands_may_come_from_anyone():
-    debit = _message(DebitWager(transaction_id="00000000-0000-0000-0000-000000000001", player_id="p-1",
-                                amount_minor=10, currency="EUR", game="rising-joker"))
-    deposit = _message(Deposit(transaction_id="00000000-0000-0000-0000-000000000002", player_id="p-1",
-                               amount_minor=10, currency="EUR"))
+    debit = _message(
+        DebitWager(
+            transaction_id="00000000-0000-0000-0000-000000000001",
+            player_id="p-1",
+            amount_minor=10,
+            currency="EUR",
+            game="rising-joker",
+        )
+    )
+    deposit = _message(
+        Deposit(transaction_id="00000000-0000-0000-0000-000000000002", player_id="p-1", amount_minor=10, currency="EUR")
+    )
     assert records.provenance_problem("wallet.commands", records.headers_for("spin"), debit) is None
     assert records.provenance_problem("wallet.commands", records.headers_for("cashier"), debit) is not None
     assert records.provenance_problem("wallet.commands", [], deposit) is None
@@ -46,8 +55,14 @@ def test_the_type_peek_never_raises_on_any_bytes(value):
 
 
 def test_a_dead_letter_names_code_reason_origin_and_consumer_and_keeps_the_bytes():
-    letter = records.dead_letter("spin.requests", "t.spin.requests", _record(b"{broken", records.headers_for("x")),
-                                 code="UNDECODABLE", reason="not JSON", consumer="spin")
+    letter = records.dead_letter(
+        "spin.requests",
+        "t.spin.requests",
+        _record(b"{broken", records.headers_for("x")),
+        code="UNDECODABLE",
+        reason="not JSON",
+        consumer="spin",
+    )
     origin = origin_of(letter.headers)
     assert letter.topic == "spin.requests.dlq"
     assert letter.value == b"{broken"
@@ -58,19 +73,32 @@ def test_a_dead_letter_names_code_reason_origin_and_consumer_and_keeps_the_bytes
 
 
 def test_a_re_driven_dead_letter_is_only_as_trusted_as_the_writer_it_came_with():
-    letter = records.quarantined("wallet.events", "wallet.events", _record(b"{}", records.headers_for("attacker")),
-                                 "written by 'attacker'", consumer="projector")
+    letter = records.quarantined(
+        "wallet.events",
+        "wallet.events",
+        _record(b"{}", records.headers_for("attacker")),
+        "written by 'attacker'",
+        consumer="projector",
+    )
     again = redrive_headers(letter.headers, "wallet.events.dlq/0/1")
     assert records.writer_of(again) == "attacker"
     assert records.provenance_problem("wallet.events", again) is not None
 
 
 def test_a_dead_letter_keeps_no_bearer_token_only_its_hash():
-    request = _message(SpinRequested(request_id="00000000-0000-0000-0000-000000000003", player_id="p-1",
-                                     game="rising-joker", stake_minor=10, currency="EUR", session_token=TOKEN))
+    request = _message(
+        SpinRequested(
+            request_id="00000000-0000-0000-0000-000000000003",
+            player_id="p-1",
+            game="rising-joker",
+            stake_minor=10,
+            currency="EUR",
+            session_token=TOKEN,
+        )
+    )
     for value in (request, request[:-3] + b"!!!"):  # valid, and broken after the token
-        letter = records.undecodable("spin.requests", "spin.requests", _record(value),
-                                     DecodeError("$", "bad"),
-                                     consumer="spin")
+        letter = records.undecodable(
+            "spin.requests", "spin.requests", _record(value), DecodeError("$", "bad"), consumer="spin"
+        )
         assert TOKEN.encode() not in letter.value
         assert hashlib.sha256(TOKEN.encode()).hexdigest().encode() in letter.value

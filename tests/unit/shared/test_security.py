@@ -1,4 +1,5 @@
 """Connection security as configuration, the roles' ACLs, and the generated documents that must stay current."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,13 @@ from shared.topics import ALL_TOPICS
 def _scram(tmp_path: Path) -> dict:
     ca = tmp_path / "ca.pem"
     ca.write_text("not parsed here")
-    return {"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "wallet",
-            "sasl_password": "s3cret-value", "ssl_ca_file": str(ca)}
+    return {
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_username": "wallet",
+        "sasl_password": "s3cret-value",
+        "ssl_ca_file": str(ca),
+    }
 
 
 def test_nothing_configured_means_plaintext():
@@ -36,21 +42,28 @@ def test_a_roles_json_file_gives_sasl_ssl_with_hostname_verification(tmp_path):
 
 def test_the_password_comes_from_a_file_and_never_shows_in_the_repr(tmp_path):
     (tmp_path / "password").write_text("from-a-file\n")
-    env = {"KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
-           "KAFKA_SASL_USERNAME": "spin", "KAFKA_SASL_PASSWORD_FILE": str(tmp_path / "password")}
+    env = {
+        "KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
+        "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+        "KAFKA_SASL_USERNAME": "spin",
+        "KAFKA_SASL_PASSWORD_FILE": str(tmp_path / "password"),
+    }
     security = security_for(None, environ=env)
     assert security.password == "from-a-file"
     assert "from-a-file" not in repr(security)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"ssl_ca_file": "/nowhere/ca.pem"}, "CA file /nowhere/ca.pem does not exist"),
-    ({"sasl_password": ""}, "needs sasl_username and sasl_password"),
-    ({"sasl_mechanism": "GSSAPI"}, "sasl_mechanism"),
-    ({"security_protocol": "TLS"}, "security_protocol"),
-    ({"ssl_cert_file": "/etc/hostname"}, "needs both ssl_cert_file and ssl_key_file"),
-    ({"sasl_pasword": "typo"}, "unknown keys"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"ssl_ca_file": "/nowhere/ca.pem"}, "CA file /nowhere/ca.pem does not exist"),
+        ({"sasl_password": ""}, "needs sasl_username and sasl_password"),
+        ({"sasl_mechanism": "GSSAPI"}, "sasl_mechanism"),
+        ({"security_protocol": "TLS"}, "security_protocol"),
+        ({"ssl_cert_file": "/etc/hostname"}, "needs both ssl_cert_file and ssl_key_file"),
+        ({"sasl_pasword": "typo"}, "unknown keys"),
+    ],
+)
 def test_unusable_settings_are_one_line_naming_the_problem_and_never_the_password(tmp_path, change, message):
     with pytest.raises(SecurityConfigError, match=message) as raised:
         parse({**_scram(tmp_path), **change}, source="wallet.json")
@@ -64,8 +77,14 @@ def test_the_three_client_files_carry_the_same_principal(tmp_path):
     assert "ssl.truststore.type=PEM" in properties and f"ssl.truststore.location={tmp_path / 'ca.pem'}" in properties
     conf = librdkafka_conf(security, "127.0.0.1:9092")
     assert "sasl.username=wallet" in conf and f"ssl.ca.location={tmp_path / 'ca.pem'}" in conf
-    assert parse({k: v for k, v in json.loads(project_json(security, "h:1", "wallet")).items()
-                  if k not in ("role", "bootstrap_servers")}, "json") == parse(_scram(tmp_path), "json")
+    assert parse(
+        {
+            k: v
+            for k, v in json.loads(project_json(security, "h:1", "wallet")).items()
+            if k not in ("role", "bootstrap_servers")
+        },
+        "json",
+    ) == parse(_scram(tmp_path), "json")
 
 
 def test_every_role_named_by_a_topic_exists():

@@ -1,4 +1,5 @@
 """Topics as code: the declared topics are consistent, and drift between declaration and broker is reported."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Session tokens: genuine ones pass; forged, foreign, expired, rotated-out and malformed ones say what is wrong."""
+
 import pytest
 
 from shared.session import SessionKeyError, TokenProblem, issue_token, key_ring, ring_text, token_problem
@@ -63,8 +64,9 @@ def test_a_bare_secret_gets_a_derived_key_id_and_round_trips_through_the_ring_te
     assert "a-bare-secret" not in repr(ring)
 
 
-@pytest.mark.parametrize("text", ["", "k1:short", "k 1:a-long-enough-secret!",
-                                  "k1:a-long-enough-secret,k1:another-long-secret"])
+@pytest.mark.parametrize(
+    "text", ["", "k1:short", "k 1:a-long-enough-secret!", "k1:a-long-enough-secret,k1:another-long-secret"]
+)
 def test_unusable_key_settings_are_refused_with_a_reason(text):
     with pytest.raises(SessionKeyError):
         key_ring(text)

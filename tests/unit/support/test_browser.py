@@ -1,4 +1,5 @@
 """The shared browser fixture renders a local page (the smoke test of every browser test's ground)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Deposits, withdrawals and debits: accounts per currency, positive amounts, never below zero, balanced postings."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,7 +19,10 @@ def test_the_first_deposit_opens_the_account_in_its_currency():
 
 def test_a_deposit_posts_from_the_cashier_to_the_player_in_micro_units():
     event = Wallet().deposit(1, 250)
-    assert {(p.account, p.amount_micro) for p in event.data.postings} == {(CASHIER, -250_000_000), (f"player:{PLAYER}", 250_000_000)}
+    assert {(p.account, p.amount_micro) for p in event.data.postings} == {
+        (CASHIER, -250_000_000),
+        (f"player:{PLAYER}", 250_000_000),
+    }
     assert postings_balanced(event.data.postings)
     assert event.data.balance_after_minor == 250
 
@@ -67,7 +71,10 @@ def test_a_debit_moves_the_stake_from_the_player_to_the_house_and_opens_the_wage
     wallet.deposit(1, 100)
     event = wallet.debit(2, 100)
     assert isinstance(event.data, WagerDebited)
-    assert {(p.account, p.amount_micro) for p in event.data.postings} == {(f"player:{PLAYER}", -100_000_000), (HOUSE, 100_000_000)}
+    assert {(p.account, p.amount_micro) for p in event.data.postings} == {
+        (f"player:{PLAYER}", -100_000_000),
+        (HOUSE, 100_000_000),
+    }
     assert event.data.balance_after_minor == 0
     assert str(tx(2)) in wallet.state.player.open_wagers
 

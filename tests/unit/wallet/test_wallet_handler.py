@@ -1,6 +1,7 @@
 """The record handler over one partition's state: same facts as the pure core, repeats re-emitted byte for byte,
 a partition rebuilt from its emitted events deciding exactly like the live one, bounded memory, and bad input
 never raising."""
+
 from __future__ import annotations
 
 import uuid
@@ -46,8 +47,11 @@ def refold(outputs) -> WalletBook:
 def test_commands_through_the_handler_give_the_pure_cores_events_and_state():
     partition = WalletBook(0)
     wallet = Wallet()
-    commands = [deposit(1, 500), Withdraw(transaction_id=tx(2), player_id=PLAYER, amount_minor=700, currency="EUR"),
-                Withdraw(transaction_id=tx(3), player_id=PLAYER, amount_minor=200, currency="EUR")]
+    commands = [
+        deposit(1, 500),
+        Withdraw(transaction_id=tx(2), player_id=PLAYER, amount_minor=700, currency="EUR"),
+        Withdraw(transaction_id=tx(3), player_id=PLAYER, amount_minor=200, currency="EUR"),
+    ]
     for command in commands:
         (output,) = run(partition, record(command))
         expected = wallet.send(command, envelope_id=uuid.UUID(int=T0_MS))

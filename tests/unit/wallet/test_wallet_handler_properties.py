@@ -1,6 +1,7 @@
 """Property: for any command sequence, the record handler over a partition emits byte for byte what the pure core
 emits, holds the player state of the pure fold, and a partition rebuilt from its emitted events (through a snapshot
 or from scratch) holds the very same players and memory."""
+
 from __future__ import annotations
 
 import uuid
@@ -35,8 +36,14 @@ class MirroredWallet(Wallet):
         for event in events:
             evolve(self.book, event, encode(event))
         self.emitted.extend(events)
-        outputs = handle(self.partition, command.key, encode(command), epoch_ms(self.now),
-                         ("wallet.commands", 0, len(self.outputs)), SPIN_WROTE_IT)
+        outputs = handle(
+            self.partition,
+            command.key,
+            encode(command),
+            epoch_ms(self.now),
+            ("wallet.commands", 0, len(self.outputs)),
+            SPIN_WROTE_IT,
+        )
         assert [output.value for output in outputs] == [encode(event) for event in events]
         self.outputs.extend(output.value for output in outputs)
         return events[0]

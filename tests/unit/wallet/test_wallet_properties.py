@@ -1,5 +1,6 @@
 """Property: for any command sequence, balances stay >= 0, every event's postings sum to zero, each wager closes at
 most once, and folding the emitted events from scratch gives the very state the wallet holds."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -24,10 +25,17 @@ steps = st.one_of(
     st.tuples(st.just("debit"), ids, amounts, currencies),
     st.tuples(st.just("settle"), ids, ids, amounts, st.integers(0, 50), st.integers(0, 3_000_000)),
     st.tuples(st.just("refund"), ids, ids),
-    st.tuples(st.just("limit"), ids, st.sampled_from(["deposit", "loss"]), st.sampled_from(["day", "week", "month"]),
-              st.one_of(st.none(), st.integers(0, 500))),
+    st.tuples(
+        st.just("limit"),
+        ids,
+        st.sampled_from(["deposit", "loss"]),
+        st.sampled_from(["day", "week", "month"]),
+        st.one_of(st.none(), st.integers(0, 500)),
+    ),
     st.tuples(st.just("exclude"), ids, st.integers(1, 48)),
-    st.tuples(st.just("wait"), st.sampled_from([1, 60_000, DEDUP_WINDOW_MS // 2, DEDUP_WINDOW_MS + 31_000, 86_400_000])),
+    st.tuples(
+        st.just("wait"), st.sampled_from([1, 60_000, DEDUP_WINDOW_MS // 2, DEDUP_WINDOW_MS + 31_000, 86_400_000])
+    ),
     st.tuples(st.just("stale"), ids, amounts),
 )
 

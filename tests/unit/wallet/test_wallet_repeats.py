@@ -1,4 +1,5 @@
 """Idempotency: repeats answer from memory, conflicts and expired commands are refused, memory stays bounded."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -106,8 +107,12 @@ def test_memory_entries_are_forgotten_after_the_window_and_the_skew():
 def test_re_deciding_the_same_record_on_the_same_state_gives_byte_identical_events():
     wallet = Wallet()
     wallet.deposit(1, 100)
-    command = envelope(Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=5, currency="EUR"), source="t", time=wallet.now)
-    assert [encode(e) for e in decide(wallet.state, command, wallet.now)] == [encode(e) for e in decide(wallet.state, command, wallet.now)]
+    command = envelope(
+        Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=5, currency="EUR"), source="t", time=wallet.now
+    )
+    assert [encode(e) for e in decide(wallet.state, command, wallet.now)] == [
+        encode(e) for e in decide(wallet.state, command, wallet.now)
+    ]
 
 
 def test_an_entry_ahead_of_the_player_state_is_ignored_and_the_command_decided_afresh_to_the_same_event():
@@ -118,7 +123,9 @@ def test_an_entry_ahead_of_the_player_state_is_ignored_and_the_command_decided_a
     before = wallet.state
     original = wallet.deposit(2, 40)
     torn = replace(before, memory=dict(wallet.state.memory))
-    command = envelope(Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=40, currency="EUR"), source="t", time=wallet.now)
+    command = envelope(
+        Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=40, currency="EUR"), source="t", time=wallet.now
+    )
     (afresh,) = decide(torn, command, wallet.now)
     assert afresh.id == original.id
     assert afresh.data == original.data

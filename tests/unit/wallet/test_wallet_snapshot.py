@@ -1,5 +1,6 @@
 """Partition snapshots: a round trip keeps players, memory and the offset; a snapshot that cannot be trusted
 (unreadable, torn, another topic or partition) is ignored, so recovery folds from the start instead of guessing."""
+
 from __future__ import annotations
 
 from services.wallet.adapters import snapshot

@@ -1,4 +1,5 @@
 """Wagers: every accepted wager ends in exactly one settlement or one refund; settlements carry every amount."""
+
 from __future__ import annotations
 
 from shared.events.wallet import HOUSE, WagerRefunded, WagerSettled, postings_balanced

@@ -1,4 +1,5 @@
 """Given events -> when a command -> then events: a tiny harness over the wallet's pure core (no I/O)."""
+
 from __future__ import annotations
 
 import uuid
@@ -52,29 +53,59 @@ class Wallet:
         return self.state.player.balances_minor.get(currency)
 
     def deposit(self, n: int, amount_minor: int, currency: str = "EUR", **kw):
-        return self.send(Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency), **kw)
+        return self.send(
+            Deposit(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency), **kw
+        )
 
     def withdraw(self, n: int, amount_minor: int, currency: str = "EUR"):
         return self.send(Withdraw(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency))
 
     def debit(self, n: int, amount_minor: int, currency: str = "EUR", **kw):
-        data = DebitWager(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency, game="rising-joker")
+        data = DebitWager(
+            transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency, game="rising-joker"
+        )
         return self.send(data, **kw)
 
-    def settle(self, n: int, wager: int, house_win_minor: int = 0, jackpot_win_minor: int = 0, currency: str = "EUR",
-               breakage_micro: int = 0, contribution_micro: int = 0):
-        return self.send(SettleWager(
-            transaction_id=tx(n), player_id=PLAYER, wager_id=tx(wager), currency=currency, house_win_minor=house_win_minor,
-            jackpot_win_minor=jackpot_win_minor, breakage_micro=breakage_micro, contribution_micro=contribution_micro,
-            network_id="net-1",
-        ))
+    def settle(
+        self,
+        n: int,
+        wager: int,
+        house_win_minor: int = 0,
+        jackpot_win_minor: int = 0,
+        currency: str = "EUR",
+        breakage_micro: int = 0,
+        contribution_micro: int = 0,
+    ):
+        return self.send(
+            SettleWager(
+                transaction_id=tx(n),
+                player_id=PLAYER,
+                wager_id=tx(wager),
+                currency=currency,
+                house_win_minor=house_win_minor,
+                jackpot_win_minor=jackpot_win_minor,
+                breakage_micro=breakage_micro,
+                contribution_micro=contribution_micro,
+                network_id="net-1",
+            )
+        )
 
     def refund(self, n: int, wager: int, currency: str = "EUR"):
-        return self.send(RefundWager(transaction_id=tx(n), player_id=PLAYER, wager_id=tx(wager), currency=currency, reason="test"))
+        return self.send(
+            RefundWager(transaction_id=tx(n), player_id=PLAYER, wager_id=tx(wager), currency=currency, reason="test")
+        )
 
     def set_limit(self, n: int, kind: str, period: str, amount_minor: int | None, currency: str = "EUR"):
-        return self.send(SetLimit(transaction_id=tx(n), player_id=PLAYER, currency=currency, kind=kind, period=period,
-                                  amount_minor=amount_minor))
+        return self.send(
+            SetLimit(
+                transaction_id=tx(n),
+                player_id=PLAYER,
+                currency=currency,
+                kind=kind,
+                period=period,
+                amount_minor=amount_minor,
+            )
+        )
 
     def self_exclude(self, n: int, until: datetime | None):
         return self.send(SelfExclude(transaction_id=tx(n), player_id=PLAYER, until=until))

@@ -1,4 +1,5 @@
 """Shared helpers for the Rising Joker tests: the released model, and models that show a hand-built window."""
+
 from __future__ import annotations
 
 import json

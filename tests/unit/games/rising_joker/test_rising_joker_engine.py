@@ -1,4 +1,5 @@
 """The engine as the spin service plays it: stake pricing, half cents and breakage, the mystery draw, golden seeds."""
+
 from __future__ import annotations
 
 import hashlib
@@ -54,7 +55,9 @@ def test_under_v1_a_half_cent_at_stake_10_is_rounded_down_and_the_half_goes_to_b
     assert result.outcome["mystery"]["drawn"] is False
 
 
-@pytest.mark.parametrize("stake_minor, win_minor, breakage_micro", [(20, 1, 0), (30, 1, 500_000), (750, 37, 500_000), (2000, 100, 0)])
+@pytest.mark.parametrize(
+    "stake_minor, win_minor, breakage_micro", [(20, 1, 0), (30, 1, 500_000), (750, 37, 500_000), (2000, 100, 0)]
+)
 def test_under_v1_the_low_fruit_factor_is_exact_at_every_stake(showing_v1, stake_minor, win_minor, breakage_micro):
     result = RisingJokerEngine(showing_v1(ONE_CHERRY_LINE)).play({}, stake_minor, ScriptedRng([0, 0, 0, 0, 0]))
     assert (result.win_minor, result.breakage_micro) == (win_minor, breakage_micro)
@@ -81,8 +84,9 @@ def test_a_carried_remainder_is_paid_at_any_later_stake_and_a_losing_spin_keeps_
     assert (paid.win_minor, paid.state_after) == (2, {"remainder_micro": 0})  # 1.5 + 0.5 cents
 
 
-@pytest.mark.parametrize("state", [{"remainder_micro": 1_000_000}, {"remainder_micro": -1}, {"other": 0},
-                                   {"remainder_micro": 0.5}])
+@pytest.mark.parametrize(
+    "state", [{"remainder_micro": 1_000_000}, {"remainder_micro": -1}, {"other": 0}, {"remainder_micro": 0.5}]
+)
 def test_a_state_that_holds_anything_but_a_sub_cent_remainder_is_a_programmer_error(showing, state):
     with pytest.raises(AssertionError):
         RisingJokerEngine(showing(ONE_CHERRY_LINE)).play(state, 10, ScriptedRng([0, 0, 0, 0, 0]))
@@ -103,7 +107,10 @@ def test_a_losing_spin_draws_the_trigger_and_may_stay_empty(showing):
     assert result.outcome["mystery"]["triggered"] is False
 
 
-@pytest.mark.parametrize("tier_index, tier, fixed_minor", [(0, "green", 5_000), (1, "blue", 20_000), (2, "red", 125_000), (3, "diamond", 500_000)])
+@pytest.mark.parametrize(
+    "tier_index, tier, fixed_minor",
+    [(0, "green", 5_000), (1, "blue", 20_000), (2, "red", 125_000), (3, "diamond", 500_000)],
+)
 def test_a_triggered_mystery_pays_the_fixed_prize_and_claims_its_tier(showing, tier_index, tier, fixed_minor):
     engine = RisingJokerEngine(showing(LOSING))
     # stops, trigger hit (0 < numerator), tier, three 'cards shown' draws, then shuffles (always index 0)
@@ -122,16 +129,31 @@ GOLDEN = [  # pinned under v1. seed label i: seed = sha256(f"rising-joker-golden
     (7, [3, 19, 29, 34, 27], 1, 500000, (), 11, "8381260c5c382219932882b3518734107e15aac55e7ee674c1dfc793c1653c94"),
     (9, [5, 14, 10, 15, 19], 30, 0, (), 8, "15a2824d25167f1a512b015ed039d7137b5e6dddf60ae4ef5af6a78d920e90aa"),
     (34, [5, 9, 22, 18, 16], 150, 0, (), 7, "c7a78d28e36b037d8aa225ce225e1c18d712bc75f16198d33a2c83342e84e236"),
-    (3517, [33, 27, 22, 35, 27], 1500, 0, ("green",), 22, "0e300325c2a509f7cdc2736538b9e5a544f3e4d1a72852adbc74d8c88c139c64"),
+    (
+        3517,
+        [33, 27, 22, 35, 27],
+        1500,
+        0,
+        ("green",),
+        22,
+        "0e300325c2a509f7cdc2736538b9e5a544f3e4d1a72852adbc74d8c88c139c64",
+    ),
 ]
 
 
 @pytest.mark.parametrize("label, stops, win_minor, breakage_micro, claims, words, outcome_sha256", GOLDEN)
-def test_golden_seeds_replay_the_same_outcome_forever(label, stops, win_minor, breakage_micro, claims, words, outcome_sha256):
+def test_golden_seeds_replay_the_same_outcome_forever(
+    label, stops, win_minor, breakage_micro, claims, words, outcome_sha256
+):
     rng = SpinRng(hashlib.sha256(f"rising-joker-golden-{label}".encode()).digest())
     result = engine_for_model("rising-joker-v1").play({}, 30, rng)
     assert result.outcome["stops"] == stops
-    assert (result.win_minor, result.breakage_micro, result.claims, rng.draws) == (win_minor, breakage_micro, claims, words)
+    assert (result.win_minor, result.breakage_micro, result.claims, rng.draws) == (
+        win_minor,
+        breakage_micro,
+        claims,
+        words,
+    )
     assert hashlib.sha256(json.dumps(result.outcome, sort_keys=True).encode()).hexdigest() == outcome_sha256
 
 

@@ -4,6 +4,7 @@ Scenario: a small strip set (jokers on reels 2-5, stars, every symbol family) is
 combination is compared with the pure-Python evaluator; the released strips are compared on random stops here (the
 1e6-stop proof runs behind `make prove-rising-joker`), and enumerated in full for the RTP.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,7 +59,11 @@ def _agree_on(model, stops):
         symbols, counts = _lines_of(spin, len(model.lines))
         names = [model.symbols[c] if c >= 0 else -1 for c in line_symbol[i]]
         assert (int(factor[i]), int(stars[i]), names, line_count[i].tolist()) == (
-            spin.base_hundredths, spin.scatter_count, symbols, counts), f"stops {row.tolist()}"
+            spin.base_hundredths,
+            spin.scatter_count,
+            symbols,
+            counts,
+        ), f"stops {row.tolist()}"
 
 
 def test_batch_kernel_agrees_line_for_line_on_every_combination_of_a_small_strip_set():
@@ -83,7 +88,10 @@ def test_declared_rtp_equals_the_full_cycle_enumeration(released, released_cycle
     parts = sheet.rtp(released, cycle, load_pools().network_for_game("rising-joker").contribution_ppm)
     declared = released.declared_rtp
     assert (declared.fraction("lines"), declared.fraction("scatter"), declared.fraction("mystery_fixed")) == (
-        parts["lines"], parts["scatter"], parts["mystery_fixed"])
+        parts["lines"],
+        parts["scatter"],
+        parts["mystery_fixed"],
+    )
     assert declared.fraction("total") == parts["base_total"]
     assert abs(parts["total"] - Fraction(9550, 10000)) <= Fraction(5, 10000)
 

@@ -1,4 +1,5 @@
 """The released model file: pinned bytes, validated at load, tiers and contribution from the pool configuration."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,10 @@ import pytest
 from shared.pools import load_pools
 from games.rising_joker.model import TIERS, model_bytes, model_from_data, model_sha256
 
-RELEASED_SHA256 = {"rising-joker-v1": "4a8a78cc178232cf7b70709cfd5fb24e6388549331b1c9f74abc111d8dff0045",
-                   "rising-joker-v2": "b77cd9f8cab335e9976bd9af4f3190574b5a6acb9f68e5eb52e3cf20dbafcfc8"}
+RELEASED_SHA256 = {
+    "rising-joker-v1": "4a8a78cc178232cf7b70709cfd5fb24e6388549331b1c9f74abc111d8dff0045",
+    "rising-joker-v2": "b77cd9f8cab335e9976bd9af4f3190574b5a6acb9f68e5eb52e3cf20dbafcfc8",
+}
 
 
 @pytest.mark.parametrize("version, sha256", RELEASED_SHA256.items())

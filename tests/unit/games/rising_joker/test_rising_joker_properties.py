@@ -1,4 +1,5 @@
 """Invariants over random stops of the released strips (hypothesis), and the reveal sequence over random seeds."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -47,8 +48,10 @@ def test_expansion_never_lowers_a_win_and_equals_expanding_every_joker_reel(stop
 def test_play_prices_exactly_and_claims_only_after_a_losing_spin(seed, stake_minor):
     result = current_engine().play({"remainder_micro": 500_000}, stake_minor, SpinRng(seed))
     outcome = result.outcome
-    assert result.win_minor * MICRO_PER_MINOR + result.state_after["remainder_micro"] == \
-        outcome["totals"]["exact_win_micro"] + 500_000
+    assert (
+        result.win_minor * MICRO_PER_MINOR + result.state_after["remainder_micro"]
+        == outcome["totals"]["exact_win_micro"] + 500_000
+    )
     assert outcome["mystery"]["drawn"] == outcome["losing_spin"]
     assert result.claims == ((outcome["mystery"]["tier"],) if outcome["mystery"]["triggered"] else ())
 

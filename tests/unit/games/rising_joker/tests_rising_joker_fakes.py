@@ -1,4 +1,5 @@
 """Hand-written fakes for the Rising Joker tests."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Helpers for the Stjernestøv tests: hand-built boards and rings run through the kernel's own rule functions."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,8 +11,9 @@ from games.stjernestoev.model import CIRCLES, POSITIONS, SYMBOLS, load_model
 from games.stjernestoev.outcome import circle_code
 
 MODEL = load_model()
-(ADJ, TOUCH, RING_OF, RING_START, BOARD_W, REFILL_W, REPLACE_W, CIRCLE_SYM, CIRCLE_MULT, CIRCLE_W, PAY,
- WHEEL_W) = MODEL.arrays
+(ADJ, TOUCH, RING_OF, RING_START, BOARD_W, REFILL_W, REPLACE_W, CIRCLE_SYM, CIRCLE_MULT, CIRCLE_W, PAY, WHEEL_W) = (
+    MODEL.arrays
+)
 
 
 def code(name: str | None) -> int:
@@ -61,13 +63,15 @@ def pay_once(board: np.ndarray, ring: np.ndarray) -> Step:
     log_n = np.zeros(2, np.int64)
     work = np.zeros(kernel.WORK_SIZE, np.int64)
     scratch, _, _, stack, seen = kernel.split_work(work)
-    win, removed = kernel.pay_step(board.copy(), ring, ADJ, TOUCH, PAY, log, log_n, scratch,
-                                   np.zeros(kernel.COUNTERS_SIZE, np.int64),
-                                   seen, stack)
+    win, removed = kernel.pay_step(
+        board.copy(), ring, ADJ, TOUCH, PAY, log, log_n, scratch, np.zeros(kernel.COUNTERS_SIZE, np.int64), seen, stack
+    )
     clusters, at = [], 0
     while at < log_n[0] and log[at] == kernel.LOG_CLUSTER:
         symbol, size, factor, mask, matching, mult = (int(v) for v in log[at + 1 : at + 7])
-        clusters.append(Cluster(SYMBOLS[symbol], size, _names(mask, POSITIONS), factor, _names(matching, CIRCLES), mult))
+        clusters.append(
+            Cluster(SYMBOLS[symbol], size, _names(mask, POSITIONS), factor, _names(matching, CIRCLES), mult)
+        )
         at += 7
     return Step(int(win), _names(int(removed), POSITIONS), clusters, ring)
 

@@ -5,6 +5,7 @@ must give the same cluster win, wheel segment and ring on the same (seed, state,
 the slow Python decoder path plus 100,000 kernel-level inputs; `make math-stjernestoev-agreement` runs 1e6 engine
 inputs and records the result in docs/math/stjernestoev/agreement.json.
 """
+
 from __future__ import annotations
 
 import numpy as np

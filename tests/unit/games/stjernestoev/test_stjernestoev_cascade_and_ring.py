@@ -1,12 +1,24 @@
 """Cascade rotation and refill, the bonus ring's shift and 5-spin lifetime, and the Astro Flash trigger."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from games.stjernestoev import kernel
 from games.stjernestoev.model import POSITIONS
-from stjernestoev_helpers import (CIRCLE_MULT, CIRCLE_SYM, CIRCLE_W, REFILL_W, REPLACE_W, RING_OF, RING_START, WHEEL_W,
-                                  code, ring_of, words_for_indices)
+from stjernestoev_helpers import (
+    CIRCLE_MULT,
+    CIRCLE_SYM,
+    CIRCLE_W,
+    REFILL_W,
+    REPLACE_W,
+    RING_OF,
+    RING_START,
+    WHEEL_W,
+    code,
+    ring_of,
+    words_for_indices,
+)
 
 BLUE_4X = {"symbol": "blue", "multiplier": 4}
 
@@ -37,8 +49,17 @@ def test_refills_can_bring_astro_flash():
 def shift(ring: np.ndarray, entering: int) -> np.ndarray:
     ring = ring.copy()
     words = words_for_indices([entering], [CIRCLE_W])
-    kernel.shift_ring(ring, CIRCLE_SYM, CIRCLE_MULT, CIRCLE_W, words, np.zeros(2, np.int64), np.zeros(0, np.int64),
-                      np.zeros(2, np.int64), np.zeros(kernel.LOG_RECORD_MAX, np.int64))
+    kernel.shift_ring(
+        ring,
+        CIRCLE_SYM,
+        CIRCLE_MULT,
+        CIRCLE_W,
+        words,
+        np.zeros(2, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(kernel.LOG_RECORD_MAX, np.int64),
+    )
     return ring
 
 
@@ -57,7 +78,9 @@ def test_a_bonus_symbol_enters_on_the_left_and_is_visible_for_exactly_5_spins():
 
 
 def test_each_spin_moves_every_circle_one_place_clockwise_and_the_rightmost_leaves():
-    ring = ring_of([BLUE_4X, None, {"symbol": "wild", "multiplier": 5}, {"symbol": "astro"}, {"symbol": "red", "multiplier": 2}])
+    ring = ring_of(
+        [BLUE_4X, None, {"symbol": "wild", "multiplier": 5}, {"symbol": "astro"}, {"symbol": "red", "multiplier": 2}]
+    )
     after = shift(ring, entry_index(kernel.WILD, 3))
     assert list(after[:, 0]) == [kernel.WILD, code("blue"), kernel.EMPTY, kernel.WILD, kernel.ASTRO]
     assert list(after[:, 1]) == [3, 4, 0, 5, 0]
@@ -65,8 +88,18 @@ def test_each_spin_moves_every_circle_one_place_clockwise_and_the_rightmost_leav
 
 def flash(board: np.ndarray, ring: np.ndarray, words: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     board, ring = board.copy(), ring.copy()
-    segment = kernel.astro_flash(board, ring, RING_OF, REPLACE_W, WHEEL_W[0], words, np.zeros(2, np.int64),
-                                 np.zeros(0, np.int64), np.zeros(2, np.int64), np.zeros(kernel.LOG_RECORD_MAX, np.int64))
+    segment = kernel.astro_flash(
+        board,
+        ring,
+        RING_OF,
+        REPLACE_W,
+        WHEEL_W[0],
+        words,
+        np.zeros(2, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(kernel.LOG_RECORD_MAX, np.int64),
+    )
     return segment, board, ring
 
 

@@ -1,20 +1,50 @@
 """Cluster pays on hand-built boards: inner ring required, < 5 never pays, several clusters, bonus multipliers."""
+
 from __future__ import annotations
 
 from stjernestoev_helpers import board_of, pay_once, ring_of
 
 # Fillers chosen so that no filler position joins a same-symbol neighbour into a paying cluster.
-MIXED = ["green", "orange", "purple", "silver", "red", "green", "orange", "purple", "silver", "red", "green",
-         "orange", "purple", "silver", "red", "green", "orange", "purple", "silver", "red", "green"]
+MIXED = [
+    "green",
+    "orange",
+    "purple",
+    "silver",
+    "red",
+    "green",
+    "orange",
+    "purple",
+    "silver",
+    "red",
+    "green",
+    "orange",
+    "purple",
+    "silver",
+    "red",
+    "green",
+    "orange",
+    "purple",
+    "silver",
+    "red",
+    "green",
+]
 EMPTY_RING = ring_of([None] * 5)
-SEED_BLUE_15 = {p: "blue" for p in ("I0", "I1", "M0", "M1", "M2", "M3", "M6", "O0", "O1", "O2", "O3", "O4", "O5",
-                                    "O9", "O10")}
+SEED_BLUE_15 = {
+    p: "blue" for p in ("I0", "I1", "M0", "M1", "M2", "M3", "M6", "O0", "O1", "O2", "O3", "O4", "O5", "O9", "O10")
+}
 SEED_REST = ["red", "green", "orange", "red", "purple", "silver"]  # I2, M4, M5, O6, O7, O8
 
 
 def test_the_seeds_15_blue_at_500_with_wild_3x_then_blue_4x_pays_180000_ore():
-    ring = ring_of([None, {"symbol": "red", "multiplier": 2}, {"symbol": "wild", "multiplier": 3},
-                    {"symbol": "green", "multiplier": 3}, {"symbol": "blue", "multiplier": 4}])
+    ring = ring_of(
+        [
+            None,
+            {"symbol": "red", "multiplier": 2},
+            {"symbol": "wild", "multiplier": 3},
+            {"symbol": "green", "multiplier": 3},
+            {"symbol": "blue", "multiplier": 4},
+        ]
+    )
     step = pay_once(board_of(SEED_BLUE_15, SEED_REST), ring)
     (cluster,) = step.clusters
     assert (cluster.symbol, cluster.size, cluster.factor_hundredths) == ("blue", 15, 3000)
@@ -31,8 +61,9 @@ def test_a_cluster_without_bonus_circles_pays_the_paytable_factor():
 
 def test_12_red_pay_6_5_times_the_stake():
     reds = {p: "red" for p in ("I0", "I1", "M0", "M1", "M2", "M3", "M6", "O0", "O1", "O2", "O3", "O4")}
-    step = pay_once(board_of(reds, ["green", "orange", "blue", "green", "orange", "blue", "green", "orange",
-                                    "silver"]), EMPTY_RING)
+    step = pay_once(
+        board_of(reds, ["green", "orange", "blue", "green", "orange", "blue", "green", "orange", "silver"]), EMPTY_RING
+    )
     assert [(c.symbol, c.size) for c in step.clusters] == [("red", 12)]
     assert step.win_hundredths * 300 // 100 == 1950
 
@@ -66,8 +97,12 @@ def test_two_clusters_pay_in_one_step_and_share_a_wild_circle_that_explodes_once
 
 def test_wild_matches_every_symbol_but_a_different_symbol_does_not():
     board = board_of(SEED_BLUE_15, SEED_REST)
-    for content, expected in (({"symbol": "wild", "multiplier": 5}, 5), ({"symbol": "blue", "multiplier": 2}, 2),
-                              ({"symbol": "bar", "multiplier": 4}, 1), ({"symbol": "astro"}, 1)):
+    for content, expected in (
+        ({"symbol": "wild", "multiplier": 5}, 5),
+        ({"symbol": "blue", "multiplier": 2}, 2),
+        ({"symbol": "bar", "multiplier": 4}, 1),
+        ({"symbol": "astro"}, 1),
+    ):
         step = pay_once(board, ring_of([None, None, content, None, None]))
         assert step.clusters[0].multiplier == expected
 

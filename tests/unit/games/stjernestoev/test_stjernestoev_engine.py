@@ -1,4 +1,5 @@
 """The service engine: the GameEngine contract, the stake lock and its release, forfeit, exact pricing, replay."""
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,25 @@ def first_spin_leaving_symbols(stake: int) -> tuple[str, dict]:
 def test_the_engine_is_registered_for_the_game_with_its_17_stakes_in_dkk():
     engine = registry.engine("stjernestoev")
     assert (engine.game, engine.currency, engine.model_version) == ("stjernestoev", "DKK", "stjernestoev-v2")
-    assert engine.stakes_minor == (50, 100, 200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 2500, 3000, 4000,
-                                   5000, 10000)
+    assert engine.stakes_minor == (
+        50,
+        100,
+        200,
+        300,
+        400,
+        500,
+        600,
+        800,
+        1000,
+        1200,
+        1500,
+        2000,
+        2500,
+        3000,
+        4000,
+        5000,
+        10000,
+    )
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v2") is engine
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v3").model_version == "stjernestoev-v3"
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v1").model_version == "stjernestoev-v1"
@@ -93,6 +111,7 @@ def test_claims_name_tiers_of_the_games_jackpot_network():
     tiers = {pool.tier for pool in load_pools().network_for_game("stjernestoev").pools}
     assert tiers == {"jackpot", "supernova"}
     from games.stjernestoev.model import JACKPOT_SEGMENTS
+
     assert set(JACKPOT_SEGMENTS) == tiers
 
 

@@ -1,13 +1,32 @@
 """The ring graph: 21 positions, connected, degrees as documented in docs/math/stjernestoev/README.md."""
+
 from __future__ import annotations
 
 from games.stjernestoev.model import POSITIONS
 from stjernestoev_helpers import MODEL
 
 DOCUMENTED_DEGREES = {
-    "I0": 5, "I1": 4, "I2": 4,
-    "M0": 4, "M1": 4, "M2": 4, "M3": 5, "M4": 4, "M5": 4, "M6": 5,
-    "O0": 3, "O1": 3, "O2": 2, "O3": 2, "O4": 4, "O5": 2, "O6": 2, "O7": 4, "O8": 2, "O9": 2, "O10": 3,
+    "I0": 5,
+    "I1": 4,
+    "I2": 4,
+    "M0": 4,
+    "M1": 4,
+    "M2": 4,
+    "M3": 5,
+    "M4": 4,
+    "M5": 4,
+    "M6": 5,
+    "O0": 3,
+    "O1": 3,
+    "O2": 2,
+    "O3": 2,
+    "O4": 4,
+    "O5": 2,
+    "O6": 2,
+    "O7": 4,
+    "O8": 2,
+    "O9": 2,
+    "O10": 3,
 }
 DOCUMENTED_TOUCH = {"B0": {"O7", "O8"}, "B1": {"O9"}, "B2": {"O10", "O0", "O1"}, "B3": {"O2"}, "B4": {"O3", "O4"}}
 

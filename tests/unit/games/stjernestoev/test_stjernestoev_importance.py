@@ -1,5 +1,6 @@
 """Importance sampling of cluster awards: untilted it is the plain count (ratio 1), and tilted it agrees with the
 plain rate of common awards within its error bar (the same kernel plays both)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,9 @@ def test_with_the_true_law_every_ratio_is_one_so_the_sums_are_plain_counts():
 
 
 def test_the_tilted_mixture_estimates_common_red_awards_like_the_plain_count():
-    plain_sums, _, _ = importance_batch(MODEL.arrays, RINGS, MODEL.arrays[2], np.zeros((1, 3, 8)), np.ones(1),
-                                        20_000, 5)
+    plain_sums, _, _ = importance_batch(
+        MODEL.arrays, RINGS, MODEL.arrays[2], np.zeros((1, 3, 8)), np.ones(1), 20_000, 5
+    )
     tilted = symbol_odds(MODEL, RINGS, 0, 2_000, 7)
     for size in (5, 6, 7, 8):
         plain = plain_sums[0, size] / 20_000

@@ -1,4 +1,5 @@
 """The released model file: pinned bytes, validation at load, and the par sheet proving this very model."""
+
 from __future__ import annotations
 
 import json

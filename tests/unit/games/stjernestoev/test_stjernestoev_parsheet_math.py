@@ -1,4 +1,5 @@
 """The exact par sheet figures: the paytable of the rules, the stake-free main-game wheel value, jackpot odds."""
+
 from __future__ import annotations
 
 from fractions import Fraction

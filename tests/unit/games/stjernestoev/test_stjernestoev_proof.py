@@ -1,5 +1,6 @@
 """The proof's rules: a fixed band and half-width, seeds from the frozen model's hash that no tuning run used, and a
 log in which every model that has proof batches also has its attempts (so a failed proof cannot vanish)."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,15 @@ def test_every_model_with_proof_batches_has_its_attempts_in_the_log():
 
 def test_the_candidates_proof_seeds_are_new_and_fixed_in_number_before_it_starts():
     candidate = load_model(PROOF_CANDIDATE).sha256
-    earlier = {json.loads(line)["seed"] for line in RESULTS_FILE.read_text().splitlines() if line.strip()
-               and json.loads(line)["model_sha256"] != candidate} | set(range(1000, 1020)) | set(range(2000, 2040))
+    earlier = (
+        {
+            json.loads(line)["seed"]
+            for line in RESULTS_FILE.read_text().splitlines()
+            if line.strip() and json.loads(line)["model_sha256"] != candidate
+        }
+        | set(range(1000, 1020))
+        | set(range(2000, 2040))
+    )
     proof = {batch_seed(candidate, i) for i in range(PROOF_TARGET_BATCHES)}
     assert len(proof) == PROOF_TARGET_BATCHES and not proof & earlier
 

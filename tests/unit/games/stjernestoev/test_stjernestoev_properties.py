@@ -1,4 +1,5 @@
 """Hypothesis properties over random boards and rings, against a plain-Python reading of the rules."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,11 @@ for a, b in MODEL.edges:
 
 symbols = st.integers(min_value=0, max_value=3) | st.sampled_from([4, 5, 6, kernel.ASTRO])
 boards = st.lists(symbols, min_size=21, max_size=21).map(lambda b: np.array(b, np.int64))
-circles = st.sampled_from([(kernel.EMPTY, 0), (kernel.ASTRO, 0)] + [(s, m) for s in range(7) for m in (2, 3, 4)]
-                          + [(kernel.WILD, m) for m in (2, 3, 4, 5)])
+circles = st.sampled_from(
+    [(kernel.EMPTY, 0), (kernel.ASTRO, 0)]
+    + [(s, m) for s in range(7) for m in (2, 3, 4)]
+    + [(kernel.WILD, m) for m in (2, 3, 4, 5)]
+)
 rings = st.lists(circles, min_size=5, max_size=5).map(lambda r: np.array(r, np.int64))
 
 
@@ -61,8 +65,9 @@ def test_the_kernel_pays_exactly_what_the_rules_say(board, ring):
 def test_rotation_keeps_survivor_order_per_ring_and_fills_every_gap(board, removed, seed):
     after = board.copy()
     words = np.random.default_rng(seed % 2**32).integers(0, 2**63, size=256, dtype=np.uint64)
-    kernel.rotate_and_refill(after, removed, RING_START, REFILL_W, words, np.zeros(2, np.int64), True,
-                             np.zeros(21, np.int64))
+    kernel.rotate_and_refill(
+        after, removed, RING_START, REFILL_W, words, np.zeros(2, np.int64), True, np.zeros(21, np.int64)
+    )
     for ring in range(3):
         start, end = RING_START[ring], RING_START[ring + 1]
         survivors = [int(board[p]) for p in range(start, end) if not (removed >> p) & 1]

@@ -1,4 +1,5 @@
 """The spins bench's load generator keeps each request's first answer, and its hop table reads the broker's times."""
+
 from __future__ import annotations
 
 import uuid
@@ -27,16 +28,20 @@ def test_the_first_answer_to_a_request_is_the_one_timed_and_counted():
 
 def test_records_that_are_not_answers_are_ignored():
     answers = Answers()
-    answers.take(b'{"type": "reelstream.spin.requested.v1", "data": {"request_id": "%s"}}' % str(uuid.uuid4()).encode(),
-                 1.0, 1.0)
+    answers.take(
+        b'{"type": "reelstream.spin.requested.v1", "data": {"request_id": "%s"}}' % str(uuid.uuid4()).encode(), 1.0, 1.0
+    )
     assert answers.at == {} and answers.codes == {}
 
 
 def test_hops_are_the_differences_of_consecutive_broker_times_from_the_due_instant_to_the_read():
     rid = "r-1"
     times = {index: 1_000_000 + 10 * index for index in range(len(CHAIN))}  # ms; each hop 10 ms
-    hops = hop_breakdown({rid: times, "rejected": {0: 1_000_000}}, {rid: 999.995, "rejected": 999.995},
-                         {rid: times[len(CHAIN) - 1] / 1000 + 0.002})
+    hops = hop_breakdown(
+        {rid: times, "rejected": {0: 1_000_000}},
+        {rid: 999.995, "rejected": 999.995},
+        {rid: times[len(CHAIN) - 1] / 1000 + 0.002},
+    )
     assert [hop["samples"] for hop in hops] == [1] * (len(CHAIN) + 1)  # the incomplete chain is left out
     assert round(hops[0]["p50_ms"], 3) == 5.0
     assert {round(hop["p50_ms"], 3) for hop in hops[1:-1]} == {10.0}

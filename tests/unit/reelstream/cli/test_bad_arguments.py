@@ -1,6 +1,7 @@
 """Every command of the typer app, run with generated bad arguments, answers with one line and exit code 2, never a
 traceback; a programmer error still surfaces as itself (exit 1, named), so a catch-all turning every failure into
 a usage error fails here."""
+
 from __future__ import annotations
 
 import contextlib
@@ -114,12 +115,25 @@ def test_every_command_takes_part():
     covered = {path for path, *_ in CASES}
     assert len(COMMANDS) >= 40
     # Every command refuses an unknown option (below); these have a value to get wrong as well.
-    with_numbers = {path for path, command in COMMANDS for param in command.params
-                    if getattr(getattr(param, "type_descriptor", None), "annotation", None) in (int, float)}
+    with_numbers = {
+        path
+        for path, command in COMMANDS
+        for param in command.params
+        if getattr(getattr(param, "type_descriptor", None), "annotation", None) in (int, float)
+    }
     assert with_numbers <= covered and len(with_numbers) >= 25
-    for expected in [("wallet", "deposit"), ("wallet", "players"), ("ops", "groups"), ("ops", "replay"),
-                     ("reports", "ggr"), ("jackpot", "wins"), ("audit",), ("recall",), ("math", "evaluate"),
-                     ("math", "simulate")]:
+    for expected in [
+        ("wallet", "deposit"),
+        ("wallet", "players"),
+        ("ops", "groups"),
+        ("ops", "replay"),
+        ("reports", "ggr"),
+        ("jackpot", "wins"),
+        ("audit",),
+        ("recall",),
+        ("math", "evaluate"),
+        ("math", "simulate"),
+    ]:
         assert expected in covered, expected
 
 
@@ -128,23 +142,27 @@ def test_an_unknown_option_is_one_line_and_exit_2(path):
     _assert_usage_error([*path, "--no-such-option-anywhere", "1"])
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_a_bad_value_for_any_parameter_of_any_command_is_one_line_and_exit_2(data):
     path, command, param, values = data.draw(st.sampled_from(CASES))
     _assert_usage_error(_argv(path, command, param, data.draw(values)))
 
 
-@pytest.mark.parametrize("argv, hint", [
-    (["wallet", "deposit", "p-1", "10.50"], "write 1050 for 10.50"),
-    (["wallet", "deposit", "p-1", "-500"], "amounts are positive whole numbers"),
-    (["wallet", "deposit", "p-1", "99999999999999999999"], "at most 9,223,372,036,854,775,807"),
-    (["wallet", "deposit", "p-1", "100", "--currency", "SEK"], "accepted: EUR, DKK"),
-    (["wallet", "deposit", "", "100"], "is not a player id"),
-    (["wallet", "deposit", "newbie-1", "1000000000000"], "DEPOSIT_ABOVE_CAP"),
-    (["reports", "ggr", "--until", "soon"], "2026-11-30"),
-])
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["wallet", "deposit", "p-1", "10.50"], "write 1050 for 10.50"),
+        (["wallet", "deposit", "p-1", "-500"], "amounts are positive whole numbers"),
+        (["wallet", "deposit", "p-1", "99999999999999999999"], "at most 9,223,372,036,854,775,807"),
+        (["wallet", "deposit", "p-1", "100", "--currency", "SEK"], "accepted: EUR, DKK"),
+        (["wallet", "deposit", "", "100"], "is not a player id"),
+        (["wallet", "deposit", "newbie-1", "1000000000000"], "DEPOSIT_ABOVE_CAP"),
+        (["reports", "ggr", "--until", "soon"], "2026-11-30"),
+    ],
+)
 def test_the_error_line_carries_the_hint_a_person_needs(argv, hint):
     code, _, err = _run(argv)
     assert code == 2
@@ -169,12 +187,19 @@ def test_a_programmer_error_is_not_disguised_as_a_usage_error(monkeypatch):
 
 
 def test_a_programmer_error_exits_1_naming_the_error():
-    script = ("import sys; from reelstream.commands import wallet\n"
-              "def broken(player_id): raise ZeroDivisionError('a bug')\n"
-              "wallet._player_events = broken\n"
-              "from reelstream.cli import main; sys.argv = ['reelstream', 'wallet', 'balance', 'p-1']; main()\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"})
+    script = (
+        "import sys; from reelstream.commands import wallet\n"
+        "def broken(player_id): raise ZeroDivisionError('a bug')\n"
+        "wallet._player_events = broken\n"
+        "from reelstream.cli import main; sys.argv = ['reelstream', 'wallet', 'balance', 'p-1']; main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"},
+    )
     assert done.returncode == 1
     assert "ZeroDivisionError: a bug" in done.stderr
 
@@ -225,10 +250,10 @@ def test_not_found_exits_3_with_a_line(monkeypatch, argv):
     assert "nobody" in err and out == ""
 
 
-@pytest.mark.parametrize("path, command, param, value",
-                         [(path, command, param, value) for path, command, param, values in CASES
-                          for value in values.elements],
-                         ids=lambda item: item if isinstance(item, str)
-                         else getattr(item, "name", None) or " ".join(item))
+@pytest.mark.parametrize(
+    "path, command, param, value",
+    [(path, command, param, value) for path, command, param, values in CASES for value in values.elements],
+    ids=lambda item: item if isinstance(item, str) else getattr(item, "name", None) or " ".join(item),
+)
 def test_every_bad_value_of_every_parameter_is_one_line_and_exit_2(path, command, param, value):
     _assert_usage_error(_argv(path, command, param, value))

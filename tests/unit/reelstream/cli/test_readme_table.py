@@ -1,4 +1,5 @@
 """The README's CLI table lists every command of the typer app, as generated (python -m reelstream.readme_cli)."""
+
 from __future__ import annotations
 
 from reelstream.cli import leaf_commands

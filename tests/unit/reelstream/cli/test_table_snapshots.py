@@ -1,5 +1,6 @@
 """The main tables at 80 and 160 columns, against committed snapshots (REELSTREAM_UPDATE_SNAPSHOTS=1 rewrites them):
 no line wider than the terminal, and every amount shown is shown whole."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,10 @@ from shared.pools import load_pools
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 # The first 25 jackpot.events records of each partition from a recorded platform run (pools opened, contributions).
-RECORDED_JACKPOT = [SimpleNamespace(**{**row, "value": row["value"].encode()}) for row in map(
-    json.loads, (Path(__file__).parent / "jackpot_events.jsonl").read_text().splitlines())]
+RECORDED_JACKPOT = [
+    SimpleNamespace(**{**row, "value": row["value"].encode()})
+    for row in map(json.loads, (Path(__file__).parent / "jackpot_events.jsonl").read_text().splitlines())
+]
 AMOUNT = re.compile(r"-?\d[\d,]*\.\d{2} (EUR|DKK)")
 
 
@@ -38,8 +41,10 @@ def audited(history):
 
 
 def _kafka_like(records):
-    return [SimpleNamespace(value=r.value, timestamp=r.timestamp_ms, partition=r.partition, offset=r.offset)
-            for r in records]
+    return [
+        SimpleNamespace(value=r.value, timestamp=r.timestamp_ms, partition=r.partition, offset=r.offset)
+        for r in records
+    ]
 
 
 def _views(history, audited) -> dict[str, list[View]]:
@@ -50,23 +55,41 @@ def _views(history, audited) -> dict[str, list[View]]:
     mine = [f.envelope for f in wallet_facts if f.data.player_id == player]
     return {
         "wallet-history": [View("history", HISTORY_COLUMNS, history_rows(mine[-12:], player), title="history")],
-        "wallet-players": [View("players", [Column("player_id", "player"), Column("currency", "currency"),
-                                            Column("balance", "balance", "money")],
-                                player_rows(audited.ledger.balances_micro, "", 50))],
+        "wallet-players": [
+            View(
+                "players",
+                [Column("player_id", "player"), Column("currency", "currency"), Column("balance", "balance", "money")],
+                player_rows(audited.ledger.balances_micro, "", 50),
+            )
+        ],
         "jackpot-pools": pool_views(fold_events(RECORDED_JACKPOT)),
         "jackpot-wins": [View("wins", WIN_COLUMNS, win_rows(_kafka_like(jackpot)))],
         "reports-ggr": [as_view("ggr", ggr_rows(audited.ledger), ("day", "game", "currency", "ggr"), "ggr")],
-        "reports-liability": [as_view("liability", liability_rows(audited.pools),
-                                      ("kind", "pool_id", "operator_id", "level"), "liability")],
-        "reports-reconciliation": [as_view("reconciliation",
-                                           reconciliation_rows(audited.ledger, audited.pools, load_pools()),
-                                           ("network_id", "levels_identity_holds", "contributions_difference",
-                                            "payouts_difference"), "reconciliation")],
+        "reports-liability": [
+            as_view(
+                "liability", liability_rows(audited.pools), ("kind", "pool_id", "operator_id", "level"), "liability"
+            )
+        ],
+        "reports-reconciliation": [
+            as_view(
+                "reconciliation",
+                reconciliation_rows(audited.ledger, audited.pools, load_pools()),
+                ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
+                "reconciliation",
+            )
+        ],
     }
 
 
-NAMES = ["wallet-history", "wallet-players", "jackpot-pools", "jackpot-wins", "reports-ggr", "reports-liability",
-         "reports-reconciliation"]
+NAMES = [
+    "wallet-history",
+    "wallet-players",
+    "jackpot-pools",
+    "jackpot-wins",
+    "reports-ggr",
+    "reports-liability",
+    "reports-reconciliation",
+]
 
 
 @pytest.mark.parametrize("width", [80, 160])

@@ -1,4 +1,5 @@
 """The seed source: the OS CSPRNG by default; armed test seeds only outside production, in order, then the CSPRNG."""
+
 import uuid
 
 import pytest

@@ -1,4 +1,5 @@
 """Hand-written fakes for the spin core: a stateless and a stateful game whose outcome is read off the seed."""
+
 from __future__ import annotations
 
 import uuid
@@ -117,13 +118,30 @@ def make_context(seeds: Seeds | None = None, slot: SeedReadingSlot | None = None
     )
 
 
-def request_bytes(player="p-1", game="rising-joker", stake=10, currency="EUR", token=GOOD_TOKEN,
-                  request_id: uuid.UUID | None = None, time_ms: int = NOW_MS, forfeit: bool = False,
-                  event_id: uuid.UUID | None = None) -> tuple[uuid.UUID, bytes]:
+def request_bytes(
+    player="p-1",
+    game="rising-joker",
+    stake=10,
+    currency="EUR",
+    token=GOOD_TOKEN,
+    request_id: uuid.UUID | None = None,
+    time_ms: int = NOW_MS,
+    forfeit: bool = False,
+    event_id: uuid.UUID | None = None,
+) -> tuple[uuid.UUID, bytes]:
     request_id = request_id or uuid.uuid4()
-    data = SpinRequested(request_id=request_id, player_id=player, game=game, stake_minor=stake, currency=currency,
-                         session_token=token, forfeit_bonus_ring=forfeit)
-    return request_id, encode(envelope(data, source="test-client", time=broker_time(time_ms), id=event_id or uuid.uuid4()))
+    data = SpinRequested(
+        request_id=request_id,
+        player_id=player,
+        game=game,
+        stake_minor=stake,
+        currency=currency,
+        session_token=token,
+        forfeit_bonus_ring=forfeit,
+    )
+    return request_id, encode(
+        envelope(data, source="test-client", time=broker_time(time_ms), id=event_id or uuid.uuid4())
+    )
 
 
 def decoded(out) -> Any:
@@ -138,54 +156,106 @@ def debited_for(debit_out, balance_after_minor: int = 1000):
     from shared.events.wallet import WagerDebited
 
     command = decoded(debit_out)
-    return wallet_event(WagerDebited(transaction_id=command.transaction_id, player_id=command.player_id,
-                                     recorded_at=broker_time(NOW_MS), currency=command.currency, postings=(),
-                                     balance_after_minor=balance_after_minor, amount_minor=command.amount_minor,
-                                     game=command.game))
+    return wallet_event(
+        WagerDebited(
+            transaction_id=command.transaction_id,
+            player_id=command.player_id,
+            recorded_at=broker_time(NOW_MS),
+            currency=command.currency,
+            postings=(),
+            balance_after_minor=balance_after_minor,
+            amount_minor=command.amount_minor,
+            game=command.game,
+        )
+    )
 
 
 def debit_refused_for(debit_out, code: str = "INSUFFICIENT_FUNDS"):
     from shared.events.wallet import CommandRejected, DebitWager
 
     command = decoded(debit_out)
-    return wallet_event(CommandRejected(transaction_id=command.transaction_id, player_id=command.player_id,
-                                        recorded_at=broker_time(NOW_MS), command_type=DebitWager.TYPE, code=code,
-                                        message="no"))
+    return wallet_event(
+        CommandRejected(
+            transaction_id=command.transaction_id,
+            player_id=command.player_id,
+            recorded_at=broker_time(NOW_MS),
+            command_type=DebitWager.TYPE,
+            code=code,
+            message="no",
+        )
+    )
 
 
 def settled_for(settle_out, balance_after_minor: int = 2000):
     from shared.events.wallet import WagerSettled
 
     command = decoded(settle_out)
-    return wallet_event(WagerSettled(
-        transaction_id=command.transaction_id, player_id=command.player_id, recorded_at=broker_time(NOW_MS),
-        currency=command.currency, postings=(), balance_after_minor=balance_after_minor, wager_id=command.wager_id,
-        win_minor=command.house_win_minor + command.jackpot_win_minor, house_win_minor=command.house_win_minor,
-        jackpot_win_minor=command.jackpot_win_minor, breakage_micro=command.breakage_micro,
-        contribution_micro=command.contribution_micro, network_id=command.network_id))
+    return wallet_event(
+        WagerSettled(
+            transaction_id=command.transaction_id,
+            player_id=command.player_id,
+            recorded_at=broker_time(NOW_MS),
+            currency=command.currency,
+            postings=(),
+            balance_after_minor=balance_after_minor,
+            wager_id=command.wager_id,
+            win_minor=command.house_win_minor + command.jackpot_win_minor,
+            house_win_minor=command.house_win_minor,
+            jackpot_win_minor=command.jackpot_win_minor,
+            breakage_micro=command.breakage_micro,
+            contribution_micro=command.contribution_micro,
+            network_id=command.network_id,
+        )
+    )
 
 
 def refunded_for(refund_out):
     from shared.events.wallet import WagerRefunded
 
     command = decoded(refund_out)
-    return wallet_event(WagerRefunded(transaction_id=command.transaction_id, player_id=command.player_id,
-                                      recorded_at=broker_time(NOW_MS), currency=command.currency, postings=(),
-                                      balance_after_minor=1000, wager_id=command.wager_id, amount_minor=10,
-                                      reason=command.reason))
+    return wallet_event(
+        WagerRefunded(
+            transaction_id=command.transaction_id,
+            player_id=command.player_id,
+            recorded_at=broker_time(NOW_MS),
+            currency=command.currency,
+            postings=(),
+            balance_after_minor=1000,
+            wager_id=command.wager_id,
+            amount_minor=10,
+            reason=command.reason,
+        )
+    )
 
 
 def won_for(claim_out, amount_minor: int = 777):
     from shared.events.jackpot import JackpotWon, PoolMovement
 
     claim = decoded(claim_out)
-    movement = PoolMovement(pool_id="dm-green", opening_micro=10**9, paid_micro=amount_minor * 10**6,
-                            closing_micro=10**9 - amount_minor * 10**6)
-    event = wallet_event(JackpotWon(network_id=claim.network_id, recorded_at=broker_time(NOW_MS), claim_id=claim.claim_id,
-                                    request_id=claim.request_id, player_id=claim.player_id, pool_id="dm-green",
-                                    tier=claim.tier, currency=claim.currency, stake_minor=claim.stake_minor,
-                                    share_ppm=5000, amount_minor=amount_minor, level_before_micro=10**9,
-                                    level_after_micro=10**9 - amount_minor * 10**6, movement=movement))
+    movement = PoolMovement(
+        pool_id="dm-green",
+        opening_micro=10**9,
+        paid_micro=amount_minor * 10**6,
+        closing_micro=10**9 - amount_minor * 10**6,
+    )
+    event = wallet_event(
+        JackpotWon(
+            network_id=claim.network_id,
+            recorded_at=broker_time(NOW_MS),
+            claim_id=claim.claim_id,
+            request_id=claim.request_id,
+            player_id=claim.player_id,
+            pool_id="dm-green",
+            tier=claim.tier,
+            currency=claim.currency,
+            stake_minor=claim.stake_minor,
+            share_ppm=5000,
+            amount_minor=amount_minor,
+            level_before_micro=10**9,
+            level_after_micro=10**9 - amount_minor * 10**6,
+            movement=movement,
+        )
+    )
     return event, encode(event)
 
 
@@ -193,9 +263,18 @@ def claim_refused_for(claim_out):
     from shared.events.jackpot import ClaimRejected
 
     claim = decoded(claim_out)
-    event = wallet_event(ClaimRejected(network_id=claim.network_id, recorded_at=broker_time(NOW_MS),
-                                       claim_id=claim.claim_id, request_id=claim.request_id, player_id=claim.player_id,
-                                       tier=claim.tier, code="POOL_DISABLED", message="off"))
+    event = wallet_event(
+        ClaimRejected(
+            network_id=claim.network_id,
+            recorded_at=broker_time(NOW_MS),
+            claim_id=claim.claim_id,
+            request_id=claim.request_id,
+            player_id=claim.player_id,
+            tier=claim.tier,
+            code="POOL_DISABLED",
+            message="off",
+        )
+    )
     return event, encode(event)
 
 

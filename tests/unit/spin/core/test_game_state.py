@@ -1,4 +1,5 @@
 """Stjernestøv-like state: one spin at a time per player, the stake lock, and the forfeit that clears the ring."""
+
 from services.spin.core.book import SpinBook
 from services.spin.core.progress import on_wallet_event
 from services.spin.core.requests import on_request
@@ -21,7 +22,9 @@ def spin(book, ctx, stake, forfeit=False):
 def test_a_second_spin_of_a_stateful_game_while_one_is_in_flight_is_refused():
     book, ctx = SpinBook(), make_context()
     on_request(book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 0)
-    second = on_request(book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 1)
+    second = on_request(
+        book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 1
+    )
     assert decoded(only(second.outputs, "answer")).code == "SPIN_IN_PROGRESS"
 
 

@@ -1,4 +1,5 @@
 """From the debit to the answer: seed journaled first, contribution then claims, one settlement, one answer."""
+
 import pytest
 
 from services.spin.core.book import SpinBook
@@ -6,8 +7,22 @@ from services.spin.core.progress import on_jackpot_answer, on_wallet_event
 from services.spin.core.requests import on_request
 from games.rng import SpinRng
 
-from spin_fakes import (NOW_MS, SeedReadingSlot, Seeds, claim_refused_for, debit_refused_for, debited_for, decoded,
-                        make_context, only, refunded_for, request_bytes, seed_for, settled_for, won_for)
+from spin_fakes import (
+    NOW_MS,
+    SeedReadingSlot,
+    Seeds,
+    claim_refused_for,
+    debit_refused_for,
+    debited_for,
+    decoded,
+    make_context,
+    only,
+    refunded_for,
+    request_bytes,
+    seed_for,
+    settled_for,
+    won_for,
+)
 
 NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
 CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")

@@ -1,4 +1,5 @@
 """A book rebuilt from the written facts (journal, answers, jackpot answers) decides exactly as the live book did."""
+
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
 from services.spin.core.progress import on_jackpot_answer, on_wallet_event
@@ -46,7 +47,10 @@ def test_a_rebuilt_book_re_emits_a_stored_answer_for_a_repeat():
     request_id, raw = request_bytes(token="forged")
     first = on_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0)
     book = rebuilt(folded_kinds(first), ctx)
-    assert only(on_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == only(first.outputs, "answer").value
+    assert (
+        only(on_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value
+        == only(first.outputs, "answer").value
+    )
 
 
 def test_answered_requests_older_than_the_window_are_pruned_and_in_flight_ones_kept():

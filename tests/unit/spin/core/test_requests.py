@@ -42,7 +42,9 @@ def test_each_business_refusal_has_its_contract_code():
 
 def test_a_request_older_than_the_window_or_dated_in_the_future_is_refused():
     book, ctx = SpinBook(), make_context()
-    assert rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS - DEDUP_WINDOW_MS - 1)[1])) == "REQUEST_EXPIRED"
+    assert (
+        rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS - DEDUP_WINDOW_MS - 1)[1])) == "REQUEST_EXPIRED"
+    )
     assert rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS + CLOCK_SKEW_MS + 1)[1])) == "INVALID_REQUEST"
     assert book.records == {}
 
@@ -94,7 +96,7 @@ def test_a_record_keyed_by_another_player_is_refused():
 
 def test_a_request_whose_player_cannot_be_read_is_answered_to_the_player_its_key_names():
     book, ctx = SpinBook(), make_context()
-    effects = on_request(book, ctx, b'[1, 2, 3]', b"p-keyed", NOW_MS, 2, 43)
+    effects = on_request(book, ctx, b"[1, 2, 3]", b"p-keyed", NOW_MS, 2, 43)
     assert [out.kind for out in effects.outputs] == ["dlq", "answer"]
     answer = decoded(only(effects.outputs, "answer"))
     assert (answer.player_id, answer.code) == ("p-keyed", "INVALID_REQUEST")

@@ -1,5 +1,6 @@
 """A spin request off its key's murmur2 partition: answered WRONG_PARTITION on the player's own partition, no book
 changed there or here, and the answer never becomes the request id's answer when the home book is rebuilt."""
+
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
 from services.spin.core.requests import on_request
