@@ -8,7 +8,7 @@ RS := $(PY) -m reelstream.cli
 ENVFILE := .reelstream/env
 WITH_ENV := set -a; [ -f $(ENVFILE) ] && . ./$(ENVFILE); set +a;
 
-.PHONY: help venv infra-up infra-down infra-status topics test test-unit test-integration run platform-up platform-down bench-kafka contract
+.PHONY: help venv infra-up infra-down infra-status topics test test-unit test-integration run platform-up platform-down bench-kafka contract lint format
 
 help:
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
@@ -39,6 +39,12 @@ test: infra-up ## Run the whole test suite against real Kafka and PostgreSQL
 
 test-unit: venv ## Unit tests only (no Kafka, no Postgres)
 	$(PY) -m pytest -q tests/unit
+
+lint: venv ## ruff: lint (lines ≤ 120) and the format check, as CI runs them
+	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+format: venv ## ruff format over the tree
+	$(PY) -m ruff format .
 
 contract: venv ## Regenerate the AsyncAPI document and JSON Schemas from the models
 	$(RS) contract generate

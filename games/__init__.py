@@ -3,6 +3,7 @@
 An outcome is a pure function of (model version, seed, player state before the spin): the spin service records all
 three in `spin.settled`, and the audit re-derives every spin through `engine_for_model(version).play(...)`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -54,4 +55,3 @@ class GameEngine(Protocol):
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         """One paid spin at `stake_minor` (must be in `stakes_minor`), drawing only from `rng`."""
-

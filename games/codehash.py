@@ -1,5 +1,6 @@
 """The hash of the engine code: sha256 over every Python source of the `games` package (path and bytes, sorted), so a
 recorded spin names the exact rules that evaluated it and the audit refuses to re-derive it with other code."""
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 
 The spin service writes both into spin.settled; the audit re-derives a spin only with an engine whose pins are equal.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """Which engine plays which game now, and which engine re-derives a spin recorded under a given model version."""
+
 from __future__ import annotations
 
 import importlib

@@ -4,6 +4,7 @@ Reproducible from the seed alone, in any language: key = the 32-byte seed, 16-by
 of zeros, keystream read as consecutive little-endian unsigned 64-bit words. `below(n)` takes the low
 `bit_length(n - 1)` bits of one word and rejects values >= n (no modulo, so no bias).
 """
+
 from __future__ import annotations
 
 import struct

@@ -1,6 +1,7 @@
 """The RNG start-up self-test: every service checks the ChaCha20 stream and the range mapping against golden vectors
 (one of them RFC 7539's own) and refuses to start on a mismatch; plus the per-service numba cache directory, keyed by
 the engine code hash, so a compiled kernel is always the one built from the hashed code."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,8 @@ from games.rng import SpinRng
 # RFC 7539 appendix A.1, test vector #1: the ChaCha20 block of the all-zero key and nonce at counter 0.
 RFC7539_A1_BLOCK_0 = bytes.fromhex(
     "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-    "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586")
+    "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
+)
 # From seed sha256("reelstream-rng-golden"): three raw words, below(n) for the ranges the games use, five tier draws.
 GOLDEN_SEED = hashlib.sha256(b"reelstream-rng-golden").digest()
 GOLDEN_WORDS = (14313747446201993456, 13032685958636899533, 13558526801868358211)
@@ -33,8 +35,9 @@ def self_test_problems() -> list[str]:
     zero = SpinRng(bytes(32))
     block = struct.pack("<8Q", *(zero.next_u64() for _ in range(8)))
     if block != RFC7539_A1_BLOCK_0:
-        problems.append(f"ChaCha20 block 0 of the zero key is {block.hex()}, "
-                        f"RFC 7539 A.1 says {RFC7539_A1_BLOCK_0.hex()}")
+        problems.append(
+            f"ChaCha20 block 0 of the zero key is {block.hex()}, RFC 7539 A.1 says {RFC7539_A1_BLOCK_0.hex()}"
+        )
     rng = SpinRng(GOLDEN_SEED)
     words = tuple(rng.next_u64() for _ in GOLDEN_WORDS)
     if words != GOLDEN_WORDS:

@@ -3,6 +3,7 @@ lab can replay every advertised award through the service's own engine (a seed c
 
 A witness is a word prefix; after it the feed continues with a fixed ChaCha20 stream, so cascades end as usual.
 """
+
 from __future__ import annotations
 
 import hashlib

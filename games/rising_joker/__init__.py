@@ -1,4 +1,5 @@
 """Rising Joker (EUR): 5x3 reels, 10 fixed lines, expanding joker, star scatter and the Diamond Mystery trigger."""
+
 from __future__ import annotations
 
 from functools import lru_cache

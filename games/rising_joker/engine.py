@@ -1,4 +1,5 @@
 """The Rising Joker engine the spin service plays: stops from the RNG, evaluation, mystery draw, exact pricing."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,43 +33,88 @@ def _rows(columns: tuple[tuple[str, ...], ...]) -> list[list[str]]:
 
 def _mystery_json(drawn: bool, award: MysteryAward | None, stake_minor: int) -> dict[str, Any]:
     if award is None:
-        return {"drawn": drawn, "triggered": False, "tier": None, "cards": [], "revealed": 0,
-                "fixed_factor": "0.00", "fixed_factor_hundredths": 0, "fixed_minor": 0}
-    return {"drawn": drawn, "triggered": True, "tier": award.tier, "cards": list(award.cards),
-            "revealed": award.revealed, "fixed_factor": _factor_text(award.fixed_hundredths),
-            "fixed_factor_hundredths": award.fixed_hundredths,
-            "fixed_minor": hundredths_to_micro(award.fixed_hundredths, stake_minor) // MICRO_PER_MINOR}
+        return {
+            "drawn": drawn,
+            "triggered": False,
+            "tier": None,
+            "cards": [],
+            "revealed": 0,
+            "fixed_factor": "0.00",
+            "fixed_factor_hundredths": 0,
+            "fixed_minor": 0,
+        }
+    return {
+        "drawn": drawn,
+        "triggered": True,
+        "tier": award.tier,
+        "cards": list(award.cards),
+        "revealed": award.revealed,
+        "fixed_factor": _factor_text(award.fixed_hundredths),
+        "fixed_factor_hundredths": award.fixed_hundredths,
+        "fixed_minor": hundredths_to_micro(award.fixed_hundredths, stake_minor) // MICRO_PER_MINOR,
+    }
 
 
-def _totals(model: RisingJokerModel, lines_micro: int, scatter_micro: int, fixed_micro: int,
-            carried_in_micro: int) -> dict[str, int]:
+def _totals(
+    model: RisingJokerModel, lines_micro: int, scatter_micro: int, fixed_micro: int, carried_in_micro: int
+) -> dict[str, int]:
     """Exact win, what is paid, and where the sub-cent remainder goes (the pools in v1, the player's state from v2)."""
     exact_micro = lines_micro + scatter_micro + fixed_micro
-    totals = {"lines_micro": lines_micro, "scatter_micro": scatter_micro, "mystery_fixed_micro": fixed_micro,
-              "exact_win_micro": exact_micro}
+    totals = {
+        "lines_micro": lines_micro,
+        "scatter_micro": scatter_micro,
+        "mystery_fixed_micro": fixed_micro,
+        "exact_win_micro": exact_micro,
+    }
     if not model.carries_remainder:
         win_minor, breakage_micro = micro_floor_to_minor(exact_micro)
         return totals | {"win_minor": win_minor, "breakage_micro": breakage_micro}
     win_minor, remainder_micro = micro_floor_to_minor(exact_micro + carried_in_micro)
-    return totals | {"carried_in_micro": carried_in_micro, "win_minor": win_minor, "breakage_micro": 0,
-                     "remainder_after_micro": remainder_micro}
+    return totals | {
+        "carried_in_micro": carried_in_micro,
+        "win_minor": win_minor,
+        "breakage_micro": 0,
+        "remainder_after_micro": remainder_micro,
+    }
 
 
-def outcome_json(model: RisingJokerModel, spin: SpinEvaluation, stake_minor: int, mystery_drawn: bool,
-                 award: MysteryAward | None, carried_in_micro: int = 0) -> dict[str, Any]:
+def outcome_json(
+    model: RisingJokerModel,
+    spin: SpinEvaluation,
+    stake_minor: int,
+    mystery_drawn: bool,
+    award: MysteryAward | None,
+    carried_in_micro: int = 0,
+) -> dict[str, Any]:
     """The documented, stable outcome shape (docs/math/rising-joker/README.md, 'Outcome JSON')."""
     lines_micro = hundredths_to_micro(spin.lines_hundredths, stake_minor)
     scatter_micro = hundredths_to_micro(spin.scatter_hundredths, stake_minor)
     fixed_micro = hundredths_to_micro(award.fixed_hundredths, stake_minor) if award else 0
     return {
-        "model_version": model.version, "stake_minor": stake_minor, "stops": list(spin.stops),
-        "window_before": _rows(spin.before), "window_after": _rows(spin.after),
+        "model_version": model.version,
+        "stake_minor": stake_minor,
+        "stops": list(spin.stops),
+        "window_before": _rows(spin.before),
+        "window_after": _rows(spin.after),
         "expanded_reels": list(spin.expanded_reels),
-        "line_wins": [{"line": w.line, "rows": list(model.lines[w.line - 1]), "symbol": w.symbol, "count": w.count,
-                       "factor": _factor_text(w.factor_hundredths), "factor_hundredths": w.factor_hundredths,
-                       "amount_micro": hundredths_to_micro(w.factor_hundredths, stake_minor)} for w in spin.line_wins],
-        "scatter": {"count": spin.scatter_count, "factor": _factor_text(spin.scatter_hundredths),
-                    "factor_hundredths": spin.scatter_hundredths, "amount_micro": scatter_micro},
+        "line_wins": [
+            {
+                "line": w.line,
+                "rows": list(model.lines[w.line - 1]),
+                "symbol": w.symbol,
+                "count": w.count,
+                "factor": _factor_text(w.factor_hundredths),
+                "factor_hundredths": w.factor_hundredths,
+                "amount_micro": hundredths_to_micro(w.factor_hundredths, stake_minor),
+            }
+            for w in spin.line_wins
+        ],
+        "scatter": {
+            "count": spin.scatter_count,
+            "factor": _factor_text(spin.scatter_hundredths),
+            "factor_hundredths": spin.scatter_hundredths,
+            "amount_micro": scatter_micro,
+        },
         "losing_spin": spin.base_hundredths == 0,
         "mystery": _mystery_json(mystery_drawn, award, stake_minor),
         "totals": _totals(model, lines_micro, scatter_micro, fixed_micro, carried_in_micro),
@@ -129,8 +175,11 @@ class RisingJokerEngine:
         outcome = outcome_json(self.model, spin, stake_minor, losing, award, carried_in)
         totals = outcome["totals"]
         kept = totals.get("remainder_after_micro", 0)
-        invariant(totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] + kept
-                  == totals["exact_win_micro"] + carried_in, "paid + breakage + kept = exact win + carried")
+        invariant(
+            totals["win_minor"] * MICRO_PER_MINOR + totals["breakage_micro"] + kept
+            == totals["exact_win_micro"] + carried_in,
+            "paid + breakage + kept = exact win + carried",
+        )
         claims = (award.tier,) if award else ()
         state_after = {"remainder_micro": kept} if self.model.carries_remainder else {}
         return GameResult(totals["win_minor"], totals["breakage_micro"], claims, outcome, state_after)

@@ -2,6 +2,7 @@
 
 Stake-free: every win is a factor in hundredths of the total stake. The service prices it in `engine.py`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -93,7 +94,9 @@ def expanding_reels(model: RisingJokerModel, columns: Columns) -> set[int]:
     """
     joker_reels = {reel for reel, column in enumerate(columns) if model.wild in column}
     best = _total(line_wins(model, _expand(model, columns, joker_reels)))
-    return {reel for reel in joker_reels if _total(line_wins(model, _expand(model, columns, joker_reels - {reel}))) < best}
+    return {
+        reel for reel in joker_reels if _total(line_wins(model, _expand(model, columns, joker_reels - {reel}))) < best
+    }
 
 
 def evaluate_stops(model: RisingJokerModel, stops: tuple[int, ...]) -> SpinEvaluation:

@@ -4,6 +4,7 @@ Both kernels read the same tables: each reel stop's 3 visible cells with every j
 full expansion gives the same wins as the service's 'expand only what wins' window), and its star count before
 expansion. Awards are numbered symbol * 3 + (count - 3) for lines and symbols * 3 + (stars - 3) for the scatter.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,8 +58,16 @@ def tables(model: RisingJokerModel) -> Tables:
         pays[code[name], 3:] = (line_pays.three, line_pays.four, line_pays.five)
     scatter_pays = np.zeros(6, dtype=np.int64)
     scatter_pays[3:] = (model.scatter_pays.three, model.scatter_pays.four, model.scatter_pays.five)
-    return Tables(eff, stars, np.array([len(s) for s in model.reels], dtype=np.int64),
-                  np.array(model.lines, dtype=np.int64), pays, scatter_pays, code[model.scatter], code[model.wild])
+    return Tables(
+        eff,
+        stars,
+        np.array([len(s) for s in model.reels], dtype=np.int64),
+        np.array(model.lines, dtype=np.int64),
+        pays,
+        scatter_pays,
+        code[model.scatter],
+        code[model.wild],
+    )
 
 
 @njit(cache=True)
@@ -97,8 +106,9 @@ def _batch(eff, stars, lines, pays, scatter_pays, scatter_code, wild, stops):
     line_symbol = np.zeros((n, lines.shape[0]), dtype=np.int64)
     line_count = np.zeros((n, lines.shape[0]), dtype=np.int64)
     for i in prange(n):
-        factor[i], star_count[i] = _spin(eff, stars, lines, pays, scatter_pays, scatter_code, wild, stops[i],
-                                         line_symbol[i], line_count[i])
+        factor[i], star_count[i] = _spin(
+            eff, stars, lines, pays, scatter_pays, scatter_code, wild, stops[i], line_symbol[i], line_count[i]
+        )
     return factor, star_count, line_symbol, line_count
 
 
@@ -106,8 +116,16 @@ def evaluate_batch(t: Tables, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """(factor hundredths incl. scatter, stars, line symbol codes (-1 = no win), line counts) per row of stops."""
     invariant(stops.ndim == 2 and stops.shape[1] == 5, "stops are rows of 5")
     invariant(bool(np.all(stops < t.lengths)) and bool(np.all(stops >= 0)), "stops lie on their strips")
-    return _batch(t.eff, t.stars, t.lines, t.pays, t.scatter_pays, t.scatter_code, t.wild_code,
-                  np.ascontiguousarray(stops, dtype=np.int64))
+    return _batch(
+        t.eff,
+        t.stars,
+        t.lines,
+        t.pays,
+        t.scatter_pays,
+        t.scatter_code,
+        t.wild_code,
+        np.ascontiguousarray(stops, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -140,14 +158,18 @@ def _add_settled_by_symbol(by_symbol, eff, lines, pays, scatter_code, wild, i0, 
         symbol = eff[0, i0, lines[line, 0]]
         if symbol == scatter_code:
             continue
-        if (_matches(eff[1, i1, lines[line, 1]], symbol, wild) and _matches(eff[2, i2, lines[line, 2]], symbol, wild)
-                and not _matches(eff[3, i3, lines[line, 3]], symbol, wild)):
+        if (
+            _matches(eff[1, i1, lines[line, 1]], symbol, wild)
+            and _matches(eff[2, i2, lines[line, 2]], symbol, wild)
+            and not _matches(eff[3, i3, lines[line, 3]], symbol, wild)
+        ):
             by_symbol[symbol] += pays[symbol, 3] * weight
 
 
 @njit(parallel=True, cache=True)
-def _enumerate(eff, stars, lengths, lines, pays, scatter_pays, scatter_code, wild, n_chunks, max_factor, awards,
-               per_combo):
+def _enumerate(
+    eff, stars, lengths, lines, pays, scatter_pays, scatter_code, wild, n_chunks, max_factor, awards, per_combo
+):
     n_symbols = pays.shape[0]
     hist = np.zeros((n_chunks, max_factor + 1), dtype=np.int64)
     by_symbol = np.zeros((n_chunks, n_symbols), dtype=np.int64)
@@ -161,11 +183,13 @@ def _enumerate(eff, stars, lengths, lines, pays, scatter_pays, scatter_code, wil
             for i1 in range(l1):
                 for i2 in range(l2):
                     for i3 in range(l3):
-                        settled, mask3, n_open = _prefix(eff, lines, pays, scatter_code, wild, i0, i1, i2, i3,
-                                                         open_symbol, open_row)
+                        settled, mask3, n_open = _prefix(
+                            eff, lines, pays, scatter_code, wild, i0, i1, i2, i3, open_symbol, open_row
+                        )
                         if settled > 0:
-                            _add_settled_by_symbol(by_symbol[chunk], eff, lines, pays, scatter_code, wild,
-                                                   i0, i1, i2, i3, l4)
+                            _add_settled_by_symbol(
+                                by_symbol[chunk], eff, lines, pays, scatter_code, wild, i0, i1, i2, i3, l4
+                            )
                             for bit in range(awards):
                                 if (mask3 >> bit) & 1:
                                     award_spins[chunk, bit] += l4
@@ -214,8 +238,19 @@ def enumerate_cycle(t: Tables, keep_per_combo: bool = False, n_chunks: int | Non
     chunks = n_chunks or 4 * numba.get_num_threads()
     per_combo = np.zeros(t.cycle if keep_per_combo else 0, dtype=np.int64)
     hist, by_symbol, scatter_sum, award_spins = _enumerate(
-        t.eff, t.stars, t.lengths, t.lines, t.pays, t.scatter_pays, t.scatter_code, t.wild_code, chunks,
-        t.max_factor, t.awards, per_combo)
+        t.eff,
+        t.stars,
+        t.lengths,
+        t.lines,
+        t.pays,
+        t.scatter_pays,
+        t.scatter_code,
+        t.wild_code,
+        chunks,
+        t.max_factor,
+        t.awards,
+        per_combo,
+    )
     invariant(int(hist.sum()) == t.cycle, "every combination counted once")
     base_sum = int((hist * np.arange(hist.shape[0], dtype=np.int64)).sum())
     invariant(base_sum == int(by_symbol.sum()) + int(scatter_sum), "total = lines + scatter")

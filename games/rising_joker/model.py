@@ -3,6 +3,7 @@
 Factors are integers in hundredths of the total stake (0.05 x stake is 5), so every amount is exact:
 a win of F hundredths at stake S minor units is exactly F * S / 100 minor units.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -5,6 +5,7 @@ RNG: trigger = below(denominator) < numerator; tier = weighted(tier weights); th
 other tier (in tier order) for how many of its cards show, a Fisher-Yates shuffle of the revealed cards before the
 final winning card, and a Fisher-Yates shuffle of the cards left face down.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -2,6 +2,7 @@
 
 All figures are per unit of total stake. X = the exact house win of one spin (lines + scatter + fixed mystery prize).
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -34,8 +35,10 @@ def rtp(model: RisingJokerModel, cycle: Cycle, contribution_ppm: int) -> dict[st
     lose = Fraction(int(cycle.histogram[0]), n)
     trigger = model.mystery.trigger.probability
     weight_sum = sum(model.mystery.weights)
-    parts = {f"lines_{name}": Fraction(int(cycle.lines_by_symbol[model.symbol_index(name)]), 100 * n)
-             for name in model.line_pays}
+    parts = {
+        f"lines_{name}": Fraction(int(cycle.lines_by_symbol[model.symbol_index(name)]), 100 * n)
+        for name in model.line_pays
+    }
     parts["lines"] = sum(parts.values(), Fraction(0))
     parts["scatter"] = Fraction(cycle.scatter_sum, 100 * n)
     for tier in model.mystery.tiers:
@@ -67,8 +70,13 @@ def moments(dist: list[tuple[Fraction, Fraction]]) -> dict[str, Any]:
     second = sum((w * w * p for w, p in dist), Fraction(0))
     sd = float(second - mean * mean) ** 0.5
     hit = sum((p for w, p in dist if w > 0), Fraction(0))
-    return {"mean": mean, "sd": sd, "volatility_index_90": Z_90 * sd, "hit_frequency": hit,
-            "max_win": max(w for w, p in dist if p > 0)}
+    return {
+        "mean": mean,
+        "sd": sd,
+        "volatility_index_90": Z_90 * sd,
+        "hit_frequency": hit,
+        "max_win": max(w for w, p in dist if p > 0),
+    }
 
 
 def buckets(dist: list[tuple[Fraction, Fraction]]) -> list[dict[str, Any]]:
@@ -94,17 +102,33 @@ def awards(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fraction]) ->
     for name, pays in model.line_pays.items():
         code = model.symbol_index(name)
         for count in (3, 4, 5):
-            rows.append((f"{count} x {name}", pays.for_count(count), Fraction(int(cycle.award_spins[code * 3 + count - 3]), n)))
+            rows.append(
+                (f"{count} x {name}", pays.for_count(count), Fraction(int(cycle.award_spins[code * 3 + count - 3]), n))
+            )
     for count in (3, 4, 5):
-        rows.append((f"{count} x star (scatter)", model.scatter_pays.for_count(count),
-                     Fraction(int(cycle.award_spins[len(model.symbols) * 3 + count - 3]), n)))
+        rows.append(
+            (
+                f"{count} x star (scatter)",
+                model.scatter_pays.for_count(count),
+                Fraction(int(cycle.award_spins[len(model.symbols) * 3 + count - 3]), n),
+            )
+        )
     lose = Fraction(int(cycle.histogram[0]), n)
     weight_sum = sum(model.mystery.weights)
     for tier in model.mystery.tiers:
         p = lose * model.mystery.trigger.probability * Fraction(tier.weight, weight_sum)
         rows.append((f"Diamond Mystery {tier.tier}", tier.fixed_hundredths, p))
-    return [{"award": label, "factor": factor / 100, "probability": float(p), "one_in": _odds(p),
-             "expected_in_100m": float(p * GAMES_100M), "reachable_in_100m": p * GAMES_100M >= 1} for label, factor, p in rows]
+    return [
+        {
+            "award": label,
+            "factor": factor / 100,
+            "probability": float(p),
+            "one_in": _odds(p),
+            "expected_in_100m": float(p * GAMES_100M),
+            "reachable_in_100m": p * GAMES_100M >= 1,
+        }
+        for label, factor, p in rows
+    ]
 
 
 def _remainder_chain(increments: dict[int, Fraction]) -> dict[int, Fraction]:
@@ -145,15 +169,29 @@ def stake_returns(model: RisingJokerModel, cycle: Cycle, parts: dict[str, Fracti
                 step = (f * per_hundredth) % MICRO_PER_MINOR
                 increments[step] = increments.get(step, Fraction(0)) + q
             pi = _remainder_chain(increments)
-            paid_micro = sum((p_r * q * ((r + f * per_hundredth) // MICRO_PER_MINOR) * MICRO_PER_MINOR
-                              for r, p_r in pi.items() for f, q in p.items()), Fraction(0))
+            paid_micro = sum(
+                (
+                    p_r * q * ((r + f * per_hundredth) // MICRO_PER_MINOR) * MICRO_PER_MINOR
+                    for r, p_r in pi.items()
+                    for f, q in p.items()
+                ),
+                Fraction(0),
+            )
             states = sorted(pi)
         else:
-            paid_micro = sum((q * (f * per_hundredth // MICRO_PER_MINOR) * MICRO_PER_MINOR for f, q in p.items()),
-                             Fraction(0))
+            paid_micro = sum(
+                (q * (f * per_hundredth // MICRO_PER_MINOR) * MICRO_PER_MINOR for f, q in p.items()), Fraction(0)
+            )
             states = [0]
         paid_base = paid_micro / (stake * MICRO_PER_MINOR)
         paid = paid_base + parts["mystery_fixed"]  # the fixed prizes are whole cents at every stake
-        rows.append({"stake_minor": stake, "half_cents": stake % 20 != 0, "paid_by_house": paid,
-                     "breakage_to_pools": parts["base_total"] - paid, "remainder_states_micro": states})
+        rows.append(
+            {
+                "stake_minor": stake,
+                "half_cents": stake % 20 != 0,
+                "paid_by_house": paid,
+                "breakage_to_pools": parts["base_total"] - paid,
+                "remainder_states_micro": states,
+            }
+        )
     return rows

@@ -1,4 +1,5 @@
-"""Stjernestøv (DKK): cluster pays on a three-ring star board, cascades, a carried bonus ring and the Astro Flash wheel."""
+"""Stjernestøv (DKK): cluster pays on a three-ring star board, cascades, a carried bonus ring, the Astro Flash wheel."""
+
 from __future__ import annotations
 
 from functools import lru_cache

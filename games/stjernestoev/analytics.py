@@ -1,4 +1,5 @@
 """Exact figures of the par sheet that need no simulation: the wheel per stake, jackpot odds, rare awards, CIs."""
+
 from __future__ import annotations
 
 import math
@@ -23,9 +24,16 @@ def wheel_by_stake(model: StjernestoevModel) -> list[dict[str, Any]]:
         value_sum = sum(w * v for w, v in zip(weights, model.wheel_fixed_x_stake))
         q = Fraction(weights[0] + weights[1], total)
         fixed_mean = Fraction(value_sum, total - weights[0] - weights[1])
-        rows.append({"stake_minor": stake, "weights": dict(zip(SEGMENTS, weights)), "q": q,
-                     "q_per_stake_minor": q / stake, "fixed_mean_x_stake": fixed_mean,
-                     "main_game_per_feature_x_stake": (1 - q) * fixed_mean})
+        rows.append(
+            {
+                "stake_minor": stake,
+                "weights": dict(zip(SEGMENTS, weights)),
+                "q": q,
+                "q_per_stake_minor": q / stake,
+                "fixed_mean_x_stake": fixed_mean,
+                "main_game_per_feature_x_stake": (1 - q) * fixed_mean,
+            }
+        )
     invariant(len({row["main_game_per_feature_x_stake"] for row in rows}) == 1, "(1-q) E[fixed] is stake-free")
     invariant(len({row["q_per_stake_minor"] for row in rows}) == 1, "q is linear in stake")
     return rows
@@ -36,8 +44,9 @@ def fixed_ev_per_feature(model: StjernestoevModel) -> Fraction:
     return wheel_by_stake(model)[0]["main_game_per_feature_x_stake"]
 
 
-def jackpot_odds(model: StjernestoevModel, feature_rate: float, contribution_ppm: dict[str, int],
-                 seed_minor: dict[str, int]) -> list[dict[str, Any]]:
+def jackpot_odds(
+    model: StjernestoevModel, feature_rate: float, contribution_ppm: dict[str, int], seed_minor: dict[str, int]
+) -> list[dict[str, Any]]:
     """Per stake and tier: chance per spin, spins and wagers between wins, mean growth of the pool between wins
     and the operator's reseed cost as a share of wagers (seed / wagers between wins)."""
     wheel = model.data["wheel"]
@@ -46,10 +55,17 @@ def jackpot_odds(model: StjernestoevModel, feature_rate: float, contribution_ppm
         for tier in ("jackpot", "supernova"):
             chance = feature_rate * wheel["weights_by_stake"][str(stake)][tier] / wheel["total_weight"]
             wagers_minor = stake / chance
-            rows.append({"stake_minor": stake, "tier": tier, "chance_per_spin": chance, "one_in": 1 / chance,
-                         "wagers_between_wins_minor": wagers_minor,
-                         "mean_growth_minor": wagers_minor * contribution_ppm[tier] / 1_000_000,
-                         "reseed_share_of_wagers": seed_minor[tier] / wagers_minor})
+            rows.append(
+                {
+                    "stake_minor": stake,
+                    "tier": tier,
+                    "chance_per_spin": chance,
+                    "one_in": 1 / chance,
+                    "wagers_between_wins_minor": wagers_minor,
+                    "mean_growth_minor": wagers_minor * contribution_ppm[tier] / 1_000_000,
+                    "reseed_share_of_wagers": seed_minor[tier] / wagers_minor,
+                }
+            )
     return rows
 
 
@@ -69,8 +85,10 @@ def full_board_chance(model: StjernestoevModel) -> dict[str, float]:
 def circle_content_chances(model: StjernestoevModel) -> dict[str, float]:
     entries = model.data["bonus_circle_contents"]
     total = sum(e["weight"] for e in entries)
-    return {f"{e['content']}{'' if 'multiplier' not in e else ' ' + str(e['multiplier']) + 'x'}": e["weight"] / total
-            for e in entries}
+    return {
+        f"{e['content']}{'' if 'multiplier' not in e else ' ' + str(e['multiplier']) + 'x'}": e["weight"] / total
+        for e in entries
+    }
 
 
 def ring_empty_upper_bound(model: StjernestoevModel) -> float:

@@ -2,20 +2,45 @@
 
 It calls the same `play_kernel` as the service engine; only the word source differs (ChaCha20 there).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from games.stjernestoev.kernel import (COUNTER_HIST_AT, COUNTERS_SIZE, EMPTY, N_CIRCLES, STATUS_OK,
-                                                         WORK_SIZE, play_kernel)
+from games.stjernestoev.kernel import (
+    COUNTER_HIST_AT,
+    COUNTERS_SIZE,
+    EMPTY,
+    N_CIRCLES,
+    STATUS_OK,
+    WORK_SIZE,
+    play_kernel,
+)
 
 BUFFER_WORDS = 1 << 14
 REFILL_BELOW_WORDS = 1 << 12
 # stats layout (int64): see STAT_NAMES; float sums are returned separately.
-STAT_NAMES = ("spins", "cluster_hundredths", "wheel_fixed_hundredths", "hits", "features", "seg_supernova",
-              "seg_jackpot", "seg_100x", "seg_60x", "seg_40x", "seg_25x", "max_win_hundredths", "winning_steps",
-              "circles_exploded", "ring_nonempty_spins", "ring_wait_sum", "retries", "max_cluster_multiplier")
+STAT_NAMES = (
+    "spins",
+    "cluster_hundredths",
+    "wheel_fixed_hundredths",
+    "hits",
+    "features",
+    "seg_supernova",
+    "seg_jackpot",
+    "seg_100x",
+    "seg_60x",
+    "seg_40x",
+    "seg_25x",
+    "max_win_hundredths",
+    "winning_steps",
+    "circles_exploded",
+    "ring_nonempty_spins",
+    "ring_wait_sum",
+    "retries",
+    "max_cluster_multiplier",
+)
 
 
 @njit(cache=True)

@@ -1,4 +1,5 @@
 """The Stjernestøv engine the spin service plays: ChaCha20 words into the shared kernel, exact pricing, state."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -59,7 +60,9 @@ class StjernestoevEngine:
         ring_from_state(state)
         return self.initial_state()
 
-    def run_kernel(self, ring: np.ndarray, stake_minor: int, rng: SpinRng) -> tuple[np.ndarray, np.ndarray, list[int], int]:
+    def run_kernel(
+        self, ring: np.ndarray, stake_minor: int, rng: SpinRng
+    ) -> tuple[np.ndarray, np.ndarray, list[int], int]:
         """Run the kernel on words read from `rng`, re-running with more words or a larger trace when needed
         (the kernel reads words in order, so a longer prefix of the same stream gives the same spin)."""
         words = [rng.next_u64() for _ in range(FIRST_WORDS)]
@@ -70,11 +73,19 @@ class StjernestoevEngine:
             log = np.zeros(log_size, np.int64)
             log_n = np.zeros(2, np.int64)
             counters = np.zeros(kernel.COUNTERS_SIZE, np.int64)
-            status = kernel.play_kernel(after, self.model.stake_index(stake_minor), self.model.arrays,
-                                        np.array(words, np.uint64), cursor, log, log_n, counters,
-                                        np.zeros(kernel.WORK_SIZE, np.int64))
+            status = kernel.play_kernel(
+                after,
+                self.model.stake_index(stake_minor),
+                self.model.arrays,
+                np.array(words, np.uint64),
+                cursor,
+                log,
+                log_n,
+                counters,
+                np.zeros(kernel.WORK_SIZE, np.int64),
+            )
             if status == kernel.STATUS_OK:
-                return after, log[: log_n[0]], [int(c) for c in counters[:kernel.COUNTER_HIST_AT]], int(cursor[0])
+                return after, log[: log_n[0]], [int(c) for c in counters[: kernel.COUNTER_HIST_AT]], int(cursor[0])
             if status == kernel.STATUS_WORDS_EXHAUSTED:
                 invariant(len(words) < MAX_WORDS, "a spin stays within the word limit")
                 words.extend(rng.next_u64() for _ in range(len(words)))
@@ -92,14 +103,32 @@ class StjernestoevEngine:
         wheel_micro = fixed_x * 100 * stake_minor * MICRO_PER_HUNDREDTH_MINOR
         win_minor, breakage_micro = micro_floor_to_minor(clusters_micro + wheel_micro)
         claims = (SEGMENTS[segment],) if segment >= 0 and SEGMENTS[segment] in JACKPOT_SEGMENTS else ()
-        outcome = {"game": self.game, "model_version": self.model_version, "model_sha256": self.model.sha256,
-                   "stake_minor": stake_minor, **decode(log, stake_minor), "words_used": words_used,
-                   "totals": {"clusters_hundredths": cluster_hundredths, "clusters_micro": clusters_micro,
-                              "wheel_fixed_x_stake": fixed_x, "wheel_fixed_micro": wheel_micro,
-                              "exact_micro": clusters_micro + wheel_micro, "win_minor": win_minor,
-                              "breakage_micro": breakage_micro},
-                   "claims": list(claims)}
-        invariant(outcome["bonus_ring_after"] == [circle_json(int(s), int(m)) for s, m in after],
-                  "the decoded ring equals the kernel's ring")
-        return GameResult(win_minor=win_minor, breakage_micro=breakage_micro, claims=claims, outcome=outcome,
-                          state_after=state_from_ring(after, stake_minor))
+        outcome = {
+            "game": self.game,
+            "model_version": self.model_version,
+            "model_sha256": self.model.sha256,
+            "stake_minor": stake_minor,
+            **decode(log, stake_minor),
+            "words_used": words_used,
+            "totals": {
+                "clusters_hundredths": cluster_hundredths,
+                "clusters_micro": clusters_micro,
+                "wheel_fixed_x_stake": fixed_x,
+                "wheel_fixed_micro": wheel_micro,
+                "exact_micro": clusters_micro + wheel_micro,
+                "win_minor": win_minor,
+                "breakage_micro": breakage_micro,
+            },
+            "claims": list(claims),
+        }
+        invariant(
+            outcome["bonus_ring_after"] == [circle_json(int(s), int(m)) for s, m in after],
+            "the decoded ring equals the kernel's ring",
+        )
+        return GameResult(
+            win_minor=win_minor,
+            breakage_micro=breakage_micro,
+            claims=claims,
+            outcome=outcome,
+            state_after=state_from_ring(after, stake_minor),
+        )

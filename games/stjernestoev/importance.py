@@ -6,14 +6,28 @@ true rate per spin.
 Each spin starts from a bonus ring drawn from the untilted game (a ring a real player holds), so the estimate is the
 stationary per-spin rate; circle entries and Astro Flash replacements are drawn with their true weights (ratio 1).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
 from games.stjernestoev.batch import BUFFER_WORDS, REFILL_BELOW_WORDS, sim_spin, splitmix64_fill
-from games.stjernestoev.kernel import (COUNTERS_SIZE, EMPTY, LOG_ASTRO, LOG_BOARD, LOG_CLUSTER, LOG_RING, LOG_STEP,
-                                       N_CIRCLES, N_POS, N_SYMBOLS, STATUS_OK, WORK_SIZE, play_kernel)
+from games.stjernestoev.kernel import (
+    COUNTERS_SIZE,
+    EMPTY,
+    LOG_ASTRO,
+    LOG_BOARD,
+    LOG_CLUSTER,
+    LOG_RING,
+    LOG_STEP,
+    N_CIRCLES,
+    N_POS,
+    N_SYMBOLS,
+    STATUS_OK,
+    WORK_SIZE,
+    play_kernel,
+)
 
 LOG_WORDS = 1 << 16
 

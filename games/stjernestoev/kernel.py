@@ -5,6 +5,7 @@ RNG, the simulator from splitmix64) through `cursor` = [next word index, overflo
 as `SpinRng.below` does (bitmask rejection, no modulo), and writes a compact trace into `log` for the outcome JSON.
 Symbols: 0..6 red..BAR, 7 WILD (bonus circles only), 8 Astro Flash, -1 empty. Wins are in hundredths of the stake.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -308,8 +309,13 @@ def astro_flash(board, ring, ring_of, replace_w, wheel_row, words, cursor, log, 
 def split_work(work):
     """The workspace's parts: scratch, board, survivors, stack, seen."""
     at = LOG_RECORD_MAX
-    return (work[:at], work[at:at + N_POS], work[at + N_POS:at + 2 * N_POS], work[at + 2 * N_POS:at + 3 * N_POS],
-            work[at + 3 * N_POS:at + 4 * N_POS])
+    return (
+        work[:at],
+        work[at : at + N_POS],
+        work[at + N_POS : at + 2 * N_POS],
+        work[at + 2 * N_POS : at + 3 * N_POS],
+        work[at + 3 * N_POS : at + 4 * N_POS],
+    )
 
 
 @njit(cache=True)
@@ -317,7 +323,9 @@ def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, w
     """One paid spin. `ring` (5 x 2: symbol, multiplier) is updated in place to the state after the spin;
     counters: see COUNTERS_SIZE (cluster win in hundredths, wheel segment or -1, ...).
     Returns a STATUS_* code; on anything but OK the caller retries with more words or a larger log."""
-    adj, touch, ring_of, ring_start, board_w, refill_w, replace_w, circle_sym, circle_mult, circle_w, pay, wheel_w = model
+    adj, touch, ring_of, ring_start, board_w, refill_w, replace_w, circle_sym, circle_mult, circle_w, pay, wheel_w = (
+        model
+    )
     scratch, board, _, _, _ = split_work(work)
     counters[0] = 0
     counters[1] = -1
@@ -329,12 +337,12 @@ def play_kernel(ring, stake_index, model, words, cursor, log, log_n, counters, w
     log_board(log, log_n, LOG_BOARD, board, scratch)
     win = run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, work, counters)
     if cursor[1] == 0:
-        segment = astro_flash(board, ring, ring_of, replace_w, wheel_w[stake_index], words, cursor, log, log_n,
-                              scratch)
+        segment = astro_flash(board, ring, ring_of, replace_w, wheel_w[stake_index], words, cursor, log, log_n, scratch)
         counters[1] = segment
         if segment >= 0:
-            win += run_cascades(board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n,
-                                work, counters)
+            win += run_cascades(
+                board, ring, adj, touch, pay, ring_start, refill_w, words, cursor, log, log_n, work, counters
+            )
     counters[0] = win
     if cursor[1] != 0:
         return STATUS_WORDS_EXHAUSTED

@@ -1,4 +1,5 @@
 """The Stjernestøv math model: a released, immutable JSON file per version, validated at load into kernel arrays."""
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,9 @@ def _weights(row: dict[str, int], names: tuple[str, ...]) -> list[int]:
 def _graph(data: dict) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]]:
     graph = data["graph"]
     invariant(graph["rings"] == {name: size for name, _, size in RINGS}, "rings hold 3, 7 and 11 positions")
-    edges = tuple(sorted((min(a, b), max(a, b)) for a, b in
-                         ((POSITIONS.index(x), POSITIONS.index(y)) for x, y in graph["edges"])))
+    edges = tuple(
+        sorted((min(a, b), max(a, b)) for a, b in ((POSITIONS.index(x), POSITIONS.index(y)) for x, y in graph["edges"]))
+    )
     invariant(len(set(edges)) == len(edges), "no edge is listed twice")
     invariant(all(a != b for a, b in edges), "no position is joined to itself")
     invariant(tuple(graph["circle_touch"]) == CIRCLES, "five bonus circles B0..B4 in order")
@@ -130,8 +132,10 @@ def _wheel(data: dict) -> tuple[np.ndarray, tuple[int, ...], int]:
     for i, stake in enumerate(STAKES_MINOR):
         row = _weights(wheel["weights_by_stake"][str(stake)], SEGMENTS)
         invariant(sum(row) == total, "every stake's wheel has the same total weight")
-        invariant(row[0] == rate["supernova"] * stake and row[1] == rate["jackpot"] * stake,
-                  "jackpot weights are linear in stake")
+        invariant(
+            row[0] == rate["supernova"] * stake and row[1] == rate["jackpot"] * stake,
+            "jackpot weights are linear in stake",
+        )
         fixed_ev.add(sum(w * v for w, v in zip(row, values)))
         rows[i] = row
     invariant(len(fixed_ev) == 1, "sum of fixed weight x value is equal at every stake (main-game RTP invariant)")
@@ -159,8 +163,20 @@ def _arrays(data: dict, edges, touch) -> tuple:
     replace = np.array([_weights(data["replacement_weights"][r], SYMBOLS) for r, _, _ in RINGS], np.int64)
     syms, mults, weights = _circles(data)
     wheel_rows, _, _ = _wheel(data)
-    return (adj, touch_by_pos, ring_of, ring_start, board, refill, replace, np.array(syms, np.int64),
-            np.array(mults, np.int64), np.array(weights, np.int64), _paytable(data), wheel_rows)
+    return (
+        adj,
+        touch_by_pos,
+        ring_of,
+        ring_start,
+        board,
+        refill,
+        replace,
+        np.array(syms, np.int64),
+        np.array(mults, np.int64),
+        np.array(weights, np.int64),
+        _paytable(data),
+        wheel_rows,
+    )
 
 
 def parse_model(raw: bytes) -> StjernestoevModel:
@@ -172,9 +188,16 @@ def parse_model(raw: bytes) -> StjernestoevModel:
     invariant(data["astro_flash_trigger"] == kernel.ASTRO_TRIGGER, "3 Astro Flash start the feature")
     edges, touch = _graph(data)
     _, values, total = _wheel(data)
-    return StjernestoevModel(version=data["version"], sha256=hashlib.sha256(raw).hexdigest(), data=data,
-                             edges=edges, circle_touch=touch, wheel_fixed_x_stake=values, wheel_total=total,
-                             arrays=_arrays(data, edges, touch))
+    return StjernestoevModel(
+        version=data["version"],
+        sha256=hashlib.sha256(raw).hexdigest(),
+        data=data,
+        edges=edges,
+        circle_touch=touch,
+        wheel_fixed_x_stake=values,
+        wheel_total=total,
+        arrays=_arrays(data, edges, touch),
+    )
 
 
 @lru_cache(maxsize=None)

@@ -1,4 +1,5 @@
 """Decode the kernel's trace into the documented outcome JSON (docs/math/stjernestoev/README.md, 'Outcome JSON')."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -80,11 +81,20 @@ class _Decoder:
 
     def cluster(self) -> dict[str, Any]:
         symbol, size, factor, mask, matching, multiplier = self.take(6)
-        circles = [{"circle": CIRCLES[p], **circle_json(*self.ring[p])} for p in range(len(CIRCLES)) if (matching >> p) & 1]
-        return {"symbol": SYMBOLS[symbol], "size": size, "positions": _names(mask, POSITIONS),
-                "factor": factor_text(factor), "factor_hundredths": factor, "circles": circles,
-                "multiplier": multiplier, "win_hundredths": factor * multiplier,
-                "win_micro": factor * multiplier * self.stake_minor * MICRO_PER_HUNDREDTH_MINOR}
+        circles = [
+            {"circle": CIRCLES[p], **circle_json(*self.ring[p])} for p in range(len(CIRCLES)) if (matching >> p) & 1
+        ]
+        return {
+            "symbol": SYMBOLS[symbol],
+            "size": size,
+            "positions": _names(mask, POSITIONS),
+            "factor": factor_text(factor),
+            "factor_hundredths": factor,
+            "circles": circles,
+            "multiplier": multiplier,
+            "win_hundredths": factor * multiplier,
+            "win_micro": factor * multiplier * self.stake_minor * MICRO_PER_HUNDREDTH_MINOR,
+        }
 
     def cascades(self) -> list[dict[str, Any]]:
         steps: list[dict[str, Any]] = []
@@ -99,8 +109,15 @@ class _Decoder:
                 if (exploded >> place) & 1:
                     self.ring[place] = [kernel.EMPTY, 0]
             invariant(self.take(1) == [kernel.LOG_BOARD], "a step ends with the refilled board")
-            steps.append({"step": len(steps) + 1, "clusters": clusters, "exploded_circles": _names(exploded, CIRCLES),
-                          "win_hundredths": sum(c["win_hundredths"] for c in clusters), "board_after": self.board()})
+            steps.append(
+                {
+                    "step": len(steps) + 1,
+                    "clusters": clusters,
+                    "exploded_circles": _names(exploded, CIRCLES),
+                    "win_hundredths": sum(c["win_hundredths"] for c in clusters),
+                    "board_after": self.board(),
+                }
+            )
         return steps
 
     def astro(self) -> dict[str, Any] | None:
@@ -112,9 +129,14 @@ class _Decoder:
             if (circle_mask >> place) & 1:
                 self.ring[place] = [kernel.EMPTY, 0]
         invariant(self.take(1) == [kernel.LOG_REPLACED], "the feature ends with the replaced board")
-        return {"count": count, "board_positions": _names(board_mask, POSITIONS),
-                "circles_consumed": _names(circle_mask, CIRCLES), "wheel_segment": SEGMENTS[segment],
-                "board_after_replacement": self.board(), "cascades": self.cascades()}
+        return {
+            "count": count,
+            "board_positions": _names(board_mask, POSITIONS),
+            "circles_consumed": _names(circle_mask, CIRCLES),
+            "wheel_segment": SEGMENTS[segment],
+            "board_after_replacement": self.board(),
+            "cascades": self.cascades(),
+        }
 
 
 def decode(log: np.ndarray, stake_minor: int) -> dict[str, Any]:
@@ -129,6 +151,12 @@ def decode(log: np.ndarray, stake_minor: int) -> dict[str, Any]:
     cascades = decoder.cascades()
     astro = decoder.astro()
     invariant(decoder.at == len(decoder.log), "the whole trace is decoded")
-    return {"bonus_ring_at_start": ring_at_start, "bonus_circle_entered": ring_at_start[0],
-            "bonus_circle_left": circle_json(shifted[-2], shifted[-1]), "initial_board": initial,
-            "cascades": cascades, "astro_flash": astro, "bonus_ring_after": decoder.ring_json()}
+    return {
+        "bonus_ring_at_start": ring_at_start,
+        "bonus_circle_entered": ring_at_start[0],
+        "bonus_circle_left": circle_json(shifted[-2], shifted[-1]),
+        "initial_board": initial,
+        "cascades": cascades,
+        "astro_flash": astro,
+        "bonus_ring_after": decoder.ring_json(),
+    }

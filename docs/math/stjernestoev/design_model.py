@@ -3,6 +3,7 @@
 Run once per new model version (`.venv/bin/python docs/math/stjernestoev/design_model.py VERSION`); released files
 never change afterwards (a test pins their sha256). The engine reads only the JSON, never this script.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,28 @@ PAYTABLE = {
 # Ring edges (clockwise neighbours) that are NOT drawn; every other neighbour pair on a ring is joined.
 RING_GAPS = {"M": [(1, 2), (4, 5)], "O": [(2, 3), (5, 6), (8, 9)]}
 # Spokes: each middle position to its nearest inner one, each outer to its nearest middle one (angles in the PNG).
-SPOKES = [("I0", "M0"), ("I0", "M1"), ("I1", "M2"), ("I1", "M3"), ("I2", "M4"), ("I2", "M5"), ("I0", "M6"),
-          ("M0", "O0"), ("M1", "O1"), ("M1", "O2"), ("M2", "O3"), ("M3", "O4"), ("M3", "O5"), ("M4", "O6"),
-          ("M4", "O7"), ("M5", "O8"), ("M6", "O9"), ("M6", "O10"), ("M2", "O4"), ("M5", "O7")]
+SPOKES = [
+    ("I0", "M0"),
+    ("I0", "M1"),
+    ("I1", "M2"),
+    ("I1", "M3"),
+    ("I2", "M4"),
+    ("I2", "M5"),
+    ("I0", "M6"),
+    ("M0", "O0"),
+    ("M1", "O1"),
+    ("M1", "O2"),
+    ("M2", "O3"),
+    ("M3", "O4"),
+    ("M3", "O5"),
+    ("M4", "O6"),
+    ("M4", "O7"),
+    ("M5", "O8"),
+    ("M6", "O9"),
+    ("M6", "O10"),
+    ("M2", "O4"),
+    ("M5", "O7"),
+]
 # Bonus circles B0 (left, where new circles enter) .. B4 (right, where they leave), over the top of the board.
 TOUCH = {"B0": ["O7", "O8"], "B1": ["O9"], "B2": ["O10", "O0", "O1"], "B3": ["O2"], "B4": ["O3", "O4"]}
 
@@ -46,26 +66,43 @@ def wheel(total: int, per_stake: dict[str, int], base: dict[str, int]) -> dict:
     for stake in STAKES_MINOR:
         d = (per_stake["supernova"] + per_stake["jackpot"]) * stake
         assert d % 3 == 0
-        rows[str(stake)] = {"supernova": per_stake["supernova"] * stake, "jackpot": per_stake["jackpot"] * stake,
-                            "100x": base["100x"] + d // 3, "60x": base["60x"], "40x": base["40x"],
-                            "25x": base["25x"] - 4 * d // 3}
+        rows[str(stake)] = {
+            "supernova": per_stake["supernova"] * stake,
+            "jackpot": per_stake["jackpot"] * stake,
+            "100x": base["100x"] + d // 3,
+            "60x": base["60x"],
+            "40x": base["40x"],
+            "25x": base["25x"] - 4 * d // 3,
+        }
         assert sum(rows[str(stake)].values()) == total
-    return {"segments": ["supernova", "jackpot", "100x", "60x", "40x", "25x"],
-            "fixed_x_stake": {"100x": 100, "60x": 60, "40x": 40, "25x": 25}, "total_weight": total,
-            "jackpot_weight_per_stake_minor": per_stake, "weights_by_stake": rows}
+    return {
+        "segments": ["supernova", "jackpot", "100x", "60x", "40x", "25x"],
+        "fixed_x_stake": {"100x": 100, "60x": 60, "40x": 40, "25x": 25},
+        "total_weight": total,
+        "jackpot_weight_per_stake_minor": per_stake,
+        "weights_by_stake": rows,
+    }
 
 
 def model(version: str, p: dict) -> dict:
     circle = [{"content": "empty", "weight": p["circle_empty"]}, {"content": "astro", "weight": p["circle_astro"]}]
     circle += [{"content": "wild", "multiplier": int(m), "weight": w} for m, w in p["circle_wild"].items()]
-    circle += [{"content": s, "multiplier": int(m), "weight": w} for s in SYMBOLS for m, w in p["circle_symbol"].items()]
+    circle += [
+        {"content": s, "multiplier": int(m), "weight": w} for s in SYMBOLS for m, w in p["circle_symbol"].items()
+    ]
     return {
-        "version": version, "game": "stjernestoev", "currency": "DKK", "stakes_minor": STAKES_MINOR,
+        "version": version,
+        "game": "stjernestoev",
+        "currency": "DKK",
+        "stakes_minor": STAKES_MINOR,
         "symbols": SYMBOLS,
         "graph": {"rings": {"inner": 3, "middle": 7, "outer": 11}, "edges": ring_edges(), "circle_touch": TOUCH},
         "paytable_x_stake_by_size_5_to_21": {s: PAYTABLE[s].split() for s in SYMBOLS},
-        "board_weights": p["board"], "refill_weights": p["refill"], "replacement_weights": p["replacement"],
-        "bonus_circle_contents": circle, "astro_flash_trigger": 3,
+        "board_weights": p["board"],
+        "refill_weights": p["refill"],
+        "replacement_weights": p["replacement"],
+        "bonus_circle_contents": circle,
+        "astro_flash_trigger": 3,
         "wheel": wheel(p["wheel_total"], p["wheel_jackpot_rate"], p["wheel_base"]),
     }
 
@@ -77,15 +114,21 @@ def ring_weights(values: list[int], astro: int | None) -> dict:
     return row
 
 
-ROWS_V1 = {"inner": [425, 200, 130, 100, 70, 50, 30], "middle": [410, 200, 130, 100, 70, 50, 30],
-           "outer": [390, 200, 130, 100, 70, 55, 35]}
+ROWS_V1 = {
+    "inner": [425, 200, 130, 100, 70, 50, 30],
+    "middle": [410, 200, 130, 100, 70, 50, 30],
+    "outer": [390, 200, 130, 100, 70, 55, 35],
+}
 PARAMS_V1 = {
     "board": {r: ring_weights(ROWS_V1[r], 6) for r in ROWS_V1},
     "refill": {r: ring_weights(ROWS_V1[r], 6) for r in ROWS_V1},
     "replacement": {r: ring_weights(ROWS_V1[r], None) for r in ROWS_V1},
-    "circle_empty": 730, "circle_astro": 22, "circle_wild": {"2": 20, "3": 12, "4": 6, "5": 2},
+    "circle_empty": 730,
+    "circle_astro": 22,
+    "circle_wild": {"2": 20, "3": 12, "4": 6, "5": 2},
     "circle_symbol": {"2": 18, "3": 9, "4": 3},
-    "wheel_total": 30_000_000, "wheel_jackpot_rate": {"supernova": 3, "jackpot": 30},
+    "wheel_total": 30_000_000,
+    "wheel_jackpot_rate": {"supernova": 3, "jackpot": 30},
     "wheel_base": {"100x": 941_360, "60x": 4_500_000, "40x": 9_000_000, "25x": 15_558_640},
 }
 
@@ -101,8 +144,10 @@ PARAMS_V2 = {**PARAMS_V1, "wheel_base": {"100x": 889_640, "60x": 4_500_000, "40x
 # 1 in 521, known to 0.06 %): (0.935 - 0.9348604) / 0.00191934 = +0.07273 x stake, i.e. 29,090 weight from 25x to
 # 100x (75 / 3e7 x stake each). docs/math/stjernestoev/v3-tuning.json holds the inputs; the proof seeds come from
 # v3's sha256, so no tuning spin is reused.
-PARAMS_V3 = {**PARAMS_V1, "wheel_base": {"100x": 889_640 + 29_090, "60x": 4_500_000, "40x": 9_000_000,
-                                          "25x": 15_610_360 - 29_090}}
+PARAMS_V3 = {
+    **PARAMS_V1,
+    "wheel_base": {"100x": 889_640 + 29_090, "60x": 4_500_000, "40x": 9_000_000, "25x": 15_610_360 - 29_090},
+}
 PARAMS = {"stjernestoev-v1": PARAMS_V1, "stjernestoev-v2": PARAMS_V2, "stjernestoev-v3": PARAMS_V3}
 
 if __name__ == "__main__":
