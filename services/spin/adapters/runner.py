@@ -18,24 +18,28 @@ import asyncio
 import logging
 import os
 import time
-from dataclasses import replace
+from typing import Any
 
 from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
 from services.spin.adapters.latency import observe_answers
+from services.spin.adapters.outputs import Effects, Out, outputs_of
 from services.spin.adapters.rebuild import rebuild_books
-from services.spin.core import fold
+from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
-from services.spin.core.effects import Context, Effects, Out, Refused
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
-from services.spin.core.requests import on_request
-from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
+from services.spin.core.decide import decide
+from services.spin.core.effects import Context
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES
+from services.spin.core.requests import Request
+from shared.config import Settings
 from shared import observability
 from shared.crash import crash_point
 from shared import records
-from shared.events import DecodeError, decode, may_be
+from shared.decision import Undecodable
+from shared.events import DecodeError, Envelope, broker_time, decode, may_be
+from shared.partitioning import misplaced
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
     AIOKAFKA_PRODUCER_SAFETY,
@@ -45,7 +49,7 @@ from shared.kafka import (
     group_membership,
     service_fetch_options,
 )
-from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
+from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS
 
 log = logging.getLogger("reelstream.spin")
 INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
@@ -53,8 +57,6 @@ _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
-# Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
-_SAME_PARTITION = frozenset({"journal", "seed", "answer"})
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
 # Input offsets are committed at most this often (and on revocation and stop), not once per batch: a crash re-delivers
 # at most this much more, which the idempotent handlers absorb, and at 60 spins/s the per-batch commits were 0.45
@@ -246,55 +248,16 @@ class SpinRunner(ConsumerRebalanceListener):
         logical = self.logical[tp.topic]
         with observability.consume_span(f"spin {logical}", record.headers, tp.partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
-                found = on_request(
-                    book,
-                    self.ctx,
-                    record.value,
-                    record.key,
-                    record.timestamp,
-                    tp.partition,
-                    record.offset,
-                    len(self.consumer.partitions_for_topic(tp.topic) or ()),
-                )
+                message = request_message(record, len(self.consumer.partitions_for_topic(tp.topic) or ()))
             else:
-                found = self._handle_event(logical, book, record)
-        effects.journal.extend(
-            replace(out, partition=tp.partition, headers=out.headers + traced) for out in found.journal
-        )
-        effects.outputs.extend(
-            _dead_letter(logical, record, out)
-            if out.refused
-            else replace(
-                out, partition=tp.partition if out.kind in _SAME_PARTITION else None, headers=out.headers + traced
-            )
-            for out in found.outputs
-        )
-        observe_answers(book, found.outputs)
+                message = event_message(logical, record)
+            decision = decide(book, message, broker_time(record.timestamp), ctx=self.ctx) if message else None
+        if decision is not None:
+            outputs_of(decision, book, logical, record, tp.partition, traced, effects)
+            observe_answers(book, decision.answers)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
-            fold.prune(book, self.ctx.catalog, book.now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
-
-    def _handle_event(self, logical: str, book: SpinBook, record) -> Effects:
-        wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
-        if not may_be(record.value, wanted):
-            return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
-        problem = records.provenance_problem(logical, record.headers, record.value)
-        if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
-            log.error(
-                "alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset, problem
-            )
-            return Effects()
-        try:
-            event = decode(record.value, expect_kind="event")
-        except DecodeError as error:
-            return Effects(
-                outputs=[
-                    Out(dlq_name(logical), b"", b"", "dlq", refused=Refused("UNDECODABLE", error.reason, error.field))
-                ]
-            )
-        if logical == WALLET_EVENTS:
-            return on_wallet_event(book, self.ctx, event, record.timestamp)
-        return on_jackpot_answer(book, self.ctx, event, record.value, record.timestamp)
+            fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))
 
     async def _produce(self, outs: list[Out]) -> None:
         if not outs:
@@ -317,18 +280,33 @@ class SpinRunner(ConsumerRebalanceListener):
             observability.produced(self.settings.topic(out.topic), out.value, out.headers)
 
 
-def _dead_letter(logical: str, record, out: Out) -> Out:
-    """The refused input record itself, bytes untouched, with why and where (shared/records.py)."""
-    letter = records.dead_letter(
-        logical,
-        record.topic,
-        record,
-        code=out.refused.code,
-        reason=out.refused.reason,
-        field=out.refused.field,
-        consumer="spin",
-    )
-    return Out(letter.topic, letter.key or b"", letter.value, "dlq", tuple(letter.headers))
+def request_message(record, partitions: int) -> Request | Undecodable:
+    """A spin.requests record as the core's message: decoded, or why not (naming whom to answer, if anyone).
+    `partitions`: the topic's partition count (0: unknown, the partition is not checked)."""
+    try:
+        request = records.decode_on(SPIN_REQUESTS, record.value, record.key, check_key=False)
+    except DecodeError as error:
+        player_id = error.readable_player(record.key, or_key=True)
+        return Undecodable(error, player_id, (SPIN_REQUESTS, record.partition, record.offset))
+    key = record.key.decode(errors="replace") if record.key is not None else None
+    wrong = misplaced(record.key, record.partition, partitions) if partitions and key is not None else None
+    return Request(request, key, wrong)
+
+
+def event_message(logical: str, record) -> Envelope[Any] | Undecodable | None:
+    """A wallet fact or a jackpot answer for the core, an Undecodable one (dead-lettered), or None: not ours."""
+    wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
+    if not may_be(record.value, wanted):
+        return None  # other facts on the topic (deposits, limits, ...) are none of the spin's business
+    problem = records.provenance_problem(logical, record.headers, record.value)
+    if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
+        where = (record.topic, record.partition, record.offset)
+        log.error("alert: %s/%d/%d quarantined, not applied: %s", *where, problem)
+        return None
+    try:
+        return decode(record.value, expect_kind="event")
+    except DecodeError as error:
+        return Undecodable(error, None, (logical, record.partition, record.offset))
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:

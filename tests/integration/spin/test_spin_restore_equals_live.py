@@ -18,7 +18,7 @@ from services.spin.adapters.rebuild import rebuild_books
 from services.spin.adapters.router import JackpotAnswerRouter
 from services.spin.adapters.runner import SpinRunner, producer_for
 from services.spin.adapters.seeds import os_seed
-from services.spin.core import fold
+from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from shared.config import load_settings

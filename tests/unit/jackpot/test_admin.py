@@ -3,7 +3,7 @@
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import Network, admin, claim, contribute, incoming, minutes
+from tests.support.jackpot import Network, admin, claim, contribute, incoming, minutes
 
 
 def test_open_puts_a_pool_at_its_seed_before_any_wager():
@@ -73,7 +73,7 @@ def test_a_repeated_admin_command_re_emits_its_answer_and_changes_nothing():
     first = network.send(command)
     levels = {p: s.level_micro for p, s in network.state.pools.items()}
     again = network.send(command)
-    assert again.events == [e for e in first.events if isinstance(e.data, jp.PoolStatusChanged)]
+    assert again.events == tuple(e for e in first.events if isinstance(e.data, jp.PoolStatusChanged))
     assert {p: s.level_micro for p, s in network.state.pools.items()} == levels
 
 

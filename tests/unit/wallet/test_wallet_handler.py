@@ -18,7 +18,7 @@ from shared.dead_letters import FIELD as DLQ_FIELD
 from shared.dead_letters import REASON as DLQ_REASON
 from services.wallet.core import evolve
 from services.wallet.core.book import WalletBook
-from wallet_scenario import PLAYER, T0, Wallet, tx
+from tests.support.wallet import PLAYER, T0, Wallet, tx
 
 T0_MS = epoch_ms(T0)
 
