@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaProducer
 from shared import observability
 from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
-from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
@@ -48,17 +48,7 @@ class JackpotConfig:
     session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(
-            bootstrap=self.bootstrap,
-            commands_topic=self.commands_topic,
-            events_topic=self.events_topic,
-            dlq_topic=self.dlq_topic,
-            group_id=self.group_id,
-            service="jackpot",
-            batch_max=self.batch_max,
-            poll_ms=self.poll_ms,
-            session_timeout_ms=self.session_timeout_ms,
-        )
+        return loop_config(self, "jackpot")
 
 
 @dataclass

@@ -36,6 +36,23 @@ class Outcome:
     repeats: int = 0
 
 
+def answered_before(
+    state: Any, incoming: Incoming, command_id: Any, fingerprint: Any, outcome: Outcome, what: str = "command id"
+) -> bool:
+    """Whether a command id was decided before: then its answers again (a repeat, counted) or, with other content,
+    a dead letter. False: a new command."""
+    seen = state.seen.get(command_id)
+    if seen is None:
+        return False
+    if seen.fingerprint != fingerprint:
+        reason = f"{what} reused with other content"
+        outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", reason))
+        return True
+    outcome.repeats += 1
+    outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
+    return True
+
+
 def is_expired(incoming: Incoming) -> bool:
     """Older than the de-dup window or dated beyond the clock skew in the future (by the record's broker time)."""
     age_ms = incoming.broker_ms - epoch_ms(incoming.command.time)

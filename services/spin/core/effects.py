@@ -27,6 +27,17 @@ class Context:
     draw_seed: Callable[[str, uuid.UUID], bytes]  # (player id, request id) -> 32 bytes
 
 
+def wager_of(source: Any) -> dict[str, Any]:
+    """The five fields that name a wager in every spin fact (a SpinRequested's data or a SpinRecord)."""
+    return {
+        "request_id": source.request_id,
+        "player_id": source.player_id,
+        "game": source.game,
+        "stake_minor": source.stake_minor,
+        "currency": source.currency,
+    }
+
+
 def message(data: Payload, event_id: uuid.UUID, now: datetime, cause: uuid.UUID) -> Envelope[Any]:
     return envelope(data, source=SOURCE, time=now, id=event_id, correlationid=str(cause), causationid=None)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinRecord
-from services.spin.core.effects import Context, Draft, message
+from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
@@ -92,11 +92,7 @@ def _draw(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None
     seed = ctx.draw_seed(record.player_id, record.request_id)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
     drawn = SeedDrawn(
-        request_id=record.request_id,
-        player_id=record.player_id,
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
+        **wager_of(record),
         model_version=engine.model_version,
         seed=seed.hex(),
         state_before=state,
@@ -183,11 +179,7 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
     invariant(data.house_win_minor == record.result.win_minor, "the wallet settled the house win the spin computed")
     invariant(data.jackpot_win_minor == jackpot_win_minor, "the wallet settled the pool shares the jackpot awarded")
     settled = SpinSettled(
-        request_id=record.request_id,
-        player_id=record.player_id,
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
+        **wager_of(record),
         win_minor=record.result.win_minor + jackpot_win_minor,
         house_win_minor=record.result.win_minor,
         jackpot_win_minor=jackpot_win_minor,
@@ -210,13 +202,9 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
 
 def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: str) -> None:
     rejected = SpinRejected(
-        request_id=record.request_id,
-        player_id=record.player_id,
+        **wager_of(record),
         code=code,
         message=text[:500],
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
     )
     draft.answer(message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from services.spin.core.book import Fingerprint, SpinRecord
-from services.spin.core.effects import Context, Draft, message
+from services.spin.core.effects import Context, Draft, message, wager_of
 from services.spin.core.validate import refusal
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.decision import Undecodable
@@ -52,11 +52,7 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
         draft.answer(_rejection(data.request_id, data, now, code, text, derived_id(data.request_id, "answer")))
         return None
     accepted = SpinAccepted(
-        request_id=data.request_id,
-        player_id=data.player_id,
-        game=data.game,
-        stake_minor=data.stake_minor,
-        currency=data.currency,
+        **wager_of(data),
         operator_id=data.operator_id,
         forfeit_bonus_ring=data.forfeit_bonus_ring,
         request_event_id=request.id,

@@ -15,12 +15,15 @@ def test_a_full_pool_win_pays_the_whole_level_rounded_down_and_the_operator_rese
     assert level_micro == 100_000 * MICRO_PER_MINOR + 450_000
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50))
     (won,) = network.of_type(jp.JackpotWon)
-    assert won.amount_minor == 100_000 and won.share_ppm == 1_000_000
+    assert won.amount_minor == 100_000
+    assert won.share_ppm == 1_000_000
     assert (won.level_before_micro, won.level_after_micro) == (level_micro, 450_000)
     (reseeded,) = network.of_type(jp.PoolReseeded)
-    assert reseeded.seed_micro == 100_000 * MICRO_PER_MINOR - 450_000 and reseeded.cause_claim_id == won.claim_id
+    assert reseeded.seed_micro == 100_000 * MICRO_PER_MINOR - 450_000
+    assert reseeded.cause_claim_id == won.claim_id
     assert network.level_micro("sn-jackpot") == 100_000 * MICRO_PER_MINOR
-    assert won.movement.balanced() and reseeded.movement.balanced()
+    assert won.movement.balanced()
+    assert reseeded.movement.balanced()
 
 
 def test_a_proportional_win_leaves_the_rest_in_the_pool_without_a_reseed_while_above_the_seed():
@@ -100,7 +103,8 @@ def test_a_claim_on_a_disabled_pool_is_rejected_and_the_pool_keeps_its_level():
     level_micro = network.level_micro("dm-blue")
     outcome = network.send(claim(tier="blue", stake_minor=2000))
     (rejected,) = [event.data for event in outcome.events]
-    assert isinstance(rejected, jp.ClaimRejected) and rejected.code == "POOL_DISABLED"
+    assert isinstance(rejected, jp.ClaimRejected)
+    assert rejected.code == "POOL_DISABLED"
     assert network.level_micro("dm-blue") == level_micro
 
 
@@ -126,5 +130,7 @@ def test_winners_and_payouts_are_booked_against_the_winners_operator():
     network = Network(STJERNE)
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50, operator_id="op-b"))
     pool = network.state.pools["sn-jackpot"]
-    assert pool.wins == 1 and pool.last_win.operator_id == "op-b" and pool.last_win.amount_minor == 100_000
+    assert pool.wins == 1
+    assert pool.last_win.operator_id == "op-b"
+    assert pool.last_win.amount_minor == 100_000
     assert network.state.liability_by_operator["op-b"].paid_micro == 100_000 * MICRO_PER_MINOR

@@ -54,5 +54,6 @@ def test_a_forfeit_clears_the_ring_journals_it_and_the_spin_proceeds_at_the_new_
     _, played = spin(book, ctx, 100, forfeit=True)
     forfeited, drawn = (decoded(out) for out in played.journal)
     assert (forfeited.locked_stake_minor, forfeited.new_stake_minor) == (50, 100)
-    assert forfeited.state_before == {"ring": 1, "stake": 50} and drawn.state_before == {"ring": 0, "stake": None}
+    assert forfeited.state_before == {"ring": 1, "stake": 50}
+    assert drawn.state_before == {"ring": 0, "stake": None}
     assert decoded(only(played.outputs, "settle")).wager_id == drawn.request_id

@@ -40,15 +40,19 @@ def test_a_confirmed_debit_draws_and_journals_the_seed_then_contributes_and_sett
     request_id, asked = accept(book, ctx, stake=10)
     effects = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     drawn = decoded(only(effects.journal, "seed"))
-    assert drawn.seed == NO_CLAIM.hex() and drawn.state_before == {}
+    assert drawn.seed == NO_CLAIM.hex()
+    assert drawn.state_before == {}
     assert [out.kind for out in effects.outputs] == ["contribute", "settle"]
     settle = decoded(only(effects.outputs, "settle"))
-    assert settle.house_win_minor == 2 * 10 and settle.jackpot_win_minor == 0 and settle.breakage_micro == 5
+    assert settle.house_win_minor == 2 * 10
+    assert settle.jackpot_win_minor == 0
+    assert settle.breakage_micro == 5
     assert settle.contribution_micro == decoded(only(effects.outputs, "contribute")).contribution_micro == 10 * 10_000
     answer = handle_event(book, ctx, settled_for(only(effects.outputs, "settle"), 1234), NOW_MS)
     settled = decoded(only(answer.outputs, "answer"))
     assert (settled.request_id, settled.win_minor, settled.balance_after_minor) == (request_id, 20, 1234)
-    assert settled.seed == NO_CLAIM.hex() and settled.model_version == "fake-slot-v1"
+    assert settled.seed == NO_CLAIM.hex()
+    assert settled.model_version == "fake-slot-v1"
     assert (settled.model_sha256, settled.engine_code_sha256) == ("a" * 64, "c" * 64)  # the engine's pins
     assert seeds.drawn == 1
 
@@ -60,7 +64,8 @@ def test_a_redelivered_debit_reuses_the_persisted_seed_and_resends_the_same_comm
     debited = debited_for(only(asked.outputs, "debit"))
     first = handle_event(book, ctx, debited, NOW_MS)
     again = handle_event(book, ctx, debited, NOW_MS)
-    assert seeds.drawn == 1 and again.journal == []
+    assert seeds.drawn == 1
+    assert again.journal == []
     assert [out.value for out in again.outputs] == [out.value for out in first.outputs]
 
 
@@ -74,7 +79,8 @@ def test_a_claim_waits_for_the_jackpot_and_the_one_settlement_carries_the_pool_s
     assert decoded(settle_out).jackpot_win_minor == 777
     settled = decoded(only(handle_event(book, ctx, settled_for(settle_out), NOW_MS).outputs, "answer"))
     expected_house = SpinRng(CLAIM).next_u64() % 3 * 100
-    assert settled.win_minor == expected_house + 777 and settled.jackpot_awards[0].amount_minor == 777
+    assert settled.win_minor == expected_house + 777
+    assert settled.jackpot_awards[0].amount_minor == 777
 
 
 def test_a_rejected_claim_pays_nothing_from_the_pool_and_the_spin_still_settles():

@@ -41,7 +41,8 @@ def test_an_interrupted_claiming_spin_resumes_with_the_persisted_seed_and_settle
     asked = handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0)
     played = handle_event(live, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     book = rebuilt(folded_kinds(asked) + folded_kinds(played), ctx)
-    assert book.records[request_id].status == "claiming" and seeds.drawn == 1
+    assert book.records[request_id].status == "claiming"
+    assert seeds.drawn == 1
     won, won_raw = won_for(only(played.outputs, "claim"))
     settle_live = handle_event(live, ctx, won, NOW_MS)
     settle_rebuilt = handle_event(book, ctx, won, NOW_MS)
@@ -70,6 +71,7 @@ def test_answered_requests_older_than_the_window_are_pruned_and_in_flight_ones_k
     handle_request(book, ctx, forged, b"p-1", NOW_MS, 0, 0)
     handle_request(book, ctx, good, b"p-1", NOW_MS, 0, 1)
     assert fold.prune(book, ctx.catalog, NOW_MS + 1) == 1
-    assert answered_id not in book.records and flying_id in book.records
+    assert answered_id not in book.records
+    assert flying_id in book.records
     late = handle_request(book, ctx, forged, b"p-1", NOW_MS + DEDUP_WINDOW_MS + 1, 0, 2)
     assert decode(only(late.outputs, "answer").value).data.code == "REQUEST_EXPIRED"

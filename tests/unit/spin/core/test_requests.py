@@ -21,7 +21,8 @@ def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wag
     effects = handle(book, ctx, raw)
     accepted = decoded(only(effects.journal, "journal"))
     debit = decoded(only(effects.outputs, "debit"))
-    assert accepted.request_id == request_id and accepted.stake_minor == 20
+    assert accepted.request_id == request_id
+    assert accepted.stake_minor == 20
     assert "session_token" not in only(effects.journal, "journal").value.decode()
     assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
 
@@ -73,7 +74,8 @@ def test_the_same_id_with_another_stake_is_a_duplicate_conflict_that_changes_not
     _, conflicting = request_bytes(request_id=request_id, stake=20)
     effects = handle(book, ctx, conflicting)
     assert rejection_code(effects) == "DUPLICATE_CONFLICT"
-    assert book.records[request_id].stake_minor == 10 and book.records[request_id].answer is None
+    assert book.records[request_id].stake_minor == 10
+    assert book.records[request_id].answer is None
 
 
 def test_an_undecodable_request_is_dead_lettered_and_answered_when_the_player_can_be_named():

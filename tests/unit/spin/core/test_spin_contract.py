@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from types import SimpleNamespace
 
-from shared.events import broker_time, decode, encode, envelope
+from shared.events import broker_time, decode, encode
 from shared.events.jackpot import Contribute
-from shared.events.spin import SeedDrawn, SpinAccepted, SpinRejected, SpinRequested, SpinSettled
+from shared.events.spin import SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
 from shared.events.wallet import DebitWager, SettleWager
 from services.spin.core.requests import Request
 from tests.support.gwt import data_of
@@ -60,21 +59,9 @@ def test_given_a_settled_wager_the_spin_is_answered_once_with_the_balance_after(
 
 
 def test_given_the_journal_of_an_accepted_spin_a_repeat_asks_for_the_debit_again():
-    ctx = make_context()
-    request = _request()
-    data: SpinRequested = request.request.data
-    accepted = SpinAccepted(
-        request_id=data.request_id,
-        player_id=data.player_id,
-        game=data.game,
-        stake_minor=data.stake_minor,
-        currency=data.currency,
-        request_event_id=request.request.id,
-        requested_at=request.request.time,
-        accepted_at=NOW,
-    )
-    fact = envelope(accepted, source="reelstream/spin", time=NOW, id=uuid.uuid4())
-    spin_core(ctx).given(fact).when(request, NOW).then().then_commands(DebitWager)
+    ctx, request = make_context(), _request()
+    journal = spin_core(ctx).given().when(request, NOW).decision.events
+    spin_core(ctx).given(*journal).when(request, NOW).then().then_commands(DebitWager)
 
 
 def _as_out(command) -> SimpleNamespace:

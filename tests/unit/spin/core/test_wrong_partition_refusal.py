@@ -20,10 +20,14 @@ def test_a_request_on_another_partition_is_rejected_for_the_players_own_partitio
     reply = only(effects.outputs, "home-answer")
     rejected = decoded(reply)
     assert (rejected.code, rejected.request_id, rejected.player_id) == ("WRONG_PARTITION", request_id, "p-1")
-    assert f"hashes to partition {HOME} of {PARTITIONS}" in rejected.message and "murmur2" in rejected.message
-    assert reply.key == b"p-1" and reply.partition is None  # the producer's murmur2 partitioner picks the home one
-    assert effects.journal == [] and [out.kind for out in effects.outputs] == ["home-answer"]
-    assert book.records == {} and book.in_flight == {}
+    assert f"hashes to partition {HOME} of {PARTITIONS}" in rejected.message
+    assert "murmur2" in rejected.message
+    assert reply.key == b"p-1"
+    assert reply.partition is None  # the producer's murmur2 partitioner picks the home one
+    assert effects.journal == []
+    assert [out.kind for out in effects.outputs] == ["home-answer"]
+    assert book.records == {}
+    assert book.in_flight == {}
 
 
 def test_the_same_request_on_its_own_partition_is_accepted_after_a_wrong_partition_rejection():
