@@ -23,8 +23,8 @@ class Discrepancy:
         return {key: value for key, value in asdict(self).items() if value is not None}
 
 
-def network_finding(check: str, subject: str, fact: Any, detail: str) -> Discrepancy:
-    """A broken rule seen in one jackpot fact (network-keyed): the record, its time and whose it is."""
+def fact_finding(check: str, subject: str, fact: Any, detail: str) -> Discrepancy:
+    """A broken rule seen in one fact: the record, its time, and the player and network it names."""
     data = fact.data
     return Discrepancy(
         check,
@@ -34,7 +34,7 @@ def network_finding(check: str, subject: str, fact: Any, detail: str) -> Discrep
         where=fact.where,
         at_ms=fact.timestamp_ms,
         player_id=getattr(data, "player_id", None),
-        network_id=data.network_id,
+        network_id=getattr(data, "network_id", None),
     )
 
 

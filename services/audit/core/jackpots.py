@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from services.audit.core.findings import Discrepancy, network_finding
+from services.audit.core.findings import Discrepancy, fact_finding
 from services.audit.core.ledger import Ledger
 from services.audit.core.pools import Pools
 from services.audit.core.spins import Spins
@@ -134,4 +134,4 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
 
 
 def _found(check: str, fact, detail: str) -> Discrepancy:
-    return network_finding(check, f"network {fact.data.network_id}", fact, detail)
+    return fact_finding(check, f"network {fact.data.network_id}", fact, detail)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Fact
-from services.audit.core.findings import Discrepancy, network_finding
+from services.audit.core.findings import Discrepancy, fact_finding
 from shared.events.jackpot import AppliedContribution, ContributionsApplied, JackpotWon, PoolMovement, PoolReseeded
 from shared.money import MICRO_PER_MINOR, PPM
 from shared.pools import PoolsConfig
@@ -193,4 +193,4 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
 
 
 def _found(check: str, fact: Fact, subject: str, detail: str) -> Discrepancy:
-    return network_finding(check, f"pool {subject}" if not subject.startswith("pool") else subject, fact, detail)
+    return fact_finding(check, f"pool {subject}" if not subject.startswith("pool") else subject, fact, detail)
