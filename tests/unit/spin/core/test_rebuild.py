@@ -2,7 +2,7 @@
 
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
-from shared.config import DEDUP_WINDOW_MS
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
 
 from tests.support.spin import (
@@ -75,3 +75,19 @@ def test_answered_requests_older_than_the_window_are_pruned_and_in_flight_ones_k
     assert flying_id in book.records
     late = handle_request(book, ctx, forged, b"p-1", NOW_MS + DEDUP_WINDOW_MS + 1, 0, 2)
     assert decode(only(late.outputs, "answer").value).data.code == "REQUEST_EXPIRED"
+
+
+def test_a_rebuild_keeps_only_what_the_live_book_keeps_after_its_pruning():
+    # Scenario: an answered request and an accepted one in flight, then history runs past the window; the rebuilt
+    # book drops the answered one as the live path's pruning would, and keeps the one in flight.
+    live, ctx = SpinBook(), make_context()
+    answered_id, forged = request_bytes(token="forged")
+    flying_id, good = request_bytes()
+    written = folded_kinds(handle_request(live, ctx, forged, b"p-1", NOW_MS, 0, 0))
+    written += folded_kinds(handle_request(live, ctx, good, b"p-1", NOW_MS, 0, 1))
+    book = SpinBook(now_ms=NOW_MS + DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1)  # the history read ends a window later
+    for out in written:
+        fold.evolve(book, decode(out.value), out.value)
+    fold.finish_rebuild(book, ctx.catalog)
+    assert answered_id not in book.records
+    assert flying_id in book.records
