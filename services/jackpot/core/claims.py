@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from games.registry import stakes_minor
-from shared.events import Envelope, broker_time, derived_id, envelope
+from shared.events import Envelope, broker_time
 from shared.events import jackpot as jp
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig
 
-from services.jackpot.core.inputs import SOURCE, Incoming, Outcome, answered_before, is_expired
+from services.jackpot.core.inputs import Incoming, Outcome, answer_envelope, answered_before, is_expired
 from services.jackpot.core.payout import payout_minor, share_ppm
 from services.jackpot.core.state import NetworkState, claim_fingerprint
 
@@ -128,12 +128,5 @@ def _won(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> lis
 
 
 def _wrap(data: Any, incoming: Incoming, what: str) -> Envelope[Any]:
-    command = incoming.command
-    return envelope(
-        data,
-        source=SOURCE,
-        time=broker_time(incoming.broker_ms),
-        id=derived_id(command.data.claim_id, what),
-        correlationid=str(command.data.request_id),
-        causationid=str(command.id),
-    )
+    claim = incoming.command.data
+    return answer_envelope(data, incoming, claim.claim_id, what, correlationid=str(claim.request_id))

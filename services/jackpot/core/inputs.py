@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.events import Envelope, epoch_ms
+from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 
 SOURCE = "reelstream/jackpot"
 
@@ -34,6 +34,18 @@ class Outcome:
     events: list[Envelope[Any]] = field(default_factory=list)
     dead_letters: list[DeadLetter] = field(default_factory=list)
     repeats: int = 0
+
+
+def answer_envelope(data: Any, incoming: Incoming, command_id: Any, what: str, correlationid: str | None = None):
+    """An event answering one command: dated by its broker time, its id derived from the command id and the step."""
+    return envelope(
+        data,
+        source=SOURCE,
+        time=broker_time(incoming.broker_ms),
+        id=derived_id(command_id, what),
+        correlationid=correlationid,
+        causationid=str(incoming.command.id),
+    )
 
 
 def answered_before(
