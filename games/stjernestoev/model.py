@@ -14,7 +14,7 @@ import numpy as np
 from shared.invariant import invariant
 from games.stjernestoev import kernel
 
-CURRENT_VERSION = "stjernestoev-v2"
+CURRENT_VERSION = "stjernestoev-v3"
 # Released (immutable, pinned) and under proof: a model becomes current only once its proof passes (every attempt is
 # in docs/math/stjernestoev/proof-attempts.jsonl), so the service never plays an unproven model.
 PROOF_CANDIDATE = "stjernestoev-v3"

@@ -32,7 +32,7 @@ def first_spin_leaving_symbols(stake: int) -> tuple[str, dict]:
 
 def test_the_engine_is_registered_for_the_game_with_its_17_stakes_in_dkk():
     engine = registry.engine("stjernestoev")
-    assert (engine.game, engine.currency, engine.model_version) == ("stjernestoev", "DKK", "stjernestoev-v2")
+    assert (engine.game, engine.currency, engine.model_version) == ("stjernestoev", "DKK", "stjernestoev-v3")
     assert engine.stakes_minor == (
         50,
         100,
@@ -52,8 +52,8 @@ def test_the_engine_is_registered_for_the_game_with_its_17_stakes_in_dkk():
         5000,
         10000,
     )
-    assert registry.engine_for_model("stjernestoev", "stjernestoev-v2") is engine
-    assert registry.engine_for_model("stjernestoev", "stjernestoev-v3").model_version == "stjernestoev-v3"
+    assert registry.engine_for_model("stjernestoev", "stjernestoev-v3") is engine
+    assert registry.engine_for_model("stjernestoev", "stjernestoev-v2").model_version == "stjernestoev-v2"
     assert registry.engine_for_model("stjernestoev", "stjernestoev-v1").model_version == "stjernestoev-v1"
 
 
