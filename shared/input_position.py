@@ -26,12 +26,20 @@ GROUP_COMMIT_INTERVAL_S = 5.0
 @dataclass(frozen=True)
 class Output:
     """A record to produce in a batch's transaction: an event (to the events topic, on the input's partition number)
-    or a dead letter (to the DLQ), with complete headers (shared/records.py)."""
+    or a dead letter (to the DLQ), with complete headers (shared/records.py).
+
+    A service that writes more topics (the spin) names the physical `topic`, and then `partition` is taken as it is
+    (None: the key's partition); `first` outputs are written and acknowledged before the rest of the transaction (the
+    spin's journal: a seed is persisted before anything reveals its outcome); `tag` is the service's name for it."""
 
     dead_letter: bool
     key: bytes | None
     value: bytes
     headers: list[tuple[str, bytes]]
+    topic: str | None = None
+    partition: int | None = None
+    first: bool = False
+    tag: str = ""
 
 
 def recorded_position(headers) -> int | None:

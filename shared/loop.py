@@ -13,6 +13,10 @@ Pipelined (the wallet): while a partition's batch is being committed (broker rou
 decided (CPU); transactions of one partition stay strictly in order, at most one waits behind the one in flight.
 Not pipelined (the jackpot): each batch is decided and committed under `lock`, so whoever holds the lock (the meter
 publisher) sees only committed state. A service provides its state per partition through `PartitionService`.
+
+More inputs (the spin: wallet.events and its jackpot answers beside spin.requests): `extra_inputs` are co-partitioned
+with the commands topic (range assignment), a partition's records of every input are decided together, and the input
+offsets of every batch commit inside its transaction (send_offsets_to_transaction) instead of travelling on events.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
 from shared import observability
 from shared.crash import crash_point
@@ -60,6 +65,29 @@ class LoopConfig:
     # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
     # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
     producer_batch_bytes: int = 512 * 1024
+    # Co-partitioned topics read with the commands topic (their offsets commit in the batches' transactions).
+    extra_inputs: tuple[str, ...] = ()
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return (self.commands_topic, *self.extra_inputs)
+
+
+_SHARED_FIELDS = (
+    "bootstrap",
+    "commands_topic",
+    "events_topic",
+    "dlq_topic",
+    "group_id",
+    "batch_max",
+    "poll_ms",
+    "session_timeout_ms",
+)
+
+
+def loop_config(config: Any, service: str, **extra: Any) -> LoopConfig:
+    """The loop's settings from a service's own config (the fields of the same names), plus `extra`."""
+    return LoopConfig(service=service, **{name: getattr(config, name) for name in _SHARED_FIELDS}, **extra)
 
 
 @dataclass
@@ -104,6 +132,25 @@ class PartitionService(Protocol[S]):
 
     def released(self, partition: int, state: S) -> None: ...
 
+    # Optional: `acknowledged(partition, outputs)`, called inside the transaction once these outputs are acknowledged
+    # (the `first` ones, then the rest), before the commit: a service's own crash hooks.
+
+
+class Stateless(Generic[S]):
+    """No-op defaults of a PartitionService's hooks, for a service that keeps nothing beyond its events."""
+
+    def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
+        return None
+
+    def quiet(self, partition: int, state: S, force: bool = False) -> None:
+        return None
+
+    def snapshot_due(self, partition: int, state: S) -> bool:
+        return False
+
+    def released(self, partition: int, state: S) -> None:
+        return None
+
 
 class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     def __init__(self, config: LoopConfig, service: PartitionService[S], stats: LoopStats | None = None) -> None:
@@ -129,13 +176,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             role=self.config.service,
             group_id=self.config.group_id,
             client_id=f"reelstream-{self.config.service}",
+            # Co-partitioned inputs: partition n of every input goes to the same member.
+            **({"partition_assignment_strategy": (RangePartitionAssignor,)} if self.config.extra_inputs else {}),
             **group_membership(None, self.config.session_timeout_ms),
             **service_fetch_options(),
             **AIOKAFKA_CONSUMER_SAFETY,
         )
         self._consumer = consumer
         observability.watch(consumer)
-        consumer.subscribe([self.config.commands_topic], listener=self)
+        consumer.subscribe(list(self.config.inputs), listener=self)
         await consumer.start()
         pacing = FetchPacing.from_env()
         try:
@@ -155,30 +204,37 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self.release(list(self.states))
         return self.stats
 
+    @property
+    def consumer(self) -> AIOKafkaConsumer | None:
+        return self._consumer
+
     async def _process(self, consumer: AIOKafkaConsumer, polled: dict[TopicPartition, list[Any]]) -> None:
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
         previous, polled_at = [], time.perf_counter()
-        for tp, records in polled.items():
-            state = self.states.get(tp.partition)
+        for partition, parts in _by_partition(polled).items():
+            state = self.states.get(partition)
             if state is None:  # fetched before this partition was restored (or after it was revoked)
-                if tp in consumer.assignment():
-                    consumer.seek(tp, records[0].offset)
+                for tp, records in parts:
+                    if tp in consumer.assignment():
+                        consumer.seek(tp, records[0].offset)
                 continue
-            records = self._positions.take(tp.partition, records)
+            parts = [(tp, self._undecided(tp, records)) for tp, records in parts]
+            offsets = {tp: records[-1].offset + 1 for tp, records in parts if records}
+            records = [record for _, taken in parts for record in taken]
             if not records:
                 continue
-            before = self._inflight.get(tp.partition)
-            if before is not None and self.service.snapshot_due(tp.partition, state):
+            before = self._inflight.get(partition)
+            if before is not None and self.service.snapshot_due(partition, state):
                 await before  # the partition's state must be committed state: drain it first
-                self.service.quiet(tp.partition, state)
+                self.service.quiet(partition, state)
             started = time.perf_counter()
             with observability.handler_timer():
-                outputs = self.service.decide(tp.partition, state, records)
+                outputs = self.service.decide(partition, state, records)
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
-            commit = asyncio.create_task(_guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at)))
-            self._inflight[tp.partition] = commit
+            commit = asyncio.create_task(_guarded(self._commit(before, partition, offsets, outputs, polled_at)))
+            self._inflight[partition] = commit
             if self.config.pipelined:
                 previous.append(before)
             else:
@@ -188,47 +244,77 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         await asyncio.gather(*(task for task in previous if task is not None))
         self.stats.commit_s += time.perf_counter() - started
 
+    def _undecided(self, tp: TopicPartition, records: list[Any]) -> list[Any]:
+        return self._positions.take(tp.partition, records) if tp.topic == self.config.commands_topic else records
+
     async def _commit(
-        self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output], polled_at: float
+        self,
+        before: asyncio.Task | None,
+        partition: int,
+        offsets: dict[TopicPartition, int],
+        outputs: list[Output],
+        polled_at: float,
     ) -> None:
         if before is not None:
             await before
         prefix = self.config.service
-        producer, state = self.producers[tp.partition], self.states[tp.partition]
-        outputs = with_position(outputs, next_offset)
+        producer, state = self.producers[partition], self.states[partition]
+        commands = TopicPartition(self.config.commands_topic, partition)
+        carried = not self.config.extra_inputs and commands in offsets  # the position travels on the last event
+        if carried:
+            outputs = with_position(outputs, offsets[commands])
+        first = [out for out in outputs if out.first]
+        rest = [out for out in outputs if not out.first] if first else outputs
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
-            futures = [
-                await producer.send(
-                    self.config.dlq_topic if out.dead_letter else self.config.events_topic,
-                    out.value,
-                    key=out.key,
-                    headers=out.headers,
-                    partition=None if out.dead_letter else tp.partition,  # co-partitioned by key
-                )
-                for out in outputs
-            ]
+            acknowledged = await asyncio.gather(*[await self._send(producer, partition, out) for out in first])
+            self._acknowledged(partition, first)
+            futures = [await self._send(producer, partition, out) for out in rest]
             crash_point(f"{prefix}.mid_transaction")  # sent, maybe not acknowledged, nothing committed
             written = await asyncio.gather(*futures)
             for _ in written:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
-            if not carries_position(outputs):  # no event to carry the position: dead letters (or nothing) alone
-                await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
+            self._acknowledged(partition, rest)
+            if not (carried and carries_position(outputs)):  # no event carries the position: commit it here
+                await producer.send_offsets_to_transaction(offsets, self.config.group_id)
+            crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
-        self._positions.committed(tp.partition, next_offset)
-        for out in outputs:
-            observability.produced(
-                self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, out.headers
-            )
+        if commands in offsets:
+            self._positions.committed(partition, offsets[commands])
+        sent, metas = [*first, *rest], [*acknowledged, *written]
+        for out in sent:
+            observability.produced(self._topic_of(out), out.value, out.headers)
         observability.batch_done(polled_at)
-        event_offsets = [meta.offset for out, meta in zip(outputs, written) if not out.dead_letter]
+        event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
+        events = sum(1 for out in sent if not out.dead_letter)
         self.stats.batches += 1
-        self.stats.events += len(event_offsets)
-        self.stats.dead_letters += len(outputs) - len(event_offsets)
+        self.stats.events += events
+        self.stats.dead_letters += len(sent) - events
         self.stats.last_commit_s = time.perf_counter()
-        self.service.committed(tp.partition, state, next_offset, event_offsets)
-        if self._inflight.get(tp.partition) is asyncio.current_task():  # nothing decided beyond this commit
-            self.service.quiet(tp.partition, state)
+        self.service.committed(partition, state, offsets.get(commands, 0), event_offsets)
+        if self._inflight.get(partition) is asyncio.current_task():  # nothing decided beyond this commit
+            self.service.quiet(partition, state)
+
+    def _topic_of(self, out: Output) -> str:
+        if out.topic is not None:
+            return out.topic
+        return self.config.dlq_topic if out.dead_letter else self.config.events_topic
+
+    async def _send(self, producer: AIOKafkaProducer, partition: int, out: Output) -> asyncio.Future:
+        if out.topic is not None:
+            target = out.partition
+        else:
+            target = None if out.dead_letter else partition  # events are co-partitioned by key
+        return await producer.send(self._topic_of(out), out.value, key=out.key, headers=out.headers, partition=target)
+
+    def _acknowledged(self, partition: int, outputs: list[Output]) -> None:
+        hook = getattr(self.service, "acknowledged", None)
+        if hook is not None and outputs:
+            hook(partition, outputs)
+
+    async def drain(self) -> None:
+        """Wait until every decided batch is committed (under `lock`: nothing new is decided meanwhile)."""
+        await self._settle(list(self._inflight))
 
     async def _settle(self, partitions: list[int]) -> None:
         """Wait until every decided batch of these partitions is committed."""
@@ -251,7 +337,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._restoring[partition] = task
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
-        partitions = [tp.partition for tp in revoked]
+        partitions = sorted({tp.partition for tp in revoked})
         await self._cancel_restores(partitions)
         async with self.lock:  # the batches in hand are committed first
             await self._settle(partitions)
@@ -274,7 +360,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._schedule(others)
 
     def _tps(self, partitions: list[int]) -> list[TopicPartition]:
-        return [TopicPartition(self.config.commands_topic, partition) for partition in partitions]
+        return [TopicPartition(topic, partition) for topic in self.config.inputs for partition in partitions]
 
     @property
     def restoring(self) -> bool:
@@ -321,6 +407,14 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             producer = self.producers.pop(partition, None)
             if producer is not None:
                 await producer.stop()
+
+
+def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tuple[TopicPartition, list[Any]]]]:
+    """A poll's records by partition number (of every input), each topic's in offset order."""
+    grouped: dict[int, list[tuple[TopicPartition, list[Any]]]] = {}
+    for tp, records in polled.items():
+        grouped.setdefault(tp.partition, []).append((tp, records))
+    return grouped
 
 
 async def _guarded(work) -> None:

@@ -19,6 +19,8 @@ from shared import dead_letters
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import ORIGINAL_WRITER, WRITER
+from shared.events.codec import decode
+from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute
 from shared.events.wallet import DebitWager, RefundWager, SettleWager
@@ -54,6 +56,7 @@ INTERNAL_COMMANDS: dict[str, str] = {
 # Command topics whose internal commands are checked (the cashier's and operator's commands come from outside).
 COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS})
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
+WRONG_TOPIC, WRONG_KEY = "WRONG_TOPIC", "WRONG_KEY"
 
 
 def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers:
@@ -106,6 +109,28 @@ def peek_type(value: bytes | None) -> str | None:
         return None
     type_ = raw.get("type") if isinstance(raw, dict) else None
     return type_ if isinstance(type_, str) else None
+
+
+class Misfit(DecodeError):
+    """A valid message on the wrong topic or under the wrong key: `code` says which (WRONG_TOPIC, WRONG_KEY)."""
+
+    def __init__(self, code: str, field: str, reason: str, raw) -> None:
+        super().__init__(field, reason, raw)
+        self.code = code
+
+
+def decode_on(
+    logical_topic: str, value: bytes | None, key: bytes | None, *, check_key: bool = True, keyless: bool = False
+) -> Envelope:
+    """A command of `logical_topic` (every guard of the codec), whose type belongs there and, with `check_key`,
+    whose record key is its subject (`keyless`: or no key at all). Raises DecodeError (a Misfit for the last two)."""
+    message = decode(value, expect_kind="command")
+    if message.data.TOPIC != logical_topic:
+        raise Misfit(WRONG_TOPIC, "type", f"{message.type} does not belong on {logical_topic}", orjson.loads(value))
+    if check_key and key != message.key and not (keyless and key is None):
+        reason = f"the record key {key!r} is not the subject {message.key!r}"
+        raise Misfit(WRONG_KEY, "subject", reason, orjson.loads(value))
+    return message
 
 
 @dataclass(frozen=True)

@@ -427,7 +427,7 @@ def _normal_spin(settings: Settings) -> str:
 def _count_answers(settings: Settings, request_ids: list[uuid.UUID], report: ChaosReport) -> None:
     """Distinct answer event ids per request on spin.events (a byte-identical redelivery is the same id)."""
     from services.audit.adapters.topics import read_topics
-    from services.spin.core.fold import PER_RECORD_CODES
+    from services.spin.core.evolve import PER_RECORD_CODES
     from shared.events.spin import SpinRejected, SpinSettled
 
     raw, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("spin.events",))

@@ -45,7 +45,7 @@ async def serve() -> None:
     producer = producer_for(settings)
     await producer.start()
     http = await observability.serve_http()
-    runner = SpinRunner(settings, ctx, producer)
+    runner = SpinRunner(settings, ctx)
     router = JackpotAnswerRouter(settings, producer)
     router_started = asyncio.Event()
     tasks = [

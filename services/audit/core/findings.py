@@ -23,6 +23,21 @@ class Discrepancy:
         return {key: value for key, value in asdict(self).items() if value is not None}
 
 
+def fact_finding(check: str, subject: str, fact: Any, detail: str) -> Discrepancy:
+    """A broken rule seen in one fact: the record, its time, and the player and network it names."""
+    data = fact.data
+    return Discrepancy(
+        check,
+        subject,
+        f"{fact.envelope.type}: {detail}",
+        event_id=fact.id,
+        where=fact.where,
+        at_ms=fact.timestamp_ms,
+        player_id=getattr(data, "player_id", None),
+        network_id=getattr(data, "network_id", None),
+    )
+
+
 # Every check the audit runs, with the sentence the report prints for it (docs/audit.md explains each).
 CHECKS: dict[str, str] = {
     "undecodable-record": "an event topic holds a record the codec cannot decode",

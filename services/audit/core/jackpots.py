@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from services.audit.core.findings import Discrepancy
+from services.audit.core.findings import Discrepancy, fact_finding
 from services.audit.core.ledger import Ledger
 from services.audit.core.pools import Pools
 from services.audit.core.spins import Spins
@@ -137,14 +137,4 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
 
 
 def _found(check: str, fact, detail: str) -> Discrepancy:
-    data = fact.data
-    return Discrepancy(
-        check,
-        f"network {data.network_id}",
-        f"{fact.envelope.type}: {detail}",
-        event_id=fact.id,
-        where=fact.where,
-        at_ms=fact.timestamp_ms,
-        player_id=getattr(data, "player_id", None),
-        network_id=data.network_id,
-    )
+    return fact_finding(check, f"network {fact.data.network_id}", fact, detail)

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Fact
-from services.audit.core.findings import Discrepancy
+from services.audit.core.findings import Discrepancy, fact_finding
 from shared.events.wallet import (
     CASHIER,
     HOUSE,
@@ -152,14 +152,4 @@ def _track_wager(ledger: Ledger, fact: Fact) -> None:
 
 def _found(check: str, fact: Fact, detail: str) -> Discrepancy:
     data = fact.data
-    subject = f"wager {getattr(data, 'wager_id', None) or data.transaction_id}"
-    return Discrepancy(
-        check,
-        subject,
-        f"{fact.envelope.type}: {detail}",
-        event_id=fact.id,
-        where=fact.where,
-        at_ms=fact.timestamp_ms,
-        player_id=data.player_id,
-        network_id=getattr(data, "network_id", None),
-    )
+    return fact_finding(check, f"wager {getattr(data, 'wager_id', None) or data.transaction_id}", fact, detail)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Fact
-from services.audit.core.findings import Discrepancy
+from services.audit.core.findings import Discrepancy, fact_finding
 from shared.events.jackpot import AppliedContribution, ContributionsApplied, JackpotWon, PoolMovement, PoolReseeded
 from shared.money import MICRO_PER_MINOR, PPM
 from shared.pools import PoolsConfig
@@ -194,14 +194,4 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
 
 
 def _found(check: str, fact: Fact, subject: str, detail: str) -> Discrepancy:
-    data = fact.data
-    return Discrepancy(
-        check,
-        f"pool {subject}" if not subject.startswith("pool") else subject,
-        f"{fact.envelope.type}: {detail}",
-        event_id=fact.id,
-        where=fact.where,
-        at_ms=fact.timestamp_ms,
-        player_id=getattr(data, "player_id", None),
-        network_id=data.network_id,
-    )
+    return fact_finding(check, f"pool {subject}" if not subject.startswith("pool") else subject, fact, detail)

@@ -7,14 +7,12 @@ from typing import Any
 
 from shared import records
 from shared.input_position import Output
-from shared.events import DecodeError, Envelope, decode, encode
-from shared.events import jackpot as jp
+from shared.events import DecodeError, Envelope, encode
 from shared.topics import JACKPOT_COMMANDS
 
 from services.jackpot.core.inputs import Incoming
 
 HEADERS = records.headers_for("jackpot")
-_COMMANDS = (jp.Contribute, jp.Claim, jp.OpenPool, jp.DisablePool, jp.ResumePool, jp.DecommissionPool)
 
 
 def to_incoming(record: Any) -> Incoming | tuple[str, str]:
@@ -24,13 +22,11 @@ def to_incoming(record: Any) -> Incoming | tuple[str, str]:
     if problem is not None:
         return records.UNTRUSTED_WRITER, problem
     try:
-        command = decode(record.value, expect_kind="command")
+        command = records.decode_on(JACKPOT_COMMANDS, record.value, record.key, keyless=True)
+    except records.Misfit as error:
+        return error.code, error.reason
     except DecodeError as error:
         return "UNDECODABLE", str(error)
-    if not isinstance(command.data, _COMMANDS):
-        return "WRONG_TOPIC", f"{command.type} is not a jackpot command"
-    if record.key is not None and record.key != command.key:
-        return "WRONG_KEY", f"record key {record.key!r} is not the network id {command.key!r}"
     return Incoming(command, record.timestamp, position=record)
 
 

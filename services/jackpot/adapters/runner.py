@@ -17,8 +17,9 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 
 from shared import observability
+from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
-from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
@@ -47,17 +48,7 @@ class JackpotConfig:
     session_timeout_ms: int | None = None
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(
-            bootstrap=self.bootstrap,
-            commands_topic=self.commands_topic,
-            events_topic=self.events_topic,
-            dlq_topic=self.dlq_topic,
-            group_id=self.group_id,
-            service="jackpot",
-            batch_max=self.batch_max,
-            poll_ms=self.poll_ms,
-            session_timeout_ms=self.session_timeout_ms,
-        )
+        return loop_config(self, "jackpot")
 
 
 @dataclass
@@ -123,10 +114,10 @@ class JackpotService:
         for network_id, batch in by_network.items():
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
-            outcome = decide(state, network, batch)
-            outputs.extend(_traced(event_record(event), traces, event) for event in outcome.events)
-            outputs.extend(dead_letter_record(d.position, d.code, d.reason) for d in outcome.dead_letters)
-            self.stats.repeats += outcome.repeats
+            decision = decide(state, batch, broker_time(batch[0].broker_ms), network=network)
+            outputs.extend(_traced(event_record(event), traces, event) for event in decision.events)
+            outputs.extend(dead_letter_record(d.subject, d.code, d.reason) for d in decision.dead_letters)
+            self.stats.repeats += decision.repeats
         return outputs
 
     def committed(self, partition: int, states: States, next_offset: int, event_offsets: list[int]) -> None:

@@ -15,7 +15,7 @@ from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolConfig
 
-from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
+from services.jackpot.core.inputs import SOURCE, Incoming, Outcome, answer_envelope, answered_before, is_expired
 from services.jackpot.core.state import NetworkState, admin_fingerprint
 
 _WANTED_STATUS = {jp.DisablePool: ("open", "disabled"), jp.ResumePool: ("disabled", "open")}
@@ -23,15 +23,7 @@ _WANTED_STATUS = {jp.DisablePool: ("open", "disabled"), jp.ResumePool: ("disable
 
 def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outcome: Outcome) -> list[Envelope[Any]]:
     data = incoming.command.data
-    seen = state.seen.get(data.command_id)
-    if seen is not None:
-        if seen.fingerprint != admin_fingerprint(data.TYPE, data.pool_id):
-            outcome.dead_letters.append(
-                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "command id reused with other content")
-            )
-            return []
-        outcome.repeats += 1
-        outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
+    if answered_before(state, incoming, data.command_id, admin_fingerprint(data.TYPE, data.pool_id), outcome):
         return []
     if is_expired(incoming):
         # Past the window its id may be forgotten: applying it could repeat an old decision (e.g. disable again).
@@ -100,13 +92,7 @@ def _status_changed(
         transfer_to_pool_id=transfer_to,
         movements=movements,
     )
-    return envelope(
-        changed,
-        source=SOURCE,
-        time=now,
-        id=derived_id(data.command_id, "pool-status-changed"),
-        causationid=str(incoming.command.id),
-    )
+    return answer_envelope(changed, incoming, data.command_id, "pool-status-changed")
 
 
 def _rejected(network: NetworkConfig, incoming: Incoming, code: str, message: str) -> Envelope[Any]:
@@ -121,13 +107,7 @@ def _rejected(network: NetworkConfig, incoming: Incoming, code: str, message: st
         code=code,
         message=message,
     )
-    return envelope(
-        rejected,
-        source=SOURCE,
-        time=now,
-        id=derived_id(data.command_id, "pool-command-rejected"),
-        causationid=str(incoming.command.id),
-    )
+    return answer_envelope(rejected, incoming, data.command_id, "pool-command-rejected")
 
 
 def opened_event(

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from games.registry import stakes_minor
-from shared.events import Envelope, broker_time, derived_id, envelope
+from shared.events import Envelope, broker_time
 from shared.events import jackpot as jp
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig
 
-from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
+from services.jackpot.core.inputs import Incoming, Outcome, answer_envelope, answered_before, is_expired
 from services.jackpot.core.payout import payout_minor, share_ppm
 from services.jackpot.core.state import NetworkState, claim_fingerprint
 
@@ -23,15 +23,8 @@ from services.jackpot.core.state import NetworkState, claim_fingerprint
 def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outcome: Outcome) -> list[Envelope[Any]]:
     """The events answering one claim; a repeat re-emits the original answer, a conflicting repeat is dead-lettered."""
     data: jp.Claim = incoming.command.data
-    seen = state.seen.get(data.claim_id)
-    if seen is not None:
-        if seen.fingerprint != claim_fingerprint(data.request_id, data.player_id, data.tier, data.stake_minor):
-            outcome.dead_letters.append(
-                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "claim id reused with other content")
-            )
-            return []
-        outcome.repeats += 1
-        outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
+    fingerprint = claim_fingerprint(data.request_id, data.player_id, data.tier, data.stake_minor)
+    if answered_before(state, incoming, data.claim_id, fingerprint, outcome, what="claim id"):
         return []
     problem = _problem(state, network, incoming)
     if problem is not None:
@@ -135,12 +128,5 @@ def _won(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> lis
 
 
 def _wrap(data: Any, incoming: Incoming, what: str) -> Envelope[Any]:
-    command = incoming.command
-    return envelope(
-        data,
-        source=SOURCE,
-        time=broker_time(incoming.broker_ms),
-        id=derived_id(command.data.claim_id, what),
-        correlationid=str(command.data.request_id),
-        causationid=str(command.id),
-    )
+    claim = incoming.command.data
+    return answer_envelope(data, incoming, claim.claim_id, what, correlationid=str(claim.request_id))

@@ -1,4 +1,5 @@
-"""decide: a batch of one network's commands, in partition order, becomes that network's events.
+"""decide(state, batch, now, network=...) -> Decision: a batch of one network's commands, in partition order, becomes
+that network's events.
 
 Each emitted event is folded into the state at once (`evolve`), so a claim sees every contribution ordered before
 it, and the second of two claims sees the level after the first one's reseed. Runs of consecutive contributions
@@ -11,8 +12,11 @@ import uuid
 from typing import Any
 
 from games.registry import stakes_minor
+from datetime import datetime
+
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.events import Envelope, broker_time, derived_id, envelope
+from shared.decision import Decision, Refusal
+from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 from shared.events import jackpot as jp
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
@@ -39,13 +43,24 @@ def new_network(network: NetworkConfig) -> NetworkState:
     return NetworkState(network.network_id, network.currency)
 
 
-def decide(state: NetworkState, network: NetworkConfig, batch: list[Incoming]) -> Outcome:
-    """Apply a batch to `state` (in place) and return the events to publish, in order."""
+def decide(state: NetworkState, batch: list[Incoming], now: datetime, *, network: NetworkConfig) -> Decision:
+    """The events of a batch, in order, each folded into `state` (in place, by `evolve`: shared/decision.py) as it is
+    decided. `now` is the broker time the batch starts at (the de-duplication window ends there); each command's
+    own broker time dates its event."""
     invariant(state.network_id == network.network_id, "state and configuration of different networks")
+    outcome = _decide(state, network, batch, epoch_ms(now))
+    return Decision(
+        events=tuple(outcome.events),
+        dead_letters=tuple(Refusal(d.code, d.reason, subject=d.position) for d in outcome.dead_letters),
+        repeats=outcome.repeats,
+    )
+
+
+def _decide(state: NetworkState, network: NetworkConfig, batch: list[Incoming], now_ms: int) -> Outcome:
     outcome = Outcome()
     if not batch:
         return outcome
-    forget_before(state, batch[0].broker_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
+    forget_before(state, now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
     run: list[tuple[Incoming, list[int]]] = []
     pending: dict[uuid.UUID, tuple[Any, ...]] = {}
     for incoming in batch:

@@ -1,4 +1,5 @@
-"""evolve(state, event): the one fold of a network's own events, live (each event decide emits) and on restore.
+"""evolve(state, event, raw) -> state: the one fold of a network's own events, live (each event decide emits) and on
+restore.
 
 It updates the state in place and returns it — the same choice as the wallet's book and the spin service's books:
 one owner per network (the partition's handler), and copying a window of seen ids per event would cost more than the
@@ -34,8 +35,9 @@ _STATUS_COMMAND = {
 }
 
 
-def evolve(state: NetworkState, event: Envelope[Any]) -> NetworkState:
-    """Apply one of the network's own events (the same function restores state from jackpot.events)."""
+def evolve(state: NetworkState, event: Envelope[Any], raw: bytes | None = None) -> NetworkState:
+    """Apply one of the network's own events (the same function restores state from jackpot.events). `raw`, the
+    event as written, is not needed here: the contract's shape (shared/decision.py)."""
     data = event.data
     invariant(data.network_id == state.network_id, "an event of another network")
     recorded_ms = epoch_ms(data.recorded_at)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.events import Envelope, epoch_ms
+from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 
 SOURCE = "reelstream/jackpot"
 
@@ -34,6 +34,35 @@ class Outcome:
     events: list[Envelope[Any]] = field(default_factory=list)
     dead_letters: list[DeadLetter] = field(default_factory=list)
     repeats: int = 0
+
+
+def answer_envelope(data: Any, incoming: Incoming, command_id: Any, what: str, correlationid: str | None = None):
+    """An event answering one command: dated by its broker time, its id derived from the command id and the step."""
+    return envelope(
+        data,
+        source=SOURCE,
+        time=broker_time(incoming.broker_ms),
+        id=derived_id(command_id, what),
+        correlationid=correlationid,
+        causationid=str(incoming.command.id),
+    )
+
+
+def answered_before(
+    state: Any, incoming: Incoming, command_id: Any, fingerprint: Any, outcome: Outcome, what: str = "command id"
+) -> bool:
+    """Whether a command id was decided before: then its answers again (a repeat, counted) or, with other content,
+    a dead letter. False: a new command."""
+    seen = state.seen.get(command_id)
+    if seen is None:
+        return False
+    if seen.fingerprint != fingerprint:
+        reason = f"{what} reused with other content"
+        outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", reason))
+        return True
+    outcome.repeats += 1
+    outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)
+    return True
 
 
 def is_expired(incoming: Incoming) -> bool:

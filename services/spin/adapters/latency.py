@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-import uuid
+from typing import Any
 
-import orjson
 from prometheus_client import Histogram
 
 from services.spin.core.book import SpinBook
-from services.spin.core.effects import Out
+from shared.events import Envelope
+from shared.events.spin import SpinRejected
 
 SPIN_SECONDS = Histogram(
     "reelstream_spin_seconds",
@@ -19,15 +19,13 @@ SPIN_SECONDS = Histogram(
 )
 
 
-def observe_answers(book: SpinBook, outputs: list[Out]) -> None:
-    """One observation per answer among `outputs` (one per spin: answers are rare among the outputs)."""
-    for out in outputs:
-        if out.kind != "answer":
-            continue
-        parsed = orjson.loads(out.value)
-        record = book.records.get(uuid.UUID(parsed["data"]["request_id"])) if parsed["data"].get("request_id") else None
+def observe_answers(book: SpinBook, answers: tuple[Envelope[Any], ...]) -> None:
+    """One observation per answer of a request this book knows."""
+    for reply in answers:
+        request_id = getattr(reply.data, "request_id", None)
+        record = book.records.get(request_id) if request_id is not None else None
         if record is None:
             continue
-        outcome = "rejected" if parsed["type"].startswith("reelstream.spin.rejected.") else "settled"
+        outcome = "rejected" if isinstance(reply.data, SpinRejected) else "settled"
         elapsed_s = max(0.0, time.time() - record.time_ms / 1000)
         SPIN_SECONDS.labels(record.game or "unknown", outcome).observe(elapsed_s)

@@ -6,7 +6,7 @@ import logging
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from services.spin.core import fold
+from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
 from shared import records
@@ -79,4 +79,4 @@ def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> N
     if problem is not None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return
-    fold.apply(book, catalog, message, record.value)
+    fold.evolve(book, message, record.value)

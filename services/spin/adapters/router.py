@@ -14,16 +14,19 @@ import time
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import CommitFailedError, IllegalStateError
 
-from services.spin.adapters.runner import COMMIT_INTERVAL_S, FINAL_COMMIT_TIMEOUT_S, consumer_timeouts
 from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
 from shared import observability, records
 from shared.events import DecodeError, decode
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
+from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer, group_membership, service_fetch_options
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
 
 log = logging.getLogger("reelstream.spin.router")
 _ANSWER_TYPES = {cls.TYPE for cls in JACKPOT_TYPES}
+# Offsets are committed at most this often (and on stop): a crash forwards at most this much again, which the state
+# machine absorbs; the final commit is bounded, since with the broker gone it would retry forever.
+COMMIT_INTERVAL_S = 1.0
+FINAL_COMMIT_TIMEOUT_S = 5.0
 
 
 class JackpotAnswerRouter:
@@ -35,7 +38,7 @@ class JackpotAnswerRouter:
             role="spin",
             group_id=settings.group("spin-jackpot-router"),
             client_id="reelstream-spin-router",
-            **{**AIOKAFKA_CONSUMER_SAFETY, **consumer_timeouts()},
+            **{**AIOKAFKA_CONSUMER_SAFETY, **group_membership(), **service_fetch_options()},
         )
 
     async def run(self, started: asyncio.Event) -> None:
@@ -57,7 +60,7 @@ class JackpotAnswerRouter:
                     forwarded, committed_at = {}, time.monotonic()
         finally:
             try:
-                # What is acknowledged, so a restart forwards less again; bounded, as the runner's final commit.
+                # What is acknowledged, so a restart forwards less again (bounded).
                 await asyncio.wait_for(self._commit(forwarded), FINAL_COMMIT_TIMEOUT_S)
             except Exception as error:  # noqa: BLE001 - stopping anyway; a repeat is harmless
                 log.warning("final offset commit failed: %r", error)

@@ -1,7 +1,7 @@
 """The spin state of one player partition: every request in the de-duplication window and each player's game state.
 
 The book is a cache: it is rebuilt by folding the partition's spin.journal, spin.events and spin.jackpot-answers
-(`fold.apply`), and the live handlers change it only through that same fold, so live and rebuilt books agree.
+(`evolve.evolve`), and `decide` changes it only through that same fold, so live and rebuilt books agree.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class SpinRecord:
     result: GameResult | None = None
     play_error: str | None = None
     claims: dict[uuid.UUID, ClaimAnswer | None] = field(default_factory=dict)
-    answer: bytes | None = None
+    answer: bytes | None = None  # as written, so a repeat re-emits it byte for byte
+    answer_id: uuid.UUID | None = None
     answer_code: str | None = None
     settled_state_after: dict[str, Any] | None = None
 

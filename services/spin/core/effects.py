@@ -1,4 +1,4 @@
-"""What a spin handler asks the adapter to write: journal facts first (awaited), then commands and answers."""
+"""The spin core's ports (games, token check, seed source) and the draft of one Decision while a message is decided."""
 
 from __future__ import annotations
 
@@ -9,44 +9,13 @@ from typing import Any, Callable
 
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
-from services.spin.core import fold
-from shared.events import encode, envelope
+from services.spin.core.evolve import evolve
+from shared.decision import Decision, Refusal
+from shared.events import envelope
 from shared.events.base import Payload
 from shared.events.envelope import Envelope
 
 SOURCE = "reelstream/spin"
-
-
-@dataclass(frozen=True)
-class Refused:
-    """Why an input record is refused as a whole: the adapter turns it into a dead letter (shared/records.py)."""
-
-    code: str
-    reason: str
-    field: str = "$"
-
-
-@dataclass(frozen=True)
-class Out:
-    """One record to produce: `topic` is the logical name (the adapter adds the deployment's prefix)."""
-
-    topic: str
-    key: bytes
-    value: bytes
-    kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | home-answer | dlq
-    headers: tuple[tuple[str, bytes], ...] = ()
-    partition: int | None = None  # set by the adapter: journal facts and answers go to the book's own partition
-    refused: Refused | None = None  # a dead letter: the input record to refuse, and why
-
-
-@dataclass
-class Effects:
-    journal: list[Out] = field(default_factory=list)
-    outputs: list[Out] = field(default_factory=list)
-
-    def extend(self, other: "Effects") -> None:
-        self.journal.extend(other.journal)
-        self.outputs.extend(other.outputs)
 
 
 @dataclass(frozen=True)
@@ -58,23 +27,55 @@ class Context:
     draw_seed: Callable[[str, uuid.UUID], bytes]  # (player id, request id) -> 32 bytes
 
 
+def wager_of(source: Any) -> dict[str, Any]:
+    """The five fields that name a wager in every spin fact (a SpinRequested's data or a SpinRecord)."""
+    return {
+        "request_id": source.request_id,
+        "player_id": source.player_id,
+        "game": source.game,
+        "stake_minor": source.stake_minor,
+        "currency": source.currency,
+    }
+
+
 def message(data: Payload, event_id: uuid.UUID, now: datetime, cause: uuid.UUID) -> Envelope[Any]:
     return envelope(data, source=SOURCE, time=now, id=event_id, correlationid=str(cause), causationid=None)
 
 
-def record_fact(effects: Effects, book: SpinBook, catalog: Catalog, fact: Envelope[Any], kind: str = "journal") -> None:
-    """A journal fact: folded into the book now, written (and awaited) before any output of the batch."""
-    raw = encode(fact)
-    fold.apply(book, catalog, fact, raw)
-    effects.journal.append(Out(fact.data.TOPIC, fact.key, raw, kind))
+@dataclass
+class Draft:
+    """A Decision being built: journal facts and a request's one answer are folded into the book as they are decided
+    (shared/decision.py), so the rest of the message sees them."""
 
+    book: SpinBook
+    events: list[Envelope[Any]] = field(default_factory=list)
+    commands: list[Envelope[Any]] = field(default_factory=list)
+    answers: list[Envelope[Any]] = field(default_factory=list)
+    rerouted: list[Envelope[Any]] = field(default_factory=list)
+    dead_letters: list[Refusal] = field(default_factory=list)
 
-def send(effects: Effects, command: Envelope[Any], kind: str) -> None:
-    effects.outputs.append(Out(command.data.TOPIC, command.key, encode(command), kind))
+    def record(self, fact: Envelope[Any]) -> None:
+        """A journal fact: written before any output of its batch (a seed is persisted before the outcome shows)."""
+        evolve(self.book, fact)
+        self.events.append(fact)
 
+    def send(self, command: Envelope[Any]) -> None:
+        self.commands.append(command)
 
-def answer(effects: Effects, book: SpinBook, catalog: Catalog, reply: Envelope[Any]) -> None:
-    """The one answer of a request: folded into the book (a repeat re-emits these very bytes) and published."""
-    raw = encode(reply)
-    fold.apply(book, catalog, reply, raw)
-    effects.outputs.append(Out(reply.data.TOPIC, reply.key, raw, "answer"))
+    def answer(self, reply: Envelope[Any]) -> None:
+        """The one answer of a request: folded (a repeat re-emits it) and published."""
+        evolve(self.book, reply)
+        self.answers.append(reply)
+
+    def reply(self, reply: Envelope[Any]) -> None:
+        """An answer to one record only, never stored as the request's (its id derives from the record)."""
+        self.answers.append(reply)
+
+    def decision(self) -> Decision:
+        return Decision(
+            tuple(self.events),
+            tuple(self.commands),
+            tuple(self.answers),
+            tuple(self.rerouted),
+            tuple(self.dead_letters),
+        )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from services.spin.core import fold
-from services.spin.core.book import SpinBook, SpinRecord
-from services.spin.core.effects import Context, Effects, answer, message, record_fact, send
+from services.spin.core import evolve as fold
+from services.spin.core.book import SpinRecord
+from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
@@ -23,64 +23,57 @@ from shared.events.wallet import (
 )
 from games.pins import pins
 from shared.invariant import invariant
-from shared.money import MICRO_PER_MINOR
 
 WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
 
 
-def on_wallet_event(book: SpinBook, ctx: Context, event: Envelope[Any], now_ms: int) -> Effects:
+def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
     """One wallet.events fact; facts about other transactions (deposits, other requests) change nothing."""
-    data = event.data
-    now = broker_time(now_ms)
+    data, book = event.data, draft.book
     if isinstance(data, WagerDebited):
         record = book.records.get(data.transaction_id)
-        return _debited(book, ctx, record, now) if record is not None else Effects()
-    if isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE:
+        if record is not None:
+            _debited(draft, ctx, record, now)
+    elif isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE:
         record = book.records.get(data.transaction_id)
-        if record is None or record.status != "debiting":
-            return Effects()
-        return _reject(book, ctx, record, now, data.code, f"wallet refused the wager: {data.message}")
-    if isinstance(data, WagerSettled):
+        if record is not None and record.status == "debiting":
+            _reject(draft, record, now, data.code, f"wallet refused the wager: {data.message}")
+    elif isinstance(data, WagerSettled):
         record = book.records.get(data.wager_id)
-        return _settled(book, ctx, record, data, now) if record is not None and record.answer is None else Effects()
-    if isinstance(data, WagerRefunded):
+        if record is not None and record.answer is None:
+            _settled(draft, ctx, record, data, now)
+    elif isinstance(data, WagerRefunded):
         record = book.records.get(data.wager_id)
-        if record is None or record.answer is not None:
-            return Effects()
-        return _reject(
-            book, ctx, record, now, "WAGER_REFUNDED", f"the spin could not complete; wager refunded: {data.reason}"
-        )
-    return Effects()
+        if record is not None and record.answer is None:
+            text = f"the spin could not complete; wager refunded: {data.reason}"
+            _reject(draft, record, now, "WAGER_REFUNDED", text)
 
 
-def on_jackpot_answer(book: SpinBook, ctx: Context, event: Envelope[Any], raw: bytes, now_ms: int) -> Effects:
-    """JackpotWon / ClaimRejected for one of this partition's spins: once every claim is answered, settle."""
-    record = book.records.get(event.data.request_id)
+def on_jackpot_answer(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
+    """JackpotWon / ClaimRejected for one of this partition's spins (a fact of the book's own spin.jackpot-answers,
+    folded first): once every claim is answered, settle."""
+    record = draft.book.records.get(event.data.request_id)
     if record is None or record.answer is not None:
-        return Effects()
-    fold.apply(book, ctx.catalog, event, raw)
-    effects = Effects()
+        return
+    fold.evolve(draft.book, event)
     if record.status == "settling":
-        send(effects, settle_command(ctx, record, broker_time(now_ms)), "settle")
-    return effects
+        draft.send(settle_command(ctx, record, now))
 
 
-def _debited(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime) -> Effects:
-    effects = Effects()
+def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
     if record.status == "debiting":
-        _draw(book, ctx, record, now, effects)
+        _draw(draft, ctx, record, now)
     if record.status == "refunding":
-        send(effects, _refund_command(record, now), "refund")
+        draft.send(_refund_command(record, now))
     elif record.status in ("claiming", "settling"):
-        _send_outcome_commands(ctx, record, now, effects)
-    return effects
+        _send_outcome_commands(draft, ctx, record, now)
 
 
-def _draw(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, effects: Effects) -> None:
+def _draw(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
     """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later)."""
     engine = ctx.catalog.engine(record.game)
-    state = fold.game_state(book, ctx.catalog, record.player_id, record.game)
+    state = fold.game_state(draft.book, ctx.catalog, record.player_id, record.game)
     locked = engine.locked_stake(state)
     if record.forfeit_bonus_ring and locked is not None and locked != record.stake_minor:
         cleared = engine.forfeit(state)
@@ -94,43 +87,28 @@ def _draw(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, effec
             state_after=cleared,
             forfeited_at=now,
         )
-        record_fact(
-            effects,
-            book,
-            ctx.catalog,
-            message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id),
-        )
+        draft.record(message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id))
         state = cleared
     seed = ctx.draw_seed(record.player_id, record.request_id)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
     drawn = SeedDrawn(
-        request_id=record.request_id,
-        player_id=record.player_id,
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
+        **wager_of(record),
         model_version=engine.model_version,
         seed=seed.hex(),
         state_before=state,
         drawn_at=now,
     )
-    record_fact(
-        effects,
-        book,
-        ctx.catalog,
-        message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id),
-        kind="seed",
-    )
+    draft.record(message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id))
     fold.ensure_result(record, ctx.catalog)
 
 
-def _send_outcome_commands(ctx: Context, record: SpinRecord, now: datetime, effects: Effects) -> None:
+def _send_outcome_commands(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
     """Contribution first, then each claim (same network partition, so ordered); settle at once without claims."""
-    send(effects, _contribute_command(ctx, record, now), "contribute")
+    draft.send(_contribute_command(ctx, record, now))
     for index, tier in enumerate(record.result.claims):
-        send(effects, _claim_command(ctx, record, index, tier, now), "claim")
+        draft.send(_claim_command(ctx, record, index, tier, now))
     if record.status == "settling":
-        send(effects, settle_command(ctx, record, now), "settle")
+        draft.send(settle_command(ctx, record, now))
 
 
 def _contribute_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
@@ -193,7 +171,7 @@ def _refund_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
     return message(refund, derived_id(record.request_id, "refund-wager"), now, record.request_id)
 
 
-def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettled, now: datetime) -> Effects:
+def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled, now: datetime) -> None:
     fold.ensure_result(record, ctx.catalog)
     invariant(record.result is not None, "a settled wager has an outcome")
     awards = tuple(JackpotAward(**answer.award) for answer in record.claims.values() if answer and answer.award)
@@ -201,11 +179,7 @@ def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettle
     invariant(data.house_win_minor == record.result.win_minor, "the wallet settled the house win the spin computed")
     invariant(data.jackpot_win_minor == jackpot_win_minor, "the wallet settled the pool shares the jackpot awarded")
     settled = SpinSettled(
-        request_id=record.request_id,
-        player_id=record.player_id,
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
+        **wager_of(record),
         win_minor=record.result.win_minor + jackpot_win_minor,
         house_win_minor=record.result.win_minor,
         jackpot_win_minor=jackpot_win_minor,
@@ -223,28 +197,16 @@ def _settled(book: SpinBook, ctx: Context, record: SpinRecord, data: WagerSettle
         accepted_at=broker_time(record.time_ms) if record.accepted else None,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
-    effects = Effects()
-    answer(
-        effects, book, ctx.catalog, message(settled, derived_id(record.request_id, "answer"), now, record.request_id)
-    )
-    return effects
+    draft.answer(message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
 
 
-def _reject(book: SpinBook, ctx: Context, record: SpinRecord, now: datetime, code: str, text: str) -> Effects:
+def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: str) -> None:
     rejected = SpinRejected(
-        request_id=record.request_id,
-        player_id=record.player_id,
+        **wager_of(record),
         code=code,
         message=text[:500],
-        game=record.game,
-        stake_minor=record.stake_minor,
-        currency=record.currency,
     )
-    effects = Effects()
-    answer(
-        effects, book, ctx.catalog, message(rejected, derived_id(record.request_id, "answer"), now, record.request_id)
-    )
-    return effects
+    draft.answer(message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
 
 
-__all__ = ["on_wallet_event", "on_jackpot_answer", "settle_command", "WALLET_TYPES", "JACKPOT_TYPES", "MICRO_PER_MINOR"]
+__all__ = ["on_wallet_event", "on_jackpot_answer", "settle_command", "WALLET_TYPES", "JACKPOT_TYPES"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.spin.core import fold
+from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from services.spin.core.effects import Context
 from shared.events.spin import SpinRequested

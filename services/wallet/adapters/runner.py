@@ -16,7 +16,7 @@ from typing import Any
 
 from shared import observability
 from shared.crash import crash_point
-from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import Output, handle
@@ -42,18 +42,7 @@ class WalletConfig:
     snapshot_every_s: float = 30.0
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(
-            bootstrap=self.bootstrap,
-            commands_topic=self.commands_topic,
-            events_topic=self.events_topic,
-            dlq_topic=self.dlq_topic,
-            group_id=self.group_id,
-            service="wallet",
-            batch_max=self.batch_max,
-            poll_ms=self.poll_ms,
-            session_timeout_ms=self.session_timeout_ms,
-            pipelined=True,
-        )
+        return loop_config(self, "wallet", pipelined=True)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""decide(state, command, now) -> events: refuse by age, answer repeats from memory, else apply the rules."""
+"""decide(book, message, now) -> Decision: refuse by age, answer repeats from memory, else apply the rules; an
+undecodable command is answered with a rejection when a player can be named, else dead-lettered."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.decision import Decision, Undecodable
 from shared.events import decode
 from shared.events.base import CommandData, EventData
 from shared.events.envelope import Envelope, derived_id, envelope, epoch_ms
@@ -23,6 +25,8 @@ from shared.events.wallet import (
 from shared.invariant import invariant
 
 from services.wallet.core import rules
+from services.wallet.core.book import WalletBook
+from services.wallet.core.evolve import evolve
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.memory import lookup
 from services.wallet.core.state import WalletState
@@ -39,8 +43,50 @@ _RULES = {
 _WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
 
 
-def decide(state: WalletState, command: Envelope[Any], now: datetime) -> tuple[Envelope[Any], ...]:
-    """The events one command produces at broker time `now` (exactly one today; a tuple so the contract can grow)."""
+def decide(book: WalletBook, message: Envelope[Any] | Undecodable, now: datetime) -> Decision:
+    """What one wallet.commands record makes the wallet write at broker time `now`; its events are folded into the
+    book (in place, by `evolve`: shared/decision.py) before this returns."""
+    if isinstance(message, Undecodable):
+        return _undecodable(book, message, now)
+    events = decide_player(book.state_of(message.data.player_id), message, now)
+    for event in events:
+        evolve(book, event)
+    return Decision(events=events)
+
+
+def _undecodable(book: WalletBook, message: Undecodable, now: datetime) -> Decision:
+    """A rejection event when a player can be named (it owns no transaction id), else a dead letter."""
+    if message.player_id is None:
+        return Decision(dead_letters=(message.refusal(),))
+    error = message.error
+    cause = derived_id("wallet", "undecodable", *message.cause)
+    rejection = CommandRejected(
+        transaction_id=_uuid_or(error.readable("transaction_id"), cause),
+        player_id=message.player_id,
+        recorded_at=now,
+        command_type=_raw_type(error.raw),
+        code="INVALID_REQUEST",
+        message=f"{error.field}: {error.reason}"[:500],
+    )
+    event = envelope(rejection, source=SOURCE, time=now, id=cause)
+    evolve(book, event)
+    return Decision(events=(event,))
+
+
+def _raw_type(raw: object) -> str:
+    raw_type = raw.get("type") if isinstance(raw, dict) else None
+    return raw_type if isinstance(raw_type, str) else "unknown"
+
+
+def _uuid_or(candidate: object, fallback: uuid.UUID) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(candidate)) if candidate is not None else fallback
+    except ValueError:
+        return fallback
+
+
+def decide_player(state: WalletState, command: Envelope[Any], now: datetime) -> tuple[Envelope[Any], ...]:
+    """The events one command produces for its player at broker time `now` (exactly one today)."""
     data: CommandData = command.data
     invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
     now_ms = epoch_ms(now)

@@ -1,11 +1,12 @@
-"""evolve(book, event, bytes): the one way wallet state changes, live and on restore; balances come from postings
-only."""
+"""evolve(book, event, raw) -> book: the one way wallet state changes, live (each event `decide` decides) and on
+restore; balances come from postings only. In place, as every core (shared/decision.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
+from shared.events import encode
 from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import (
     CommandRejected,
@@ -27,22 +28,32 @@ from services.wallet.core.postings import player_delta_minor
 from services.wallet.core.state import OpenWager, PlayerState, Remembered, limit_key
 
 
-def evolve(book: WalletBook, event: Envelope[Any], event_bytes: bytes) -> bool:
-    """Fold one wallet event into the partition's book (in place); False when it changes nothing (a refusal that
-    owns no id, or a re-emitted repeat: same event id already remembered)."""
+def evolve(book: WalletBook, event: Envelope[Any], raw: bytes | None = None) -> WalletBook:
+    """Fold one wallet event into the partition's book (in place) and return it. `raw` is the event as written (kept
+    so a repeat re-emits it byte for byte); None: as `encode` writes it. A refusal that owns no id, or a re-emitted
+    repeat (same event id already remembered), changes nothing but the clock."""
     data = event.data
     book.unsnapshotted += 1
     book.prune(epoch_ms(data.recorded_at))
     if not remembers(data):
-        return False
+        return book
     player_id, transaction_id = data.player_id, str(data.transaction_id)
     existing = book.memory.get(player_id, {}).get(transaction_id)
     if existing is not None and existing.event_id == str(event.id):
-        return False
+        return book
     player = evolve_player(book.players.get(player_id) or PlayerState(player_id), data)
-    book.remember(player_id, remembered(event, event_bytes, player.seq))
+    book.remember(player_id, remembered(event, raw if raw is not None else encode(event), player.seq))
     book.players[player_id] = player
-    return True
+    return book
+
+
+def written(book: WalletBook, event: Envelope[Any]) -> bytes:
+    """An event as the book remembers it (a repeat: the very bytes of the first time), else as `encode` writes it."""
+    data = event.data
+    entry = book.memory.get(data.player_id, {}).get(str(data.transaction_id))
+    if entry is not None and entry.event_id == str(event.id):
+        return entry.event_bytes
+    return encode(event)
 
 
 def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered:

@@ -18,7 +18,7 @@ from services.spin.adapters.rebuild import rebuild_books
 from services.spin.adapters.router import JackpotAnswerRouter
 from services.spin.adapters.runner import SpinRunner, producer_for
 from services.spin.adapters.seeds import os_seed
-from services.spin.core import fold
+from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from shared.config import load_settings
@@ -89,7 +89,7 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
         producer = producer_for(settings)
         await producer.start()
         runner, router, started = (
-            SpinRunner(settings, ctx, producer),
+            SpinRunner(settings, ctx),
             JackpotAnswerRouter(settings, producer),
             asyncio.Event(),
         )
@@ -99,7 +99,7 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             await asyncio.wait_for(started.wait(), WAIT_S)
             answers = await asyncio.to_thread(_play, half_platform, players)
             async with runner.lock:
-                await runner._drain()
+                await runner.drain()
                 live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
             rebuilt = await rebuild_books(settings, catalog, sorted(live))
             return answers, live, {partition: _book_view(book, catalog) for partition, book in rebuilt.items()}

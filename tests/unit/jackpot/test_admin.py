@@ -3,14 +3,15 @@
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import Network, admin, claim, contribute, incoming, minutes
+from tests.support.jackpot import Network, admin, claim, contribute, incoming, minutes
 
 
 def test_open_puts_a_pool_at_its_seed_before_any_wager():
     network = Network()
     outcome = network.send(admin(jp.OpenPool, "dm-green"))
     (opened,) = [event.data for event in outcome.events]
-    assert opened.pool_id == "dm-green" and opened.movement.closing_micro == 5000 * MICRO_PER_MINOR
+    assert opened.pool_id == "dm-green"
+    assert opened.movement.closing_micro == 5000 * MICRO_PER_MINOR
     assert "dm-blue" not in network.state.pools
 
 
@@ -44,7 +45,8 @@ def test_decommissioning_moves_the_balance_and_later_shares_to_the_named_pool():
     green_micro, blue_micro = network.level_micro("dm-green"), network.level_micro("dm-blue")
     outcome = network.send(admin(jp.DecommissionPool, "dm-green", transfer_to_pool_id="dm-blue"))
     (changed,) = [event.data for event in outcome.events]
-    assert changed.status == "decommissioned" and all(m.balanced() for m in changed.movements)
+    assert changed.status == "decommissioned"
+    assert all(m.balanced() for m in changed.movements)
     assert network.level_micro("dm-green") == 0
     assert network.level_micro("dm-blue") == blue_micro + green_micro
     network.send(contribute(stake_minor=100))
@@ -73,7 +75,7 @@ def test_a_repeated_admin_command_re_emits_its_answer_and_changes_nothing():
     first = network.send(command)
     levels = {p: s.level_micro for p, s in network.state.pools.items()}
     again = network.send(command)
-    assert again.events == [e for e in first.events if isinstance(e.data, jp.PoolStatusChanged)]
+    assert again.events == tuple(e for e in first.events if isinstance(e.data, jp.PoolStatusChanged))
     assert {p: s.level_micro for p, s in network.state.pools.items()} == levels
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from shared.events import jackpot as jp
 
-from jackpot_builders import Network, claim, contribute
+from tests.support.jackpot import Network, claim, contribute
 
 
 def _levels(network: Network) -> dict[str, int]:
@@ -22,7 +22,7 @@ def test_a_contribution_at_a_stake_the_game_does_not_offer_is_refused_and_moves_
     forged_micro = 0 if stake_minor < 0 else None  # no rate gives a negative stake a contribution: the sender picks one
     outcome = network.send(contribute(stake_minor=stake_minor, contribution_micro=forged_micro))
     assert [letter.code for letter in outcome.dead_letters] == ["INVALID_STAKE"]
-    assert outcome.events == []
+    assert outcome.events == ()
     assert _levels(network) == before
 
 
@@ -37,7 +37,7 @@ def test_a_breakage_that_is_not_a_sub_cent_remainder_is_refused(breakage_micro):
 def test_the_largest_sub_cent_breakage_is_still_applied():
     network = Network()
     outcome = network.send(contribute(stake_minor=100, breakage_micro=999_999))
-    assert outcome.dead_letters == []
+    assert outcome.dead_letters == ()
     assert len(network.of_type(jp.ContributionsApplied)) == 1
 
 

@@ -5,7 +5,7 @@ import uuid
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import STJERNE, Network, admin, claim, contribute, incoming, minutes
+from tests.support.jackpot import STJERNE, Network, admin, claim, contribute, incoming, minutes
 
 
 def test_a_full_pool_win_pays_the_whole_level_rounded_down_and_the_operator_reseeds():
@@ -15,12 +15,15 @@ def test_a_full_pool_win_pays_the_whole_level_rounded_down_and_the_operator_rese
     assert level_micro == 100_000 * MICRO_PER_MINOR + 450_000
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50))
     (won,) = network.of_type(jp.JackpotWon)
-    assert won.amount_minor == 100_000 and won.share_ppm == 1_000_000
+    assert won.amount_minor == 100_000
+    assert won.share_ppm == 1_000_000
     assert (won.level_before_micro, won.level_after_micro) == (level_micro, 450_000)
     (reseeded,) = network.of_type(jp.PoolReseeded)
-    assert reseeded.seed_micro == 100_000 * MICRO_PER_MINOR - 450_000 and reseeded.cause_claim_id == won.claim_id
+    assert reseeded.seed_micro == 100_000 * MICRO_PER_MINOR - 450_000
+    assert reseeded.cause_claim_id == won.claim_id
     assert network.level_micro("sn-jackpot") == 100_000 * MICRO_PER_MINOR
-    assert won.movement.balanced() and reseeded.movement.balanced()
+    assert won.movement.balanced()
+    assert reseeded.movement.balanced()
 
 
 def test_a_proportional_win_leaves_the_rest_in_the_pool_without_a_reseed_while_above_the_seed():
@@ -77,8 +80,9 @@ def test_a_repeated_claim_re_emits_the_very_same_answer_and_pays_nothing_more():
     first = network.send(winning)
     level_micro = network.level_micro("sn-jackpot")
     again = network.send(winning)
-    paid = [e for e in first.events if not isinstance(e.data, jp.PoolOpened)]
-    assert again.events == paid and again.repeats == 1
+    paid = tuple(e for e in first.events if not isinstance(e.data, jp.PoolOpened))
+    assert again.events == paid
+    assert again.repeats == 1
     assert network.level_micro("sn-jackpot") == level_micro
     assert len(network.of_type(jp.JackpotWon)) == 2  # the same event twice: one id, one payout
     assert len({won.claim_id for won in network.of_type(jp.JackpotWon)}) == 1
@@ -89,7 +93,8 @@ def test_a_claim_id_reused_for_another_stake_is_a_dead_letter_not_a_second_answe
     claim_id = uuid.uuid4()
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50, claim_id=claim_id))
     outcome = network.send(claim(STJERNE, tier="jackpot", stake_minor=100, claim_id=claim_id))
-    assert [letter.code for letter in outcome.dead_letters] == ["DUPLICATE_CONFLICT"] and outcome.events == []
+    assert [letter.code for letter in outcome.dead_letters] == ["DUPLICATE_CONFLICT"]
+    assert outcome.events == ()
 
 
 def test_a_claim_on_a_disabled_pool_is_rejected_and_the_pool_keeps_its_level():
@@ -98,7 +103,8 @@ def test_a_claim_on_a_disabled_pool_is_rejected_and_the_pool_keeps_its_level():
     level_micro = network.level_micro("dm-blue")
     outcome = network.send(claim(tier="blue", stake_minor=2000))
     (rejected,) = [event.data for event in outcome.events]
-    assert isinstance(rejected, jp.ClaimRejected) and rejected.code == "POOL_DISABLED"
+    assert isinstance(rejected, jp.ClaimRejected)
+    assert rejected.code == "POOL_DISABLED"
     assert network.level_micro("dm-blue") == level_micro
 
 
@@ -124,5 +130,7 @@ def test_winners_and_payouts_are_booked_against_the_winners_operator():
     network = Network(STJERNE)
     network.send(claim(STJERNE, tier="jackpot", stake_minor=50, operator_id="op-b"))
     pool = network.state.pools["sn-jackpot"]
-    assert pool.wins == 1 and pool.last_win.operator_id == "op-b" and pool.last_win.amount_minor == 100_000
+    assert pool.wins == 1
+    assert pool.last_win.operator_id == "op-b"
+    assert pool.last_win.amount_minor == 100_000
     assert network.state.liability_by_operator["op-b"].paid_micro == 100_000 * MICRO_PER_MINOR

@@ -5,7 +5,7 @@ import uuid
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import DIAMOND, STJERNE, Network, contribute, incoming
+from tests.support.jackpot import DIAMOND, STJERNE, Network, contribute, incoming
 from services.jackpot.core.decide import MAX_CONTRIBUTIONS_PER_EVENT
 from services.jackpot.core.payout import split_contribution
 
@@ -76,7 +76,8 @@ def test_a_repeated_contribution_id_changes_nothing():
     network.send(first)
     levels = {pool_id: pool.level_micro for pool_id, pool in network.state.pools.items()}
     outcome = network.send(first, first)
-    assert outcome.events == [] and outcome.repeats == 2
+    assert outcome.events == ()
+    assert outcome.repeats == 2
     assert {pool_id: pool.level_micro for pool_id, pool in network.state.pools.items()} == levels
 
 
@@ -94,7 +95,7 @@ def test_a_contribution_id_reused_with_another_stake_is_a_dead_letter():
     network.send(contribute(stake_minor=100, contribution_id=wager_id))
     outcome = network.send(contribute(stake_minor=200, contribution_id=wager_id))
     assert [letter.code for letter in outcome.dead_letters] == ["DUPLICATE_CONFLICT"]
-    assert outcome.events == []
+    assert outcome.events == ()
 
 
 def test_a_contribution_that_disagrees_with_the_rates_is_a_dead_letter_not_a_guess():

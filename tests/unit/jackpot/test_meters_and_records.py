@@ -7,7 +7,7 @@ from shared.dead_letters import origin_of
 from shared.events import encode, envelope, broker_time
 from shared.money import MICRO_PER_MINOR
 
-from jackpot_builders import Network, contribute
+from tests.support.jackpot import Network, contribute
 from services.jackpot.adapters.meters import MeterBoard
 from services.jackpot.adapters.records import dead_letter_record, to_incoming
 

@@ -44,7 +44,8 @@ def test_each_rising_joker_stake_wins_its_share_of_the_level(stake_minor, share)
 
 def test_the_share_table_has_all_fifteen_stakes_from_half_a_percent_to_all():
     assert len(SHARE_TABLE) == 15
-    assert min(SHARE_TABLE.values()) == Fraction(5, 1000) and max(SHARE_TABLE.values()) == 1
+    assert min(SHARE_TABLE.values()) == Fraction(5, 1000)
+    assert max(SHARE_TABLE.values()) == 1
 
 
 def test_a_proportional_share_is_capped_at_the_whole_level():

@@ -9,7 +9,7 @@ import random
 from shared.events import decode, encode
 from shared.events import jackpot as jp
 
-from jackpot_builders import DIAMOND, Network, admin, claim, contribute
+from tests.support.jackpot import DIAMOND, Network, admin, claim, contribute
 from services.jackpot.core.decide import new_network
 from services.jackpot.core.evolve import evolve
 from services.jackpot.core.state import forget_before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shared.events.wallet import CASHIER, HOUSE, Deposited, WagerDebited, postings_balanced
-from wallet_scenario import PLAYER, Wallet, code, tx
+from tests.support.wallet import PLAYER, Wallet, code, tx
 
 
 def test_the_first_deposit_opens_the_account_in_its_currency():

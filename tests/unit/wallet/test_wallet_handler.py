@@ -18,7 +18,7 @@ from shared.dead_letters import FIELD as DLQ_FIELD
 from shared.dead_letters import REASON as DLQ_REASON
 from services.wallet.core import evolve
 from services.wallet.core.book import WalletBook
-from wallet_scenario import PLAYER, T0, Wallet, tx
+from tests.support.wallet import PLAYER, T0, Wallet, tx
 
 T0_MS = epoch_ms(T0)
 
@@ -103,7 +103,8 @@ def test_bytes_that_are_not_json_become_a_dead_letter_with_the_reason_in_headers
     headers = dict(output.headers)
     assert headers[DLQ_FIELD] == b"$"
     assert b"not JSON" in headers[DLQ_REASON]
-    assert partition.players == {} and partition.memory == {}
+    assert partition.players == {}
+    assert partition.memory == {}
 
 
 def test_a_command_that_names_its_player_but_breaks_the_contract_is_rejected_as_an_invalid_request():
@@ -118,11 +119,13 @@ def test_a_command_that_names_its_player_but_breaks_the_contract_is_rejected_as_
     assert rejection.data.transaction_id == tx(1)
     assert rejection.data.player_id == PLAYER
     assert output.key == PLAYER.encode()
-    assert partition.players == {} and partition.memory == {}
+    assert partition.players == {}
+    assert partition.memory == {}
 
 
 def test_a_command_on_another_players_key_is_refused_and_touches_no_state():
     partition = WalletBook(0)
     (output,) = run(partition, record(deposit(1, 100)), key=b"someone-else")
     assert output.dead_letter
-    assert partition.players == {} and partition.memory == {}
+    assert partition.players == {}
+    assert partition.memory == {}

@@ -18,7 +18,7 @@ from shared import records
 
 from services.wallet.core import PlayerState, WalletBook, decide, evolve
 from test_wallet_properties import apply, steps
-from wallet_scenario import PLAYER, Wallet
+from tests.support.wallet import PLAYER, Wallet
 
 SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
 
@@ -33,9 +33,7 @@ class MirroredWallet(Wallet):
 
     def send(self, data, *, sent_at=None, envelope_id=None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
-        events = decide(self.state, command, self.now)
-        for event in events:
-            evolve(self.book, event, encode(event))
+        events = decide(self.book, command, self.now).events
         self.emitted.extend(events)
         outputs = handle(
             self.partition,

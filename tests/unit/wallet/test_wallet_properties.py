@@ -13,7 +13,7 @@ from shared.events import encode
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled, postings_balanced
 
 from services.wallet.core import WalletBook, evolve
-from wallet_scenario import PLAYER, Wallet
+from tests.support.wallet import PLAYER, Wallet
 
 # Few ids and amounts, so repeats, conflicts and wagers that are settled twice happen often.
 ids = st.integers(1, 6)

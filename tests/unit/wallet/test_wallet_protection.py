@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from shared.events.wallet import LimitSet
-from wallet_scenario import T0, Wallet, code
+from tests.support.wallet import T0, Wallet, code
 
 
 def test_a_deposit_over_the_daily_limit_is_refused_and_the_limit_resets_at_midnight_utc():

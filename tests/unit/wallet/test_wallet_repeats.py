@@ -9,8 +9,8 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import encode, envelope
 from shared.events.wallet import Deposit
 
-from services.wallet.core import decide
-from wallet_scenario import PLAYER, Wallet, code, tx
+from services.wallet.core import decide_player
+from tests.support.wallet import PLAYER, Wallet, code, tx
 
 WINDOW = timedelta(milliseconds=DEDUP_WINDOW_MS)
 SKEW = timedelta(milliseconds=CLOCK_SKEW_MS)
@@ -110,8 +110,8 @@ def test_re_deciding_the_same_record_on_the_same_state_gives_byte_identical_even
     command = envelope(
         Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=5, currency="EUR"), source="t", time=wallet.now
     )
-    assert [encode(e) for e in decide(wallet.state, command, wallet.now)] == [
-        encode(e) for e in decide(wallet.state, command, wallet.now)
+    assert [encode(e) for e in decide_player(wallet.state, command, wallet.now)] == [
+        encode(e) for e in decide_player(wallet.state, command, wallet.now)
     ]
 
 
@@ -126,7 +126,7 @@ def test_an_entry_ahead_of_the_player_state_is_ignored_and_the_command_decided_a
     command = envelope(
         Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=40, currency="EUR"), source="t", time=wallet.now
     )
-    (afresh,) = decide(torn, command, wallet.now)
+    (afresh,) = decide_player(torn, command, wallet.now)
     assert afresh.id == original.id
     assert afresh.data == original.data
     assert afresh.data.balance_after_minor == 140

@@ -37,7 +37,8 @@ def test_a_snapshot_written_before_the_commands_position_was_recorded_loads_with
     del document["commands_offset"]
     snapshot.path_of(tmp_path, 3).write_bytes(orjson.dumps(document))
     loaded = snapshot.load(tmp_path, "wallet.events", 3)
-    assert loaded.events_offset == 42 and loaded.commands_offset is None
+    assert loaded.events_offset == 42
+    assert loaded.commands_offset is None
 
 
 def test_no_snapshot_a_torn_one_or_one_of_another_topic_or_partition_is_not_used(tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shared.events.wallet import HOUSE, WagerRefunded, WagerSettled, postings_balanced
-from wallet_scenario import PLAYER, Wallet, code
+from tests.support.wallet import PLAYER, Wallet, code
 
 
 def a_wallet_with_an_open_wager(stake_minor: int = 100) -> Wallet:

@@ -1,28 +1,38 @@
 """Stjernestøv-like state: one spin at a time per player, the stake lock, and the forfeit that clears the ring."""
 
 from services.spin.core.book import SpinBook
-from services.spin.core.progress import on_wallet_event
-from services.spin.core.requests import on_request
 
-from spin_fakes import NOW_MS, Seeds, debited_for, decoded, make_context, only, request_bytes, seed_for, settled_for
+from tests.support.spin import (
+    handle_event,
+    handle_request,
+    NOW_MS,
+    Seeds,
+    debited_for,
+    decoded,
+    make_context,
+    only,
+    request_bytes,
+    seed_for,
+    settled_for,
+)
 
 ODD = seed_for(lambda word: word % 2 == 1 and word % 5 != 0, "stjernestoev")
 
 
 def spin(book, ctx, stake, forfeit=False):
     _, raw = request_bytes(game="stjernestoev", currency="DKK", stake=stake, forfeit=forfeit)
-    asked = on_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
+    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
     if not asked.journal:
         return asked, None
-    played = on_wallet_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
-    on_wallet_event(book, ctx, settled_for(only(played.outputs, "settle")), NOW_MS)
+    played = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
+    handle_event(book, ctx, settled_for(only(played.outputs, "settle")), NOW_MS)
     return asked, played
 
 
 def test_a_second_spin_of_a_stateful_game_while_one_is_in_flight_is_refused():
     book, ctx = SpinBook(), make_context()
-    on_request(book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 0)
-    second = on_request(
+    handle_request(book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 0)
+    second = handle_request(
         book, ctx, request_bytes(game="stjernestoev", currency="DKK", stake=50)[1], b"p-1", NOW_MS, 0, 1
     )
     assert decoded(only(second.outputs, "answer")).code == "SPIN_IN_PROGRESS"
@@ -44,5 +54,6 @@ def test_a_forfeit_clears_the_ring_journals_it_and_the_spin_proceeds_at_the_new_
     _, played = spin(book, ctx, 100, forfeit=True)
     forfeited, drawn = (decoded(out) for out in played.journal)
     assert (forfeited.locked_stake_minor, forfeited.new_stake_minor) == (50, 100)
-    assert forfeited.state_before == {"ring": 1, "stake": 50} and drawn.state_before == {"ring": 0, "stake": None}
+    assert forfeited.state_before == {"ring": 1, "stake": 50}
+    assert drawn.state_before == {"ring": 0, "stake": None}
     assert decoded(only(played.outputs, "settle")).wager_id == drawn.request_id

@@ -1,14 +1,14 @@
 """A spin request: the contract's refusals, the debit asked for once, repeats answered with the very same bytes."""
 
 from services.spin.core.book import SpinBook
-from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 
-from spin_fakes import NOW_MS, decoded, make_context, only, request_bytes
+from shared import dead_letters
+from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes
 
 
 def handle(book, ctx, raw, player="p-1", now_ms=NOW_MS, offset=0):
-    return on_request(book, ctx, raw, player.encode(), now_ms, 0, offset)
+    return handle_request(book, ctx, raw, player.encode(), now_ms, 0, offset)
 
 
 def rejection_code(effects):
@@ -21,7 +21,8 @@ def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wag
     effects = handle(book, ctx, raw)
     accepted = decoded(only(effects.journal, "journal"))
     debit = decoded(only(effects.outputs, "debit"))
-    assert accepted.request_id == request_id and accepted.stake_minor == 20
+    assert accepted.request_id == request_id
+    assert accepted.stake_minor == 20
     assert "session_token" not in only(effects.journal, "journal").value.decode()
     assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
 
@@ -73,30 +74,33 @@ def test_the_same_id_with_another_stake_is_a_duplicate_conflict_that_changes_not
     _, conflicting = request_bytes(request_id=request_id, stake=20)
     effects = handle(book, ctx, conflicting)
     assert rejection_code(effects) == "DUPLICATE_CONFLICT"
-    assert book.records[request_id].stake_minor == 10 and book.records[request_id].answer is None
+    assert book.records[request_id].stake_minor == 10
+    assert book.records[request_id].answer is None
 
 
 def test_an_undecodable_request_is_dead_lettered_and_answered_when_the_player_can_be_named():
     book, ctx = SpinBook(), make_context()
     broken = b'{"type": "reelstream.spin.requested.v1", "data": {"player_id": "p-9", "stake_minor": "ten"}}'
-    effects = on_request(book, ctx, broken, b"p-9", NOW_MS, 2, 41)
+    effects = handle_request(book, ctx, broken, b"p-9", NOW_MS, 2, 41)
     dead = only(effects.outputs, "dlq")
     assert dead.value == broken
-    assert (dead.refused.code, dead.refused.field) == ("UNDECODABLE", "id")  # the first field that is wrong
+    headers = dict(dead.headers)
+    assert headers[dead_letters.CODE] == b"UNDECODABLE"
+    assert headers[dead_letters.FIELD] == b"id"  # the first field that is wrong
     assert decoded(only(effects.outputs, "answer")).player_id == "p-9"
-    garbage = on_request(book, ctx, b"\x00not json", None, NOW_MS, 2, 42)
+    garbage = handle_request(book, ctx, b"\x00not json", None, NOW_MS, 2, 42)
     assert [out.kind for out in garbage.outputs] == ["dlq"]
 
 
 def test_a_record_keyed_by_another_player_is_refused():
     book, ctx = SpinBook(), make_context()
-    effects = on_request(book, ctx, request_bytes(player="p-1")[1], b"p-2", NOW_MS, 0, 0)
+    effects = handle_request(book, ctx, request_bytes(player="p-1")[1], b"p-2", NOW_MS, 0, 0)
     assert rejection_code(effects) == "INVALID_REQUEST"
 
 
 def test_a_request_whose_player_cannot_be_read_is_answered_to_the_player_its_key_names():
     book, ctx = SpinBook(), make_context()
-    effects = on_request(book, ctx, b"[1, 2, 3]", b"p-keyed", NOW_MS, 2, 43)
+    effects = handle_request(book, ctx, b"[1, 2, 3]", b"p-keyed", NOW_MS, 2, 43)
     assert [out.kind for out in effects.outputs] == ["dlq", "answer"]
     answer = decoded(only(effects.outputs, "answer"))
     assert (answer.player_id, answer.code) == ("p-keyed", "INVALID_REQUEST")
@@ -105,5 +109,5 @@ def test_a_request_whose_player_cannot_be_read_is_answered_to_the_player_its_key
 def test_a_non_ascii_player_id_is_never_answered_to():
     book, ctx = SpinBook(), make_context()
     broken = '{"type": "reelstream.spin.requested.v1", "data": {"player_id": "été", "stake_minor": "ten"}}'.encode()
-    effects = on_request(book, ctx, broken, "été".encode(), NOW_MS, 2, 44)
+    effects = handle_request(book, ctx, broken, "été".encode(), NOW_MS, 2, 44)
     assert [out.kind for out in effects.outputs] == ["dlq"]

@@ -1,4 +1,5 @@
-"""Builders for the jackpot core's unit tests: commands with a broker time, and a network state fed through decide."""
+"""The jackpot core under test: `jackpot_core().given(events).when(batch, now).then(events)` (tests/support/gwt.py),
+commands with a broker time, and `Network`, a network state fed through decide."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from shared.events import jackpot as jp
 from shared.pools import load_pools
 
 from services.jackpot.core.decide import decide, new_network
-from services.jackpot.core.inputs import Incoming, Outcome
+from services.jackpot.core.evolve import evolve
+from services.jackpot.core.inputs import Incoming
+from shared.decision import Decision
+from tests.support.gwt import Core
 from services.jackpot.core.state import NetworkState
 
 T0_MS = 1_800_000_000_000
@@ -100,13 +104,13 @@ class Network:
         self.clock = Clock()
         self.events: list[Any] = []
 
-    def send(self, *datas: Any) -> Outcome:
+    def send(self, *datas: Any) -> Decision:
         return self.send_incoming([incoming(data, self.clock.tick()) for data in datas])
 
-    def send_incoming(self, batch: list[Incoming]) -> Outcome:
-        outcome = decide(self.state, self.config, batch)
-        self.events.extend(outcome.events)
-        return outcome
+    def send_incoming(self, batch: list[Incoming]) -> Decision:
+        decision = decide(self.state, batch, broker_time(batch[0].broker_ms if batch else 0), network=self.config)
+        self.events.extend(decision.events)
+        return decision
 
     def level_micro(self, pool_id: str) -> int:
         return self.state.pools[pool_id].level_micro
@@ -117,3 +121,10 @@ class Network:
 
 def minutes(n: int) -> int:
     return int(timedelta(minutes=n).total_seconds() * 1000)
+
+
+def jackpot_core(network=DIAMOND) -> Core[NetworkState]:
+    """One network's core: a message is a batch of Incoming commands, decided at its first command's broker time."""
+    return Core(
+        lambda: new_network(network), evolve, lambda state, batch, now: decide(state, batch, now, network=network)
+    )

@@ -1,4 +1,5 @@
-"""Evolve a partition's SpinBook by the facts the spin service wrote: the one path for live handling and rebuilds."""
+"""evolve(book, event, raw) -> book: the one fold of the facts the spin service wrote, live (each fact `decide` decides)
+and on rebuild (spin.journal, spin.events, spin.jackpot-answers). In place, as every core (shared/decision.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from services.spin.core.book import ClaimAnswer, Fingerprint, Pending, SpinBook,
 from services.spin.core.catalog import Catalog
 from games.registry import UnknownGame, UnknownModel
 from games.rng import SpinRng
-from shared.events import Envelope, epoch_ms
+from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
@@ -22,12 +24,13 @@ def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:
     return derived_id(request_id, "claim", index, tier)
 
 
-def apply(book: SpinBook, catalog: Catalog, message: Envelope[Any], raw: bytes) -> None:
-    """Fold one fact into the book (unknown types are ignored: readers are tolerant)."""
-    data = message.data
-    handler = _HANDLERS.get(type(data))
+def evolve(book: SpinBook, event: Envelope[Any], raw: bytes | None = None) -> SpinBook:
+    """Fold one fact into the book and return it (unknown types are ignored: readers are tolerant). `raw` is the fact
+    as written (an answer is kept byte for byte, so a repeat re-emits it); None: as `encode` writes it."""
+    handler = _HANDLERS.get(type(event.data))
     if handler is not None:
-        handler(book, catalog, message, raw)
+        handler(book, event, raw)
+    return book
 
 
 def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, time_ms: int) -> SpinRecord:
@@ -38,7 +41,7 @@ def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, tim
     return record
 
 
-def _accepted(book: SpinBook, catalog: Catalog, message: Envelope[SpinAccepted], raw: bytes) -> None:
+def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None) -> None:
     data = message.data
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(data.accepted_at))
@@ -50,12 +53,12 @@ def _accepted(book: SpinBook, catalog: Catalog, message: Envelope[SpinAccepted],
         book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
 
 
-def _forfeited(book: SpinBook, catalog: Catalog, message: Envelope[BonusRingForfeited], raw: bytes) -> None:
+def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes | None) -> None:
     data = message.data
     book.game_states[(data.player_id, data.game)] = dict(data.state_after)
 
 
-def _seed_drawn(book: SpinBook, catalog: Catalog, message: Envelope[SeedDrawn], raw: bytes) -> None:
+def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
     data = message.data
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
@@ -66,32 +69,33 @@ def _seed_drawn(book: SpinBook, catalog: Catalog, message: Envelope[SeedDrawn], 
     book.game_states[(data.player_id, data.game)] = Pending(data.request_id)
 
 
-def _answered(book: SpinBook, record: SpinRecord, raw: bytes, code: str) -> None:
-    record.answer = raw
+def _answered(book: SpinBook, record: SpinRecord, message: Envelope[Any], raw: bytes | None, code: str) -> None:
+    record.answer = raw if raw is not None else encode(message)
+    record.answer_id = message.id
     record.answer_code = code
     flying = book.in_flight.get((record.player_id, record.game))
     if flying is not None:
         flying.discard(record.request_id)
 
 
-def _settled(book: SpinBook, catalog: Catalog, message: Envelope[SpinSettled], raw: bytes) -> None:
+def _settled(book: SpinBook, message: Envelope[SpinSettled], raw: bytes | None) -> None:
     data = message.data
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
     record.settled_state_after = dict(data.state_after)
-    _answered(book, record, raw, "SETTLED")
+    _answered(book, record, message, raw, "SETTLED")
 
 
-def _rejected(book: SpinBook, catalog: Catalog, message: Envelope[SpinRejected], raw: bytes) -> None:
+def _rejected(book: SpinBook, message: Envelope[SpinRejected], raw: bytes | None) -> None:
     data = message.data
     if data.code in PER_RECORD_CODES or data.request_id is None:
         return
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
-    _answered(book, record, raw, data.code)
+    _answered(book, record, message, raw, data.code)
 
 
-def _won(book: SpinBook, catalog: Catalog, message: Envelope[JackpotWon], raw: bytes) -> None:
+def _won(book: SpinBook, message: Envelope[JackpotWon], raw: bytes | None) -> None:
     data = message.data
     record = book.records.get(data.request_id)
     if record is None:
@@ -107,7 +111,7 @@ def _won(book: SpinBook, catalog: Catalog, message: Envelope[JackpotWon], raw: b
     record.claims[data.claim_id] = ClaimAnswer(data.tier, data.amount_minor, award)
 
 
-def _claim_rejected(book: SpinBook, catalog: Catalog, message: Envelope[ClaimRejected], raw: bytes) -> None:
+def _claim_rejected(book: SpinBook, message: Envelope[ClaimRejected], raw: bytes | None) -> None:
     data = message.data
     record = book.records.get(data.request_id)
     if record is None:
@@ -163,10 +167,17 @@ def _state_after(record: SpinRecord, catalog: Catalog) -> dict[str, Any]:
 
 
 def finish_rebuild(book: SpinBook, catalog: Catalog) -> None:
-    """After folding a partition's history: outcomes of interrupted spins, so their pending steps can resume."""
+    """After folding a partition's history: only what the live book keeps (the de-duplication window, as `prune`
+    leaves it), and the outcomes of interrupted spins, so their pending steps can resume."""
+    prune(book, catalog, window_start(book.now_ms))
     for record in book.records.values():
         if record.answer is None and record.seed_hex is not None:
             ensure_result(record, catalog)
+
+
+def window_start(now_ms: int) -> int:
+    """The oldest broker time a repeat of a request can still come at (older ones are refused by age)."""
+    return now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS
 
 
 def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:

@@ -1,4 +1,5 @@
-"""Given events -> when a command -> then events: a tiny harness over the wallet's pure core (no I/O)."""
+"""The wallet core under test: `WALLET.given(events).when(command, now).then(events)` (tests/support/gwt.py), and
+`Wallet`, one player's wallet that decides each command at `now` against the book, as the service does."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from shared.events import envelope
 from shared.events.envelope import Envelope
 from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
 
-from shared.events import encode
-
 from services.wallet.core import WalletBook, WalletState, decide, evolve
+from tests.support.gwt import Core
+
+WALLET = Core(lambda: WalletBook(0), evolve, decide)
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)  # a Monday
 PLAYER = "player-1"
@@ -38,9 +40,7 @@ class Wallet:
 
     def send(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
-        events = decide(self.state, command, self.now)
-        for event in events:
-            evolve(self.book, event, encode(event))
+        events = decide(self.book, command, self.now).events
         self.emitted.extend(events)
         assert len(events) == 1
         return events[0]

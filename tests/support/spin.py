@@ -1,4 +1,6 @@
-"""Hand-written fakes for the spin core: a stateless and a stateful game whose outcome is read off the seed."""
+"""The spin core under test: `spin_core(ctx).given(facts).when(message, now).then(facts)` (tests/support/gwt.py),
+hand-written fakes (a stateless and a stateful game whose outcome is read off the seed), and `handle_request` /
+`handle_event`, which take a record the way the runner does (its own message and output functions, no broker)."""
 
 from __future__ import annotations
 
@@ -6,8 +8,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from services.spin.adapters.outputs import Effects, outputs_of
+from services.spin.adapters.runner import request_message
+from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
+from services.spin.core.decide import decide
 from services.spin.core.effects import Context
+from services.spin.core.evolve import evolve
+from shared.topics import SPIN_REQUESTS
+from tests.support.gwt import Core
 from games import GameResult
 from games.registry import UnknownModel
 from games.rng import SpinRng
@@ -282,3 +291,46 @@ def only(outs, kind: str):
     found = [out for out in outs if out.kind == kind]
     assert len(found) == 1, f"expected one {kind}, got {[o.kind for o in outs]}"
     return found[0]
+
+
+def spin_core(ctx: Context) -> Core[SpinBook]:
+    return Core(SpinBook, evolve, lambda book, message, now: decide(book, message, now, ctx=ctx))
+
+
+@dataclass(frozen=True)
+class Record:
+    """A consumed record, as the runner sees one."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp: int
+    headers: tuple = ()
+
+
+def handle_request(
+    book: SpinBook,
+    ctx: Context,
+    raw: bytes | None,
+    key: bytes | None,
+    now_ms: int,
+    partition: int,
+    offset: int,
+    partitions: int = 0,
+) -> Effects:
+    """One spin.requests record through the runner's path: its message, the core's decision, the records out."""
+    record = Record(SPIN_REQUESTS, partition, offset, key, raw, now_ms)
+    effects = Effects()
+    decision = decide(book, request_message(record, partitions), broker_time(now_ms), ctx=ctx)
+    outputs_of(decision, book, SPIN_REQUESTS, record, partition, (), effects)
+    return effects
+
+
+def handle_event(book: SpinBook, ctx: Context, event, now_ms: int = NOW_MS, partition: int = 0) -> Effects:
+    """A decoded wallet fact or jackpot answer decided, and the records out."""
+    effects = Effects()
+    record = Record("wallet.events", partition, 0, event.key, encode(event), now_ms)
+    outputs_of(decide(book, event, broker_time(now_ms), ctx=ctx), book, "wallet.events", record, partition, (), effects)
+    return effects

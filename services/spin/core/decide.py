@@ -1,0 +1,32 @@
+"""decide(book, message, now, ctx=...) -> Decision: one spin.requests record, wallet fact or jackpot answer decided.
+
+The messages are decoded models (the adapter decodes and verifies): a `Request`, an `Undecodable` request record, a
+wallet.events fact or a jackpot answer; anything else is none of the spin's business. State changes in place, only
+through `evolve` (shared/decision.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from services.spin.core.book import SpinBook
+from services.spin.core.effects import Context, Draft
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
+from services.spin.core.requests import Request, on_request, on_undecodable
+from shared.decision import Decision, Undecodable
+from shared.events import Envelope
+
+
+def decide(book: SpinBook, message: Request | Undecodable | Envelope[Any], now: datetime, *, ctx: Context) -> Decision:
+    """What one message makes the spin service write, at broker time `now`; the book folds its facts as it goes."""
+    draft = Draft(book)
+    if isinstance(message, Request):
+        on_request(draft, ctx, message, now)
+    elif isinstance(message, Undecodable):
+        on_undecodable(draft, message, now)
+    elif isinstance(message.data, WALLET_TYPES):
+        on_wallet_event(draft, ctx, message, now)
+    elif isinstance(message.data, JACKPOT_TYPES):
+        on_jackpot_answer(draft, ctx, message, now)
+    return draft.decision()
