@@ -27,7 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
-from shared import observability
+from shared import observability, signing
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (
@@ -60,6 +60,9 @@ class LoopConfig:
     # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
     # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
     producer_batch_bytes: int = 512 * 1024
+    # The events topic's logical name, which the transaction signatures cover (shared/signing.py); None: the one of
+    # the topics `service` owns that `events_topic` ends with.
+    events_logical: str | None = None
 
 
 @dataclass
@@ -195,7 +198,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await before
         prefix = self.config.service
         producer, state = self.producers[tp.partition], self.states[tp.partition]
-        outputs = with_position(outputs, next_offset)
+        outputs = signed(self.config, with_position(outputs, next_offset))
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
             futures = [
@@ -321,6 +324,28 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             producer = self.producers.pop(partition, None)
             if producer is not None:
                 await producer.stop()
+
+
+def signed(config: LoopConfig, outputs: list[Output]) -> list[Output]:
+    """The transaction's events signed once by the service's key (dead letters keep the refused record's headers);
+    unchanged when the environment has no signing directory."""
+    events = [index for index, out in enumerate(outputs) if not out.dead_letter]
+    if not events or signing.signer(config.service) is None:
+        return outputs
+    topic = config.events_logical or _logical_events(config)
+    done = list(outputs)
+    for index, out in zip(events, signing.sign_records(config.service, topic, [outputs[i] for i in events])):
+        done[index] = out
+    return done
+
+
+def _logical_events(config: LoopConfig) -> str:
+    from shared.records import OWNERS
+
+    owned = [name for name, owner in OWNERS.items() if owner == config.service and config.events_topic.endswith(name)]
+    if not owned:
+        raise ValueError(f"{config.events_topic!r} is no topic {config.service!r} owns: set LoopConfig.events_logical")
+    return max(owned, key=len)
 
 
 async def _guarded(work) -> None:

@@ -88,7 +88,7 @@ def collect(
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
-        problem = provenance_problem(record.topic, record.headers, record.value)
+        problem = provenance_problem(record.topic, record.headers, record.value, record.key)
         if problem is not None:
             result.quarantined.append(Quarantined(record.where, problem, record.timestamp_ms))
             continue

@@ -34,7 +34,7 @@ from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared import observability
 from shared.crash import crash_point
-from shared import records
+from shared import records, signing
 from shared.events import DecodeError, decode, may_be
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
@@ -278,7 +278,7 @@ class SpinRunner(ConsumerRebalanceListener):
         wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
         if not may_be(record.value, wanted):
             return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
-        problem = records.provenance_problem(logical, record.headers, record.value)
+        problem = records.provenance_problem(logical, record.headers, record.value, record.key)
         if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
             log.error(
                 "alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset, problem
@@ -300,9 +300,11 @@ class SpinRunner(ConsumerRebalanceListener):
         if not outs:
             return
         futures = []
+        # A dead letter's headers are complete (shared/records.py); everything else is written and signed (once per
+        # produce call: one transaction) by the spin service.
+        signed = iter(signing.sign_items("spin", [_item(out) for out in outs if out.kind != "dlq"]))
         for out in outs:
-            # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
-            headers = list(out.headers) if out.kind == "dlq" else records.headers_for("spin", out.headers)
+            headers = list(out.headers) if out.kind == "dlq" else next(signed)
             futures.append(
                 await self.producer.send(
                     self.settings.topic(out.topic),
@@ -315,6 +317,10 @@ class SpinRunner(ConsumerRebalanceListener):
         await asyncio.gather(*futures)
         for out in outs:
             observability.produced(self.settings.topic(out.topic), out.value, out.headers)
+
+
+def _item(out: Out) -> signing.Item:
+    return signing.Item(out.topic, out.key or None, out.value, records.headers_for("spin", out.headers))
 
 
 def _dead_letter(logical: str, record, out: Out) -> Out:
