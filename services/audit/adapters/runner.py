@@ -12,7 +12,9 @@ from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.projection import compare_projection
 from services.audit.core.rederive import EngineLookup, default_lookup
 from services.audit.core.scope import Scope
+from services.audit.core.trust import untrusted_commands
 from shared.config import Settings
+from shared.records import COMMAND_TOPICS
 
 
 @dataclass
@@ -99,7 +101,9 @@ def audit_platform(
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)
-    found = list(result.discrepancies)
+    found = list(result.discrepancies) + untrusted_commands(
+        read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, tuple(sorted(COMMAND_TOPICS)))[0]
+    )
     status = "not compared (--no-projection)"
     if with_projection:
         from services.audit.adapters.projection_db import read_snapshot_sync
