@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from services.audit.adapters.evidence import check_evidence
 from services.audit.adapters.topics import read_topics
 from services.audit.core.audit import AuditResult, run_audit
 from services.audit.core.findings import Discrepancy, sort_key
@@ -104,6 +105,7 @@ def audit_platform(
     found = list(result.discrepancies) + untrusted_commands(
         read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, tuple(sorted(COMMAND_TOPICS)))[0]
     )
+    found += check_evidence(settings.kafka_bootstrap_servers, settings.topic_prefix)
     status = "not compared (--no-projection)"
     if with_projection:
         from services.audit.adapters.projection_db import read_snapshot_sync
