@@ -24,10 +24,15 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from shared.dead_letters import REDRIVE
+
 KEY_ID = "reelstream-sig-kid"
 SIGNATURE = "reelstream-sig"
 PATH = "reelstream-sig-path"
 SIGNATURE_HEADERS = frozenset({KEY_ID, SIGNATURE, PATH})
+# Headers no signature covers: the signature's own, and the marker ops adds when it re-drives a dead letter (the
+# re-driven record is otherwise byte for byte the signed one, so it verifies as its writer's).
+UNCOVERED = SIGNATURE_HEADERS | {REDRIVE}
 SIGNING_DIR_ENV = "REELSTREAM_SIGNING_DIR"
 PUBLIC_FILE = "public.json"
 # The writers that hold a key: the services that own topics, and the outside roles whose commands move money or pools.
@@ -51,8 +56,8 @@ def _field(value: bytes | None) -> bytes:
 
 
 def record_digest(logical_topic: str, key: bytes | None, value: bytes | None, headers: Headers | None) -> bytes:
-    """SHA-256 over the topic's logical name, key, value and every header but the signature's own (sorted)."""
-    covered = sorted((k, v or b"") for k, v in headers or () if k not in SIGNATURE_HEADERS)
+    """SHA-256 over the topic's logical name, key, value and every covered header (sorted, length-prefixed)."""
+    covered = sorted((k, v or b"") for k, v in headers or () if k not in UNCOVERED)
     parts = [_DOMAIN_RECORD, _field(logical_topic.encode()), _field(key), _field(value)]
     parts += [_field(k.encode()) + _field(v) for k, v in covered]
     return hashlib.sha256(b"".join(parts)).digest()

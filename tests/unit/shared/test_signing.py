@@ -4,6 +4,7 @@ verifies alone, a forged, moved, altered or foreign-keyed record does not, and r
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import pytest
 
@@ -125,3 +126,15 @@ def test_without_a_signing_directory_nothing_is_signed_or_required(monkeypatch):
     monkeypatch.delenv(signing.SIGNING_DIR_ENV, raising=False)
     assert signing.ring() is None and signing.signer("wallet") is None
     assert records.provenance_problem("wallet.events", records.headers_for("wallet"), b"{}", b"k") is None
+
+
+def test_a_re_driven_dead_letter_verifies_as_its_writers_record(keys):
+    from shared.dead_letters import redrive_headers
+
+    value = b'{"n": 1}'
+    signed = records.signed_headers("wallet", "wallet.events", b"p-1", value, [("traceparent", b"00-ab-cd-01")])
+    refused = SimpleNamespace(key=b"p-1", value=value, headers=signed, topic="wallet.events", partition=0, offset=7)
+    letter = records.quarantined("wallet.events", "wallet.events", refused, "test", consumer="projector")
+    again = redrive_headers(letter.headers, "wallet.events.dlq/0/1")
+    assert records.provenance_problem("wallet.events", again, value, b"p-1") is None
+    assert records.provenance_problem("wallet.events", again, value + b" ", b"p-1") is not None
