@@ -32,15 +32,44 @@ def measure(size: int, rounds: int, folder: Path) -> tuple[float, float]:
     return sign_s / count * 1e6, verify_s / count * 1e6
 
 
+_SERVICES = ("spin", "wallet", "jackpot", "projector", "monitor")
+# Commands per spin beside the events (debit, settle, contribution); claims are rare.
+_COMMANDS = {"wallet.commands": 2, "jackpot.commands": 1}
+
+
+def records_per_spin() -> tuple[float, float]:
+    """(records signed, verifications) per spin: the events of a synthetic history plus the spin's commands, each
+    verified once by every service that reads its topic (shared/topics.py)."""
+    from reelstream.synthetic.spins import play_history
+    from shared.topics import spec
+
+    history = play_history(seed=1, players=3, spins_per_player=20)
+    spins = sum(1 for item in history.emitted if item.topic == "spin.events")
+    per_topic = {topic: n / spins for topic, n in _count(item.topic for item in history.emitted).items()}
+    per_topic.update(_COMMANDS)
+    readers = {topic: len(set(spec(topic).readers) & set(_SERVICES)) for topic in per_topic}
+    return sum(per_topic.values()), sum(n * readers[topic] for topic, n in per_topic.items())
+
+
+def _count(names) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def main() -> None:
+    signed, verified = records_per_spin()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         signing.generate(folder, ("wallet",))
-        print("| records per transaction | sign µs/record | verify µs/record |")
-        print("|---:|---:|---:|")
+        print("| records per transaction | sign µs/record | verify µs/record | per spin (µs CPU, all services) |")
+        print("|---:|---:|---:|---:|")
         for size, rounds in ((1, 2000), (3, 1000), (10, 300), (100, 40), (1000, 4)):
             sign_us, verify_us = measure(size, rounds, folder)
-            print(f"| {size:,} | {sign_us:.1f} | {verify_us:.1f} |")
+            spin_us = signed * sign_us + verified * verify_us
+            print(f"| {size:,} | {sign_us:.1f} | {verify_us:.1f} | {spin_us:,.0f} |")
+    print(f"\na spin: {signed:.1f} records signed, {verified:.1f} verifications")
 
 
 if __name__ == "__main__":
