@@ -14,6 +14,7 @@ import base64
 import hashlib
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ _NONE = b"\xff\xff\xff\xff"
 _STEP = 33  # one path step: a side byte (0: the sibling is on the left, 1: on the right) and the sibling's hash
 _MAX_PATH_STEPS = 32
 _CACHE_ROOTS = 8192
+_REREAD_S = 1.0
 
 Headers = Sequence[tuple[str, bytes | None]]
 
@@ -150,8 +152,11 @@ class Signer:
 class KeyRing:
     """The accepted public keys by key id (each bound to its writer), with a cache of verified transaction roots."""
 
-    def __init__(self, keys: dict[str, tuple[str, Ed25519PublicKey]]) -> None:
+    def __init__(self, keys: dict[str, tuple[str, Ed25519PublicKey]], directory: Path | None = None) -> None:
         self.keys = dict(keys)
+        # Where the keys came from: an unknown key id re-reads it (at most once a second), so a writer's rotated key
+        # is accepted without restarting every reader.
+        self._directory, self._read_at = directory, time.monotonic()
         self._verified: OrderedDict[tuple[str, bytes], None] = OrderedDict()
         self._lock = threading.Lock()
         self.verifies = 0  # Ed25519 verifications done (the rest were cached roots)
@@ -165,6 +170,8 @@ class KeyRing:
             return f"unsigned; only {expected!r} signs this"
         kid = found[KEY_ID].decode(errors="replace")
         entry = self.keys.get(kid)
+        if entry is None and self._reread():
+            entry = self.keys.get(kid)
         if entry is None:
             return f"signed with unknown key id {kid[:40]!r}"
         writer, public = entry
@@ -187,6 +194,13 @@ class KeyRing:
             while len(self._verified) > _CACHE_ROOTS:
                 self._verified.popitem(last=False)
         return None
+
+    def _reread(self) -> bool:
+        if self._directory is None or time.monotonic() - self._read_at < _REREAD_S:
+            return False
+        self._read_at = time.monotonic()
+        self.keys = _read_public(self._directory)
+        return True
 
 
 def generate(directory: Path, writers: Iterable[str] = WRITERS) -> list[str]:
@@ -265,7 +279,7 @@ def _write_public(directory: Path, ring: dict[str, tuple[str, Ed25519PublicKey]]
 
 
 def load_ring(directory: Path) -> KeyRing:
-    return KeyRing(_read_public(directory))
+    return KeyRing(_read_public(directory), directory)
 
 
 def load_signer(directory: Path, writer: str) -> Signer:

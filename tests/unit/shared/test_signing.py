@@ -138,3 +138,12 @@ def test_a_re_driven_dead_letter_verifies_as_its_writers_record(keys):
     again = redrive_headers(letter.headers, "wallet.events.dlq/0/1")
     assert records.provenance_problem("wallet.events", again, value, b"p-1") is None
     assert records.provenance_problem("wallet.events", again, value + b" ", b"p-1") is not None
+
+
+def test_a_reader_accepts_a_rotated_key_without_a_restart(keys, monkeypatch):
+    ring = signing.load_ring(keys)
+    monkeypatch.setattr(signing, "_REREAD_S", 0.0)
+    signing.rotate(keys, "wallet")
+    item = _items(1)[0]
+    headers = signing.load_signer(keys, "wallet").sign([item])[0]
+    assert ring.problem("wallet", item.topic, item.key, item.value, headers) is None
