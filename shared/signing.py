@@ -59,10 +59,15 @@ def _field(value: bytes | None) -> bytes:
 
 def record_digest(logical_topic: str, key: bytes | None, value: bytes | None, headers: Headers | None) -> bytes:
     """SHA-256 over the topic's logical name, key, value and every covered header (sorted, length-prefixed)."""
-    covered = sorted((k, v or b"") for k, v in headers or () if k not in UNCOVERED)
-    parts = [_DOMAIN_RECORD, _field(logical_topic.encode()), _field(key), _field(value)]
-    parts += [_field(k.encode()) + _field(v) for k, v in covered]
-    return hashlib.sha256(b"".join(parts)).digest()
+    digest = hashlib.sha256(_DOMAIN_RECORD)
+    update = digest.update
+    update(_field(logical_topic.encode()))
+    update(_field(key))
+    update(_field(value))
+    for name, content in sorted((k, v or b"") for k, v in headers or () if k not in UNCOVERED):
+        update(_field(name.encode()))
+        update(_field(content))
+    return digest.digest()
 
 
 def _leaf(digest: bytes) -> bytes:
