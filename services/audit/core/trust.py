@@ -1,6 +1,7 @@
-"""The audit's signature check: a record that claims its trusted writer but lacks that writer's valid signature is an
-impersonation (a principal allowed on the topic without the writer's key), and so is a cashier or operator command
-without its signature. Both are findings; records openly written by someone else are only quarantined (counted)."""
+"""The audit's signature check: a record that claims its trusted writer, or names no writer at all, but lacks that
+writer's valid signature is an impersonation (a principal allowed on the topic without the writer's key), cashier and
+operator commands included. Records openly written by someone else (junk, fuzz) are only quarantined and counted:
+they name their writer, and no service applies them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from services.audit.core.findings import Discrepancy
-from shared.records import SIGNED_COMMANDS, peek_type, provenance_problem, trusted_writer, writer_of
+from shared.records import provenance_problem, trusted_writer, writer_of
 
 if TYPE_CHECKING:
     from services.audit.core.collect import RawRecord
@@ -21,12 +22,12 @@ def impersonation(record: RawRecord, problem: str | None) -> Discrepancy | None:
     if problem is None:
         return None
     claimed, trusted = writer_of(record.headers), trusted_writer(record.topic, record.value)
-    if claimed != trusted and (peek_type(record.value) or "") not in SIGNED_COMMANDS:
+    if claimed is not None and claimed != trusted:
         return None
     return Discrepancy(
         CHECK,
         record.topic,
-        f"claims {trusted!r} but {problem}: quarantined, never applied",
+        f"{'claims' if claimed else 'names no writer, only'} {trusted!r} but {problem}: quarantined, never applied",
         where=record.where,
         at_ms=record.timestamp_ms,
     )
