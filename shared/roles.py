@@ -132,7 +132,8 @@ ROLES: tuple[Role, ...] = (
         "break-glass",
         "evidence changes only, each one failing the next audit: alter topic configs, delete records",
         extra=tuple(
-            ("TOPIC", _ALL, "LITERAL", operation) for operation in ("DESCRIBE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "DELETE")
+            ("TOPIC", _ALL, "LITERAL", operation)
+            for operation in ("DESCRIBE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "DELETE")
         ),
     ),
 )
