@@ -30,6 +30,7 @@ _GROUPS = {
     "acl": "Principals, ACLs and quotas of the platform's roles, as code.",
     "contract": "The event contract: AsyncAPI document and JSON Schemas.",
     "session": "Issue session tokens for tests and demos; rotate the session key.",
+    "signing": "The writers' transaction-signing keys: list, rotate, retire.",
     "math": "Par sheets, outcome evaluation and simulation of the game maths.",
     "wallet": "Cashier operations, balances and players.",
     "jackpot": "Jackpot pools, wins and live meters.",

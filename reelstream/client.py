@@ -27,6 +27,7 @@ from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import CommandRejected, Deposit, Deposited
 from shared.kafka import kafka_consumer, producer as make_producer
+from shared.records import signed_headers
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
 
 # The answers a client waits for; every other record of spin.events and wallet.events is skipped unvalidated.
@@ -194,21 +195,31 @@ class ReelstreamClient:
         with self._lock:
             self._waiters[("deposit", transaction_id)] = waiter
         try:
+            headers = signed_headers("cashier", WALLET_COMMANDS, player_id.encode(), value)
             return self._send_and_wait(
-                self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s
+                self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s, headers
             ).data
         finally:
             with self._lock:
                 self._waiters.pop(("deposit", transaction_id), None)
 
     def _send_and_wait(
-        self, topic: str, key: str, value: bytes, waiter: _Waiter, request_id: uuid.UUID, timeout_s: float
+        self,
+        topic: str,
+        key: str,
+        value: bytes,
+        waiter: _Waiter,
+        request_id: uuid.UUID,
+        timeout_s: float,
+        headers: list[tuple[str, bytes]] | None = None,
     ) -> Any:
         # Resend the identical record once halfway: a lost request is then still answered, a delivered one is a repeat.
         deadline = time.monotonic() + timeout_s
         for attempt in range(2):
             if not waiter.done.is_set():
-                self._producer.send(topic, key=key.encode(), value=value).get(timeout=max(1.0, timeout_s))
+                self._producer.send(topic, key=key.encode(), value=value, headers=headers).get(
+                    timeout=max(1.0, timeout_s)
+                )
             wait_s = deadline - time.monotonic() if attempt else timeout_s / 2
             if waiter.done.wait(max(0.0, wait_s)):
                 return waiter.answer

@@ -26,18 +26,23 @@ def _kafka_acl(rule: AclRule):
     from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePattern, ResourceType
 
     pattern = ResourcePattern(ResourceType[rule.resource], rule.name, ACLResourcePatternType[rule.pattern])
-    return ACL(rule.principal, "*", ACLOperation[rule.operation], ACLPermissionType.ALLOW, pattern)
+    return ACL(rule.principal, "*", ACLOperation[rule.operation], ACLPermissionType[rule.permission], pattern)
 
 
 def _rule(acl) -> AclRule:
     pattern = acl.resource_pattern
     return AclRule(
-        acl.principal, pattern.resource_type.name, pattern.resource_name, pattern.pattern_type.name, acl.operation.name
+        acl.principal,
+        pattern.resource_type.name,
+        pattern.resource_name,
+        pattern.pattern_type.name,
+        acl.operation.name,
+        acl.permission_type.name,
     )
 
 
 def broker_rules(admin, principal: str) -> set[AclRule]:
-    """Every ALLOW rule a principal holds on the broker."""
+    """Every rule (ALLOW and DENY) a principal holds on the broker."""
     from kafka.admin import (
         ACLFilter,
         ACLOperation,
@@ -51,7 +56,7 @@ def broker_rules(admin, principal: str) -> set[AclRule]:
         principal,
         None,
         ACLOperation.ANY,
-        ACLPermissionType.ALLOW,
+        ACLPermissionType.ANY,
         ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY),
     )
     found, error = admin.describe_acls(wanted)

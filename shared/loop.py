@@ -26,13 +26,13 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
-from shared import observability
+from shared import observability, signing
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (
@@ -67,6 +67,9 @@ class LoopConfig:
     producer_batch_bytes: int = 512 * 1024
     # Co-partitioned topics read with the commands topic (their offsets commit in the batches' transactions).
     extra_inputs: tuple[str, ...] = ()
+    # The events topic's logical name, which the transaction signatures cover (shared/signing.py); None: the one of
+    # the topics `service` owns that `events_topic` ends with.
+    events_logical: str | None = None
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -263,6 +266,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         carried = not self.config.extra_inputs and commands in offsets  # the position travels on the last event
         if carried:
             outputs = with_position(outputs, offsets[commands])
+        outputs = signed(self.config, outputs)
         first = [out for out in outputs if out.first]
         rest = [out for out in outputs if not out.first] if first else outputs
         crash_point(f"{prefix}.before_transaction")
@@ -415,6 +419,44 @@ def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tup
     for tp, records in polled.items():
         grouped.setdefault(tp.partition, []).append((tp, records))
     return grouped
+
+
+def signed(config: LoopConfig, outputs: list[Output]) -> list[Output]:
+    """The transaction's records signed once by the service's key, each under its own topic's logical name (dead
+    letters keep the refused record's headers); unchanged when the environment has no signing directory."""
+    events = [index for index, out in enumerate(outputs) if not out.dead_letter]
+    if not events or signing.signer(config.service) is None:
+        return outputs
+    items = [
+        signing.Item(_logical(config, outputs[i].topic), outputs[i].key, outputs[i].value, outputs[i].headers)
+        for i in events
+    ]
+    done = list(outputs)
+    for index, headers in zip(events, signing.sign_items(config.service, items)):
+        done[index] = replace(outputs[index], headers=headers)
+    return done
+
+
+def _logical(config: LoopConfig, physical: str | None) -> str:
+    """The logical name of an output's topic: the events topic's, or the longest declared topic name the physical
+    name (prefix + name) ends with."""
+    if physical is None:
+        return config.events_logical or _logical_events(config)
+    from shared.topics import ALL_TOPICS
+
+    names = [spec.name for spec in ALL_TOPICS if physical.endswith(spec.name)]
+    if not names:
+        raise ValueError(f"{physical!r} is no declared topic")
+    return max(names, key=len)
+
+
+def _logical_events(config: LoopConfig) -> str:
+    from shared.records import OWNERS
+
+    owned = [name for name, owner in OWNERS.items() if owner == config.service and config.events_topic.endswith(name)]
+    if not owned:
+        raise ValueError(f"{config.events_topic!r} is no topic {config.service!r} owns: set LoopConfig.events_logical")
+    return max(owned, key=len)
 
 
 async def _guarded(work) -> None:

@@ -1,9 +1,9 @@
 """The one path between Kafka records and the services: headers with provenance on everything the platform writes,
 the verify hook every consumer and every restore calls, dead letters in one vocabulary, and a guarded type peek.
 
-Provenance today is the writer id (`reelstream-writer`): a record on a service's own topic, or an internal command,
-that its trusted writer did not write is quarantined (never applied, never folded, never fatal). The signature
-scheme of the trust boundary (docs/security.md) plugs into `provenance_problem` without changing its callers.
+Provenance is the writer id (`reelstream-writer`) and, where the environment has a key ring (shared/signing.py), the
+writer's Ed25519 transaction signature: a record on a service's own topic, or a command, that its trusted writer did
+not write and sign is quarantined (never applied, never folded, never fatal).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 import orjson
 
-from shared import dead_letters
+from shared import dead_letters, signing
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import ORIGINAL_WRITER, WRITER
 from shared.events.codec import decode
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
-from shared.events.jackpot import Claim, Contribute
-from shared.events.wallet import DebitWager, RefundWager, SettleWager
+from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
+from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
 from shared.topics import (
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
@@ -53,6 +53,11 @@ OWNERS: dict[str, str] = {
 INTERNAL_COMMANDS: dict[str, str] = {
     command.TYPE: "spin" for command in (DebitWager, SettleWager, RefundWager, Contribute, Claim)
 }
+# Commands from outside roles that move money or pools: signed by the cashier's and the operator's keys.
+SIGNED_COMMANDS: dict[str, str] = {
+    **{command.TYPE: "cashier" for command in (Deposit, Withdraw, SetLimit, SelfExclude)},
+    **{command.TYPE: "operator" for command in (OpenPool, DisablePool, ResumePool, DecommissionPool)},
+}
 # Command topics whose internal commands are checked (the cashier's and operator's commands come from outside).
 COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS})
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
@@ -64,10 +69,50 @@ def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers
     return [(CONTENT_TYPE_HEADER, CONTENT_TYPE.encode()), (WRITER, writer.encode()), *extra]
 
 
-def headers_as_owner(logical_topic: str, stand_in: str) -> Headers:
-    """Headers of a tool or test that writes a service's topic in its place (synthetic histories, benchmarks):
-    the topic owner's writer id, else `stand_in`."""
-    return headers_for(OWNERS.get(logical_topic, stand_in))
+def signed_headers(
+    writer: str, logical_topic: str, key: bytes | None, value: bytes | None, extra: Iterable[tuple[str, bytes]] = ()
+) -> Headers:
+    """`headers_for(writer)` signed alone by `writer`'s key when the environment has one (shared/signing.py): what a
+    cashier, an operator, or a tool standing in for a service writes."""
+    return signing.sign_one(writer, logical_topic, key, value, headers_for(writer, extra))
+
+
+def headers_as_owner(
+    logical_topic: str, stand_in: str, key: bytes | None = None, value: bytes | None = None
+) -> Headers:
+    """Headers of a tool or test that writes a record in its trusted writer's place (synthetic histories, benchmarks,
+    test harnesses): that writer's id, else `stand_in`; signed with the writer's key when given the record's value
+    and the environment has a signing directory."""
+    return stand_in_batch([(logical_topic, key, value)], stand_in)[0]
+
+
+STAND_IN_CHUNK = 1000  # records per signature of a stand-in batch (its inclusion paths stay ~10 steps)
+
+
+def stand_in_batch(items: Sequence[tuple[str, bytes | None, bytes | None]], stand_in: str) -> list[Headers]:
+    """`headers_as_owner` for many (logical topic, key, value) records, signed in chunks of one signature each (a
+    benchmark's verifier then does one Ed25519 check per chunk, as with the services' own transactions)."""
+    writers = [trusted_writer(topic, value) or stand_in for topic, _, value in items]
+    headers: list[Headers] = [headers_for(writer) for writer in writers]
+    for writer in set(writers):
+        chosen = signing.signer(writer) if writer in signing.WRITERS else None
+        mine = [i for i, w in enumerate(writers) if w == writer and items[i][2] is not None]
+        for start in range(0, len(mine) if chosen is not None else 0, STAND_IN_CHUNK):
+            chunk = mine[start : start + STAND_IN_CHUNK]
+            signed = chosen.sign([signing.Item(*items[i], headers[i]) for i in chunk])
+            for index, done in zip(chunk, signed):
+                headers[index] = done
+    return headers
+
+
+def trusted_writer(logical_topic: str, value: bytes | None) -> str | None:
+    """Who alone may write (and sign) this record: its topic's owner, or its command type's sender."""
+    if logical_topic in OWNERS:
+        return OWNERS[logical_topic]
+    if logical_topic in COMMAND_TOPICS:
+        type_ = peek_type(value) or ""
+        return INTERNAL_COMMANDS.get(type_) or SIGNED_COMMANDS.get(type_)
+    return None
 
 
 def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
@@ -78,16 +123,29 @@ def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
 
 
 def provenance_problem(
-    logical_topic: str, headers: Sequence[tuple[str, bytes | None]] | None, value: bytes | None = None
+    logical_topic: str,
+    headers: Sequence[tuple[str, bytes | None]] | None,
+    value: bytes | None = None,
+    key: bytes | None = None,
 ) -> str | None:
     """Why a consumed record must not be trusted, or None. Called on every consumed record and every restore."""
     owner = OWNERS.get(logical_topic)
     if owner is not None:
-        return _written_by(owner, headers)
+        return _written_by(owner, headers) or _signed_by(owner, logical_topic, key, value, headers)
     if logical_topic in COMMAND_TOPICS:
-        sender = INTERNAL_COMMANDS.get(peek_type(value) or "")
-        return None if sender is None else _written_by(sender, headers)
+        type_ = peek_type(value) or ""
+        sender = INTERNAL_COMMANDS.get(type_)
+        if sender is not None:
+            return _written_by(sender, headers) or _signed_by(sender, logical_topic, key, value, headers)
+        signer = SIGNED_COMMANDS.get(type_)
+        if signer is not None:
+            return _signed_by(signer, logical_topic, key, value, headers)
     return None
+
+
+def _signed_by(expected: str, logical_topic: str, key, value, headers) -> str | None:
+    ring = signing.ring()
+    return None if ring is None else ring.problem(expected, logical_topic, key, value, headers)
 
 
 def _written_by(expected: str, headers) -> str | None:

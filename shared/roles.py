@@ -1,8 +1,9 @@
 """Principals and ACLs as code: one Kafka principal per role, its ACLs derived from the topics' writers and readers
 (shared/topics.py), its consumer groups and transactional ids from here, and its quotas (pure; applied by shared.acls).
 
-Evidence stays put: no role but the break-glass `admin` gets ALTER_CONFIGS, DELETE or ALTER on any topic, so
-retention changes and DeleteRecords on event topics are refused for everyone else.
+Evidence stays put: only the `break-glass` role may alter a topic's configuration or delete its records. `admin`
+(provisioning, test and benchmark deployments) is DENIED both on the live event topics, so retention changes and
+DeleteRecords on event topics are refused for every role but break-glass (and the audit fails after one).
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ CLUSTER = "kafka-cluster"
 
 @dataclass(frozen=True, order=True)
 class AclRule:
-    """One ALLOW rule: principal, resource type (TOPIC | GROUP | TRANSACTIONAL_ID | CLUSTER), name, pattern type
-    (LITERAL | PREFIXED), operation (READ, WRITE, DESCRIBE, ...)."""
+    """One rule: principal, resource type (TOPIC | GROUP | TRANSACTIONAL_ID | CLUSTER), name, pattern type
+    (LITERAL | PREFIXED), operation (READ, WRITE, DESCRIBE, ...), ALLOW or DENY (a DENY wins over any ALLOW)."""
 
     principal: str
     resource: str
     name: str
     pattern: str
     operation: str
+    permission: str = "ALLOW"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Role:
     transactional_prefixes: tuple[str, ...] = ()
     # Extra rules beyond the topics' writers/readers, as (resource, name, pattern, operation).
     extra: tuple[tuple[str, str, str, str], ...] = ()
+    # DENY rules on the live (un-prefixed) resources, as (resource, name, pattern, operation).
+    denied: tuple[tuple[str, str, str, str], ...] = ()
     # Per-principal quotas: bytes/s produced and fetched, % of a broker thread's time; None means no quota.
     quotas: dict[str, float] = field(default_factory=dict)
 
@@ -110,17 +114,33 @@ ROLES: tuple[Role, ...] = (
     ),
     Role(
         "admin",
-        "break-glass: everything, configs and record deletion included (never a service's identity)",
+        "provisioning and tools: everything but altering configs or deleting records of the live event topics",
         extra=(
             ("TOPIC", _ALL, "LITERAL", "ALL"),
             ("GROUP", _ALL, "LITERAL", "ALL"),
             ("TRANSACTIONAL_ID", _ALL, "LITERAL", "ALL"),
             ("CLUSTER", CLUSTER, "LITERAL", "ALL"),
         ),
+        denied=tuple(
+            ("TOPIC", spec.name, "LITERAL", operation)
+            for spec in ALL_TOPICS
+            if spec.kind == "event"
+            for operation in ("ALTER_CONFIGS", "DELETE")
+        ),
+    ),
+    Role(
+        "break-glass",
+        "evidence changes only, each one failing the next audit: alter topic configs, delete records",
+        extra=tuple(
+            ("TOPIC", _ALL, "LITERAL", operation)
+            for operation in ("DESCRIBE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "DELETE")
+        ),
     ),
 )
 ROLE_NAMES = tuple(role.name for role in ROLES)
-BREAK_GLASS = "admin"
+BREAK_GLASS = "break-glass"
+# The role tools and tests act as when they name none locally (provisioning: creates and deletes deployments).
+ADMIN = "admin"
 
 
 def role(name: str) -> Role:
@@ -157,6 +177,8 @@ def acl_rules(member: Role, prefix: str = "", specs: tuple[TopicSpec, ...] = ALL
             rules.append(AclRule(member.principal, resource, prefix + name, pattern, operation))
         elif not prefix:
             rules.append(AclRule(member.principal, resource, name, pattern, operation))
+    if not prefix:
+        rules += [AclRule(member.principal, *denial, "DENY") for denial in member.denied]
     return sorted(set(rules))
 
 
@@ -175,6 +197,7 @@ def acl_table() -> str:
         reads = [spec.name for spec in ALL_TOPICS if member.name in spec.readers]
         ids = [f"group `{g}`" for g in member.group_prefixes] + [f"txn `{t}`" for t in member.transactional_prefixes]
         also = [f"{op} {resource.lower()} `{name}`" for resource, name, _, op in member.extra]
+        also += [f"**DENY** {op} {resource.lower()} `{name}`" for resource, name, _, op in member.denied]
         quotas = [f"{key} {value:,.0f}" for key, value in sorted(member.quotas.items())]
         cells = (
             ", ".join(f"`{name}`" for name in writes),

@@ -31,6 +31,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
 
 
+@pytest.fixture(autouse=True)
+def _unit_tests_have_no_key_ring(request, monkeypatch):
+    """Unit tests are pure: the environment's signing directory (`infra up` writes it) is theirs only when a test sets
+    it; integration tests and the services they start keep it."""
+    if _INTEGRATION not in Path(str(request.fspath)).resolve().parents:
+        monkeypatch.delenv("REELSTREAM_SIGNING_DIR", raising=False)
+
+
 @pytest.fixture
 def eventually():
     """`eventually(predicate, timeout_s)`: the first truthy value of predicate, or a failure after timeout_s."""

@@ -20,16 +20,19 @@ _QUOTAS = {
 
 
 def _acls(member: Role) -> list[dict]:
-    grouped: dict[tuple[str, str, str], list[str]] = {}
+    grouped: dict[tuple[str, str, str, str], list[str]] = {}
     for rule in acl_rules(member):
         operation = "".join(part.title() for part in rule.operation.split("_"))  # DESCRIBE_CONFIGS -> DescribeConfigs
-        grouped.setdefault((rule.resource, rule.name, rule.pattern), []).append(operation)
+        grouped.setdefault((rule.resource, rule.name, rule.pattern, rule.permission), []).append(operation)
     acls = []
-    for (resource, name, pattern), operations in grouped.items():
+    for (resource, name, pattern, permission), operations in grouped.items():
         target = {"type": _TYPES[resource]}
         if resource != "CLUSTER":
             target.update(name=name, patternType=_PATTERNS[pattern])
-        acls.append({"resource": target, "operations": sorted(operations)})
+        acl = {"resource": target, "operations": sorted(operations)}
+        if permission == "DENY":
+            acl["type"] = "deny"
+        acls.append(acl)
     return acls
 
 

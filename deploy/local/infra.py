@@ -83,6 +83,17 @@ def _session_lines(paths: InfraPaths) -> dict[str, str]:
     return {"REELSTREAM_SESSION_SECRET": session_secret(paths)}
 
 
+def signing_lines(paths: InfraPaths, echo: Echo) -> dict[str, str]:
+    """Each writer's Ed25519 transaction-signing key, made once per state folder (shared/signing.py)."""
+    from shared import signing
+
+    folder = paths.state / "signing"
+    made = signing.generate(folder)
+    if made:
+        echo(f"signing keys: {', '.join(made)} in {folder}")
+    return {signing.SIGNING_DIR_ENV: str(folder)}
+
+
 def up(
     paths: InfraPaths,
     echo: Echo,
@@ -103,7 +114,7 @@ def up(
     tls = kafka.up(paths, kafka_at, echo)
     if with_postgres:
         postgres.up(paths, postgres_at, echo)
-    extra = _session_lines(paths)
+    extra = {**_session_lines(paths), **signing_lines(paths, echo)}
     if tls is not None:
         from deploy.local.principals import provision
         from shared.kafka import admin_client
@@ -129,7 +140,7 @@ def _cluster_up(paths: InfraPaths, echo: Echo, brokers: int, kafka_port: int | N
     postgres_at = postgres_endpoint()
     if with_postgres:
         postgres.up(paths, postgres_at, echo)
-    env = LocalEnv(nodes.bootstrap, postgres_at.url, _session_lines(paths))
+    env = LocalEnv(nodes.bootstrap, postgres_at.url, {**_session_lines(paths), **signing_lines(paths, echo)})
     _write_env(paths, env)
     return env
 

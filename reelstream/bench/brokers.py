@@ -27,6 +27,7 @@ from deploy.local import cluster
 from deploy.local.paths import InfraPaths, default_paths
 from reelstream.bench.spin_load import LoadGenerator
 from reelstream.bench.spins import _deposits, _requests
+from shared.records import stand_in_batch
 from reelstream.processes import ServiceProcess, spawn
 from shared.config import load_settings
 from shared.session import issue_token
@@ -74,7 +75,9 @@ async def drive(bootstrap: str, prefix: str, throughput_spins: int, chaos_spins:
         players = [f"brokers-{n:03d}" for n in range(PLAYERS)]
         expires_ms = time.time_ns() // 1_000_000 + 3_600_000
         tokens = {p: issue_token(SESSION_SECRET, p, expires_ms) for p in players}
-        await load.send_all(f"{prefix}wallet.commands", _deposits(players))
+        deposits = _deposits(players)  # signed as the cashier's where the environment has signing keys
+        signed = stand_in_batch([("wallet.commands", key, value) for key, value in deposits], "cashier")
+        await load.send_all(f"{prefix}wallet.commands", deposits, signed)
         await load.burst(_requests(players, tokens, 50), ANSWER_TIMEOUT_S)  # warm-up: JIT, groups, producers
         result = {"throughput": await load.burst(_requests(players, tokens, throughput_spins), ANSWER_TIMEOUT_S)}
         if chaos_spins:

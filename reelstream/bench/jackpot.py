@@ -27,7 +27,7 @@ from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.kafka import producer
 from shared.pools import load_pools
-from shared.records import headers_for
+from shared.records import stand_in_batch
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
@@ -60,8 +60,9 @@ def contribution_records(count: int) -> list[tuple[bytes, bytes]]:
 
 def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
     writer = producer(bootstrap, client_id="bench-jackpot")
-    for key, value in records:
-        writer.send(topic, key=key, value=value, headers=headers_for("spin"))  # stands in for the spin service
+    signed = stand_in_batch([(JACKPOT_COMMANDS, key, value) for key, value in records], "spin")
+    for (key, value), headers in zip(records, signed):
+        writer.send(topic, key=key, value=value, headers=headers)  # stands in for the spin service
     writer.flush(timeout=120)
     writer.close()
 

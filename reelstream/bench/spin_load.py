@@ -89,9 +89,12 @@ class LoadGenerator:
                 for record in records:
                     self.answers.take(record.value, now, wall)
 
-    async def send_all(self, topic: str, records: list[tuple[bytes, bytes]]) -> None:
-        """Send and wait for every acknowledgement (deposits, warm-up)."""
-        futures = [await self.producer.send(topic, value, key=key) for key, value in records]
+    async def send_all(self, topic: str, records: list[tuple[bytes, bytes]], headers: list | None = None) -> None:
+        """Send and wait for every acknowledgement (deposits, warm-up); `headers` per record (signed deposits)."""
+        futures = [
+            await self.producer.send(topic, value, key=key, headers=headers[i] if headers else None)
+            for i, (key, value) in enumerate(records)
+        ]
         await asyncio.gather(*futures)
 
     async def wait_answers(self, ids: list[uuid.UUID], timeout_s: float) -> None:

@@ -25,6 +25,7 @@ from rich.table import Table
 from reelstream.bench.kafka import measure_baselines, percentiles_ms
 from reelstream.bench.spin_load import LoadGenerator
 from reelstream.processes import spawn
+from shared.records import stand_in_batch
 from shared.config import load_settings
 from shared.kafka import kafka_consumer
 from shared.events import encode, envelope
@@ -222,7 +223,9 @@ async def _measure(
         players = [f"bench-{n:04d}" for n in range(players_count)]
         expires_ms = time.time_ns() // 1_000_000 + 3_600_000
         tokens = {p: issue_token(settings.session_secret, p, expires_ms) for p in players}
-        await load.send_all(f"{prefix}wallet.commands", _deposits(players))
+        deposits = _deposits(players)  # signed as the cashier's where the environment has signing keys
+        signed = stand_in_batch([("wallet.commands", key, value) for key, value in deposits], "cashier")
+        await load.send_all(f"{prefix}wallet.commands", deposits, signed)
         # The deposits are processed long before the first spin's debit reaches the wallet (same partitions, in order).
         await asyncio.sleep(3)
         await load.burst(_requests(players, tokens, 200))  # warm-up

@@ -32,6 +32,7 @@ from reelstream.bench.kafka import codec_round_trip, scratch_topics, transform_l
 from reelstream.processes import spawn
 from shared.config import load_settings
 from shared import records
+from shared import records as provenance
 from shared.events import derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
@@ -82,13 +83,15 @@ def records_of(commands: list) -> list[tuple[bytes, bytes]]:
 
 def produce(bootstrap: str, topic: str, records, rate_per_s: float | None = None) -> None:
     client = producer(bootstrap, client_id="bench-wallet")
+    records = list(records)
+    signed = provenance.stand_in_batch([(WALLET_COMMANDS, key, value) for key, value in records], "spin")
     started = time.perf_counter()
-    for index, (key, value) in enumerate(records):
+    for index, ((key, value), headers) in enumerate(zip(records, signed)):
         if rate_per_s and index % 20 == 0:
             delay = started + index / rate_per_s - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        client.send(topic, key=key, value=value, headers=records.headers_for("spin"))  # stands in for the spin service
+        client.send(topic, key=key, value=value, headers=headers)  # stands in for the spin service (and the cashier)
     client.flush(60)
     client.close(10)
 

@@ -208,12 +208,11 @@ class Load:
         )
         writer = producer(self.settings.kafka_bootstrap_servers, client_id="chaos-cashier")
         try:
-            writer.send(
-                self.settings.topic("wallet.commands"),
-                key=message.key,
-                value=encode(message),
-                headers=records.headers_for("cashier"),
-            ).get(timeout=30)
+            value = encode(message)
+            headers = records.signed_headers("cashier", "wallet.commands", message.key, value)
+            writer.send(self.settings.topic("wallet.commands"), key=message.key, value=value, headers=headers).get(
+                timeout=30
+            )
         except Exception:  # noqa: BLE001 - the broker may be restarting: a withdrawal not sent is not a loss
             return
         finally:
@@ -433,7 +432,7 @@ def _count_answers(settings: Settings, request_ids: list[uuid.UUID], report: Cha
     raw, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("spin.events",))
     answers: dict[uuid.UUID, set[uuid.UUID]] = {request_id: set() for request_id in request_ids}
     for record in raw:
-        if records.provenance_problem("spin.events", record.headers, record.value) is not None:
+        if records.provenance_problem("spin.events", record.headers, record.value, record.key) is not None:
             continue
         event = decode(record.value)
         data = event.data

@@ -220,12 +220,9 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     settings = load_settings()
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="operator")
-    writer.send(
-        settings.topic(JACKPOT_COMMANDS),
-        key=message.key,
-        value=encode(message),
-        headers=records.headers_for("operator"),
-    ).get(timeout=30)
+    value = encode(message)
+    headers = records.signed_headers("operator", JACKPOT_COMMANDS, message.key, value)
+    writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=value, headers=headers).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s

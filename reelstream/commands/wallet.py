@@ -81,9 +81,9 @@ def _send_and_wait(data, timeout_s: float) -> None:
     reader = _reader(data.player_id, from_end=True)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="cashier")
-    writer.send(
-        settings.topic(WALLET_COMMANDS), key=message.key, value=encode(message), headers=records.headers_for("cashier")
-    ).get(30)
+    value = encode(message)
+    headers = records.signed_headers("cashier", WALLET_COMMANDS, message.key, value)
+    writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=value, headers=headers).get(30)
     writer.close(10)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

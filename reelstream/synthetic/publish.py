@@ -20,7 +20,9 @@ def publish(bootstrap: str, samples: Iterable[Sample], topic_of: Callable[[str],
                 topic_of(sample.topic),
                 key=sample.envelope.key,
                 value=encode(sample.envelope),
-                headers=records.headers_as_owner(sample.topic, "synthetic"),
+                headers=records.headers_as_owner(
+                    sample.topic, "synthetic", sample.envelope.key, encode(sample.envelope)
+                ),
             )
             count += 1
         kafka.flush(timeout=60)

@@ -366,7 +366,7 @@ class SyntheticPlatform:
                     item.timestamp_ms,
                     item.envelope.key,
                     encode(item.envelope),
-                    tuple(headers_as_owner(item.topic, "synthetic")),
+                    tuple(headers_as_owner(item.topic, "synthetic", item.envelope.key, encode(item.envelope))),
                 )
             )
             offsets[item.topic] += 1

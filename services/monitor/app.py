@@ -74,7 +74,9 @@ def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, 
 
     async def send_alerts(planned: plan.Planned) -> None:
         for alert in alert_events.alerts_of(planned, pars):
-            await alerts_topic.send(key=alert.key, value=encode(alert), headers=provenance.headers_for("monitor"))
+            value = encode(alert)
+            headers = provenance.signed_headers("monitor", MONITOR_ALERTS, alert.key, value)
+            await alerts_topic.send(key=alert.key, value=value, headers=headers)
             live.alerts_sent += 1
             log.warning("alert %s %s", alert.type, alert.subject)
 

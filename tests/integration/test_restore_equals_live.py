@@ -48,7 +48,9 @@ def _send(bootstrap: str, topic: str, commands: list, *, repeat_every: int = 7) 
     for index, data in enumerate(commands):
         message = envelope(data, source="restore-it", time=now)
         for _ in range(2 if index % repeat_every == 0 else 1):
-            writer.send(topic, key=message.key, value=encode(message), headers=records.headers_for("spin"))
+            value = encode(message)
+            headers = records.headers_as_owner(data.TOPIC, "spin", message.key, value)
+            writer.send(topic, key=message.key, value=value, headers=headers)
             sent += 1
     writer.flush(30)
     writer.close(10)

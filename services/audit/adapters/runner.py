@@ -6,13 +6,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from services.audit.adapters.evidence import check_evidence
 from services.audit.adapters.topics import read_topics
 from services.audit.core.audit import AuditResult, run_audit
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.projection import compare_projection
 from services.audit.core.rederive import EngineLookup, default_lookup
 from services.audit.core.scope import Scope
+from services.audit.core.trust import untrusted_commands
 from shared.config import Settings
+from shared.records import COMMAND_TOPICS
 
 
 @dataclass
@@ -99,7 +102,10 @@ def audit_platform(
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)
-    found = list(result.discrepancies)
+    found = list(result.discrepancies) + untrusted_commands(
+        read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, tuple(sorted(COMMAND_TOPICS)))[0]
+    )
+    found += check_evidence(settings.kafka_bootstrap_servers, settings.topic_prefix)
     status = "not compared (--no-projection)"
     if with_projection:
         from services.audit.adapters.projection_db import read_snapshot_sync

@@ -9,6 +9,7 @@ from typing import Any
 
 from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope, decode
+from services.audit.core.trust import impersonation
 from shared.records import provenance_problem
 
 
@@ -88,9 +89,12 @@ def collect(
         if until_ms is not None and record.timestamp_ms > until_ms:
             continue
         result.records += 1
-        problem = provenance_problem(record.topic, record.headers, record.value)
+        problem = provenance_problem(record.topic, record.headers, record.value, record.key)
         if problem is not None:
             result.quarantined.append(Quarantined(record.where, problem, record.timestamp_ms))
+            finding = impersonation(record, problem)
+            if finding is not None:
+                result.discrepancies.append(finding)
             continue
         envelope = _decode(record, result)
         if envelope is None:

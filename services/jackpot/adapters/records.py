@@ -18,7 +18,7 @@ HEADERS = records.headers_for("jackpot")
 def to_incoming(record: Any) -> Incoming | tuple[str, str]:
     """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command (or an internal
     command's trusted writer, the spin service, did not send it)."""
-    problem = records.provenance_problem(JACKPOT_COMMANDS, record.headers, record.value)
+    problem = records.provenance_problem(JACKPOT_COMMANDS, record.headers, record.value, record.key)
     if problem is not None:
         return records.UNTRUSTED_WRITER, problem
     try:

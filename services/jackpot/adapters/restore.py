@@ -66,7 +66,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
 
 
 def _trusted_event(record, events_topic: str, partition: int, restored: Restored) -> Any | None:
-    problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value)
+    problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value, record.key)
     if problem is None:
         try:
             return decode(record.value, expect_kind="event")

@@ -16,11 +16,12 @@ from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from shared import observability
+from shared import observability, signing
 from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
+from shared.topics import JACKPOT_METERS
 
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
@@ -155,7 +156,7 @@ class JackpotService:
                 meters = self._due(everything)
         if not meters or self._meter_producer is None:
             return
-        records = [event_record(meter) for meter in meters]
+        records = signing.sign_records("jackpot", JACKPOT_METERS, [event_record(meter) for meter in meters])
         futures = [
             await self._meter_producer.send(self.config.meters_topic, r.value, key=r.key, headers=r.headers)
             for r in records

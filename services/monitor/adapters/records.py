@@ -25,7 +25,7 @@ def _position(message, event_id: str = "") -> f.Position:
 
 
 def _decoded(topic: str, message):
-    problem = records.provenance_problem(topic, message.headers, message.value)
+    problem = records.provenance_problem(topic, message.headers, message.value, message.key)
     if problem is not None:
         skipped[f"{topic}: {problem[:80]}"] += 1
         return None

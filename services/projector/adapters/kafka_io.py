@@ -101,7 +101,9 @@ async def fold_records(
     pending = []
     untrusted: dict[int, str] = {}  # index in `records` -> why the topic's owner did not write it
     for index, record in enumerate(records):
-        problem = records_module.provenance_problem(_logical(record.topic, topic_prefix), record.headers, record.value)
+        problem = records_module.provenance_problem(
+            _logical(record.topic, topic_prefix), record.headers, record.value, record.key
+        )
         if problem is not None:
             untrusted[index] = problem
     trusted = [record for index, record in enumerate(records) if index not in untrusted]

@@ -70,7 +70,7 @@ async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> d
 
 def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:
     """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal)."""
-    problem = records.provenance_problem(logical_topic, record.headers, record.value)
+    problem = records.provenance_problem(logical_topic, record.headers, record.value, record.key)
     if problem is None:
         try:
             message = decode(record.value, expect_kind="event")

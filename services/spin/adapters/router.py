@@ -83,7 +83,7 @@ class JackpotAnswerRouter:
         if records.peek_type(record.value) not in _ANSWER_TYPES:
             return []
         letter = None
-        problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value)
+        problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value, record.key)
         if problem is not None:
             log.error(
                 "alert: %s/%d/%d quarantined, not forwarded: %s", record.topic, record.partition, record.offset, problem
@@ -105,6 +105,12 @@ class JackpotAnswerRouter:
                 self.settings.topic(SPIN_JACKPOT_ANSWERS),
                 value=record.value,
                 key=answer.data.player_id.encode(),
-                headers=records.headers_for("spin", observability.forward_headers(record.headers)),
+                headers=records.signed_headers(
+                    "spin",
+                    SPIN_JACKPOT_ANSWERS,
+                    answer.data.player_id.encode(),
+                    record.value,
+                    observability.forward_headers(record.headers),
+                ),
             )
         ]

@@ -158,7 +158,7 @@ def event_message(logical: str, record) -> Envelope[Any] | Undecodable | None:
     wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
     if not may_be(record.value, wanted):
         return None  # other facts on the topic (deposits, limits, ...) are none of the spin's business
-    problem = records.provenance_problem(logical, record.headers, record.value)
+    problem = records.provenance_problem(logical, record.headers, record.value, record.key)
     if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
         where = (record.topic, record.partition, record.offset)
         log.error("alert: %s/%d/%d quarantined, not applied: %s", *where, problem)

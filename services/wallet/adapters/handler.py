@@ -47,7 +47,7 @@ def handle(
     `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
     wrote it."""
     record = _Position(*position, key, value, headers or [])
-    problem = records.provenance_problem(WALLET_COMMANDS, headers, value)
+    problem = records.provenance_problem(WALLET_COMMANDS, headers, value, key)
     if problem is not None:
         letter = records.quarantined(WALLET_COMMANDS, position[0], record, problem, consumer="wallet")
         return [Output(True, key, letter.value, letter.headers)]

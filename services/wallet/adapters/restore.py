@@ -44,7 +44,7 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
     quarantined: list[int] = []
 
     def fold(record) -> None:
-        problem = records.provenance_problem(WALLET_EVENTS, record.headers, record.value)
+        problem = records.provenance_problem(WALLET_EVENTS, record.headers, record.value, record.key)
         event = None
         if problem is None:
             try:

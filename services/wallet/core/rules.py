@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.wallet.core.awards import above_max_award
+
 from shared.events.wallet import (
     DebitWager,
     Deposit,
@@ -134,6 +136,8 @@ def settle_wager(
         return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
     if command.contribution_micro > wager.amount_minor * MICRO_PER_MINOR:
         return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
+    if above := above_max_award(debit_entry, wager.amount_minor, command.house_win_minor):
+        return Refusal("INVALID_AMOUNT", above, currency)
     win = command.house_win_minor + command.jackpot_win_minor
     return WagerSettled(
         **common,

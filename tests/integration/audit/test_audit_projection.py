@@ -72,7 +72,7 @@ def test_the_projection_equals_the_fold_and_an_edited_row_is_named(
             prefixed + item.topic,
             key=item.envelope.key,
             value=encode(item.envelope),
-            headers=records.headers_as_owner(item.topic, "test"),
+            headers=records.headers_as_owner(item.topic, "test", item.envelope.key, encode(item.envelope)),
         )
     producer.flush(timeout=30)
     env = {

@@ -32,7 +32,7 @@ def produce(make_producer, prefix: str, emitted: list[Emitted]) -> None:
             prefix + item.topic,
             key=item.envelope.key,
             value=encode(item.envelope),
-            headers=records.headers_as_owner(item.topic, "test"),
+            headers=records.headers_as_owner(item.topic, "test", item.envelope.key, encode(item.envelope)),
         )
     producer.flush(timeout=30)
 

@@ -87,8 +87,9 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
     )
 
     def send(batch) -> None:
-        for key, value in batch:
-            writer.send(commands, key=key, value=value, headers=records.headers_for("spin"))
+        items = [("jackpot.commands", key, value) for key, value in batch]
+        for (_, key, value), headers in zip(items, records.stand_in_batch(items, "spin")):
+            writer.send(commands, key=key, value=value, headers=headers)
         writer.flush(timeout=30)
 
     send([_contribution() for _ in range(10)])

@@ -92,9 +92,9 @@ def _produce(make_producer, topic: str, sequence: list) -> None:
         if index == 700:
             writer.send(topic, key=STJERNE.network_id.encode(), value=b'{"not": "a command"')
         message = envelope(data, source="test", time=now)
-        writer.send(
-            topic, key=message.key, value=encode(message), headers=records.headers_for("spin")
-        )  # stands in for the spin service
+        value = encode(message)  # stands in for the spin service
+        headers = records.headers_as_owner("jackpot.commands", "spin", message.key, value)
+        writer.send(topic, key=message.key, value=value, headers=headers)
     writer.flush(timeout=30)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import uuid
+from pathlib import Path
 
 import pytest
 
 from shared.acls import authorizer_enabled, grant_prefix, revoke_prefix
 from shared.kafka import admin_client, ensure_topics
-from shared.roles import BREAK_GLASS
+from shared.roles import ADMIN, BREAK_GLASS
 from shared.topics import ALL_TOPICS
 
 
@@ -19,7 +20,7 @@ def secured(kafka_bootstrap):
     """The bootstrap of a broker with an authorizer and role client files; skip (fail in CI) on a plaintext one."""
     from tests.integration.conftest import in_ci
 
-    admin = admin_client(kafka_bootstrap, role=BREAK_GLASS)
+    admin = admin_client(kafka_bootstrap, role=ADMIN)
     try:
         enabled = authorizer_enabled(admin)
     finally:
@@ -34,10 +35,25 @@ def secured(kafka_bootstrap):
     return kafka_bootstrap
 
 
+@pytest.fixture(scope="session")
+def break_glass(secured):
+    """The break-glass role's client file: made by `reelstream infra up` from this code; a broker provisioned before
+    the role existed lacks it (skipped locally, failed in CI)."""
+    from tests.integration.conftest import in_ci
+
+    path = Path(os.environ["REELSTREAM_KAFKA_CLIENTS_DIR"]) / f"{BREAK_GLASS}.json"
+    if not path.exists():
+        message = f"no {path}: the broker was provisioned before the break-glass role (run `reelstream infra up`)"
+        if in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return BREAK_GLASS
+
+
 @pytest.fixture
 def deployment(secured):
     prefix = f"sec-{uuid.uuid4().hex[:12]}."
-    admin = admin_client(secured, role=BREAK_GLASS)
+    admin = admin_client(secured, role=ADMIN)
     ensure_topics(admin, ALL_TOPICS, replication_factor=1, prefix=prefix)
     grant_prefix(admin, prefix)
     yield prefix

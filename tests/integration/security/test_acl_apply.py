@@ -9,14 +9,14 @@ from deploy.local.waits import wait_until
 from reelstream.cli import app
 from shared.acls import _kafka_acl, broker_rules
 from shared.kafka import admin_client
-from shared.roles import BREAK_GLASS, AclRule, acl_rules, role
+from shared.roles import ADMIN, AclRule, acl_rules, role
 
 
 def test_apply_twice_changes_nothing_and_drift_is_reported_then_pruned(secured, deployment):
     first = CliRunner().invoke(app, ["acl", "apply", "--prefix", deployment])
     assert first.exit_code == 0 and " 0 created" in first.output, first.output
     stray = AclRule("User:game-client", "TOPIC", deployment + "wallet.commands", "LITERAL", "WRITE")
-    admin = admin_client(secured, role=BREAK_GLASS)
+    admin = admin_client(secured, role=ADMIN)
     try:
         admin.create_acls([_kafka_acl(stray)])
         wait_until(lambda: stray in broker_rules(admin, "User:game-client"), 10, 0.1, what="the stray rule visible")

@@ -1,7 +1,7 @@
 """No password and no session key in what a run leaves behind: the money-path services start as their own principals on
 a secured deployment (the projector has tests of its own database), take a spin request with a genuine token, and
-stop; their logs, the request's dead letter and the
-answer topic are scanned for every role's password, the session keys and the token."""
+stop; their logs, the request's dead letter and the answer topic are scanned for every role's password, the session
+keys, the signing keys and the token."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ def test_no_secret_or_token_appears_in_the_services_logs_or_topics(secured, depl
     secrets = [json.loads(path.read_text())["sasl_password"] for path in clients.glob("*.json")]
     ring = key_ring(load_settings().session_secret)
     secrets += [secret.decode() for _, secret in ring.keys]
+    signing_dir = os.environ.get("REELSTREAM_SIGNING_DIR")  # the writers' private signing keys, where there are any
+    if signing_dir:
+        secrets += [json.loads(path.read_text())["private_key"] for path in Path(signing_dir).glob("*.key.json")]
     token = issue_token(ring, "p-secret-scan", int(time.time() * 1000) + 600_000)
     env = {
         "REELSTREAM_TOPIC_PREFIX": deployment,

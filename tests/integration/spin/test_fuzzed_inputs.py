@@ -95,7 +95,9 @@ def _trusted(platform, topic: str, kind) -> list:
     return [
         event.data
         for event in (
-            decode(r.value) for r in platform.read_raw(topic) if records.provenance_problem(topic, r.headers) is None
+            decode(r.value)
+            for r in platform.read_raw(topic)
+            if records.provenance_problem(topic, r.headers, r.value, r.key) is None
         )
         if isinstance(event.data, kind)
     ]

@@ -132,7 +132,11 @@ def test_nothing_untrusted_or_malformed_is_applied_folded_or_fatal(platform):
 
 def _decodable(platform, topic: str) -> list:
     """The topic's records that the platform wrote (the attacker's junk is on the event topics too)."""
-    return [decode(r.value) for r in platform.read_raw(topic) if records.provenance_problem(topic, r.headers) is None]
+    return [
+        decode(r.value)
+        for r in platform.read_raw(topic)
+        if records.provenance_problem(topic, r.headers, r.value, r.key) is None
+    ]
 
 
 def test_the_command_topics_dead_letters_name_code_reason_origin_and_consumer(platform):

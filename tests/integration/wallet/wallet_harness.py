@@ -87,14 +87,15 @@ def expected_balance(player_index: int, wagers: int) -> int:
 def send(bootstrap: str, prefix: str, commands: list, raw: list[tuple[bytes, bytes]] = ()) -> None:
     client = producer(bootstrap, client_id="wallet-it")
     now = datetime.now(timezone.utc)
-    for data in commands:
-        message = envelope(data, source="wallet-it", time=now)
-        # Stands in for the spin service (internal commands) and the cashier.
-        client.send(
-            prefix + "wallet.commands", key=message.key, value=encode(message), headers=records.headers_for("spin")
-        )
-    for key, value in raw:
-        client.send(prefix + "wallet.commands", key=key, value=value)
+    # Stands in for the spin service (internal commands) and the cashier.
+    messages = [envelope(data, source="wallet-it", time=now) for data in commands]
+    items = [("wallet.commands", message.key, encode(message)) for message in messages]
+    for (_, key, value), headers in zip(items, records.stand_in_batch(items, "spin")):
+        client.send(prefix + "wallet.commands", key=key, value=value, headers=headers)
+    # Malformed records as the cashier would send them (signed where they have a type the cashier signs).
+    garbage = [("wallet.commands", key, value) for key, value in raw]
+    for (_, key, value), headers in zip(garbage, records.stand_in_batch(garbage, "cashier")):
+        client.send(prefix + "wallet.commands", key=key, value=value, headers=headers)
     client.flush(30)
     client.close(10)
 

@@ -18,6 +18,7 @@ class _Record:
     partition: int = 0
     offset: int = 0
     timestamp: int = 1_764_000_000_000
+    key: bytes | None = None
 
 
 SETTLED = next(

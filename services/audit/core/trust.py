@@ -1,0 +1,43 @@
+"""The audit's signature check: a record that claims its trusted writer, or names no writer at all, but lacks that
+writer's valid signature is an impersonation (a principal allowed on the topic without the writer's key), cashier and
+operator commands included. Records openly written by someone else (junk, fuzz) are only quarantined and counted:
+they name their writer, and no service applies them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from services.audit.core.findings import Discrepancy
+from shared.records import provenance_problem, trusted_writer, writer_of
+
+if TYPE_CHECKING:
+    from services.audit.core.collect import RawRecord
+
+CHECK = "untrusted-record"
+
+
+def impersonation(record: RawRecord, problem: str | None) -> Discrepancy | None:
+    """The finding for a record whose provenance problem is `problem` (None: trusted), or None when it is not one."""
+    if problem is None:
+        return None
+    claimed, trusted = writer_of(record.headers), trusted_writer(record.topic, record.value)
+    if claimed is not None and claimed != trusted:
+        return None
+    return Discrepancy(
+        CHECK,
+        record.topic,
+        f"{'claims' if claimed else 'names no writer, only'} {trusted!r} but {problem}: quarantined, never applied",
+        where=record.where,
+        at_ms=record.timestamp_ms,
+    )
+
+
+def untrusted_commands(records: Iterable[RawRecord]) -> list[Discrepancy]:
+    """The findings among command records (the services quarantined them; the audit names them)."""
+    found = []
+    for record in records:
+        finding = impersonation(record, provenance_problem(record.topic, record.headers, record.value, record.key))
+        if finding is not None:
+            found.append(finding)
+    return found

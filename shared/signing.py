@@ -1,0 +1,352 @@
+"""Ed25519 signatures per transaction (defence in depth behind the ACLs): a record's digest is a leaf of a Merkle tree
+over the records a writer commits together, the root is signed once, and each record carries the key id, the signature
+and its inclusion path, so a consumer verifies any record alone with one Ed25519 verify per transaction it sees.
+
+Keys: one per writing service (and the cashier and operator), made by `reelstream infra up` into
+`$REELSTREAM_SIGNING_DIR`: `<writer>.key.json` (private, 0600; on a cluster the writer's own secret) and `public.json`
+(the accepted public keys by key id, every writer's; rotation adds a key and later drops the old one). Without a
+signing directory nothing is signed or required (the writer id alone is checked, shared/records.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from shared.dead_letters import REDRIVE
+
+KEY_ID = "reelstream-sig-kid"
+SIGNATURE = "reelstream-sig"
+PATH = "reelstream-sig-path"
+SIGNATURE_HEADERS = frozenset({KEY_ID, SIGNATURE, PATH})
+# Headers no signature covers: the signature's own, and the marker ops adds when it re-drives a dead letter (the
+# re-driven record is otherwise byte for byte the signed one, so it verifies as its writer's).
+UNCOVERED = SIGNATURE_HEADERS | {REDRIVE}
+SIGNING_DIR_ENV = "REELSTREAM_SIGNING_DIR"
+PUBLIC_FILE = "public.json"
+# The writers that hold a key: the services that own topics, and the outside roles whose commands move money or pools.
+WRITERS = ("spin", "wallet", "jackpot", "monitor", "cashier", "operator")
+_DOMAIN_RECORD = b"reelstream.record.v1\x00"
+_DOMAIN_ROOT = b"reelstream.transaction.v1\x00"
+_NONE = b"\xff\xff\xff\xff"
+_STEP = 33  # one path step: a side byte (0: the sibling is on the left, 1: on the right) and the sibling's hash
+_MAX_PATH_STEPS = 32
+_CACHE_ROOTS = 8192
+_REREAD_S = 1.0
+
+Headers = Sequence[tuple[str, bytes | None]]
+
+
+class SigningError(RuntimeError):
+    """A key file is missing or unreadable (the message names the file, never the key)."""
+
+
+def _field(value: bytes | None) -> bytes:
+    return _NONE if value is None else len(value).to_bytes(4, "big") + value
+
+
+def record_digest(logical_topic: str, key: bytes | None, value: bytes | None, headers: Headers | None) -> bytes:
+    """SHA-256 over the topic's logical name, key, value and every covered header (sorted, length-prefixed)."""
+    digest = hashlib.sha256(_DOMAIN_RECORD)
+    update = digest.update
+    update(_field(logical_topic.encode()))
+    update(_field(key))
+    update(_field(value))
+    for name, content in sorted((k, v or b"") for k, v in headers or () if k not in UNCOVERED):
+        update(_field(name.encode()))
+        update(_field(content))
+    return digest.digest()
+
+
+def _leaf(digest: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + digest).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def merkle(digests: Sequence[bytes]) -> tuple[bytes, list[bytes]]:
+    """The root over the digests and each one's inclusion path (encoded steps; an odd last node moves up as is)."""
+    level = [_leaf(digest) for digest in digests]
+    paths = [bytearray() for _ in digests]
+    positions = list(range(len(digests)))
+    while len(level) > 1:
+        for index, position in enumerate(positions):
+            sibling = position ^ 1
+            if sibling < len(level):
+                paths[index] += (b"\x00" if position & 1 else b"\x01") + level[sibling]
+            positions[index] = position // 2
+        level = [_node(level[i], level[i + 1]) if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+    return level[0], [bytes(path) for path in paths]
+
+
+def root_of(digest: bytes, path: bytes) -> bytes | None:
+    """The root a digest and its inclusion path lead to; None for a malformed path."""
+    if len(path) % _STEP or len(path) // _STEP > _MAX_PATH_STEPS:
+        return None
+    node = _leaf(digest)
+    for start in range(0, len(path), _STEP):
+        side, sibling = path[start], path[start + 1 : start + _STEP]
+        if side == 0:
+            node = _node(sibling, node)
+        elif side == 1:
+            node = _node(node, sibling)
+        else:
+            return None
+    return node
+
+
+def key_id_of(writer: str, public: Ed25519PublicKey) -> str:
+    raw = public.public_bytes_raw()
+    return f"{writer}-{hashlib.sha256(raw).hexdigest()[:12]}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One record to sign: the topic's logical name, key, value and headers (without signature headers)."""
+
+    topic: str
+    key: bytes | None
+    value: bytes | None
+    headers: Headers
+
+
+class Signer:
+    """A writer's private key: signs one transaction's records with one Ed25519 signature."""
+
+    def __init__(self, writer: str, key_id: str, private: Ed25519PrivateKey) -> None:
+        self.writer, self.key_id, self._private = writer, key_id, private
+
+    def __repr__(self) -> str:  # never the key
+        return f"Signer({self.writer!r}, {self.key_id!r})"
+
+    def sign(self, items: Sequence[Item]) -> list[list[tuple[str, bytes]]]:
+        """Each item's headers with the key id, the transaction's signature and the item's inclusion path added."""
+        if not items:
+            return []
+        root, paths = merkle([record_digest(i.topic, i.key, i.value, i.headers) for i in items])
+        signature = self._private.sign(_DOMAIN_ROOT + root)
+        kid = self.key_id.encode()
+        return [
+            [
+                *((k, v) for k, v in item.headers if k not in SIGNATURE_HEADERS),
+                (KEY_ID, kid),
+                (SIGNATURE, signature),
+                (PATH, path),
+            ]
+            for item, path in zip(items, paths)
+        ]
+
+    def sign_one(self, topic: str, key: bytes | None, value: bytes | None, headers: Headers) -> list[tuple[str, bytes]]:
+        return self.sign([Item(topic, key, value, headers)])[0]
+
+
+class KeyRing:
+    """The accepted public keys by key id (each bound to its writer), with a cache of verified transaction roots."""
+
+    def __init__(self, keys: dict[str, tuple[str, Ed25519PublicKey]], directory: Path | None = None) -> None:
+        self.keys = dict(keys)
+        # Where the keys came from: an unknown key id re-reads it (at most once a second), so a writer's rotated key
+        # is accepted without restarting every reader.
+        self._directory, self._read_at = directory, time.monotonic()
+        self._verified: OrderedDict[tuple[str, bytes], None] = OrderedDict()
+        self._lock = threading.Lock()
+        self.verifies = 0  # Ed25519 verifications done (the rest were cached roots)
+
+    def problem(
+        self, expected: str, topic: str, key: bytes | None, value: bytes | None, headers: Headers | None
+    ) -> str | None:
+        """Why this record is not signed by `expected`'s key, or None."""
+        found = {k: v for k, v in headers or () if k in SIGNATURE_HEADERS and v is not None}
+        if len(found) < len(SIGNATURE_HEADERS):
+            return f"unsigned; only {expected!r} signs this"
+        kid = found[KEY_ID].decode(errors="replace")
+        entry = self.keys.get(kid)
+        if entry is None and self._reread():
+            entry = self.keys.get(kid)
+        if entry is None:
+            return f"signed with unknown key id {kid[:40]!r}"
+        writer, public = entry
+        if writer != expected:
+            return f"signed by {writer!r}, only {expected!r} signs this"
+        root = root_of(record_digest(topic, key, value, headers), found[PATH])
+        if root is None:
+            return "malformed signature path"
+        with self._lock:
+            if (kid, root) in self._verified:
+                self._verified.move_to_end((kid, root))
+                return None
+        try:
+            self.verifies += 1
+            public.verify(found[SIGNATURE], _DOMAIN_ROOT + root)
+        except InvalidSignature:
+            return f"signature does not verify with {kid!r}"
+        with self._lock:
+            self._verified[(kid, root)] = None
+            while len(self._verified) > _CACHE_ROOTS:
+                self._verified.popitem(last=False)
+        return None
+
+    def _reread(self) -> bool:
+        if self._directory is None or time.monotonic() - self._read_at < _REREAD_S:
+            return False
+        self._read_at = time.monotonic()
+        self.keys = _read_public(self._directory)
+        return True
+
+
+def generate(directory: Path, writers: Iterable[str] = WRITERS) -> list[str]:
+    """Make a key for each writer that has none (idempotent), keep every public key in `public.json`; returns the new
+    key ids. `rotate` replaces a writer's key and keeps the old public key accepted."""
+    directory.mkdir(parents=True, exist_ok=True)
+    os.chmod(directory, 0o700)
+    made = []
+    for writer in writers:
+        if not _private_file(directory, writer).exists():
+            made.append(_new_key(directory, writer))
+    return made
+
+
+def rotate(directory: Path, writer: str) -> str:
+    """A new key for `writer` (signing from now on); the old public key stays accepted until `retire`d."""
+    return _new_key(directory, writer)
+
+
+def retire(directory: Path, key_id: str) -> bool:
+    ring = _read_public(directory)
+    if key_id not in ring or any(_private_id(directory, w) == key_id for w in WRITERS):
+        return False  # unknown, or still a writer's signing key
+    del ring[key_id]
+    _write_public(directory, ring)
+    return True
+
+
+def _private_file(directory: Path, writer: str) -> Path:
+    return directory / f"{writer}.key.json"
+
+
+def _private_id(directory: Path, writer: str) -> str | None:
+    path = _private_file(directory, writer)
+    return orjson.loads(path.read_bytes())["key_id"] if path.exists() else None
+
+
+def _new_key(directory: Path, writer: str) -> str:
+    private = Ed25519PrivateKey.generate()
+    kid = key_id_of(writer, private.public_key())
+    secret = {"writer": writer, "key_id": kid, "private_key": base64.b64encode(private.private_bytes_raw()).decode()}
+    path = _private_file(directory, writer)
+    temporary = path.with_suffix(".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(orjson.dumps(secret))
+    os.replace(temporary, path)
+    ring = _read_public(directory)
+    ring[kid] = (writer, private.public_key())
+    _write_public(directory, ring)
+    return kid
+
+
+def _read_public(directory: Path) -> dict[str, tuple[str, Ed25519PublicKey]]:
+    path = directory / PUBLIC_FILE
+    if not path.exists():
+        return {}
+    try:
+        raw = orjson.loads(path.read_bytes())
+        return {
+            k["key_id"]: (k["writer"], Ed25519PublicKey.from_public_bytes(base64.b64decode(k["public_key"])))
+            for k in raw["keys"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SigningError(f"cannot read the public keys in {path}: {error.__class__.__name__}") from None
+
+
+def _write_public(directory: Path, ring: dict[str, tuple[str, Ed25519PublicKey]]) -> None:
+    keys = [
+        {"key_id": kid, "writer": writer, "public_key": base64.b64encode(public.public_bytes_raw()).decode()}
+        for kid, (writer, public) in sorted(ring.items())
+    ]
+    path = directory / PUBLIC_FILE
+    path.with_suffix(".tmp").write_bytes(orjson.dumps({"keys": keys}, option=orjson.OPT_INDENT_2))
+    os.replace(path.with_suffix(".tmp"), path)
+
+
+def load_ring(directory: Path) -> KeyRing:
+    return KeyRing(_read_public(directory), directory)
+
+
+def load_signer(directory: Path, writer: str) -> Signer:
+    path = _private_file(directory, writer)
+    try:
+        raw = orjson.loads(path.read_bytes())
+        private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(raw["private_key"]))
+        return Signer(raw["writer"], raw["key_id"], private)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SigningError(f"cannot read {writer!r}'s signing key {path}: {error.__class__.__name__}") from None
+
+
+def signing_dir(env: dict[str, str] | None = None) -> Path | None:
+    value = (os.environ if env is None else env).get(SIGNING_DIR_ENV, "").strip()
+    return Path(value) if value else None
+
+
+_rings: dict[Path, KeyRing] = {}
+_signers: dict[tuple[Path, str], Signer] = {}
+
+
+def ring() -> KeyRing | None:
+    """The environment's key ring (loaded once per directory), or None: signatures are then not required."""
+    directory = signing_dir()
+    if directory is None:
+        return None
+    if directory not in _rings:
+        _rings[directory] = load_ring(directory)
+    return _rings[directory]
+
+
+def signer(writer: str) -> Signer | None:
+    """`writer`'s signer from the environment's signing directory, or None without one."""
+    directory = signing_dir()
+    if directory is None:
+        return None
+    if (directory, writer) not in _signers:
+        _signers[(directory, writer)] = load_signer(directory, writer)
+    return _signers[(directory, writer)]
+
+
+def sign_one(
+    writer: str, topic: str, key: bytes | None, value: bytes | None, headers: Headers
+) -> list[tuple[str, bytes]]:
+    """The headers of one record `writer` writes alone (tools, the cashier, the operator): signed when the environment
+    has a signing directory, else as they are."""
+    chosen = signer(writer)
+    return list(headers) if chosen is None else chosen.sign_one(topic, key, value, headers)
+
+
+def sign_records(writer: str, topic: str, records: Sequence[Any]) -> list[Any]:
+    """Dataclass records (key, value, headers) that `writer` commits together on `topic`, signed once as a whole;
+    unchanged without a signing directory."""
+    chosen = signer(writer)
+    if chosen is None or not records:
+        return list(records)
+    signed = chosen.sign([Item(topic, r.key, r.value, r.headers) for r in records])
+    return [replace(record, headers=headers) for record, headers in zip(records, signed)]
+
+
+def sign_items(writer: str, items: Sequence[Item]) -> list[list[tuple[str, bytes]]]:
+    """Each item's headers, the items signed once as one transaction of `writer` (as they are without a signing
+    directory)."""
+    chosen = signer(writer)
+    return [list(item.headers) for item in items] if chosen is None else chosen.sign(items)
