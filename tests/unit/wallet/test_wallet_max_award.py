@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from services.wallet.core.awards import MAX_AWARD_X_STAKE, award_problem
-from wallet_scenario import Wallet, code
+from tests.support.wallet import Wallet, code
 
 MATH = Path(__file__).resolve().parents[3] / "docs" / "math"
 
