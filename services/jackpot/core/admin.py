@@ -145,6 +145,7 @@ def opened_event(
         seed_micro=seed_micro,
         command_id=command_id,
         movement=movement,
+        kind=pool.kind,
     )
     return envelope(
         data,

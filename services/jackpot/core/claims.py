@@ -15,6 +15,7 @@ from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig
 
+from services.jackpot.core import mustdrop
 from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import payout_minor, share_ppm
 from services.jackpot.core.state import NetworkState, claim_fingerprint
@@ -44,9 +45,13 @@ def _problem(state: NetworkState, network: NetworkConfig, incoming: Incoming) ->
     if is_expired(incoming):
         return "CLAIM_EXPIRED", "older than the de-duplication window (or dated in the future)", None
     try:
-        pool_id = network.pool_for_tier(data.tier).pool_id
+        pool = network.pool_for_tier(data.tier)
     except KeyError:
         return "UNKNOWN_TIER", f"tier {data.tier!r} is not in network {network.network_id!r}", None
+    pool_id = pool.pool_id
+    not_claimable = mustdrop.claim_problem(state, pool)
+    if not_claimable is not None:
+        return *not_claimable, pool_id
     if data.game not in network.games:
         return "WRONG_GAME", f"game {data.game!r} is not in network {network.network_id!r}", pool_id
     if data.currency != network.currency:
