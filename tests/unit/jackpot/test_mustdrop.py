@@ -14,7 +14,7 @@ from shared.pools import drop_claim_id
 from services.jackpot.core.commitment import commitment_of, reveal_matches
 from services.jackpot.core.decide import decide, new_network
 from services.jackpot.core.evolve import replay
-from tests.unit.jackpot.drop_builders import drop_pools, secrets
+from tests.support.mustdrop import drop_pools, secrets
 from tests.unit.jackpot.jackpot_builders import Network, admin, claim, contribute, incoming
 
 POOLS = drop_pools()
