@@ -6,6 +6,7 @@ Released versions never change (a test pins their hashes); a new configuration g
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from functools import lru_cache
 from importlib import resources
@@ -17,6 +18,7 @@ from shared.events.envelope import derived_id
 from shared.money import PPM, Currency, contribution_micro
 
 CURRENT_VERSION = "pools-v1"
+POOLS_VERSION_ENV = "REELSTREAM_POOLS_VERSION"
 
 
 class _Frozen(BaseModel):
@@ -128,6 +130,10 @@ class NetworkConfig(_Frozen):
     def drop_pools(self) -> tuple[PoolConfig, ...]:
         return tuple(pool for pool in self.pools if pool.dropping)
 
+    def drop_claims(self, request_id: uuid.UUID) -> tuple[tuple[uuid.UUID, str], ...]:
+        """(claim id, tier) of the drop claim every wager on this network makes on each must-drop pool."""
+        return tuple((drop_claim_id(request_id, pool.pool_id), pool.tier) for pool in self.drop_pools())
+
     def reserve_pool(self) -> PoolConfig | None:
         return next((pool for pool in self.pools if pool.hidden), None)
 
@@ -193,7 +199,13 @@ def config_sha256(version: str = CURRENT_VERSION) -> str:
     return hashlib.sha256(config_bytes(version)).hexdigest()
 
 
+def load_pools(version: str | None = None) -> PoolsConfig:
+    """Load and validate a pool configuration version: by default the one the deployment runs
+    ($REELSTREAM_POOLS_VERSION, e.g. pools-v2 for the must-drop pools; else CURRENT_VERSION). Every service and
+    tool of one deployment must run the same version (the spin's contributions are checked against its rates)."""
+    return _load(version or os.environ.get(POOLS_VERSION_ENV) or CURRENT_VERSION)
+
+
 @lru_cache(maxsize=None)
-def load_pools(version: str = CURRENT_VERSION) -> PoolsConfig:
-    """Load and validate a pool configuration version."""
+def _load(version: str) -> PoolsConfig:
     return PoolsConfig.model_validate_json(config_bytes(version), strict=False)

@@ -1,13 +1,12 @@
 """Provably fair drop points: a value drawn from the randomness passed in (the OS CSPRNG live), committed as
 SHA-256(value ‖ salt), sealed for restores under the jackpot service's own key (AES-256-GCM) and revealed at the drop.
 
-Anyone re-checks a reveal with `commitment_of(value, salt)`: 8 bytes big-endian value, then the 32-byte salt.
+Anyone re-checks a reveal with `shared.pools.commitment.reveal_matches` (the public half).
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,32 +14,15 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from shared.invariant import invariant
+from shared.pools.commitment import SALT_BYTES, VALUE_BYTES, commitment_of, reveal_matches
 
-SALT_BYTES = 32
 KEY_BYTES = 32
 _NONCE_BYTES = 12
-_VALUE_BYTES = 8
+__all__ = ["DropSecrets", "SealBroken", "commitment_of", "reveal_matches", "uniform_below", "KEY_BYTES"]
 
 
 class SealBroken(ValueError):
     """A sealed drop point that this key does not open (a wrong key, or bytes changed after sealing)."""
-
-
-def commitment_of(value: int, salt: bytes) -> str:
-    invariant(0 <= value < 1 << 63, "a drop value fits a signed 64-bit integer")
-    invariant(len(salt) == SALT_BYTES, "a salt is 256 bits")
-    return hashlib.sha256(value.to_bytes(_VALUE_BYTES, "big") + salt).hexdigest()
-
-
-def reveal_matches(commitment: str, value: int, salt_hex: str) -> bool:
-    """The public check of a reveal (what the audit and the players' verifier run)."""
-    try:
-        salt = bytes.fromhex(salt_hex)
-    except ValueError:
-        return False
-    if len(salt) != SALT_BYTES or not 0 <= value < 1 << 63:
-        return False
-    return commitment_of(value, salt) == commitment
 
 
 def uniform_below(entropy: Callable[[int], bytes], n: int) -> int:
@@ -73,7 +55,7 @@ class DropSecrets:
 
     def seal(self, value: int, salt: bytes, context: str) -> str:
         nonce = self.entropy(_NONCE_BYTES)
-        sealed = AESGCM(self.key).encrypt(nonce, value.to_bytes(_VALUE_BYTES, "big") + salt, context.encode())
+        sealed = AESGCM(self.key).encrypt(nonce, value.to_bytes(VALUE_BYTES, "big") + salt, context.encode())
         return base64.b64encode(nonce + sealed).decode()
 
     def open(self, sealed: str, context: str) -> tuple[int, bytes]:
@@ -82,4 +64,4 @@ class DropSecrets:
             plain = AESGCM(self.key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], context.encode())
         except InvalidTag as error:
             raise SealBroken(f"sealed drop point of {context} does not open with this key") from error
-        return int.from_bytes(plain[:_VALUE_BYTES], "big"), plain[_VALUE_BYTES:]
+        return int.from_bytes(plain[:VALUE_BYTES], "big"), plain[VALUE_BYTES:]

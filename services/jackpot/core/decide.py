@@ -78,11 +78,17 @@ def decide(
 
 @dataclass
 class _Run:
-    """Consecutive fresh contributions waiting to become one ContributionsApplied, each with its routed parts."""
+    """Consecutive fresh contributions waiting to become one ContributionsApplied, each with its routed parts, and
+    what they add up to per pool: contributions, and overflow moved out of a must-drop pool into its overflow pool."""
 
     items: list[tuple[Incoming, dict[str, int]]] = field(default_factory=list)
     pending: dict[uuid.UUID, tuple[Any, ...]] = field(default_factory=dict)
-    added: dict[str, int] = field(default_factory=dict)
+    contributions: dict[str, int] = field(default_factory=dict)
+    moved_in: dict[str, int] = field(default_factory=dict)
+    moved_out: dict[str, int] = field(default_factory=dict)
+
+    def net_micro(self, pool_id: str) -> int:
+        return self.contributions.get(pool_id, 0) + self.moved_in.get(pool_id, 0) - self.moved_out.get(pool_id, 0)
 
 
 def _add_contribution(
@@ -99,16 +105,22 @@ def _add_contribution(
     for pool, part_micro in zip(network.pools, parts):
         receiver = _receiver(state, pool.pool_id)
         routed[receiver] = routed.get(receiver, 0) + part_micro
-    won = []
+    won, overflows = [], []
     if network.drop_pools():
-        won = mustdrop.route(state, network, incoming, routed, run.added, lambda p: _receiver(state, p), secrets)
+        won, overflows = mustdrop.route(
+            state, network, incoming, routed, run.net_micro, lambda p: _receiver(state, p), secrets
+        )
     run.items.append((incoming, routed))
     for pool_id, amount_micro in routed.items():
-        run.added[pool_id] = run.added.get(pool_id, 0) + amount_micro
+        run.contributions[pool_id] = run.contributions.get(pool_id, 0) + amount_micro
+    for source, target, amount_micro in overflows:
+        run.moved_out[source] = run.moved_out.get(source, 0) + amount_micro
+        run.moved_in[target] = run.moved_in.get(target, 0) + amount_micro
     if not won:
         return
     fresh = _flush(state, network, run, outcome)
-    run.items, run.pending, run.added = fresh.items, fresh.pending, fresh.added
+    run.items, run.pending = fresh.items, fresh.pending
+    run.contributions, run.moved_in, run.moved_out = fresh.contributions, fresh.moved_in, fresh.moved_out
     for pool in won:
         mustdrop.drop(state, network, pool, incoming, secrets, lambda event: _emit_all(state, [event], outcome))
 
@@ -198,11 +210,13 @@ def _flush(state: NetworkState, network: NetworkConfig, run: _Run, outcome: Outc
         jp.PoolMovement(
             pool_id=pool.pool_id,
             opening_micro=state.level_micro(pool.pool_id),
-            contributions_micro=run.added[pool.pool_id],
-            closing_micro=state.level_micro(pool.pool_id) + run.added[pool.pool_id],
+            contributions_micro=run.contributions.get(pool.pool_id, 0),
+            transferred_in_micro=run.moved_in.get(pool.pool_id, 0),
+            transferred_out_micro=run.moved_out.get(pool.pool_id, 0),
+            closing_micro=state.level_micro(pool.pool_id) + run.net_micro(pool.pool_id),
         )
         for pool in network.pools
-        if run.added.get(pool.pool_id, 0) > 0
+        if run.contributions.get(pool.pool_id, 0) or run.moved_in.get(pool.pool_id, 0)
     )
     first, last = run.items[0][0].command.data.contribution_id, run.items[-1][0].command.data.contribution_id
     now = broker_time(run.items[-1][0].broker_ms)

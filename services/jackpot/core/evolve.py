@@ -98,6 +98,10 @@ def _contributions_applied(state: NetworkState, event: Envelope[Any], recorded_m
         sum(m.contributions_micro for m in data.movements) == sum(c.amount_micro for c in data.contributions),
         "a batch's movements must add up to its contributions",
     )
+    invariant(
+        sum(m.transferred_in_micro for m in data.movements) == sum(m.transferred_out_micro for m in data.movements),
+        "a batch's overflow moves between its pools, nothing more",
+    )
     for item in data.contributions:
         fingerprint = contribution_fingerprint(
             item.game, item.player_id, item.operator_id, item.stake_minor, item.breakage_micro

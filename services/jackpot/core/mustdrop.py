@@ -77,34 +77,31 @@ def route(
     network: NetworkConfig,
     incoming: Incoming,
     routed: dict[str, int],
-    run_added: dict[str, int],
+    pending_micro: Callable[[str], int],
     receiver: Callable[[str], str],
     secrets: DropSecrets | None,
-) -> list[PoolConfig]:
-    """Cap each must-drop pool's part of `routed` (pool id -> micro, changed in place) at its ceiling, send a disabled
-    pool's part to its overflow pool, and return the pools this contribution wins (levels include `run_added`)."""
+) -> tuple[list[PoolConfig], list[tuple[str, str, int]]]:
+    """The pools this contribution wins, and the overflow it causes: (must-drop pool, overflow pool, micro) for the
+    part of its share above the ceiling, or all of it while the pool is disabled. The share itself stays the pool's
+    contribution and the overflow a transfer out of it, so per pool opening + contributions + reserve in + seeds -
+    paid - overflow out = closing. `routed` is pool id -> contribution; `pending_micro` what the run adds already."""
     data: jp.Contribute = incoming.command.data
-    won = []
+    won, overflows = [], []
     for pool in network.drop_pools():
         current = state.pools[pool.pool_id]
         if current.status == "decommissioned" or current.drop is None:
             continue
         part_micro = routed.get(pool.pool_id, 0)
-        level_micro = current.level_micro + run_added.get(pool.pool_id, 0)
+        level_micro = current.level_micro + pending_micro(pool.pool_id)
         room_micro = max(0, current.drop.ceiling_micro - level_micro) if current.status == "open" else 0
         kept_micro = min(part_micro, room_micro)
         if kept_micro < part_micro:
-            routed[pool.pool_id] = kept_micro
-            overflow = receiver(pool.must_drop.overflow_pool_id)
-            routed[overflow] = routed.get(overflow, 0) + part_micro - kept_micro
+            overflows.append((pool.pool_id, receiver(pool.must_drop.overflow_pool_id), part_micro - kept_micro))
         qualifies = data.stake_minor >= pool.must_drop.min_stake_minor
-        if (
-            current.status == "open"
-            and qualifies
-            and _armed(network, current, level_micro + kept_micro, incoming, secrets)
-        ):
+        armed = current.status == "open" and _armed(network, current, level_micro + kept_micro, incoming, secrets)
+        if qualifies and armed:
             won.append(pool)
-    return won
+    return won, overflows
 
 
 def _armed(

@@ -129,6 +129,8 @@ def _send_outcome_commands(ctx: Context, record: SpinRecord, now: datetime, effe
     send(effects, _contribute_command(ctx, record, now), "contribute")
     for index, tier in enumerate(record.result.claims):
         send(effects, _claim_command(ctx, record, index, tier, now), "claim")
+    for drop_id, tier in ctx.catalog.network_for_game(record.game).drop_claims(record.request_id):
+        send(effects, _claim_command(ctx, record, tier, tier, now, drop_id), "claim")
     if record.status == "settling":
         send(effects, settle_command(ctx, record, now), "settle")
 
@@ -149,11 +151,13 @@ def _contribute_command(ctx: Context, record: SpinRecord, now: datetime) -> Enve
     return message(contribute, derived_id(record.request_id, "contribute"), now, record.request_id)
 
 
-def _claim_command(ctx: Context, record: SpinRecord, index: int, tier: str, now: datetime) -> Envelope[Any]:
+def _claim_command(
+    ctx: Context, record: SpinRecord, index: int | str, tier: str, now: datetime, drop_id: Any = None
+) -> Envelope[Any]:
     network = ctx.catalog.network_for_game(record.game)
     claim = Claim(
         network_id=network.network_id,
-        claim_id=fold.claim_id(record.request_id, index, tier),
+        claim_id=drop_id or fold.claim_id(record.request_id, index, tier),
         request_id=record.request_id,
         player_id=record.player_id,
         game=record.game,

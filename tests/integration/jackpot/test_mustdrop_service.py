@@ -21,6 +21,8 @@ from shared.money import MICRO_PER_MINOR
 from shared.pools import drop_claim_id
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
+from services.audit.adapters.topics import read_topics
+from services.audit.core.audit import run_audit
 from services.jackpot.adapters import runner
 from services.jackpot.adapters.history import fold_events, read_all
 from services.jackpot.core.commitment import reveal_matches
@@ -197,6 +199,9 @@ def test_a_pool_at_its_ceiling_sends_contributions_to_the_overflow_pool(kafka_bo
     assert not _of(events, jp.DropRevealed)
     overflow_micro = 80 * 1000 * drop_ppm - 5 * MICRO_PER_MINOR
     assert state.pools["dm-reserve"].level_micro == 80 * 1000 * reserve_ppm + overflow_micro
+    assert (
+        state.pools["dm-drop"].transferred_out_micro == overflow_micro == state.pools["dm-reserve"].transferred_in_micro
+    )
     applied = sum(c.amount_micro for e in _of(events, jp.ContributionsApplied) for c in e.contributions)
     assert applied == 80 * network.wager_contribution_micro(1000), "nothing lost"
 
@@ -232,3 +237,49 @@ def test_a_time_pool_drops_once_inside_its_window_at_low_traffic(kafka_bootstrap
         assert first.contribution_id == reveal.contribution_id, "the first qualifying wager at or after the instant"
         win_ms = next(epoch_ms(w.recorded_at) for w in _of(events, jp.JackpotWon) if w.claim_id == reveal.claim_id)
         assert win_ms < end_ms + 1000, "at five wagers a second it drops inside its window"
+
+
+def test_the_audit_verifies_every_reveal_and_flags_a_tampered_one(kafka_bootstrap, fresh_prefix, make_producer):
+    """The audit reads the raw topics (no wallet or spins here: only its drop checks are asserted)."""
+    pools = drop_pools()
+    network = pools.network("diamond-mystery")
+
+    async def scenario() -> None:
+        async with Platform(_config(kafka_bootstrap, fresh_prefix), pools, make_producer()) as platform:
+            await platform.send(*[_contribute(network, 2000) for _ in range(60)])
+            await platform.until_records(60)
+
+    asyncio.run(scenario())
+
+    def drop_findings():
+        records, _ = read_topics(kafka_bootstrap, fresh_prefix)
+        result = run_audit(records, config=pools)
+        return result, [d for d in result.discrepancies if d.check.startswith("drop-")]
+
+    clean, found = drop_findings()
+    assert found == []
+    assert clean.counts["type:" + jp.DropRevealed.TYPE] >= 2, "every reveal was checked"
+    # Someone writes a reveal for the open cycle with a drop point of their choosing and the published commitment.
+    events = _events(kafka_bootstrap, fresh_prefix)
+    open_cycle = _of(events, jp.DropPointCommitted, "dm-drop")[-1]
+    real = next(e for e in events if isinstance(e.data, jp.DropRevealed))
+    forged_data = real.data.model_copy(
+        update={
+            "cycle": open_cycle.cycle,
+            "commitment": open_cycle.commitment,
+            "drop_value": 100_001,
+            "salt": "11" * 32,
+        }
+    )
+    forged = envelope(forged_data, source="reelstream/jackpot", time=real.time)
+    writer = make_producer()
+    writer.send(
+        fresh_prefix + JACKPOT_EVENTS,
+        key=forged.key,
+        value=encode(forged),
+        headers=records.headers_as_owner(JACKPOT_EVENTS, "test"),
+    )
+    writer.flush(timeout=30)
+    _, found = drop_findings()
+    assert {(d.check, d.event_id) for d in found} == {("drop-reveal-mismatch", str(forged.id))}
+    assert any("not the published commitment" in d.detail for d in found)

@@ -115,6 +115,11 @@ def test_a_pool_at_its_ceiling_sends_contributions_to_the_overflow_pool():
     reserve_micro = net.level_micro("dm-reserve")
     total = 2000 * 40 * (DROP.contribution_ppm + DIAMOND.pool("dm-reserve").contribution_ppm)
     assert reserve_micro == total - (ceiling_micro - SEED_MICRO)
+    # The whole share is the must-drop pool's contribution; the part above the ceiling is its overflow out.
+    drop = net.state.pools["dm-drop"]
+    assert drop.contributions_micro == 2000 * 40 * DROP.contribution_ppm
+    assert drop.transferred_out_micro == net.state.pools["dm-reserve"].transferred_in_micro
+    assert SEED_MICRO + drop.contributions_micro - drop.transferred_out_micro == ceiling_micro
     assert not net.of_type(jp.DropRevealed)
     # The first qualifying wager drops it at once.
     net.send(contribute(DIAMOND, stake_minor=50))
