@@ -208,3 +208,9 @@ def test_a_sealed_drop_point_opens_only_with_the_key_and_its_own_context():
         keeper.open(sealed, "n/p/1")
     with pytest.raises(SealBroken):
         DropSecrets(bytes(32), keeper.entropy).open(sealed, "n/p/0")
+
+
+def test_the_commitment_layout_is_pinned_for_verifiers_in_other_languages():
+    # SHA-256(1234567 as 8 bytes big-endian ‖ bytes 0..31): docs/drop-verifier.html computes the same in a browser.
+    expected = "76c9aff07c685c733b4e6bd56200daabfc7a314a4944b21c5a49ca7cf95a8dcd"
+    assert commitment_of(1234567, bytes(range(32))) == expected
