@@ -5,11 +5,15 @@ made on first use); never logged."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+from shared import test_only
 
 from services.jackpot.core.commitment import KEY_BYTES, DropSecrets
 
 KEY_ENV = "REELSTREAM_JACKPOT_DROP_KEY"
+LOWEST_DROPS_ENV = "REELSTREAM_TEST_LOWEST_DROPS"
 
 
 def key_path(environ: dict[str, str] | None = None) -> Path:
@@ -36,6 +40,19 @@ def load_drop_key(environ: dict[str, str] | None = None) -> bytes:
     return key
 
 
+class LowestDrops(DropSecrets):
+    """Test-only (REELSTREAM_TEST_LOWEST_DROPS=1 with REELSTREAM_TEST_HOOKS=1, never in production): every drop point
+    is the lowest of its range, so an integration test can make a real spin drop a real pool."""
+
+    def draw(self, low: int, high: int) -> tuple[int, bytes]:
+        _, salt = super().draw(low, high)
+        return low, salt
+
+
 def live_secrets(environ: dict[str, str] | None = None) -> DropSecrets:
     """The key and the OS CSPRNG, as the core takes them."""
-    return DropSecrets(load_drop_key(environ), os.urandom)
+    env = os.environ if environ is None else environ
+    if test_only.armed(env, LOWEST_DROPS_ENV):
+        sys.stderr.write("reelstream-jackpot: WARNING test hook armed: every drop point is the lowest of its range\n")
+        return LowestDrops(load_drop_key(env), os.urandom)
+    return DropSecrets(load_drop_key(env), os.urandom)
