@@ -283,3 +283,37 @@ def test_the_audit_verifies_every_reveal_and_flags_a_tampered_one(kafka_bootstra
     _, found = drop_findings()
     assert {(d.check, d.event_id) for d in found} == {("drop-reveal-mismatch", str(forged.id))}
     assert any("not the published commitment" in d.detail for d in found)
+
+
+def test_a_restarted_service_restores_the_sealed_cycle_and_drops_where_it_was_committed(
+    kafka_bootstrap, fresh_prefix, make_producer
+):
+    """The drop point lives only sealed in jackpot.events: a second instance (same key) restores it from there."""
+    pools = drop_pools()
+    network, pool = pools.network("diamond-mystery"), pools.network("diamond-mystery").pool("dm-drop")
+    keeper = secrets()
+    config = _config(kafka_bootstrap, fresh_prefix)
+    first_half = [_contribute(network, 2000) for _ in range(12)]  # 24 cents: most likely inside the first cycle
+    second_half = [_contribute(network, 2000) for _ in range(60)]
+
+    async def run(datas, total: int) -> None:
+        platform = Platform(config, pools, make_producer())
+        platform.service.secrets = keeper
+        async with platform:
+            await platform.send(*datas)
+            await platform.until_records(total)
+
+    asyncio.run(run(first_half, len(first_half)))
+    before = _events(kafka_bootstrap, fresh_prefix)
+    open_cycle = _of(before, jp.DropPointCommitted, "dm-drop")[-1]
+    asyncio.run(run(second_half, len(second_half)))
+    events = _events(kafka_bootstrap, fresh_prefix)
+    _assert_reveals_match_their_commitments(events, "dm-drop")
+    reveals = _of(events, jp.DropRevealed, "dm-drop")
+    assert open_cycle.cycle in {r.cycle for r in reveals}, "the cycle open at the restart dropped after it"
+    part_micro = 2000 * pool.contribution_ppm
+    for reveal in reveals:
+        win = next(w for w in _of(events, jp.JackpotWon, "dm-drop") if w.claim_id == reveal.claim_id)
+        assert win.level_before_micro >= reveal.drop_value * MICRO_PER_MINOR > win.level_before_micro - part_micro
+    committed = _of(events, jp.DropPointCommitted, "dm-drop")
+    assert [c.cycle for c in committed] == list(range(len(committed))), "no cycle committed twice across the restart"
