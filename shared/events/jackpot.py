@@ -198,7 +198,9 @@ class PoolOpened(_JackpotEvent):
     seed_micro: Micro
     command_id: uuid.UUID | None = None
     movement: PoolMovement
-    kind: str = "random"  # random | must-drop-by-amount | must-drop-by-time | reserve (hidden, funds reseeds)
+    # must-drop-by-amount | must-drop-by-time | reserve (hidden, funds reseeds); absent for a random pool, so the
+    # events of pools-v1 stay byte for byte what they were.
+    kind: str | None = None
 
 
 class DropPointCommitted(_JackpotEvent):
@@ -281,7 +283,7 @@ class JackpotMeter(EventData):
     currency: str
     level_minor: Minor
     as_of: datetime
-    kind: str = "random"
+    kind: str | None = None  # absent for a random pool (the meters of pools-v1 are unchanged)
     # Must-drop pools: the ceiling ("must drop before ..."), the current cycle's commitment, a time pool's deadline.
     ceiling_minor: Minor | None = None
     commitment: str | None = None

@@ -50,7 +50,7 @@ def meter_event(state: NetworkState, pool_id: str, level_minor: int) -> Any:
         currency=state.currency,
         level_minor=level_minor,
         as_of=as_of,
-        kind=pool.kind,
+        kind=None if pool.kind == "random" else pool.kind,
         ceiling_minor=drop.ceiling_micro // MICRO_PER_MINOR if drop else None,
         commitment=drop.commitment if drop else None,
         cycle=drop.cycle if drop else None,

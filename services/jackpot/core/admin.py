@@ -145,7 +145,7 @@ def opened_event(
         seed_micro=seed_micro,
         command_id=command_id,
         movement=movement,
-        kind=pool.kind,
+        kind=None if pool.kind == "random" else pool.kind,
     )
     return envelope(
         data,

@@ -82,7 +82,7 @@ def _remember(
 def _pool_opened(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
     data: jp.PoolOpened = event.data
     invariant(data.pool_id not in state.pools, f"pool {data.pool_id} opened twice")
-    state.pools[data.pool_id] = PoolState(data.pool_id, data.tier, kind=data.kind)
+    state.pools[data.pool_id] = PoolState(data.pool_id, data.tier, kind=data.kind or "random")
     _move(state, data.movement)
     if data.command_id is not None:
         _remember(

@@ -288,7 +288,7 @@ def _meter(env: Envelope[Any], d: jp.JackpotMeter, bt: datetime) -> list[tuple[s
         d.level_minor,
         d.as_of,
         bt,
-        d.kind,
+        d.kind or "random",
         d.ceiling_minor,
         d.commitment,
     )

@@ -167,7 +167,8 @@ def test_a_time_pool_drops_to_the_first_qualifying_wager_at_or_after_its_instant
 
 def test_a_state_folded_from_the_encoded_events_drops_where_the_live_one_does():
     live = DropNetwork()
-    batch = [incoming(contribute(DIAMOND, stake_minor=2000), 1_800_000_000_000 + i) for i in range(30)]
+    # 10 before the restore, 50 after: 1 EUR after it, so the 50-cent range is crossed at least once after the restore.
+    batch = [incoming(contribute(DIAMOND, stake_minor=2000), 1_800_000_000_000 + i) for i in range(60)]
     live.send_incoming(batch[:10])
     restored = new_network(DIAMOND)
     for event in live.events:
