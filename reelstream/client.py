@@ -151,7 +151,8 @@ class ReelstreamClient:
         operator_id: str | None = None,
         forfeit_bonus_ring: bool = False,
     ) -> Settled | Rejected:
-        """One spin: Settled or Rejected; raises SpinTimeout (retry with its request_id) when no answer comes in time."""
+        """One spin: Settled or Rejected; raises SpinTimeout (retry with its request_id) when no answer comes in
+        time."""
         request_id = request_id or uuid.uuid4()
         data = SpinRequested(
             request_id=request_id,

@@ -1,4 +1,5 @@
-"""cProfile a block of code into a stats file: the benches' --profile and `services run` under REELSTREAM_PROFILE_DIR."""
+"""cProfile a block of code into a stats file: the benches' --profile and `services run` under
+REELSTREAM_PROFILE_DIR."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def profiled(path: Path | None) -> Iterator[None]:
-    """cProfile what runs inside into `path` (its folder made if missing), written even when it raises; nothing when None."""
+    """cProfile what runs inside into `path` (its folder made if missing), written even when it raises; nothing when
+    None."""
     if path is None:
         yield
         return

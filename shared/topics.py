@@ -1,4 +1,5 @@
-"""Every Kafka topic of the platform as code: names, keys, partitions and configs (created by `reelstream topics create`).
+"""Every Kafka topic of the platform as code: names, keys, partitions and configs (created by `reelstream topics
+create`).
 
 Partition counts: player-keyed topics are co-partitioned (same count) so the spin and wallet state of a player lives on
 one partition number everywhere. Network-keyed topics have few partitions: all claims and contributions of a network

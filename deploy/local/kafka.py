@@ -94,7 +94,7 @@ def downloaded_jar(maven_line: str) -> str | None:
 def _cluster_id(kafka_dir: Path) -> str:
     id_file = kafka_dir / "cluster-id"
     if not id_file.exists():
-        # Kafka cluster ids are 16 random bytes in URL-safe base64 without padding (what StorageTool random-uuid prints).
+        # Kafka cluster ids: 16 random bytes in URL-safe base64 without padding (what StorageTool random-uuid prints).
         id_file.write_text(base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode() + "\n")
     return id_file.read_text().strip()
 

@@ -83,7 +83,8 @@ def _as_owner() -> list[str]:
         pwd.getpwnam("postgres")
     except KeyError as error:
         raise InfraError(
-            "running as root but no `postgres` system user exists to own the cluster (apt-get install postgresql creates it)"
+            "running as root but no `postgres` system user exists to own the cluster "
+            "(apt-get install postgresql creates it)"
         ) from error
     return ["runuser", "-u", "postgres", "--"]
 

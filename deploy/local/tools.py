@@ -27,8 +27,8 @@ def find_java() -> str:
     candidate = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not candidate or not Path(candidate).exists():
         raise InfraError(
-            "Java not found: Kafka needs Java 17 or newer. Install it (Debian: apt-get install openjdk-17-jre-headless) "
-            "or set JAVA_HOME."
+            "Java not found: Kafka needs Java 17 or newer. "
+            "Install it (Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME."
         )
     probe = subprocess.run([candidate, "-version"], capture_output=True, text=True, timeout=30)
     major = java_major(probe.stderr + probe.stdout)

@@ -1,4 +1,4 @@
-"""Jackpot aggregator throughput: contributions/s on ONE network partition vs the bare consume→decode→encode→produce loop.
+"""Jackpot aggregator: contributions/s on ONE network partition vs the bare consume→decode→encode→produce loop.
 
 Both are measured in the same run on the same records (Stjernestøv contributions, all keyed by one network id, so
 all on one partition): the baseline is reelstream.bench.kafka's `transform_loop`; the jackpot figure is the real
@@ -169,7 +169,8 @@ def command(
     )
     console.print(table)
     console.print(
-        f"ratio {results['ratio']} (target ≥ 0.5); {messages:,} contributions of {results['value_bytes_median']} bytes, "
+        f"ratio {results['ratio']} (target ≥ 0.5); {messages:,} contributions "
+        f"of {results['value_bytes_median']} bytes, "
         f"{repeats} runs each, {results['machine']['seconds']} s",
         markup=False,
     )

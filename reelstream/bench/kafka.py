@@ -38,7 +38,8 @@ Transform = Callable[[bytes], bytes]
 
 
 def sample_records(count: int) -> list[tuple[bytes, bytes]]:
-    """(key, value) pairs: spin-request CloudEvents of the contract, about 400 bytes each (the envelope is ~250), 1,000 distinct players."""
+    """(key, value) pairs: spin-request CloudEvents of the contract, about 400 bytes each (the envelope is ~250),
+    1,000 distinct players."""
     from shared.events import encode, envelope
     from shared.events.spin import SpinRequested
 
@@ -324,7 +325,8 @@ def command(
     out: Path = typer.Option(Path("bench-results/kafka.json"), help="Where to write the JSON results."),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
 ) -> None:
-    """Kafka baselines: raw produce/consume (kafka-python, aiokafka), decode-validate-encode loop, round-trip latency."""
+    """Kafka baselines: raw produce/consume (kafka-python, aiokafka), decode-validate-encode loop, round-trip
+    latency."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
     started, load_before = time.perf_counter(), os.getloadavg()[0]

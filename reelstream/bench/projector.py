@@ -277,7 +277,8 @@ def command(
     )
     print(
         f"decode + map alone (no Kafka, no Postgres): {result['decode_and_map_only_events_per_s']:,.0f} events/s "
-        f"= {result['decode_and_map_only_events_per_s'] / result['copy_events_per_s']:.2f}× the COPY baseline's events/s"
+        f"= {result['decode_and_map_only_events_per_s'] / result['copy_events_per_s']:.2f}× "
+        "the COPY baseline's events/s"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))

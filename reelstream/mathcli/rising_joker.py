@@ -146,7 +146,8 @@ def _pool_markdown(f: dict[str, Any]) -> list[str]:
         "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
         "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
         "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
-        "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). 'with pool' is the fixed prize plus "
+        "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). "
+        "'with pool' is the fixed prize plus "
         "the share at the 99.9th percentile level at a win (the pools have no cap).",
         "",
         "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
@@ -249,7 +250,8 @@ def _markdown(f: dict[str, Any]) -> str:
             "paid with the spin that completes a cent. The long-run paid return is E[floor((r + X) / cent)] under the "
             "remainder's stationary law (uniform on the residues reached, checked), computed over the full cycle:"
             if carried
-            else "Wins are exact; the spin's total is paid rounded down to the cent and the remainder goes to the pools."
+            else "Wins are exact; the spin's total is paid rounded down to the cent "
+            "and the remainder goes to the pools."
         ),
         "",
         "| stake (cents) | half cents | paid by the house | breakage to the pools | sum |",

@@ -19,7 +19,8 @@ from games.selftest import require_self_test
 REFUSE_TYPES_ENV = "REELSTREAM_PROJECTOR_REFUSE_TYPES"
 # Records per fetch, hence at most per transaction (tests use small batches to crash between many of them).
 MAX_RECORDS_ENV = "REELSTREAM_PROJECTOR_MAX_RECORDS"
-# Decode worker processes (0 = in-process). Measured on the shared 2-core machine, 1 worker was slower (docs/projection.md).
+# Decode worker processes (0 = in-process). Measured on the shared 2-core machine, 1 worker was slower
+# (docs/projection.md).
 DECODE_WORKERS_ENV = "REELSTREAM_PROJECTOR_DECODE_WORKERS"
 
 

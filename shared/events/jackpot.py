@@ -182,7 +182,7 @@ class ResumePool(_PoolCommand):
 
 
 class DecommissionPool(_PoolCommand):
-    """Close a pool for good: its balance moves to `transfer_to_pool_id` (same network), and so do later contributions."""
+    """Close a pool for good: its balance and later contributions move to `transfer_to_pool_id` (same network)."""
 
     TYPE = "reelstream.jackpot.decommission-pool.v1"
     transfer_to_pool_id: Ident

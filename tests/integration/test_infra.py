@@ -1,4 +1,5 @@
-"""The local infrastructure really works: messages go through the broker, rows through PostgreSQL, topics as declared."""
+"""The local infrastructure really works: messages go through the broker, rows through PostgreSQL, topics as
+declared."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Test support for projector and ops tests: isolated deployments, sample traffic, exactly-once checks, table digests."""
+"""Test support for projector and ops tests: isolated deployments, sample traffic, exactly-once checks, table
+digests."""
 
 from __future__ import annotations
 

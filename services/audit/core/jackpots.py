@@ -55,7 +55,8 @@ def check_jackpots(ledger: Ledger, pools: Pools, spins: Spins, config: PoolsConf
                 Discrepancy(
                     "jackpot-liability-mismatch",
                     f"network {network.network_id}",
-                    f"wallet jackpot:{network.network_id} {liability.wallet_micro} micro, pools' contributions - payouts "
+                    f"wallet jackpot:{network.network_id} {liability.wallet_micro} micro, "
+                    f"pools' contributions - payouts "
                     f"{liability.pools_micro} micro, in flight {liability.in_flight_micro} micro",
                     network_id=network.network_id,
                 )
@@ -86,7 +87,8 @@ def _contributions(check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_mic
                 _found(
                     "contribution-mismatch",
                     fact,
-                    f"wager {contribution_id}: pools applied {applied.amount_micro} micro to {network_id}, wallet moved "
+                    f"wager {contribution_id}: pools applied {applied.amount_micro} micro to {network_id}, "
+                    f"wallet moved "
                     f"{moved_micro} micro to jackpot:{settled.network_id}",
                 )
             )
@@ -123,7 +125,8 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
                 Discrepancy(
                     "jackpot-credit-mismatch",
                     f"wager {wager_id}",
-                    f"wallet credited {credited_minor} minor from the jackpot, pools paid {paid_by_request.get(wager_id, 0)}",
+                    f"wallet credited {credited_minor} minor from the jackpot, "
+                    f"pools paid {paid_by_request.get(wager_id, 0)}",
                     event_id=settlement.id,
                     where=settlement.where,
                     at_ms=settlement.timestamp_ms,

@@ -1,4 +1,5 @@
-"""The jackpot pools, recomputed from their movements: the identity per event, the chain per pool, each claim paid once."""
+"""The jackpot pools, recomputed from their movements: the identity per event, the chain per pool, each claim paid
+once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Between Kafka records and the core: verify and decode commands (or dead-letter them), build the records to publish."""
+"""Between Kafka records and the core: verify and decode commands (or dead-letter them), build the records to
+publish."""
 
 from __future__ import annotations
 

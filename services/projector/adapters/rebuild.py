@@ -103,7 +103,8 @@ async def rebuild(
         await restore_indexes(builders, deferred)
         config = dataclasses.replace(config, partitions=tuple(sorted(fill.until)))  # no second metadata look-up
         async with conn.transaction():
-            # Live writers take this row FOR SHARE in every batch: from here they wait, so the live positions hold still.
+            # Live writers take this row FOR SHARE in every batch: from here they wait, so the live positions hold
+            # still.
             previous = await active_schema(conn, lock="FOR UPDATE")
             live = await load_positions(conn, previous) if previous else {}
             caught_up = Progress()

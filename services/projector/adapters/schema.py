@@ -184,7 +184,8 @@ BULK_TABLES = (
 
 
 async def defer_indexes(conn: asyncpg.Connection, schema: str) -> list[str]:
-    """Drop the secondary indexes and primary keys of the BULK_TABLES (but the key of `events`) of a freshly migrated, empty
+    """Drop the secondary indexes and primary keys of the BULK_TABLES (but the key of `events`) of a freshly
+    migrated, empty
     schema; returns the statements that re-create them exactly (same names and definitions), keys first.
     Two round trips: a rebuild runs this while its first batch decodes on the same event loop."""
     found = await conn.fetch(_DEFERRABLE, schema, [t for t in BULK_TABLES if t != "events"], list(BULK_TABLES))

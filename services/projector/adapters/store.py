@@ -131,7 +131,8 @@ _FOLD_POOLS = """
 INSERT INTO {s}.pools AS p (pool_id, network_id, currency, level_micro, recorded_at, last_event_id)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[], $6::uuid[])
 ON CONFLICT (pool_id) DO UPDATE SET
-    network_id = EXCLUDED.network_id, currency = coalesce(EXCLUDED.currency, p.currency), level_micro = EXCLUDED.level_micro,
+    network_id = EXCLUDED.network_id, currency = coalesce(EXCLUDED.currency, p.currency),
+    level_micro = EXCLUDED.level_micro,
     recorded_at = EXCLUDED.recorded_at, last_event_id = EXCLUDED.last_event_id
 WHERE EXCLUDED.recorded_at >= p.recorded_at
 """

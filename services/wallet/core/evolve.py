@@ -1,4 +1,5 @@
-"""evolve(book, event, bytes): the one way wallet state changes, live and on restore; balances come from postings only."""
+"""evolve(book, event, bytes): the one way wallet state changes, live and on restore; balances come from postings
+only."""
 
 from __future__ import annotations
 

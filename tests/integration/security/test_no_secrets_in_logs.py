@@ -1,5 +1,6 @@
 """No password and no session key in what a run leaves behind: the money-path services start as their own principals on
-a secured deployment (the projector has tests of its own database), take a spin request with a genuine token, and stop; their logs, the request's dead letter and the
+a secured deployment (the projector has tests of its own database), take a spin request with a genuine token, and
+stop; their logs, the request's dead letter and the
 answer topic are scanned for every role's password, the session keys and the token."""
 
 from __future__ import annotations

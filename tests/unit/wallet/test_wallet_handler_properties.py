@@ -16,10 +16,11 @@ from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import handle
 from shared import records
 
-SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
 from services.wallet.core import PlayerState, WalletBook, decide, evolve
 from test_wallet_properties import apply, steps
 from wallet_scenario import PLAYER, Wallet
+
+SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
 
 
 class MirroredWallet(Wallet):

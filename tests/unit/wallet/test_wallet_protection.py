@@ -1,4 +1,5 @@
-"""Player protection: deposit and loss limits per day/week/month (decreases at once, increases after 24 h), exclusion."""
+"""Player protection: deposit and loss limits per day/week/month (decreases at once, increases after 24 h),
+exclusion."""
 
 from __future__ import annotations
 
