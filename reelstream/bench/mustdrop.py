@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from shared.config import load_settings
-from shared.events import decode, encode, envelope
+from shared.events import decode
 from shared.events import jackpot as jp
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
@@ -26,6 +26,8 @@ from shared.pools.parsheet import StakeMix, expected_drop_level_minor, ks_two_sa
 from shared.records import headers_for
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+
+from reelstream.bench.jackpot import contribution_record
 
 TIMEOUT_S = 600
 # Rising Joker's stakes, weighted towards the small ones; 10-40 cents are below the pool's 50-cent minimum.
@@ -49,22 +51,12 @@ def small_pools(ceiling_minor: int = 100_200, contribution_ppm: int = 20_000) ->
 def _records(pools: PoolsConfig, count: int, rng: random.Random) -> list[tuple[bytes, bytes]]:
     network = pools.network("diamond-mystery")
     now = datetime.now(timezone.utc)
-    out = []
-    for index in range(count):
-        stake = rng.choices(MIX.stakes_minor, MIX.weights)[0]
-        data = jp.Contribute(
-            network_id=network.network_id,
-            contribution_id=uuid.uuid4(),
-            game="rising-joker",
-            currency="EUR",
-            stake_minor=stake,
-            contribution_micro=network.wager_contribution_micro(stake),
-            player_id=f"p-{index % 500:04d}",
-            operator_id="op-a",
+    return [
+        contribution_record(
+            network, rng.choices(MIX.stakes_minor, MIX.weights)[0], uuid.uuid4(), f"p-{i % 500:04d}", now
         )
-        message = envelope(data, source="bench", time=now)
-        out.append((message.key, encode(message)))
-    return out
+        for i in range(count)
+    ]
 
 
 async def _run(bootstrap: str, prefix: str, pools: PoolsConfig, count: int) -> None:

@@ -18,6 +18,7 @@ from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR, PPM
 from shared.pools import NetworkConfig, PoolConfig, drop_claim_id
 
+from services.jackpot.core import claims
 from services.jackpot.core.commitment import DropSecrets, commitment_of
 from services.jackpot.core.inputs import SOURCE, Incoming
 from services.jackpot.core.state import NetworkState, PoolState
@@ -134,28 +135,8 @@ def drop(
     now = broker_time(incoming.broker_ms)
     level_before_micro = current.level_micro
     amount_minor = level_before_micro // MICRO_PER_MINOR
-    paid_micro = amount_minor * MICRO_PER_MINOR
-    won = jp.JackpotWon(
-        network_id=network.network_id,
-        recorded_at=now,
-        claim_id=claim_id,
-        request_id=data.contribution_id,
-        player_id=data.player_id,
-        operator_id=data.operator_id,
-        pool_id=pool.pool_id,
-        tier=pool.tier,
-        currency=network.currency,
-        stake_minor=data.stake_minor,
-        share_ppm=PPM,
-        amount_minor=amount_minor,
-        level_before_micro=level_before_micro,
-        level_after_micro=level_before_micro - paid_micro,
-        movement=jp.PoolMovement(
-            pool_id=pool.pool_id,
-            opening_micro=level_before_micro,
-            paid_micro=paid_micro,
-            closing_micro=level_before_micro - paid_micro,
-        ),
+    won = claims.won_data(
+        network, pool, claim_id, data.contribution_id, data, level_before_micro, amount_minor, PPM, now
     )
     emit(_wrap(won, incoming, claim_id, "jackpot-won"))
     revealed = jp.DropRevealed(
@@ -214,31 +195,8 @@ def _reseed(
             need_micro -= taken_micro
     if need_micro <= 0:
         return
-    reseeded = jp.PoolReseeded(
-        network_id=network.network_id,
-        recorded_at=now,
-        pool_id=pool.pool_id,
-        currency=network.currency,
-        seed_micro=need_micro,
-        cause_claim_id=claim_id,
-        movement=jp.PoolMovement(
-            pool_id=pool.pool_id,
-            opening_micro=level_micro,
-            seeds_micro=need_micro,
-            closing_micro=level_micro + need_micro,
-        ),
-    )
+    reseeded = claims.top_up_data(network, pool, level_micro, need_micro, claim_id, now)
     emit(_wrap(reseeded, incoming, claim_id, "pool-reseeded"))
-
-
-def claim_problem(state: NetworkState, pool: PoolConfig) -> tuple[str, str] | None:
-    """A claim on a pool that is not won by claiming: a reserve is never paid; a must-drop pool pays only the wager
-    that dropped it, whose answer was given at the drop (so a fresh claim on it did not drop it)."""
-    if pool.hidden:
-        return "UNKNOWN_TIER", f"tier {pool.tier!r} is a hidden reserve"
-    if pool.dropping:
-        return "NO_DROP", f"the wager did not drop {pool.pool_id}"
-    return None
 
 
 def _wrap(data: Any, incoming: Incoming, claim_id: Any, what: str) -> Envelope[Any]:
