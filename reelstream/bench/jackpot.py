@@ -74,7 +74,9 @@ def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> 
     writer.close()
 
 
-async def _run_service(bootstrap: str, prefix: str, count: int, batch_max: int):
+async def run_service(bootstrap: str, prefix: str, count: int, batch_max: int, pools=None, secrets=None):
+    """The real service in-process on `prefix`'s topics until it has applied `count` records (pools and drop secrets
+    as given, else the deployment's)."""
     from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 
     config = JackpotConfig(
@@ -86,7 +88,7 @@ async def _run_service(bootstrap: str, prefix: str, count: int, batch_max: int):
         group_id=f"{prefix}reelstream-jackpot",
         batch_max=batch_max,
     )
-    service = JackpotService(config)
+    service = JackpotService(config, pools=pools, secrets=secrets)
     stop = asyncio.Event()
     task = asyncio.create_task(service.run(stop))
     deadline = time.monotonic() + TIMEOUT_S
@@ -106,7 +108,7 @@ def jackpot_run(bootstrap: str, records: list[tuple[bytes, bytes]], batch_max: i
     ensure_topics(bootstrap, prefix=prefix)
     try:
         _produce(bootstrap, prefix + JACKPOT_COMMANDS, records)
-        stats = asyncio.run(_run_service(bootstrap, prefix, len(records), batch_max))
+        stats = asyncio.run(run_service(bootstrap, prefix, len(records), batch_max))
         elapsed_s = stats.last_commit_s - stats.first_batch_s
         return {"msg_per_s": len(records) / elapsed_s, "batches": stats.batches, "events": stats.events}
     finally:

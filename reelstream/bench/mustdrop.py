@@ -25,9 +25,9 @@ from shared.pools import PoolsConfig, load_pools
 from shared.pools.parsheet import StakeMix, expected_drop_level_minor, ks_two_sample, rtp_share, simulate
 from shared.records import headers_for
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS
 
-from reelstream.bench.jackpot import contribution_record
+from reelstream.bench.jackpot import contribution_record, run_service
 
 TIMEOUT_S = 600
 # Rising Joker's stakes, weighted towards the small ones; 10-40 cents are below the pool's 50-cent minimum.
@@ -59,32 +59,6 @@ def _records(pools: PoolsConfig, count: int, rng: random.Random) -> list[tuple[b
     ]
 
 
-async def _run(bootstrap: str, prefix: str, pools: PoolsConfig, count: int) -> None:
-    from services.jackpot.core.commitment import DropSecrets
-    from services.jackpot.adapters.runner import JackpotConfig, JackpotService
-
-    config = JackpotConfig(
-        bootstrap=bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=f"{prefix}reelstream-jackpot",
-    )
-    service = JackpotService(config, pools=pools, secrets=DropSecrets(os.urandom(32), os.urandom))
-    stop = asyncio.Event()
-    task = asyncio.create_task(service.run(stop))
-    deadline = time.monotonic() + TIMEOUT_S
-    while service.stats.records < count:
-        if task.done():
-            await task
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"jackpot applied {service.stats.records} of {count} in {TIMEOUT_S} s")
-        await asyncio.sleep(0.1)
-    stop.set()
-    await task
-
-
 def platform_run(bootstrap: str, pools: PoolsConfig, wagers: int, seed: int) -> dict:
     """Drop levels, wins and wagers per stake as the real service decided them on the broker."""
     from services.jackpot.adapters.history import read_all
@@ -98,7 +72,10 @@ def platform_run(bootstrap: str, pools: PoolsConfig, wagers: int, seed: int) -> 
             writer.send(prefix + JACKPOT_COMMANDS, key=key, value=value, headers=headers_for("spin"))
         writer.flush(timeout=120)
         writer.close()
-        asyncio.run(_run(bootstrap, prefix, pools, wagers))
+        from services.jackpot.core.commitment import DropSecrets
+
+        keeper = DropSecrets(os.urandom(32), os.urandom)
+        asyncio.run(run_service(bootstrap, prefix, wagers, 2000, pools=pools, secrets=keeper))
         events = [decode(r.value, expect_kind="event").data for r in read_all(bootstrap, prefix + JACKPOT_EVENTS)]
     finally:
         delete_topics(bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
