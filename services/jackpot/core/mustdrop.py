@@ -21,6 +21,7 @@ from shared.pools import NetworkConfig, PoolConfig, drop_claim_id
 from services.jackpot.core import claims
 from services.jackpot.core.commitment import DropSecrets, commitment_of
 from services.jackpot.core.inputs import SOURCE, Incoming
+from services.jackpot.core.payout import payout_minor
 from services.jackpot.core.state import NetworkState, PoolState
 
 Emit = Callable[[Envelope[Any]], None]
@@ -134,7 +135,7 @@ def drop(
     claim_id = drop_claim_id(data.contribution_id, pool.pool_id)
     now = broker_time(incoming.broker_ms)
     level_before_micro = current.level_micro
-    amount_minor = level_before_micro // MICRO_PER_MINOR
+    amount_minor = payout_minor(pool.payout, level_before_micro, data.stake_minor)  # "full": the level, rounded down
     won = claims.won_data(
         network, pool, claim_id, data.contribution_id, data, level_before_micro, amount_minor, PPM, now
     )
