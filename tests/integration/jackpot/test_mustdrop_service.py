@@ -28,7 +28,7 @@ from services.jackpot.adapters.history import fold_events, read_all
 from services.jackpot.core.commitment import reveal_matches
 from tests.support.mustdrop import drop_pools, secrets
 
-WAIT_S = 45
+WAIT_S = 90  # a bound, not a sleep: the shared 2-core machine can be slow to start a service
 
 
 def _config(kafka_bootstrap: str, prefix: str) -> runner.JackpotConfig:
@@ -105,12 +105,34 @@ class Platform:
 
         await asyncio.to_thread(write)
 
+    async def until_meter_shows(self, network_id: str, pool_id: str, kafka_bootstrap: str, prefix: str) -> None:
+        await _until_meter_shows(self, network_id, pool_id, kafka_bootstrap, prefix)
+
     async def until_records(self, count: int) -> None:
         deadline = asyncio.get_running_loop().time() + WAIT_S
         while self.service.stats.records < count:
             assert not self.task.done(), "the service stopped"
             assert asyncio.get_running_loop().time() < deadline, f"{count} records within {WAIT_S} s"
             await asyncio.sleep(0.05)
+
+
+async def _until_meter_shows(platform, network_id: str, pool_id: str, kafka_bootstrap: str, prefix: str) -> None:
+    """Until the meter topic shows the service's current level and commitment of the pool (bounded)."""
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while True:
+        async with platform.service.loop.lock:
+            pool = next(
+                s.pools[pool_id]
+                for p in platform.service.states.values()
+                for s in p.values()
+                if s.network_id == network_id
+            )
+            wanted = (pool.level_micro // MICRO_PER_MINOR, pool.drop.commitment)
+        meter = (await asyncio.to_thread(_latest_meters, kafka_bootstrap, prefix)).get(pool_id)
+        if meter is not None and (meter.level_minor, meter.commitment) == wanted:
+            return
+        assert asyncio.get_running_loop().time() < deadline, f"the meter of {pool_id} within {WAIT_S} s"
+        await asyncio.sleep(0.2)
 
 
 def _events(kafka_bootstrap: str, prefix: str) -> list:
@@ -154,7 +176,7 @@ def test_an_amount_pool_drops_once_per_cycle_at_its_point_and_reseeds_with_a_new
             loser = next(c for c in contributions if c.contribution_id != win.request_id)
             await platform.send(_drop_claim(network, winner, pool), _drop_claim(network, loser, pool))
             await platform.until_records(len(contributions) + 2)
-            await asyncio.sleep(0.6)  # two meter ticks
+            await platform.until_meter_shows("diamond-mystery", "dm-drop", kafka_bootstrap, fresh_prefix)
 
     asyncio.run(scenario())
     events = _events(kafka_bootstrap, fresh_prefix)
@@ -229,6 +251,7 @@ def test_a_time_pool_drops_once_inside_its_window_at_low_traffic(kafka_bootstrap
         (record.timestamp, decode(record.value, expect_kind="command").data)
         for record in read_all(kafka_bootstrap, fresh_prefix + JACKPOT_COMMANDS)
     ]
+    inside = 0
     for reveal in reveals:
         cycle = committed[reveal.cycle]
         start_ms, end_ms = epoch_ms(cycle.window_start), epoch_ms(cycle.window_end)
@@ -236,7 +259,11 @@ def test_a_time_pool_drops_once_inside_its_window_at_low_traffic(kafka_bootstrap
         first = next(d for t, d in commands if t >= reveal.drop_value and d.stake_minor >= 100)
         assert first.contribution_id == reveal.contribution_id, "the first qualifying wager at or after the instant"
         win_ms = next(epoch_ms(w.recorded_at) for w in _of(events, jp.JackpotWon) if w.claim_id == reveal.claim_id)
-        assert win_ms < end_ms + 1000, "at five wagers a second it drops inside its window"
+        in_window = [t for t, d in commands if reveal.drop_value <= t < end_ms and d.stake_minor >= 100]
+        if in_window:  # a qualifying wager came before the window's end (nearly always at five a second)
+            assert win_ms < end_ms, "it drops inside its window"
+            inside += 1
+    assert inside >= 1, "at five wagers a second at least one window drops inside itself"
 
 
 def test_the_audit_verifies_every_reveal_and_flags_a_tampered_one(kafka_bootstrap, fresh_prefix, make_producer):
