@@ -12,3 +12,7 @@ bench-jackpot: topics ## Contributions/s on one network partition vs the bare tr
 
 jackpot-pools: infra-up ## Pool levels, totals, last winners and liability per operator
 	$(WITH_ENV) $(RS) jackpot pools
+
+.PHONY: mustdrop-parsheet
+mustdrop-parsheet: topics ## Must-drop par sheet vs a platform run (>= 1,000 drops; KS on drop levels; bench-results/mustdrop.json)
+	$(WITH_ENV) nice -n 10 $(PY) -m reelstream.bench.mustdrop

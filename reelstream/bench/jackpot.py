@@ -40,22 +40,30 @@ def contribution_records(count: int) -> list[tuple[bytes, bytes]]:
     network = load_pools().network("stjernestoev")
     now = datetime.now(timezone.utc)
     stakes = (50, 100, 200, 500, 1000, 10_000)
-    records = []
-    for index in range(count):
-        stake_minor = stakes[index % len(stakes)]
-        data = jp.Contribute(
-            network_id=network.network_id,
-            contribution_id=uuid.UUID(int=index + 1),
-            game="stjernestoev",
-            currency="DKK",
-            stake_minor=stake_minor,
-            contribution_micro=network.wager_contribution_micro(stake_minor),
-            player_id=f"p-{index % 1000:06d}",
-            operator_id="op-a",
+    return [
+        contribution_record(
+            network, stakes[index % len(stakes)], uuid.UUID(int=index + 1), f"p-{index % 1000:06d}", now
         )
-        message = envelope(data, source="bench", time=now)
-        records.append((message.key, encode(message)))
-    return records
+        for index in range(count)
+    ]
+
+
+def contribution_record(
+    network, stake_minor: int, contribution_id: uuid.UUID, player_id: str, now: datetime
+) -> tuple[bytes, bytes]:
+    """(key, value) of one Contribute as the spin service sends it (operator op-a), for benchmarks."""
+    data = jp.Contribute(
+        network_id=network.network_id,
+        contribution_id=contribution_id,
+        game=network.games[0],
+        currency=network.currency,
+        stake_minor=stake_minor,
+        contribution_micro=network.wager_contribution_micro(stake_minor),
+        player_id=player_id,
+        operator_id="op-a",
+    )
+    message = envelope(data, source="bench", time=now)
+    return message.key, encode(message)
 
 
 def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
@@ -67,7 +75,9 @@ def _produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> 
     writer.close()
 
 
-async def _run_service(bootstrap: str, prefix: str, count: int, batch_max: int):
+async def run_service(bootstrap: str, prefix: str, count: int, batch_max: int, pools=None, secrets=None):
+    """The real service in-process on `prefix`'s topics until it has applied `count` records (pools and drop secrets
+    as given, else the deployment's)."""
     from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 
     config = JackpotConfig(
@@ -79,7 +89,7 @@ async def _run_service(bootstrap: str, prefix: str, count: int, batch_max: int):
         group_id=f"{prefix}reelstream-jackpot",
         batch_max=batch_max,
     )
-    service = JackpotService(config)
+    service = JackpotService(config, pools=pools, secrets=secrets)
     stop = asyncio.Event()
     task = asyncio.create_task(service.run(stop))
     deadline = time.monotonic() + TIMEOUT_S
@@ -99,7 +109,7 @@ def jackpot_run(bootstrap: str, records: list[tuple[bytes, bytes]], batch_max: i
     ensure_topics(bootstrap, prefix=prefix)
     try:
         _produce(bootstrap, prefix + JACKPOT_COMMANDS, records)
-        stats = asyncio.run(_run_service(bootstrap, prefix, len(records), batch_max))
+        stats = asyncio.run(run_service(bootstrap, prefix, len(records), batch_max))
         elapsed_s = stats.last_commit_s - stats.first_batch_s
         return {"msg_per_s": len(records) / elapsed_s, "batches": stats.batches, "events": stats.events}
     finally:

@@ -95,12 +95,23 @@ def ggr(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: 
 
 
 @app.command()
-def liability(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: datetime = _UNTIL) -> None:
-    """Jackpot liability per pool (its level) and per operator (its players' contributions minus their wins)."""
-    from services.audit.core.reports import liability_rows
+def liability(
+    format: Format = FORMAT,
+    units: Units = UNITS,
+    out: Path = _OUT,
+    until: datetime = _UNTIL,
+    by_kind: bool = typer.Option(False, "--by-kind", help="Sum the pools per kind (random, must-drop-*, reserve)."),
+) -> None:
+    """Jackpot liability per pool (its level, kind, reserve in and overflow out) and per operator (its players'
+    contributions minus their wins); --by-kind sums the pools per network and pool kind."""
+    from services.audit.core.reports import liability_by_pool_kind, liability_rows
 
-    _, pools, _ = _folds(until)
-    view = as_view("liability", liability_rows(pools), ("kind", "pool_id", "operator_id", "level"), "jackpot liability")
+    _, pools, config = _folds(until)
+    rows = liability_rows(pools, config)
+    if by_kind:
+        view = as_view("liability", liability_by_pool_kind(rows), ("pool_kind", "level"), "liability by pool kind")
+    else:
+        view = as_view("liability", rows, ("kind", "pool_id", "operator_id", "level"), "jackpot liability")
     _emit(view, format, units, out)
 
 

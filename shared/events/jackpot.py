@@ -151,6 +151,7 @@ CLAIM_REJECTION_CODES = (
     "POOL_DISABLED",
     "POOL_DECOMMISSIONED",
     "CLAIM_EXPIRED",
+    "NO_DROP",
 )
 
 
@@ -197,6 +198,54 @@ class PoolOpened(_JackpotEvent):
     seed_micro: Micro
     command_id: uuid.UUID | None = None
     movement: PoolMovement
+    # must-drop-by-amount | must-drop-by-time | reserve (hidden, funds reseeds); absent for a random pool, so the
+    # events of pools-v1 stay byte for byte what they were.
+    kind: str | None = None
+
+
+class DropPointCommitted(_JackpotEvent):
+    """A must-drop pool's hidden drop point for one cycle, fixed before any wager of the cycle is applied.
+
+    `commitment` = SHA-256 over the drop value (8 bytes, big-endian: minor units for a drop by amount, epoch ms for a
+    drop by time) followed by the 32-byte salt; `sealed` is both, encrypted under the jackpot service's own key
+    (AES-256-GCM, base64 of nonce ‖ ciphertext), so a restore can read them and nobody else can.
+    """
+
+    TYPE = "reelstream.jackpot.drop-point-committed.v1"
+    pool_id: str
+    kind: str
+    cycle: Int
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
+    sealed: str = Field(max_length=200)
+    ceiling_micro: Micro
+    window_start: datetime | None = None
+    window_end: datetime | None = None
+
+
+class DropRevealed(_JackpotEvent):
+    """The drop happened: the drop value and salt of the cycle, so anyone can recompute the commitment."""
+
+    TYPE = "reelstream.jackpot.drop-revealed.v1"
+    pool_id: str
+    kind: str
+    cycle: Int
+    commitment: str
+    drop_value: Int
+    salt: str
+    claim_id: uuid.UUID
+    contribution_id: uuid.UUID
+    level_micro: Micro
+
+
+class PoolFundedFromReserve(_JackpotEvent):
+    """Part of a must-drop pool's reseed taken from the network's hidden reserve pool (movements: out, in)."""
+
+    TYPE = "reelstream.jackpot.pool-funded-from-reserve.v1"
+    pool_id: str
+    reserve_pool_id: str
+    amount_micro: Micro
+    cause_claim_id: uuid.UUID
+    movements: tuple[PoolMovement, ...]
 
 
 class PoolStatusChanged(_JackpotEvent):
@@ -234,3 +283,9 @@ class JackpotMeter(EventData):
     currency: str
     level_minor: Minor
     as_of: datetime
+    kind: str | None = None  # absent for a random pool (the meters of pools-v1 are unchanged)
+    # Must-drop pools: the ceiling ("must drop before ..."), the current cycle's commitment, a time pool's deadline.
+    ceiling_minor: Minor | None = None
+    commitment: str | None = None
+    cycle: Int | None = None
+    drop_by: datetime | None = None

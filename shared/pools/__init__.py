@@ -6,15 +6,19 @@ Released versions never change (a test pins their hashes); a new configuration g
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from shared.events.envelope import derived_id
 from shared.money import PPM, Currency, contribution_micro
 
 CURRENT_VERSION = "pools-v1"
+POOLS_VERSION_ENV = "REELSTREAM_POOLS_VERSION"
 
 
 class _Frozen(BaseModel):
@@ -35,9 +39,30 @@ class PayoutPolicy(_Frozen):
 
 
 class ReseedPolicy(_Frozen):
-    # top-up-to-seed: after a win leaves the level below the seed, the operator adds seed - level.
+    # top-up-to-seed: after a win leaves the level below the seed, seed - level is put back: by the operator, or
+    # (funded_by "reserve", must-drop pools) first from the network's hidden reserve pool, the rest by the operator.
     policy: Literal["top-up-to-seed"]
-    funded_by: Literal["operator"]
+    funded_by: Literal["operator", "reserve"]
+
+
+PoolKind = Literal["random", "must-drop-by-amount", "must-drop-by-time", "reserve"]
+MUST_DROP_KINDS = ("must-drop-by-amount", "must-drop-by-time")
+
+
+class MustDrop(_Frozen):
+    """A must-drop pool's rules (see docs/jackpot.md, "Must-drop pools").
+
+    by amount: a drop point uniform in (seed, ceiling] is drawn when the pool opens or reseeds; by time: a drop
+    instant uniform in [opened, opened + window_s) (rolling windows: hourly = 3600, 10-minute = 600).
+    Contributions the pool cannot hold (above the ceiling, or while it is disabled) go to `overflow_pool_id`.
+    """
+
+    ceiling_minor: int = Field(gt=0)
+    overflow_pool_id: str
+    min_stake_minor: int = Field(default=0, ge=0)
+    window_s: int | None = Field(default=None, gt=0, le=7 * 86_400)
+    # The first qualifying wager at or after the instant (time) or the crossing (amount) wins, even late.
+    end_rule: Literal["next-qualifying-wager"] = "next-qualifying-wager"
 
 
 class PoolConfig(_Frozen):
@@ -48,6 +73,34 @@ class PoolConfig(_Frozen):
     seed_minor: int = Field(ge=0)
     payout: PayoutPolicy
     reseed: ReseedPolicy
+    kind: PoolKind = "random"
+    must_drop: MustDrop | None = None
+
+    @model_validator(mode="after")
+    def _kind_rules(self) -> "PoolConfig":
+        dropping = self.kind in MUST_DROP_KINDS
+        if dropping != (self.must_drop is not None):
+            raise ValueError("must_drop is required for, and only for, the must-drop kinds")
+        if dropping and self.payout.policy != "full":
+            raise ValueError("a must-drop pool pays its whole level")
+        if dropping and self.must_drop.ceiling_minor <= self.seed_minor:
+            raise ValueError("a must-drop pool's ceiling lies above its seed")
+        if dropping and (self.kind == "must-drop-by-time") != (self.must_drop.window_s is not None):
+            raise ValueError("window_s is required for, and only for, must-drop-by-time")
+        if self.kind == "reserve" and self.seed_minor != 0:
+            raise ValueError("a reserve pool has no seed")
+        if not dropping and self.reseed.funded_by != "operator":
+            raise ValueError("only must-drop pools reseed from the reserve")
+        return self
+
+    @property
+    def dropping(self) -> bool:
+        return self.kind in MUST_DROP_KINDS
+
+    @property
+    def hidden(self) -> bool:
+        """A reserve pool is never shown on a meter and never claimed: it funds the reseeds."""
+        return self.kind == "reserve"
 
 
 class NetworkConfig(_Frozen):
@@ -74,6 +127,16 @@ class NetworkConfig(_Frozen):
                 return pool
         raise KeyError(f"tier {tier!r} is not in network {self.network_id!r}")
 
+    def drop_pools(self) -> tuple[PoolConfig, ...]:
+        return tuple(pool for pool in self.pools if pool.dropping)
+
+    def drop_claims(self, request_id: uuid.UUID) -> tuple[tuple[uuid.UUID, str], ...]:
+        """(claim id, tier) of the drop claim every wager on this network makes on each must-drop pool."""
+        return tuple((drop_claim_id(request_id, pool.pool_id), pool.tier) for pool in self.drop_pools())
+
+    def reserve_pool(self) -> PoolConfig | None:
+        return next((pool for pool in self.pools if pool.hidden), None)
+
     def wager_contribution_micro(self, stake_minor: int) -> int:
         """What one wager adds to this network's pools in total, in micro-units (exact)."""
         return sum(contribution_micro(stake_minor, pool.contribution_ppm) for pool in self.pools)
@@ -92,6 +155,8 @@ class PoolsConfig(_Frozen):
         games = [game for network in self.networks for game in network.games]
         if len(games) != len(set(games)):
             raise ValueError("a game joins at most one network")
+        for network in self.networks:
+            _check_drop_links(network)
         return self
 
     def network(self, network_id: str) -> NetworkConfig:
@@ -107,6 +172,25 @@ class PoolsConfig(_Frozen):
         raise KeyError(f"game {game!r} joins no jackpot network")
 
 
+def _check_drop_links(network: NetworkConfig) -> None:
+    ids = {pool.pool_id for pool in network.pools}
+    if sum(pool.hidden for pool in network.pools) > 1:
+        raise ValueError(f"network {network.network_id} has more than one reserve pool")
+    for pool in network.drop_pools():
+        if pool.must_drop.overflow_pool_id not in ids or pool.must_drop.overflow_pool_id == pool.pool_id:
+            raise ValueError(f"{pool.pool_id}: overflow pool must be another pool of the network")
+        if network.pool(pool.must_drop.overflow_pool_id).dropping:
+            raise ValueError(f"{pool.pool_id}: the overflow pool cannot itself be a must-drop pool")
+        if pool.reseed.funded_by == "reserve" and network.reserve_pool() is None:
+            raise ValueError(f"{pool.pool_id}: reseeds from a reserve, but the network has none")
+
+
+def drop_claim_id(request_id: uuid.UUID, pool_id: str) -> uuid.UUID:
+    """The claim id of a wager's drop claim on a must-drop pool: the jackpot answers the crossing wager with a
+    JackpotWon under this id when the drop happens, so the spin's later claim finds the answer already given."""
+    return derived_id(request_id, "drop-claim", pool_id)
+
+
 def config_bytes(version: str = CURRENT_VERSION) -> bytes:
     return resources.files("shared.pools").joinpath(f"{version}.json").read_bytes()
 
@@ -115,7 +199,13 @@ def config_sha256(version: str = CURRENT_VERSION) -> str:
     return hashlib.sha256(config_bytes(version)).hexdigest()
 
 
+def load_pools(version: str | None = None) -> PoolsConfig:
+    """Load and validate a pool configuration version: by default the one the deployment runs
+    ($REELSTREAM_POOLS_VERSION, e.g. pools-v2 for the must-drop pools; else CURRENT_VERSION). Every service and
+    tool of one deployment must run the same version (the spin's contributions are checked against its rates)."""
+    return _load(version or os.environ.get(POOLS_VERSION_ENV) or CURRENT_VERSION)
+
+
 @lru_cache(maxsize=None)
-def load_pools(version: str = CURRENT_VERSION) -> PoolsConfig:
-    """Load and validate a pool configuration version."""
+def _load(version: str) -> PoolsConfig:
     return PoolsConfig.model_validate_json(config_bytes(version), strict=False)

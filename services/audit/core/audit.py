@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.audit.core.collect import Facts, RawRecord, collect
+from services.audit.core.drops import check_drops
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.jackpots import JackpotCheck, check_jackpots
 from services.audit.core.ledger import Ledger, fold_ledger
@@ -68,7 +69,7 @@ def run_audit(
     jackpots = check_jackpots(ledger, pools, spins, config)
     found = (
         facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies + jackpots.discrepancies
-    )
+    ) + check_drops(jackpot_facts, config)
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
     for request_id, fact in spins.settled.items():

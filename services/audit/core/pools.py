@@ -22,6 +22,9 @@ class PoolState:
     contributions_micro: int = 0
     seeds_micro: int = 0
     paid_micro: int = 0
+    # Must-drop pools: reserve taken in for a reseed / overflow sent on (and a decommissioning's transfer).
+    transferred_in_micro: int = 0
+    transferred_out_micro: int = 0
     movements: int = 0
     history: list[tuple[int, int]] = field(default_factory=list)  # (broker time ms, closing micro)
 
@@ -156,8 +159,9 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
                 "pool-identity-broken",
                 fact,
                 movement.pool_id,
-                f"{movement.opening_micro} + {movement.contributions_micro} + {movement.seeds_micro} - "
-                f"{movement.paid_micro} != {movement.closing_micro}",
+                f"{movement.opening_micro} + {movement.contributions_micro} + {movement.seeds_micro} + "
+                f"{movement.transferred_in_micro} - {movement.paid_micro} - {movement.transferred_out_micro} != "
+                f"{movement.closing_micro}",
             )
         )
     state = pools.pools.get(movement.pool_id)
@@ -188,6 +192,8 @@ def _move(pools: Pools, fact: Fact, movement: PoolMovement, config: PoolsConfig)
     state.contributions_micro += movement.contributions_micro
     state.seeds_micro += movement.seeds_micro
     state.paid_micro += movement.paid_micro
+    state.transferred_in_micro += movement.transferred_in_micro
+    state.transferred_out_micro += movement.transferred_out_micro
     state.level_micro = movement.closing_micro
     state.movements += 1
     state.history.append((fact.timestamp_ms, movement.closing_micro))

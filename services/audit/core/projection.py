@@ -193,6 +193,8 @@ def _jackpot(expected: Expected, fact: Fact, d: Any) -> None:
             seeds_micro=m.seeds_micro,
             paid_micro=m.paid_micro,
             closing_micro=m.closing_micro,
+            transferred_in_micro=m.transferred_in_micro,
+            transferred_out_micro=m.transferred_out_micro,
         )
         if kind:
             row["kind"] = kind

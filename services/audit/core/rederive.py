@@ -67,8 +67,9 @@ def first_difference(recorded: Any, derived: Any, path: str = "") -> str | None:
     return None
 
 
-def compare_settled(settled: Any, result: GameResult) -> list[str]:
-    """Every way a spin.settled payload differs from its re-derivation (empty when it matches exactly)."""
+def compare_settled(settled: Any, result: GameResult, drop_tiers: tuple[str, ...] = ()) -> list[str]:
+    """Every way a spin.settled payload differs from its re-derivation (empty when it matches exactly); every wager
+    also claims its network's must-drop tiers (`drop_tiers`)."""
     problems = []
     outcome = first_difference(as_json(settled.outcome), as_json(result.outcome), "outcome")
     if outcome:
@@ -81,6 +82,6 @@ def compare_settled(settled: Any, result: GameResult) -> list[str]:
     if settled.breakage_micro != result.breakage_micro:
         problems.append(f"breakage_micro {settled.breakage_micro} recorded, {result.breakage_micro} re-derived")
     awarded = Counter(award.tier for award in settled.jackpot_awards)
-    if awarded - Counter(result.claims):
+    if awarded - Counter(result.claims) - Counter(drop_tiers):
         problems.append(f"jackpot awards {sorted(awarded.elements())} but the spin claims {list(result.claims)}")
     return problems

@@ -13,7 +13,7 @@ from typing import Any
 from services.audit.core.ledger import Ledger
 from services.audit.core.pools import Pools
 from shared.money import MICRO_PER_MINOR
-from shared.pools import PoolsConfig
+from shared.pools import PoolsConfig, load_pools
 
 Row = dict[str, Any]
 
@@ -60,8 +60,10 @@ def ggr_rows(ledger: Ledger) -> list[Row]:
     return [totals[key] for key in sorted(totals)]
 
 
-def liability_rows(pools: Pools) -> list[Row]:
-    """Per pool: the level owed to players and how it came about; per operator: what its players put in and won."""
+def liability_rows(pools: Pools, config: PoolsConfig | None = None) -> list[Row]:
+    """Per pool: the level owed to players and how it came about (for must-drop pools also the reserve taken in and
+    the overflow sent on: contributions + transferred_in + seeds - paid - transferred_out = level), with its kind;
+    per operator: what its players put in and won."""
     rows = [
         {
             "kind": "pool",
@@ -73,6 +75,9 @@ def liability_rows(pools: Pools) -> list[Row]:
             "contributions_micro": p.contributions_micro,
             "seeds_micro": p.initial_micro + p.seeds_micro,
             "paid_micro": p.paid_micro,
+            "pool_kind": _pool_kind(config, p.network_id, p.pool_id),
+            "transferred_in_micro": p.transferred_in_micro,
+            "transferred_out_micro": p.transferred_out_micro,
         }
         for p in sorted(pools.pools.values(), key=lambda p: p.pool_id)
     ]
@@ -90,6 +95,28 @@ def liability_rows(pools: Pools) -> list[Row]:
     return rows
 
 
+def liability_by_pool_kind(rows: list[Row]) -> list[Row]:
+    """The pools' liability summed per network, currency and pool kind (random, must-drop-*, reserve)."""
+    totals: dict[tuple[str, str, str], Row] = {}
+    for row in rows:
+        if row["kind"] != "pool":
+            continue
+        key = (row["network_id"], row["currency"] or "", row["pool_kind"])
+        total = totals.setdefault(
+            key, {"network_id": key[0], "currency": key[1], "pool_kind": key[2], "pools": 0, "level_micro": 0}
+        )
+        total["pools"] += 1
+        total["level_micro"] += row["level_micro"]
+    return [totals[key] for key in sorted(totals)]
+
+
+def _pool_kind(config: PoolsConfig | None, network_id: str, pool_id: str) -> str:
+    try:
+        return (config or load_pools()).network(network_id).pool(pool_id).kind
+    except KeyError:
+        return "unknown"
+
+
 def _operator_row(rows: dict, network_id: str, operator_id: str, currency: str) -> Row:
     if not rows[(network_id, operator_id)]:
         rows[(network_id, operator_id)].update(
@@ -103,6 +130,9 @@ def _operator_row(rows: dict, network_id: str, operator_id: str, currency: str) 
                 "contributions_micro": 0,
                 "seeds_micro": 0,
                 "paid_micro": 0,
+                "pool_kind": "",
+                "transferred_in_micro": 0,
+                "transferred_out_micro": 0,
             }
         )
     return rows[(network_id, operator_id)]

@@ -45,14 +45,22 @@ def check_spins(
         spins.settled[request_id] = fact
         _check_chain(spins, fact, forfeits.get(request_id), last_state, lookup)
         if in_scope(fact):
-            _rederive(spins, fact, lookup)
+            _rederive(spins, fact, lookup, config)
             _check_seed(spins, fact)
             _check_wallet(spins, fact, ledger, config)
-    _rederive_unsettled(spins, lookup)
+    _rederive_unsettled(spins, lookup, config)
     return spins
 
 
-def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
+def _drop_tiers(config: PoolsConfig, game: str) -> tuple[str, ...]:
+    """Every wager on a network with must-drop pools claims each of them (the jackpot answers won or NO_DROP)."""
+    try:
+        return tuple(pool.tier for pool in config.network_for_game(game).drop_pools())
+    except KeyError:
+        return ()
+
+
+def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup, config: PoolsConfig) -> None:
     data: SpinSettled = fact.data
     try:
         refused = refused_pins(lookup, data)
@@ -64,8 +72,9 @@ def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
         spins.discrepancies.append(_found("spin-rederivation-failed", fact, f"{type(error).__name__}: {error}"))
         return
     spins.rederived += 1
-    spins.claims[str(data.request_id)] = tuple(result.claims)
-    for problem in compare_settled(data, result):
+    drop_tiers = _drop_tiers(config, data.game)
+    spins.claims[str(data.request_id)] = tuple(result.claims) + drop_tiers
+    for problem in compare_settled(data, result, drop_tiers):
         spins.discrepancies.append(_found("spin-rederivation-mismatch", fact, problem))
     jackpot_minor = sum(award.amount_minor for award in data.jackpot_awards)
     if data.jackpot_win_minor != jackpot_minor or data.win_minor != data.house_win_minor + data.jackpot_win_minor:
@@ -74,7 +83,7 @@ def _rederive(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
         )
 
 
-def _rederive_unsettled(spins: Spins, lookup: EngineLookup) -> None:
+def _rederive_unsettled(spins: Spins, lookup: EngineLookup, config: PoolsConfig) -> None:
     """Spins in flight (seed drawn, not settled yet) are re-derived from the journal, so their claims are known."""
     for request_id, fact in spins.seeds.items():
         if request_id in spins.claims:
@@ -84,7 +93,7 @@ def _rederive_unsettled(spins: Spins, lookup: EngineLookup) -> None:
             result = replay(lookup, data.game, data.model_version, data.state_before, data.stake_minor, data.seed)
         except Exception:  # noqa: BLE001 - reported when the spin settles; an unsettled spin can claim nothing
             continue
-        spins.claims[request_id] = tuple(result.claims)
+        spins.claims[request_id] = tuple(result.claims) + _drop_tiers(config, data.game)
 
 
 def _check_seed(spins: Spins, fact: Fact) -> None:

@@ -23,10 +23,12 @@ from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Transactio
 from shared.pools import PoolsConfig, load_pools
 from shared.topics import JACKPOT_METERS
 
+from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
 from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
+from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.decide import decide, new_network, unknown_network
 from services.jackpot.core.inputs import Incoming
 from services.jackpot.core.state import NetworkState
@@ -63,9 +65,13 @@ class Stats(LoopStats):
 class JackpotService:
     """The jackpot's part of the loop: restore the partition's networks, decide a batch per network, publish meters."""
 
-    def __init__(self, config: JackpotConfig, pools: PoolsConfig | None = None) -> None:
+    def __init__(
+        self, config: JackpotConfig, pools: PoolsConfig | None = None, secrets: DropSecrets | None = None
+    ) -> None:
         self.config = config
         self.pools = pools or load_pools()
+        needs_key = any(network.drop_pools() for network in self.pools.networks)
+        self.secrets = secrets if secrets is not None or not needs_key else live_secrets()
         self.board = MeterBoard()
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
@@ -115,7 +121,7 @@ class JackpotService:
         for network_id, batch in by_network.items():
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
-            decision = decide(state, batch, broker_time(batch[0].broker_ms), network=network)
+            decision = decide(state, batch, broker_time(batch[0].broker_ms), network=network, secrets=self.secrets)
             outputs.extend(_traced(event_record(event), traces, event) for event in decision.events)
             outputs.extend(dead_letter_record(d.subject, d.code, d.reason) for d in decision.dead_letters)
             self.stats.repeats += decision.repeats

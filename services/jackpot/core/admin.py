@@ -125,6 +125,7 @@ def opened_event(
         seed_micro=seed_micro,
         command_id=command_id,
         movement=movement,
+        kind=None if pool.kind == "random" else pool.kind,
     )
     return envelope(
         data,

@@ -9,6 +9,7 @@ become one ContributionsApplied each (at most MAX_CONTRIBUTIONS_PER_EVENT, so a 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.registry import stakes_minor
@@ -22,7 +23,8 @@ from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolsConfig
 
-from services.jackpot.core import admin, claims
+from services.jackpot.core import admin, claims, mustdrop
+from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import split_contribution
 from services.jackpot.core.evolve import evolve
@@ -43,12 +45,20 @@ def new_network(network: NetworkConfig) -> NetworkState:
     return NetworkState(network.network_id, network.currency)
 
 
-def decide(state: NetworkState, batch: list[Incoming], now: datetime, *, network: NetworkConfig) -> Decision:
+def decide(
+    state: NetworkState,
+    batch: list[Incoming],
+    now: datetime,
+    *,
+    network: NetworkConfig,
+    secrets: DropSecrets | None = None,
+) -> Decision:
     """The events of a batch, in order, each folded into `state` (in place, by `evolve`: shared/decision.py) as it is
     decided. `now` is the broker time the batch starts at (the de-duplication window ends there); each command's
-    own broker time dates its event."""
+    own broker time dates its event. `secrets` (the drop key and the OS CSPRNG) is needed only by networks with
+    must-drop pools (core/mustdrop.py)."""
     invariant(state.network_id == network.network_id, "state and configuration of different networks")
-    outcome = _decide(state, network, batch, epoch_ms(now))
+    outcome = _decide(state, network, batch, epoch_ms(now), secrets)
     return Decision(
         events=tuple(outcome.events),
         dead_letters=tuple(Refusal(d.code, d.reason, subject=d.position) for d in outcome.dead_letters),
@@ -56,33 +66,83 @@ def decide(state: NetworkState, batch: list[Incoming], now: datetime, *, network
     )
 
 
-def _decide(state: NetworkState, network: NetworkConfig, batch: list[Incoming], now_ms: int) -> Outcome:
+def _decide(
+    state: NetworkState, network: NetworkConfig, batch: list[Incoming], now_ms: int, secrets: DropSecrets | None
+) -> Outcome:
     outcome = Outcome()
     if not batch:
         return outcome
     forget_before(state, now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
-    run: list[tuple[Incoming, list[int]]] = []
-    pending: dict[uuid.UUID, tuple[Any, ...]] = {}
+    run = _Run()
     for incoming in batch:
         data = incoming.command.data
         if len(state.pools) < len(network.pools) and not isinstance(data, jp.OpenPool):
             _open_missing_pools(state, network, incoming.broker_ms, outcome)
+            _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
         if isinstance(data, jp.Contribute):
-            parts = _accept_contribution(state, network, incoming, pending, outcome)
+            parts = _accept_contribution(state, network, incoming, run.pending, outcome)
             if parts is not None:
-                run.append((incoming, parts))
-                if len(run) == MAX_CONTRIBUTIONS_PER_EVENT:
-                    _flush(state, network, run, outcome)
-                    run, pending = [], {}
+                _add_contribution(state, network, run, incoming, parts, secrets, outcome)
+                if len(run.items) == MAX_CONTRIBUTIONS_PER_EVENT:
+                    run = _flush(state, network, run, outcome)
             continue
-        _flush(state, network, run, outcome)
-        run, pending = [], {}
+        run = _flush(state, network, run, outcome)
         if isinstance(data, jp.Claim):
             _emit_all(state, claims.answer(state, network, incoming, outcome), outcome)
         else:
             _emit_all(state, admin.answer(state, network, incoming, outcome), outcome)
+            _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
     _flush(state, network, run, outcome)
     return outcome
+
+
+@dataclass
+class _Run:
+    """Consecutive fresh contributions waiting to become one ContributionsApplied, each with its routed parts, and
+    what they add up to per pool: contributions, and overflow moved out of a must-drop pool into its overflow pool."""
+
+    items: list[tuple[Incoming, dict[str, int]]] = field(default_factory=list)
+    pending: dict[uuid.UUID, tuple[Any, ...]] = field(default_factory=dict)
+    contributions: dict[str, int] = field(default_factory=dict)
+    moved_in: dict[str, int] = field(default_factory=dict)
+    moved_out: dict[str, int] = field(default_factory=dict)
+
+    def net_micro(self, pool_id: str) -> int:
+        return self.contributions.get(pool_id, 0) + self.moved_in.get(pool_id, 0) - self.moved_out.get(pool_id, 0)
+
+
+def _add_contribution(
+    state: NetworkState,
+    network: NetworkConfig,
+    run: _Run,
+    incoming: Incoming,
+    parts: list[int],
+    secrets: DropSecrets | None,
+    outcome: Outcome,
+) -> None:
+    """Route the parts (decommissioned pools' shares, must-drop ceilings and overflow), then drop what it wins."""
+    routed: dict[str, int] = {}
+    for pool, part_micro in zip(network.pools, parts):
+        receiver = _receiver(state, pool.pool_id)
+        routed[receiver] = routed.get(receiver, 0) + part_micro
+    won, overflows = [], []
+    if network.drop_pools():
+        won, overflows = mustdrop.route(
+            state, network, incoming, routed, run.net_micro, lambda p: _receiver(state, p), secrets
+        )
+    run.items.append((incoming, routed))
+    for pool_id, amount_micro in routed.items():
+        run.contributions[pool_id] = run.contributions.get(pool_id, 0) + amount_micro
+    for source, target, amount_micro in overflows:
+        run.moved_out[source] = run.moved_out.get(source, 0) + amount_micro
+        run.moved_in[target] = run.moved_in.get(target, 0) + amount_micro
+    if not won:
+        return
+    fresh = _flush(state, network, run, outcome)
+    run.items, run.pending = fresh.items, fresh.pending
+    run.contributions, run.moved_in, run.moved_out = fresh.contributions, fresh.moved_in, fresh.moved_out
+    for pool in won:
+        mustdrop.drop(state, network, pool, incoming, secrets, lambda event: _emit_all(state, [event], outcome))
 
 
 def _emit_all(state: NetworkState, events: list[Envelope[Any]], outcome: Outcome) -> None:
@@ -148,17 +208,13 @@ def _receiver(state: NetworkState, pool_id: str) -> str:
     raise AssertionError("decommission transfers form a cycle")
 
 
-def _flush(
-    state: NetworkState, network: NetworkConfig, run: list[tuple[Incoming, list[int]]], outcome: Outcome
-) -> None:
-    if not run:
-        return
-    added = {pool.pool_id: 0 for pool in network.pools}
+def _flush(state: NetworkState, network: NetworkConfig, run: _Run, outcome: Outcome) -> _Run:
+    """Emit the run as one ContributionsApplied (when it holds any) and return a fresh run."""
+    if not run.items:
+        return _Run()
     applied = []
-    for incoming, parts in run:
+    for incoming, routed in run.items:
         data: jp.Contribute = incoming.command.data
-        for pool, part_micro in zip(network.pools, parts):
-            added[_receiver(state, pool.pool_id)] += part_micro
         applied.append(
             jp.AppliedContribution(
                 contribution_id=data.contribution_id,
@@ -166,22 +222,24 @@ def _flush(
                 player_id=data.player_id,
                 operator_id=data.operator_id,
                 stake_minor=data.stake_minor,
-                amount_micro=sum(parts),
+                amount_micro=sum(routed.values()),
                 breakage_micro=data.breakage_micro,
             )
         )
     movements = tuple(
         jp.PoolMovement(
-            pool_id=pool_id,
-            opening_micro=state.level_micro(pool_id),
-            contributions_micro=amount,
-            closing_micro=state.level_micro(pool_id) + amount,
+            pool_id=pool.pool_id,
+            opening_micro=state.level_micro(pool.pool_id),
+            contributions_micro=run.contributions.get(pool.pool_id, 0),
+            transferred_in_micro=run.moved_in.get(pool.pool_id, 0),
+            transferred_out_micro=run.moved_out.get(pool.pool_id, 0),
+            closing_micro=state.level_micro(pool.pool_id) + run.net_micro(pool.pool_id),
         )
-        for pool_id, amount in added.items()
-        if amount > 0
+        for pool in network.pools
+        if run.contributions.get(pool.pool_id, 0) or run.moved_in.get(pool.pool_id, 0)
     )
-    first, last = run[0][0].command.data.contribution_id, run[-1][0].command.data.contribution_id
-    now = broker_time(run[-1][0].broker_ms)
+    first, last = run.items[0][0].command.data.contribution_id, run.items[-1][0].command.data.contribution_id
+    now = broker_time(run.items[-1][0].broker_ms)
     data = jp.ContributionsApplied(
         network_id=network.network_id,
         recorded_at=now,
@@ -189,10 +247,10 @@ def _flush(
         contributions=tuple(applied),
         movements=movements,
     )
-    event = envelope(
-        data, source=SOURCE, time=now, id=derived_id(network.network_id, "contributions-applied", first, last, len(run))
-    )
+    event_id = derived_id(network.network_id, "contributions-applied", first, last, len(run.items))
+    event = envelope(data, source=SOURCE, time=now, id=event_id)
     _emit_all(state, [event], outcome)
+    return _Run()
 
 
 def _open_missing_pools(state: NetworkState, network: NetworkConfig, broker_ms: int, outcome: Outcome) -> None:

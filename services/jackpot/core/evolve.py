@@ -15,8 +15,10 @@ from shared.events import Envelope, epoch_ms
 from shared.events import jackpot as jp
 from shared.invariant import invariant
 
+from services.jackpot.core.commitment import reveal_matches
 from services.jackpot.core.state import (
     NO_OPERATOR,
+    DropCycle,
     LastWin,
     NetworkState,
     OperatorLiability,
@@ -82,7 +84,7 @@ def _remember(
 def _pool_opened(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
     data: jp.PoolOpened = event.data
     invariant(data.pool_id not in state.pools, f"pool {data.pool_id} opened twice")
-    state.pools[data.pool_id] = PoolState(data.pool_id, data.tier)
+    state.pools[data.pool_id] = PoolState(data.pool_id, data.tier, kind=data.kind or "random")
     _move(state, data.movement)
     if data.command_id is not None:
         _remember(
@@ -97,6 +99,10 @@ def _contributions_applied(state: NetworkState, event: Envelope[Any], recorded_m
     invariant(
         sum(m.contributions_micro for m in data.movements) == sum(c.amount_micro for c in data.contributions),
         "a batch's movements must add up to its contributions",
+    )
+    invariant(
+        sum(m.transferred_in_micro for m in data.movements) == sum(m.transferred_out_micro for m in data.movements),
+        "a batch's overflow moves between its pools, nothing more",
     )
     for item in data.contributions:
         fingerprint = contribution_fingerprint(
@@ -151,7 +157,36 @@ def _pool_command_rejected(state: NetworkState, event: Envelope[Any], recorded_m
     _remember(state, data.command_id, admin_fingerprint(data.command_type, data.pool_id), event, recorded_ms, keep=True)
 
 
+def _drop_point_committed(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
+    data: jp.DropPointCommitted = event.data
+    pool = state.pools[data.pool_id]
+    invariant(pool.drop is None, f"a second open drop cycle of {data.pool_id}")
+    invariant(data.cycle == pool.drops, f"drop cycle {data.cycle} of {data.pool_id} out of order")
+    window_end_ms = epoch_ms(data.window_end) if data.window_end is not None else None
+    pool.drop = DropCycle(data.cycle, data.kind, data.commitment, data.sealed, data.ceiling_micro, window_end_ms)
+
+
+def _drop_revealed(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
+    data: jp.DropRevealed = event.data
+    pool = state.pools[data.pool_id]
+    invariant(pool.drop is not None, f"a reveal of {data.pool_id} without a committed cycle")
+    invariant(data.commitment == pool.drop.commitment, f"a reveal of {data.pool_id} for another commitment")
+    invariant(reveal_matches(data.commitment, data.drop_value, data.salt), f"a reveal of {data.pool_id} that lies")
+    pool.drop = None
+    pool.drops += 1
+
+
+def _pool_funded_from_reserve(state: NetworkState, event: Envelope[Any], recorded_ms: int) -> None:
+    data: jp.PoolFundedFromReserve = event.data
+    for movement in data.movements:
+        _move(state, movement)
+    _remember(state, data.cause_claim_id, (), event, recorded_ms, keep=True)
+
+
 _HANDLERS = {
+    jp.DropPointCommitted: _drop_point_committed,
+    jp.DropRevealed: _drop_revealed,
+    jp.PoolFundedFromReserve: _pool_funded_from_reserve,
     jp.PoolOpened: _pool_opened,
     jp.ContributionsApplied: _contributions_applied,
     jp.JackpotWon: _jackpot_won,

@@ -21,10 +21,27 @@ class LastWin:
 
 
 @dataclass
+class DropCycle:
+    """A must-drop pool's current cycle as its DropPointCommitted recorded it (the value stays sealed in the state;
+    `value` is decide's cache of it once opened with the service's key, never folded from an event)."""
+
+    cycle: int
+    kind: str
+    commitment: str
+    sealed: str
+    ceiling_micro: int
+    window_end_ms: int | None = None
+    value: int | None = None
+
+
+@dataclass
 class PoolState:
     pool_id: str
     tier: str
     status: str = "open"  # "open" | "disabled" | "decommissioned"
+    kind: str = "random"
+    drop: DropCycle | None = None
+    drops: int = 0
     level_micro: int = 0
     contributions_micro: int = 0
     seeds_micro: int = 0

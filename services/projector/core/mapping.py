@@ -175,6 +175,8 @@ def _movement(env: Envelope[Any], seq: int, kind: str, d: Any, m: jp.PoolMovemen
             m.closing_micro,
             d.recorded_at,
             bt,
+            m.transferred_in_micro,
+            m.transferred_out_micro,
         ),
     )
 
@@ -272,15 +274,38 @@ def _claim_rejected(env: Envelope[Any], d: jp.ClaimRejected, bt: datetime) -> li
 
 def _pool_admin(env: Envelope[Any], d: Any, bt: datetime) -> list[tuple[str, Row]]:
     movements = (d.movement,) if hasattr(d, "movement") else getattr(d, "movements", ())
-    kind = "opened" if env.type == jp.PoolOpened.TYPE else "status-changed"
+    kind = _ADMIN_KIND.get(env.type, "status-changed")
     rows = [_movement(env, seq, kind, d, m, bt) for seq, m in enumerate(movements)]
     return rows + [("pool_admin", (env.id, env.type, d.pool_id, d.network_id, _data_json(d), d.recorded_at, bt))]
 
 
 def _meter(env: Envelope[Any], d: jp.JackpotMeter, bt: datetime) -> list[tuple[str, Row]]:
-    return [("meters", (env.id, d.pool_id, d.network_id, d.currency, d.level_minor, d.as_of, bt))]
+    row = (
+        env.id,
+        d.pool_id,
+        d.network_id,
+        d.currency,
+        d.level_minor,
+        d.as_of,
+        bt,
+        d.kind or "random",
+        d.ceiling_minor,
+        d.commitment,
+    )
+    return [("meters", row)]
 
 
+def _drop_committed(env: Envelope[Any], d: jp.DropPointCommitted, bt: datetime) -> list[tuple[str, Row]]:
+    row = (env.id, d.pool_id, d.network_id, d.kind, d.cycle, d.commitment, d.ceiling_micro)
+    return [("pool_commitments", (*row, d.window_start, d.window_end, d.recorded_at, bt))]
+
+
+def _drop_revealed(env: Envelope[Any], d: jp.DropRevealed, bt: datetime) -> list[tuple[str, Row]]:
+    row = (env.id, d.pool_id, d.network_id, d.kind, d.cycle, d.commitment, d.drop_value, d.salt, d.claim_id)
+    return [("pool_drops", (*row, d.contribution_id, d.level_micro, d.recorded_at, bt))]
+
+
+_ADMIN_KIND = {jp.PoolOpened.TYPE: "opened", jp.PoolFundedFromReserve.TYPE: "funded-from-reserve"}
 _Mapper = Callable[[Envelope[Any], Any, datetime], list[tuple[str, Row]]]
 _BY_TYPE: dict[str, _Mapper] = {
     spin.SpinSettled.TYPE: _spin_settled,
@@ -303,6 +328,9 @@ _BY_TYPE: dict[str, _Mapper] = {
     jp.PoolOpened.TYPE: _pool_admin,
     jp.PoolStatusChanged.TYPE: _pool_admin,
     jp.PoolCommandRejected.TYPE: _pool_admin,
+    jp.PoolFundedFromReserve.TYPE: _pool_admin,
+    jp.DropPointCommitted.TYPE: _drop_committed,
+    jp.DropRevealed.TYPE: _drop_revealed,
     spin.SpinAccepted.TYPE: _journal,
     # The monitor's alerts have no typed table: an `events` row only (the projector does not read monitor.alerts).
     monitor.RtpOutOfBand.TYPE: lambda env, d, bt: [],

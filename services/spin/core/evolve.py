@@ -143,6 +143,8 @@ def ensure_result(record: SpinRecord, catalog: Catalog) -> None:
     record.result = engine.play(dict(record.state_before or {}), record.stake_minor, SpinRng.from_hex(record.seed_hex))
     for index, tier in enumerate(record.result.claims):
         record.claims.setdefault(claim_id(record.request_id, index, tier), None)
+    for drop_id, _tier in catalog.network_for_game(record.game).drop_claims(record.request_id):
+        record.claims.setdefault(drop_id, None)  # a must-drop pool: wait for the jackpot's answer (won or NO_DROP)
 
 
 def game_state(book: SpinBook, catalog: Catalog, player_id: str, game: str) -> dict[str, Any]:

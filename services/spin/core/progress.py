@@ -107,6 +107,8 @@ def _send_outcome_commands(draft: Draft, ctx: Context, record: SpinRecord, now: 
     draft.send(_contribute_command(ctx, record, now))
     for index, tier in enumerate(record.result.claims):
         draft.send(_claim_command(ctx, record, index, tier, now))
+    for drop_id, tier in ctx.catalog.network_for_game(record.game).drop_claims(record.request_id):
+        draft.send(_claim_command(ctx, record, tier, tier, now, drop_id))
     if record.status == "settling":
         draft.send(settle_command(ctx, record, now))
 
@@ -127,11 +129,13 @@ def _contribute_command(ctx: Context, record: SpinRecord, now: datetime) -> Enve
     return message(contribute, derived_id(record.request_id, "contribute"), now, record.request_id)
 
 
-def _claim_command(ctx: Context, record: SpinRecord, index: int, tier: str, now: datetime) -> Envelope[Any]:
+def _claim_command(
+    ctx: Context, record: SpinRecord, index: int | str, tier: str, now: datetime, drop_id: Any = None
+) -> Envelope[Any]:
     network = ctx.catalog.network_for_game(record.game)
     claim = Claim(
         network_id=network.network_id,
-        claim_id=fold.claim_id(record.request_id, index, tier),
+        claim_id=drop_id or fold.claim_id(record.request_id, index, tier),
         request_id=record.request_id,
         player_id=record.player_id,
         game=record.game,

@@ -1,0 +1,49 @@
+"""`reelstream jackpot drops`: every reveal of the log beside the commitment its cycle published, checked."""
+
+from __future__ import annotations
+
+from shared.events import broker_time
+
+from types import SimpleNamespace
+
+from reelstream.commands.jackpot import drop_rows
+from services.jackpot.core.decide import decide
+from shared.events import encode
+from shared.events import jackpot as jp
+from tests.support.mustdrop import drop_pools, secrets
+from tests.support.jackpot import Network, contribute, incoming
+
+POOLS = drop_pools()
+DIAMOND = POOLS.network("diamond-mystery")
+
+
+def _records(events) -> list:
+    return [
+        SimpleNamespace(value=encode(e), timestamp=1_800_000_000_000 + i, partition=0, offset=i)
+        for i, e in enumerate(events)
+    ]
+
+
+def _history() -> list:
+    net = Network(DIAMOND)
+    keeper = secrets()
+    batch = [contribute(DIAMOND, stake_minor=2000) for _ in range(60)]
+    batch = [incoming(c, 1_800_000_000_000 + i) for i, c in enumerate(batch)]
+    outcome = decide(net.state, batch, broker_time(batch[0].broker_ms), network=DIAMOND, secrets=keeper)
+    return list(outcome.events)
+
+
+def test_every_reveal_is_listed_and_verified():
+    events = _history()
+    rows = drop_rows(_records(events))
+    assert len(rows) == sum(isinstance(e.data, jp.DropRevealed) for e in events) >= 2
+    assert {row["verified"] for row in rows} == {"yes"}
+    assert all(row["drop_point"].endswith(" EUR") for row in rows)
+
+
+def test_a_reveal_that_does_not_match_its_commitment_says_no():
+    events = _history()
+    index = next(i for i, e in enumerate(events) if isinstance(e.data, jp.DropRevealed))
+    forged = events[index].data.model_copy(update={"drop_value": events[index].data.drop_value + 1})
+    events[index] = events[index].model_copy(update={"data": forged})
+    assert [row["verified"] for row in drop_rows(_records(events))][0] == "NO"
