@@ -23,7 +23,7 @@ from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
 from shared.pools import PoolsConfig, load_pools
 from shared.pools.parsheet import StakeMix, expected_drop_level_minor, ks_two_sample, rtp_share, simulate
-from shared.records import headers_for
+from shared.records import stand_in_batch
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS
 
@@ -68,8 +68,9 @@ def platform_run(bootstrap: str, pools: PoolsConfig, wagers: int, seed: int) -> 
     ensure_topics(bootstrap, prefix=prefix)
     try:
         writer = producer(bootstrap, client_id="bench-mustdrop")
-        for key, value in records:
-            writer.send(prefix + JACKPOT_COMMANDS, key=key, value=value, headers=headers_for("spin"))
+        signed = stand_in_batch([(JACKPOT_COMMANDS, key, value) for key, value in records], "spin")
+        for (key, value), headers in zip(records, signed):
+            writer.send(prefix + JACKPOT_COMMANDS, key=key, value=value, headers=headers)
         writer.flush(timeout=120)
         writer.close()
         from services.jackpot.core.commitment import DropSecrets

@@ -95,11 +95,12 @@ class Platform:
         def write() -> None:
             for data in datas:
                 message = envelope(data, source="test", time=datetime.now(timezone.utc))
+                value = encode(message)
                 self.writer.send(
                     self.config.commands_topic,
                     key=message.key,
-                    value=encode(message),
-                    headers=records.headers_for("spin"),
+                    value=value,
+                    headers=records.signed_headers("spin", JACKPOT_COMMANDS, message.key, value),
                 )
             self.writer.flush(timeout=30)
 
@@ -300,11 +301,12 @@ def test_the_audit_verifies_every_reveal_and_flags_a_tampered_one(kafka_bootstra
     )
     forged = envelope(forged_data, source="reelstream/jackpot", time=real.time)
     writer = make_producer()
+    value = encode(forged)  # signed with the jackpot's key: what a compromised jackpot service could write
     writer.send(
         fresh_prefix + JACKPOT_EVENTS,
         key=forged.key,
-        value=encode(forged),
-        headers=records.headers_as_owner(JACKPOT_EVENTS, "test"),
+        value=value,
+        headers=records.headers_as_owner(JACKPOT_EVENTS, "test", forged.key, value),
     )
     writer.flush(timeout=30)
     _, found = drop_findings()
