@@ -28,16 +28,22 @@ V2 = {POOLS_VERSION_ENV: "pools-v2"}
 @pytest.fixture(scope="module")
 def platform(kafka_bootstrap, tmp_path_factory, platform_factory):
     # platform_factory starts every service with the spin's extra env only: set the version for all of them here.
-    os.environ.update(V2)
-    os.environ.update(
-        REELSTREAM_TEST_HOOKS="1", REELSTREAM_TEST_LOWEST_DROPS="1", REELSTREAM_JACKPOT_DROP_KEY=os.urandom(32).hex()
-    )
+    extra = {
+        **V2,
+        "REELSTREAM_TEST_HOOKS": "1",
+        "REELSTREAM_TEST_LOWEST_DROPS": "1",
+        "REELSTREAM_JACKPOT_DROP_KEY": os.urandom(32).hex(),
+    }
+    before = {name: os.environ.get(name) for name in extra}  # put back exactly what was there (conftest arms hooks)
+    os.environ.update(extra)
     try:
         yield platform_factory()
     finally:
-        for name in (POOLS_VERSION_ENV, "REELSTREAM_TEST_HOOKS", "REELSTREAM_TEST_LOWEST_DROPS"):
-            os.environ.pop(name, None)
-        os.environ.pop("REELSTREAM_JACKPOT_DROP_KEY", None)
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def test_a_spin_that_crosses_the_drop_point_settles_once_with_the_drop_award(platform: Platform, monkeypatch):
