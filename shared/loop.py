@@ -22,6 +22,7 @@ offsets of every batch commit inside its transaction (send_offsets_to_transactio
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
@@ -439,9 +440,14 @@ def signed(config: LoopConfig, outputs: list[Output]) -> list[Output]:
 
 def _logical(config: LoopConfig, physical: str | None) -> str:
     """The logical name of an output's topic: the events topic's, or the longest declared topic name the physical
-    name (prefix + name) ends with."""
+    name (prefix + name) ends with. Both are resolved once per topic (this runs for every record committed)."""
     if physical is None:
-        return config.events_logical or _logical_events(config)
+        return config.events_logical or _logical_events(config.service, config.events_topic)
+    return _declared_name(physical)
+
+
+@functools.lru_cache(maxsize=256)
+def _declared_name(physical: str) -> str:
     from shared.topics import ALL_TOPICS
 
     names = [spec.name for spec in ALL_TOPICS if physical.endswith(spec.name)]
@@ -450,12 +456,13 @@ def _logical(config: LoopConfig, physical: str | None) -> str:
     return max(names, key=len)
 
 
-def _logical_events(config: LoopConfig) -> str:
+@functools.lru_cache(maxsize=64)
+def _logical_events(service: str, events_topic: str) -> str:
     from shared.records import OWNERS
 
-    owned = [name for name, owner in OWNERS.items() if owner == config.service and config.events_topic.endswith(name)]
+    owned = [name for name, owner in OWNERS.items() if owner == service and events_topic.endswith(name)]
     if not owned:
-        raise ValueError(f"{config.events_topic!r} is no topic {config.service!r} owns: set LoopConfig.events_logical")
+        raise ValueError(f"{events_topic!r} is no topic {service!r} owns: set LoopConfig.events_logical")
     return max(owned, key=len)
 
 
