@@ -4,7 +4,7 @@ commands with a broker time, and `Network`, a network state fed through decide."
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from shared.events import broker_time, envelope
@@ -95,11 +95,17 @@ def admin(kind: type, pool_id: str, network=DIAMOND, **extra: Any):
     )
 
 
+def batch_now(batch: list[Incoming]) -> datetime:
+    """The broker time a batch starts at, as the service dates it (the epoch for an empty batch)."""
+    return broker_time(batch[0].broker_ms if batch else 0)
+
+
 class Network:
     """A network under test: feed commands, read levels; every emitted event is checked for balanced movements."""
 
-    def __init__(self, config=DIAMOND) -> None:
+    def __init__(self, config=DIAMOND, secrets: Any = None) -> None:
         self.config = config
+        self.secrets = secrets  # the drop key and randomness: only networks with must-drop pools need them
         self.state: NetworkState = new_network(config)
         self.clock = Clock()
         self.events: list[Any] = []
@@ -108,7 +114,7 @@ class Network:
         return self.send_incoming([incoming(data, self.clock.tick()) for data in datas])
 
     def send_incoming(self, batch: list[Incoming]) -> Decision:
-        decision = decide(self.state, batch, broker_time(batch[0].broker_ms if batch else 0), network=self.config)
+        decision = decide(self.state, batch, batch_now(batch), network=self.config, secrets=self.secrets)
         self.events.extend(decision.events)
         return decision
 

@@ -34,16 +34,10 @@ def platform(kafka_bootstrap, tmp_path_factory, platform_factory):
         "REELSTREAM_TEST_LOWEST_DROPS": "1",
         "REELSTREAM_JACKPOT_DROP_KEY": os.urandom(32).hex(),
     }
-    before = {name: os.environ.get(name) for name in extra}  # put back exactly what was there (conftest arms hooks)
-    os.environ.update(extra)
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # undone afterwards to exactly what was there (conftest arms hooks)
+        for name, value in extra.items():
+            patch.setenv(name, value)
         yield platform_factory()
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def test_a_spin_that_crosses_the_drop_point_settles_once_with_the_drop_award(platform: Platform, monkeypatch):

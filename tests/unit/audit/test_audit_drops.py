@@ -3,7 +3,6 @@ changed salt, a reveal without a commitment, a second reveal of one cycle and a 
 
 from __future__ import annotations
 
-from shared.events import broker_time
 
 import uuid
 
@@ -13,23 +12,13 @@ from shared.events import jackpot as jp
 from tests.support.mustdrop import drop_pools, secrets
 from tests.support.jackpot import Network, contribute
 
-from services.jackpot.core.decide import decide
 
 POOLS = drop_pools()
 DIAMOND = POOLS.network("diamond-mystery")
 
 
-class _Net(Network):
-    def send_incoming(self, batch):
-        outcome = decide(
-            self.state, batch, broker_time(batch[0].broker_ms if batch else 0), network=self.config, secrets=secrets()
-        )
-        self.events.extend(outcome.events)
-        return outcome
-
-
 def _history() -> list[Fact]:
-    net = _Net(DIAMOND)
+    net = Network(DIAMOND, secrets())
     net.send(*[contribute(DIAMOND, stake_minor=2000) for _ in range(60)])
     return [
         Fact("jackpot.events", f"jackpot.events[0]@{offset}", int(e.data.recorded_at.timestamp() * 1000), e, 0, offset)

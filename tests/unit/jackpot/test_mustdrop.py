@@ -7,7 +7,6 @@ from __future__ import annotations
 import uuid
 
 from shared.events import decode, encode
-from shared.events import broker_time
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import drop_claim_id
@@ -16,11 +15,7 @@ from services.jackpot.core.commitment import commitment_of, reveal_matches
 from services.jackpot.core.decide import decide, new_network
 from services.jackpot.core.evolve import replay
 from tests.support.mustdrop import drop_pools, secrets
-from tests.support.jackpot import Network, admin, claim, contribute, incoming
-
-
-def _now(batch):
-    return broker_time(batch[0].broker_ms if batch else 0)
+from tests.support.jackpot import Network, batch_now, admin, claim, contribute, incoming
 
 
 POOLS = drop_pools()
@@ -32,15 +27,13 @@ SEED_MICRO = DROP.seed_minor * MICRO_PER_MINOR
 
 class DropNetwork(Network):
     def __init__(self, config=DIAMOND) -> None:
-        super().__init__(config)
-        self.secrets = secrets()
+        super().__init__(config, secrets())
 
     def send_incoming(self, batch):
-        outcome = decide(self.state, batch, _now(batch), network=self.config, secrets=self.secrets)
-        for event in outcome.events:
+        decision = super().send_incoming(batch)
+        for event in decision.events:
             assert all(m.balanced() for m in _movements(event.data))
-        self.events.extend(outcome.events)
-        return outcome
+        return decision
 
 
 def _movements(data):
@@ -180,7 +173,7 @@ def test_a_state_folded_from_the_encoded_events_drops_where_the_live_one_does():
     for event in live.events:
         replay(restored, decode(encode(event), expect_kind="event"))
     seen = len(live.events)
-    rest = decide(restored, batch[10:], _now(batch[10:]), network=DIAMOND, secrets=live.secrets)
+    rest = decide(restored, batch[10:], batch_now(batch[10:]), network=DIAMOND, secrets=live.secrets)
     live.send_incoming(batch[10:])
     # Up to the first drop both decide alike (each later cycle draws fresh randomness of its own).
     until = next(i for i, e in enumerate(rest.events) if isinstance(e.data, jp.DropRevealed)) + 1

@@ -6,17 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from services.jackpot.core.decide import decide
 from services.projector.core.mapping import RecordMeta, rows_of
 from services.projector.core.tables import COLUMNS
-from shared.events import broker_time
 from shared.events import jackpot as jp
 from tests.support.mustdrop import drop_pools, secrets
 from tests.support.jackpot import Network, contribute
-
-
-def _now(batch):
-    return broker_time(batch[0].broker_ms if batch else 0)
 
 
 POOLS = drop_pools(ceiling_minor=100_005, min_stake_minor=50)
@@ -24,15 +18,8 @@ DIAMOND = POOLS.network("diamond-mystery")
 START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
 
-class _Net(Network):
-    def send_incoming(self, batch):
-        outcome = decide(self.state, batch, _now(batch), network=self.config, secrets=secrets())
-        self.events.extend(outcome.events)
-        return outcome
-
-
 def test_commitments_reveals_and_overflow_become_rows():
-    net = _Net(DIAMOND)
+    net = Network(DIAMOND, secrets())
     net.send(*[contribute(DIAMOND, stake_minor=s) for s in [40] * 300 + [2000] * 10])
     rows = [
         row

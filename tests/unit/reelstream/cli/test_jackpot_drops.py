@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from shared.events import broker_time
 
 from types import SimpleNamespace
 
@@ -11,7 +10,7 @@ from services.jackpot.core.decide import decide
 from shared.events import encode
 from shared.events import jackpot as jp
 from tests.support.mustdrop import drop_pools, secrets
-from tests.support.jackpot import Network, contribute, incoming
+from tests.support.jackpot import Network, batch_now, contribute, incoming
 
 POOLS = drop_pools()
 DIAMOND = POOLS.network("diamond-mystery")
@@ -29,7 +28,7 @@ def _history() -> list:
     keeper = secrets()
     batch = [contribute(DIAMOND, stake_minor=2000) for _ in range(60)]
     batch = [incoming(c, 1_800_000_000_000 + i) for i, c in enumerate(batch)]
-    outcome = decide(net.state, batch, broker_time(batch[0].broker_ms), network=DIAMOND, secrets=keeper)
+    outcome = decide(net.state, batch, batch_now(batch), network=DIAMOND, secrets=keeper)
     return list(outcome.events)
 
 
