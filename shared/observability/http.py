@@ -73,7 +73,10 @@ async def serve_http(process: Process = PROCESS, environ=os.environ) -> HttpServ
     folder = endpoints_dir(environ)
     folder.mkdir(parents=True, exist_ok=True)
     address_file = folder / f"{process.service}-{os.getpid()}.json"
-    address_file.write_bytes(orjson.dumps({"service": process.service, "pid": os.getpid(), "url": url}))
+    # Written whole, then renamed: a reader listing the folder never sees a half-written (empty) file.
+    partial = address_file.with_suffix(".tmp")
+    partial.write_bytes(orjson.dumps({"service": process.service, "pid": os.getpid(), "url": url}))
+    os.replace(partial, address_file)
     return HttpServer(runner, url, address_file, asyncio.create_task(process.run_probe(), name="observability-probe"))
 
 
