@@ -50,6 +50,10 @@ class MonitorTables:
             )
         return planned
 
+    def faust_tables(self) -> list[Any]:
+        """The faust tables behind the plain tables and the window wrappers (what writes a changelog)."""
+        return [*self.plain.values(), *(wrapper.table for wrapper in self.windowed.values())]
+
     def dump(self) -> dict[str, dict]:
         """Every table as the fresh fold keys it (window tables by (key, window start ms))."""
         out = {name: {key: value for key, value in table.items() if value} for name, table in self.plain.items()}

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from kafka import TopicPartition
+
+from deploy.local.waits import WaitTimeout
 
 from reelstream.monitor_process import free_port, get_json, start_monitor
 from reelstream.synthetic.publish import publish
@@ -68,6 +71,22 @@ def _alerts(bootstrap: str, topic: str) -> list:
         reader.close(autocommit=False)
 
 
+def _differences(found: dict | None, expected: dict) -> list[str]:
+    """Each table and key where the monitor's tables differ from the fresh fold, with both values."""
+    found = found or {}
+    out = []
+    for table in sorted(set(found) | set(expected)):
+        mine, theirs = dict(map(_keyed, found.get(table, []))), dict(map(_keyed, expected.get(table, [])))
+        for key in sorted(set(mine) | set(theirs)):
+            if mine.get(key) != theirs.get(key):
+                out.append(f"{table}[{key}]: monitor {mine.get(key)} fold {theirs.get(key)}")
+    return out
+
+
+def _keyed(pair: list) -> tuple[str, object]:
+    return str(pair[0]), pair[1]
+
+
 def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold_and_alerts_are_the_same(
     kafka_bootstrap, fresh_prefix, tmp_path, eventually
 ):
@@ -88,7 +107,12 @@ def test_after_a_kill_mid_run_the_monitor_tables_equal_a_fresh_fold_and_alerts_a
         eventually(lambda: caught_up(kafka_bootstrap, fresh_prefix), 60, 0.5)
         expected = fresh_fold(read_inputs(kafka_bootstrap, fresh_prefix))
         assert sum(v["spins"] for _k, v in expected["cells_1d"]) > 2_500
-        eventually(lambda: get_json(port, "/api/tables") == expected, 15, 0.5)
+        try:
+            eventually(lambda: get_json(port, "/api/tables") == expected, 15, 0.5)
+        except WaitTimeout:
+            pytest.fail(
+                "tables differ from a fresh fold:\n" + "\n".join(_differences(get_json(port, "/api/tables"), expected))
+            )
     finally:
         monitor.stop()
     alerts = {a.id: a.data for a in _alerts(kafka_bootstrap, fresh_prefix + MONITOR_ALERTS)}

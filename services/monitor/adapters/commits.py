@@ -1,0 +1,96 @@
+"""What the monitor may commit: input offsets only up to what its agents applied, and only once every table write
+before them is acknowledged.
+
+faust acks the events of a `take_events` batch whether or not the agent applied them, and while a recovery seeks
+the input partitions back to their committed offsets the agents still receive events fetched before the seek (a
+monitor killed and restarted lost two records that way, in one run of four); so faust's own commits are clamped to
+the positions the agents applied (`clamp_commits`).
+
+faust's commit flushes its producer first, but its buffer's flush gives up after 0.1 s without a send
+(`ProducerBuffer.flush_atmost`), and a write its sender has taken off the buffer but not yet handed to aiokafka is
+in neither queue: under load (a full CI run) faust committed input offsets whose table writes were still unsent,
+and a monitor killed then came back short of them for good. Every faust commit path (the periodic one, the one on
+revocation, ours) calls the producer's flush, so the producer buffer's flush is replaced by one that waits for every
+tracked write to be acknowledged; a failed write raises, and nothing is committed past it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+class ChangelogWrites:
+    def __init__(self) -> None:
+        self.pending: set[asyncio.Future] = set()
+
+    def track(self, table: Any) -> None:
+        """Remember each changelog write of `table` (a faust table) until the broker acknowledges it."""
+        send = table.send_changelog
+
+        def sending(*args: Any, **kwargs: Any) -> asyncio.Future:
+            future = send(*args, **kwargs)
+            self.pending.add(future)
+            future.add_done_callback(self._settle)
+            return future
+
+        table.send_changelog = sending
+
+    def _settle(self, future: asyncio.Future) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self.pending.discard(future)
+
+    async def settled(self) -> None:
+        """Return once every write made so far is acknowledged; raise the error of one that failed."""
+        while self.pending:
+            waiting = list(self.pending)
+            await asyncio.wait(waiting)
+            failed = [f for f in waiting if f.cancelled() or f.exception() is not None]
+            if failed:
+                raise RuntimeError(f"{len(failed)} changelog writes failed; not committing past them") from (
+                    None if failed[0].cancelled() else failed[0].exception()
+                )
+
+
+def clamp_commits(consumer: Any, applied: Mapping[tuple[str, int], int]) -> None:
+    """Make `consumer._commit` (faust's, under every commit path) commit no partition past `applied[(topic,
+    partition)]` (the next offset the agents have not applied), and none the agents have applied nothing of."""
+    commit = consumer._commit
+
+    async def clamped(offsets: Mapping[Any, int]) -> bool:
+        allowed = {
+            tp: min(offset, applied[(tp.topic, tp.partition)])
+            for tp, offset in offsets.items()
+            if (tp.topic, tp.partition) in applied
+        }
+        return await commit(allowed) if allowed else False
+
+    consumer._commit = clamped
+
+
+def drain_before_commit(buffer: Any, writes: ChangelogWrites, tables: Iterable[Any]) -> None:
+    """Track `tables` and make `buffer.flush()` (faust's producer buffer) wait for all their writes."""
+    for table in tables:
+        writes.track(table)
+
+    async def flush() -> None:
+        await writes.settled()
+
+    buffer.flush = flush
+
+
+def hold_inputs_until_seeked(app: Any) -> None:
+    """faust 0.15.3's recovery resumes the input partitions, then seeks them to their committed offsets, then
+    resumes flow control, which clears the stream queues — with flow control still open from reading the
+    changelogs. Records fetched from the old position during the seek reached the agents, and the ones still queued
+    when it cleared were dropped after the consumer had marked them read (two records of a partition, in a quarter
+    of the restarts measured). Suspending flow control first makes those records wait at the conductor until the
+    seek is done; they are delivered after the clear, in order."""
+    recovery = app.tables.recovery
+    completed = recovery.on_recovery_completed
+
+    async def on_recovery_completed(*args: Any, **kwargs: Any) -> None:
+        app.flow_control.suspend()
+        await completed(*args, **kwargs)
+
+    recovery.on_recovery_completed = on_recovery_completed
