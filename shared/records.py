@@ -19,10 +19,13 @@ from shared import dead_letters
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import ORIGINAL_WRITER, WRITER
+from shared.events import decode
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute
 from shared.events.wallet import DebitWager, RefundWager, SettleWager
+from shared.partitioning import misplaced
 from shared.topics import (
+    ALL_TOPICS,
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
     JACKPOT_METERS,
@@ -54,6 +57,9 @@ INTERNAL_COMMANDS: dict[str, str] = {
 # Command topics whose internal commands are checked (the cashier's and operator's commands come from outside).
 COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS})
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
+WRONG_PARTITION = "WRONG_PARTITION"
+# Topics keyed by player id: co-partitioned, so a record must sit on its key's murmur2 partition (the player's book).
+PLAYER_KEYED = frozenset(topic.name for topic in ALL_TOPICS if topic.key == "player id" and topic.kind != "dlq")
 
 
 def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers:
@@ -169,3 +175,29 @@ def undecodable(logical_topic: str, physical_topic: str, record, error: DecodeEr
 
 def quarantined(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:
     return dead_letter(logical_topic, physical_topic, record, code=UNTRUSTED_WRITER, reason=problem, consumer=consumer)
+
+
+def placement_problem(logical_topic: str, record, partitions: int | None) -> str | None:
+    """Why a record of a player-keyed topic is not on its key's murmur2 partition, or None. Every consumer of such a
+    topic calls it (a record elsewhere would meet a book that knows nothing of its player); `partitions` is the
+    topic's partition count as the consumer's metadata has it (None or 0: not known yet, nothing is checked). A
+    record without a key is the decoder's business (the key must be the player id)."""
+    if logical_topic not in PLAYER_KEYED or not record.key or not partitions:
+        return None
+    return misplaced(record.key, record.partition, partitions)
+
+
+def misplaced_letter(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:
+    return dead_letter(logical_topic, physical_topic, record, code=WRONG_PARTITION, reason=problem, consumer=consumer)
+
+
+def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None]:
+    """(the decoded event, None) of a record its topic's owner wrote and that decodes, else (None, why not): what a
+    restore or a tool folding a service's own topic may fold; the rest is quarantined, never fatal."""
+    problem = provenance_problem(logical_topic, record.headers, record.value)
+    if problem is not None:
+        return None, problem
+    try:
+        return decode(record.value, expect_kind="event"), None
+    except DecodeError as error:
+        return None, f"unreadable: {error}"

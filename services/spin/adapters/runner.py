@@ -29,7 +29,7 @@ from services.spin.adapters.rebuild import rebuild_books
 from services.spin.core import fold
 from services.spin.core.book import SpinBook
 from services.spin.core.effects import Context, Effects, Out, Refused
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event, stray_wager
 from services.spin.core.requests import on_request
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS, Settings
 from shared import observability
@@ -278,11 +278,11 @@ class SpinRunner(ConsumerRebalanceListener):
         wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
         if not may_be(record.value, wanted):
             return Effects()  # other facts on the topic (deposits, limits, ...) are none of the spin's business
-        problem = records.provenance_problem(logical, record.headers, record.value)
+        problem = records.provenance_problem(logical, record.headers, record.value) or records.placement_problem(
+            logical, record, len(self.consumer.partitions_for_topic(record.topic) or ())
+        )
         if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
-            log.error(
-                "alert: %s/%d/%d quarantined, not applied: %s", record.topic, record.partition, record.offset, problem
-            )
+            observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s", *_at(record), problem)
             return Effects()
         try:
             event = decode(record.value, expect_kind="event")
@@ -293,6 +293,15 @@ class SpinRunner(ConsumerRebalanceListener):
                 ]
             )
         if logical == WALLET_EVENTS:
+            if (stray := stray_wager(book, event)) is not None:
+                observability.alert(
+                    log,
+                    "stray-wager",
+                    "%s/%d/%d: %s for request %s, which no spin book knows (never settled or refunded by a spin)",
+                    *_at(record),
+                    event.type,
+                    stray,
+                )
             return on_wallet_event(book, self.ctx, event, record.timestamp)
         return on_jackpot_answer(book, self.ctx, event, record.value, record.timestamp)
 
@@ -315,6 +324,10 @@ class SpinRunner(ConsumerRebalanceListener):
         await asyncio.gather(*futures)
         for out in outs:
             observability.produced(self.settings.topic(out.topic), out.value, out.headers)
+
+
+def _at(record) -> tuple[str, int, int]:
+    return record.topic, record.partition, record.offset
 
 
 def _dead_letter(logical: str, record, out: Out) -> Out:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from shared import records
+from shared.partitioning import misplaced
 from shared.input_position import Output
 from shared.events import DecodeError, decode, derived_id, encode, envelope
 from shared.events.envelope import broker_time
@@ -45,16 +46,21 @@ def handle(
     timestamp_ms: int,
     position: tuple[str, int, int],
     headers: list[tuple[str, bytes]] | None = None,
+    partitions: int | None = None,
 ) -> list[Output]:
     """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
     `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
-    wrote it."""
+    wrote it. `partitions` is the topic's partition count: a command off its key's partition is dead-lettered
+    WRONG_PARTITION (this partition's book does not hold its player)."""
     now = broker_time(timestamp_ms)
+    record = _Position(*position, key, value, headers or [])
     problem = records.provenance_problem(WALLET_COMMANDS, headers, value)
     if problem is not None:
-        letter = records.quarantined(
-            WALLET_COMMANDS, position[0], _Position(*position, key, value, headers or []), problem, consumer="wallet"
-        )
+        letter = records.quarantined(WALLET_COMMANDS, position[0], record, problem, consumer="wallet")
+        return [Output(True, key, letter.value, letter.headers)]
+    wrong = records.placement_problem(WALLET_COMMANDS, record, partitions)
+    if wrong is not None:
+        letter = records.misplaced_letter(WALLET_COMMANDS, position[0], record, wrong, consumer="wallet")
         return [Output(True, key, letter.value, letter.headers)]
     try:
         command = decode(value, expect_kind="command")
@@ -63,7 +69,7 @@ def handle(
         if key != command.key:
             raise DecodeError("subject", "the record key must be the player id", orjson.loads(value))
     except DecodeError as error:
-        output, event = _undecodable(error, key, value, now, position)
+        output, event = _undecodable(error, key, value, now, position, partitions)
         if event is not None:
             evolve(partition, event, output.value)
         return [output]
@@ -80,10 +86,13 @@ def handle(
     return outputs
 
 
-def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now, position):
-    """(output, the rejection event or None for a dead letter)."""
+def _undecodable(error: DecodeError, key: bytes | None, value: bytes | None, now, position, partitions: int | None):
+    """(output, the rejection event or None for a dead letter). The rejection lands on this partition: only when it
+    is the named player's (a keyless record may sit anywhere)."""
     topic, partition, offset = position
     player_id = error.readable_player(key)
+    if player_id is not None and partitions and misplaced(player_id.encode(), partition, partitions):
+        player_id = None
     if player_id is not None:
         cause = derived_id("wallet", "undecodable", topic, partition, offset)
         transaction_id = _uuid_or(error.readable("transaction_id"), cause)
