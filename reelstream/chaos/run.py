@@ -12,6 +12,7 @@ each fault: from the fault to the first answer after it.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import os
 import random
@@ -25,7 +26,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import asyncpg
+from kafka.errors import KafkaError
 
+from reelstream.chaos.schedule import fault_schedule
 from reelstream.client import ReelstreamClient, Rejected, Settled, SpinTimeout
 from reelstream.processes import ServiceProcess, spawn
 from shared import records
@@ -39,6 +42,13 @@ from shared.topic_admin import delete_prefixed, ensure_topics
 SERVICES = ("wallet", "jackpot", "spin", "projector")
 GAMES = (("rising-joker", "EUR", (10, 20, 100, 200, 500, 2000)), ("stjernestoev", "DKK", (50, 100, 200)))
 Echo = Callable[[str], None]
+# The answer gap after a SIGKILL of one service the run must stay within (issue #15).
+KILL_GAP_LIMIT_S = 5.0
+# A client call failing with a Kafka error (the broker restarting under it) is retried after a pause, this many
+# times in a row at most; then the request counts as unanswered.
+CLIENT_ERROR_RETRIES = 120
+CLIENT_ERROR_PAUSE_S = 0.5
+CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class ChaosPlan:
     kills: int = 5
     clients: int = 4
     players_per_client: int = 4
+    concurrency: int = 1  # requests in flight per client (each worker with its own players, one client shared)
+    spins_per_s: float = 25.0  # the pace the fault window is sized for (faults are spread over spins / pace)
     seed: int = 7
     broker_restart: bool = True
     postgres_stop_s: float = 10.0
@@ -69,6 +81,7 @@ class ChaosReport:
     settled: int = 0
     rejected: int = 0
     retries: int = 0
+    client_errors: int = 0  # Kafka errors a client call raised (retried after a pause)
     deposits: int = 0
     withdrawals: int = 0
     restarts: int = 0
@@ -81,15 +94,26 @@ class ChaosReport:
     discrepancies: list[str] = field(default_factory=list)
     projection: str = ""
     duration_s: float = 0.0
+    load_s: float = 0.0  # from the first request to the last answer
 
     @property
     def passed(self) -> bool:
         final_ok = self.final_spin in ("", "settled")
         return not self.discrepancies and self.unanswered == 0 and self.answers_per_request_max == 1 and final_ok
 
-    def gaps(self) -> dict[str, float | None]:
-        values = [fault.answer_gap_s for fault in self.faults if fault.answer_gap_s is not None]
+    @property
+    def spins_per_s(self) -> float:
+        return round((self.settled + self.rejected) / self.load_s, 1) if self.load_s else 0.0
+
+    def gaps(self, kind: str = "kill") -> dict[str, float | None]:
+        """p50 and max of the answer gaps after the faults whose kind starts with `kind`."""
+        values = [f.answer_gap_s for f in self.faults if f.kind.startswith(kind) and f.answer_gap_s is not None]
         return {"p50_s": statistics.median(values) if values else None, "max_s": max(values) if values else None}
+
+    @property
+    def kill_gaps_within_limit(self) -> bool:
+        worst = self.gaps("kill")["max_s"]
+        return worst is None or worst <= KILL_GAP_LIMIT_S
 
 
 class Supervisor:
@@ -165,21 +189,37 @@ class Load:
             return True
 
     def run_client(self, index: int, deadline: float) -> None:
-        rng = random.Random(self.plan.seed * 1000 + index)
-        players = [f"chaos-{index}-{n}" for n in range(self.plan.players_per_client)]
-        games = {player: rng.choice(GAMES) for player in players}
-        # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
-        stakes = {player: rng.choice(games[player][2]) for player in players}
+        """One client (one connection, one answer reader) shared by `concurrency` workers with players of their own."""
         with ReelstreamClient(
             bootstrap_servers=self.settings.kafka_bootstrap_servers, topic_prefix=self.settings.topic_prefix
         ) as client:
+            workers = [
+                threading.Thread(
+                    target=self._work, args=(client, index, worker, deadline), name=f"chaos-client-{index}-{worker}"
+                )
+                for worker in range(self.plan.concurrency)
+            ]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+
+    def _work(self, client: ReelstreamClient, index: int, worker: int, deadline: float) -> None:
+        rng = random.Random(self.plan.seed * 1000 + index * 64 + worker)
+        tag = f"{index}" if self.plan.concurrency == 1 else f"{index}w{worker}"
+        players = [f"chaos-{tag}-{n}" for n in range(self.plan.players_per_client)]
+        games = {player: rng.choice(GAMES) for player in players}
+        # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
+        stakes = {player: rng.choice(games[player][2]) for player in players}
+        cashier = producer(self.settings.kafka_bootstrap_servers, client_id="chaos-cashier")
+        try:
             for player in players:
                 self._deposit(client, player, games[player][1], 10_000_000, deadline)
             while self._take() and time.monotonic() < deadline:
                 player = rng.choice(players)
                 game, currency, game_stakes = games[player]
                 if rng.random() < 0.03:
-                    self._withdraw(player, currency, rng.randint(1, 500))
+                    self._withdraw(cashier, player, currency, rng.randint(1, 500))
                 switch = rng.random() < 0.02
                 if switch:
                     stakes[player] = rng.choice(game_stakes)
@@ -187,37 +227,54 @@ class Load:
                 if answer is None:
                     with self._lock:
                         self.report.unanswered += 1
+        finally:
+            cashier.close(5)
+
+    def _retried(self, call: Callable[[], object], deadline: float) -> object | None:
+        """`call()` until it answers: a timeout is retried at once (same id: safe), a Kafka error (the broker
+        restarting under the client) after a pause, each a bounded number of times; None: given up."""
+        errors = timeouts = 0
+        while time.monotonic() < deadline and errors <= CLIENT_ERROR_RETRIES and timeouts <= CLIENT_TIMEOUT_RETRIES:
+            try:
+                return call()
+            except (SpinTimeout, TimeoutError):
+                timeouts += 1
+                with self._lock:
+                    self.report.retries += 1
+            except KafkaError:
+                errors += 1
+                with self._lock:
+                    self.report.client_errors += 1
+                time.sleep(CLIENT_ERROR_PAUSE_S)
+        return None
 
     def _deposit(self, client, player: str, currency: str, amount: int, deadline: float) -> None:
         transaction_id = uuid.uuid4()
-        while time.monotonic() < deadline:
-            try:
-                client.deposit(player, amount, currency, transaction_id=transaction_id, timeout_s=15)
-                with self._lock:
-                    self.report.deposits += 1
-                return
-            except TimeoutError:
-                continue  # the same transaction id again is safe
+        done = self._retried(
+            lambda: client.deposit(player, amount, currency, transaction_id=transaction_id, timeout_s=15), deadline
+        )
+        if done is not None:
+            with self._lock:
+                self.report.deposits += 1
 
-    def _withdraw(self, player: str, currency: str, amount: int) -> None:
-        """A cashier withdrawal sent without waiting (its outcome is the audit's business)."""
+    def _withdraw(self, cashier, player: str, currency: str, amount: int) -> None:
+        """A cashier withdrawal sent without waiting for its outcome (that is the audit's business)."""
         message = envelope(
             Withdraw(transaction_id=uuid.uuid4(), player_id=player, amount_minor=amount, currency=currency),
             source="chaos-cashier",
             time=datetime.now(timezone.utc),
         )
-        writer = producer(self.settings.kafka_bootstrap_servers, client_id="chaos-cashier")
         try:
-            writer.send(
+            cashier.send(
                 self.settings.topic("wallet.commands"),
                 key=message.key,
                 value=encode(message),
                 headers=records.headers_for("cashier"),
             ).get(timeout=30)
-        except Exception:  # noqa: BLE001 - the broker may be restarting: a withdrawal not sent is not a loss
+        except KafkaError:  # the broker may be restarting: a withdrawal not sent is not a loss
+            with self._lock:
+                self.report.client_errors += 1
             return
-        finally:
-            writer.close(5)
         with self._lock:
             self.report.withdrawals += 1
 
@@ -227,30 +284,21 @@ class Load:
         with self._lock:
             self.request_ids.append(request_id)
             self.report.requests += 1
-        while time.monotonic() < deadline:
-            try:
-                answer = client.spin(
-                    player,
-                    game,
-                    stake,
-                    currency,
-                    token,
-                    request_id=request_id,
-                    timeout_s=15,
-                    forfeit_bonus_ring=forfeit,
-                )
-            except (SpinTimeout, TimeoutError):
-                with self._lock:
-                    self.report.retries += 1
-                continue  # the same id again is safe
-            with self._lock:
-                self.answered_at.append(time.monotonic())
-                if isinstance(answer, Settled):
-                    self.report.settled += 1
-                elif isinstance(answer, Rejected):
-                    self.report.rejected += 1
-            return answer
-        return None
+        answer = self._retried(
+            lambda: client.spin(
+                player, game, stake, currency, token, request_id=request_id, timeout_s=15, forfeit_bonus_ring=forfeit
+            ),
+            deadline,
+        )
+        if answer is None:
+            return None
+        with self._lock:
+            self.answered_at.append(time.monotonic())
+            if isinstance(answer, Settled):
+                self.report.settled += 1
+            elif isinstance(answer, Rejected):
+                self.report.rejected += 1
+        return answer
 
 
 class Faults:
@@ -262,14 +310,13 @@ class Faults:
         self.started = time.monotonic()
 
     def schedule(self) -> list[tuple[float, str]]:
-        rng = random.Random(self.plan.seed)
-        window_s = max(20.0, self.plan.spins / 25)  # spread over the run's expected length (~25 spins/s here)
-        steps = [(rng.uniform(3, window_s), f"kill {rng.choice(SERVICES)}") for _ in range(self.plan.kills)]
-        if self.plan.broker_restart:
-            steps.append((window_s * 0.45, "broker restart"))
-        if self.plan.postgres_stop_s > 0:
-            steps.append((window_s * 0.7, "postgres stop"))
-        return sorted(steps)
+        """Spread over the run's expected length; kills clear of the broker restart, the PostgreSQL stop and each
+        other (reelstream/chaos/schedule.py)."""
+        plan = self.plan
+        window_s = max(20.0, plan.spins / plan.spins_per_s)
+        return fault_schedule(
+            random.Random(plan.seed), SERVICES, plan.kills, window_s, plan.broker_restart, plan.postgres_stop_s
+        )
 
     def run(self, done: threading.Event) -> None:
         """Inject every fault of the schedule, then set `done`."""
@@ -304,6 +351,7 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
     database = prefix.rstrip(".").replace("-", "_")
     database_url = base.database_url.rsplit("/", 1)[0] + "/" + database
     settings = Settings(base.kafka_bootstrap_servers, database_url, base.session_secret, base.environment, prefix)
+    _check_owned_servers(plan, base)
     report = ChaosReport(plan=asdict(plan), started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     started = time.monotonic()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -335,6 +383,31 @@ def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport
     return report
 
 
+def _check_owned_servers(plan: ChaosPlan, base: Settings) -> None:
+    """The run restarts the broker and stops PostgreSQL of this checkout's state directory: refuse unless those are
+    the very servers the settings point at (else it would stop servers other people use, or the wrong ones)."""
+    from deploy.local import infra, kafka, postgres
+    from deploy.local.paths import default_paths
+
+    paths = default_paths()
+    if plan.broker_restart:
+        ours = infra.current_endpoint(paths).bootstrap
+        if kafka.running_pid(paths) is None or ours != base.kafka_bootstrap_servers:
+            raise RuntimeError(
+                f"the run restarts the broker, but the broker at {base.kafka_bootstrap_servers} is not the one "
+                f"{paths.state} started ({ours}, pid {kafka.running_pid(paths)}): start your own with "
+                "REELSTREAM_STATE_DIR, REELSTREAM_KAFKA_PORT and REELSTREAM_POSTGRES_PORT (docs/chaos.md), "
+                "or pass --no-broker-restart"
+            )
+    if plan.postgres_stop_s > 0:
+        ours = infra.postgres_endpoint().parts.port
+        if postgres.running_pid(paths) is None or f":{ours}/" not in base.database_url:
+            raise RuntimeError(
+                f"the run stops PostgreSQL, but {paths.state} did not start the one at {base.database_url} "
+                "(see docs/chaos.md), or pass --postgres-stop-s 0"
+            )
+
+
 def _load_with_faults(
     settings: Settings, plan: ChaosPlan, supervisor: Supervisor, report: ChaosReport, echo: Echo
 ) -> None:
@@ -355,9 +428,11 @@ def _load_with_faults(
         client.join()
     injector.join(timeout=120)
     fuzzer.join(timeout=300)
+    answered = sorted(at - faults.started for at in load.answered_at)
+    report.load_s = round(answered[-1], 1) if answered else 0.0
     for fault in report.faults:
-        after = [at for at in load.answered_at if at - faults.started > fault.at_s]
-        fault.answer_gap_s = round(min(after) - faults.started - fault.at_s, 3) if after else None
+        first = bisect.bisect_right(answered, fault.at_s)
+        fault.answer_gap_s = round(answered[first] - fault.at_s, 3) if first < len(answered) else None
     _count_answers(settings, load.request_ids, report)
 
 
@@ -469,9 +544,18 @@ async def _sql(url: str, statement: str) -> None:
 
 
 def _write_report(report: ChaosReport, out_dir: Path) -> None:
-    document = {**asdict(report), "passed": report.passed, "answer_gap": report.gaps()}
+    gaps = report.gaps("kill")
+    document = {
+        **asdict(report),
+        "passed": report.passed,
+        "spins_per_s": report.spins_per_s,
+        "kill_answer_gap": gaps,
+        "kill_gap_limit_s": KILL_GAP_LIMIT_S,
+        "kill_gaps_within_limit": report.kill_gaps_within_limit,
+        "broker_restart_answer_gap": report.gaps("broker restart"),
+        "postgres_stop_answer_gap": report.gaps("postgres stop"),
+    }
     (out_dir / "chaos.json").write_text(json.dumps(document, indent=2, default=str) + "\n")
-    gaps = report.gaps()
     lines = [
         f"# Chaos run, {report.started_at}",
         "",
@@ -486,6 +570,7 @@ def _write_report(report: ChaosReport, out_dir: Path) -> None:
                 ("settled", report.settled),
                 ("rejected", report.rejected),
                 ("retries after a timeout", report.retries),
+                ("client calls failed by a Kafka error (retried)", report.client_errors),
                 ("deposits", report.deposits),
                 ("withdrawals", report.withdrawals),
                 ("faults injected", len(report.faults)),
@@ -498,7 +583,12 @@ def _write_report(report: ChaosReport, out_dir: Path) -> None:
             )
         ),
         "",
-        f"Answer gap after a fault: p50 {gaps['p50_s']} s, max {gaps['max_s']} s.",
+        f"Load: {report.load_s} s, {report.spins_per_s} answered spins/s.",
+        "",
+        f"Answer gap after a kill of one service: p50 {gaps['p50_s']} s, max {gaps['max_s']} s "
+        f"({'within' if report.kill_gaps_within_limit else 'NOT within'} the {KILL_GAP_LIMIT_S:.0f} s limit). "
+        f"After the broker restart: {report.gaps('broker restart')['max_s']} s; after the PostgreSQL stop: "
+        f"{report.gaps('postgres stop')['max_s']} s (measured apart: kills are scheduled clear of both).",
         "",
         "| fault | at (s) | answer gap (s) |",
         "|---|---:|---:|",
