@@ -13,7 +13,7 @@ import typer
 from reelstream import arguments
 from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from games.selftest import numba_cache_dir
-from reelstream.processes import SERVICES, spawn
+from reelstream.processes import SERVICES, probe_state, spawn
 from reelstream.profiling import profiled
 
 app = typer.Typer(no_args_is_help=True)
@@ -64,7 +64,7 @@ def up(
     ),
     timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
-    """Start services in the background (idempotent) and wait until each consumes its inputs."""
+    """Start services in the background (idempotent) and wait until each says on its /ready that it is ready."""
     started = []
     for name in only:
         if (pid := _running_pid(name)) is not None:
@@ -75,8 +75,12 @@ def up(
         _pid_file(name).write_text(str(service.process.pid))
         started.append(service)
     for service in started:
-        service.wait_ready(timeout_s)
-        typer.echo(f"{service.name}: ready (pid {service.process.pid}, log {service.log_path})")
+        try:
+            url = service.wait_ready_by_probe(STATE_DIR, timeout_s)
+        except (RuntimeError, TimeoutError) as error:
+            typer.echo(f"{service.name}: not ready: {error}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"{service.name}: ready (pid {service.process.pid}, {url}, log {service.log_path})")
 
 
 @app.command()
@@ -110,8 +114,9 @@ def status(
     units: Units = UNITS,
     as_json: bool = typer.Option(False, "--json", help="The same as --format json."),
 ) -> None:
-    """Which services run: pids started by `up` from this state directory, and the HTTP endpoint (/health, /ready,
-    /metrics) of every running instance that writes its address there (tests and extra instances included)."""
+    """Which services run and what each says of itself: the pids started by `up` from this state directory and every
+    running instance that writes its HTTP endpoint there (tests and extra instances included), each asked on /ready:
+    ready, restoring, starting or unresponsive; failed when `up` started it and it has exited; else stopped."""
     from shared.observability.http import listed_endpoints
 
     endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
@@ -119,10 +124,16 @@ def status(
     for name in SERVICES:
         pid = _running_pid(name)
         for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
+            if endpoint is not None:
+                state = probe_state(endpoint["url"])
+            elif pid is not None:
+                state = "starting"  # alive, its endpoint not listed yet
+            else:
+                state = "failed" if _pid_file(name).exists() else "stopped"  # `up` started it and it exited
             rows.append(
                 {
                     "service": name,
-                    "state": "running" if pid or endpoint else "stopped",
+                    "state": state,
                     "pid": endpoint["pid"] if endpoint else pid,
                     "url": endpoint["url"] if endpoint else None,
                 }
