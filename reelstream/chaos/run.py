@@ -48,6 +48,7 @@ KILL_GAP_LIMIT_S = 5.0
 # times in a row at most; then the request counts as unanswered.
 CLIENT_ERROR_RETRIES = 120
 CLIENT_ERROR_PAUSE_S = 0.5
+WARM_UP_MAX_S = 300.0  # the faults wait this long at most for the load's first answer
 CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 
@@ -177,6 +178,7 @@ class Load:
         self.settings, self.plan, self.report = settings, plan, report
         self.faults_done = faults_done  # spins go on until every fault is injected, however small the run
         self.answered_at: list[float] = []
+        self.warmed = threading.Event()  # set at the first answered spin
         self.request_ids: list[uuid.UUID] = []
         self._lock = threading.Lock()
         self._issued = 0
@@ -292,6 +294,7 @@ class Load:
         )
         if answer is None:
             return None
+        self.warmed.set()
         with self._lock:
             self.answered_at.append(time.monotonic())
             if isinstance(answer, Settled):
@@ -318,9 +321,12 @@ class Faults:
             random.Random(plan.seed), SERVICES, plan.kills, window_s, plan.broker_restart, plan.postgres_stop_s
         )
 
-    def run(self, done: threading.Event) -> None:
-        """Inject every fault of the schedule, then set `done`."""
+    def run(self, done: threading.Event, warmed: threading.Event) -> None:
+        """Once the load answers spins (`warmed`: deposits made, clients connected), inject every fault of the
+        schedule, then set `done`. The fault clock starts then: a gap must not count the load's start-up."""
         try:
+            warmed.wait(WARM_UP_MAX_S)
+            self.started = time.monotonic()
             for at_s, kind in self.schedule():
                 time.sleep(max(0.0, at_s - (time.monotonic() - self.started)))
                 self.report.faults.append(Fault(kind, round(time.monotonic() - self.started, 3)))
@@ -414,7 +420,7 @@ def _load_with_faults(
     done = threading.Event()
     load, faults = Load(settings, plan, report, done), Faults(plan, supervisor, report, echo)
     deadline = time.monotonic() + max(plan.deadline_s, plan.spins / 5)  # a long run gets its time
-    injector = threading.Thread(target=faults.run, args=(done,), name="chaos-faults", daemon=True)
+    injector = threading.Thread(target=faults.run, args=(done, load.warmed), name="chaos-faults", daemon=True)
     clients = [
         threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
         for index in range(plan.clients)
@@ -429,7 +435,7 @@ def _load_with_faults(
     injector.join(timeout=120)
     fuzzer.join(timeout=300)
     answered = sorted(at - faults.started for at in load.answered_at)
-    report.load_s = round(answered[-1], 1) if answered else 0.0
+    report.load_s = round(answered[-1] - answered[0], 1) if answered else 0.0
     for fault in report.faults:
         first = bisect.bisect_right(answered, fault.at_s)
         fault.answer_gap_s = round(answered[first] - fault.at_s, 3) if first < len(answered) else None

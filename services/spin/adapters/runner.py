@@ -53,8 +53,10 @@ _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
-# Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt).
-_SAME_PARTITION = frozenset({"journal", "seed", "answer"})
+# Kinds of outputs that land on the book's own partition (they are folded back when the book is rebuilt). Answers go
+# by their key, the player's partition: the book's own for a request on its partition, and the named player's for a
+# refusal of a record that sat elsewhere (keyless, or keyed by another player).
+_SAME_PARTITION = frozenset({"journal", "seed"})
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
 # Input offsets are committed at most this often (and on revocation and stop), not once per batch: a crash re-delivers
 # at most this much more, which the idempotent handlers absorb, and at 60 spins/s the per-batch commits were 0.45
