@@ -85,6 +85,12 @@ class ServiceProcess:
             f"{self.name} did not log /{pattern}/ within {timeout_s:.0f} s; log tail:\n{self.log_text()[-3000:]}"
         )
 
+    def release(self) -> None:
+        """Let a warm spare (spawned with `standby=True`) run its service."""
+        assert self.process.stdin is not None, "only a spare waits for its go"
+        self.process.stdin.write(b"go\n")
+        self.process.stdin.close()
+
     def kill(self) -> int:
         """SIGKILL, like a crash: no shutdown hooks, no flush, no offset commit."""
         if self.process.poll() is None:
@@ -119,9 +125,15 @@ def probe_state(url: str, timeout_s: float = 2.0) -> str:
 
 
 def spawn(
-    name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_args: tuple[str, ...] = ()
+    name: str,
+    *,
+    env: dict[str, str] | None = None,
+    log_dir: Path,
+    extra_args: tuple[str, ...] = (),
+    standby: bool = False,
 ) -> ServiceProcess:
-    """Start one service in its own process group, its output appended to log_dir/<name>.log."""
+    """Start one service in its own process group, its output appended to log_dir/<name>.log. With `standby` it
+    imports its service and waits: `release()` lets it run (a supervisor's warm spare)."""
     if name not in SERVICES:
         raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -130,10 +142,10 @@ def spawn(
     log_start = log.tell()
     process = subprocess.Popen(
         [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **(env or {}), **({"REELSTREAM_STANDBY": "1"} if standby else {})},
         stdout=log,
         stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
         start_new_session=True,
     )
     log.close()

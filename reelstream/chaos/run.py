@@ -119,26 +119,40 @@ class ChaosReport:
 
 class Supervisor:
     """Keeps one process per service running: whatever exits (killed, crashed, stopped by a broker outage) is
-    restarted at once, as a container runtime or systemd would."""
+    replaced at once, as a container runtime or systemd would — by a warm spare that has already imported its
+    service (a cold start's imports took seconds on a busy machine), then a new spare is started behind it."""
 
     def __init__(self, env: dict[str, str], log_dir: Path) -> None:
         self.env, self.log_dir = env, log_dir
         self.processes: dict[str, ServiceProcess] = {}
+        self.spares: dict[str, ServiceProcess] = {}
         self.restarts = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._watch, name="chaos-supervisor", daemon=True)
 
-    def _spawn(self, name: str) -> ServiceProcess:
+    def _spawn(self, name: str, standby: bool = False) -> ServiceProcess:
         # Static membership: a restarted process rejoins under its predecessor's id and gets its partitions back at
         # once, instead of after the group's session timeout.
-        return spawn(name, env={**self.env, "REELSTREAM_INSTANCE_ID": f"{name}-0"}, log_dir=self.log_dir)
+        env = {**self.env, "REELSTREAM_INSTANCE_ID": f"{name}-0"}
+        return spawn(name, env=env, log_dir=self.log_dir, standby=standby)
+
+    def _replacement(self, name: str) -> ServiceProcess:
+        """The warm spare, released (a new spare is started behind it), or a cold start when it is gone."""
+        spare = self.spares.pop(name, None)
+        self.spares[name] = self._spawn(name, standby=True)
+        if spare is not None and spare.process.poll() is None:
+            spare.release()
+            return spare
+        return self._spawn(name)
 
     def start(self) -> None:
         for name in SERVICES:
             self.processes[name] = self._spawn(name)
         for process in self.processes.values():
             process.wait_ready(180)
+        for name in SERVICES:
+            self.spares[name] = self._spawn(name, standby=True)
         self._thread.start()
 
     def kill(self, name: str) -> None:
@@ -151,7 +165,7 @@ class Supervisor:
         with self._lock:
             for name, process in self.processes.items():
                 process.stop()
-                self.processes[name] = self._spawn(name)
+                self.processes[name] = self._replacement(name)
                 self.restarts += 1
             for process in self.processes.values():
                 process.wait_ready(300)
@@ -161,13 +175,13 @@ class Supervisor:
             with self._lock:
                 for name, process in self.processes.items():
                     if process.process.poll() is not None:
-                        self.processes[name] = self._spawn(name)
+                        self.processes[name] = self._replacement(name)
                         self.restarts += 1
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-        for process in self.processes.values():
+        for process in [*self.processes.values(), *self.spares.values()]:
             process.stop()
 
 

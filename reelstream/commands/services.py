@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from reelstream.profiling import profiled
 
 app = typer.Typer(no_args_is_help=True)
 STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstream"))
+# A process started with this set to 1 imports its service, then waits for one line on stdin before it runs: a
+# supervisor keeps one such warm spare per service, so a restart after a crash does not wait for the imports.
+STANDBY_ENV = "REELSTREAM_STANDBY"
 
 
 @app.command()
@@ -27,6 +31,9 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
     main = importlib.import_module(f"services.{name}.app").main
+    if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported, it waits for its supervisor's go (one line)
+        if not sys.stdin.readline():
+            return  # the supervisor went away: nothing to take over
     # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.
     profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")
     with profiled(Path(profile_dir) / f"{name}-{os.getpid()}.prof" if profile_dir else None):
