@@ -60,6 +60,7 @@ class ChaosPlan:
     players_per_client: int = 4
     concurrency: int = 1  # requests in flight per client (each worker with its own players, one client shared)
     spins_per_s: float = 25.0  # the pace the fault window is sized for (faults are spread over spins / pace)
+    load_max_s: float = 0.0  # > 0: no new request after this long (the faults still all land), whatever `spins` says
     seed: int = 7
     broker_restart: bool = True
     postgres_stop_s: float = 10.0
@@ -196,10 +197,12 @@ class Load:
         self.request_ids: list[uuid.UUID] = []
         self._lock = threading.Lock()
         self._issued = 0
+        self._started = time.monotonic()
 
     def _take(self) -> bool:
         with self._lock:
-            if self._issued >= self.plan.spins and self.faults_done.is_set():
+            over = self.plan.load_max_s > 0 and time.monotonic() - self._started > self.plan.load_max_s
+            if (self._issued >= self.plan.spins or over) and self.faults_done.is_set():
                 return False
             self._issued += 1
             return True
@@ -331,6 +334,8 @@ class Faults:
         other (reelstream/chaos/schedule.py)."""
         plan = self.plan
         window_s = max(20.0, plan.spins / plan.spins_per_s)
+        if plan.load_max_s > 0:  # every fault lands inside the bounded load (the window grows if the kills need it)
+            window_s = min(window_s, plan.load_max_s - 60)
         return fault_schedule(
             random.Random(plan.seed), SERVICES, plan.kills, window_s, plan.broker_restart, plan.postgres_stop_s
         )

@@ -30,6 +30,9 @@ def app(
         help="Hostile records to write over every input topic; then "
         "every service is restarted and one normal spin must settle.",
     ),
+    load_max_s: float = typer.Option(
+        0.0, min=0.0, max=86_400.0, help="No new request after this long (0: until --spins); every fault still lands."
+    ),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
@@ -41,6 +44,7 @@ def app(
         clients=clients,
         concurrency=concurrency,
         spins_per_s=spins_per_s,
+        load_max_s=load_max_s,
         seed=seed,
         broker_restart=broker_restart,
         postgres_stop_s=postgres_stop_s,
