@@ -47,7 +47,7 @@ def fault_schedule(
 
 
 def fitting_window_s(kills: int, broker_restart: bool, postgres_stop_s: float) -> float:
-    """A window in which the kills fit between the blocked spans with room to spare (60 % more than the spacing each)."""
+    """A window in which the kills fit between the blocked spans, with 60 % more than the spacing for each kill."""
     blocked = (BEFORE_S + BROKER_CLEAR_S if broker_restart else 0.0) + (
         BEFORE_S + postgres_stop_s + PG_CLEAR_S if postgres_stop_s > 0 else 0.0
     )
