@@ -225,8 +225,7 @@ class Load:
 
     def _work(self, client: ReelstreamClient, index: int, worker: int, deadline: float) -> None:
         rng = random.Random(self.plan.seed * 1000 + index * 64 + worker)
-        tag = f"{index}" if self.plan.concurrency == 1 else f"{index}w{worker}"
-        players = [f"chaos-{tag}-{n}" for n in range(self.plan.players_per_client)]
+        players = [player_name(self.plan, index, worker, n) for n in range(self.plan.players_per_client)]
         games = {player: rng.choice(GAMES) for player in players}
         # One stake per player (Stjernestøv's bonus ring locks it), switched now and then with the ring forfeited.
         stakes = {player: rng.choice(games[player][2]) for player in players}
@@ -444,7 +443,8 @@ def _load_with_faults(
         threading.Thread(target=load.run_client, args=(index, deadline), name=f"chaos-client-{index}")
         for index in range(plan.clients)
     ]
-    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report), name="chaos-fuzz", daemon=True)
+    targets = tuple(player_name(plan, index, 0, 0) for index in range(min(plan.clients, 4)))
+    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report, targets), name="chaos-fuzz", daemon=True)
     injector.start()
     fuzzer.start()
     for client in clients:
@@ -473,7 +473,12 @@ FUZZED_TOPICS = (
 )
 
 
-def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
+def player_name(plan: ChaosPlan, client: int, worker: int, n: int) -> str:
+    tag = f"{client}" if plan.concurrency == 1 else f"{client}w{worker}"
+    return f"chaos-{tag}-{n}"
+
+
+def _fuzz(settings: Settings, count: int, report: ChaosReport, players: tuple[str, ...]) -> None:
     """`count` hostile records drawn by hypothesis, written while the load runs."""
     if count <= 0:
         return
@@ -492,7 +497,7 @@ def _fuzz(settings: Settings, count: int, report: ChaosReport) -> None:
     )
 
     @examples
-    @given(hostile(FUZZED_TOPICS, tuple(f"chaos-{n}-0" for n in range(4))))
+    @given(hostile(FUZZED_TOPICS, players))  # the load's own players: their books and balances meet the records
     def draw(item) -> None:
         drawn.append(item)
 
