@@ -95,13 +95,15 @@ class ChaosReport:
     unanswered: int = 0
     discrepancies: list[str] = field(default_factory=list)
     projection: str = ""
+    audited: bool = False  # the audit ran to its end (a run stopped before it proves nothing)
     duration_s: float = 0.0
     load_s: float = 0.0  # from the first request to the last answer
 
     @property
     def passed(self) -> bool:
         final_ok = self.final_spin in ("", "settled")
-        return not self.discrepancies and self.unanswered == 0 and self.answers_per_request_max == 1 and final_ok
+        answered = self.unanswered == 0 and self.answers_per_request_max == 1
+        return self.audited and not self.discrepancies and answered and final_ok
 
     @property
     def spins_per_s(self) -> float:
@@ -559,6 +561,7 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
         report.discrepancies = [str(item) for item in run.discrepancies]
         report.projection = run.projection
         report.quarantined = len(run.result.facts.quarantined)
+        report.audited = True
         if not report.discrepancies or time.monotonic() > deadline:
             return
         echo(f"chaos: audit found {len(report.discrepancies)} discrepancies ({run.projection}); again in 5 s")
