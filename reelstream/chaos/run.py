@@ -522,9 +522,10 @@ def _normal_spin(settings: Settings) -> str:
         bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix
     ) as client:
         client.deposit(player, 1_000, "EUR", timeout_s=60)
-        for _ in range(4):
+        request_id = uuid.uuid4()  # one request, asked again with its id (a new id would be SPIN_IN_PROGRESS)
+        for _ in range(8):
             try:
-                answer = client.spin(player, "rising-joker", 10, "EUR", token, timeout_s=30)
+                answer = client.spin(player, "rising-joker", 10, "EUR", token, request_id=request_id, timeout_s=30)
             except SpinTimeout:
                 continue
             return "settled" if isinstance(answer, Settled) else f"rejected {answer.code}"
