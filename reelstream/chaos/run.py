@@ -28,7 +28,7 @@ from pathlib import Path
 import asyncpg
 from kafka.errors import KafkaError
 
-from reelstream.chaos.schedule import fault_schedule
+from reelstream.chaos.schedule import BROKER_CLEAR_S, KILL_SPACING_S, PG_CLEAR_S, fault_schedule
 from reelstream.client import ReelstreamClient, Rejected, Settled, SpinTimeout
 from reelstream.processes import ServiceProcess, spawn
 from shared import records
@@ -347,11 +347,14 @@ class Faults:
         try:
             warmed.wait(WARM_UP_MAX_S)
             self.started = time.monotonic()
+            clear_at = 0.0  # a kill waits for this: the schedule's clearance counted from when a fault ended
             for at_s, kind in self.schedule():
-                time.sleep(max(0.0, at_s - (time.monotonic() - self.started)))
+                due = at_s if not kind.startswith("kill ") else max(at_s, clear_at)
+                time.sleep(max(0.0, due - (time.monotonic() - self.started)))
                 self.report.faults.append(Fault(kind, round(time.monotonic() - self.started, 3)))
                 self.echo(f"chaos: {kind} at {time.monotonic() - self.started:.1f} s")
                 self._inject(kind)
+                clear_at = time.monotonic() - self.started + _clearance_s(kind)
         finally:
             done.set()
 
@@ -368,6 +371,16 @@ class Faults:
             postgres.down(default_paths(), self.echo)
             time.sleep(self.plan.postgres_stop_s)
             postgres.up(default_paths(), infra.postgres_endpoint(), self.echo)
+
+
+def _clearance_s(kind: str) -> float:
+    """How long after a fault ended the next kill waits (a broker restart can take far longer than planned on a busy
+    machine: kills that fell due meanwhile would land in a burst inside its recovery)."""
+    if kind == "broker restart":
+        return BROKER_CLEAR_S
+    if kind == "postgres stop":
+        return PG_CLEAR_S
+    return KILL_SPACING_S
 
 
 def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport:
