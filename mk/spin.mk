@@ -18,5 +18,6 @@ bench-spins: topics ## Settled spins/s, messages per spin, p50/p99 at 50 % load 
 chaos: topics ## The CI-sized chaos and fuzz run: 1,000 spins, 5 kills, a broker restart, a PostgreSQL stop, 1,000 hostile records, audit
 	$(WITH_ENV) $(RS) chaos --spins 1000 --kills 5 --fuzz 1000 --out .reelstream/chaos
 
-chaos-long: topics ## The long chaos run: 100,000 spins, 100 kills, 20,000 hostile records; writes docs/chaos/ (commit it)
-	$(WITH_ENV) $(RS) chaos --spins 100000 --kills 100 --fuzz 20000 --clients 8 --out docs/chaos
+chaos-long: topics ## The long chaos run: 100,000 spins, 100 kills, 20,000 hostile records; writes docs/chaos/ (commit it); restarts THIS checkout's broker: see docs/chaos.md
+	$(WITH_ENV) $(RS) chaos --spins 100000 --kills 100 --fuzz 20000 --clients 8 --concurrency 4 --spins-per-s 60 \
+		--out docs/chaos $(CHAOS_LONG_ARGS)

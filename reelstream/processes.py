@@ -11,8 +11,12 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 from shared.readiness import ready_line
 
@@ -42,6 +46,30 @@ class ServiceProcess:
     def wait_ready(self, timeout_s: float = 60.0) -> None:
         self.wait_for_log(re.escape(ready_line(self.name)), timeout_s)
 
+    def wait_ready_by_probe(self, state_dir: Path, timeout_s: float = 60.0) -> str:
+        """Until this very process (its pid's endpoint file) answers 200 on /ready; returns its URL. Nothing an
+        earlier run left behind counts: not its log lines, not its endpoint file."""
+        from shared.observability.http import listed_endpoints
+
+        deadline = time.monotonic() + timeout_s
+        state = "starting"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"{self.name} exited with {self.process.returncode}; log tail:\n{self.own_log_text()[-3000:]}"
+                )
+            mine = [
+                e for e in listed_endpoints({"REELSTREAM_STATE_DIR": str(state_dir)}) if e["pid"] == self.process.pid
+            ]
+            if mine:
+                state = probe_state(mine[0]["url"])
+                if state == "ready":
+                    return mine[0]["url"]
+            time.sleep(0.2)
+        raise TimeoutError(
+            f"{self.name} not ready within {timeout_s:.0f} s (last: {state}); log tail:\n{self.own_log_text()[-3000:]}"
+        )
+
     def wait_for_log(self, pattern: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         compiled = re.compile(pattern)
@@ -56,6 +84,12 @@ class ServiceProcess:
         raise TimeoutError(
             f"{self.name} did not log /{pattern}/ within {timeout_s:.0f} s; log tail:\n{self.log_text()[-3000:]}"
         )
+
+    def release(self) -> None:
+        """Let a warm spare (spawned with `standby=True`) run its service."""
+        assert self.process.stdin is not None, "only a spare waits for its go"
+        self.process.stdin.write(b"go\n")
+        self.process.stdin.close()
 
     def kill(self) -> int:
         """SIGKILL, like a crash: no shutdown hooks, no flush, no offset commit."""
@@ -77,10 +111,29 @@ class ServiceProcess:
         return self.process.wait(timeout=timeout_s)
 
 
+def probe_state(url: str, timeout_s: float = 2.0) -> str:
+    """What a running service says of itself on /ready: ready, restoring (partitions being restored), starting (not
+    ready for another reason: joining, catching up) or unresponsive (no answer in time)."""
+    try:
+        with urllib.request.urlopen(url + "/ready", timeout=timeout_s) as answer:
+            return "ready" if answer.status == 200 else "starting"
+    except urllib.error.HTTPError as refused:
+        body = orjson.loads(refused.read() or b"{}")
+        return "restoring" if body.get("restoring") else "starting"
+    except (urllib.error.URLError, TimeoutError, ConnectionError, orjson.JSONDecodeError):
+        return "unresponsive"
+
+
 def spawn(
-    name: str, *, env: dict[str, str] | None = None, log_dir: Path, extra_args: tuple[str, ...] = ()
+    name: str,
+    *,
+    env: dict[str, str] | None = None,
+    log_dir: Path,
+    extra_args: tuple[str, ...] = (),
+    standby: bool = False,
 ) -> ServiceProcess:
-    """Start one service in its own process group, its output appended to log_dir/<name>.log."""
+    """Start one service in its own process group, its output appended to log_dir/<name>.log. With `standby` it
+    imports its service and waits: `release()` lets it run (a supervisor's warm spare)."""
     if name not in SERVICES:
         raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -89,10 +142,10 @@ def spawn(
     log_start = log.tell()
     process = subprocess.Popen(
         [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **(env or {}), **({"REELSTREAM_STANDBY": "1"} if standby else {})},
         stdout=log,
         stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
         start_new_session=True,
     )
     log.close()

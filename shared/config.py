@@ -16,6 +16,9 @@ LOCAL_DATABASE_URL = "postgresql://reelstream:reelstream@127.0.0.1:5433/reelstre
 DEDUP_WINDOW_MS = 60 * 60 * 1000
 # Commands dated further in the future than this are refused too (clocks of clients drift a little).
 CLOCK_SKEW_MS = 30 * 1000
+# A debited wager is settled or refunded within this, outages of a few minutes included; the audit flags a debit still
+# open past it (its spin is lost: e.g. a request another partition's book took, issue #15's P9).
+SAGA_TIME_LIMIT_MS = 15 * 60 * 1000
 # Request and command topics carry bearer tokens: they keep 7 days, then are deleted.
 COMMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 # The largest cashier deposit per currency without an operator override (REELSTREAM_DEPOSIT_CAP_MINOR_<CURRENCY>).

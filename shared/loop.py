@@ -170,6 +170,12 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
 
+    def input_partitions(self) -> int | None:
+        """The commands topic's partition count as the consumer's metadata has it (None outside a running loop): the
+        services' partition guard (shared/records.py) checks each record against it."""
+        found = self._consumer.partitions_for_topic(self.config.commands_topic) if self._consumer is not None else None
+        return len(found) if found else None
+
     def busy(self) -> bool:
         """Whether a decided batch is still being committed (benchmarks and tests wait for a quiet loop)."""
         return any(not task.done() for task in self._inflight.values())

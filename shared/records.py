@@ -24,7 +24,9 @@ from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
 from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
+from shared.partitioning import misplaced
 from shared.topics import (
+    ALL_TOPICS,
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
     JACKPOT_METERS,
@@ -62,6 +64,9 @@ SIGNED_COMMANDS: dict[str, str] = {
 COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS})
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
 WRONG_TOPIC, WRONG_KEY = "WRONG_TOPIC", "WRONG_KEY"
+WRONG_PARTITION = "WRONG_PARTITION"
+# Topics keyed by player id: co-partitioned, so a record must sit on its key's murmur2 partition (the player's book).
+PLAYER_KEYED = frozenset(topic.name for topic in ALL_TOPICS if topic.key == "player id" and topic.kind != "dlq")
 
 
 def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers:
@@ -252,3 +257,29 @@ def undecodable(logical_topic: str, physical_topic: str, record, error: DecodeEr
 
 def quarantined(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:
     return dead_letter(logical_topic, physical_topic, record, code=UNTRUSTED_WRITER, reason=problem, consumer=consumer)
+
+
+def placement_problem(logical_topic: str, record, partitions: int | None) -> str | None:
+    """Why a record of a player-keyed topic is not on its key's murmur2 partition, or None. Every consumer of such a
+    topic calls it (a record elsewhere would meet a book that knows nothing of its player); `partitions` is the
+    topic's partition count as the consumer's metadata has it (None or 0: not known yet, nothing is checked). A
+    record without a key is the decoder's business (the key must be the player id)."""
+    if logical_topic not in PLAYER_KEYED or not record.key or not partitions:
+        return None
+    return misplaced(record.key, record.partition, partitions)
+
+
+def misplaced_letter(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:
+    return dead_letter(logical_topic, physical_topic, record, code=WRONG_PARTITION, reason=problem, consumer=consumer)
+
+
+def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None]:
+    """(the decoded event, None) of a record its topic's owner wrote and that decodes, else (None, why not): what a
+    restore or a tool folding a service's own topic may fold; the rest is quarantined, never fatal."""
+    problem = provenance_problem(logical_topic, record.headers, record.value, record.key)
+    if problem is not None:
+        return None, problem
+    try:
+        return decode(record.value, expect_kind="event"), None
+    except DecodeError as error:
+        return None, f"unreadable: {error}"

@@ -12,6 +12,12 @@ def app(
     spins: int = typer.Option(1000, min=1, max=10_000_000, help="Spin requests to answer, across both games."),
     kills: int = typer.Option(5, min=0, max=100_000, help="SIGKILLs of random services during the run."),
     clients: int = typer.Option(4, min=1, max=64, help="Concurrent clients (each with its own players)."),
+    concurrency: int = typer.Option(
+        1, min=1, max=32, help="Requests in flight per client (workers sharing its connection, each its own players)."
+    ),
+    spins_per_s: float = typer.Option(
+        25.0, min=1.0, max=10_000.0, help="The pace the faults are spread for: over spins / pace seconds."
+    ),
     seed: int = typer.Option(7, help="Seed of the fault schedule and of the players' choices."),
     broker_restart: bool = typer.Option(
         True, "--broker-restart/--no-broker-restart", help="Restart the local broker once (local infrastructure only)."
@@ -24,6 +30,9 @@ def app(
         help="Hostile records to write over every input topic; then "
         "every service is restarted and one normal spin must settle.",
     ),
+    load_max_s: float = typer.Option(
+        0.0, min=0.0, max=86_400.0, help="No new request after this long (0: until --spins); every fault still lands."
+    ),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
@@ -33,17 +42,21 @@ def app(
         spins=spins,
         kills=kills,
         clients=clients,
+        concurrency=concurrency,
+        spins_per_s=spins_per_s,
+        load_max_s=load_max_s,
         seed=seed,
         broker_restart=broker_restart,
         postgres_stop_s=postgres_stop_s,
         fuzz=fuzz,
     )
     report = run_chaos(plan, out, echo=typer.echo)
-    gaps = report.gaps()
+    gaps = report.gaps("kill")
     typer.echo(
         f"{'passed' if report.passed else 'FAILED'}: {report.requests} requests, {report.settled} settled, "
         f"{report.rejected} rejected, {len(report.faults)} faults, {report.restarts} restarts, "
-        f"{len(report.discrepancies)} discrepancies; answer gap p50 {gaps['p50_s']} s, max {gaps['max_s']} s; "
-        f"report in {out / 'chaos.md'}"
+        f"{len(report.discrepancies)} discrepancies; {report.spins_per_s} spins/s; answer gap after a kill p50 "
+        f"{gaps['p50_s']} s, max {gaps['max_s']} s (limit {'met' if report.kill_gaps_within_limit else 'NOT met'}), "
+        f"after the broker restart {report.gaps('broker restart')['max_s']} s; report in {out / 'chaos.md'}"
     )
     raise typer.Exit(0 if report.passed else 1)

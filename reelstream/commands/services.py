@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -13,11 +14,14 @@ import typer
 from reelstream import arguments
 from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from games.selftest import numba_cache_dir
-from reelstream.processes import SERVICES, spawn
+from reelstream.processes import SERVICES, probe_state, spawn
 from reelstream.profiling import profiled
 
 app = typer.Typer(no_args_is_help=True)
 STATE_DIR = Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstream"))
+# A process started with this set to 1 imports its service, then waits for one line on stdin before it runs: a
+# supervisor keeps one such warm spare per service, so a restart after a crash does not wait for the imports.
+STANDBY_ENV = "REELSTREAM_STANDBY"
 
 
 @app.command()
@@ -27,6 +31,9 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
     main = importlib.import_module(f"services.{name}.app").main
+    if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported, it waits for its supervisor's go (one line)
+        if not sys.stdin.readline():
+            return  # the supervisor went away: nothing to take over
     # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.
     profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")
     with profiled(Path(profile_dir) / f"{name}-{os.getpid()}.prof" if profile_dir else None):
@@ -64,7 +71,7 @@ def up(
     ),
     timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
-    """Start services in the background (idempotent) and wait until each consumes its inputs."""
+    """Start services in the background (idempotent) and wait until each says on its /ready that it is ready."""
     started = []
     for name in only:
         if (pid := _running_pid(name)) is not None:
@@ -75,8 +82,12 @@ def up(
         _pid_file(name).write_text(str(service.process.pid))
         started.append(service)
     for service in started:
-        service.wait_ready(timeout_s)
-        typer.echo(f"{service.name}: ready (pid {service.process.pid}, log {service.log_path})")
+        try:
+            url = service.wait_ready_by_probe(STATE_DIR, timeout_s)
+        except (RuntimeError, TimeoutError) as error:
+            typer.echo(f"{service.name}: not ready: {error}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"{service.name}: ready (pid {service.process.pid}, {url}, log {service.log_path})")
 
 
 @app.command()
@@ -110,8 +121,9 @@ def status(
     units: Units = UNITS,
     as_json: bool = typer.Option(False, "--json", help="The same as --format json."),
 ) -> None:
-    """Which services run: pids started by `up` from this state directory, and the HTTP endpoint (/health, /ready,
-    /metrics) of every running instance that writes its address there (tests and extra instances included)."""
+    """Which services run and what each says of itself: the pids started by `up` from this state directory and every
+    running instance that writes its HTTP endpoint there (tests and extra instances included), each asked on /ready:
+    ready, restoring, starting or unresponsive; failed when `up` started it and it has exited; else stopped."""
     from shared.observability.http import listed_endpoints
 
     endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
@@ -119,10 +131,16 @@ def status(
     for name in SERVICES:
         pid = _running_pid(name)
         for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
+            if endpoint is not None:
+                state = probe_state(endpoint["url"])
+            elif pid is not None:
+                state = "starting"  # alive, its endpoint not listed yet
+            else:
+                state = "failed" if _pid_file(name).exists() else "stopped"  # `up` started it and it exited
             rows.append(
                 {
                     "service": name,
-                    "state": "running" if pid or endpoint else "stopped",
+                    "state": state,
                     "pid": endpoint["pid"] if endpoint else pid,
                     "url": endpoint["url"] if endpoint else None,
                 }

@@ -6,6 +6,7 @@ few calls in the loops (`process.py` holds them), so the loops stay free of prom
 
 from shared.observability.process import (  # noqa: F401
     PROCESS,
+    alert,
     batch_done,
     commit_timer,
     consumed,

@@ -32,6 +32,7 @@ REJECTIONS = Counter("reelstream_rejections", "Refusals written, by code", ["ser
 DEAD_LETTERS = Counter(
     "reelstream_dead_letters", "Records written to a dead-letter topic, by reason", ["service", "reason"]
 )
+ALERTS = Counter("reelstream_alerts", "Integrity alerts logged (`alert: ...` lines), by kind", ["service", "kind"])
 RESTORE_SECONDS = Histogram(
     "reelstream_restore_seconds", "Restoring the state of assigned partitions", ["service"], buckets=_RESTORE_S
 )

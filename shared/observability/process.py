@@ -164,6 +164,12 @@ def produced(topic: str, value: bytes | None, headers=()) -> None:
         metrics.REJECTIONS.labels(PROCESS.service, str(code)[:64]).inc()
 
 
+def alert(logger: logging.Logger, kind: str, text: str, *args: Any) -> None:
+    """An integrity alert: an `alert: ...` error line (what operators grep and ship) and the alerts counter by kind."""
+    logger.error("alert: " + text, *args)
+    metrics.ALERTS.labels(PROCESS.service, kind).inc()
+
+
 def pool_levels(meters) -> None:
     """Published jackpot meters (envelopes of JackpotMeter): the pool level gauges."""
     for meter in meters:

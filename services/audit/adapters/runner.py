@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -99,6 +100,7 @@ def audit_platform(
         scope,
         lookup=counting(lookup, "re-deriving spins", spins_at_most, progress),
         decoded=lambda count: progress("decoding and folding", count, len(records)),
+        now_ms=scope.until_ms or time.time_ns() // 1_000_000,
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)

@@ -10,12 +10,13 @@ from services.audit.core.collect import Facts, RawRecord, collect
 from services.audit.core.drops import check_drops
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.jackpots import JackpotCheck, check_jackpots
-from services.audit.core.ledger import Ledger, fold_ledger
+from services.audit.core.ledger import Ledger, fold_ledger, open_too_long
 from services.audit.core.pools import Pools, fold_pools
 from services.audit.core.rederive import EngineLookup, default_lookup
 from services.audit.core.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
 from services.audit.core.spins import Spins, check_spins
+from shared.config import SAGA_TIME_LIMIT_MS
 from shared.pools import PoolsConfig, load_pools
 
 
@@ -51,9 +52,11 @@ def run_audit(
     config: PoolsConfig | None = None,
     lookup: EngineLookup = default_lookup,
     decoded: Callable[[int], None] = lambda count: None,
+    now_ms: int | None = None,
 ) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
-    `decoded` hears the decoding's progress (see collect)."""
+    `decoded` hears the decoding's progress (see collect). `now_ms` dates the audit, for debits open longer than the
+    saga's time limit (None: the latest broker time read)."""
     config = config or load_pools()
     facts = collect(records, until_ms=scope.until_ms, decoded=decoded)
     wallet_facts = [fact for fact in facts.facts if fact.topic == "wallet.events"]
@@ -67,8 +70,15 @@ def run_audit(
 
     spins = check_spins(spin_facts, ledger, config, lookup, in_scope)
     jackpots = check_jackpots(ledger, pools, spins, config)
+    latest_ms = max((fact.timestamp_ms for fact in facts.facts), default=0)
+    stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, SAGA_TIME_LIMIT_MS)
     found = (
-        facts.discrepancies + ledger.discrepancies + pools.discrepancies + spins.discrepancies + jackpots.discrepancies
+        facts.discrepancies
+        + ledger.discrepancies
+        + stale
+        + pools.discrepancies
+        + spins.discrepancies
+        + jackpots.discrepancies
     ) + check_drops(jackpot_facts, config)
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)

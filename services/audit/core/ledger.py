@@ -153,3 +153,15 @@ def _track_wager(ledger: Ledger, fact: Fact) -> None:
 def _found(check: str, fact: Fact, detail: str) -> Discrepancy:
     data = fact.data
     return fact_finding(check, f"wager {getattr(data, 'wager_id', None) or data.transaction_id}", fact, detail)
+
+
+def open_too_long(ledger: Ledger, now_ms: int, limit_ms: int) -> list[Discrepancy]:
+    """Debits with neither settlement nor refund whose broker time is more than `limit_ms` before `now_ms`: no saga
+    will close them any more (younger ones are in flight)."""
+    return [
+        _found(
+            "wager-open-too-long", wager.debit, f"open for {now_ms - wager.debit.timestamp_ms} ms (limit {limit_ms})"
+        )
+        for wager in ledger.wagers.values()
+        if wager.settlement is None and wager.refund is None and now_ms - wager.debit.timestamp_ms > limit_ms
+    ]

@@ -10,7 +10,8 @@ from typing import Any
 
 from kafka import TopicPartition
 
-from shared.events import decode
+from shared.records import trusted_event
+from shared.topics import JACKPOT_EVENTS
 from shared.kafka import consumer
 from shared.pools import PoolsConfig, load_pools
 
@@ -42,11 +43,14 @@ def read_all(bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S, role
 
 
 def fold_events(records: list[Any], pools: PoolsConfig | None = None) -> dict[str, NetworkState]:
-    """Each network's state from its events (duplicates by event id are skipped, as every consumer does)."""
+    """Each network's state from its events (duplicates by event id are skipped, as every consumer does; what the
+    jackpot did not write or what does not decode is skipped, as its restore quarantines it)."""
     pools = pools or load_pools()
     states: dict[str, NetworkState] = {}
     for record in records:
-        event = decode(record.value, expect_kind="event")
+        event, _ = trusted_event(JACKPOT_EVENTS, record)
+        if event is None:
+            continue
         network_id = event.data.network_id
         state = states.get(network_id) or states.setdefault(network_id, new_network(pools.network(network_id)))
         replay(state, event)

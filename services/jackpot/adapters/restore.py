@@ -14,7 +14,6 @@ from typing import Any
 
 from shared import records
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.events import DecodeError, decode
 from shared.input_position import recorded_position
 from shared.partition_log import PartitionReadTimeout, fold_partition
 from shared.pools import PoolsConfig
@@ -66,12 +65,9 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, c
 
 
 def _trusted_event(record, events_topic: str, partition: int, restored: Restored) -> Any | None:
-    problem = records.provenance_problem(JACKPOT_EVENTS, record.headers, record.value, record.key)
-    if problem is None:
-        try:
-            return decode(record.value, expect_kind="event")
-        except DecodeError as error:
-            problem = f"unreadable: {error}"
+    event, problem = records.trusted_event(JACKPOT_EVENTS, record)
+    if event is not None:
+        return event
     log.error("alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem)
     restored.quarantined.append(record.offset)
     return None

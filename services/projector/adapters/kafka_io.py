@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -94,18 +94,21 @@ async def fold_records(
     refuse_types: frozenset[str] = frozenset(),
     pool: Executor | None = None,
     topic_prefix: str = "",
+    partitions: Callable[[str], int | None] = lambda topic: None,
 ) -> None:
     """Decode records into the batch (in worker processes when a pool is given, else in chunks here, yielding to the
     event loop between them); send undecodable ones to `<topic>.dlq`, quarantine those their topic's owner did not
-    write (the one dead letter of such a record: the services that skip it only alert), and wait for the acks."""
+    write or that sit off their key's partition (`partitions`: a topic's partition count; the one dead letter of such
+    a record: the services that skip it only alert), and wait for the acks."""
     pending = []
-    untrusted: dict[int, str] = {}  # index in `records` -> why the topic's owner did not write it
+    untrusted: dict[int, tuple[str, str]] = {}  # index in `records` -> (code, why it is not trusted)
     for index, record in enumerate(records):
-        problem = records_module.provenance_problem(
-            _logical(record.topic, topic_prefix), record.headers, record.value, record.key
-        )
+        logical = _logical(record.topic, topic_prefix)
+        problem = records_module.provenance_problem(logical, record.headers, record.value, record.key)
         if problem is not None:
-            untrusted[index] = problem
+            untrusted[index] = (records_module.UNTRUSTED_WRITER, problem)
+        elif (wrong := records_module.placement_problem(logical, record, partitions(record.topic))) is not None:
+            untrusted[index] = (records_module.WRONG_PARTITION, wrong)
     trusted = [record for index, record in enumerate(records) if index not in untrusted]
     raw = [(r.topic, r.partition, r.offset, r.timestamp, r.value) for r in trusted]
     chunks = [raw[start : start + DECODE_CHUNK] for start in range(0, len(raw), DECODE_CHUNK)]
@@ -123,7 +126,10 @@ async def fold_records(
     for index, record in enumerate(records):  # in offset order: positions only move forwards
         logical = _logical(record.topic, topic_prefix)
         if index in untrusted:
-            letter = records_module.quarantined(logical, record.topic, record, untrusted[index], consumer=CONSUMER_NAME)
+            code, problem = untrusted[index]
+            letter = records_module.dead_letter(
+                logical, record.topic, record, code=code, reason=problem, consumer=CONSUMER_NAME
+            )
         else:
             kind, first, second = next(decoded)
             if kind == "event":

@@ -189,7 +189,13 @@ class Projector:
                 if records:
                     with observability.handler_timer():
                         await kafka_io.fold_records(
-                            records, dlq, batch, self.config.refuse_types, pool, self.config.topic_prefix
+                            records,
+                            dlq,
+                            batch,
+                            self.config.refuse_types,
+                            pool,
+                            self.config.topic_prefix,
+                            lambda topic: len(kafka.partitions_for_topic(topic) or ()),
                         )
                         batch.seal()  # its folds, while the previous batch's transaction still runs
                     self._read.update(batch.positions)

@@ -26,7 +26,10 @@ class Out:
     value: bytes
     kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | home-answer | dlq
     headers: tuple[tuple[str, bytes], ...] = ()
-    partition: int | None = None  # journal facts and answers go to the book's own partition (folded on rebuild)
+    # Journal facts go to the book's own partition (folded on rebuild); None: the key's partition. Answers go by their
+    # key: the book's own partition for a request on its partition, the named player's for a refusal of a record that
+    # sat elsewhere (keyless, or keyed by another player), where the partition guards expect it.
+    partition: int | None = None
 
 
 @dataclass
@@ -58,7 +61,7 @@ def outputs_of(
         kind = _COMMAND_KINDS[type(command.data)]
         effects.outputs.append(Out(command.data.TOPIC, command.key, encode(command), kind, traced))
     for reply in decision.answers:
-        effects.outputs.append(Out(reply.data.TOPIC, reply.key, answer_bytes(book, reply), "answer", traced, partition))
+        effects.outputs.append(Out(reply.data.TOPIC, reply.key, answer_bytes(book, reply), "answer", traced))
     for reply in decision.rerouted:  # where the producer's default partitioner puts the key
         effects.outputs.append(Out(reply.data.TOPIC, reply.key, encode(reply), "home-answer", traced))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -18,6 +19,9 @@ from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
 log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
 FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
+# The fold yields to the event loop this often: the group heartbeats share it, and a long history folded in one go
+# outlasted the session timeout (seen in the long chaos run: evicted and rebuilt again every ~17 s, never ready).
+FOLD_YIELD_EVERY = 1000
 
 
 async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
@@ -41,9 +45,11 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
     logical = {settings.topic(name): name for name in FOLD_ORDER}
     for tp in tps:  # in FOLD_ORDER
         book = books[tp.partition]
-        for record in history[tp]:
+        for index, record in enumerate(history[tp]):
             _fold_one(book, catalog, logical[tp.topic], record)
             book.now_ms = max(book.now_ms, record.timestamp)
+            if index % FOLD_YIELD_EVERY == FOLD_YIELD_EVERY - 1:
+                await asyncio.sleep(0)
     for book in books.values():
         fold.finish_rebuild(book, catalog)
     return books

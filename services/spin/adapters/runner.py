@@ -23,7 +23,7 @@ from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.effects import Context
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, stray_wager
 from services.spin.core.requests import Request
 from shared import observability, records
 from shared.config import Settings
@@ -93,8 +93,7 @@ class SpinRunner(Stateless[SpinBook]):
 
     def decide(self, partition: int, book: SpinBook, polled: list[Any]) -> list[Output]:
         effects = Effects()
-        consumer = self.loop.consumer
-        partitions = len(consumer.partitions_for_topic(self.loop.config.commands_topic) or ()) if consumer else 0
+        partitions = self.loop.input_partitions() or 0
         for record in polled:
             self._handle(partition, book, record, effects, partitions)
         journal = [self._output(out, first=True) for out in effects.journal]
@@ -104,9 +103,11 @@ class SpinRunner(Stateless[SpinBook]):
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[record.topic]
         with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
-            message = (
-                request_message(record, partitions) if logical == SPIN_REQUESTS else event_message(logical, record)
-            )
+            if logical == SPIN_REQUESTS:
+                message = request_message(record, partitions)
+            else:
+                message = event_message(logical, record, partitions)
+                _alert_if_stray(book, logical, record, message)
             decision = decide(book, message, broker_time(record.timestamp), ctx=self.ctx) if message else None
         if decision is not None:
             outputs_of(decision, book, logical, record, partition, traced, effects)
@@ -153,20 +154,35 @@ def request_message(record, partitions: int) -> Request | Undecodable:
     return Request(request, key, wrong)
 
 
-def event_message(logical: str, record) -> Envelope[Any] | Undecodable | None:
-    """A wallet fact or a jackpot answer for the core, an Undecodable one (dead-lettered), or None: not ours."""
+def event_message(logical: str, record, partitions: int = 0) -> Envelope[Any] | Undecodable | None:
+    """A wallet fact or a jackpot answer for the core, an Undecodable one (dead-lettered), or None: not ours.
+    Not written by its topic's owner, or off its key's partition (`partitions`: the co-partitioned topics' count, 0:
+    unknown), it is quarantined with an alert (the projector dead-letters it)."""
     wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
     if not may_be(record.value, wanted):
         return None  # other facts on the topic (deposits, limits, ...) are none of the spin's business
     problem = records.provenance_problem(logical, record.headers, record.value, record.key)
-    if problem is not None:  # quarantined: never applied (the projector dead-letters what is on wallet.events)
+    problem = problem or records.placement_problem(logical, record, partitions)
+    if problem is not None:  # quarantined: never applied
         where = (record.topic, record.partition, record.offset)
-        log.error("alert: %s/%d/%d quarantined, not applied: %s", *where, problem)
+        observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s", *where, problem)
         return None
     try:
         return decode(record.value, expect_kind="event")
     except DecodeError as error:
         return Undecodable(error, None, (logical, record.partition, record.offset))
+
+
+def _alert_if_stray(book: SpinBook, logical: str, record, message) -> None:
+    """A wallet fact for a request no book of this partition knows: no spin will settle or refund it (log + the
+    alerts counter)."""
+    if logical != WALLET_EVENTS or not isinstance(message, Envelope):
+        return
+    stray = stray_wager(book, message)
+    if stray is not None:
+        where = (record.topic, record.partition, record.offset)
+        text = "%s/%d/%d: %s for request %s, which no spin book knows (never settled or refunded by a spin)"
+        observability.alert(log, "stray-wager", text, *where, message.type, stray)
 
 
 def producer_for(settings: Settings) -> AIOKafkaProducer:

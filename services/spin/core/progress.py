@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
 from services.spin.core import evolve as fold
-from services.spin.core.book import SpinRecord
+from services.spin.core.book import SpinBook, SpinRecord
 from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
@@ -48,6 +49,21 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
         if record is not None and record.answer is None:
             text = f"the spin could not complete; wager refunded: {data.reason}"
             _reject(draft, record, now, "WAGER_REFUNDED", text)
+
+
+def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
+    """The request of a wager fact (debit, its refusal, settlement, refund) that this book does not know, else None.
+    Such a wager no spin will settle or refund (another partition's book took its request, or it was forged past the
+    trust checks): the adapter raises an alert. A redelivery of a fact older than the de-dup window (its request
+    pruned) would be reported too."""
+    data = event.data
+    if isinstance(data, WagerDebited) or (isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE):
+        request_id = data.transaction_id
+    elif isinstance(data, (WagerSettled, WagerRefunded)):
+        request_id = data.wager_id
+    else:
+        return None
+    return None if request_id in book.records else request_id
 
 
 def on_jackpot_answer(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from shared import records
 from shared.decision import Undecodable
+from shared.partitioning import misplaced
 from shared.input_position import Output
 from shared.events import DecodeError, Envelope
 from shared.events.envelope import broker_time
@@ -42,16 +43,23 @@ def handle(
     timestamp_ms: int,
     position: tuple[str, int, int],
     headers: list[tuple[str, bytes]] | None = None,
+    partitions: int | None = None,
 ) -> list[Output]:
     """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id.
     `headers` are the record's: an internal command (debit, settle, refund) is applied only when the spin service
-    wrote it."""
+    wrote it. `partitions` is the topic's partition count: a command off its key's partition is dead-lettered
+    WRONG_PARTITION (this partition's book does not hold its player)."""
     record = _Position(*position, key, value, headers or [])
     problem = records.provenance_problem(WALLET_COMMANDS, headers, value, key)
     if problem is not None:
         letter = records.quarantined(WALLET_COMMANDS, position[0], record, problem, consumer="wallet")
         return [Output(True, key, letter.value, letter.headers)]
-    decision = decide(partition, command_message(key, value, position), broker_time(timestamp_ms))
+    wrong = records.placement_problem(WALLET_COMMANDS, record, partitions)
+    if wrong is not None:
+        letter = records.misplaced_letter(WALLET_COMMANDS, position[0], record, wrong, consumer="wallet")
+        return [Output(True, key, letter.value, letter.headers)]
+    message = command_message(key, value, position, partitions)
+    decision = decide(partition, message, broker_time(timestamp_ms))
     outputs = [Output(False, event.key, written(partition, event), HEADERS) for event in decision.events]
     for refusal in decision.dead_letters:
         letter = records.dead_letter(
@@ -67,9 +75,16 @@ def handle(
     return outputs
 
 
-def command_message(key: bytes | None, value: bytes | None, position: tuple[str, int, int]) -> Envelope | Undecodable:
-    """The record as the core's message: a wallet command keyed by its player, or why it is not one."""
+def command_message(
+    key: bytes | None, value: bytes | None, position: tuple[str, int, int], partitions: int | None = None
+) -> Envelope | Undecodable:
+    """The record as the core's message: a wallet command keyed by its player, or why it is not one. An undecodable
+    record names its player only when this partition is that player's (a rejection lands on this partition; a
+    keyless record may sit anywhere)."""
     try:
         return records.decode_on(WALLET_COMMANDS, value, key)
     except DecodeError as error:
-        return Undecodable(error, error.readable_player(key), position)
+        player_id = error.readable_player(key)
+        if player_id is not None and partitions and misplaced(player_id.encode(), position[1], partitions):
+            player_id = None
+        return Undecodable(error, player_id, position)

@@ -82,6 +82,7 @@ class WalletService:
 
     def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
         outputs: list[Output] = []
+        partitions = self.loop.input_partitions()
         for record in records:
             with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
                 found = handle(
@@ -91,6 +92,7 @@ class WalletService:
                     record.timestamp,
                     (record.topic, record.partition, record.offset),
                     list(record.headers or ()),
+                    partitions,
                 )
             outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet

@@ -148,7 +148,7 @@ def test_services_status_lists_every_endpoint(platform):
     rows = orjson.loads(result.stdout)["services"]
     for name in SERVICES:
         mine = [row for row in rows if row["service"] == name]
-        assert [row["state"] for row in mine] == ["running"]
+        assert [row["state"] for row in mine] == ["ready"]
         assert [row["url"] for row in mine] == [platform["urls"][name]]
 
 

@@ -19,12 +19,16 @@ from reelstream.synthetic.spins import play_history, stand_in_lookup
 from services.audit.core.audit import run_audit
 from services.audit.core.reports import ggr_rows, liability_rows, reconciliation_rows
 from services.jackpot.adapters.history import fold_events
+from shared import records
 from shared.pools import load_pools
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 # The first 25 jackpot.events records of each partition from a recorded platform run (pools opened, contributions).
 RECORDED_JACKPOT = [
-    SimpleNamespace(**{**row, "value": row["value"].encode()})
+    SimpleNamespace(
+        **{**row, "value": row["value"].encode(), "headers": records.headers_for("jackpot")},
+        key=json.loads(row["value"])["subject"].encode(),  # jackpot.events are keyed by network id
+    )
     for row in map(json.loads, (Path(__file__).parent / "jackpot_events.jsonl").read_text().splitlines())
 ]
 AMOUNT = re.compile(r"-?\d[\d,]*\.\d{2} (EUR|DKK)")
