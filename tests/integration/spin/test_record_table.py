@@ -22,9 +22,8 @@ from reelstream.client import Rejected, Settled
 from shared import records, signing
 from shared.dead_letters import origin_of
 from shared.events import decode, encode, envelope
-from shared.events.envelope import broker_time
 from shared.events.jackpot import ContributionsApplied, Contribute
-from shared.events.spin import SpinRejected, SpinRequested
+from shared.events.spin import SpinRejected
 from shared.events.wallet import CASHIER, Deposit, Deposited, Posting, SettleWager, WagerDebited, player_account
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
@@ -34,6 +33,7 @@ from shared.topics import PLAYER_PARTITIONS
 
 from conftest import client_for, token_for
 from test_wrong_partition import answers_by_partition
+from tests.support.spin import request_bytes
 
 LOCKING_SEED = "0000000000000000000000000000000000000000000000000000000000000008"  # a bonus symbol stays on the ring
 DIAMOND = load_pools().network("diamond-mystery")
@@ -62,6 +62,10 @@ def _write(platform, topic: str, key: bytes | None, value: bytes, writer: str, p
         sender.send(platform.topic(topic), key=key, value=value, headers=headers, partition=partition).get(timeout=30)
     finally:
         sender.close(10)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def _letters(platform, topic: str, deadline_s: float = WAIT_S) -> list:
@@ -147,20 +151,8 @@ def test_p8_a_settlement_for_a_spin_in_flight_from_anyone_but_the_spin_service_i
     with client_for(platform) as client:
         client.deposit(player, 10_000, "EUR")
         platform.services["wallet"].stop()
-        request_id = uuid.uuid4()
-        request = envelope(
-            SpinRequested(
-                request_id=request_id,
-                player_id=player,
-                game="rising-joker",
-                stake_minor=100,
-                currency="EUR",
-                session_token=token_for(player),
-            ),
-            source="table-test",
-            time=datetime.now(timezone.utc),
-        )
-        _write(platform, "spin.requests", player.encode(), encode(request), "game-client")
+        request_id, request = request_bytes(player, stake=100, token=token_for(player), time_ms=_now_ms())
+        _write(platform, "spin.requests", player.encode(), request, "game-client")
         debit = _wait_for_command(platform, request_id)
         settle = SettleWager(
             transaction_id=uuid.uuid4(),
@@ -204,16 +196,7 @@ def test_p9_a_locked_stjernestoev_stake_change_on_another_partition_is_refused_t
         client.deposit(player, 100_000, "DKK")
         first = client.spin(player, "stjernestoev", 10_000, "DKK", token_for(player))
         assert isinstance(first, Settled)
-        request_id = uuid.uuid4()
-        data = SpinRequested(
-            request_id=request_id,
-            player_id=player,
-            game="stjernestoev",
-            stake_minor=50,
-            currency="DKK",
-            session_token=token_for(player),
-        )
-        value = encode(envelope(data, source="test-crc32-client", time=broker_time(time.time_ns() // 1_000_000)))
+        request_id, value = request_bytes(player, "stjernestoev", 50, "DKK", token_for(player), time_ms=_now_ms())
         _write(platform, "spin.requests", player.encode(), value, "game-client", partition=away)
         found = answers_by_partition(platform, request_id)
         assert list(found) == [home]
