@@ -273,26 +273,21 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         carried = not self.config.extra_inputs and commands in offsets  # the position travels on the last event
         if carried:
             outputs = with_position(outputs, offsets[commands])
-        outputs = signed(self.config, outputs)
-        first = [out for out in outputs if out.first]
-        rest = [out for out in outputs if not out.first] if first else outputs
+        sent = signed(self.config, outputs)
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
-            acknowledged = await asyncio.gather(*[await self._send(producer, partition, out) for out in first])
-            self._acknowledged(partition, first)
-            futures = [await self._send(producer, partition, out) for out in rest]
+            futures = [await self._send(producer, partition, out) for out in sent]
             crash_point(f"{prefix}.mid_transaction")  # sent, maybe not acknowledged, nothing committed
-            written = await asyncio.gather(*futures)
-            for _ in written:
+            metas = await asyncio.gather(*futures)
+            for _ in metas:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
-            self._acknowledged(partition, rest)
-            if not (carried and carries_position(outputs)):  # no event carries the position: commit it here
+            self._acknowledged(partition, sent)
+            if not (carried and carries_position(sent)):  # no event carries the position: commit it here
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
         if commands in offsets:
             self._positions.committed(partition, offsets[commands])
-        sent, metas = [*first, *rest], [*acknowledged, *written]
         for out in sent:
             observability.produced(self._topic_of(out), out.value, out.headers)
         observability.batch_done(polled_at)
