@@ -12,7 +12,6 @@ from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
 from shared import records
 from shared.config import Settings
-from shared.events import DecodeError, decode
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
 
@@ -76,13 +75,8 @@ async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> d
 
 def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:
     """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal)."""
-    problem = records.provenance_problem(logical_topic, record.headers, record.value, record.key)
-    if problem is None:
-        try:
-            message = decode(record.value, expect_kind="event")
-        except DecodeError as error:
-            problem = f"unreadable: {error}"
-    if problem is not None:
+    message, problem = records.trusted_event(logical_topic, record)
+    if message is None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return
     fold.evolve(book, message, record.value)
