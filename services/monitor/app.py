@@ -30,6 +30,7 @@ from services.monitor.web.routes import install_web
 from shared.config import Settings, load_settings
 from shared import records as provenance
 from shared.events import encode
+from shared.observability.http import announce_endpoint
 from shared.readiness import ready_line
 from shared.topics import JACKPOT_EVENTS, JACKPOT_METERS, MONITOR_ALERTS, SPIN_EVENTS
 
@@ -147,7 +148,10 @@ def main() -> None:
     settings = load_settings()
     datadir = Path(os.environ.get("REELSTREAM_MONITOR_DATADIR", Path.cwd() / ".reelstream" / "monitor"))
     (datadir / settings.group("monitor")).mkdir(parents=True, exist_ok=True)
-    app, _live, _tables = build_app(settings, monitor_port(), datadir / settings.group("monitor"))
+    port = monitor_port()
+    app, _live, _tables = build_app(settings, port, datadir / settings.group("monitor"))
+    # Listed like every service's endpoint: `services up` waits for this process's own /ready there.
+    announce_endpoint("monitor", f"http://127.0.0.1:{port}")
     worker = app.Worker(loglevel="WARNING", quiet=True, redirect_stdouts=False, override_logging=False)
     worker.execute_from_commandline()
 

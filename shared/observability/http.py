@@ -70,14 +70,21 @@ async def serve_http(process: Process = PROCESS, environ=os.environ) -> HttpServ
     port = site._server.sockets[0].getsockname()[1]  # noqa: SLF001 - the port the OS chose when 0 was asked
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     url = f"http://{shown}:{port}"
+    address_file = announce_endpoint(process.service, url, environ)
+    return HttpServer(runner, url, address_file, asyncio.create_task(process.run_probe(), name="observability-probe"))
+
+
+def announce_endpoint(service: str, url: str, environ=os.environ) -> Path:
+    """List this process's endpoint (/health, /ready, /metrics at `url`) where `services up` and `services status`
+    look for it; the file is removed with the server, or when a reader finds its process dead."""
     folder = endpoints_dir(environ)
     folder.mkdir(parents=True, exist_ok=True)
-    address_file = folder / f"{process.service}-{os.getpid()}.json"
+    address_file = folder / f"{service}-{os.getpid()}.json"
     # Written whole, then renamed: a reader listing the folder never sees a half-written (empty) file.
     partial = address_file.with_suffix(".tmp")
-    partial.write_bytes(orjson.dumps({"service": process.service, "pid": os.getpid(), "url": url}))
+    partial.write_bytes(orjson.dumps({"service": service, "pid": os.getpid(), "url": url}))
     os.replace(partial, address_file)
-    return HttpServer(runner, url, address_file, asyncio.create_task(process.run_probe(), name="observability-probe"))
+    return address_file
 
 
 def listed_endpoints(environ=os.environ) -> list[dict]:
