@@ -27,7 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
-from shared import observability
+from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (
@@ -60,6 +60,9 @@ class LoopConfig:
     # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
     # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
     producer_batch_bytes: int = 512 * 1024
+    # `<service>.snapshots` (physical name; shared/snapshots.py): a snapshot the service's `snapshot_image` hands
+    # over right after deciding a batch goes into that batch's transaction. None: no snapshots.
+    snapshots_topic: str | None = None
 
 
 @dataclass
@@ -73,6 +76,7 @@ class LoopStats:
     # time.perf_counter() when the first batch started and the latest batch was committed (for benchmarks).
     first_batch_s: float = 0.0
     last_commit_s: float = 0.0
+    snapshots_written: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,8 @@ class Restored(Generic[S]):
     state: S
     commands_offset: int | None
     report: Any = None
+    # Where the partition's snapshots stand (shared/snapshots.py); None: no snapshots for it (no topic, or none kept).
+    cursor: snapshots.Cursor | None = None
 
 
 class PartitionService(Protocol[S]):
@@ -102,6 +108,10 @@ class PartitionService(Protocol[S]):
 
     async def acquired(self, restored: dict[int, Restored[S]]) -> None: ...
 
+    # Optional (looked up with getattr): the image of the partition's state right after `decide`, when a snapshot is
+    # due (or, `force`, at shutdown when anything changed since the last one); None: no snapshot now.
+    # def snapshot_image(self, partition: int, state: S, force: bool = False) -> snapshots.Image | None: ...
+
     def released(self, partition: int, state: S) -> None: ...
 
 
@@ -118,6 +128,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._restoring: dict[int, asyncio.Task] = {}  # partition -> its background restore
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
+        self._cursors: dict[int, snapshots.Cursor] = {}  # partitions whose snapshots go to config.snapshots_topic
 
     def busy(self) -> bool:
         """Whether a decided batch is still being committed (benchmarks and tests wait for a quiet loop)."""
@@ -151,6 +162,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self._cancel_restores(list(self._restoring))
             async with self.lock:
                 await self._settle(list(self._inflight))
+                await self._final_snapshots()
             await consumer.stop()
             await self.release(list(self.states))
         return self.stats
@@ -175,9 +187,12 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             started = time.perf_counter()
             with observability.handler_timer():
                 outputs = self.service.decide(tp.partition, state, records)
+            image = self._image(tp.partition, state)  # no await since decide: the state of exactly these outputs
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
-            commit = asyncio.create_task(_guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at)))
+            commit = asyncio.create_task(
+                _guarded(self._commit(before, tp, records[-1].offset + 1, outputs, polled_at, image))
+            )
             self._inflight[tp.partition] = commit
             if self.config.pipelined:
                 previous.append(before)
@@ -189,7 +204,13 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.stats.commit_s += time.perf_counter() - started
 
     async def _commit(
-        self, before: asyncio.Task | None, tp: TopicPartition, next_offset: int, outputs: list[Output], polled_at: float
+        self,
+        before: asyncio.Task | None,
+        tp: TopicPartition,
+        next_offset: int,
+        outputs: list[Output],
+        polled_at: float,
+        image: snapshots.Image | None = None,
     ) -> None:
         if before is not None:
             await before
@@ -212,10 +233,16 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             written = await asyncio.gather(*futures)
             for _ in written:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
+            events_next = next(
+                (meta.offset + 1 for out, meta in zip(outputs[::-1], written[::-1]) if not out.dead_letter), None
+            )
+            if image is not None:
+                await self._send_snapshot(producer, tp.partition, image, next_offset, events_next)
             if not carries_position(outputs):  # no event to carry the position: dead letters (or nothing) alone
                 await producer.send_offsets_to_transaction({tp: next_offset}, self.config.group_id)
         crash_point(f"{prefix}.after_commit")
         self._positions.committed(tp.partition, next_offset)
+        self._advance_cursor(tp.partition, next_offset, events_next, image is not None)
         for out in outputs:
             observability.produced(
                 self.config.dlq_topic if out.dead_letter else self.config.events_topic, out.value, out.headers
@@ -230,6 +257,57 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if self._inflight.get(tp.partition) is asyncio.current_task():  # nothing decided beyond this commit
             self.service.quiet(tp.partition, state)
 
+    def _image(self, partition: int, state: S, force: bool = False) -> snapshots.Image | None:
+        make = getattr(self.service, "snapshot_image", None)
+        if make is None or partition not in self._cursors:
+            return None
+        return make(partition, state, force)
+
+    async def _send_snapshot(
+        self, producer: AIOKafkaProducer, partition: int, image: snapshots.Image, input_next: int | None, events_next
+    ) -> None:
+        """Chunks then manifest into the open transaction; the output position is the offset after this
+        transaction's last event (or, without events, where the partition's committed events end)."""
+        cursor = self._cursors[partition]
+        output_next = cursor.events_next if events_next is None else events_next
+        encoded = snapshots.encode(self.config.service, partition, cursor.slot, image, input_next, output_next)
+        futures = []
+        for index, (key, value, headers) in enumerate(encoded):
+            if index == len(encoded) - 1:
+                await asyncio.gather(*futures)
+                crash_point(f"{self.config.service}.mid_snapshot")  # chunks sent, the manifest not yet
+            futures.append(
+                await producer.send(self.config.snapshots_topic, value, key=key, headers=headers, partition=partition)
+            )
+        await asyncio.gather(*futures)
+        self.stats.snapshots_written += 1
+
+    def _advance_cursor(self, partition: int, input_next: int, events_next: int | None, wrote: bool) -> None:
+        cursor = self._cursors.get(partition)
+        if cursor is None:
+            return
+        cursor.input_next = input_next
+        if events_next is not None:
+            cursor.events_next = events_next
+        if wrote:
+            cursor.slot = 1 - cursor.slot
+
+    async def _final_snapshots(self) -> None:
+        """At shutdown, with nothing in flight: a snapshot of each partition that changed since its last one, alone in
+        a transaction, so the next owner folds (almost) nothing. A failure costs only restore time."""
+        for partition, state in list(self.states.items()):
+            image = self._image(partition, state, force=True)
+            producer = self.producers.get(partition)
+            if image is None or producer is None:
+                continue
+            cursor = self._cursors[partition]
+            try:
+                async with producer.transaction():
+                    await self._send_snapshot(producer, partition, image, cursor.input_next, None)
+                cursor.slot = 1 - cursor.slot
+            except Exception as error:  # noqa: BLE001 - Kafka I/O; the snapshot is only a cache
+                log.warning("partition %d: no snapshot at shutdown: %r", partition, error)
+
     async def _settle(self, partitions: list[int]) -> None:
         """Wait until every decided batch of these partitions is committed."""
         tasks = [self._inflight.pop(partition) for partition in partitions if partition in self._inflight]
@@ -239,7 +317,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         """Restore in the background: aiokafka sends no heartbeat while this callback runs, so a restore longer than
         the session timeout inside it would get the member evicted, and every rejoin would restore again. The new
         partitions stay paused (and the loop seeks back whatever it fetched of them) until they are restored."""
-        self._schedule(sorted({tp.partition for tp in assigned} - set(self.states) - set(self._restoring)))
+        partitions = {tp.partition for tp in assigned}
+        async with self.lock:  # kept partitions keep their state (only newly assigned ones are restored)
+            await self.release(sorted(set(self.states) - partitions))
+        if self._consumer is not None:
+            for partition in sorted(partitions & set(self.states)):
+                next_offset = self._positions.next_offset(partition)
+                if next_offset is not None:
+                    self._consumer.seek(TopicPartition(self.config.commands_topic, partition), next_offset)
+        self._schedule(sorted(partitions - set(self.states) - set(self._restoring)))
 
     def _schedule(self, partitions: list[int]) -> None:
         if not partitions:
@@ -251,12 +337,14 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._restoring[partition] = task
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        """The batches in hand are committed; the states stay until the assignment says which partitions moved (an
+        eager rebalance revokes everything first). A partition that moved is fenced by its new owner's producer, so a
+        state kept too long can never commit."""
         partitions = [tp.partition for tp in revoked]
         await self._cancel_restores(partitions)
-        async with self.lock:  # the batches in hand are committed first
+        async with self.lock:
             await self._settle(partitions)
             observability.revoked(partitions)
-            await self.release(partitions)
 
     async def _cancel_restores(self, partitions: list[int]) -> None:
         """Stop the restores that cover these partitions; partitions a stopped restore also covered and that stay
@@ -309,12 +397,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self._positions.resume(self._consumer, partition, restored.commands_offset)
         # No await between the seek and this: the loop re-seeks a partition it has no state for.
         self.states[partition] = restored.state
+        if restored.cursor is not None and self.config.snapshots_topic is not None:
+            self._cursors[partition] = restored.cursor
         return restored
 
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:
             state = self.states.pop(partition, None)
             self._positions.forget(partition)
+            self._cursors.pop(partition, None)
             if state is not None:
                 self.service.quiet(partition, state, force=True)  # a restart or the next owner folds only the tail
                 self.service.released(partition, state)

@@ -1,28 +1,31 @@
 """The jackpot on the shared transactional loop (shared/loop.py, not pipelined): jackpot.commands → decide per
-network → jackpot.events, and the live meters of committed levels on jackpot.meters.
+network → jackpot.events, and the live meters of committed levels on jackpot.meters; a snapshot of a partition's
+networks on jackpot.snapshots, in the transaction of the batch it reflects, every so many events or seconds.
 
 Each batch is decided and committed under the loop's lock, and the meter publisher takes the same lock, so a meter
-only ever shows a level whose events are committed. Restore folds jackpot.events from the beginning (the events are
-the state's source of truth and carry the input position).
+only ever shows a level whose events are committed. Restore loads the newest valid snapshot and folds the tail of
+jackpot.events after it (the events are the state's source of truth and carry the input position).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from shared import observability
+from shared import observability, snapshots
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
+from services.jackpot.adapters import snapshot
 from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.decide import decide, new_network, unknown_network
@@ -45,6 +48,9 @@ class JackpotConfig:
     poll_ms: int = 50
     meter_interval_s: float = 0.5
     session_timeout_ms: int | None = None
+    snapshots_topic: str | None = None  # None: no snapshots (every restore folds jackpot.events from the start)
+    snapshot_every_events: int = 5_000
+    snapshot_every_s: float = 60.0
 
     def loop(self) -> LoopConfig:
         return LoopConfig(
@@ -57,6 +63,7 @@ class JackpotConfig:
             batch_max=self.batch_max,
             poll_ms=self.poll_ms,
             session_timeout_ms=self.session_timeout_ms,
+            snapshots_topic=self.snapshots_topic,
         )
 
 
@@ -65,6 +72,8 @@ class Stats(LoopStats):
     repeats: int = 0
     meters: int = 0
     restored_events: int = 0
+    restores: int = 0  # partitions restored (a rebalance that keeps a partition does not restore it)
+    snapshots: int = 0
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
 
@@ -78,6 +87,9 @@ class JackpotService:
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
         self._on_ready: Callable[[], None] | None = None
+        self._unsnapshotted: dict[int, int] = {}  # events decided since the partition's last snapshot
+        self._snapshot_at: dict[int, float] = {}
+        self._quarantined: dict[int, tuple[int, ...]] = {}
         self.loop: TransactionalLoop[States] = TransactionalLoop(config.loop(), self, self.stats)
 
     @property
@@ -97,9 +109,22 @@ class JackpotService:
         return self.stats
 
     async def restore(self, partition: int) -> Restored[States]:
-        restored = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.pools)
-        self.stats.restored_events += sum(state.events_applied for state in restored.states.values())
-        return Restored(restored.states, restored.commands_offset, restored)
+        restored = await restore_partition(
+            self.config.bootstrap, self.config.events_topic, partition, self.pools, self.config.snapshots_topic
+        )
+        self.stats.restored_events += restored.folded
+        self.stats.restores += 1
+        self._unsnapshotted[partition] = restored.folded
+        self._snapshot_at[partition] = time.monotonic()
+        self._quarantined[partition] = tuple(restored.quarantined)
+        log.info(
+            "partition %d restored: snapshot at %s, %d events folded, %d quarantined",
+            partition,
+            restored.snapshot_offset,
+            restored.folded,
+            len(restored.quarantined),
+        )
+        return Restored(restored.states, restored.commands_offset, restored, restored.cursor)
 
     def decide(self, partition: int, states: States, records: list[Any]) -> list[Output]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
@@ -127,6 +152,7 @@ class JackpotService:
             outputs.extend(_traced(event_record(event), traces, event) for event in outcome.events)
             outputs.extend(dead_letter_record(d.position, d.code, d.reason) for d in outcome.dead_letters)
             self.stats.repeats += outcome.repeats
+            self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(outcome.events)
         return outputs
 
     def committed(self, partition: int, states: States, next_offset: int, event_offsets: list[int]) -> None:
@@ -138,6 +164,21 @@ class JackpotService:
     def quiet(self, partition: int, states: States, force: bool = False) -> None:
         return None
 
+    def snapshot_image(self, partition: int, states: States, force: bool = False) -> snapshots.Image | None:
+        """The networks' image when a snapshot is due (every `snapshot_every_events` events or `snapshot_every_s`
+        seconds with anything new), or at shutdown (`force`) with anything new."""
+        changed = self._unsnapshotted.get(partition, 0)
+        if not changed:
+            return None
+        elapsed = time.monotonic() - self._snapshot_at.get(partition, 0.0)
+        due = changed >= self.config.snapshot_every_events or elapsed >= self.config.snapshot_every_s
+        if not (due or force):
+            return None
+        self._unsnapshotted[partition] = 0
+        self._snapshot_at[partition] = time.monotonic()
+        self.stats.snapshots += 1
+        return snapshot.image(states, self._quarantined.get(partition, ()))
+
     async def acquired(self, restored: dict[int, Restored[States]]) -> None:
         self.stats.assigned = tuple(sorted(self.states))
         await self._send_meters(everything=True, locked=True)
@@ -148,6 +189,8 @@ class JackpotService:
 
     def released(self, partition: int, states: States) -> None:
         self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
+        for memo in (self._unsnapshotted, self._snapshot_at, self._quarantined):
+            memo.pop(partition, None)
         self.stats.assigned = tuple(sorted(self.states))
 
     async def _publish_meters(self, stop: asyncio.Event) -> None:
