@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from shared import records
+from shared.crash import crash_point
 
 log = logging.getLogger("reelstream.snapshots")
 MANIFEST_VERSION = 1
@@ -249,6 +250,8 @@ async def restore(
         except ValueError as error:
             log.error("alert: snapshot %s not usable, trying an older one: %s", snapshot.snapshot_id, error)
             continue
+        if snapshot is not None:
+            crash_point(f"{role}.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
         quarantined = list(snapshot.quarantined) if snapshot else []
         position = [snapshot.input_next if snapshot else None]
         folded = [0]

@@ -45,13 +45,20 @@ async def serve(config: JackpotConfig) -> Stats:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
+    service = JackpotService(config)
+
     def ready() -> None:
+        stats = service.stats
+        sys.stderr.write(
+            f"jackpot: restored {len(stats.assigned)} partitions ({stats.restored_from_snapshot} from a snapshot, "
+            f"{stats.restored_events} events folded)\n"
+        )
         sys.stderr.write(ready_line("jackpot") + "\n")
         sys.stderr.flush()
 
     http = await observability.serve_http()
     try:
-        return await JackpotService(config).run(stop, on_ready=ready)
+        return await service.run(stop, on_ready=ready)
     finally:
         await http.stop()
 

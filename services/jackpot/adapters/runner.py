@@ -73,6 +73,7 @@ class Stats(LoopStats):
     meters: int = 0
     restored_events: int = 0
     restores: int = 0  # partitions restored (a rebalance that keeps a partition does not restore it)
+    restored_from_snapshot: int = 0
     snapshots: int = 0
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
@@ -114,6 +115,7 @@ class JackpotService:
         )
         self.stats.restored_events += restored.folded
         self.stats.restores += 1
+        self.stats.restored_from_snapshot += restored.snapshot_offset is not None
         self._unsnapshotted[partition] = restored.folded
         self._snapshot_at[partition] = time.monotonic()
         self._quarantined[partition] = tuple(restored.quarantined)
