@@ -341,10 +341,12 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         eager rebalance revokes everything first). A partition that moved is fenced by its new owner's producer, so a
         state kept too long can never commit."""
         partitions = [tp.partition for tp in revoked]
+        half_restored = [partition for partition in partitions if partition in self._restoring]
         await self._cancel_restores(partitions)
         async with self.lock:
             await self._settle(partitions)
             observability.revoked(partitions)
+            await self.release(half_restored)  # their restore was stopped: restored anew if assigned again
 
     async def _cancel_restores(self, partitions: list[int]) -> None:
         """Stop the restores that cover these partitions; partitions a stopped restore also covered and that stay

@@ -28,7 +28,9 @@ from shared import records as record_headers
 from shared.config import load_settings
 from shared.events import encode
 from shared.kafka import consumer, producer
+from shared.partitioning import partition_for
 from shared.topic_admin import delete_prefixed, ensure_topics
+from shared.topics import JACKPOT_EVENTS, NETWORK_PARTITIONS
 
 SERVICES = ("wallet", "jackpot")
 # What each service prints when ready: how many events it folded (the tail after the snapshot, or all of them).
@@ -49,10 +51,19 @@ def _write_history(bootstrap: str, prefix: str, spins: int, players: int) -> dic
             key=item.envelope.key,
             value=encode(item.envelope),
             headers=record_headers.headers_as_owner(item.topic, "synthetic"),
+            partition=_partition_of(item),
         )
     kafka.flush(timeout=300)
     kafka.close(timeout=10)
     return {"records": len(history.emitted), "generate_s": generated_s, "write_s": time.perf_counter() - started}
+
+
+def _partition_of(item) -> int | None:
+    """Where the service would have written it: jackpot events on their network's command partition (a pool's events
+    are keyed by pool id but live with their network); everything else by its key."""
+    if item.topic == JACKPOT_EVENTS:
+        return partition_for(item.envelope.data.network_id.encode(), NETWORK_PARTITIONS)
+    return None
 
 
 def _rss_mb(pid: int) -> float:
