@@ -133,14 +133,14 @@ def _audit(bootstrap: str, prefix: str) -> dict:
     }
 
 
-def run_size(bootstrap: str, spins: int, players: int, workdir: Path, audit: bool) -> dict:
+def run_size(bootstrap: str, spins: int, players: int, workdir: Path, audit: bool, services: tuple[str, ...]) -> dict:
     prefix = f"rbench-{uuid.uuid4().hex[:8]}-"
     ensure_topics(bootstrap, prefix=prefix)
     try:
         written = _write_history(bootstrap, prefix, spins, players)
         env = {"REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_CRASH_AT": "", "REELSTREAM_LOG_LEVEL": "WARNING"}
         recovery = []
-        for name in SERVICES:
+        for name in services:
             for snapshot in (False, True):
                 recovery.append(_start(name, env, workdir / f"{spins}-{name}", snapshot, spins))
         return {
@@ -155,19 +155,21 @@ def run_size(bootstrap: str, spins: int, players: int, workdir: Path, audit: boo
 def command(
     sizes: str = typer.Option("10000,100000", help="History sizes in spins, comma-separated."),
     players: int = typer.Option(200, help="Players at every size (held constant)."),
-    audit: bool = typer.Option(True, help="Also time the full audit and the raw consume rate at each size."),
+    audit: bool = typer.Option(True, help="Also time the full audit and the raw consume rate (at the first size)."),
+    services: str = typer.Option(",".join(SERVICES), help="Services to restart, comma-separated."),
     out: Path = typer.Option(None, help="Write the results as JSON here."),
 ) -> None:
     """Restart time, tail folded and memory with and without a snapshot, as history grows (wallet, jackpot)."""
     bootstrap = load_settings().kafka_bootstrap_servers
     results = {"recovery": [], "audit": {}, "sizes": []}
     with tempfile.TemporaryDirectory(prefix="reelstream-bench-recovery-") as workdir:
-        for spins in (int(size) for size in sizes.split(",")):
-            size = run_size(bootstrap, spins, players, Path(workdir), audit)
+        names = tuple(name for name in services.split(",") if name)
+        for index, spins in enumerate(int(size) for size in sizes.split(",")):
+            size = run_size(bootstrap, spins, players, Path(workdir), audit and index == 0, names)
             results["recovery"] += size["recovery"]
             results["sizes"].append({"history": size["history"], "audit": size["audit"]})
     audits = [size["audit"] for size in results["sizes"] if size["audit"]]
-    results["audit"] = audits[0] if audits else {}  # the smallest size: the incremental target's reference
+    results["audit"] = audits[0] if audits else {}  # the first size: the incremental target's reference
     _print(results)
     if out:
         out.write_text(json.dumps(results, indent=2) + "\n")
