@@ -26,7 +26,7 @@ from shared.topics import (
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
-from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands, prefix  # noqa: F401
+from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands
 from wallet.wallet_harness import wager_commands
 
 WAIT_S = 60
@@ -53,8 +53,8 @@ def _wallet_config(bootstrap: str, prefix: str) -> WalletConfig:
     )
 
 
-def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, prefix):
-    config = _wallet_config(kafka_bootstrap, prefix)
+def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
+    config = _wallet_config(kafka_bootstrap, fresh_prefix)
     sent = _send(kafka_bootstrap, config.commands_topic, wager_commands(players=12, wagers=6))
 
     async def restore_all(partitions) -> dict:
@@ -99,8 +99,8 @@ def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
     )
 
 
-def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, prefix):
-    config = _jackpot_config(kafka_bootstrap, prefix)
+def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
+    config = _jackpot_config(kafka_bootstrap, fresh_prefix)
     sent = _send(kafka_bootstrap, config.commands_topic, jackpot_commands())
 
     def views_of(states_by_partition) -> dict:
@@ -131,10 +131,10 @@ def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_li
     assert all(r.snapshot_offset is None and r.cursor is None for r in from_events.values())
 
 
-def test_a_rebalance_restores_only_the_partitions_new_to_an_instance(kafka_bootstrap, prefix):
+def test_a_rebalance_restores_only_the_partitions_new_to_an_instance(kafka_bootstrap, fresh_prefix):
     # Two jackpot instances in one group over the two network partitions: the first takes both (2 restores); when the
     # second joins, the first keeps one partition without restoring it again and the second restores the other.
-    config = _jackpot_config(kafka_bootstrap, prefix, session_timeout_ms=6000)
+    config = _jackpot_config(kafka_bootstrap, fresh_prefix, session_timeout_ms=6000)
 
     async def until(condition) -> None:
         deadline = asyncio.get_running_loop().time() + WAIT_S
