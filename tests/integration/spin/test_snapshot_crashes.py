@@ -44,7 +44,7 @@ def _chaos(platform, faults: list, load: Load) -> None:
         for name in ("wallet", "jackpot"):
             platform.service_env[name] = TUNING[name]
             for hook in (f"{name}.mid_snapshot:2", f"{name}.mid_restore:1"):
-                platform.services[name].stop()
+                platform.services[name].kill()  # SIGKILL: no shutdown snapshot, and quicker than a stop
                 faults.append((hook, platform.start(name, REELSTREAM_CRASH_AT=hook).wait_exit(120)))
             platform.start(name).wait_ready(120)
     finally:
