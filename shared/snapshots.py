@@ -156,6 +156,8 @@ def _assemble(record: Any, snapshot_id: str, chunks: dict[int, bytes], partition
         raise ValueError(f"manifest version {manifest['v']!r}")
     if manifest["id"] != snapshot_id or manifest["partition"] != partition:
         raise ValueError("manifest of another snapshot or partition")
+    if manifest["slot"] not in (0, 1):
+        raise ValueError(f"slot {manifest['slot']!r}")
     digests = manifest["chunks"]
     if sorted(chunks) != list(range(len(digests))):
         raise ValueError(f"chunks {sorted(chunks)} of {len(digests)}")
