@@ -29,8 +29,9 @@ class Output:
     or a dead letter (to the DLQ), with complete headers (shared/records.py).
 
     A service that writes more topics (the spin) names the physical `topic`, and then `partition` is taken as it is
-    (None: the key's partition); `first` outputs are written and acknowledged before the rest of the transaction (the
-    spin's journal: a seed is persisted before anything reveals its outcome); `tag` is the service's name for it."""
+    (None: the key's partition); `tag` is the service's name for it. A transaction's outputs are sent together: under
+    read_committed they become visible together or not at all, so the spin's journal (the seed) needs no
+    acknowledgement of its own before the outputs that reveal the outcome."""
 
     dead_letter: bool
     key: bytes | None
@@ -38,7 +39,6 @@ class Output:
     headers: list[tuple[str, bytes]]
     topic: str | None = None
     partition: int | None = None
-    first: bool = False
     tag: str = ""
 
 

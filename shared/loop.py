@@ -282,25 +282,20 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         carried = not self.config.extra_inputs and commands in offsets  # the position travels on the last event
         if carried:
             outputs = with_position(outputs, offsets[commands])
-        outputs = signed(self.config, outputs)
-        first = [out for out in outputs if out.first]
-        rest = [out for out in outputs if not out.first] if first else outputs
+        sent = signed(self.config, outputs)
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
-            acknowledged = await asyncio.gather(*[await self._send(producer, partition, out) for out in first])
-            self._acknowledged(partition, first)
-            futures = [await self._send(producer, partition, out) for out in rest]
+            futures = [await self._send(producer, partition, out) for out in sent]
             crash_point(f"{prefix}.mid_transaction")  # sent, maybe not acknowledged, nothing committed
-            written = await asyncio.gather(*futures)
-            for _ in written:
+            metas = await asyncio.gather(*futures)
+            for _ in metas:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
-            self._acknowledged(partition, rest)
-            sent, metas = [*first, *rest], [*acknowledged, *written]
+            self._acknowledged(partition, sent)
             event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
             events_next = event_offsets[-1] + 1 if event_offsets else None
             if image is not None:
                 await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next)
-            if not (carried and carries_position(outputs)):  # no event carries the position: commit it here
+            if not (carried and carries_position(sent)):  # no event carries the position: commit it here
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")

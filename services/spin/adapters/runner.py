@@ -1,11 +1,12 @@
 """The spin state machine on the shared transactional loop (shared/loop.py, pipelined): spin.requests, wallet.events
 and spin.jackpot-answers in (co-partitioned), a SpinBook per partition, restored from what the spin service wrote.
 
-Per partition and polled batch, one Kafka transaction: the batch's journal facts first, written and acknowledged
-before its commands and answers (a seed is persisted before anything reveals the outcome, for any reader), then the
-outputs and the input offsets of all three topics. A crash anywhere aborts the transaction: nothing of the batch is
-visible to read_committed readers, and the restarted owner decides it again from the committed books (the seed is
-drawn again: the aborted one was never revealed). While one batch commits, the next is decided (pipelined).
+Per partition and polled batch, one Kafka transaction: the batch's journal facts, commands and answers sent
+together, then the input offsets of all three topics. A read_committed reader sees the seed and what reveals the
+outcome together or neither (the journal used to be acknowledged first: one produce round trip more per batch). A
+crash anywhere aborts the transaction: nothing of the batch is visible to read_committed readers, and the restarted
+owner decides it again from the committed books (the seed is drawn again: the aborted one was never revealed). While
+one batch commits, the next is decided (pipelined).
 """
 
 from __future__ import annotations
@@ -97,8 +98,7 @@ class SpinRunner(Stateless[SpinBook]):
         partitions = len(consumer.partitions_for_topic(self.loop.config.commands_topic) or ()) if consumer else 0
         for record in polled:
             self._handle(partition, book, record, effects, partitions)
-        journal = [self._output(out, first=True) for out in effects.journal]
-        return journal + [self._output(out) for out in effects.outputs]
+        return [self._output(out) for out in (*effects.journal, *effects.outputs)]
 
     def _handle(self, partition: int, book: SpinBook, record, effects: Effects, partitions: int) -> None:
         book.now_ms = max(book.now_ms, record.timestamp)
@@ -115,12 +115,12 @@ class SpinRunner(Stateless[SpinBook]):
         if self.handled % PRUNE_EVERY_RECORDS == 0:
             fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))
 
-    def _output(self, out: Out, first: bool = False) -> Output:
+    def _output(self, out: Out) -> Output:
         # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
         dead = out.kind == "dlq"
         headers = list(out.headers) if dead else records.headers_for("spin", out.headers)
         topic = self.settings.topic(out.topic)
-        return Output(dead, out.key or None, out.value, headers, topic, out.partition, first, out.kind)
+        return Output(dead, out.key or None, out.value, headers, topic, out.partition, out.kind)
 
     def acknowledged(self, partition: int, outputs: list[Output]) -> None:
         """The spin's crash hooks: written and acknowledged, the transaction not committed."""
