@@ -1,5 +1,6 @@
-"""Recovery as history grows: restart time, tail folded and memory of the wallet and the jackpot with and without a
-snapshot, and the audit's time against the raw consume rate of the same records.
+"""Recovery as history grows: restart time, tail folded and memory, with and without a snapshot; the audit's rate.
+
+Measured for the wallet and the jackpot, and the audit's time against the raw consume rate of the same records.
 
 For each size a synthetic history (`reelstream/synthetic`, the same number of players at every size) goes to fresh
 prefixed topics, as the services would have written it. Each service then starts with no snapshot (it folds its
