@@ -11,19 +11,12 @@ snapshots topic is deleted and a third instance restores from the events alone.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from shared.kafka import admin_client
-from shared.topics import (
-    JACKPOT_COMMANDS,
-    JACKPOT_EVENTS,
-    JACKPOT_METERS,
-    JACKPOT_SNAPSHOTS,
-    WALLET_COMMANDS,
-    WALLET_EVENTS,
-    WALLET_SNAPSHOTS,
-    dlq_name,
-)
 
+from services.jackpot import app as jackpot_app
+from services.wallet import app as wallet_app
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands
@@ -40,42 +33,56 @@ def _delete_topic(bootstrap: str, topic: str) -> None:
         admin.close()
 
 
+def _env(bootstrap: str, prefix: str) -> dict[str, str]:
+    return {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix}
+
+
 def _wallet_config(bootstrap: str, prefix: str) -> WalletConfig:
-    return WalletConfig(
-        bootstrap=bootstrap,
-        commands_topic=prefix + WALLET_COMMANDS,
-        events_topic=prefix + WALLET_EVENTS,
-        dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
-        group_id=prefix + "reelstream-wallet",
-        snapshots_topic=prefix + WALLET_SNAPSHOTS,
-        batch_max=20,
-        snapshot_every_records=30,
-    )
+    return replace(wallet_app.live_config(_env(bootstrap, prefix)), batch_max=20, snapshot_every_records=30)
 
 
-def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
-    config = _wallet_config(kafka_bootstrap, fresh_prefix)
-    sent = _send(kafka_bootstrap, config.commands_topic, wager_commands(players=12, wagers=6))
+def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
+    config = jackpot_app.live_config(_env(bootstrap, prefix))
+    return replace(config, batch_max=10, snapshot_every_events=4, **extra)
+
+
+def _live_then_restored(bootstrap: str, config, commands: list, service_of, views_of):
+    """Run the service until every command is committed; then restore each of its partitions in a fresh instance,
+    from the snapshots topic, and again once the topic is deleted. The live stats, the live views and both reports."""
 
     async def restore_all(partitions) -> dict:
-        fresh = WalletService(config)
+        fresh = service_of(config)
         return {partition: (await fresh.restore(partition)).report for partition in partitions}
 
     async def scenario():
-        live, stop = WalletService(config), asyncio.Event()
+        live, stop = service_of(config), asyncio.Event()
         task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
-        views = {partition: _book_view(book) for partition, book in live.loop.states.items()}
+        views = views_of(live.loop.states)
         from_snapshots = await restore_all(sorted(views))
         stop.set()
         await task
-        _delete_topic(kafka_bootstrap, config.snapshots_topic)
+        _delete_topic(bootstrap, config.snapshots_topic)
         from_events = await restore_all(sorted(views))
         return live.stats, views, from_snapshots, from_events
 
-    stats, live_views, from_snapshots, from_events = asyncio.run(scenario())
+    sent = _send(bootstrap, config.commands_topic, commands)
+    return asyncio.run(scenario())
+
+
+def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
+    def views_of(books) -> dict:
+        return {partition: _book_view(book) for partition, book in books.items()}
+
+    stats, live_views, from_snapshots, from_events = _live_then_restored(
+        kafka_bootstrap,
+        _wallet_config(kafka_bootstrap, fresh_prefix),
+        wager_commands(players=12, wagers=6),
+        WalletService,
+        views_of,
+    )
     assert stats.snapshots_written >= 3
-    assert {p: _book_view(r.state) for p, r in from_snapshots.items()} == live_views
-    assert {p: _book_view(r.state) for p, r in from_events.items()} == live_views
+    assert views_of({p: r.state for p, r in from_snapshots.items()}) == live_views
+    assert views_of({p: r.state for p, r in from_events.items()}) == live_views
     used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
     assert used, "no partition restored from a snapshot"
     assert all(r.folded < r.state.events_offset for r in used), "a restore from a snapshot folded only the tail"
@@ -84,44 +91,13 @@ def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_liv
     assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values()) <= total_events
 
 
-def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
-    return JackpotConfig(
-        bootstrap=bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=prefix + "reelstream-jackpot",
-        batch_max=10,
-        snapshots_topic=prefix + JACKPOT_SNAPSHOTS,
-        snapshot_every_events=4,
-        **extra,
-    )
-
-
 def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
-    config = _jackpot_config(kafka_bootstrap, fresh_prefix)
-    sent = _send(kafka_bootstrap, config.commands_topic, jackpot_commands())
-
     def views_of(states_by_partition) -> dict:
         return {p: {n: _network_view(s) for n, s in states.items()} for p, states in states_by_partition.items()}
 
-    async def restore_all(partitions) -> dict:
-        fresh = JackpotService(config)
-        return {partition: (await fresh.restore(partition)).report for partition in partitions}
-
-    async def scenario():
-        live, stop = JackpotService(config), asyncio.Event()
-        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
-        views = views_of(live.states)
-        from_snapshots = await restore_all(sorted(views))
-        stop.set()
-        await task
-        _delete_topic(kafka_bootstrap, config.snapshots_topic)
-        from_events = await restore_all(sorted(views))
-        return live.stats, views, from_snapshots, from_events
-
-    stats, live_views, from_snapshots, from_events = asyncio.run(scenario())
+    stats, live_views, from_snapshots, from_events = _live_then_restored(
+        kafka_bootstrap, _jackpot_config(kafka_bootstrap, fresh_prefix), jackpot_commands(), JackpotService, views_of
+    )
     assert stats.snapshots_written >= 3
     assert views_of({p: r.states for p, r in from_snapshots.items()}) == live_views
     assert views_of({p: r.states for p, r in from_events.items()}) == live_views
