@@ -13,6 +13,9 @@ def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> t
     problem = ctx.token_problem(data.session_token, data.player_id, now_ms)
     if problem is not None:
         return "UNAUTHENTICATED", f"session token {problem}"
+    bound = ctx.token_operator(data.session_token)
+    if bound is not None and data.operator_id not in (None, bound):
+        return "UNAUTHENTICATED", f"the session token was issued by operator {bound}, not {data.operator_id}"
     engine = ctx.catalog.current(data.game)
     if engine is None:
         return "UNKNOWN_GAME", f"no game {data.game!r}"
