@@ -109,6 +109,10 @@ class InputPositions:
         """A transaction up to `next_offset` committed: the group learns it at the next interval."""
         self._for_group[TopicPartition(self.topic, partition)] = next_offset
 
+    def next_offset(self, partition: int) -> int | None:
+        """The partition's next offset to decide (None: not known yet)."""
+        return self._next.get(partition)
+
     def forget(self, partition: int) -> None:
         self._next.pop(partition, None)
 

@@ -33,7 +33,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
-from shared import observability, signing
+from shared import observability, signing, snapshots
 from shared.crash import crash_point
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (
@@ -71,6 +71,9 @@ class LoopConfig:
     # The events topic's logical name, which the transaction signatures cover (shared/signing.py); None: the one of
     # the topics `service` owns that `events_topic` ends with.
     events_logical: str | None = None
+    # `<service>.snapshots` (physical name; shared/snapshots.py): the image the service's `snapshot_image` gives right
+    # after deciding a batch goes into that batch's transaction. None: no snapshots.
+    snapshots_topic: str | None = None
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -105,6 +108,7 @@ class LoopStats:
     # time.perf_counter() when the first batch started and the latest batch was committed (for benchmarks).
     first_batch_s: float = 0.0
     last_commit_s: float = 0.0
+    snapshots_written: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ class Restored(Generic[S]):
     state: S
     commands_offset: int | None
     report: Any = None
+    # Where the partition's snapshots stand (shared/snapshots.py); None: no snapshots for it (no topic, or none kept).
+    cursor: snapshots.Cursor | None = None
 
 
 class PartitionService(Protocol[S]):
@@ -138,6 +144,9 @@ class PartitionService(Protocol[S]):
 
     # Optional: `acknowledged(partition, outputs)`, called inside the transaction once these outputs are acknowledged
     # (the `first` ones, then the rest), before the commit: a service's own crash hooks.
+    # Optional, with LoopConfig.snapshots_topic: `snapshot_image(partition, state, force=False)`, the image of the
+    # partition's state right after `decide` when a snapshot is due (`force`: at shutdown, when anything changed since
+    # the last one), else None (shared/snapshots.py).
 
 
 class Stateless(Generic[S]):
@@ -169,6 +178,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._restoring: dict[int, asyncio.Task] = {}  # partition -> its background restore
         self._consumer: AIOKafkaConsumer | None = None
         self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
+        self._snapshots = _keeper(config, service)
 
     def input_partitions(self) -> int | None:
         """The commands topic's partition count as the consumer's metadata has it (None outside a running loop): the
@@ -210,6 +220,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self._cancel_restores(list(self._restoring))
             async with self.lock:
                 await self._settle(list(self._inflight))
+                if self._snapshots is not None:
+                    self.stats.snapshots_written += await self._snapshots.final(self.states, self.producers)
             await consumer.stop()
             await self.release(list(self.states))
         return self.stats
@@ -241,9 +253,11 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             started = time.perf_counter()
             with observability.handler_timer():
                 outputs = self.service.decide(partition, state, records)
+            # No await since decide: the image is the state of exactly these outputs.
+            image = self._snapshots.image(partition, state) if self._snapshots is not None else None
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
-            commit = asyncio.create_task(_guarded(self._commit(before, partition, offsets, outputs, polled_at)))
+            commit = asyncio.create_task(_guarded(self._commit(before, partition, offsets, outputs, polled_at, image)))
             self._inflight[partition] = commit
             if self.config.pipelined:
                 previous.append(before)
@@ -264,6 +278,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         offsets: dict[TopicPartition, int],
         outputs: list[Output],
         polled_at: float,
+        image: snapshots.Image | None = None,
     ) -> None:
         if before is not None:
             await before
@@ -282,16 +297,22 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             for _ in metas:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
             self._acknowledged(partition, sent)
+            event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
+            events_next = event_offsets[-1] + 1 if event_offsets else None
+            if image is not None:
+                await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next)
             if not (carried and carries_position(sent)):  # no event carries the position: commit it here
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
         if commands in offsets:
             self._positions.committed(partition, offsets[commands])
+        if self._snapshots is not None:
+            self._snapshots.committed(partition, offsets.get(commands), events_next, image is not None)
+            self.stats.snapshots_written += image is not None
         for out in sent:
             observability.produced(self._topic_of(out), out.value, out.headers)
         observability.batch_done(polled_at)
-        event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
         events = sum(1 for out in sent if not out.dead_letter)
         self.stats.batches += 1
         self.stats.events += events
@@ -330,8 +351,17 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
         """Restore in the background: aiokafka sends no heartbeat while this callback runs, so a restore longer than
         the session timeout inside it would get the member evicted, and every rejoin would restore again. The new
-        partitions stay paused (and the loop seeks back whatever it fetched of them) until they are restored."""
-        self._schedule(sorted({tp.partition for tp in assigned} - set(self.states) - set(self._restoring)))
+        partitions stay paused (and the loop seeks back whatever it fetched of them) until they are restored. Kept
+        partitions keep their state (only newly assigned ones are restored) and resume at their next offset."""
+        partitions = {tp.partition for tp in assigned}
+        async with self.lock:
+            await self.release(sorted(set(self.states) - partitions))
+        if self._consumer is not None:
+            for partition in sorted(partitions & set(self.states)):
+                next_offset = self._positions.next_offset(partition)
+                if next_offset is not None:
+                    self._consumer.seek(TopicPartition(self.config.commands_topic, partition), next_offset)
+        self._schedule(sorted(partitions - set(self.states) - set(self._restoring)))
 
     def _schedule(self, partitions: list[int]) -> None:
         if not partitions:
@@ -343,12 +373,16 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._restoring[partition] = task
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        """The batches in hand are committed; the states stay until the assignment says which partitions moved (an
+        eager rebalance revokes everything first). A partition that moved is fenced by its new owner's producer, so a
+        state kept too long can never commit."""
         partitions = sorted({tp.partition for tp in revoked})
+        half_restored = [partition for partition in partitions if partition in self._restoring]
         await self._cancel_restores(partitions)
-        async with self.lock:  # the batches in hand are committed first
+        async with self.lock:
             await self._settle(partitions)
             observability.revoked(partitions)
-            await self.release(partitions)
+            await self.release(half_restored)  # their restore was stopped: restored anew if assigned again
 
     async def _cancel_restores(self, partitions: list[int]) -> None:
         """Stop the restores that cover these partitions; partitions a stopped restore also covered and that stay
@@ -401,12 +435,16 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self._positions.resume(self._consumer, partition, restored.commands_offset)
         # No await between the seek and this: the loop re-seeks a partition it has no state for.
         self.states[partition] = restored.state
+        if self._snapshots is not None:
+            self._snapshots.track(partition, restored.cursor)
         return restored
 
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:
             state = self.states.pop(partition, None)
             self._positions.forget(partition)
+            if self._snapshots is not None:
+                self._snapshots.forget(partition)
             if state is not None:
                 self.service.quiet(partition, state, force=True)  # a restart or the next owner folds only the tail
                 self.service.released(partition, state)
@@ -421,6 +459,16 @@ def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tup
     for tp, records in polled.items():
         grouped.setdefault(tp.partition, []).append((tp, records))
     return grouped
+
+
+def _keeper(config: LoopConfig, service: Any) -> snapshots.Keeper | None:
+    """The loop's snapshot keeper when the config names a snapshots topic and the service makes images."""
+    make = getattr(service, "snapshot_image", None)
+    if config.snapshots_topic is None or make is None:
+        return None
+    if config.extra_inputs:  # a manifest names one input position: the commands topic's (docs/snapshots.md)
+        raise ValueError("snapshots of a loop with extra inputs are not supported")
+    return snapshots.Keeper(config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), make)
 
 
 def signed(config: LoopConfig, outputs: list[Output]) -> list[Output]:

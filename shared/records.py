@@ -30,12 +30,15 @@ from shared.topics import (
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
     JACKPOT_METERS,
+    JACKPOT_SNAPSHOTS,
     MONITOR_ALERTS,
     SPIN_EVENTS,
     SPIN_JACKPOT_ANSWERS,
     SPIN_JOURNAL,
+    SPIN_SNAPSHOTS,
     WALLET_COMMANDS,
     WALLET_EVENTS,
+    WALLET_SNAPSHOTS,
     dlq_name,
 )
 
@@ -50,6 +53,9 @@ OWNERS: dict[str, str] = {
     JACKPOT_EVENTS: "jackpot",
     JACKPOT_METERS: "jackpot",
     MONITOR_ALERTS: "monitor",
+    SPIN_SNAPSHOTS: "spin",
+    WALLET_SNAPSHOTS: "wallet",
+    JACKPOT_SNAPSHOTS: "jackpot",
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {

@@ -5,6 +5,10 @@ A key ring holds the keys accepted now; the first one signs. Rotating adds a new
 ones accepted until they are dropped, so nobody is logged out by a rotation. The ring comes from
 REELSTREAM_SESSION_KEYS (`kid:secret,kid:secret`, newest first) or REELSTREAM_SESSION_SECRET (one key, its id derived
 from it); there is no built-in secret. A token is a bearer secret: never log it, never copy it into an event.
+
+Operators are tenants: a key written `kid@operator:secret` belongs to that operator, whose backend alone holds it; a
+token signed with it binds its spins to that operator, whatever operator id the request names (the spin core refuses
+a request naming another). Keys without an operator bind none (a single-operator deployment).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ MAX_TTL_S = 7 * 24 * 3600
 MAX_TOKEN_CHARS = 1024
 MIN_SECRET_CHARS = 16
 _KID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_OPERATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class TokenProblem(str, Enum):
@@ -40,6 +45,7 @@ class SessionKeyError(ValueError):
 @dataclass(frozen=True)
 class KeyRing:
     keys: tuple[tuple[str, bytes], ...]  # (key id, secret), the signing key first
+    owners: tuple[tuple[str, str], ...] = ()  # (key id, operator id) of the keys that belong to an operator
 
     def __post_init__(self) -> None:
         invariant(bool(self.keys), "a key ring holds at least one key")
@@ -53,6 +59,16 @@ class KeyRing:
 
     def secret(self, kid: str) -> bytes | None:
         return next((secret for known, secret in self.keys if known == kid), None)
+
+    def operator_of(self, kid: str) -> str | None:
+        return dict(self.owners).get(kid)
+
+    def of_operator(self, operator_id: str | None) -> KeyRing:
+        """The keys `operator_id` signs with (None: the keys of no operator), newest first. Raises SessionKeyError."""
+        keys = tuple((kid, secret) for kid, secret in self.keys if self.operator_of(kid) == operator_id)
+        if not keys:
+            raise SessionKeyError(f"no session key of operator {operator_id!r} in the ring")
+        return KeyRing(keys, tuple((kid, op) for kid, op in self.owners if op == operator_id))
 
 
 def derived_kid(secret: str) -> str:
@@ -68,8 +84,13 @@ def key_ring(text: str) -> KeyRing:
             "(`reelstream infra up` writes a random one into .reelstream/env)"
         )
     entries = [entry.split(":", 1) if ":" in text else [derived_kid(entry), entry] for entry in text.split(",")]
-    keys = []
-    for kid, secret in entries:
+    keys, owners = [], []
+    for named, secret in entries:
+        kid, _, operator_id = named.partition("@")
+        if operator_id:
+            if not _OPERATOR.match(operator_id):
+                raise SessionKeyError(f"session key {kid}'s operator id {operator_id!r} is not an operator id")
+            owners.append((kid, operator_id))
         if not _KID.match(kid):
             raise SessionKeyError(f"session key id {kid!r} must be 1-32 characters of [A-Za-z0-9_-]")
         if len(secret) < MIN_SECRET_CHARS:
@@ -77,12 +98,17 @@ def key_ring(text: str) -> KeyRing:
         if any(kid == known for known, _ in keys):
             raise SessionKeyError(f"session key id {kid} appears twice")
         keys.append((kid, secret.encode()))
-    return KeyRing(tuple(keys))
+    return KeyRing(tuple(keys), tuple(owners))
 
 
 def ring_text(ring: KeyRing) -> str:
     """The REELSTREAM_SESSION_KEYS value of a ring (for `reelstream session rotate`)."""
-    return ",".join(f"{kid}:{secret.decode()}" for kid, secret in ring.keys)
+
+    def named(kid: str) -> str:
+        operator_id = ring.operator_of(kid)
+        return f"{kid}@{operator_id}" if operator_id else kid
+
+    return ",".join(f"{named(kid)}:{secret.decode()}" for kid, secret in ring.keys)
 
 
 def _ring(keys: KeyRing | str) -> KeyRing:
@@ -101,9 +127,12 @@ def _signature(secret: bytes, body: bytes) -> bytes:
     return _b64(hmac.new(secret, body, hashlib.sha256).digest()).encode()
 
 
-def issue_token(keys: KeyRing | str, player_id: str, expires_at_ms: int) -> str:
-    """A token that lets `player_id` spin until `expires_at_ms` (exclusive, broker time), signed with the newest key."""
+def issue_token(keys: KeyRing | str, player_id: str, expires_at_ms: int, operator_id: str | None = None) -> str:
+    """A token that lets `player_id` spin until `expires_at_ms` (exclusive, broker time), signed with the newest key
+    (of `operator_id`: its spins are then that operator's; None: of no operator)."""
     ring = _ring(keys)
+    if operator_id is not None or ring.owners:
+        ring = ring.of_operator(operator_id)
     invariant(bool(player_id), "a player id is required")
     invariant(expires_at_ms > 0, "expiry must be a positive epoch time in ms")
     body = f"{_VERSION}.{ring.signing_kid}.{_b64(player_id.encode())}.{expires_at_ms}"
@@ -132,3 +161,10 @@ def token_problem(keys: KeyRing | str, token: str, player_id: str, now_ms: int) 
     if now_ms >= int(parts[3]):
         return TokenProblem.EXPIRED
     return None
+
+
+def token_operator(keys: KeyRing | str, token: str) -> str | None:
+    """The operator whose key signed `token` (None: a key of no operator, or no readable key id). Check the token
+    with `token_problem` first: this reads the key id only."""
+    parts = token.split(".") if isinstance(token, str) and len(token) <= MAX_TOKEN_CHARS else []
+    return _ring(keys).operator_of(parts[1]) if len(parts) == 5 else None

@@ -27,7 +27,7 @@ class TopicSpec:
     name: str
     key: str
     partitions: int
-    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal"
+    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal" | "snapshot"
     configs: dict[str, str] = field(default_factory=dict)
     public: bool = False
     # The roles (shared/roles.py) whose principals may write / read this topic: the ACLs are generated from these.
@@ -159,7 +159,46 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
     ),
 )
 
-ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS
+# `<service>.snapshots` (shared/snapshots.py): each partition's state image, one snapshot partition per state
+# partition. Compacted on slot keys (`<partition>/<slot>/...`, two slots written in turn), so the newest two
+# generations survive compaction and an unusable newest one falls back to the one before, not to offset 0; never
+# deleted by time (a quiet partition's snapshot stays valid for years). Small segments let the cleaner keep up, so a
+# restore's scan of the partition stays near two generations. Only the service writes and reads its own; oversight
+# reads them. A snapshot is a cache: without the topic a service folds its events from the start (slowly).
+SPIN_SNAPSHOTS = "spin.snapshots"
+WALLET_SNAPSHOTS = "wallet.snapshots"
+JACKPOT_SNAPSHOTS = "jackpot.snapshots"
+_SNAPSHOT_CONFIGS = {
+    "cleanup.policy": "compact",
+    "retention.ms": "-1",
+    "min.compaction.lag.ms": "0",
+    "min.cleanable.dirty.ratio": "0.1",
+    "segment.ms": "600000",
+    "segment.bytes": str(64 * 1024 * 1024),
+    "max.message.bytes": str(1024 * 1024),
+}
+
+
+def _snapshots(name: str, service: str, partitions: int) -> TopicSpec:
+    return TopicSpec(
+        name,
+        "partition/slot",
+        partitions,
+        "snapshot",
+        dict(_SNAPSHOT_CONFIGS),
+        False,
+        (service,),
+        (service,) + _OVERSIGHT,
+    )
+
+
+SNAPSHOT_TOPICS: tuple[TopicSpec, ...] = (
+    _snapshots(SPIN_SNAPSHOTS, "spin", PLAYER_PARTITIONS),
+    _snapshots(WALLET_SNAPSHOTS, "wallet", PLAYER_PARTITIONS),
+    _snapshots(JACKPOT_SNAPSHOTS, "jackpot", NETWORK_PARTITIONS),
+)
+
+ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS
 
 
 def spec(name: str) -> TopicSpec:

@@ -94,8 +94,12 @@ def downloaded_jar(maven_line: str) -> str | None:
 def _cluster_id(kafka_dir: Path) -> str:
     id_file = kafka_dir / "cluster-id"
     if not id_file.exists():
-        # Kafka cluster ids: 16 random bytes in URL-safe base64 without padding (what StorageTool random-uuid prints).
-        id_file.write_text(base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode() + "\n")
+        # Kafka cluster ids: 16 random bytes in URL-safe base64 without padding (what StorageTool random-uuid prints),
+        # never starting with "-" (Kafka's own rule: StorageTool would read such an id as an option, 1 time in 64).
+        cluster_id = "-"
+        while cluster_id.startswith("-"):
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        id_file.write_text(cluster_id + "\n")
     return id_file.read_text().strip()
 
 

@@ -35,6 +35,16 @@ class Answers:
     wall: dict[uuid.UUID, float] = field(default_factory=dict)
     settled: int = 0
     codes: dict[str, int] = field(default_factory=dict)
+    refused: dict[uuid.UUID, str] = field(default_factory=dict)  # request id -> the rejection's code
+
+    def tally(self, ids) -> dict:
+        """Of these requests: how many were settled, and the rejections by code (a bench must not count those)."""
+        codes: dict[str, int] = {}
+        for rid in ids:
+            if rid in self.refused:
+                codes[self.refused[rid]] = codes.get(self.refused[rid], 0) + 1
+        answered = sum(1 for rid in ids if rid in self.at)
+        return {"settled": answered - sum(codes.values()), "rejected": codes}
 
     def take(self, value: bytes, now: float, wall: float) -> None:
         # Only the answer's type, request id and code: a full validation of every answer cost ~0.1 ms a spin.
@@ -49,6 +59,7 @@ class Answers:
         self.settled += type_ == SpinSettled.TYPE
         if type_ == SpinRejected.TYPE:
             self.codes[data["code"]] = self.codes.get(data["code"], 0) + 1
+            self.refused[request_id] = data["code"]
 
 
 class LoadGenerator:
@@ -108,11 +119,13 @@ class LoadGenerator:
         await self.wait_answers([rid for rid, _, _ in batch], timeout_s)
         answered = [self.answers.at[rid] for rid, _, _ in batch if rid in self.answers.at]
         elapsed = max(answered) - started
+        tally = self.answers.tally([rid for rid, _, _ in batch])
         return {
             "requests": len(batch),
             "answered": len(answered),
+            **tally,
             "seconds": round(elapsed, 2),
-            "spins_per_s": round(len(answered) / elapsed, 1),
+            "spins_per_s": round(tally["settled"] / elapsed, 1),  # settled spins only: a rejection is no spin
         }
 
     async def paced(
@@ -136,13 +149,18 @@ class LoadGenerator:
             await asyncio.sleep(max(TICK_S, started + sent / rate - time.perf_counter()))
         await asyncio.gather(*futures)
         await self.wait_answers(list(due_at), timeout_s)
-        took = [self.answers.at[rid] - due for rid, due in due_at.items() if rid in self.answers.at]
+        took = [
+            self.answers.at[rid] - due
+            for rid, due in due_at.items()
+            if rid in self.answers.at and rid not in self.answers.refused
+        ]
         pacing, quarter = percentiles_ms(lag), max(1, len(took) // 4)
         return (
             {
                 "rate_per_s": round(rate, 1),
                 "requests": len(batch),
-                "answered": len(took),
+                "answered": sum(1 for rid in due_at if rid in self.answers.at),
+                **self.answers.tally(list(due_at)),  # the latency figures are of settled spins only
                 **percentiles_ms(took),
                 "send_lag_p50_ms": pacing["p50_ms"],
                 "send_lag_p99_ms": pacing["p99_ms"],

@@ -233,9 +233,9 @@ async def _measure(
         pids = _cpu_sources(services, broker_pid)
         cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
         burst = await load.burst(_requests(players, tokens, spins))
-        burst["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, burst["answered"])
+        burst["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, burst["settled"])
         burst["messages_per_spin"] = round(
-            (_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["answered"]), 2
+            (_prefixed_offsets(bootstrap, prefix) - before) / max(1, burst["settled"]), 2
         )
         rate = latency_rate or burst["spins_per_s"] / 2
         paced, due_wall = await _paced_with_cpu(
@@ -270,7 +270,7 @@ async def _paced_with_cpu(load: LoadGenerator, pids: dict[str, int], batch: list
     """load.paced, plus the CPU ms per spin of each process and the cores busy over that phase."""
     cpu_before = {name: _cpu_s(pid) for name, pid in pids.items()}
     paced, due_wall = await load.paced(batch, rate)
-    paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["answered"])
+    paced["cpu_ms_per_spin"] = _cpu_per_spin(pids, cpu_before, paced["settled"])
     paced["cpu_cores"] = round(sum(paced["cpu_ms_per_spin"].values()) * rate / 1000, 2)
     return paced, due_wall
 
@@ -292,7 +292,12 @@ def verdict(results: dict) -> dict:
 
 def command(
     spins: int = typer.Option(3000, min=100, help="Spin requests in the throughput burst."),
-    players: int = typer.Option(300, min=1, help="Distinct Rising Joker players."),
+    players: int = typer.Option(
+        3000,
+        min=1,
+        help="Distinct Rising Joker players (at least --spins: Rising Joker carries a remainder per player, so a "
+        "player's next spin is refused SPIN_IN_PROGRESS until the last is settled).",
+    ),
     latency_seconds: float = typer.Option(20.0, min=2, help="Duration of the 50 % load phase."),
     baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
     out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
@@ -314,6 +319,11 @@ def command(
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
     load_before = os.getloadavg()[0]
+    if players < spins:
+        raise typer.BadParameter(
+            f"--players {players} < --spins {spins}: the burst sends every spin at once, and a player's second spin "
+            "in flight is refused SPIN_IN_PROGRESS (Rising Joker keeps state per player)"
+        )
     try:
         rates = tuple(float(rate) for rate in curve.split(",") if rate.strip())
     except ValueError:
@@ -330,6 +340,9 @@ def command(
     table = Table("measure", "value")
     table.add_row("settled spins/s (burst of %d)" % burst["requests"], f"{burst['spins_per_s']:,}")
     table.add_row("Kafka messages per settled spin (m)", str(burst["messages_per_spin"]))
+    table.add_row(
+        "rejected in the burst / the latency phase (by code)", f"{burst['rejected'] or 0} / {paced['rejected'] or 0}"
+    )
     cpu_names = " / ".join(burst["cpu_ms_per_spin"])
     table.add_row(f"CPU ms per spin ({cpu_names})", " / ".join(str(v) for v in burst["cpu_ms_per_spin"].values()))
     table.add_row(

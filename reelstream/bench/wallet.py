@@ -36,8 +36,8 @@ from shared import records as provenance
 from shared.events import derived_id, encode, envelope
 from shared.events.wallet import DebitWager, Deposit, SettleWager
 from shared.kafka import consumer, producer
-from shared.topic_admin import delete_prefixed, ensure_topics
-from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
+from shared.topic_admin import delete_prefixed, delete_topics, ensure_topics
+from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS, WALLET_SNAPSHOTS
 
 
 def commands_for(tag: str, players: int, wagers: int) -> list:
@@ -136,7 +136,6 @@ def _service_round(bootstrap: str, records: list, workdir: Path) -> dict:
     ensure_topics(bootstrap, prefix=prefix)
     env = {
         "REELSTREAM_TOPIC_PREFIX": prefix,
-        "REELSTREAM_WALLET_DATADIR": str(workdir / "data"),
         "REELSTREAM_CRASH_AT": "",
     }
     produce(bootstrap, prefix + WALLET_COMMANDS, records)
@@ -242,8 +241,8 @@ def _recovery(service, env: dict, workdir: Path) -> dict:
     service.stop()
     results = {}
     for case in ("current", "wiped"):
-        if case == "wiped":
-            shutil.rmtree(workdir / "data", ignore_errors=True)
+        if case == "wiped":  # the snapshots topic deleted: the restart folds wallet.events from the start
+            delete_topics(load_settings().kafka_bootstrap_servers, [env["REELSTREAM_TOPIC_PREFIX"] + WALLET_SNAPSHOTS])
         restarted = spawn("wallet", env=env, log_dir=workdir / f"logs-{case}")
         restarted.wait_ready(600)
         restarted.stop()

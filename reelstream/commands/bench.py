@@ -8,7 +8,7 @@ import typer
 
 app = typer.Typer(no_args_is_help=True)
 
-_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor", "brokers")
+_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor", "brokers", "recovery")
 
 for _name in _BENCHES:
     _module_name = f"reelstream.bench.{_name}"

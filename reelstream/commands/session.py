@@ -8,7 +8,7 @@ import typer
 
 from reelstream import arguments
 from shared.config import load_settings
-from shared.session import MAX_TTL_S, issue_token
+from shared.session import MAX_TTL_S, SessionKeyError, issue_token
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -23,19 +23,26 @@ def issue(
         help="The pseudonymous player id the token is bound to.",
     ),
     ttl: int = typer.Option(3600, "--ttl", min=1, max=MAX_TTL_S, help="Seconds until the token expires."),
+    operator: str = typer.Option(
+        None, "--operator", help="Sign with this operator's newest key: the player's spins are then its own."
+    ),
 ) -> None:
     """Print a token signed with the newest session key (the token only; it is a bearer secret)."""
     settings = load_settings()
     expires_at_ms = time.time_ns() // 1_000_000 + ttl * 1000
-    typer.echo(issue_token(settings.session_secret, player, expires_at_ms))
+    try:
+        typer.echo(issue_token(settings.session_secret, player, expires_at_ms, operator))
+    except SessionKeyError as error:
+        raise typer.BadParameter(str(error), param_hint="--operator") from None
 
 
 @app.command()
 def rotate(
     keep: int = typer.Option(2, min=1, max=5, help="How many of the newest old keys stay accepted."),
+    operator: str = typer.Option(None, "--operator", help="The new key is this operator's (its tokens bind to it)."),
 ) -> None:
     """Add a new signing key to the ring in .reelstream/env; the `keep` newest old keys stay accepted, so nobody is
-    logged out. Restart the spin service to use it. Prints key ids only."""
+    logged out (keys of other operators all stay). Restart the spin service to use it. Prints key ids only."""
     import secrets
 
     from deploy.local.paths import default_paths
@@ -43,7 +50,15 @@ def rotate(
 
     env_file = default_paths().env_file
     current = key_ring(load_settings().session_secret)
-    ring = KeyRing(((secrets.token_hex(4), secrets.token_urlsafe(32).encode()),) + current.keys[:keep])
+    kid = secrets.token_hex(4)
+    own = [key for key in current.keys if current.operator_of(key[0]) == operator][:keep]
+    others = [key for key in current.keys if current.operator_of(key[0]) != operator]
+    owners = current.owners + (((kid, operator),) if operator else ())
+    kept = {k for k, _ in (*own, *others)}
+    ring = KeyRing(
+        ((kid, secrets.token_urlsafe(32).encode()), *own, *others),
+        tuple((k, op) for k, op in owners if k in kept or k == kid),
+    )
     lines = [
         line
         for line in (env_file.read_text().splitlines() if env_file.exists() else [])

@@ -95,6 +95,11 @@ class SyntheticPlatform:
 
     def _emit(self, topic: str, data: Any, *parts: object) -> Envelope[Any]:
         self.now_ms += self.step_ms
+        if topic == "wallet.events" and getattr(data, "command_fingerprint", "") is None:
+            # The wallet remembers each fact with its command's content hash; there is no command here, so the
+            # stand-in content is the fact's type and transaction id (a wallet can then fold these events).
+            content = f"{data.TYPE}:{data.transaction_id}".encode()
+            data = data.model_copy(update={"command_fingerprint": hashlib.sha256(content).hexdigest()})
         message = envelope(
             data, source=f"reelstream/synthetic/{topic}", time=self._now(), id=derived_id("synthetic", *parts)
         )
@@ -208,8 +213,29 @@ class SyntheticPlatform:
     def _open(self, network: NetworkConfig) -> None:
         for pool in network.pools:
             if pool.pool_id not in self.levels_micro:
-                self.levels_micro[pool.pool_id] = 0
-                self._reseed(network, pool.pool_id, None)
+                self._open_pool(network, pool.pool_id)
+
+    def _open_pool(self, network: NetworkConfig, pool_id: str) -> None:
+        """A pool starts at its seed with a PoolOpened, as the jackpot service opens it (so the service can fold it)."""
+        seed_micro = network.pool(pool_id).seed_minor * MICRO_PER_MINOR
+        self.levels_micro[pool_id] = seed_micro
+        self._emit(
+            "jackpot.events",
+            jp.PoolOpened(
+                network_id=network.network_id,
+                recorded_at=self._now(),
+                pool_id=pool_id,
+                tier=network.pool(pool_id).tier,
+                currency=network.currency,
+                seed_micro=seed_micro,
+                movement=jp.PoolMovement(
+                    pool_id=pool_id, opening_micro=0, seeds_micro=seed_micro, closing_micro=seed_micro
+                ),
+            ),
+            network.network_id,
+            pool_id,
+            "pool-opened",
+        )
 
     def _reseed(self, network: NetworkConfig, pool_id: str, cause: uuid.UUID | None) -> None:
         seed_micro = network.pool(pool_id).seed_minor * MICRO_PER_MINOR

@@ -11,7 +11,7 @@ import sys
 from shared.readiness import ready_line
 from shared import observability
 from shared.config import load_settings
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, JACKPOT_SNAPSHOTS, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
 from games.selftest import require_self_test
@@ -19,6 +19,8 @@ from games.selftest import require_self_test
 
 # Records per polled batch (one transaction, at most a few ContributionsApplied); tests lower it to get many batches.
 BATCH_MAX_ENV = "REELSTREAM_JACKPOT_BATCH_MAX"
+# A snapshot every so many events (tests and benchmarks lower it).
+SNAPSHOT_EVENTS_ENV = "REELSTREAM_JACKPOT_SNAPSHOT_EVENTS"
 
 
 def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
@@ -32,6 +34,8 @@ def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
         dlq_topic=settings.topic(dlq_name(JACKPOT_COMMANDS)),
         group_id=settings.group("jackpot"),
         batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
+        snapshots_topic=settings.topic(JACKPOT_SNAPSHOTS),
+        snapshot_every_events=int(env.get(SNAPSHOT_EVENTS_ENV, "5000")),
     )
 
 
@@ -41,13 +45,20 @@ async def serve(config: JackpotConfig) -> Stats:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
+    service = JackpotService(config)
+
     def ready() -> None:
+        stats = service.stats
+        sys.stderr.write(
+            f"jackpot: restored {len(stats.assigned)} partitions ({stats.restored_from_snapshot} from a snapshot, "
+            f"{stats.restored_events} events folded)\n"
+        )
         sys.stderr.write(ready_line("jackpot") + "\n")
         sys.stderr.flush()
 
     http = await observability.serve_http()
     try:
-        return await JackpotService(config).run(stop, on_ready=ready)
+        return await service.run(stop, on_ready=ready)
     finally:
         await http.stop()
 

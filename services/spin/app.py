@@ -16,7 +16,7 @@ from games.rng import SpinRng
 from shared import observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
-from shared.session import key_ring, token_problem
+from shared.session import key_ring, token_operator, token_problem
 from games.selftest import require_self_test
 
 
@@ -41,7 +41,12 @@ async def serve() -> None:
         problem = token_problem(ring, token, player_id, now_ms)
         return None if problem is None else problem.value
 
-    ctx = Context(catalog=catalog, token_problem=check_token, draw_seed=seed_source(os.environ))
+    ctx = Context(
+        catalog=catalog,
+        token_problem=check_token,
+        draw_seed=seed_source(os.environ),
+        token_operator=lambda token: token_operator(ring, token),
+    )
     producer = producer_for(settings)
     await producer.start()
     http = await observability.serve_http()

@@ -8,12 +8,11 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 from shared import observability
-from shared.config import Settings, load_settings
+from shared.config import load_settings
 from shared.observability.metrics import WALLET_LIABILITY_MINOR
-from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_SNAPSHOTS, dlq_name
 
 from services.wallet.adapters.liabilities import liabilities_minor
 from services.wallet.adapters.restore import Restored
@@ -26,13 +25,6 @@ SNAPSHOT_RECORDS_ENV = "REELSTREAM_WALLET_SNAPSHOT_RECORDS"
 SNAPSHOT_SECONDS_ENV = "REELSTREAM_WALLET_SNAPSHOT_SECONDS"
 
 
-def data_dir(settings: Settings) -> Path:
-    """Where the partition snapshots live: $REELSTREAM_WALLET_DATADIR (or the state dir) / the consumer group."""
-    state_dir = Path(os.environ.get("REELSTREAM_STATE_DIR", ".reelstream"))
-    base = Path(os.environ.get("REELSTREAM_WALLET_DATADIR", state_dir / "wallet-data"))
-    return base / settings.group("wallet")
-
-
 def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
     env = os.environ if environ is None else environ
     settings = load_settings(env)
@@ -42,7 +34,7 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
         events_topic=settings.topic(WALLET_EVENTS),
         dlq_topic=settings.topic(dlq_name(WALLET_COMMANDS)),
         group_id=settings.group("wallet"),
-        snapshot_dir=data_dir(settings),
+        snapshots_topic=settings.topic(WALLET_SNAPSHOTS),
         batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
         snapshot_every_records=int(env.get(SNAPSHOT_RECORDS_ENV, "20000")),
         snapshot_every_s=float(env.get(SNAPSHOT_SECONDS_ENV, "30")),

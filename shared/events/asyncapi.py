@@ -17,6 +17,7 @@ CONTRACT_DIR = Path(__file__).resolve().parents[2] / "docs" / "contract"
 BINDING_VERSION = "0.5.0"
 CLUSTER_REPLICAS = 3  # what `reelstream topics create --replication-factor 3` makes; the local single node has 1
 DEAD_LETTER = "reelstream.dead-letter"
+SNAPSHOT = "reelstream.snapshot"  # a service's own state image (shared/snapshots.py): not for clients
 _KEY_PATTERN = r"^[A-Za-z0-9._:-]+$"  # player, network and pool ids alike (shared.events.base.Ident)
 _CLOUDEVENTS = "application/cloudevents+json"
 # Topics that carry copies of messages declared on another topic (re-keyed by the player id, bytes unchanged).
@@ -121,6 +122,22 @@ def _dead_letter_message() -> dict[str, Any]:
     }
 
 
+def _snapshot_message() -> dict[str, Any]:
+    return {
+        "name": SNAPSHOT,
+        "title": SNAPSHOT,
+        "summary": "A chunk of a service's partition state, or the manifest (JSON) naming the chunks' SHA-256, the "
+        "state-format version and the input and output positions it reflects. Internal: only the service reads it.",
+        "payload": {"description": "chunk: zlib-compressed bytes of the state image; manifest: a JSON object"},
+        "bindings": {
+            "kafka": {
+                "key": {"type": "string", "description": "<partition>/<slot>/<chunk index or 'manifest'>"},
+                "bindingVersion": BINDING_VERSION,
+            }
+        },
+    }
+
+
 def _operations(spec: TopicSpec, channel_id: str, message_names: list[str]) -> dict[str, Any]:
     """What a client does on a public channel (the document is written from a game client's or operator's side)."""
     if not spec.public:
@@ -170,13 +187,16 @@ def asyncapi_document() -> dict[str, Any]:
     for spec in ALL_TOPICS:
         models = by_topic.get(spec.name, [])
         carried = models + list(_FORWARDED.get(spec.name, ()))
-        names = [_message_name(m.TYPE) for m in carried] if spec.kind != "dlq" else [_message_name(DEAD_LETTER)]
+        names = [_message_name(m.TYPE) for m in carried]
+        if spec.kind in ("dlq", "snapshot"):
+            names = [_message_name(DEAD_LETTER if spec.kind == "dlq" else SNAPSHOT)]
         channel_id = spec.name.replace(".", "_")
         channels[channel_id] = _channel(spec, names)
         operations.update(_operations(spec, channel_id, names))
         for model in models:
             messages[_message_name(model.TYPE)] = _message(model, spec, schemas)
     messages[_message_name(DEAD_LETTER)] = _dead_letter_message()
+    messages[_message_name(SNAPSHOT)] = _snapshot_message()
     unplaced = set(registered_types()) - {m["name"] for m in messages.values()}
     assert not unplaced, f"messages on no declared topic: {sorted(unplaced)}"
     return {

@@ -32,6 +32,8 @@ REJECTION_CODES = (
     # The record is not on its key's murmur2 partition (the producer's partitioner is not Kafka's default); answered on
     # the player's own partition and applied to no book.
     "WRONG_PARTITION",
+    # More than the per-player rate of accepted spins (services/spin/core/validate.py: SPIN_RATE).
+    "RATE_LIMITED",
 )
 
 

@@ -85,7 +85,7 @@ def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstra
         events_topic=prefix + WALLET_EVENTS,
         dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
         group_id=prefix + "reelstream-wallet",
-        snapshot_dir=None,
+        snapshots_topic=None,
         batch_max=25,
     )
     commands = wager_commands(players=12, wagers=6)
@@ -111,16 +111,8 @@ def _network_view(state) -> dict:
     return {**asdict(state), "answers": {key: encode(value) for key, value in state.answers.items()}}
 
 
-def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
-    config = JackpotConfig(
-        bootstrap=kafka_bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=prefix + "reelstream-jackpot",
-        batch_max=40,
-    )
+def jackpot_commands() -> list:
+    """Contributions of two operators, a claim every 50, and one stake too large to contribute (refused)."""
     commands = []
     for index in range(150):
         stake = (10, 20, 100, 2000)[index % 4]
@@ -162,6 +154,20 @@ def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootst
             player_id="p-x",
         )
     )
+    return commands
+
+
+def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
+    config = JackpotConfig(
+        bootstrap=kafka_bootstrap,
+        commands_topic=prefix + JACKPOT_COMMANDS,
+        events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS,
+        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=prefix + "reelstream-jackpot",
+        batch_max=40,
+    )
+    commands = jackpot_commands()
     sent = _send(kafka_bootstrap, config.commands_topic, commands)
 
     async def scenario():

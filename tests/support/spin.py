@@ -137,6 +137,7 @@ def request_bytes(
     time_ms: int = NOW_MS,
     forfeit: bool = False,
     event_id: uuid.UUID | None = None,
+    operator: str | None = None,
 ) -> tuple[uuid.UUID, bytes]:
     request_id = request_id or uuid.uuid4()
     data = SpinRequested(
@@ -146,6 +147,7 @@ def request_bytes(
         stake_minor=stake,
         currency=currency,
         session_token=token,
+        operator_id=operator,
         forfeit_bonus_ring=forfeit,
     )
     return request_id, encode(

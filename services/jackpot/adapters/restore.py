@@ -1,4 +1,5 @@
-"""Restore the networks of one partition by folding jackpot.events from its beginning (read_committed).
+"""Restore the networks of one partition: the newest valid snapshot on jackpot.snapshots, then the fold of the
+jackpot.events tail after it (read_committed); without a snapshot, from the beginning.
 
 The events are the state's source of truth, and they carry the input position too: each transaction's last event
 records the next jackpot.commands offset (shared/input_position.py), so the fold and the position always agree.
@@ -12,13 +13,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared import records
+from shared import records, snapshots
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.input_position import recorded_position
-from shared.partition_log import PartitionReadTimeout, fold_partition
+from shared.partition_log import PartitionReadTimeout
 from shared.pools import PoolsConfig
-from shared.topics import JACKPOT_EVENTS
+from shared.topics import JACKPOT_EVENTS, JACKPOT_SNAPSHOTS
 
+from services.jackpot.adapters import snapshot
 from services.jackpot.core.decide import new_network
 from services.jackpot.core.evolve import replay
 from services.jackpot.core.state import NetworkState, forget_before
@@ -38,39 +39,57 @@ class Restored:
     # event carries one (nothing committed yet, a log written before positions were recorded, or dead letters only).
     commands_offset: int | None = None
     quarantined: list[int] = field(default_factory=list)  # offsets skipped as untrusted or unreadable
+    cursor: snapshots.Cursor | None = None  # where the partition's snapshots stand (None: no snapshots topic)
+    snapshot_offset: int | None = None  # the events offset the snapshot it started from reflects (None: from 0)
+    folded: int = 0  # events folded after the snapshot (or from the beginning)
 
 
-async def restore_partition(bootstrap: str, events_topic: str, partition: int, config: PoolsConfig) -> Restored:
-    restored = Restored()
-    states = restored.states
+def fold_record(states: dict[str, NetworkState], record, config: PoolsConfig) -> str | None:
+    """Fold one jackpot.events record into the partition's networks; why it was quarantined instead, or None."""
+    event, problem = records.trusted_event(JACKPOT_EVENTS, record)
+    if event is None:
+        return problem
+    _fold(states, event, config)
+    return None
+
+
+async def restore_partition(
+    bootstrap: str, events_topic: str, partition: int, config: PoolsConfig, snapshots_topic: str | None = None
+) -> Restored:
+    """The newest valid snapshot on jackpot.snapshots (if any) and the fold of the jackpot.events tail after it."""
     folded = [0]
 
-    def fold(record) -> None:
-        event = _trusted_event(record, events_topic, partition, restored)
-        if event is None:
-            return
-        folded[0] += _fold(states, event, config)
-        position = recorded_position(record.headers)
-        if position is not None:
-            restored.commands_offset = position
+    def fold(states: dict[str, NetworkState], record) -> str | None:
+        problem = fold_record(states, record, config)
+        folded[0] += problem is None
         if folded[0] % _FORGET_EVERY == 0:
             _forget_old(states)
+        return problem
 
     try:
-        await fold_partition(bootstrap, events_topic, partition, fold, timeout_s=RESTORE_TIMEOUT_S, role="jackpot")
+        restoration = await snapshots.restore(
+            bootstrap,
+            role="jackpot",
+            partition=partition,
+            events_topic=events_topic,
+            snapshots_topic=snapshots_topic,
+            snapshots_logical=JACKPOT_SNAPSHOTS,
+            load=snapshot.load,
+            empty=dict,
+            fold=fold,
+            timeout_s=RESTORE_TIMEOUT_S,
+        )
     except PartitionReadTimeout as error:
         raise RestoreError(str(error)) from error
-    _forget_old(states)
-    return restored
-
-
-def _trusted_event(record, events_topic: str, partition: int, restored: Restored) -> Any | None:
-    event, problem = records.trusted_event(JACKPOT_EVENTS, record)
-    if event is not None:
-        return event
-    log.error("alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem)
-    restored.quarantined.append(record.offset)
-    return None
+    _forget_old(restoration.state)
+    return Restored(
+        restoration.state,
+        restoration.input_next,
+        list(restoration.quarantined),
+        restoration.cursor,
+        restoration.snapshot.output_next if restoration.snapshot else None,
+        restoration.folded,
+    )
 
 
 def _fold(states: dict[str, NetworkState], event: Any, config: PoolsConfig) -> int:

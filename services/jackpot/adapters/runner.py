@@ -1,22 +1,24 @@
 """The jackpot on the shared transactional loop (shared/loop.py, not pipelined): jackpot.commands → decide per
-network → jackpot.events, and the live meters of committed levels on jackpot.meters.
+network → jackpot.events, and the live meters of committed levels on jackpot.meters; a snapshot of a partition's
+networks on jackpot.snapshots, in the transaction of the batch it reflects, every so many events or seconds.
 
 Each batch is decided and committed under the loop's lock, and the meter publisher takes the same lock, so a meter
-only ever shows a level whose events are committed. Restore folds jackpot.events from the beginning (the events are
-the state's source of truth and carry the input position).
+only ever shows a level whose events are committed. Restore loads the newest valid snapshot and folds the tail of
+jackpot.events after it (the events are the state's source of truth and carry the input position).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from shared import observability, signing
+from shared import observability, signing, snapshots
 from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
@@ -26,6 +28,7 @@ from shared.topics import JACKPOT_METERS
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
+from services.jackpot.adapters import snapshot
 from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
@@ -49,9 +52,12 @@ class JackpotConfig:
     poll_ms: int = 50
     meter_interval_s: float = 0.5
     session_timeout_ms: int | None = None
+    snapshots_topic: str | None = None  # None: no snapshots (every restore folds jackpot.events from the start)
+    snapshot_every_events: int = 5_000
+    snapshot_every_s: float = 60.0
 
     def loop(self) -> LoopConfig:
-        return loop_config(self, "jackpot")
+        return loop_config(self, "jackpot", snapshots_topic=self.snapshots_topic)
 
 
 @dataclass
@@ -59,6 +65,9 @@ class Stats(LoopStats):
     repeats: int = 0
     meters: int = 0
     restored_events: int = 0
+    restores: int = 0  # partitions restored (a rebalance that keeps a partition does not restore it)
+    restored_from_snapshot: int = 0
+    snapshots: int = 0
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
 
@@ -76,6 +85,9 @@ class JackpotService:
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
         self._on_ready: Callable[[], None] | None = None
+        self._unsnapshotted: dict[int, int] = {}  # events decided since the partition's last snapshot
+        self._snapshot_at: dict[int, float] = {}
+        self._quarantined: dict[int, tuple[int, ...]] = {}
         self.loop: TransactionalLoop[States] = TransactionalLoop(config.loop(), self, self.stats)
 
     @property
@@ -95,9 +107,23 @@ class JackpotService:
         return self.stats
 
     async def restore(self, partition: int) -> Restored[States]:
-        restored = await restore_partition(self.config.bootstrap, self.config.events_topic, partition, self.pools)
-        self.stats.restored_events += sum(state.events_applied for state in restored.states.values())
-        return Restored(restored.states, restored.commands_offset, restored)
+        restored = await restore_partition(
+            self.config.bootstrap, self.config.events_topic, partition, self.pools, self.config.snapshots_topic
+        )
+        self.stats.restored_events += restored.folded
+        self.stats.restores += 1
+        self.stats.restored_from_snapshot += restored.snapshot_offset is not None
+        self._unsnapshotted[partition] = restored.folded
+        self._snapshot_at[partition] = time.monotonic()
+        self._quarantined[partition] = tuple(restored.quarantined)
+        log.info(
+            "partition %d restored: snapshot at %s, %d events folded, %d quarantined",
+            partition,
+            restored.snapshot_offset,
+            restored.folded,
+            len(restored.quarantined),
+        )
+        return Restored(restored.states, restored.commands_offset, restored, restored.cursor)
 
     def decide(self, partition: int, states: States, records: list[Any]) -> list[Output]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
@@ -125,6 +151,7 @@ class JackpotService:
             outputs.extend(_traced(event_record(event), traces, event) for event in decision.events)
             outputs.extend(dead_letter_record(d.subject, d.code, d.reason) for d in decision.dead_letters)
             self.stats.repeats += decision.repeats
+            self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
         return outputs
 
     def committed(self, partition: int, states: States, next_offset: int, event_offsets: list[int]) -> None:
@@ -136,6 +163,21 @@ class JackpotService:
     def quiet(self, partition: int, states: States, force: bool = False) -> None:
         return None
 
+    def snapshot_image(self, partition: int, states: States, force: bool = False) -> snapshots.Image | None:
+        """The networks' image when a snapshot is due (every `snapshot_every_events` events or `snapshot_every_s`
+        seconds with anything new), or at shutdown (`force`) with anything new."""
+        changed = self._unsnapshotted.get(partition, 0)
+        if not changed:
+            return None
+        elapsed = time.monotonic() - self._snapshot_at.get(partition, 0.0)
+        due = changed >= self.config.snapshot_every_events or elapsed >= self.config.snapshot_every_s
+        if not (due or force):
+            return None
+        self._unsnapshotted[partition] = 0
+        self._snapshot_at[partition] = time.monotonic()
+        self.stats.snapshots += 1
+        return snapshot.image(states, self._quarantined.get(partition, ()))
+
     async def acquired(self, restored: dict[int, Restored[States]]) -> None:
         self.stats.assigned = tuple(sorted(self.states))
         await self._send_meters(everything=True, locked=True)
@@ -146,6 +188,8 @@ class JackpotService:
 
     def released(self, partition: int, states: States) -> None:
         self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
+        for memo in (self._unsnapshotted, self._snapshot_at, self._quarantined):
+            memo.pop(partition, None)
         self.stats.assigned = tuple(sorted(self.states))
 
     async def _publish_meters(self, stop: asyncio.Event) -> None:

@@ -6,6 +6,8 @@ The book is a cache: it is rebuilt by folding the partition's spin.journal, spin
 
 from __future__ import annotations
 
+from collections import deque
+
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,10 +93,24 @@ class Pending:
     request_id: uuid.UUID
 
 
+@dataclass(frozen=True)
+class SpinRate:
+    """At most `spins` accepted spins of one player within any `window_ms` of broker time: a flood guard that play
+    by hand or autoplay never meets (a stateful game's spins are sequential anyway), so no script spins unbounded."""
+
+    spins: int
+    window_ms: int
+
+
+SPIN_RATE = SpinRate(spins=100, window_ms=10_000)
+
+
 @dataclass
 class SpinBook:
     records: dict[uuid.UUID, SpinRecord] = field(default_factory=dict)
     game_states: dict[tuple[str, str], dict[str, Any] | Pending] = field(default_factory=dict)
     # Unanswered accepted requests per (player, game): a stateful game allows one at a time.
     in_flight: dict[tuple[str, str], set[uuid.UUID]] = field(default_factory=dict)
+    # Broker times of each player's newest accepted spins, oldest first (at most SPIN_RATE.spins of them).
+    accepted_at: dict[str, deque[int]] = field(default_factory=dict)
     now_ms: int = 0

@@ -25,6 +25,8 @@ class Context:
     catalog: Catalog
     token_problem: Callable[[str, str, int], str | None]  # (token, player id, now ms) -> what is wrong, or None
     draw_seed: Callable[[str, uuid.UUID], bytes]  # (player id, request id) -> 32 bytes
+    # (a checked token) -> the operator whose session key signed it, None for a key of no operator
+    token_operator: Callable[[str], str | None] = lambda _token: None
 
 
 def wager_of(source: Any) -> dict[str, Any]:

@@ -4,9 +4,10 @@ and on rebuild (spin.journal, spin.events, spin.jackpot-answers). In place, as e
 from __future__ import annotations
 
 import uuid
+from collections import deque
 from typing import Any
 
-from services.spin.core.book import ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
+from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
 from services.spin.core.catalog import Catalog
 from games.registry import UnknownGame, UnknownModel
 from games.rng import SpinRng
@@ -49,6 +50,8 @@ def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None
     record.forfeit_bonus_ring = data.forfeit_bonus_ring
     record.requested_at_ms = epoch_ms(data.requested_at)
     record.accepted = True
+    recent = book.accepted_at.setdefault(data.player_id, deque(maxlen=SPIN_RATE.spins))
+    recent.append(epoch_ms(data.accepted_at))
     if record.answer is None:
         book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
 
@@ -189,6 +192,8 @@ def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:
         for rid, r in book.records.items()
         if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms
     ]
+    for player_id in [p for p, times in book.accepted_at.items() if times[-1] < book.now_ms - SPIN_RATE.window_ms]:
+        del book.accepted_at[player_id]  # no accepted spin within the rate's window: nothing to limit
     for request_id in doomed:
         record = book.records[request_id]
         key = (record.player_id, record.game)

@@ -53,7 +53,7 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
         return None
     accepted = SpinAccepted(
         **wager_of(data),
-        operator_id=data.operator_id,
+        operator_id=ctx.token_operator(data.session_token) or data.operator_id,  # the token's operator, if bound
         forfeit_bonus_ring=data.forfeit_bonus_ring,
         request_event_id=request.id,
         requested_at=request.time,

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from services.spin.core import evolve as fold
-from services.spin.core.book import SpinBook
+from services.spin.core.book import SPIN_RATE, SpinBook, SpinRate
 from services.spin.core.effects import Context
 from shared.events.spin import SpinRequested
+
+
+def rate_limited(book: SpinBook, player_id: str, now_ms: int, rate: SpinRate = SPIN_RATE) -> bool:
+    recent = book.accepted_at.get(player_id)
+    return recent is not None and len(recent) >= rate.spins and now_ms - recent[0] < rate.window_ms
 
 
 def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> tuple[str, str] | None:
@@ -13,6 +18,9 @@ def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> t
     problem = ctx.token_problem(data.session_token, data.player_id, now_ms)
     if problem is not None:
         return "UNAUTHENTICATED", f"session token {problem}"
+    bound = ctx.token_operator(data.session_token)
+    if bound is not None and data.operator_id not in (None, bound):
+        return "UNAUTHENTICATED", f"the session token was issued by operator {bound}, not {data.operator_id}"
     engine = ctx.catalog.current(data.game)
     if engine is None:
         return "UNKNOWN_GAME", f"no game {data.game!r}"
@@ -23,6 +31,8 @@ def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> t
             "INVALID_STAKE",
             f"{data.stake_minor} is not a stake of {data.game} ({', '.join(map(str, engine.stakes_minor))})",
         )
+    if rate_limited(book, data.player_id, now_ms):
+        return "RATE_LIMITED", f"{SPIN_RATE.spins} spins of this player within {SPIN_RATE.window_ms // 1000} s already"
     if not engine.initial_state():
         return None  # a stateless game: spins of one player may overlap
     if book.in_flight.get((data.player_id, data.game)):

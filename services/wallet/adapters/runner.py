@@ -1,8 +1,9 @@
 """The wallet on the shared transactional loop (shared/loop.py, pipelined): wallet.commands → the handler per record,
-in partition order → wallet.events, with a snapshot of a partition's book whenever it is quiet and one is due.
+in partition order → wallet.events, with a snapshot of a partition's book on wallet.snapshots when one is due.
 
-A snapshot is written only when nothing of its partition is in flight (the book is then what Kafka committed), so a
-restore from it plus the tail of wallet.events gives the live book back exactly.
+The snapshot image is taken right after a batch is decided and goes into that batch's transaction (shared/loop.py),
+so it reflects exactly the committed outputs it travels with; a restore from it plus the tail of wallet.events gives
+the live book back exactly, on any instance.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from shared import observability
+from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 
@@ -34,7 +34,7 @@ class WalletConfig:
     events_topic: str
     dlq_topic: str
     group_id: str
-    snapshot_dir: Path | None
+    snapshots_topic: str | None  # None: no snapshots (every restore folds wallet.events from the start)
     batch_max: int = 2000
     poll_ms: int = 50
     session_timeout_ms: int | None = None
@@ -42,7 +42,7 @@ class WalletConfig:
     snapshot_every_s: float = 30.0
 
     def loop(self) -> LoopConfig:
-        return loop_config(self, "wallet", pipelined=True)
+        return loop_config(self, "wallet", pipelined=True, snapshots_topic=self.snapshots_topic)
 
 
 @dataclass
@@ -58,6 +58,7 @@ class WalletService:
         self.config = config
         self.stats = Stats()
         self.snapshot_at: dict[int, float] = {}
+        self.quarantined: dict[int, tuple[int, ...]] = {}  # wallet.events offsets a restore quarantined
         self._on_ready = on_ready
         self.loop: TransactionalLoop[WalletBook] = TransactionalLoop(config.loop(), self, self.stats)
 
@@ -67,9 +68,10 @@ class WalletService:
 
     async def restore(self, partition: int) -> Restored[WalletBook]:
         report = await restore_partition(
-            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshot_dir
+            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshots_topic
         )
         self.snapshot_at[partition] = time.monotonic()
+        self.quarantined[partition] = report.quarantined
         log.info(
             "partition %d restored in %.0f ms: snapshot at %s, %d events folded, %d quarantined",
             partition,
@@ -78,7 +80,7 @@ class WalletService:
             report.folded,
             len(report.quarantined),
         )
-        return Restored(report.state, report.state.commands_offset, report)
+        return Restored(report.state, report.state.commands_offset, report, report.cursor)
 
     def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
         outputs: list[Output] = []
@@ -104,20 +106,27 @@ class WalletService:
             book.events_offset = event_offsets[-1] + 1
 
     def snapshot_due(self, partition: int, book: WalletBook) -> bool:
-        if self.config.snapshot_dir is None or not book.unsnapshotted:
-            return False
-        elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
-        return elapsed >= self.config.snapshot_every_s or book.unsnapshotted >= self.config.snapshot_every_records
+        return False  # snapshots need no quiet partition: they travel in the transaction of what they reflect
 
     def quiet(self, partition: int, book: WalletBook, force: bool = False) -> None:
-        """Called with nothing of the partition in flight (its book = what Kafka committed)."""
-        wanted = force and book.unsnapshotted and self.config.snapshot_dir is not None
-        if self.snapshot_due(partition, book) or wanted:
-            started = time.perf_counter()
-            snapshot.write(self.config.snapshot_dir, self.config.events_topic, book)
-            self.snapshot_at[partition] = time.monotonic()
-            self.stats.snapshots += 1
-            self.stats.snapshot_s += time.perf_counter() - started
+        return None
+
+    def snapshot_image(self, partition: int, book: WalletBook, force: bool = False) -> snapshots.Image | None:
+        """The book's image when a snapshot is due: every `snapshot_every_records` events or `snapshot_every_s`
+        seconds with anything new, or at shutdown (`force`) with anything new."""
+        if not book.unsnapshotted:
+            return None
+        elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
+        due = elapsed >= self.config.snapshot_every_s or book.unsnapshotted >= self.config.snapshot_every_records
+        if not (due or force):
+            return None
+        started = time.perf_counter()
+        made = snapshot.image(book, self.quarantined.get(partition, ()))
+        book.unsnapshotted = 0
+        self.snapshot_at[partition] = time.monotonic()
+        self.stats.snapshots += 1
+        self.stats.snapshot_s += time.perf_counter() - started
+        return made
 
     async def acquired(self, restored: dict[int, Restored[WalletBook]]) -> None:
         if self._on_ready is not None:
@@ -126,3 +135,4 @@ class WalletService:
 
     def released(self, partition: int, book: WalletBook) -> None:
         self.snapshot_at.pop(partition, None)
+        self.quarantined.pop(partition, None)

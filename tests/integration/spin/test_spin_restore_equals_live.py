@@ -45,7 +45,7 @@ def half_platform(kafka_bootstrap, tmp_path):
 
 
 def _book_view(book, catalog) -> dict:
-    """What a book means: every request's state machine and answer, and each player's game state."""
+    """What a book means: every request's state machine and answer, each player's game state and spin rate."""
     records = {
         request_id: (
             record.fingerprint,
@@ -67,7 +67,8 @@ def _book_view(book, catalog) -> dict:
     players = {key for key in book.game_states}
     games = {key: fold.game_state(book, catalog, *key) for key in sorted(players)}
     in_flight = {key: flying for key, flying in book.in_flight.items() if flying}
-    return {"records": records, "games": games, "in_flight": in_flight}
+    accepted_at = {player: list(times) for player, times in book.accepted_at.items()}
+    return {"records": records, "games": games, "in_flight": in_flight, "accepted_at": accepted_at}
 
 
 def _spins(client, players: list[tuple[str, str, int, str]]) -> list:

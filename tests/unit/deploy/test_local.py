@@ -108,3 +108,15 @@ def test_missing_postgres_binaries_are_named_with_how_to_install_them(monkeypatc
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(InfraError, match="initdb, pg_ctl.*apt-get install postgresql"):
         find_bin_dir()
+
+
+def test_a_generated_kafka_cluster_id_never_starts_with_a_dash(tmp_path, monkeypatch):
+    # StorageTool reads an id starting with "-" as an option (infra up failed so once): ids are drawn again, as Kafka's.
+    import uuid
+
+    from deploy.local import kafka as local_kafka
+
+    draws = iter([uuid.UUID(bytes=b"\xf8" + bytes(15)), uuid.UUID(bytes=bytes(16))])  # "-A...", then "AAAA..."
+    monkeypatch.setattr(local_kafka.uuid, "uuid4", lambda: next(draws))
+    cluster_id = local_kafka._cluster_id(tmp_path)
+    assert cluster_id == "A" * 22 and (tmp_path / "cluster-id").read_text() == cluster_id + "\n"

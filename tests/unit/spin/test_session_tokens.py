@@ -2,7 +2,15 @@
 
 import pytest
 
-from shared.session import SessionKeyError, TokenProblem, issue_token, key_ring, ring_text, token_problem
+from shared.session import (
+    SessionKeyError,
+    TokenProblem,
+    issue_token,
+    key_ring,
+    ring_text,
+    token_operator,
+    token_problem,
+)
 
 SECRET = "k1:test-secret-of-sixteen-chars"
 NOW_MS = 1_700_000_000_000
@@ -70,3 +78,31 @@ def test_a_bare_secret_gets_a_derived_key_id_and_round_trips_through_the_ring_te
 def test_unusable_key_settings_are_refused_with_a_reason(text):
     with pytest.raises(SessionKeyError):
         key_ring(text)
+
+
+OPERATORS = "k3@op-a:secret-of-operator-a-16,k2@op-b:secret-of-operator-b-16,k1:secret-of-no-operator-16"
+
+
+def test_an_operators_token_is_signed_with_its_own_newest_key_and_names_it():
+    ring = key_ring(OPERATORS)
+    for operator_id, kid in (("op-a", "k3"), ("op-b", "k2"), (None, "k1")):
+        token = issue_token(ring, "p-1", NOW_MS + 1000, operator_id)
+        assert token.split(".")[1] == kid and token_operator(ring, token) == operator_id
+        assert token_problem(ring, token, "p-1", NOW_MS) is None
+
+
+def test_operator_keys_survive_the_ring_text_and_an_unknown_operator_has_no_key():
+    ring = key_ring(OPERATORS)
+    assert ring_text(ring) == OPERATORS and key_ring(ring_text(ring)) == ring
+    with pytest.raises(SessionKeyError, match="no session key of operator 'op-c'"):
+        issue_token(ring, "p-1", NOW_MS + 1000, "op-c")
+
+
+def test_a_bad_operator_id_in_the_key_configuration_is_refused_without_the_secret():
+    with pytest.raises(SessionKeyError, match="is not an operator id") as raised:
+        key_ring("k1@op/a:secret-that-is-long-enough")
+    assert "secret-that" not in str(raised.value)
+
+
+def test_garbage_names_no_operator():
+    assert token_operator(key_ring(OPERATORS), "not.a.token") is None

@@ -1,6 +1,6 @@
 """Property: for any command sequence, the record handler over a partition emits byte for byte what the pure core
-emits, holds the player state of the pure fold, and a partition rebuilt from its emitted events (through a snapshot
-or from scratch) holds the very same players and memory."""
+emits, holds the player state of the pure fold, and a partition restored from any snapshot (through the snapshots
+topic's encoding) plus the tail of its events, forged records among them, equals a fresh fold from offset 0."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared.events import decode, encode, envelope
+from shared.events import encode, envelope
 from shared.events.envelope import epoch_ms
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import handle
+from services.wallet.adapters.restore import fold_record
 from shared import records
+from shared.topics import WALLET_SNAPSHOTS
+from tests.support.snapshot_log import LogRecord, SnapshotLog
 
-from services.wallet.core import PlayerState, WalletBook, decide, evolve
+from services.wallet.core import PlayerState, WalletBook, decide
 from test_wallet_properties import apply, steps
 from tests.support.wallet import PLAYER, Wallet
 
@@ -48,22 +51,41 @@ class MirroredWallet(Wallet):
         return events[0]
 
 
+def history_with_forgeries(outputs: list[bytes], forged_at: list[int]) -> list[LogRecord]:
+    """wallet.events as a restore reads it: the wallet's events, and records another role wrote in between."""
+    values = [(value, records.headers_for("wallet")) for value in outputs]
+    for at in sorted(forged_at, reverse=True):
+        forged = outputs[at % len(outputs)] if outputs else b"{}"
+        values.insert(min(at, len(values)), (forged, records.headers_for("cashier")))
+    return [LogRecord(b"k", value, headers, offset) for offset, (value, headers) in enumerate(values)]
+
+
+def fold(book: WalletBook, history: list[LogRecord]) -> list[int]:
+    """Fold records into the book as a restore does; the offsets it quarantined."""
+    return [record.offset for record in history if fold_record(book, record) is not None]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(steps, max_size=40), st.integers(0, 40))
-def test_the_handler_agrees_with_the_core_and_a_rebuilt_partition_with_the_live_one(tmp_path_factory, sequence, cut):
+@given(st.lists(steps, max_size=40), st.integers(0, 60), st.lists(st.integers(0, 60), max_size=4))
+def test_the_handler_agrees_with_the_core_and_a_restore_from_any_snapshot_with_a_fresh_fold(sequence, cut, forged_at):
     wallet = MirroredWallet()
     for step in sequence:
         apply(wallet, step)
     live = wallet.partition
     assert live.players.get(PLAYER, PlayerState(PLAYER)) == wallet.state.player
-    cut = min(cut, len(wallet.outputs))
-    rebuilt = WalletBook(0)
-    for value in wallet.outputs[:cut]:
-        evolve(rebuilt, decode(value, expect_kind="event"), value)
-    directory = tmp_path_factory.mktemp("snapshots")
-    snapshot.write(directory, "wallet.events", rebuilt)
-    rebuilt = snapshot.load(directory, "wallet.events", 0)
-    for value in wallet.outputs[cut:]:
-        evolve(rebuilt, decode(value, expect_kind="event"), value)
-    assert rebuilt.players == live.players
-    assert rebuilt.memory == live.memory
+    history = history_with_forgeries(wallet.outputs, forged_at)
+    fresh = WalletBook(0)
+    fresh_quarantined = fold(fresh, history)
+    assert len(fresh_quarantined) == len(forged_at)
+    cut = min(cut, len(history))
+    before = WalletBook(0)
+    quarantined = fold(before, history[:cut])
+    log = SnapshotLog(WALLET_SNAPSHOTS)
+    log.write("wallet", 0, snapshot.image(before, tuple(quarantined)), input_next=cut, output_next=cut)
+    [written] = log.read()
+    restored = snapshot.load(written)
+    quarantined = list(written.quarantined) + fold(restored, history[written.output_next :])
+    assert quarantined == fresh_quarantined
+    assert restored.players == fresh.players == live.players
+    assert restored.memory == fresh.memory == live.memory
+    assert list(restored.fifo) == list(fresh.fifo)

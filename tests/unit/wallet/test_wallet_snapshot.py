@@ -1,52 +1,54 @@
-"""Partition snapshots: a round trip keeps players, memory and the offset; a snapshot that cannot be trusted
-(unreadable, torn, another topic or partition) is ignored, so recovery folds from the start instead of guessing."""
+"""The wallet's snapshot state: a round trip through the snapshots topic's encoding keeps players, memory (in FIFO
+order) and the positions of the manifest; a state of another format version or an unreadable one is refused with
+ValueError (the restore then tries the previous snapshot, then offset 0)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from services.wallet.adapters import snapshot
 from services.wallet.core.book import WalletBook
+from shared import snapshots
+from shared.topics import WALLET_SNAPSHOTS
 from test_wallet_handler import deposit, record, run
+from tests.support.snapshot_log import SnapshotLog
 
 
 def a_partition_with_history() -> WalletBook:
     partition = WalletBook(3)
     for n in range(1, 4):
         run(partition, record(deposit(n, 10)), offset=n)
-    partition.events_offset = 42
-    partition.commands_offset = 17
     return partition
 
 
-def test_a_snapshot_read_back_holds_the_players_the_memory_in_fifo_order_and_the_offset(tmp_path):
+def written(book: WalletBook, input_next=17, output_next=42) -> snapshots.Snapshot:
+    log = SnapshotLog(WALLET_SNAPSHOTS, partition=book.partition)
+    log.write("wallet", 0, snapshot.image(book, (5,)), input_next, output_next)
+    [read] = log.read()
+    return read
+
+
+def test_a_snapshot_read_back_holds_the_players_the_memory_in_fifo_order_and_the_positions():
     live = a_partition_with_history()
-    snapshot.write(tmp_path, "wallet.events", live)
-    loaded = snapshot.load(tmp_path, "wallet.events", 3)
+    loaded = snapshot.load(written(live))
     assert loaded.players == live.players
     assert loaded.memory == live.memory
     assert list(loaded.fifo) == list(live.fifo)
-    assert loaded.events_offset == 42
-    assert loaded.commands_offset == 17
-    assert live.unsnapshotted == 0
+    assert (loaded.events_offset, loaded.commands_offset, loaded.partition) == (42, 17, 3)
+    assert written(live).quarantined == (5,)
 
 
-def test_a_snapshot_written_before_the_commands_position_was_recorded_loads_without_one(tmp_path):
-    import orjson
-
-    snapshot.write(tmp_path, "wallet.events", a_partition_with_history())
-    document = orjson.loads(snapshot.path_of(tmp_path, 3).read_bytes())
-    del document["commands_offset"]
-    snapshot.path_of(tmp_path, 3).write_bytes(orjson.dumps(document))
-    loaded = snapshot.load(tmp_path, "wallet.events", 3)
-    assert loaded.events_offset == 42
-    assert loaded.commands_offset is None
+def test_a_snapshot_without_a_recorded_commands_position_loads_without_one():
+    assert snapshot.load(written(a_partition_with_history(), input_next=None)).commands_offset is None
 
 
-def test_no_snapshot_a_torn_one_or_one_of_another_topic_or_partition_is_not_used(tmp_path):
-    assert snapshot.load(tmp_path, "wallet.events", 3) is None
-    snapshot.write(tmp_path, "wallet.events", a_partition_with_history())
-    assert snapshot.load(tmp_path, "other-prefix-wallet.events", 3) is None
-    snapshot.path_of(tmp_path, 3).rename(snapshot.path_of(tmp_path, 4))
-    assert snapshot.load(tmp_path, "wallet.events", 4) is None
-    raw = snapshot.path_of(tmp_path, 4).read_bytes()
-    snapshot.path_of(tmp_path, 3).write_bytes(raw[: len(raw) // 2])
-    assert snapshot.load(tmp_path, "wallet.events", 3) is None
+def test_a_state_of_another_format_version_or_an_unreadable_one_is_refused():
+    good = written(a_partition_with_history())
+    with pytest.raises(ValueError, match="format"):
+        snapshot.load(replace(good, format_version=snapshot.VERSION + 1))
+    with pytest.raises(ValueError, match="unreadable"):
+        snapshot.load(replace(good, state=good.state[: len(good.state) // 2]))
+    with pytest.raises(ValueError, match="unreadable"):
+        snapshot.load(replace(good, state=b'{"players": [{"id": 1}], "memory": []}'))

@@ -26,6 +26,14 @@ def test_the_first_answer_to_a_request_is_the_one_timed_and_counted():
     assert answers.codes == {"INSUFFICIENT_FUNDS": 1} and answers.settled == 0
 
 
+def test_a_phase_counts_settled_spins_apart_from_rejections_by_code():
+    answers = Answers()
+    refused, settled, unanswered = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    answers.take(_rejected(refused, "SPIN_IN_PROGRESS"), 1.0, 1.0)
+    answers.at[settled] = 1.5  # what take() records for a spin.settled answer
+    assert answers.tally([refused, settled, unanswered]) == {"settled": 1, "rejected": {"SPIN_IN_PROGRESS": 1}}
+
+
 def test_records_that_are_not_answers_are_ignored():
     answers = Answers()
     answers.take(

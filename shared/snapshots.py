@@ -1,0 +1,364 @@
+"""Snapshots of a partition's state on `<service>.snapshots`, so any instance restores from the newest valid one plus
+the tail of the events instead of folding years of events (docs/snapshots.md).
+
+A snapshot is chunks + a manifest, all in one Kafka transaction (the loop puts them in the transaction of the batch
+whose outputs they reflect, shared/loop.py): the manifest names the state-format version, the input position (next
+commands offset) and output position (next events offset) the state reflects, the events offsets it quarantined, and
+each chunk's SHA-256. Records are keyed by slot (`<partition>/<slot>/...`), two slots written in turn, so compaction
+keeps two generations. Every record carries the platform's record headers and the service's signature, and is verified
+on read (`records.provenance_problem`, as every record of a service's own topic), so a forged snapshot is not a side
+door into the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import uuid
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from shared import records, signing
+from shared.crash import crash_point
+
+log = logging.getLogger("reelstream.snapshots")
+MANIFEST_VERSION = 1
+CHUNK_BYTES = 256 * 1024  # under the producer batch (512 KB) and the topic's 1 MB record limit
+KEEP = 2  # valid generations a read keeps (newest first): the fallback for an unusable newest one
+QUARANTINED_KEPT_MAX = 1000  # the newest quarantined offsets a manifest lists (the count is kept in full)
+SNAPSHOT_ID_HEADER = "reelstream-snapshot-id"
+CHUNK_HEADER = "reelstream-snapshot-chunk"
+
+
+@dataclass(frozen=True)
+class Image:
+    """A service's encoding of one partition's state (its own format, with its version) and the events offsets that
+    were quarantined (never folded) up to it."""
+
+    state: bytes
+    format_version: int
+    quarantined: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A verified snapshot read back: the state image and the positions it reflects."""
+
+    snapshot_id: str
+    partition: int
+    slot: int
+    format_version: int
+    input_next: int | None  # next commands offset the state has decided (None: none recorded)
+    output_next: int  # next events offset not reflected in the state: the tail starts here
+    quarantined: tuple[int, ...]
+    state: bytes
+    offset: int  # the manifest's offset in the snapshots topic
+
+
+@dataclass
+class Cursor:
+    """Where a partition's snapshots stand in the loop: the events offset its state reflects, the slot the next
+    snapshot goes to, and the input position of its last committed transaction."""
+
+    events_next: int
+    input_next: int | None = None
+    slot: int = 0
+
+
+Record = tuple[bytes, bytes, list[tuple[str, bytes]]]  # key, value, headers
+
+
+def encode(
+    writer: str,
+    logical_topic: str,
+    partition: int,
+    slot: int,
+    image: Image,
+    input_next: int | None,
+    output_next: int,
+) -> list[Record]:
+    """The chunk records then the manifest record of one snapshot (to produce in this order, in one transaction),
+    signed together once by `writer`'s key under `logical_topic` when the environment has one (shared/signing.py)."""
+    packed = zlib.compress(image.state, 1)
+    chunks = [packed[at : at + CHUNK_BYTES] for at in range(0, len(packed), CHUNK_BYTES)] or [b""]
+    snapshot_id = str(uuid.uuid4())
+    out: list[Record] = []
+    for index, chunk in enumerate(chunks):
+        headers = records.headers_for(
+            writer, [(SNAPSHOT_ID_HEADER, snapshot_id.encode()), (CHUNK_HEADER, b"%d" % index)]
+        )
+        out.append((f"{partition}/{slot}/{index}".encode(), chunk, headers))
+    manifest = {
+        "v": MANIFEST_VERSION,
+        "id": snapshot_id,
+        "partition": partition,
+        "slot": slot,
+        "format": image.format_version,
+        "input_next": input_next,
+        "output_next": output_next,
+        "quarantined": list(image.quarantined[-QUARANTINED_KEPT_MAX:]),
+        "quarantined_count": len(image.quarantined),
+        "chunks": [hashlib.sha256(chunk).hexdigest() for chunk in chunks],
+        "state_bytes": len(image.state),
+    }
+    headers = records.headers_for(writer, [(SNAPSHOT_ID_HEADER, snapshot_id.encode())])
+    out.append((f"{partition}/{slot}/manifest".encode(), orjson.dumps(manifest), headers))
+    items = [signing.Item(logical_topic, key, value, headers) for key, value, headers in out]
+    return [(key, value, signed) for (key, value, _), signed in zip(out, signing.sign_items(writer, items))]
+
+
+def _header(headers, name: str) -> str | None:
+    for key, value in headers or ():
+        if key == name and value is not None:
+            return value.decode(errors="replace")
+    return None
+
+
+@dataclass
+class Collector:
+    """Reads a snapshots partition in one pass (read_committed, oldest first) and keeps the newest `keep` valid
+    snapshots; chunks wait for their manifest (the last record of their transaction)."""
+
+    logical_topic: str
+    partition: int
+    keep: int = KEEP
+    valid: list[Snapshot] = field(default_factory=list)
+    refused: list[tuple[int, str]] = field(default_factory=list)  # (offset, why) of records or snapshots not used
+    _chunks: dict[str, dict[int, bytes]] = field(default_factory=dict)
+
+    def add(self, record: Any) -> None:
+        problem = records.provenance_problem(self.logical_topic, record.headers, record.value, record.key)
+        snapshot_id = _header(record.headers, SNAPSHOT_ID_HEADER)
+        if problem is not None or snapshot_id is None:
+            self._refuse(record.offset, problem or "no snapshot id")
+            return
+        index = _header(record.headers, CHUNK_HEADER)
+        if index is not None:
+            if not index.isdigit():
+                self._refuse(record.offset, f"chunk index {index!r}")
+                return
+            self._chunks.setdefault(snapshot_id, {})[int(index)] = record.value or b""
+            return
+        chunks = self._chunks.pop(snapshot_id, {})
+        try:
+            snapshot = _assemble(record, snapshot_id, chunks, self.partition)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, zlib.error) as error:
+            self._refuse(record.offset, f"unusable manifest: {error}")
+            return
+        self.valid = sorted([*self.valid, snapshot], key=lambda s: (s.output_next, s.offset), reverse=True)[: self.keep]
+
+    def _refuse(self, offset: int, why: str) -> None:
+        log.error("alert: %s[%d]@%d snapshot record not used: %s", self.logical_topic, self.partition, offset, why)
+        self.refused.append((offset, why))
+
+    def newest_first(self) -> list[Snapshot]:
+        return list(self.valid)
+
+
+def _assemble(record: Any, snapshot_id: str, chunks: dict[int, bytes], partition: int) -> Snapshot:
+    manifest = orjson.loads(record.value)
+    if manifest["v"] != MANIFEST_VERSION:
+        raise ValueError(f"manifest version {manifest['v']!r}")
+    if manifest["id"] != snapshot_id or manifest["partition"] != partition:
+        raise ValueError("manifest of another snapshot or partition")
+    if manifest["slot"] not in (0, 1):
+        raise ValueError(f"slot {manifest['slot']!r}")
+    digests = manifest["chunks"]
+    if sorted(chunks) != list(range(len(digests))):
+        raise ValueError(f"chunks {sorted(chunks)} of {len(digests)}")
+    for index, digest in enumerate(digests):
+        if hashlib.sha256(chunks[index]).hexdigest() != digest:
+            raise ValueError(f"chunk {index} does not match its digest")
+    state = zlib.decompress(b"".join(chunks[index] for index in range(len(digests))))
+    if len(state) != manifest["state_bytes"]:
+        raise ValueError("state size does not match the manifest")
+    input_next = manifest["input_next"]
+    return Snapshot(
+        snapshot_id,
+        partition,
+        int(manifest["slot"]),
+        int(manifest["format"]),
+        None if input_next is None else int(input_next),
+        int(manifest["output_next"]),
+        tuple(int(offset) for offset in manifest["quarantined"]),
+        state,
+        record.offset,
+    )
+
+
+def next_slot(newest: Snapshot | None) -> int:
+    """The slot the next snapshot goes to: the other one than the newest valid snapshot's, so that one survives."""
+    return 0 if newest is None else 1 - newest.slot
+
+
+async def topic_exists(bootstrap: str, topic: str, role: str) -> bool:
+    from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
+
+    reader = aio_consumer(bootstrap=bootstrap, role=role, group_id=None, **AIOKAFKA_CONSUMER_SAFETY)
+    await reader.start()
+    try:
+        return topic in await reader.topics()
+    finally:
+        await reader.stop()
+
+
+async def read(bootstrap: str, topic: str, logical_topic: str, partition: int, role: str) -> Collector | None:
+    """The valid snapshots of a partition, newest first in `Collector.valid`; None when the topic does not exist."""
+    from shared.partition_log import fold_partition
+
+    if not await topic_exists(bootstrap, topic, role):
+        log.warning("no snapshots topic %s: partition %d folds its events from the start", topic, partition)
+        return None
+    collector = Collector(logical_topic, partition)
+    await fold_partition(bootstrap, topic, partition, collector.add, role=role)
+    return collector
+
+
+@dataclass
+class Restoration:
+    """A partition restored: its state, the snapshot it started from (None: from the beginning), the events folded
+    after it, every quarantined events offset (the snapshot's and the tail's), the input position, and the cursor of
+    the partition's next snapshot (None: no snapshots topic)."""
+
+    state: Any
+    snapshot: Snapshot | None
+    folded: int
+    quarantined: tuple[int, ...]
+    input_next: int | None
+    events_end: int
+    cursor: Cursor | None
+    snapshots_refused: int = 0
+
+
+async def restore(
+    bootstrap: str,
+    *,
+    role: str,
+    partition: int,
+    events_topic: str,
+    snapshots_topic: str | None,
+    snapshots_logical: str,
+    load: Callable[[Snapshot], Any],
+    empty: Callable[[], Any],
+    fold: Callable[[Any, Any], str | None],
+    timeout_s: float = 300,
+) -> Restoration:
+    """Newest valid snapshot + fold of the events after it. `load` turns a snapshot into state (raising ValueError on
+    one it cannot use: the next older one is tried), `fold(state, record)` folds one events record and returns why it
+    was quarantined, or None. A snapshot ahead of the events' end (the events topic recreated) is not used."""
+    from shared.input_position import recorded_position
+    from shared.partition_log import fold_partition
+
+    collector = await read(bootstrap, snapshots_topic, snapshots_logical, partition, role) if snapshots_topic else None
+    candidates: list[Snapshot | None] = [*(collector.newest_first() if collector else []), None]
+    for snapshot in candidates:
+        try:
+            state = empty() if snapshot is None else load(snapshot)
+        except ValueError as error:
+            log.error("alert: snapshot %s not usable, trying an older one: %s", snapshot.snapshot_id, error)
+            continue
+        if snapshot is not None:
+            crash_point(f"{role}.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
+        quarantined = list(snapshot.quarantined) if snapshot else []
+        position = [snapshot.input_next if snapshot else None]
+        folded = [0]
+
+        def on_record(record, state=state, quarantined=quarantined, position=position, folded=folded) -> None:
+            problem = fold(state, record)
+            if problem is not None:
+                log.error(
+                    "alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem
+                )
+                quarantined.append(record.offset)
+                return
+            folded[0] += 1
+            recorded = recorded_position(record.headers)
+            if recorded is not None:
+                position[0] = recorded
+
+        start = snapshot.output_next if snapshot else None
+        end = await fold_partition(bootstrap, events_topic, partition, on_record, start, timeout_s, role=role)
+        if snapshot is not None and end < snapshot.output_next:
+            log.warning("snapshot %s is ahead of the events' end %d: not used", snapshot.snapshot_id, end)
+            continue
+        cursor = None if collector is None else Cursor(end, position[0], next_slot(snapshot))
+        refused = len(collector.refused) if collector else 0
+        return Restoration(state, snapshot, folded[0], tuple(quarantined), position[0], end, cursor, refused)
+    raise AssertionError("the fold from the beginning is always a candidate")
+
+
+ImageHook = Callable[[int, Any, bool], "Image | None"]
+
+
+class Keeper:
+    """The transactional loop's side of snapshots (shared/loop.py): the cursor of each partition it owns, the
+    service's image taken right after a batch is decided, and that image's records sent into the batch's open
+    transaction. `make(partition, state, force)` is the service's `snapshot_image`."""
+
+    def __init__(self, writer: str, topic: str, logical_topic: str, make: ImageHook) -> None:
+        self.writer, self.topic, self.logical_topic, self._make = writer, topic, logical_topic, make
+        self.cursors: dict[int, Cursor] = {}
+
+    def track(self, partition: int, cursor: Cursor | None) -> None:
+        if cursor is not None:
+            self.cursors[partition] = cursor
+
+    def forget(self, partition: int) -> None:
+        self.cursors.pop(partition, None)
+
+    def image(self, partition: int, state: Any, force: bool = False) -> Image | None:
+        """The service's image of a partition it snapshots (None: none due, or no cursor: no snapshots topic)."""
+        return self._make(partition, state, force) if partition in self.cursors else None
+
+    async def send(
+        self, producer: Any, partition: int, image: Image, input_next: int | None, events_next: int | None
+    ) -> None:
+        """Chunks then manifest into the producer's open transaction. The output position is the offset after the
+        transaction's last event (`events_next`; None: no event, so where the partition's committed events end)."""
+        cursor = self.cursors[partition]
+        output_next = cursor.events_next if events_next is None else events_next
+        encoded = encode(self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next)
+        futures = []
+        for index, (key, value, headers) in enumerate(encoded):
+            if index == len(encoded) - 1:
+                await asyncio.gather(*futures)
+                crash_point(f"{self.writer}.mid_snapshot")  # chunks sent, the manifest not yet
+            futures.append(await producer.send(self.topic, value, key=key, headers=headers, partition=partition))
+        await asyncio.gather(*futures)
+
+    def committed(self, partition: int, input_next: int | None, events_next: int | None, wrote: bool) -> None:
+        """A transaction of the partition committed (with a snapshot when `wrote`): advance its cursor."""
+        cursor = self.cursors.get(partition)
+        if cursor is None:
+            return
+        if input_next is not None:
+            cursor.input_next = input_next
+        if events_next is not None:
+            cursor.events_next = events_next
+        if wrote:
+            cursor.slot = 1 - cursor.slot
+
+    async def final(self, states: dict[int, Any], producers: dict[int, Any]) -> int:
+        """At shutdown, with nothing in flight: a snapshot of each partition that changed since its last one, alone
+        in a transaction, so the next owner folds (almost) nothing; returns how many were written. A failure costs
+        only restore time."""
+        written = 0
+        for partition, state in list(states.items()):
+            image = self.image(partition, state, force=True)
+            producer = producers.get(partition)
+            if image is None or producer is None:
+                continue
+            cursor = self.cursors[partition]
+            try:
+                async with producer.transaction():
+                    await self.send(producer, partition, image, cursor.input_next, None)
+                cursor.slot = 1 - cursor.slot
+                written += 1
+            except Exception as error:  # noqa: BLE001 - Kafka I/O; the snapshot is only a cache
+                log.warning("partition %d: no snapshot at shutdown: %r", partition, error)
+        return written

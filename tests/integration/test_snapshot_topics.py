@@ -1,0 +1,134 @@
+"""Snapshots on `<service>.snapshots`: a fresh instance (another machine for all it knows) restores from the newest
+snapshot plus the tail and gets the live state; with the snapshots topic deleted it still does, folding from offset 0;
+a rebalance restores only the partitions that are new to an instance.
+
+Scenario: the wallet and the jackpot run in this process on the shared loop, on fresh prefixed topics, with a
+snapshot every few dozen events, and take the same traffic as the restore-equals-live test. Once everything is
+committed, a second instance restores each partition: from a snapshot, folding only the tail after it; then the
+snapshots topic is deleted and a third instance restores from the events alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from shared.kafka import admin_client
+
+from services.jackpot import app as jackpot_app
+from services.wallet import app as wallet_app
+from services.jackpot.adapters.runner import JackpotConfig, JackpotService
+from services.wallet.adapters.runner import WalletConfig, WalletService
+from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands
+from wallet.wallet_harness import wager_commands
+
+WAIT_S = 60
+
+
+def _delete_topic(bootstrap: str, topic: str) -> None:
+    admin = admin_client(bootstrap)
+    try:
+        admin.delete_topics([topic])
+    finally:
+        admin.close()
+
+
+def _env(bootstrap: str, prefix: str) -> dict[str, str]:
+    return {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix}
+
+
+def _wallet_config(bootstrap: str, prefix: str) -> WalletConfig:
+    return replace(wallet_app.live_config(_env(bootstrap, prefix)), batch_max=20, snapshot_every_records=30)
+
+
+def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
+    config = jackpot_app.live_config(_env(bootstrap, prefix))
+    return replace(config, batch_max=10, snapshot_every_events=4, **extra)
+
+
+def _live_then_restored(bootstrap: str, config, commands: list, service_of, views_of):
+    """Run the service until every command is committed; then restore each of its partitions in a fresh instance,
+    from the snapshots topic, and again once the topic is deleted. The live stats, the live views and both reports."""
+
+    async def restore_all(partitions) -> dict:
+        fresh = service_of(config)
+        return {partition: (await fresh.restore(partition)).report for partition in partitions}
+
+    async def scenario():
+        live, stop = service_of(config), asyncio.Event()
+        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
+        views = views_of(live.loop.states)
+        from_snapshots = await restore_all(sorted(views))
+        stop.set()
+        await task
+        _delete_topic(bootstrap, config.snapshots_topic)
+        from_events = await restore_all(sorted(views))
+        return live.stats, views, from_snapshots, from_events
+
+    sent = _send(bootstrap, config.commands_topic, commands)
+    return asyncio.run(scenario())
+
+
+def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
+    def views_of(books) -> dict:
+        return {partition: _book_view(book) for partition, book in books.items()}
+
+    stats, live_views, from_snapshots, from_events = _live_then_restored(
+        kafka_bootstrap,
+        _wallet_config(kafka_bootstrap, fresh_prefix),
+        wager_commands(players=12, wagers=6),
+        WalletService,
+        views_of,
+    )
+    assert stats.snapshots_written >= 3
+    assert views_of({p: r.state for p, r in from_snapshots.items()}) == live_views
+    assert views_of({p: r.state for p, r in from_events.items()}) == live_views
+    used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
+    assert used, "no partition restored from a snapshot"
+    assert all(r.folded < r.state.events_offset for r in used), "a restore from a snapshot folded only the tail"
+    assert all(r.snapshot_offset is None and r.cursor is None for r in from_events.values())
+    total_events = sum(r.state.events_offset for r in from_events.values())
+    assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values()) <= total_events
+
+
+def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
+    def views_of(states_by_partition) -> dict:
+        return {p: {n: _network_view(s) for n, s in states.items()} for p, states in states_by_partition.items()}
+
+    stats, live_views, from_snapshots, from_events = _live_then_restored(
+        kafka_bootstrap, _jackpot_config(kafka_bootstrap, fresh_prefix), jackpot_commands(), JackpotService, views_of
+    )
+    assert stats.snapshots_written >= 3
+    assert views_of({p: r.states for p, r in from_snapshots.items()}) == live_views
+    assert views_of({p: r.states for p, r in from_events.items()}) == live_views
+    used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
+    assert used, "no partition restored from a snapshot"
+    assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values())
+    assert all(r.snapshot_offset is None and r.cursor is None for r in from_events.values())
+
+
+def test_a_rebalance_restores_only_the_partitions_new_to_an_instance(kafka_bootstrap, fresh_prefix):
+    # Two jackpot instances in one group over the two network partitions: the first takes both (2 restores); when the
+    # second joins, the first keeps one partition without restoring it again and the second restores the other.
+    config = _jackpot_config(kafka_bootstrap, fresh_prefix, session_timeout_ms=6000)
+
+    async def until(condition) -> None:
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while not condition():
+            assert asyncio.get_running_loop().time() < deadline, "the group did not settle in time"
+            await asyncio.sleep(0.1)
+
+    async def scenario():
+        first, second = JackpotService(config), JackpotService(config)
+        stop_first, stop_second = asyncio.Event(), asyncio.Event()
+        first_task = asyncio.create_task(first.run(stop_first))
+        await until(lambda: len(first.states) == 2 and not first.loop.restoring)
+        second_task = asyncio.create_task(second.run(stop_second))
+        await until(lambda: len(first.states) == 1 and len(second.states) == 1 and not second.loop.restoring)
+        counts = (first.stats.restores, second.stats.restores)
+        stop_second.set()
+        stop_first.set()
+        await asyncio.gather(first_task, second_task)
+        return counts
+
+    assert asyncio.run(scenario()) == (2, 1)

@@ -1,0 +1,176 @@
+"""The loop's snapshot hook against a recording fake producer: a snapshot goes into the transaction of the batch it
+reflects, after the batch's events are acknowledged and before the commit, naming the offset after the batch's last
+event (or, without events, where the partition's committed events end); the two slots are written in turn; a
+partition without a cursor (no snapshots topic at its restore) is never asked for an image; and at shutdown each
+changed partition gets one more snapshot, alone in a transaction. A rebalance restores only the partitions new to the
+instance; kept ones keep their state, producer and cursor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from aiokafka import TopicPartition
+
+from shared import snapshots
+from shared.input_position import Output
+from shared.loop import LoopConfig, Stateless, TransactionalLoop
+from shared.topics import WALLET_SNAPSHOTS
+from test_loop_hooks import RecordingProducer
+from tests.support.snapshot_log import LogRecord
+
+SNAPSHOTS = "t-" + WALLET_SNAPSHOTS
+CONFIG = LoopConfig(
+    bootstrap="unused",
+    commands_topic="t-wallet.commands",
+    events_topic="t-wallet.events",
+    dlq_topic="t-wallet.commands.dlq",
+    group_id="g",
+    service="wallet",
+    snapshots_topic=SNAPSHOTS,
+)
+
+
+class KeptProducer(RecordingProducer):
+    """Also keeps what went to the snapshots topic, as a partition of it would hand it back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.snapshot_records: list[LogRecord] = []
+
+    async def send(self, topic, value, key=None, headers=None, partition=None):
+        if topic == SNAPSHOTS:
+            self.snapshot_records.append(LogRecord(key, value, list(headers), len(self.snapshot_records), partition))
+        return await super().send(topic, value, key=key, headers=headers, partition=partition)
+
+
+class Service(Stateless[dict]):
+    """Hands over an image of its state whenever asked (`due`), and records how it was asked."""
+
+    def __init__(self, due: bool = True) -> None:
+        self.due, self.asked = due, []
+
+    def snapshot_image(self, partition: int, state: dict, force: bool = False) -> snapshots.Image | None:
+        self.asked.append((partition, force))
+        return snapshots.Image(repr(sorted(state.items())).encode(), 1) if self.due or force else None
+
+
+def _loop(service: Service, cursor: snapshots.Cursor | None = snapshots.Cursor(events_next=5)):
+    loop, producer = TransactionalLoop(CONFIG, service), KeptProducer()
+    loop.states[2], loop.producers[2] = {"n": 1}, producer
+    loop._snapshots.track(2, None if cursor is None else snapshots.Cursor(cursor.events_next))
+    return loop, producer
+
+
+def _batch(loop, outputs: list[Output], next_offset: int) -> None:
+    image = loop._snapshots.image(2, loop.states[2])
+    offsets = {TopicPartition(CONFIG.commands_topic, 2): next_offset}
+    asyncio.run(loop._commit(None, 2, offsets, outputs, 0.0, image))
+
+
+def _read(producer: KeptProducer) -> list[snapshots.Snapshot]:
+    collector = snapshots.Collector(WALLET_SNAPSHOTS, 2)
+    for record in producer.snapshot_records:
+        collector.add(record)
+    return collector.newest_first()
+
+
+def _event(value: bytes) -> Output:
+    return Output(False, b"p-1", value, [])
+
+
+def test_a_snapshot_travels_in_its_batchs_transaction_after_the_events_and_names_the_offset_after_the_last():
+    loop, producer = _loop(Service())
+    _batch(loop, [_event(b"e1"), _event(b"e2"), Output(True, b"p-1", b"refused", [])], next_offset=11)
+    kinds = [(step[0], step[1]) if step[0] == "send" else step[:1] for step in producer.log]
+    first_snapshot = kinds.index(("send", SNAPSHOTS))
+    assert kinds[0] == ("begin",) and kinds[-1] == ("commit",)
+    assert all(kind != ("send", SNAPSHOTS) for kind in kinds[:first_snapshot] if kind[0] == "send")
+    acks = [i for i, step in enumerate(producer.log) if step[:2] in (("ack", b"e1"), ("ack", b"e2"))]
+    assert max(acks) < first_snapshot, "the snapshot was sent before the events it follows were acknowledged"
+    e2_offset = next(i for i, step in enumerate(producer.log) if step == ("ack", b"e2")) + 1
+    [written] = _read(producer)
+    assert (written.input_next, written.output_next, written.slot) == (11, e2_offset + 1, 0)
+    assert written.state == repr([("n", 1)]).encode()
+    assert loop.stats.snapshots_written == 1
+
+
+def test_without_events_a_snapshot_names_where_the_committed_events_end_and_the_slots_alternate():
+    loop, producer = _loop(Service())
+    _batch(loop, [_event(b"e1")], next_offset=3)
+    after_first = loop._snapshots.cursors[2].events_next
+    _batch(loop, [Output(True, b"p-1", b"refused", [])], next_offset=4)
+    newest, older = _read(producer)
+    assert (newest.slot, older.slot) == (1, 0)
+    assert (newest.input_next, newest.output_next) == (4, after_first)
+    assert loop._snapshots.cursors[2].slot == 0
+
+
+def test_a_partition_restored_without_a_snapshots_topic_is_never_asked_for_an_image():
+    service = Service()
+    loop, producer = _loop(service, cursor=None)
+    _batch(loop, [_event(b"e1")], next_offset=3)
+    assert service.asked == [] and producer.snapshot_records == []
+
+
+def test_at_shutdown_a_changed_partition_gets_one_more_snapshot_alone_in_a_transaction():
+    service = Service(due=False)
+    loop, producer = _loop(service)
+    _batch(loop, [_event(b"e1")], next_offset=3)
+    assert producer.snapshot_records == []
+    producer.log.clear()
+    assert asyncio.run(loop._snapshots.final(loop.states, loop.producers)) == 1
+    assert service.asked[-1] == (2, True)
+    sends = {step[1] for step in producer.log if step[0] == "send"}
+    assert sends == {SNAPSHOTS} and producer.log[0] == ("begin",) and producer.log[-1] == ("commit",)
+    [written] = _read(producer)
+    assert (written.input_next, written.output_next) == (3, loop._snapshots.cursors[2].events_next)
+
+
+def test_a_loop_with_extra_inputs_refuses_a_snapshots_topic():
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="extra inputs"):
+        TransactionalLoop(replace(CONFIG, extra_inputs=("t-wallet.other",)), Service())
+
+
+class FakeConsumer:
+    def __init__(self) -> None:
+        self.seeks: list[tuple[TopicPartition, int]] = []
+
+    def seek(self, tp: TopicPartition, offset: int) -> None:
+        self.seeks.append((tp, offset))
+
+
+class Stopping:
+    def __init__(self) -> None:
+        self.stopped = False
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+def test_a_rebalance_keeps_the_state_of_kept_partitions_and_restores_only_new_ones():
+    # An eager rebalance revokes partitions 1 and 2, then assigns 2 and 3: 1 is released (its producer stopped), 2
+    # keeps its state and producer and resumes at its next offset, only 3 is restored.
+    loop = TransactionalLoop(CONFIG, Service())
+    scheduled: list[list[int]] = []
+    loop._schedule = scheduled.append
+    loop._consumer = FakeConsumer()
+    producers = {1: Stopping(), 2: Stopping()}
+    for partition in (1, 2):
+        loop.states[partition], loop.producers[partition] = {"p": partition}, producers[partition]
+        loop._snapshots.track(partition, snapshots.Cursor(events_next=5))
+    loop._positions.take(2, [LogRecord(b"k", b"v", [], 41, 2)])
+
+    async def rebalance() -> None:
+        await loop.on_partitions_revoked([TopicPartition(CONFIG.commands_topic, p) for p in (1, 2)])
+        assert sorted(loop.states) == [1, 2], "a revoke alone released a state"
+        await loop.on_partitions_assigned([TopicPartition(CONFIG.commands_topic, p) for p in (2, 3)])
+
+    asyncio.run(rebalance())
+    assert loop.states == {2: {"p": 2}} and producers[1].stopped and not producers[2].stopped
+    assert sorted(loop._snapshots.cursors) == [2]
+    assert loop._consumer.seeks == [(TopicPartition(CONFIG.commands_topic, 2), 42)]
+    assert scheduled == [[3]]
