@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 from shared import records, snapshots
-from shared.events import DecodeError, decode
 from shared.topics import WALLET_EVENTS, WALLET_SNAPSHOTS
 
 from services.wallet.adapters import snapshot
@@ -33,13 +32,9 @@ class Restored:
 
 def fold_record(book: WalletBook, record) -> str | None:
     """Fold one wallet.events record into the book; why it was quarantined instead, or None."""
-    problem = records.provenance_problem(WALLET_EVENTS, record.headers, record.value, record.key)
-    if problem is not None:
+    event, problem = records.trusted_event(WALLET_EVENTS, record)
+    if event is None:
         return problem
-    try:
-        event = decode(record.value, expect_kind="event")
-    except DecodeError as error:
-        return f"unreadable: {error}"
     evolve(book, event, record.value)
     return None
 
