@@ -29,7 +29,7 @@ from shared.kafka import producer
 from shared.pools import load_pools
 from shared.records import stand_in_batch
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS
 
 from reelstream.bench.kafka import codec_round_trip, scratch_topics, transform_loop
 
@@ -80,15 +80,7 @@ async def run_service(bootstrap: str, prefix: str, count: int, batch_max: int, p
     as given, else the deployment's)."""
     from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 
-    config = JackpotConfig(
-        bootstrap=bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=f"{prefix}reelstream-jackpot",
-        batch_max=batch_max,
-    )
+    config = JackpotConfig.on_prefix(bootstrap, prefix, batch_max=batch_max)
     service = JackpotService(config, pools=pools, secrets=secrets)
     stop = asyncio.Event()
     task = asyncio.create_task(service.run(stop))

@@ -11,7 +11,7 @@ import sys
 from shared.readiness import ready_line
 from shared import observability
 from shared.config import load_settings
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, JACKPOT_SNAPSHOTS, dlq_name
+from shared.topics import JACKPOT_SNAPSHOTS
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
 from games.selftest import require_self_test
@@ -26,13 +26,9 @@ SNAPSHOT_EVENTS_ENV = "REELSTREAM_JACKPOT_SNAPSHOT_EVENTS"
 def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
     settings = load_settings(environ)
     env = os.environ if environ is None else environ
-    return JackpotConfig(
-        bootstrap=settings.kafka_bootstrap_servers,
-        commands_topic=settings.topic(JACKPOT_COMMANDS),
-        events_topic=settings.topic(JACKPOT_EVENTS),
-        meters_topic=settings.topic(JACKPOT_METERS),
-        dlq_topic=settings.topic(dlq_name(JACKPOT_COMMANDS)),
-        group_id=settings.group("jackpot"),
+    return JackpotConfig.on_prefix(
+        settings.kafka_bootstrap_servers,
+        settings.topic_prefix,
         batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
         snapshots_topic=settings.topic(JACKPOT_SNAPSHOTS),
         snapshot_every_events=int(env.get(SNAPSHOT_EVENTS_ENV, "5000")),

@@ -22,7 +22,7 @@ from shared.events.wallet import Withdraw
 from shared.kafka import producer
 from shared.pools import load_pools
 from shared.topic_admin import delete_prefixed, ensure_topics
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, WALLET_COMMANDS, WALLET_EVENTS, dlq_name
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
@@ -158,15 +158,7 @@ def jackpot_commands() -> list:
 
 
 def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
-    config = JackpotConfig(
-        bootstrap=kafka_bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=prefix + "reelstream-jackpot",
-        batch_max=40,
-    )
+    config = JackpotConfig.on_prefix(kafka_bootstrap, prefix, batch_max=40)
     commands = jackpot_commands()
     sent = _send(kafka_bootstrap, config.commands_topic, commands)
 

@@ -23,7 +23,7 @@ from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
-from shared.topics import JACKPOT_METERS
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
 
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
@@ -55,6 +55,19 @@ class JackpotConfig:
     snapshots_topic: str | None = None  # None: no snapshots (every restore folds jackpot.events from the start)
     snapshot_every_events: int = 5_000
     snapshot_every_s: float = 60.0
+
+    @classmethod
+    def on_prefix(cls, bootstrap: str, prefix: str, **options: Any) -> JackpotConfig:
+        """The jackpot's topics and group under a deployment's topic prefix (tests and benchmarks use a fresh one)."""
+        return cls(
+            bootstrap=bootstrap,
+            commands_topic=prefix + JACKPOT_COMMANDS,
+            events_topic=prefix + JACKPOT_EVENTS,
+            meters_topic=prefix + JACKPOT_METERS,
+            dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+            group_id=f"{prefix}reelstream-jackpot",
+            **options,
+        )
 
     def loop(self) -> LoopConfig:
         return loop_config(self, "jackpot", snapshots_topic=self.snapshots_topic)

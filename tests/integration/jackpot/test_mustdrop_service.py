@@ -19,7 +19,7 @@ from shared.events import decode, encode, envelope, epoch_ms
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import drop_claim_id
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
 
 from services.audit.adapters.topics import read_topics
 from services.audit.core.audit import run_audit
@@ -32,13 +32,9 @@ WAIT_S = 90  # a bound, not a sleep: the shared 2-core machine can be slow to st
 
 
 def _config(kafka_bootstrap: str, prefix: str) -> runner.JackpotConfig:
-    return runner.JackpotConfig(
-        bootstrap=kafka_bootstrap,
-        commands_topic=prefix + JACKPOT_COMMANDS,
-        events_topic=prefix + JACKPOT_EVENTS,
-        meters_topic=prefix + JACKPOT_METERS,
-        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
-        group_id=prefix + "reelstream-jackpot",
+    return runner.JackpotConfig.on_prefix(
+        kafka_bootstrap,
+        prefix,
         batch_max=50,
         meter_interval_s=0.2,
         session_timeout_ms=6000,
