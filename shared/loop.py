@@ -142,8 +142,8 @@ class PartitionService(Protocol[S]):
 
     def released(self, partition: int, state: S) -> None: ...
 
-    # Optional: `acknowledged(partition, outputs)`, called inside the transaction once these outputs are acknowledged
-    # (the `first` ones, then the rest), before the commit: a service's own crash hooks.
+    # Optional: `acknowledged(partition, outputs)`, called inside the transaction once all its outputs are
+    # acknowledged, before the commit: a service's own crash hooks.
     # Optional, with LoopConfig.snapshots_topic: `snapshot_image(partition, state, force=False)`, the image of the
     # partition's state right after `decide` when a snapshot is due (`force`: at shutdown, when anything changed since
     # the last one), else None (shared/snapshots.py).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 
 import orjson
@@ -33,16 +34,20 @@ class Answers:
 
     at: dict[uuid.UUID, float] = field(default_factory=dict)
     wall: dict[uuid.UUID, float] = field(default_factory=dict)
-    settled: int = 0
-    codes: dict[str, int] = field(default_factory=dict)
     refused: dict[uuid.UUID, str] = field(default_factory=dict)  # request id -> the rejection's code
+
+    @property
+    def settled(self) -> int:
+        return len(self.at) - len(self.refused)
+
+    @property
+    def codes(self) -> dict[str, int]:
+        """Every rejection read so far, by code."""
+        return dict(Counter(self.refused.values()))
 
     def tally(self, ids) -> dict:
         """Of these requests: how many were settled, and the rejections by code (a bench must not count those)."""
-        codes: dict[str, int] = {}
-        for rid in ids:
-            if rid in self.refused:
-                codes[self.refused[rid]] = codes.get(self.refused[rid], 0) + 1
+        codes = dict(Counter(self.refused[rid] for rid in ids if rid in self.refused))
         answered = sum(1 for rid in ids if rid in self.at)
         return {"settled": answered - sum(codes.values()), "rejected": codes}
 
@@ -56,9 +61,7 @@ class Answers:
         if request_id in self.at:
             return
         self.at[request_id], self.wall[request_id] = now, wall
-        self.settled += type_ == SpinSettled.TYPE
         if type_ == SpinRejected.TYPE:
-            self.codes[data["code"]] = self.codes.get(data["code"], 0) + 1
             self.refused[request_id] = data["code"]
 
 

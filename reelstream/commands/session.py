@@ -53,12 +53,9 @@ def rotate(
     kid = secrets.token_hex(4)
     own = [key for key in current.keys if current.operator_of(key[0]) == operator][:keep]
     others = [key for key in current.keys if current.operator_of(key[0]) != operator]
-    owners = current.owners + (((kid, operator),) if operator else ())
     kept = {k for k, _ in (*own, *others)}
-    ring = KeyRing(
-        ((kid, secrets.token_urlsafe(32).encode()), *own, *others),
-        tuple((k, op) for k, op in owners if k in kept or k == kid),
-    )
+    owners = tuple((k, op) for k, op in current.owners if k in kept) + (((kid, operator),) if operator else ())
+    ring = KeyRing(((kid, secrets.token_urlsafe(32).encode()), *own, *others), owners)
     lines = [
         line
         for line in (env_file.read_text().splitlines() if env_file.exists() else [])

@@ -15,12 +15,7 @@ from shared.security import faust_credentials
 
 from services.monitor.adapters import alerts as alert_events
 from services.monitor.adapters import broker, records
-from services.monitor.adapters.commits import (
-    ChangelogWrites,
-    clamp_commits,
-    drain_before_commit,
-    hold_inputs_until_seeked,
-)
+from services.monitor.adapters.commits import clamp_commits, drain_before_commit, hold_inputs_until_seeked
 from services.monitor.adapters.live import Live
 from services.monitor.adapters.par_sheets import load_par_figures
 from services.monitor.adapters.tables import declare_tables
@@ -78,7 +73,7 @@ def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, 
     meters_topic = app.topic(settings.topic(JACKPOT_METERS), **raw)
     alerts_topic = app.topic(settings.topic(MONITOR_ALERTS), **raw)
     tables, live, pars = declare_tables(app), Live(), load_par_figures()
-    drain_before_commit(app.producer.buffer, ChangelogWrites(), tables.faust_tables())
+    drain_before_commit(app.producer.buffer, tables.faust_tables())
     clamp_commits(app.consumer, live.next_offset)
     hold_inputs_until_seeked(app)
 

@@ -46,14 +46,15 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
         return _per_record(draft, request, now, "REQUEST_EXPIRED", text)
     if -age_ms > CLOCK_SKEW_MS:
         return _per_record(draft, request, now, "INVALID_REQUEST", f"the request is dated {-age_ms} ms in the future")
-    refused = refusal(book, ctx, data, now_ms)
+    bound = ctx.token_operator(data.session_token)  # read once: the check and the accepted spin both use it
+    refused = refusal(book, ctx, data, now_ms, bound)
     if refused is not None:
         code, text = refused
         draft.answer(_rejection(data.request_id, data, now, code, text, derived_id(data.request_id, "answer")))
         return None
     accepted = SpinAccepted(
         **wager_of(data),
-        operator_id=ctx.token_operator(data.session_token) or data.operator_id,  # the token's operator, if bound
+        operator_id=bound or data.operator_id,  # the token's operator, if its key is bound to one
         forfeit_bonus_ring=data.forfeit_bonus_ring,
         request_event_id=request.id,
         requested_at=request.time,

@@ -13,12 +13,14 @@ def rate_limited(book: SpinBook, player_id: str, now_ms: int, rate: SpinRate = S
     return recent is not None and len(recent) >= rate.spins and now_ms - recent[0] < rate.window_ms
 
 
-def refusal(book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int) -> tuple[str, str] | None:
-    """(code, message) of the first check the request fails, or None when a wager may be debited."""
+def refusal(
+    book: SpinBook, ctx: Context, data: SpinRequested, now_ms: int, bound: str | None = None
+) -> tuple[str, str] | None:
+    """(code, message) of the first check the request fails, or None when a wager may be debited. `bound`: the
+    operator whose session key signed the token (ctx.token_operator), None for a key of no operator."""
     problem = ctx.token_problem(data.session_token, data.player_id, now_ms)
     if problem is not None:
         return "UNAUTHENTICATED", f"session token {problem}"
-    bound = ctx.token_operator(data.session_token)
     if bound is not None and data.operator_id not in (None, bound):
         return "UNAUTHENTICATED", f"the session token was issued by operator {bound}, not {data.operator_id}"
     engine = ctx.catalog.current(data.game)

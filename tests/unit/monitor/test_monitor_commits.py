@@ -7,12 +7,7 @@ import asyncio
 
 import pytest
 
-from services.monitor.adapters.commits import (
-    ChangelogWrites,
-    clamp_commits,
-    drain_before_commit,
-    hold_inputs_until_seeked,
-)
+from services.monitor.adapters.commits import clamp_commits, drain_before_commit, hold_inputs_until_seeked
 
 
 class _Table:
@@ -33,7 +28,7 @@ class _Buffer:
 def test_the_flush_waits_for_every_write_the_tables_made_however_slow_the_broker():
     async def scenario():
         tables, buffer = [_Table(), _Table()], _Buffer()
-        drain_before_commit(buffer, ChangelogWrites(), tables)
+        drain_before_commit(buffer, tables)
         tables[0].send_changelog(None, b"k", b"v")
         tables[1].send_changelog(None, b"k", b"v")
         flushing = asyncio.ensure_future(buffer.flush())
@@ -51,7 +46,7 @@ def test_the_flush_waits_for_every_write_the_tables_made_however_slow_the_broker
 def test_a_failed_write_fails_the_flush_so_nothing_is_committed_past_it():
     async def scenario():
         table, buffer = _Table(), _Buffer()
-        drain_before_commit(buffer, ChangelogWrites(), [table])
+        drain_before_commit(buffer, [table])
         table.send_changelog(None, b"k", b"v")
         table.sent[0].set_exception(OSError("broker gone"))
         with pytest.raises(RuntimeError, match="1 changelog writes failed"):
@@ -63,7 +58,7 @@ def test_a_failed_write_fails_the_flush_so_nothing_is_committed_past_it():
 def test_with_nothing_written_the_flush_returns_at_once():
     async def scenario():
         buffer = _Buffer()
-        drain_before_commit(buffer, ChangelogWrites(), [_Table()])
+        drain_before_commit(buffer, [_Table()])
         await asyncio.wait_for(buffer.flush(), 0.1)
 
     asyncio.run(scenario())
