@@ -13,6 +13,7 @@ import pytest
 
 from services.spin.adapters.outputs import Effects, outputs_of
 from services.spin.core import evolve as fold
+from services.spin.core import image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.progress import settle_command
@@ -131,3 +132,14 @@ def test_a_rebuilt_book_settles_with_the_proof_it_folded(keys):
     assert record.status == "settling"
     command = settle_command(ctx, record, NOW)
     assert command.data.jackpot_proofs == (proof,)
+
+
+def test_a_snapshot_image_keeps_the_proof_and_the_restored_book_settles_with_it(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, raw = won_for(claim, amount_minor=777)
+    proof = proof_of(on_jackpot_events(raw))
+    fold.evolve(book, won, raw, proof)
+    restored = image.decode(image.encode(book))
+    record = restored.records[won.data.request_id]
+    fold.ensure_result(record, ctx.catalog)  # outcomes are recomputed, not imaged
+    assert settle_command(ctx, record, NOW).data.jackpot_proofs == (proof,)
