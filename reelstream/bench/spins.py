@@ -302,6 +302,13 @@ def command(
     baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
     out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+    compare_plaintext: int = typer.Option(
+        0,
+        "--compare-plaintext",
+        min=0,
+        help="Instead: N rounds of the burst on the secured listener and on the plaintext benchmark listener "
+        "(`infra up --bench-listener`), interleaved; prints and writes secured ÷ plaintext spins/s (target ≥ 0.8).",
+    ),
     latency_rate: float = typer.Option(
         None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."
     ),
@@ -324,6 +331,10 @@ def command(
             f"--players {players} < --spins {spins}: the burst sends every spin at once, and a player's second spin "
             "in flight is refused SPIN_IN_PROGRESS (Rising Joker keeps state per player)"
         )
+    if compare_plaintext:
+        from reelstream.bench import listeners
+
+        return listeners.command(console, bootstrap, spins, players, compare_plaintext, out)
     try:
         rates = tuple(float(rate) for rate in curve.split(",") if rate.strip())
     except ValueError:
