@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 from kafka import TopicPartition
 from rich.console import Console
 from rich.table import Table
@@ -42,6 +43,7 @@ class Saga:
     chain: tuple
     processes: list[ServiceProcess] = field(default_factory=list)
     load: LoadGenerator | None = None
+    sent: list[uuid.UUID] = field(default_factory=list)  # every request id sent to this saga
 
 
 @dataclass
@@ -122,8 +124,10 @@ async def _measure(
     expires_ms = time.time_ns() // 1_000_000 + 3_600_000
     tokens = {p: issue_token(settings.session_secret, p, expires_ms) for p in players}
 
-    def batch(count: int) -> list:
-        return bench_spins._requests(players, tokens, count)
+    def batch(saga: Saga, count: int) -> list:
+        built = bench_spins._requests(players, tokens, count)
+        saga.sent.extend(rid for rid, _, _ in built)
+        return built
 
     for saga in sagas:
         saga.load = LoadGenerator(bootstrap, f"{saga.prefix}spin.requests", f"{saga.prefix}spin.events")
@@ -134,12 +138,12 @@ async def _measure(
         await sagas[0].load.send_all(f"{sagas[0].prefix}wallet.commands", deposits, signed)
         await asyncio.sleep(3)  # the deposits are processed long before the first debit (same partitions, in order)
         for saga in sagas:
-            await saga.load.burst(batch(WARM_UP_SPINS))
+            await saga.load.burst(batch(saga, WARM_UP_SPINS))
         bursts = {}
         for saga in sagas:
             pids = _pids(saga, broker_pid)
             cpu_before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
-            burst = await saga.load.burst(batch(spins))
+            burst = await saga.load.burst(batch(saga, spins))
             burst["cpu_ms_per_spin"] = bench_spins._cpu_per_spin(pids, cpu_before, burst["settled"])
             bursts[saga.name] = burst
         loads, low = [], min(rates)
@@ -149,7 +153,8 @@ async def _measure(
             starts = {saga.name: end_offsets(bootstrap, saga.prefix) for saga in sagas} if rate == low else {}
             for _ in range(rounds):  # interleaved: each saga in turn, `rounds` times
                 for saga in sagas:
-                    await _paced_round(saga, phases[saga.name], batch(max(1, load_spins // rounds)), rate, broker_pid)
+                    spun = batch(saga, max(1, load_spins // rounds))
+                    await _paced_round(saga, phases[saga.name], spun, rate, broker_pid)
             loads.append(load_row(rate, {saga.name: _phase_figures(saga, phases[saga.name]) for saga in sagas}))
             for saga in sagas if rate == low else ():
                 settled = loads[-1]["by_saga"][saga.name]["settled"]
@@ -162,6 +167,7 @@ async def _measure(
             "records_per_spin": {**records["real"], "at_spins_per_s": low, "by_saga": records},
             "hops": {"at_spins_per_s": low, **hops},
             "ratios": ratios(bursts, loads),
+            "answers": {saga.name: answers_per_request(bootstrap, saga.prefix, saga.sent) for saga in sagas},
         }
     finally:
         for saga in sagas:
@@ -267,6 +273,41 @@ def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int])
     return counted(start, end, read)
 
 
+def answers_per_request(bootstrap: str, prefix: str, sent: list[uuid.UUID]) -> dict[str, int]:
+    """How many of the sent requests have exactly one distinct answer on spin.events (read_committed, whole topic),
+    more than one, or none: a saga that loses or doubles answers is no baseline."""
+    reader = kafka_consumer(
+        bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+        auto_offset_reset="earliest",
+    )
+    answers: dict[str, set[str]] = {}
+    try:
+        topic = f"{prefix}spin.events"
+        tps = [TopicPartition(topic, p) for p in reader.partitions_for_topic(topic) or ()]
+        reader.assign(tps)
+        reader.seek_to_beginning(*tps)
+        end = reader.end_offsets(tps)
+        deadline = time.monotonic() + READ_TIMEOUT_S
+        while any(reader.position(tp) < end[tp] for tp in tps) and time.monotonic() < deadline:
+            for got in reader.poll(timeout_ms=200, max_records=5000).values():
+                for record in got:
+                    raw = orjson.loads(record.value)
+                    request_id = (raw.get("data") or {}).get("request_id")
+                    answers.setdefault(request_id, set()).add(raw.get("id"))
+    finally:
+        reader.close(autocommit=False)
+    counts = [len(answers.get(str(rid), ())) for rid in sent]
+    return {
+        "requests": len(sent),
+        "once": counts.count(1),
+        "more": sum(1 for n in counts if n > 1),
+        "none": counts.count(0),
+    }
+
+
 def per_spin(count: dict[str, int], spins: int) -> dict[str, float]:
     return {"data": round(count["data"] / max(1, spins), 2), "markers": round(count["markers"] / max(1, spins), 2)}
 
@@ -301,6 +342,10 @@ def print_results(console: Console, results: dict) -> None:
     for name, figures in counts["by_saga"].items():
         records.add_row(name, str(figures["data"]), str(figures["markers"]))
     console.print(records)
+    answers = Table("answers per request (spin.events, read_committed)", "requests", "one", "more", "none")
+    for name, figures in results["answers"].items():
+        answers.add_row(name, *(str(figures[key]) for key in ("requests", "once", "more", "none")))
+    console.print(answers)
     for name in SAGAS:
         hops = Table(f"{name}: hop at {results['hops']['at_spins_per_s']} spins/s", "n", "p50 ms", "p99 ms")
         for hop in results["hops"][name]:

@@ -134,3 +134,23 @@ def test_markers_are_the_offsets_a_read_committed_read_does_not_return():
 def test_more_records_read_than_offsets_appended_is_an_error():
     with pytest.raises(ValueError):
         counted({("t", 0): 0}, {("t", 0): 2}, {("t", 0): 3})
+
+
+def test_a_load_row_puts_every_sagas_p99_side_by_side_and_the_ratios_compare_real_with_each_null_saga():
+    from reelstream.bench.null_compare import load_row, ratios
+
+    figures = {name: {"p50_ms": p99 / 2, "p99_ms": p99} for name, p99 in (("real", 300.0), ("null6", 200.0))}
+    figures["null3"] = {"p50_ms": None, "p99_ms": None}  # nothing settled
+    row = load_row(50.0, figures)
+    assert (row["spins_per_s"], row["real_p99_ms"], row["null6_p99_ms"], row["null3_p99_ms"]) == (
+        50.0,
+        300.0,
+        200.0,
+        None,
+    )
+    bursts = {"real": {"spins_per_s": 400.0}, "null6": {"spins_per_s": 800.0}, "null3": {"spins_per_s": 0.0}}
+    compared = ratios(bursts, [row])
+    assert compared["burst_real_over_null6"] == 0.5
+    assert compared["burst_real_over_null3"] is None
+    assert compared["p99_real_over_null6"] == {50.0: 1.5}
+    assert compared["p99_real_over_null3"] == {50.0: None}
