@@ -138,9 +138,11 @@ async def _measure(
         await sagas[0].load.send_all(f"{sagas[0].prefix}wallet.commands", deposits, signed)
         await asyncio.sleep(3)  # the deposits are processed long before the first debit (same partitions, in order)
         for saga in sagas:
-            await saga.load.burst(batch(saga, WARM_UP_SPINS))
+            _alive(saga)
+            await saga.load.burst(batch(saga, WARM_UP_SPINS), timeout_s=60)
         bursts = {}
         for saga in sagas:
+            _alive(saga)
             pids = _pids(saga, broker_pid)
             cpu_before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
             burst = await saga.load.burst(batch(saga, spins))
@@ -174,7 +176,16 @@ async def _measure(
             await saga.load.stop()
 
 
+def _alive(saga: Saga) -> None:
+    """A saga whose process died answers nothing more: stop at once with its log, not after the answer timeouts."""
+    for process in saga.processes:
+        if process.process.poll() is not None:
+            tail = process.own_log_text()[-3000:]
+            raise RuntimeError(f"{saga.name}: {process.name} exited with {process.process.returncode}:\n{tail}")
+
+
 async def _paced_round(saga: Saga, phase: Phase, batch: list, rate: float, broker_pid: int | None) -> None:
+    _alive(saga)
     pids = _pids(saga, broker_pid)
     before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
     started = time.perf_counter()

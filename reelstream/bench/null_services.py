@@ -35,7 +35,7 @@ class NullService(Stateless[dict]):
 
     def __init__(self, name: str, config: LoopConfig, settings: Settings, step: Callable[[dict, Input], list[Emit]]):
         self.name, self.settings, self.step = name, settings, step
-        self.logical = {settings.topic(name): name for name in config.inputs}
+        self.logical = {topic: topic.removeprefix(settings.topic_prefix) for topic in config.inputs}
         self.ready = asyncio.Event()
         self.loop: TransactionalLoop[dict] = TransactionalLoop(config, self)
 
