@@ -153,8 +153,8 @@ async def _measure(
         for rate in rates:
             phases = {saga.name: Phase() for saga in sagas}
             starts = {saga.name: end_offsets(bootstrap, saga.prefix) for saga in sagas} if rate == low else {}
-            for _ in range(rounds):  # interleaved: each saga in turn, `rounds` times
-                for saga in sagas:
+            for turn in range(rounds):  # interleaved: each saga in turn, every other round in reverse order
+                for saga in sagas if turn % 2 == 0 else sagas[::-1]:
                     spun = batch(saga, max(1, load_spins // rounds))
                     await _paced_round(saga, phases[saga.name], spun, rate, broker_pid)
             loads.append(load_row(rate, {saga.name: _phase_figures(saga, phases[saga.name]) for saga in sagas}))
