@@ -56,9 +56,10 @@ class Phase:
     seconds: float = 0.0
 
 
-def _start_null(bootstrap: str, prefix: str, shape: str) -> list[ServiceProcess]:
+def _spawn_null(bootstrap: str, prefix: str, shape: str) -> list[ServiceProcess]:
+    """A null saga's three processes, started (the caller waits for them to be ready)."""
     env = {"REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_LOG_LEVEL": "WARNING"}
-    started = [
+    return [
         spawn(
             process_name(role, shape),
             env=env,
@@ -67,9 +68,6 @@ def _start_null(bootstrap: str, prefix: str, shape: str) -> list[ServiceProcess]
         )
         for role in ROLES
     ]
-    for process in started:
-        process.wait_ready(180)
-    return started
 
 
 def run(
@@ -91,9 +89,11 @@ def run(
     try:
         for saga in sagas:
             ensure_topics(bootstrap, prefix=saga.prefix)
+        for saga in sagas[1:]:  # they start while the real platform does
+            saga.processes = _spawn_null(bootstrap, saga.prefix, SHAPE_OF[saga.name])
         sagas[0].processes = bench_spins._start_platform(bootstrap, sagas[0].prefix, LOG_DIR)
-        for saga in sagas[1:]:
-            saga.processes = _start_null(bootstrap, saga.prefix, SHAPE_OF[saga.name])
+        for process in (process for saga in sagas[1:] for process in saga.processes):
+            process.wait_ready(180)
         measured = asyncio.run(_measure(bootstrap, sagas, spins, players_count, rates, load_spins, rounds, broker_pid))
         return {"null_sagas": True, "prefixes": {saga.name: saga.prefix for saga in sagas}, **measured}
     finally:
