@@ -140,23 +140,12 @@ async def _measure(
         for saga in sagas:
             _alive(saga)
             await saga.load.burst(batch(saga, WARM_UP_SPINS), timeout_s=60)
-        bursts = {}
-        for saga in sagas:
-            _alive(saga)
-            pids = _pids(saga, broker_pid)
-            cpu_before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
-            burst = await saga.load.burst(batch(saga, spins))
-            burst["cpu_ms_per_spin"] = bench_spins._cpu_per_spin(pids, cpu_before, burst["settled"])
-            bursts[saga.name] = burst
+        bursts = {saga.name: await _burst(saga, batch(saga, spins), broker_pid) for saga in sagas}
         loads, low = [], min(rates)
         records, hops = {}, {}
         for rate in rates:
-            phases = {saga.name: Phase() for saga in sagas}
             starts = {saga.name: end_offsets(bootstrap, saga.prefix) for saga in sagas} if rate == low else {}
-            for turn in range(rounds):  # interleaved: each saga in turn, every other round in reverse order
-                for saga in sagas if turn % 2 == 0 else sagas[::-1]:
-                    spun = batch(saga, max(1, load_spins // rounds))
-                    await _paced_round(saga, phases[saga.name], spun, rate, broker_pid)
+            phases = await _interleaved(sagas, batch, rate, max(1, load_spins // rounds), rounds, broker_pid)
             loads.append(load_row(rate, {saga.name: _phase_figures(saga, phases[saga.name]) for saga in sagas}))
             for saga in sagas if rate == low else ():
                 settled = loads[-1]["by_saga"][saga.name]["settled"]
@@ -174,6 +163,27 @@ async def _measure(
     finally:
         for saga in sagas:
             await saga.load.stop()
+
+
+async def _burst(saga: Saga, batch: list, broker_pid: int | None) -> dict:
+    """Every request at once: settled spins/s until the last answer, and CPU ms per settled spin by process."""
+    _alive(saga)
+    pids = _pids(saga, broker_pid)
+    cpu_before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
+    burst = await saga.load.burst(batch)
+    burst["cpu_ms_per_spin"] = bench_spins._cpu_per_spin(pids, cpu_before, burst["settled"])
+    return burst
+
+
+async def _interleaved(
+    sagas: list[Saga], batch, rate: float, per_round: int, rounds: int, broker_pid: int | None
+) -> dict[str, Phase]:
+    """One fixed load: each saga in turn, `rounds` times, every other round in reverse order."""
+    phases = {saga.name: Phase() for saga in sagas}
+    for turn in range(rounds):
+        for saga in sagas if turn % 2 == 0 else sagas[::-1]:
+            await _paced_round(saga, phases[saga.name], batch(saga, per_round), rate, broker_pid)
+    return phases
 
 
 def _alive(saga: Saga) -> None:
@@ -205,12 +215,15 @@ def _phase_figures(saga: Saga, phase: Phase) -> dict:
         answers.wall[rid] - phase.due_wall[rid] for rid in ids if rid in answers.wall and rid not in answers.refused
     ]
     tally = answers.tally(ids)
-    settled = max(1, tally["settled"])
+    settled, quarter = max(1, tally["settled"]), max(1, len(took) // 4)
     return {
         "requests": phase.requests,
         "answered": sum(1 for rid in ids if rid in answers.at),
         **tally,
         **(percentiles_ms(took) if took else {"p50_ms": None, "p99_ms": None, "max_ms": None}),
+        # Rounds in order: a queue that builds up (beyond capacity) shows as a last quarter far above the first.
+        "first_quarter_p50_ms": percentiles_ms(took[:quarter])["p50_ms"] if took else None,
+        "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"] if took else None,
         "cpu_ms_per_spin": {name: round(cpu * 1000 / settled, 2) for name, cpu in phase.cpu_s.items()},
         "cpu_cores": round(sum(phase.cpu_s.values()) / max(phase.seconds, 1e-9), 2),
     }
