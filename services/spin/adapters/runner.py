@@ -110,7 +110,9 @@ class SpinRunner(Stateless[SpinBook]):
         started = time.perf_counter()
         restored = await restore_book(self.settings, self.ctx.catalog, partition, self.policy.enabled)
         self.restored[partition] = restored
-        self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
+        # What the restore folded after its snapshot is in no snapshot yet: the next one (at the latest at shutdown)
+        # spares the next owner that fold.
+        self.unsnapshotted[partition], self.snapshot_at[partition] = restored.folded, time.monotonic()
         at = restored.snapshot.offset if restored.snapshot is not None else None
         log.info(
             "partition %d restored in %.0f ms: snapshot at %s, %d records folded after it",
