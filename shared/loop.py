@@ -74,6 +74,10 @@ class LoopConfig:
     # `<service>.snapshots` (physical name; shared/snapshots.py): the image the service's `snapshot_image` gives right
     # after deciding a batch goes into that batch's transaction. None: no snapshots.
     snapshots_topic: str | None = None
+    # Physical topics a state with snapshots folds beyond its events topic (outputs of its transactions or inputs),
+    # whose positions each snapshot names (shared/snapshots.py: Snapshot.positions): what lets a loop with extra
+    # inputs (the spin) snapshot. Empty: the state folds its events topic alone.
+    snapshot_folds: tuple[str, ...] = ()
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -299,8 +303,11 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._acknowledged(partition, sent)
             event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
             events_next = event_offsets[-1] + 1 if event_offsets else None
+            folds = self._fold_positions(partition, offsets, metas)
+            if folds is not None:
+                events_next = folds.get(_logical(self.config, None), events_next)
             if image is not None:
-                await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next)
+                await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next, folds)
             if not (carried and carries_position(sent)):  # no event carries the position: commit it here
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
@@ -308,7 +315,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if commands in offsets:
             self._positions.committed(partition, offsets[commands])
         if self._snapshots is not None:
-            self._snapshots.committed(partition, offsets.get(commands), events_next, image is not None)
+            self._snapshots.committed(partition, offsets.get(commands), events_next, image is not None, folds)
             self.stats.snapshots_written += image is not None
         for out in sent:
             observability.produced(self._topic_of(out), out.value, out.headers)
@@ -321,6 +328,20 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.service.committed(partition, state, offsets.get(commands, 0), event_offsets)
         if self._inflight.get(partition) is asyncio.current_task():  # nothing decided beyond this commit
             self.service.quiet(partition, state)
+
+    def _fold_positions(
+        self, partition: int, offsets: dict[TopicPartition, int], metas: list[Any]
+    ) -> dict[str, int] | None:
+        """The folded topics' positions once this transaction commits (None: the state folds its events alone)."""
+        cursor = self._snapshots.cursors.get(partition) if self._snapshots is not None else None
+        if cursor is None or not self.config.snapshot_folds:
+            return None
+        written: dict[tuple[str, int], int] = {}
+        for meta in metas:
+            written[(meta.topic, meta.partition)] = max(written.get((meta.topic, meta.partition), 0), meta.offset + 1)
+        consumed = {(tp.topic, tp.partition): offset for tp, offset in offsets.items()}
+        folds = {topic: _declared_name(topic) for topic in self.config.snapshot_folds}
+        return snapshots.positions_after(cursor.positions, partition, folds, written, consumed)
 
     def _topic_of(self, out: Output) -> str:
         if out.topic is not None:
@@ -466,8 +487,8 @@ def _keeper(config: LoopConfig, service: Any) -> snapshots.Keeper | None:
     make = getattr(service, "snapshot_image", None)
     if config.snapshots_topic is None or make is None:
         return None
-    if config.extra_inputs:  # a manifest names one input position: the commands topic's (docs/snapshots.md)
-        raise ValueError("snapshots of a loop with extra inputs are not supported")
+    if config.extra_inputs and not config.snapshot_folds:  # a manifest names one input position: the commands topic's
+        raise ValueError("snapshots of a loop with extra inputs need the positions of what it folds: snapshot_folds")
     return snapshots.Keeper(config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), make)
 
 

@@ -58,6 +58,9 @@ class Snapshot:
     quarantined: tuple[int, ...]
     state: bytes
     offset: int  # the manifest's offset in the snapshots topic
+    # Next offset of each topic (logical name) the state folds, on the snapshot's partition number, for a state that
+    # folds more than one topic (the spin: its journal, answers and jackpot answers); empty: only `output_next`.
+    positions: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,6 +71,7 @@ class Cursor:
     events_next: int
     input_next: int | None = None
     slot: int = 0
+    positions: dict[str, int] = field(default_factory=dict)  # as Snapshot.positions
 
 
 Record = tuple[bytes, bytes, list[tuple[str, bytes]]]  # key, value, headers
@@ -81,6 +85,7 @@ def encode(
     image: Image,
     input_next: int | None,
     output_next: int,
+    positions: dict[str, int] | None = None,
 ) -> list[Record]:
     """The chunk records then the manifest record of one snapshot (to produce in this order, in one transaction),
     signed together once by `writer`'s key under `logical_topic` when the environment has one (shared/signing.py)."""
@@ -101,6 +106,7 @@ def encode(
         "format": image.format_version,
         "input_next": input_next,
         "output_next": output_next,
+        "positions": dict(positions or {}),
         "quarantined": list(image.quarantined[-QUARANTINED_KEPT_MAX:]),
         "quarantined_count": len(image.quarantined),
         "chunks": [hashlib.sha256(chunk).hexdigest() for chunk in chunks],
@@ -188,6 +194,7 @@ def _assemble(record: Any, snapshot_id: str, chunks: dict[int, bytes], partition
         tuple(int(offset) for offset in manifest["quarantined"]),
         state,
         record.offset,
+        {str(topic): int(offset) for topic, offset in manifest.get("positions", {}).items()},
     )
 
 
@@ -292,6 +299,25 @@ async def restore(
     raise AssertionError("the fold from the beginning is always a candidate")
 
 
+def positions_after(
+    before: dict[str, int],
+    partition: int,
+    folds: dict[str, str],
+    written: dict[tuple[str, int], int],
+    consumed: dict[tuple[str, int], int],
+) -> dict[str, int]:
+    """Where each folded topic (`folds`: physical -> logical name) of a partition stands once a transaction commits:
+    after the last record it wrote there (`written`: next offsets by topic and partition), after what it consumed of
+    it (an input the state also folds: the spin's jackpot answers), else where it stood (`before`)."""
+    after = dict(before)
+    for physical, logical in folds.items():
+        if (physical, partition) in written:
+            after[logical] = written[(physical, partition)]
+        elif (physical, partition) in consumed:
+            after[logical] = max(after.get(logical, 0), consumed[(physical, partition)])
+    return after
+
+
 ImageHook = Callable[[int, Any, bool], "Image | None"]
 
 
@@ -316,13 +342,21 @@ class Keeper:
         return self._make(partition, state, force) if partition in self.cursors else None
 
     async def send(
-        self, producer: Any, partition: int, image: Image, input_next: int | None, events_next: int | None
+        self,
+        producer: Any,
+        partition: int,
+        image: Image,
+        input_next: int | None,
+        events_next: int | None,
+        positions: dict[str, int] | None = None,
     ) -> None:
         """Chunks then manifest into the producer's open transaction. The output position is the offset after the
-        transaction's last event (`events_next`; None: no event, so where the partition's committed events end)."""
+        transaction's last event (`events_next`; None: no event, so where the partition's committed events end);
+        `positions` those of every topic the state folds, as they will be once the transaction commits."""
         cursor = self.cursors[partition]
         output_next = cursor.events_next if events_next is None else events_next
-        encoded = encode(self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next)
+        folds = cursor.positions if positions is None else positions
+        encoded = encode(self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds)
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:
@@ -331,11 +365,20 @@ class Keeper:
             futures.append(await producer.send(self.topic, value, key=key, headers=headers, partition=partition))
         await asyncio.gather(*futures)
 
-    def committed(self, partition: int, input_next: int | None, events_next: int | None, wrote: bool) -> None:
+    def committed(
+        self,
+        partition: int,
+        input_next: int | None,
+        events_next: int | None,
+        wrote: bool,
+        positions: dict[str, int] | None = None,
+    ) -> None:
         """A transaction of the partition committed (with a snapshot when `wrote`): advance its cursor."""
         cursor = self.cursors.get(partition)
         if cursor is None:
             return
+        if positions is not None:
+            cursor.positions = dict(positions)
         if input_next is not None:
             cursor.input_next = input_next
         if events_next is not None:

@@ -1,6 +1,7 @@
 """Recovery as history grows: restart time, tail folded and memory, with and without a snapshot; the audit's rate.
 
-Measured for the wallet and the jackpot, and the audit's time against the raw consume rate of the same records.
+Measured for the wallet, the jackpot and the spin service, and the audit's time against the raw consume rate of the
+same records.
 
 For each size a synthetic history (`reelstream/synthetic`, the same number of players at every size) goes to fresh
 prefixed topics, as the services would have written it. Each service then starts with no snapshot (it folds its
@@ -33,11 +34,12 @@ from shared.partitioning import partition_for
 from shared.topic_admin import delete_prefixed, ensure_topics
 from shared.topics import JACKPOT_EVENTS, NETWORK_PARTITIONS
 
-SERVICES = ("wallet", "jackpot")
+SERVICES = ("wallet", "jackpot", "spin")
 # What each service prints when ready: how many events it folded (the tail after the snapshot, or all of them).
 _FOLDED = {
     "wallet": re.compile(r"wallet: restored \d+ partitions \((\d+) from a snapshot, (\d+) events folded\)"),
     "jackpot": re.compile(r"jackpot: restored \d+ partitions \((\d+) from a snapshot, (\d+) events folded\)"),
+    "spin": re.compile(r"spin: restored \d+ partitions \((\d+) from a snapshot, (\d+) records folded\)"),
 }
 
 
@@ -156,7 +158,7 @@ def command(
     services: str = typer.Option(",".join(SERVICES), help="Services to restart, comma-separated."),
     out: Path = typer.Option(None, help="Write the results as JSON here."),
 ) -> None:
-    """Restart time, tail folded and memory with and without a snapshot, as history grows (wallet, jackpot)."""
+    """Restart time, tail folded and memory with and without a snapshot, as history grows (wallet, jackpot, spin)."""
     bootstrap = load_settings().kafka_bootstrap_servers
     results = {"recovery": [], "audit": {}, "sizes": []}
     with tempfile.TemporaryDirectory(prefix="reelstream-bench-recovery-") as workdir:

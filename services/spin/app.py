@@ -8,7 +8,7 @@ import signal
 import sys
 
 from services.spin.adapters.router import JackpotAnswerRouter
-from services.spin.adapters.runner import SpinRunner, producer_for
+from services.spin.adapters.runner import SnapshotPolicy, SpinRunner, producer_for
 from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
@@ -18,6 +18,19 @@ from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
 from shared.session import key_ring, token_operator, token_problem
 from games.selftest import require_self_test
+
+
+# Tuning knobs (tests lower them to get snapshots out of a few hundred requests).
+SNAPSHOT_RECORDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_RECORDS"
+SNAPSHOT_SECONDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_SECONDS"
+SHUTDOWN_GRACE_S = 15.0  # a stopping runner commits what it decided and writes its final snapshots in this time
+
+
+def snapshot_policy(env) -> SnapshotPolicy:
+    return SnapshotPolicy(
+        every_records=int(env.get(SNAPSHOT_RECORDS_ENV, "20000")),
+        every_s=float(env.get(SNAPSHOT_SECONDS_ENV, "60")),
+    )
 
 
 def warm_up(catalog: Catalog) -> None:
@@ -50,20 +63,20 @@ async def serve() -> None:
     producer = producer_for(settings)
     await producer.start()
     http = await observability.serve_http()
-    runner = SpinRunner(settings, ctx)
+    runner = SpinRunner(settings, ctx, snapshot_policy(os.environ))
     router = JackpotAnswerRouter(settings, producer)
     router_started = asyncio.Event()
-    tasks = [
-        asyncio.create_task(runner.run(), name="spin-runner"),
-        asyncio.create_task(router.run(router_started), name="spin-jackpot-router"),
-    ]
     stop = asyncio.Event()
+    runner_task = asyncio.create_task(runner.run(stop), name="spin-runner")
+    tasks = [runner_task, asyncio.create_task(router.run(router_started), name="spin-jackpot-router")]
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     waiter = asyncio.create_task(_announce_ready(runner, router_started, ready_line("spin")))
     stopper = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+    if stopper in done and not runner_task.done():  # the runner stops on its own: the next owner folds only a tail
+        await asyncio.wait([runner_task], timeout=SHUTDOWN_GRACE_S)
     for task in [*tasks, waiter, stopper]:
         task.cancel()
     await asyncio.gather(*tasks, waiter, return_exceptions=True)
@@ -77,6 +90,12 @@ async def serve() -> None:
 async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, line: str) -> None:
     await runner.assigned.wait()
     await router_started.wait()
+    restored = list(runner.restored.values())
+    with_snapshot = sum(1 for item in restored if item.snapshot is not None)
+    folded = sum(item.folded for item in restored)
+    sys.stderr.write(
+        f"spin: restored {len(restored)} partitions ({with_snapshot} from a snapshot, {folded} records folded)\n"
+    )
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
 

@@ -1,19 +1,23 @@
-"""Rebuild a partition's SpinBook from what the spin service wrote: spin.journal, spin.events, spin.jackpot-answers."""
+"""Rebuild a partition's SpinBook from what the spin service wrote: spin.journal, spin.events, spin.jackpot-answers,
+from the newest valid snapshot of the book on spin.snapshots when there is one (docs/snapshots.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from services.spin.core import evolve as fold
+from services.spin.core import image
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
-from shared import records
+from shared import observability, records, snapshots
 from shared.config import Settings
+from shared.crash import crash_point
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
-from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
+from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_SNAPSHOTS
 
 log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
@@ -23,11 +27,68 @@ FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
 FOLD_YIELD_EVERY = 1000
 
 
+@dataclass(frozen=True)
+class RestoredBook:
+    """A partition's book, the snapshot it started from (None: folded from the beginning), the records folded after
+    it, and the cursor of the partition's next snapshot (None: no snapshots topic)."""
+
+    book: SpinBook
+    snapshot: snapshots.Snapshot | None
+    folded: int
+    cursor: snapshots.Cursor | None
+
+
 async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
-    """Fold every record of the given partitions up to their current end; returns one book per partition."""
+    """Fold every record of the given partitions from the beginning up to their current end; one book per partition."""
     books = {partition: SpinBook() for partition in partitions}
-    if not partitions:
-        return books
+    await _fold_into(settings, catalog, books, {})
+    return books
+
+
+async def restore_book(settings: Settings, catalog: Catalog, partition: int, with_snapshots: bool) -> RestoredBook:
+    """The newest valid snapshot on spin.snapshots plus the fold of the three topics after the positions it names;
+    an older one when it cannot be used (unreadable, another format, ahead of the topics), else the fold from the
+    beginning (also `with_snapshots=False`, or no snapshots topic)."""
+    topic = settings.topic(SPIN_SNAPSHOTS)
+    bootstrap = settings.kafka_bootstrap_servers
+    collector = await snapshots.read(bootstrap, topic, SPIN_SNAPSHOTS, partition, "spin") if with_snapshots else None
+    for snapshot in [*(collector.newest_first() if collector else []), None]:
+        try:
+            book = SpinBook() if snapshot is None else _load(snapshot)
+        except ValueError as error:
+            observability.alert(log, "snapshot-unusable", "snapshot %s not usable: %s", snapshot.snapshot_id, error)
+            continue
+        if snapshot is not None:
+            crash_point("spin.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
+        starts = dict(snapshot.positions) if snapshot is not None else {}
+        folded, ends = await _fold_into(settings, catalog, {partition: book}, starts)
+        if any(starts.get(logical, 0) > ends[(logical, partition)] for logical in FOLD_ORDER):
+            log.warning("snapshot %s is ahead of the spin topics' ends: not used", snapshot.snapshot_id)
+            continue
+        positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
+        cursor = None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, 0, positions)
+        if cursor is not None:
+            cursor.slot = snapshots.next_slot(snapshot)
+        return RestoredBook(book, snapshot, folded, cursor)
+    raise AssertionError("the fold from the beginning is always a candidate")
+
+
+def _load(snapshot: snapshots.Snapshot) -> SpinBook:
+    if snapshot.format_version != image.FORMAT_VERSION:
+        raise ValueError(f"state format {snapshot.format_version}, this build reads {image.FORMAT_VERSION}")
+    missing = [logical for logical in FOLD_ORDER if logical not in snapshot.positions]
+    if missing:
+        raise ValueError(f"no position for {missing}")
+    return image.decode(snapshot.state)
+
+
+async def _fold_into(
+    settings: Settings, catalog: Catalog, books: dict[int, SpinBook], starts: dict[str, int]
+) -> tuple[int, dict[tuple[str, int], int]]:
+    """Fold each partition's three topics from `starts` (by logical name; absent: the beginning) up to the ends seen
+    now into its book, then keep what the live book keeps; returns the records folded and the ends."""
+    if not books:
+        return 0, {}
     reader = aio_consumer(
         bootstrap=settings.kafka_bootstrap_servers,
         role="spin",
@@ -37,32 +98,39 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
     )
     await reader.start()
     try:
-        tps = [TopicPartition(settings.topic(logical), partition) for logical in FOLD_ORDER for partition in partitions]
-        history = await _read_to_end(reader, tps)
+        tps = [TopicPartition(settings.topic(logical), partition) for logical in FOLD_ORDER for partition in books]
+        offsets = {TopicPartition(settings.topic(name), p): at for name, at in starts.items() for p in books}
+        history, ends = await _read_to_end(reader, tps, offsets)
     finally:
         await reader.stop()
     logical = {settings.topic(name): name for name in FOLD_ORDER}
+    folded = 0
     for tp in tps:  # in FOLD_ORDER
         book = books[tp.partition]
         for index, record in enumerate(history[tp]):
             _fold_one(book, catalog, logical[tp.topic], record)
             book.now_ms = max(book.now_ms, record.timestamp)
+            folded += 1
             if index % FOLD_YIELD_EVERY == FOLD_YIELD_EVERY - 1:
                 await asyncio.sleep(0)
     for book in books.values():
         fold.finish_rebuild(book, catalog)
-    return books
+    return folded, {(logical[tp.topic], tp.partition): end for tp, end in ends.items()}
 
 
-async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> dict[TopicPartition, list]:
-    """Every record of the partitions up to the end offsets seen now (all topics fetched together)."""
+async def _read_to_end(
+    reader: AIOKafkaConsumer, tps: list[TopicPartition], starts: dict[TopicPartition, int]
+) -> tuple[dict[TopicPartition, list], dict[TopicPartition, int]]:
+    """Every record of the partitions from `starts` (absent or below the log start: the beginning) up to the end
+    offsets seen now (all topics fetched together), and those ends."""
     reader.assign(tps)
     ends = await reader.end_offsets(tps)
-    starts = await reader.beginning_offsets(tps)
+    beginnings = await reader.beginning_offsets(tps)
     history: dict[TopicPartition, list] = {tp: [] for tp in tps}
-    remaining = {tp for tp in tps if ends[tp] > starts[tp]}
+    first = {tp: max(beginnings[tp], starts.get(tp, 0)) for tp in tps}
+    remaining = {tp for tp in tps if ends[tp] > first[tp]}
     for tp in remaining:
-        reader.seek(tp, starts[tp])
+        reader.seek(tp, first[tp])
     while remaining:
         batch = await reader.getmany(*remaining, timeout_ms=500, max_records=5000)
         for tp, polled in batch.items():
@@ -70,7 +138,7 @@ async def _read_to_end(reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> d
         for tp in list(remaining):
             if await reader.position(tp) >= ends[tp]:
                 remaining.discard(tp)
-    return history
+    return history, ends
 
 
 def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:

@@ -13,20 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.outputs import Effects, Out, outputs_of
-from services.spin.adapters.rebuild import rebuild_books
+from services.spin.adapters.rebuild import FOLD_ORDER, restore_book
 from services.spin.core import evolve as fold
+from services.spin.core import image as book_image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.effects import Context
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, stray_wager
 from services.spin.core.requests import Request
-from shared import observability, records
+from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.decision import Undecodable
@@ -35,7 +38,7 @@ from shared.input_position import Output
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
 from shared.partitioning import misplaced
-from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
+from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, SPIN_SNAPSHOTS, WALLET_EVENTS, dlq_name
 
 log = logging.getLogger("reelstream.spin")
 INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
@@ -44,6 +47,16 @@ _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
 _CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
+
+
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    """When a partition's book goes to spin.snapshots: after `every_records` decided input records, or `every_s`
+    seconds with anything new, and at shutdown; `enabled=False`: never, and restores fold from the beginning."""
+
+    every_records: int = 20_000
+    every_s: float = 60.0
+    enabled: bool = True
 
 
 class _SpinLoop(TransactionalLoop[SpinBook]):
@@ -55,11 +68,14 @@ class _SpinLoop(TransactionalLoop[SpinBook]):
 class SpinRunner(Stateless[SpinBook]):
     """The spin's part of the loop: restore a partition's book, decide its records, its crash hooks."""
 
-    def __init__(self, settings: Settings, ctx: Context) -> None:
-        self.settings, self.ctx = settings, ctx
+    def __init__(self, settings: Settings, ctx: Context, policy: SnapshotPolicy = SnapshotPolicy()) -> None:
+        self.settings, self.ctx, self.policy = settings, ctx, policy
         self.assigned = asyncio.Event()
         self.logical = {settings.topic(name): name for name in INPUTS}
         self.handled = 0
+        self.unsnapshotted: dict[int, int] = {}  # input records decided since the partition's last snapshot
+        self.snapshot_at: dict[int, float] = {}
+        self.restored: dict[int, Any] = {}  # partition -> its RestoredBook (the snapshot and the records folded)
         config = LoopConfig(
             bootstrap=settings.kafka_bootstrap_servers,
             commands_topic=settings.topic(SPIN_REQUESTS),
@@ -70,6 +86,8 @@ class SpinRunner(Stateless[SpinBook]):
             service="spin",
             batch_max=MAX_BATCH_RECORDS,
             pipelined=True,
+            snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
+            snapshot_folds=tuple(settings.topic(logical) for logical in FOLD_ORDER),
         )
         self.loop = _SpinLoop(config, self)
 
@@ -89,14 +107,38 @@ class SpinRunner(Stateless[SpinBook]):
         await self.loop.drain()
 
     async def restore(self, partition: int) -> Restored[SpinBook]:
-        books = await rebuild_books(self.settings, self.ctx.catalog, [partition])
-        return Restored(books[partition], None)  # the input offsets are the group's, committed in the transactions
+        started = time.perf_counter()
+        restored = await restore_book(self.settings, self.ctx.catalog, partition, self.policy.enabled)
+        self.restored[partition] = restored
+        self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
+        at = restored.snapshot.offset if restored.snapshot is not None else None
+        log.info(
+            "partition %d restored in %.0f ms: snapshot at %s, %d records folded after it",
+            *(partition, (time.perf_counter() - started) * 1000, at, restored.folded),
+        )
+        # The input offsets are the group's, committed in the transactions.
+        return Restored(restored.book, None, restored, restored.cursor)
+
+    def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
+        """The book's image when a snapshot is due (shared/loop.py puts it into the transaction of the batch just
+        decided): after `policy.every_records` input records or `policy.every_s` seconds with anything new, or at
+        shutdown (`force`) with anything new."""
+        changed = self.unsnapshotted.get(partition, 0)
+        if not changed:
+            return None
+        elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
+        if not (force or changed >= self.policy.every_records or elapsed >= self.policy.every_s):
+            return None
+        fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))  # only what a restore would keep
+        self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
+        return snapshots.Image(book_image.encode(book), book_image.FORMAT_VERSION)
 
     def decide(self, partition: int, book: SpinBook, polled: list[Any]) -> list[Output]:
         effects = Effects()
         partitions = self.loop.input_partitions() or 0
         for record in polled:
             self._handle(partition, book, record, effects, partitions)
+        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + len(polled)
         return [self._output(out) for out in (*effects.journal, *effects.outputs)]
 
     def _handle(self, partition: int, book: SpinBook, record, effects: Effects, partitions: int) -> None:
@@ -130,6 +172,10 @@ class SpinRunner(Stateless[SpinBook]):
             crash_point("spin.after_seed_persisted")
         for tag in sorted(tags & set(_CRASH_AFTER)):
             crash_point(_CRASH_AFTER[tag])
+
+    def released(self, partition: int, book: SpinBook) -> None:
+        for kept in (self.unsnapshotted, self.snapshot_at, self.restored):
+            kept.pop(partition, None)
 
     async def acquired(self, restored: dict[int, Restored[SpinBook]]) -> None:
         kept = sum(len(item.state.records) for item in restored.values())

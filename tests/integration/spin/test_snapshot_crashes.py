@@ -1,9 +1,10 @@
-"""Crashes around snapshots: the wallet and the jackpot killed while writing a snapshot (its chunks sent, the
-manifest not) and while restoring from one (the snapshot loaded, the tail not folded), with spins in flight.
+"""Crashes around snapshots: the wallet, the jackpot and the spin service killed while writing a snapshot (its chunks
+sent, the manifest not) and while restoring from one (the snapshot loaded, the tail not folded), with spins in flight.
 
 Scenario: players spin from several threads (until the faults are over and at least 60
 spins were made; a timed-out request is retried with the same id) on a platform whose
-wallet snapshots every 10 events and whose jackpot every 4. Each of the two services is restarted armed to die at
+wallet snapshots every 10 events, whose jackpot every 4 and whose spin service every 10 records. Each of the three
+services is restarted armed to die at
 its 2nd snapshot write, then armed to die in its restore from a snapshot, then restarted clean. Afterwards each
 request has one distinct answer, each debit one settlement or refund, balances equal the fold of the postings, and
 the audit of the raw topics finds 0 discrepancies.
@@ -36,12 +37,13 @@ class SmallLoad(Load):
 TUNING = {
     "wallet": {"REELSTREAM_WALLET_SNAPSHOT_RECORDS": "10", "REELSTREAM_WALLET_BATCH_MAX": "10"},
     "jackpot": {"REELSTREAM_JACKPOT_SNAPSHOT_EVENTS": "4", "REELSTREAM_JACKPOT_BATCH_MAX": "10"},
+    "spin": {"REELSTREAM_SPIN_SNAPSHOT_RECORDS": "10"},
 }
 
 
 def _chaos(platform, faults: list, load: Load) -> None:
     try:
-        for name in ("wallet", "jackpot"):
+        for name in ("wallet", "jackpot", "spin"):
             platform.service_env[name] = TUNING[name]
             for hook in (f"{name}.mid_snapshot:2", f"{name}.mid_restore:1"):
                 platform.services[name].kill()  # SIGKILL: no shutdown snapshot, and quicker than a stop
@@ -70,7 +72,7 @@ def test_a_kill_while_writing_or_restoring_a_snapshot_leaves_one_answer_per_requ
         worker.join()
     client.close()
     request_ids = {request_id for _, request_id in load.issued}
-    assert [code for _, code in faults] == [137] * 4, faults
+    assert [code for _, code in faults] == [137] * 6, faults
     assert all(answers.get(request_id) is not None for request_id in request_ids), "a request was never answered"
     _check_history(platform, request_ids)
     settings = load_settings(

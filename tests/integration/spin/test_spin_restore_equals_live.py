@@ -2,8 +2,9 @@
 
 Scenario: the wallet and jackpot run as processes; the spin runner and its answer router run in this process on the
 real broker. Players of both games spin (Stjernestøv players carry bonus-ring state from spin to spin), some requests
-are sent twice, some are refused. Then the partitions' books are rebuilt from spin.journal, spin.events and
-spin.jackpot-answers alone and compared with the live books request by request, game state by game state.
+are sent twice, some are refused; the runner snapshots its books every few records. Then the partitions' books are
+rebuilt from spin.journal, spin.events and spin.jackpot-answers alone, and restored from their newest snapshot plus
+the tail, and both are compared with the live books request by request, game state by game state.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import uuid
 import pytest
 
 from reelstream.client import Rejected, Settled
-from services.spin.adapters.rebuild import rebuild_books
+from services.spin.adapters.rebuild import rebuild_books, restore_book
 from services.spin.adapters.router import JackpotAnswerRouter
-from services.spin.adapters.runner import SpinRunner, producer_for
+from services.spin.adapters.runner import SnapshotPolicy, SpinRunner, producer_for
 from services.spin.adapters.seeds import os_seed
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
@@ -90,7 +91,7 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
         producer = producer_for(settings)
         await producer.start()
         runner, router, started = (
-            SpinRunner(settings, ctx),
+            SpinRunner(settings, ctx, SnapshotPolicy(every_records=7, every_s=3600)),
             JackpotAnswerRouter(settings, producer),
             asyncio.Event(),
         )
@@ -103,17 +104,27 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
                 await runner.drain()
                 live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
             rebuilt = await rebuild_books(settings, catalog, sorted(live))
-            return answers, live, {partition: _book_view(book, catalog) for partition, book in rebuilt.items()}
+            restored = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
+            return (
+                answers,
+                live,
+                {partition: _book_view(book, catalog) for partition, book in rebuilt.items()},
+                restored,
+            )
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await producer.stop()
 
-    answers, live, rebuilt = asyncio.run(scenario())
+    answers, live, rebuilt, restored = asyncio.run(scenario())
     assert sum(isinstance(answer, Settled) for answer in answers) >= len(players) * 3
     assert sum(len(view["records"]) for view in live.values()) >= len(players) * 4
     assert rebuilt == live
+    assert {partition: _book_view(item.book, catalog) for partition, item in restored.items()} == live
+    from_snapshots = [item for item in restored.values() if item.snapshot is not None]
+    assert from_snapshots, "no partition was restored from a snapshot"
+    assert all(item.snapshot.positions for item in from_snapshots)
 
 
 def _play(platform, players) -> list:

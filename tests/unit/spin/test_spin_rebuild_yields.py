@@ -33,8 +33,9 @@ def test_a_long_history_is_folded_with_turns_for_the_other_tasks(monkeypatch, ca
     for n, record in enumerate(history):
         record.timestamp = 1_700_000_000_000 + n
 
-    async def read_to_end(reader, tps):
-        return {tp: history if tp.topic == settings.topic(SPIN_JOURNAL) else [] for tp in tps}
+    async def read_to_end(reader, tps, starts):
+        found = {tp: history if tp.topic == settings.topic(SPIN_JOURNAL) else [] for tp in tps}
+        return found, {tp: len(records) for tp, records in found.items()}
 
     monkeypatch.setattr(rebuild, "aio_consumer", lambda **options: _Reader())
     monkeypatch.setattr(rebuild, "_read_to_end", read_to_end)

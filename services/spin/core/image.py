@@ -1,0 +1,110 @@
+"""A SpinBook as bytes and back, for snapshots on spin.snapshots (docs/snapshots.md): every field the fold sets,
+nothing it derives. Outcomes (`SpinRecord.result`) are not stored: they are a pure function of model, seed and state
+before, recomputed on load for the spins still in flight, and on first use for the others, as a rebuilt book does.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from typing import Any
+
+import orjson
+
+from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
+
+FORMAT_VERSION = 1
+
+
+class ImageError(ValueError):
+    """An image this code cannot read (another format, or not a spin book)."""
+
+
+def encode(book: SpinBook) -> bytes:
+    """The book's image (orjson: UUIDs as strings; answers as their UTF-8 JSON text, byte for byte)."""
+    return orjson.dumps(
+        {
+            "v": FORMAT_VERSION,
+            "now_ms": book.now_ms,
+            "records": [_record_row(record) for record in book.records.values()],
+            "game_states": [
+                [player, game, {"pending": state.request_id} if isinstance(state, Pending) else state]
+                for (player, game), state in book.game_states.items()
+            ],
+            "in_flight": [[player, game, sorted(ids)] for (player, game), ids in book.in_flight.items()],
+            "accepted_at": [[player, list(times)] for player, times in book.accepted_at.items()],
+        }
+    )
+
+
+def decode(image: bytes) -> SpinBook:
+    """The book an image was made of; `ImageError` when it is not one this code reads."""
+    try:
+        data = orjson.loads(image)
+        if not isinstance(data, dict) or data.get("v") != FORMAT_VERSION:
+            raise ImageError(f"spin book image format {data.get('v') if isinstance(data, dict) else None!r}")
+        book = SpinBook(now_ms=int(data["now_ms"]))
+        for row in data["records"]:
+            record = _record_of(row)
+            book.records[record.request_id] = record
+        for player, game, state in data["game_states"]:
+            pending = isinstance(state, dict) and set(state) == {"pending"}
+            book.game_states[(player, game)] = Pending(uuid.UUID(state["pending"])) if pending else state
+        for player, game, ids in data["in_flight"]:
+            book.in_flight[(player, game)] = {uuid.UUID(value) for value in ids}
+        for player, times in data["accepted_at"]:
+            book.accepted_at[player] = deque((int(t) for t in times), maxlen=SPIN_RATE.spins)
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        if isinstance(error, ImageError):
+            raise
+        raise ImageError(f"not a spin book image: {error!r}") from error
+    return book
+
+
+def _record_row(r: SpinRecord) -> list[Any]:
+    f = r.fingerprint
+    claims = [
+        [claim, None if a is None else [a.tier, a.amount_minor, a.award, a.rejection_code]]
+        for claim, a in r.claims.items()
+    ]
+    return [
+        r.request_id,
+        [f.player_id, f.game, f.stake_minor, f.currency],
+        r.time_ms,
+        r.operator_id,
+        r.forfeit_bonus_ring,
+        r.requested_at_ms,
+        r.accepted,
+        r.seed_hex,
+        r.model_version,
+        r.state_before,
+        r.play_error,
+        claims,
+        None if r.answer is None else r.answer.decode("utf-8"),
+        r.answer_id,
+        r.answer_code,
+        r.settled_state_after,
+    ]
+
+
+def _record_of(row: list[Any]) -> SpinRecord:
+    (rid, fp, time_ms, operator, forfeit, requested, accepted, seed, model, before, error, claims, answer, aid, code,
+     after) = row  # fmt: skip
+    return SpinRecord(
+        request_id=uuid.UUID(rid),
+        fingerprint=Fingerprint(*fp),
+        time_ms=int(time_ms),
+        operator_id=operator,
+        forfeit_bonus_ring=bool(forfeit),
+        requested_at_ms=int(requested),
+        accepted=bool(accepted),
+        seed_hex=seed,
+        model_version=model,
+        state_before=before,
+        play_error=error,
+        claims={uuid.UUID(c): None if a is None else ClaimAnswer(a[0], int(a[1]), a[2], a[3]) for c, a in claims},
+        answer=None if answer is None else answer.encode("utf-8"),
+        answer_id=None if aid is None else uuid.UUID(aid),
+        answer_code=code,
+        settled_state_after=after,
+    )

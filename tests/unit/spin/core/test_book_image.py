@@ -1,0 +1,154 @@
+"""A spin book restored from a snapshot image taken at any point of a history, plus the fold of the facts written
+after it, equals the book folded from the beginning (the restore rule of spin.snapshots, docs/snapshots.md)."""
+
+import uuid
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from services.spin.core import evolve as fold
+from services.spin.core import image
+from services.spin.core.book import Pending, SpinBook
+from shared.events import decode
+from tests.support.spin import (
+    NOW_MS,
+    Seeds,
+    debit_refused_for,
+    debited_for,
+    decoded,
+    handle_event,
+    handle_request,
+    make_context,
+    request_bytes,
+    seed_for,
+    settled_for,
+    claim_refused_for,
+    won_for,
+)
+
+CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
+TOPICS = ("journal", "events", "jackpot")  # the rebuild's fold order
+PLAYERS = ("p-1", "p-2", "p-3")
+
+
+def normalized(book: SpinBook, ctx) -> bytes:
+    """The book's image with every pending game state computed and empty in-flight sets dropped: what two books that
+    decide alike have in common (a live book computes states and outcomes lazily, a folded one at other times), in
+    key order."""
+    for key, state in list(book.game_states.items()):
+        if isinstance(state, Pending):
+            fold.game_state(book, ctx.catalog, *key)
+    book.in_flight = {key: ids for key, ids in sorted(book.in_flight.items()) if ids}
+    book.records = dict(sorted(book.records.items()))  # the order facts were folded in is not state
+    book.game_states = dict(sorted(book.game_states.items()))
+    book.accepted_at = dict(sorted(book.accepted_at.items()))
+    book.now_ms = NOW_MS
+    return image.encode(book)
+
+
+def folded(facts, ctx, start: SpinBook | None = None, positions=None) -> SpinBook:
+    book = start if start is not None else SpinBook()
+    for topic in TOPICS:
+        for value in facts[topic][(positions or {}).get(topic, 0) :]:
+            fold.evolve(book, decode(value), value)
+    fold.finish_rebuild(book, ctx.catalog)
+    return book
+
+
+class History:
+    """Drives a live book with requests and the wallet's and jackpot's answers, keeping what the spin service wrote
+    per folded topic, and the live book's image with the positions after every step."""
+
+    def __init__(self, seeds: list[bytes]) -> None:
+        self.ctx = make_context(Seeds(*seeds))
+        self.live = SpinBook()
+        self.facts = {topic: [] for topic in TOPICS}
+        self.waiting = {"debit": [], "claim": [], "settle": []}
+        self.images = [(image.encode(self.live), {topic: 0 for topic in TOPICS})]
+        self.sent = []
+
+    def keep(self, effects, jackpot_raw: bytes | None = None) -> None:
+        if jackpot_raw is not None:
+            self.facts["jackpot"].append(jackpot_raw)
+        for out in effects.journal:
+            self.facts["journal"].append(out.value)
+        for out in effects.outputs:
+            if out.kind == "answer":
+                self.facts["events"].append(out.value)
+            elif out.kind in self.waiting:
+                self.waiting[out.kind].append(out)
+        self.images.append((image.encode(self.live), {topic: len(values) for topic, values in self.facts.items()}))
+
+    def step(self, action: int, pick: int) -> None:
+        kind = ("request", "repeat", "debit", "claim", "settle")[action]
+        if kind == "request":
+            game, currency, stakes = (("rising-joker", "EUR", (10, 100)), ("stjernestoev", "DKK", (50, 100)))[pick % 2]
+            _, raw = request_bytes(
+                player=PLAYERS[pick % 3],
+                game=game,
+                currency=currency,
+                stake=stakes[pick // 2 % 2],
+                token="good" if pick % 5 else "x",
+                forfeit=pick % 7 == 0,
+            )
+            self.sent.append((raw, PLAYERS[pick % 3]))
+            self.keep(handle_request(self.live, self.ctx, raw, PLAYERS[pick % 3].encode(), NOW_MS, 0, len(self.sent)))
+        elif kind == "repeat" and self.sent:
+            raw, player = self.sent[pick % len(self.sent)]
+            self.keep(handle_request(self.live, self.ctx, raw, player.encode(), NOW_MS, 0, len(self.sent)))
+        elif self.waiting.get(kind):
+            out = self.waiting[kind].pop(pick % len(self.waiting[kind]))
+            # The wallet and the jackpot de-duplicate by command id: a command sent again gets the same answer.
+            if kind == "debit":
+                event = debited_for(out) if decoded(out).transaction_id.int % 4 else debit_refused_for(out)
+                self.keep(handle_event(self.live, self.ctx, event))
+            elif kind == "claim":
+                event, raw = won_for(out) if decoded(out).claim_id.int % 3 else claim_refused_for(out)
+                self.keep(handle_event(self.live, self.ctx, event), raw)
+            else:
+                self.keep(handle_event(self.live, self.ctx, settled_for(out)))
+
+
+steps = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 1000)), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=steps, seeds=st.lists(st.sampled_from([CLAIM, bytes(32)]), max_size=20), cut=st.integers(0, 1000))
+def test_a_restore_from_any_snapshot_equals_a_fold_from_the_beginning(steps, seeds, cut):
+    history = History(seeds)
+    for action, pick in steps:
+        history.step(action, pick)
+    snapshot, positions = history.images[cut % len(history.images)]
+    restored = folded(history.facts, history.ctx, image.decode(snapshot), positions)
+    fresh = folded(history.facts, history.ctx)
+    assert normalized(restored, history.ctx) == normalized(fresh, history.ctx)
+
+
+def test_an_image_keeps_an_answer_byte_for_byte_and_a_spin_in_flight_resumes_with_its_seed():
+    history = History([CLAIM])
+    history.step(0, 6)  # a Rising Joker request with a good token
+    history.keep(handle_event(history.live, history.ctx, debited_for(history.waiting["debit"].pop())))  # claims sent
+    request_id = next(iter(history.live.records))
+    book = image.decode(image.encode(history.live))
+    fold.finish_rebuild(book, history.ctx.catalog)
+    assert book.records[request_id].status == "claiming"
+    assert book.records[request_id].seed_hex == history.live.records[request_id].seed_hex
+    assert book.records[request_id].result == history.live.records[request_id].result
+    history.step(0, 5)  # a forged token: answered at once
+    answered = [r for r in history.live.records.values() if r.answer is not None]
+    again = image.decode(image.encode(history.live))
+    assert [again.records[r.request_id].answer for r in answered] == [r.answer for r in answered]
+
+
+@pytest.mark.parametrize(
+    "raw", [b"[]", b'{"v": 2}', b'{"v": 1}', b"not json", b'{"v": 1, "now_ms": 0, "records": [[1]], "game_states": []}']
+)
+def test_an_image_this_code_cannot_read_is_refused(raw):
+    with pytest.raises(image.ImageError):
+        image.decode(raw)
+
+
+def test_an_empty_book_round_trips():
+    book = image.decode(image.encode(SpinBook(now_ms=5)))
+    assert book.now_ms == 5 and not book.records and not book.game_states
+    assert uuid.UUID(int=0) not in book.records
