@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.audit.core.findings import Discrepancy
-from shared.events import DecodeError, Envelope, decode
+from shared.events import DecodeError, Envelope
+from shared.events.codec import decode_one_pass
 from services.audit.core.trust import impersonation
 from shared.records import provenance_problem
 
@@ -41,10 +42,10 @@ class Fact:
     envelope: Envelope[Any]
     partition: int = 0
     offset: int = 0
+    data: Any = field(init=False, repr=False, compare=False)  # the envelope's payload (read by every rule: kept here)
 
-    @property
-    def data(self) -> Any:
-        return self.envelope.data
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", self.envelope.data)
 
     @property
     def id(self) -> str:
@@ -129,7 +130,7 @@ def collect(
 
 def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
     try:
-        return decode(record.value)
+        return decode_one_pass(record.value)
     except DecodeError as error:
         result.discrepancies.append(
             Discrepancy(

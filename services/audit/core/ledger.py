@@ -88,11 +88,11 @@ def _apply(ledger: Ledger, fact: Fact) -> None:
     if sum(posting.amount_micro for posting in data.postings) != 0:
         total = sum(posting.amount_micro for posting in data.postings)
         problems.append(_found("postings-unbalanced", fact, f"postings sum to {total} micro {data.currency}, not 0"))
-    net: Counter = Counter()
+    net: dict[str, int] = {}
     for posting in data.postings:
-        net[posting.account] += posting.amount_micro
+        net[posting.account] = net.get(posting.account, 0) + posting.amount_micro
         ledger.balances_micro[(posting.account, data.currency)] += posting.amount_micro
-    net = Counter({account: amount for account, amount in net.items() if amount != 0})
+    net = {account: amount for account, amount in net.items() if amount != 0}
     wanted = expected_postings(data)
     if net != wanted:
         problems.append(_found("postings-mismatch", fact, f"postings {dict(net)} but the amounts imply {dict(wanted)}"))
