@@ -84,7 +84,7 @@ def run_size(
             prefix,
             spins,
             players,
-            spins - incremental_spins if incremental_spins else None,
+            audits.cuts_before(spins, incremental_spins) if incremental_spins else [],
             audits.checkpoint_at_cut(bootstrap, prefix, audit_dir, at_cut),
         )
         env = {"REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_CRASH_AT": "", "REELSTREAM_LOG_LEVEL": "WARNING"}

@@ -21,15 +21,23 @@ from shared.partitioning import partition_for
 from shared.topics import JACKPOT_EVENTS, NETWORK_PARTITIONS
 
 INCREMENTAL_SPINS = 10_000  # the issue's "last 10k spins"
+# The head before the cut is audited in links of this many spins, each from the previous link's checkpoint, so the
+# audit's memory stays at one link's records however long the history (1M spins would not fit in one audit).
+LINK_SPINS = 100_000
 INCREMENTAL_TARGET = 1.5  # × the full audit of a 10k-spin history
 RAW_RATE_TARGET = 0.3  # × the raw consume rate of the same records
 
 
+def cuts_before(spins: int, tail_spins: int) -> list[int]:
+    """Where the writer pauses for the head's audit: every LINK_SPINS, and last `tail_spins` before the end."""
+    return [*range(LINK_SPINS, spins - tail_spins, LINK_SPINS), spins - tail_spins]
+
+
 def write_history(
-    bootstrap: str, prefix: str, spins: int, players: int, cut_at_spins: int | None = None, at_cut=lambda: None
+    bootstrap: str, prefix: str, spins: int, players: int, cuts: list[int] = (), at_cut=lambda: None
 ) -> dict:
-    """Produce the history a round at a time, signed as its owners sign it (the services verify); when `cut_at_spins`
-    spins are written (and acknowledged), `at_cut()` runs before the rest is produced."""
+    """Produce the history a round at a time, signed as its owners sign it (the services verify); when as many spins
+    as a cut in `cuts` are written (and acknowledged), `at_cut()` runs before the rest is produced."""
     started, generated_s, records, settled = time.perf_counter(), 0.0, 0, 0
     kafka = producer(bootstrap, client_id="bench-recovery", linger_ms=20, batch_size=512 * 1024)
     try:
@@ -46,7 +54,7 @@ def write_history(
                 kafka.send(prefix + topic, key=key, value=value, headers=headers, partition=_partition_of(item))
             records += len(emitted)
             before, settled = settled, settled + sum(isinstance(item.envelope.data, SpinSettled) for item in emitted)
-            if cut_at_spins is not None and before < cut_at_spins <= settled:
+            if any(before < cut <= settled for cut in cuts):
                 kafka.flush(timeout=300)
                 at_cut()
         kafka.flush(timeout=300)
@@ -97,11 +105,16 @@ def checkpointing_in(folder: Path, resume: bool = False):
 
 
 def checkpoint_at_cut(bootstrap: str, prefix: str, folder: Path, figures: dict) -> Callable[[], None]:
-    """What runs at the cut: a full audit of the history so far, which leaves the checkpoint (its time recorded)."""
+    """What runs at each cut: the audit of the history so far, a full one first, then each from the checkpoint the
+    previous cut left; each leaves the next checkpoint (their time is recorded)."""
 
     def audit_the_head() -> None:
-        seconds, run = _timed_audit(bootstrap, prefix, checkpointing_in(folder))
-        figures.update(checkpoint_audit_s=round(seconds, 3), checkpoint_records=run.result.counts["records"])
+        resume = (folder / "checkpoint.json").exists()
+        seconds, run = _timed_audit(bootstrap, prefix, checkpointing_in(folder, resume=resume))
+        figures["checkpoint_audit_s"] = round(figures.get("checkpoint_audit_s", 0) + seconds, 3)
+        figures["checkpoint_records"] = run.result.totals["records"]
+        figures["checkpoint_links"] = figures.get("checkpoint_links", 0) + 1
+        figures["checkpoint_discrepancies"] = len(run.discrepancies)
 
     return audit_the_head
 

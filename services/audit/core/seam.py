@@ -23,10 +23,10 @@ from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled
 
 FORMAT = "reelstream.audit.seam.v1"
-# A wager that is complete (settled with its spin and contribution, or refunded) and whose facts are all older than
-# this before the cut is retired from the seam: every fact of one saga is written within its transactions' timeout
-# (60 s), so nothing legitimate names it any more. A byte-identical redelivery comes within that time too.
-HORIZON_MS = 60_000
+# Event ids read within this much broker time before the cut stay in the seam, so that a byte-identical redelivery
+# of an event read before it still collapses (a service re-sends its last transaction's events when it restarts).
+# A redelivery later than that, across a checkpoint, is folded twice and reported: a finding too many, never a miss.
+SEEN_FOR_MS = 60_000
 # Findings judged on the state at the end of what was read (a later record can make them go away or appear): they
 # are evaluated again by every audit over what the seam carries. Every other finding belongs to one record and is
 # final once reported, so the seam carries it as it was.
@@ -81,10 +81,15 @@ def related_ids(fact: Fact) -> tuple[str, ...]:
     return ()
 
 
-def cut(result: Any, positions: dict[tuple[str, int], int], horizon_ms: int = HORIZON_MS) -> Seam:
-    """The seam after an unscoped audit `result` (an AuditResult) that read up to `positions`."""
-    recent_ms = result.latest_ms - horizon_ms
-    live = _live_ids(result, recent_ms)
+def cut(
+    result: Any, positions: dict[tuple[str, int], int], seen_for_ms: int = SEEN_FOR_MS, retire_after_ms: int = 0
+) -> Seam:
+    """The seam after an unscoped audit `result` (an AuditResult) that read up to `positions`. A wager that is
+    complete (settled with its spin.settled and its contribution applied, or refunded), named by no end-state finding,
+    and whose facts are all older than `retire_after_ms` before the cut, is retired: nothing legitimate names it any
+    more. Every other wager is carried with every fact about it."""
+    live = _live_ids(result, result.latest_ms - retire_after_ms)
+    recent_ms = result.latest_ms - seen_for_ms
     ledger, pools, spins = result.ledger, result.pools, result.spins
     kept_ledger = Ledger(
         balances_micro=Counter({k: v for k, v in ledger.balances_micro.items() if v}),
@@ -119,8 +124,8 @@ def cut(result: Any, positions: dict[tuple[str, int], int], horizon_ms: int = HO
 
 
 def _live_ids(result: Any, recent_ms: int) -> set[str]:
-    """Ids the seam must keep: any fact about them is recent or named by an end-state finding, the wager is not
-    complete, or it shares a contributions batch with one of those (the batch is checked as a whole)."""
+    """Ids the seam must keep: any fact about them is at or after `recent_ms` or named by an end-state finding, the
+    wager is not complete, or it shares a contributions batch with one of those (the batch is checked as a whole)."""
     ledger, pools, spins = result.ledger, result.pools, result.spins
     by_id: dict[str, list[Fact]] = defaultdict(list)
     for wager_id, wager in ledger.wagers.items():

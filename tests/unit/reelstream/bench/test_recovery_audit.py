@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from reelstream.bench.recovery_audit import describe, summary
+from reelstream.bench.recovery_audit import cuts_before, describe, summary
 from reelstream.synthetic.spins import history_in_rounds, play_history
 from shared.events import encode
 
@@ -36,3 +36,9 @@ def test_without_an_incremental_audit_the_object_says_so():
     audit = summary([{"history": {"spins": 300}, "audit": None}])
     assert audit == {"incremental_s": None}
     assert describe(audit) == []
+
+
+def test_the_head_of_a_long_history_is_audited_in_links_before_the_last_ten_thousand_spins():
+    assert cuts_before(100_000, 10_000) == [90_000]
+    assert cuts_before(1_000_000, 10_000) == [100_000 * n for n in range(1, 10)] + [990_000]
+    assert cuts_before(300, 150) == [150]
