@@ -47,7 +47,10 @@ def app(
         False, "--since-checkpoint", help="Check only what came after the last audit's signed checkpoint."
     ),
     checkpoint: Path = typer.Option(
-        None, metavar="FILE", help="The checkpoint file (default .reelstream/audit/checkpoints/<prefix>.json)."
+        None,
+        parser=arguments.output_file,
+        metavar="FILE",
+        help="The checkpoint file (default .reelstream/audit/checkpoints/<prefix>.json).",
     ),
     write_checkpoint: bool = typer.Option(True, help="Leave a checkpoint for the next --since-checkpoint (unscoped)."),
 ) -> None:
