@@ -29,7 +29,8 @@ def read_topics(
     starts: dict[tuple[str, int], int] | None = None,
 ) -> tuple[list[RawRecord], dict[tuple[str, int], int]]:
     """Every record of `topics` (contract names) up to the end offsets captured now, partition by partition in order;
-    from `starts` {(contract topic, partition): offset} when given (a checkpoint's positions), else the beginning.
+    the topics that `starts` {(contract topic, partition): offset} names (a checkpoint's positions) from there, the
+    others from the beginning.
 
     No consumer group: partitions are assigned by hand and nothing is committed, so an audit never moves anyone's
     offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
@@ -48,10 +49,11 @@ def read_topics(
         consumer.assign(partitions)
         ends = consumer.end_offsets(partitions)
         firsts = consumer.beginning_offsets(partitions)
-        if starts is None:
-            consumer.seek_to_beginning(*partitions)
-        else:
-            firsts = _resume(consumer, partitions, prefix, starts, firsts, ends)
+        resumed = {name for name, _ in starts or {}}
+        consumer.seek_to_beginning(*[tp for tp in partitions if tp.topic[len(prefix) :] not in resumed])
+        if resumed:
+            kept = [tp for tp in partitions if tp.topic[len(prefix) :] in resumed]
+            firsts = {**firsts, **_resume(consumer, kept, prefix, starts, firsts, ends)}
         total = sum(ends[p] - firsts[p] for p in partitions)
         records = _drain(consumer, ends, prefix, total, progress)
         return records, {(p.topic[len(prefix) :], p.partition): ends[p] for p in partitions}
@@ -77,6 +79,7 @@ def _resume(consumer: KafkaConsumer, partitions: list, prefix: str, starts: dict
 
 def _partitions(consumer: KafkaConsumer, prefix: str, topics: tuple[str, ...]) -> list[TopicPartition]:
     found = []
+    consumer.topics()  # one metadata request for every topic (else one per topic not in the cache yet)
     for name in topics:
         ids = consumer.partitions_for_topic(prefix + name)
         invariant(ids is not None and len(ids) > 0, f"topic {prefix + name} does not exist")
