@@ -174,7 +174,8 @@ def describe(audit: dict) -> list[str]:
     lines = []
     if "full_s" in audit:
         lines.append(
-            f"full audit (median of its rounds): {audit['full_s']:.1f} s for {audit['records']:,} records ({audit['records_per_s']:,}/s); "
+            f"full audit (medians of its rounds): {audit['full_s']:.1f} s for {audit['records']:,} records "
+            f"({audit['records_per_s']:,}/s); "
             f"raw consume {audit['raw_consume_records_per_s']:,}/s: {audit['rate_over_raw']:.2f}× "
             f"(target ≥ {RAW_RATE_TARGET}×), {audit['discrepancies']} discrepancies"
         )
