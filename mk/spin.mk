@@ -1,5 +1,5 @@
 # Spin service: unit and integration tests, the 2,000-spin fault run, the end-to-end spin benchmark (docs/spin.md).
-.PHONY: test-spin test-spin-integration spin-faults bench-spins
+.PHONY: test-spin test-spin-integration spin-faults bench-spins bench-null-sagas
 
 test-spin: venv ## Spin core unit tests (no Kafka)
 	$(PY) -m pytest -q tests/unit/spin/core tests/unit/spin/adapters tests/unit/spin/test_session_tokens.py
@@ -13,6 +13,9 @@ spin-faults: infra-up ## The full fault run: 2,000+ spins, every crash hook, SIG
 
 bench-spins: topics ## Settled spins/s, messages per spin, p50/p99 at 50 % load vs the Kafka baselines (bench-results/spins.json)
 	$(WITH_ENV) $(RS) bench spins
+
+bench-null-sagas: topics ## The real saga against the null sagas N6 and N3, interleaved: 50 and 250 spins/s x 10,000 spins each (~25 min)
+	$(WITH_ENV) $(RS) bench spins --null-sagas --loads 50,250 --load-spins 10000 --out bench-results/spins-null-sagas.json
 
 .PHONY: chaos chaos-long
 chaos: topics ## The CI-sized chaos and fuzz run: 1,000 spins, 5 kills, a broker restart, a PostgreSQL stop, 1,000 hostile records, audit

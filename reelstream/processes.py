@@ -131,17 +131,19 @@ def spawn(
     log_dir: Path,
     extra_args: tuple[str, ...] = (),
     standby: bool = False,
+    argv: tuple[str, ...] | None = None,
 ) -> ServiceProcess:
     """Start one service in its own process group, its output appended to log_dir/<name>.log. With `standby` it
-    imports its service and waits: `release()` lets it run (a supervisor's warm spare)."""
-    if name not in SERVICES:
+    imports its service and waits: `release()` lets it run (a supervisor's warm spare). `argv`: what the interpreter
+    runs instead of the CLI's `services run NAME` (a benchmark's stand-in process that announces itself as `name`)."""
+    if argv is None and name not in SERVICES:
         raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{name}.log"
     log = open(log_path, "ab")
     log_start = log.tell()
     process = subprocess.Popen(
-        [sys.executable, "-m", "reelstream.cli", "services", "run", name, *extra_args],
+        [sys.executable, *(argv or ("-m", "reelstream.cli", "services", "run", name)), *extra_args],
         env={**os.environ, **(env or {}), **({"REELSTREAM_STANDBY": "1"} if standby else {})},
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -8,6 +8,8 @@ not write and sign is quarantined (never applied, never folded, never fatal).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -18,12 +20,22 @@ import orjson
 from shared import dead_letters, signing
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
-from shared.headers import ORIGINAL_WRITER, WRITER
+from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, WRITER
 from shared.events.codec import decode
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
-from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
+from shared.events.wallet import (
+    DebitWager,
+    Deposit,
+    JackpotWonProof,
+    ProofHeader,
+    RefundWager,
+    SelfExclude,
+    SetLimit,
+    SettleWager,
+    Withdraw,
+)
 from shared.partitioning import misplaced
 from shared.topics import (
     ALL_TOPICS,
@@ -289,3 +301,38 @@ def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None
         return decode(record.value, expect_kind="event"), None
     except DecodeError as error:
         return None, f"unreadable: {error}"
+
+
+def proof_header(record) -> tuple[str, bytes]:
+    """The header the router adds to a JackpotWon it forwards (value byte for byte) to spin.jackpot-answers: the key and
+    headers the record had on jackpot.events, its signature included (`forwarded_proof` reads it back)."""
+    headers = [
+        [name, base64.b64encode(content).decode()] for name, content in record.headers or () if content is not None
+    ]
+    key = (record.key or b"").decode(errors="replace")
+    return JACKPOT_PROOF, orjson.dumps({"key": key, "headers": headers})
+
+
+def forwarded_proof(record) -> JackpotWonProof | None:
+    """The jackpot's signed JackpotWon behind a spin.jackpot-answers record (`proof_header`), or None: another answer,
+    or one forwarded without it (the settlement then carries no proof and the wallet refuses its jackpot amount)."""
+    found = next((content for name, content in record.headers or () if name == JACKPOT_PROOF), None)
+    if found is None or record.value is None:
+        return None
+    try:
+        raw = orjson.loads(found)
+        headers = tuple(ProofHeader(name=name, value=content) for name, content in raw["headers"])
+        return JackpotWonProof(value=record.value.decode(), key=raw["key"], headers=headers)
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+        return None
+
+
+def proof_problem(proof: JackpotWonProof) -> str | None:
+    """Why a settlement's JackpotWon is not the jackpot service's record, or None: the verify hook of jackpot.events
+    (writer id and, with a key ring, the jackpot's transaction signature under that logical topic), done by the wallet
+    on the copy the settlement carries."""
+    try:
+        headers = [(header.name, base64.b64decode(header.value, validate=True)) for header in proof.headers]
+    except (binascii.Error, ValueError):
+        return "a header of the JackpotWon is not base64"
+    return provenance_problem(JACKPOT_EVENTS, headers, proof.value.encode(), proof.key.encode())

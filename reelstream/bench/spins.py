@@ -78,9 +78,11 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
         reader.close()
 
 
-def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60) -> dict[str, dict[int, int]]:
-    """request id -> {index in CHAIN: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
-    stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(CHAIN)}
+def _chain_times(
+    bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60, chain: tuple = CHAIN
+) -> dict[str, dict[int, int]]:
+    """request id -> {index in `chain`: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
+    stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(chain)}
     reader = kafka_consumer(
         bootstrap,
         group_id=None,
@@ -111,15 +113,15 @@ def _chain_times(bootstrap: str, prefix: str, wanted: set[str], timeout_s: float
 
 
 def hop_breakdown(
-    found: dict[str, dict[int, int]], due_wall: dict[str, float], answered_wall: dict[str, float]
+    found: dict[str, dict[int, int]], due_wall: dict[str, float], answered_wall: dict[str, float], chain: tuple = CHAIN
 ) -> list[dict]:
-    """p50/p99 of each hop: request due -> request appended, record i -> record i+1 of CHAIN, spin.settled -> read."""
-    hops: list[tuple[str, list[float]]] = [("client due → " + CHAIN[0][0], [])]
-    hops += [(f"{CHAIN[i][1]} → {CHAIN[i + 1][0]}:{CHAIN[i + 1][1]}", []) for i in range(len(CHAIN) - 1)]
-    hops.append((CHAIN[-1][0] + " → client read", []))
-    last = len(CHAIN) - 1
+    """p50/p99 of each hop: request due -> request appended, record i -> record i+1 of `chain`, answer -> read."""
+    hops: list[tuple[str, list[float]]] = [("client due → " + chain[0][0], [])]
+    hops += [(f"{chain[i][1]} → {chain[i + 1][0]}:{chain[i + 1][1]}", []) for i in range(len(chain) - 1)]
+    hops.append((chain[-1][0] + " → client read", []))
+    last = len(chain) - 1
     for rid, times in found.items():
-        if len(times) != len(CHAIN):
+        if len(times) != len(chain):
             continue  # rejected, or a record not read back
         hops[0][1].append(times[0] / 1000 - due_wall[rid])
         for i in range(last):
@@ -302,6 +304,13 @@ def command(
     baseline_messages: int = typer.Option(10_000, min=1000, help="Records per baseline throughput run."),
     out: Path = typer.Option(Path("bench-results/spins.json"), help="Where to write the JSON results."),
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+    compare_plaintext: int = typer.Option(
+        0,
+        "--compare-plaintext",
+        min=0,
+        help="Instead: N rounds of the burst on the secured listener and on the plaintext benchmark listener "
+        "(`infra up --bench-listener`), interleaved; prints and writes secured ÷ plaintext spins/s (target ≥ 0.8).",
+    ),
     latency_rate: float = typer.Option(
         None, min=1, help="Spins/s of the latency phase (default: half the burst rate)."
     ),
@@ -314,6 +323,17 @@ def command(
         help="Also measure latency at these rates, e.g. '10,25,50,100' (spins/s, each for "
         "--latency-seconds): where the p99 budget holds on this machine.",
     ),
+    null_sagas: bool = typer.Option(
+        False,
+        "--null-sagas",
+        help="Instead: the real saga against the null six-hop (N6) and three-hop (N3) sagas, interleaved in one run "
+        "(burst, p50/p99 at --loads, records and commit markers per spin at the lowest load, hops).",
+    ),
+    loads: str = typer.Option("50,250", help="With --null-sagas: the fixed loads in spins/s, e.g. '50,250'."),
+    load_spins: int = typer.Option(
+        10_000, min=10, help="With --null-sagas: spins per saga at each load (split over --rounds)."
+    ),
+    rounds: int = typer.Option(2, min=1, help="With --null-sagas: turns per saga at each load (interleaving)."),
 ) -> None:
     """Spins end to end with all services: spins/s, messages per spin, p50/p99 at 50 % load, against baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
@@ -324,10 +344,20 @@ def command(
             f"--players {players} < --spins {spins}: the burst sends every spin at once, and a player's second spin "
             "in flight is refused SPIN_IN_PROGRESS (Rising Joker keeps state per player)"
         )
-    try:
-        rates = tuple(float(rate) for rate in curve.split(",") if rate.strip())
-    except ValueError:
-        raise typer.BadParameter(f"--curve takes spins/s separated by commas, e.g. 10,25,50; got {curve!r}") from None
+    if compare_plaintext:
+        from reelstream.bench import listeners
+
+        return listeners.command(console, bootstrap, spins, players, compare_plaintext, out)
+    rates = _rates(curve, "--curve")
+    if null_sagas:
+        from reelstream.bench import null_compare
+
+        compared = null_compare.command_run(
+            bootstrap, spins, players, _rates(loads, "--loads") or (50.0,), load_spins, rounds, broker_pid
+        )
+        null_compare.print_results(console, compared)
+        _write(out, compared, console)
+        return
     results = run(bootstrap, spins, players, latency_seconds, baseline_messages, latency_rate, broker_pid, rates)
     results["verdict"] = verdict(results)
     results["machine"] = {
@@ -391,6 +421,17 @@ def command(
                 str(point["cpu_cores"]),
             )
         console.print(points)
+    _write(out, results, console)
+
+
+def _rates(text: str, option: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(rate) for rate in text.split(",") if rate.strip())
+    except ValueError:
+        raise typer.BadParameter(f"{option} takes spins/s separated by commas, e.g. 10,25,50; got {text!r}") from None
+
+
+def _write(out: Path, results: dict, console: Console) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     console.print(f"wrote {out}", markup=False)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS
@@ -34,7 +34,10 @@ REJECTION_CODES = (
     "WAGER_NOT_FOUND",
     "WAGER_ALREADY_CLOSED",
     "INVALID_REQUEST",
+    "JACKPOT_UNPROVEN",
 )
+# A settlement carries one JackpotWon per pool share it pays, at most this many (a spin's claims are fewer).
+MAX_JACKPOT_PROOFS = 16
 
 
 def player_account(player_id: str) -> str:
@@ -79,6 +82,25 @@ class DebitWager(_WalletCommand):
     operator_id: Ident | None = None
 
 
+class ProofHeader(BaseModel):
+    """One Kafka header of a proven record: its name and its value in base64."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = Field(min_length=1, max_length=64)
+    value: str = Field(max_length=2048, description="the header's bytes, base64")
+
+
+class JackpotWonProof(BaseModel):
+    """A `JackpotWon` exactly as the jackpot service wrote it on jackpot.events: the record's value (its JSON text, byte
+    for byte), key and every header with the jackpot's transaction signature, so the wallet checks the award itself
+    (the signature covers the logical topic name) and never reads the jackpot topics."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    value: str = Field(min_length=1, max_length=8192, description="the JackpotWon record's value as written")
+    key: str = Field(max_length=128, description="the record's key (the network id)")
+    headers: tuple[ProofHeader, ...] = Field(max_length=16)
+
+
 class SettleWager(_WalletCommand):
     """Spin service: the one settlement of a wager, carrying every amount of the spin.
 
@@ -86,6 +108,8 @@ class SettleWager(_WalletCommand):
     (the wager's pool contribution) and breakage_micro (the exact win's sub-cent remainder) move from the house to the
     jackpot liability. Postings: player +win, house -(house win + breakage + contribution),
     jackpot:<network> +(contribution + breakage - jackpot win).
+    A jackpot amount is paid only with `jackpot_proofs`: the jackpot service's signed JackpotWon of this wager for each
+    pool share, summing to jackpot_win_minor (else JACKPOT_UNPROVEN).
     """
 
     TYPE = "reelstream.wallet.settle-wager.v1"
@@ -96,6 +120,8 @@ class SettleWager(_WalletCommand):
     breakage_micro: Micro
     contribution_micro: Micro
     network_id: Ident
+    # Absent (None) when no pool share is paid, so a settlement without one reads as before.
+    jackpot_proofs: Annotated[tuple[JackpotWonProof, ...], Field(max_length=MAX_JACKPOT_PROOFS)] | None = None
 
 
 class RefundWager(_WalletCommand):

@@ -8,14 +8,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from functools import partial
+
+from shared import records
 from shared.events import envelope
 from shared.events.envelope import Envelope
-from shared.events.wallet import DebitWager, Deposit, RefundWager, SelfExclude, SetLimit, SettleWager, Withdraw
+from shared.events.wallet import DebitWager, Deposit, JackpotWonProof, RefundWager, SelfExclude, SetLimit, SettleWager
+from shared.events.wallet import Withdraw
 
 from services.wallet.core import WalletBook, WalletState, decide, evolve
 from tests.support.gwt import Core
+from tests.support.proofs import jackpot_won, proven
 
-WALLET = Core(lambda: WalletBook(0), evolve, decide)
+# The ports bound as the wallet's adapter binds them: a settlement's JackpotWon is checked by the record module.
+WALLET = Core(lambda: WalletBook(0), evolve, partial(decide, proofs=records.proof_problem))
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)  # a Monday
 PLAYER = "player-1"
@@ -40,7 +46,7 @@ class Wallet:
 
     def send(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
-        events = decide(self.book, command, self.now).events
+        events = decide(self.book, command, self.now, proofs=records.proof_problem).events
         self.emitted.extend(events)
         assert len(events) == 1
         return events[0]
@@ -75,7 +81,11 @@ class Wallet:
         currency: str = "EUR",
         breakage_micro: int = 0,
         contribution_micro: int = 0,
+        proofs: tuple[JackpotWonProof, ...] | None = None,
     ):
+        """`proofs` default: for a jackpot amount, the jackpot's JackpotWon of this wager paying all of it."""
+        if proofs is None and jackpot_win_minor:
+            proofs = (proven(jackpot_won(tx(wager), PLAYER, jackpot_win_minor, self.stake(wager), currency=currency)),)
         return self.send(
             SettleWager(
                 transaction_id=tx(n),
@@ -87,8 +97,14 @@ class Wallet:
                 breakage_micro=breakage_micro,
                 contribution_micro=contribution_micro,
                 network_id="net-1",
+                jackpot_proofs=proofs,
             )
         )
+
+    def stake(self, wager: int) -> int:
+        """The open wager's stake (0 when it is not open: the settlement is refused before its proofs count)."""
+        open_wager = self.state.player.open_wagers.get(str(tx(wager)))
+        return open_wager.amount_minor if open_wager is not None else 0
 
     def refund(self, n: int, wager: int, currency: str = "EUR"):
         return self.send(

@@ -147,4 +147,5 @@ def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> N
     if message is None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return
-    fold.evolve(book, message, record.value)
+    proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
+    fold.evolve(book, message, record.value, proof)

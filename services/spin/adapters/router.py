@@ -2,7 +2,8 @@
 
 The spin state machine of a request lives on its player's partition; jackpot.events is keyed by network id. This
 agent forwards the answers, byte for byte, to spin.jackpot-answers keyed by player id, and commits about once a
-second (at least once: a repeat is harmless, the state machine folds an answer idempotently).
+second (at least once: a repeat is harmless, the state machine folds an answer idempotently). A JackpotWon keeps its
+jackpot.events key and headers (its signature) in one header, so the settlement can prove its pool share to the wallet.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from services.spin.core.progress import JACKPOT_TYPES
 from shared.config import Settings
 from shared import observability, records
 from shared.events import DecodeError, decode
+from shared.events.jackpot import JackpotWon
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer, group_membership, service_fetch_options
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
 
@@ -110,7 +112,12 @@ class JackpotAnswerRouter:
                     SPIN_JACKPOT_ANSWERS,
                     answer.data.player_id.encode(),
                     record.value,
-                    observability.forward_headers(record.headers),
+                    (*observability.forward_headers(record.headers), *_proof(answer, record)),
                 ),
             )
         ]
+
+
+def _proof(answer, record) -> tuple[tuple[str, bytes], ...]:
+    """The jackpot's signed record behind a JackpotWon (shared/records.py); a ClaimRejected pays nothing, needs none."""
+    return (records.proof_header(record),) if isinstance(answer.data, JackpotWon) else ()

@@ -150,7 +150,10 @@ class SpinRunner(Stateless[SpinBook]):
             else:
                 message = event_message(logical, record, partitions)
                 _alert_if_stray(book, logical, record, message)
-            decision = decide(book, message, broker_time(record.timestamp), ctx=self.ctx) if message else None
+            proof = records.forwarded_proof(record) if logical == SPIN_JACKPOT_ANSWERS else None
+            decision = (
+                decide(book, message, broker_time(record.timestamp), ctx=self.ctx, proof=proof) if message else None
+            )
         if decision is not None:
             outputs_of(decision, book, logical, record, partition, traced, effects)
             observe_answers(book, decision.answers)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games import GameResult
+from shared.events.wallet import JackpotWonProof
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class ClaimAnswer:
     amount_minor: int = 0
     award: dict[str, Any] | None = None  # JackpotAward fields when won; None when rejected
     rejection_code: str | None = None
+    proof: JackpotWonProof | None = None  # when won: the jackpot's signed record, carried by the settlement
 
 
 @dataclass

@@ -16,6 +16,7 @@ from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
+from shared.events.wallet import JackpotWonProof
 
 # Rejections that answer one record, not the request id (they must not become "the" answer of that id).
 PER_RECORD_CODES = frozenset({"DUPLICATE_CONFLICT", "REQUEST_EXPIRED", "INVALID_REQUEST", "WRONG_PARTITION"})
@@ -25,12 +26,17 @@ def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:
     return derived_id(request_id, "claim", index, tier)
 
 
-def evolve(book: SpinBook, event: Envelope[Any], raw: bytes | None = None) -> SpinBook:
+def evolve(
+    book: SpinBook, event: Envelope[Any], raw: bytes | None = None, proof: JackpotWonProof | None = None
+) -> SpinBook:
     """Fold one fact into the book and return it (unknown types are ignored: readers are tolerant). `raw` is the fact
-    as written (an answer is kept byte for byte, so a repeat re-emits it); None: as `encode` writes it."""
+    as written (an answer is kept byte for byte, so a repeat re-emits it); None: as `encode` writes it. `proof`: a
+    JackpotWon's signed record as the jackpot wrote it (records.forwarded_proof), kept for the settlement."""
     handler = _HANDLERS.get(type(event.data))
     if handler is not None:
         handler(book, event, raw)
+    if proof is not None and isinstance(event.data, JackpotWon):
+        _proven(book, event.data, proof)
     return book
 
 
@@ -112,6 +118,13 @@ def _won(book: SpinBook, message: Envelope[JackpotWon], raw: bytes | None) -> No
         "share_ppm": data.share_ppm,
     }
     record.claims[data.claim_id] = ClaimAnswer(data.tier, data.amount_minor, award)
+
+
+def _proven(book: SpinBook, data: JackpotWon, proof: JackpotWonProof) -> None:
+    record = book.records.get(data.request_id)
+    answer = record.claims.get(data.claim_id) if record is not None else None
+    if answer is not None:
+        answer.proof = proof
 
 
 def _claim_rejected(book: SpinBook, message: Envelope[ClaimRejected], raw: bytes | None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from shared.events.wallet import JackpotWonProof
 from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
 
 FORMAT_VERSION = 1
@@ -64,7 +65,7 @@ def decode(image: bytes) -> SpinBook:
 def _record_row(r: SpinRecord) -> list[Any]:
     f = r.fingerprint
     claims = [
-        [claim, None if a is None else [a.tier, a.amount_minor, a.award, a.rejection_code]]
+        [claim, None if a is None else [a.tier, a.amount_minor, a.award, a.rejection_code, _proof_row(a.proof)]]
         for claim, a in r.claims.items()
     ]
     return [
@@ -102,9 +103,19 @@ def _record_of(row: list[Any]) -> SpinRecord:
         model_version=model,
         state_before=before,
         play_error=error,
-        claims={uuid.UUID(c): None if a is None else ClaimAnswer(a[0], int(a[1]), a[2], a[3]) for c, a in claims},
+        claims={uuid.UUID(c): None if a is None else _claim_answer(a) for c, a in claims},
         answer=None if answer is None else answer.encode("utf-8"),
         answer_id=None if aid is None else uuid.UUID(aid),
         answer_code=code,
         settled_state_after=after,
     )
+
+
+def _proof_row(proof: JackpotWonProof | None) -> dict[str, Any] | None:
+    return None if proof is None else proof.model_dump()
+
+
+def _claim_answer(row: list[Any]) -> ClaimAnswer:
+    """A claim's answer; a win's proof (the jackpot's signed JackpotWon the settlement carries) when the row has it."""
+    proof = JackpotWonProof.model_validate(row[4]) if len(row) > 4 and row[4] is not None else None
+    return ClaimAnswer(row[0], int(row[1]), row[2], row[3], proof)

@@ -17,6 +17,7 @@ from shared.events.wallet import (
     CommandRejected,
     DebitWager,
     RefundWager,
+    JackpotWonProof,
     SettleWager,
     WagerDebited,
     WagerRefunded,
@@ -66,13 +67,15 @@ def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
     return None if request_id in book.records else request_id
 
 
-def on_jackpot_answer(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
+def on_jackpot_answer(
+    draft: Draft, ctx: Context, event: Envelope[Any], now: datetime, proof: JackpotWonProof | None = None
+) -> None:
     """JackpotWon / ClaimRejected for one of this partition's spins (a fact of the book's own spin.jackpot-answers,
-    folded first): once every claim is answered, settle."""
+    folded first, with the jackpot's signed record of a win: `proof`): once every claim is answered, settle."""
     record = draft.book.records.get(event.data.request_id)
     if record is None or record.answer is not None:
         return
-    fold.evolve(draft.book, event)
+    fold.evolve(draft.book, event, proof=proof)
     if record.status == "settling":
         draft.send(settle_command(ctx, record, now))
 
@@ -176,8 +179,16 @@ def settle_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[
         breakage_micro=record.result.breakage_micro,
         contribution_micro=network.wager_contribution_micro(record.stake_minor),
         network_id=network.network_id,
+        jackpot_proofs=_proofs(record),
     )
     return message(settle, derived_id(record.request_id, "settle-wager"), now, record.request_id)
+
+
+def _proofs(record: SpinRecord) -> tuple[JackpotWonProof, ...] | None:
+    """The jackpot's signed JackpotWon of each pool share won (None without one): the wallet pays only what they prove.
+    A win folded without its proof is left out, and the wallet refuses the settlement (JACKPOT_UNPROVEN)."""
+    proofs = tuple(a.proof for a in record.claims.values() if a is not None and a.award and a.proof is not None)
+    return proofs or None
 
 
 def _refund_command(record: SpinRecord, now: datetime) -> Envelope[Any]:

@@ -59,7 +59,7 @@ def handle(
         letter = records.misplaced_letter(WALLET_COMMANDS, position[0], record, wrong, consumer="wallet")
         return [Output(True, key, letter.value, letter.headers)]
     message = command_message(key, value, position, partitions)
-    decision = decide(partition, message, broker_time(timestamp_ms))
+    decision = decide(partition, message, broker_time(timestamp_ms), proofs=records.proof_problem)
     outputs = [Output(False, event.key, written(partition, event), HEADERS) for event in decision.events]
     for refusal in decision.dead_letters:
         letter = records.dead_letter(

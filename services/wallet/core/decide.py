@@ -29,6 +29,7 @@ from services.wallet.core.book import WalletBook
 from services.wallet.core.evolve import evolve
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.memory import lookup
+from services.wallet.core.proofs import ProofCheck, no_proof_check
 from services.wallet.core.state import WalletState
 
 SOURCE = "reelstream/wallet"
@@ -43,12 +44,15 @@ _RULES = {
 _WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
 
 
-def decide(book: WalletBook, message: Envelope[Any] | Undecodable, now: datetime) -> Decision:
+def decide(
+    book: WalletBook, message: Envelope[Any] | Undecodable, now: datetime, *, proofs: ProofCheck = no_proof_check
+) -> Decision:
     """What one wallet.commands record makes the wallet write at broker time `now`; its events are folded into the
-    book (in place, by `evolve`: shared/decision.py) before this returns."""
+    book (in place, by `evolve`: shared/decision.py) before this returns. `proofs` is the port that verifies the
+    jackpot's signed JackpotWon a settlement carries (the default proves none)."""
     if isinstance(message, Undecodable):
         return _undecodable(book, message, now)
-    events = decide_player(book.state_of(message.data.player_id), message, now)
+    events = decide_player(book.state_of(message.data.player_id), message, now, proofs=proofs)
     for event in events:
         evolve(book, event)
     return Decision(events=events)
@@ -85,7 +89,9 @@ def _uuid_or(candidate: object, fallback: uuid.UUID) -> uuid.UUID:
         return fallback
 
 
-def decide_player(state: WalletState, command: Envelope[Any], now: datetime) -> tuple[Envelope[Any], ...]:
+def decide_player(
+    state: WalletState, command: Envelope[Any], now: datetime, *, proofs: ProofCheck = no_proof_check
+) -> tuple[Envelope[Any], ...]:
     """The events one command produces for its player at broker time `now` (exactly one today)."""
     data: CommandData = command.data
     invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
@@ -109,7 +115,7 @@ def decide_player(state: WalletState, command: Envelope[Any], now: datetime) -> 
     }
     if type(data) in _WAGER_RULES:
         debit_entry = lookup(state, str(data.wager_id), now_ms)
-        outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry)
+        outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, proofs)
     else:
         outcome = _RULES[type(data)](state, data, now_ms, common)
     if isinstance(outcome, rules.Refusal):

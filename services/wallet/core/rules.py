@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.wallet.core.awards import above_max_award
+from services.wallet.core.proofs import ProofCheck, unproven
 
 from shared.events.wallet import (
     DebitWager,
@@ -121,8 +122,9 @@ def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memo
 
 
 def settle_wager(
-    state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry
+    state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
 ) -> WagerSettled | Refusal:
+    """`check` verifies each JackpotWon the settlement carries (services/wallet/core/proofs.py)."""
     currency, wager_id = command.currency, str(command.wager_id)
     for name in ("house_win_minor", "jackpot_win_minor"):
         if refusal := _amount_refusal(getattr(command, name), currency, zero_allowed=True):
@@ -138,6 +140,8 @@ def settle_wager(
         return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
     if above := above_max_award(debit_entry, wager.amount_minor, command.house_win_minor):
         return Refusal("INVALID_AMOUNT", above, currency)
+    if problem := unproven(command, wager.amount_minor, check):
+        return Refusal("JACKPOT_UNPROVEN", problem[:500], currency)
     win = command.house_win_minor + command.jackpot_win_minor
     return WagerSettled(
         **common,
@@ -162,8 +166,9 @@ def settle_wager(
 
 
 def refund_wager(
-    state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry
+    state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
 ) -> WagerRefunded | Refusal:
+    """`check` is the wager rules' common port; a refund pays no pool share and needs none."""
     currency, wager_id = command.currency, str(command.wager_id)
     wager = state.player.open_wagers.get(wager_id)
     if wager is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shared import signing
 from shared.acls import authorizer_enabled, grant_prefix, revoke_prefix
 from shared.kafka import admin_client, ensure_topics
 from shared.roles import ADMIN, BREAK_GLASS
@@ -48,6 +49,17 @@ def break_glass(secured):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     return BREAK_GLASS
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory):
+    """A signing directory in the environment of this module's test process and of the services it starts."""
+    folder = tmp_path_factory.mktemp("signing") / "keys"
+    signing.generate(folder)
+    patch = pytest.MonkeyPatch()
+    patch.setenv(signing.SIGNING_DIR_ENV, str(folder))
+    yield folder
+    patch.undo()
 
 
 @pytest.fixture

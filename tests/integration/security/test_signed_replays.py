@@ -37,17 +37,6 @@ NETWORK = "diamond-mystery"
 
 
 @pytest.fixture(scope="module")
-def keyed(tmp_path_factory):
-    """A signing directory in the environment of this module's test process and of the services it starts."""
-    folder = tmp_path_factory.mktemp("signing") / "keys"
-    signing.generate(folder)
-    patch = pytest.MonkeyPatch()
-    patch.setenv(signing.SIGNING_DIR_ENV, str(folder))
-    yield folder
-    patch.undo()
-
-
-@pytest.fixture(scope="module")
 def platform(secured, keyed, platform_factory):  # noqa: F811 - the imported fixture
     return platform_factory()
 

@@ -4,12 +4,14 @@ Scenario: the wallet and jackpot run as processes; the spin runner and its answe
 real broker. Players of both games spin (Stjernestøv players carry bonus-ring state from spin to spin), some requests
 are sent twice, some are refused; the runner snapshots its books every few records. Then the partitions' books are
 rebuilt from spin.journal, spin.events and spin.jackpot-answers alone, and restored from their newest snapshot plus
-the tail, and both are compared with the live books request by request, game state by game state.
+the tail, and both are compared with the live books request by request, game state by game state; then the
+snapshots topic is deleted and a restore folds from the beginning to the same books.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -23,7 +25,9 @@ from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from shared.config import load_settings
+from shared.kafka import admin_client
 from shared.topic_admin import delete_prefixed, ensure_topics
+from shared.topics import SPIN_SNAPSHOTS
 
 from conftest import SERVICE_ENV, Platform, client_for
 
@@ -43,6 +47,19 @@ def half_platform(kafka_bootstrap, tmp_path):
     for service in platform.services.values():
         service.stop()
     delete_prefixed(kafka_bootstrap, prefix)
+
+
+def _delete_topic(bootstrap: str, topic: str) -> None:
+    """Delete the topic and wait until the cluster's metadata no longer lists it (deletion is asynchronous)."""
+    admin = admin_client(bootstrap)
+    try:
+        admin.delete_topics([topic])
+        deadline = time.monotonic() + WAIT_S
+        while topic in admin.list_topics():
+            assert time.monotonic() < deadline, f"{topic} still listed {WAIT_S} s after its deletion"
+            time.sleep(0.2)
+    finally:
+        admin.close()
 
 
 def _book_view(book, catalog) -> dict:
@@ -95,7 +112,8 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             JackpotAnswerRouter(settings, producer),
             asyncio.Event(),
         )
-        tasks = [asyncio.create_task(runner.run()), asyncio.create_task(router.run(started))]
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(runner.run(stop)), asyncio.create_task(router.run(started))]
         try:
             await asyncio.wait_for(runner.assigned.wait(), WAIT_S)
             await asyncio.wait_for(started.wait(), WAIT_S)
@@ -105,6 +123,11 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
                 live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
             rebuilt = await rebuild_books(settings, catalog, sorted(live))
             restored = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
+            stop.set()  # the runner stops (writing its shutdown snapshots) before its snapshots topic goes
+            await asyncio.wait_for(tasks[0], WAIT_S)
+            await asyncio.to_thread(_delete_topic, settings.kafka_bootstrap_servers, settings.topic(SPIN_SNAPSHOTS))
+            without = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
+            restored = {partition: (restored[partition], without[partition]) for partition in live}
             return (
                 answers,
                 live,
@@ -121,10 +144,13 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
     assert sum(isinstance(answer, Settled) for answer in answers) >= len(players) * 3
     assert sum(len(view["records"]) for view in live.values()) >= len(players) * 4
     assert rebuilt == live
-    assert {partition: _book_view(item.book, catalog) for partition, item in restored.items()} == live
-    from_snapshots = [item for item in restored.values() if item.snapshot is not None]
+    assert {partition: _book_view(item.book, catalog) for partition, (item, _) in restored.items()} == live
+    from_snapshots = [item for item, _ in restored.values() if item.snapshot is not None]
     assert from_snapshots, "no partition was restored from a snapshot"
     assert all(item.snapshot.positions for item in from_snapshots)
+    assert all(item.folded < full.folded for item, full in restored.values() if item.snapshot is not None)
+    assert {partition: _book_view(full.book, catalog) for partition, (_, full) in restored.items()} == live
+    assert all(full.snapshot is None and full.cursor is None for _, full in restored.values())
 
 
 def _play(platform, players) -> list:

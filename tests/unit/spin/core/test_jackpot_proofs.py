@@ -1,0 +1,145 @@
+"""The one settlement carries the jackpot's signed JackpotWon of each pool share, and the wallet pays it on that alone.
+
+Scenario: a spin claims a pool; the jackpot answers JackpotWon on jackpot.events (signed by its key), the router
+forwards it to spin.jackpot-answers with the original key and headers in one header, and the spin service settles.
+The wallet core, with the record module's check bound as its adapter binds it, debits and settles that very command.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from services.spin.adapters.outputs import Effects, outputs_of
+from services.spin.core import evolve as fold
+from services.spin.core import image
+from services.spin.core.book import SpinBook
+from services.spin.core.decide import decide
+from services.spin.core.progress import settle_command
+from services.wallet.core import WalletBook
+from services.wallet.core import decide as wallet_decide
+from shared import records, signing
+from shared.events import decode, encode, envelope
+from shared.events.envelope import broker_time
+from shared.events.wallet import Deposit, WagerSettled
+from tests.support.proofs import Written, proof_of
+from tests.support.spin import (
+    NOW_MS,
+    Record,
+    Seeds,
+    claim_refused_for,
+    debited_for,
+    decoded,
+    handle_request,
+    make_context,
+    only,
+    request_bytes,
+    seed_for,
+    won_for,
+)
+
+CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
+NOW = broker_time(NOW_MS)
+
+
+@pytest.fixture
+def keys(tmp_path, monkeypatch):
+    signing.generate(tmp_path / "signing")
+    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
+
+
+def a_claiming_spin():
+    book, ctx = SpinBook(), make_context(Seeds(CLAIM))
+    _, raw = request_bytes(stake=100)
+    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
+    debit = only(asked.outputs, "debit")
+    effects = answer(book, ctx, debited_for(debit))
+    return book, ctx, debit, only(effects.outputs, "claim")
+
+
+def answer(book, ctx, event, proof=None) -> Effects:
+    effects = Effects()
+    record = Record("spin.jackpot-answers", 0, 0, event.key, encode(event), NOW_MS)
+    outputs_of(decide(book, event, NOW, ctx=ctx, proof=proof), book, "wallet.events", record, 0, (), effects)
+    return effects
+
+
+def on_jackpot_events(raw: bytes, writer: str = "jackpot") -> Written:
+    key = decode(raw).data.network_id.encode()
+    return Written(key, raw, records.signed_headers(writer, "jackpot.events", key, raw))
+
+
+def forwarded(original: Written) -> Record:
+    """The router's record on spin.jackpot-answers: the value byte for byte, the original's key and headers kept."""
+    return Record("spin.jackpot-answers", 0, 0, b"p-1", original.value, NOW_MS, (records.proof_header(original),))
+
+
+def wallet_settles(debit_out, settle_out):
+    """The wallet core deciding the spin's own debit and settlement commands (after a deposit)."""
+    book = WalletBook(0)
+    deposit = Deposit(transaction_id=uuid.UUID(int=42), player_id="p-1", amount_minor=10_000, currency="EUR")
+    for data in (deposit, decoded(debit_out), decoded(settle_out)):
+        (event,) = wallet_decide(
+            book, envelope(data, source="test", time=NOW), NOW, proofs=records.proof_problem
+        ).events
+    return event
+
+
+def test_the_settlement_carries_the_forwarded_jackpot_won_and_the_wallet_pays_it(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, raw = won_for(claim, amount_minor=777)
+    original = on_jackpot_events(raw)
+    proof = records.forwarded_proof(forwarded(original))
+    settle = only(answer(book, ctx, won, proof).outputs, "settle")
+    assert decoded(settle).jackpot_proofs == (proof,)
+    assert proof.value.encode() == original.value
+    settled = wallet_settles(debit, settle)
+    assert isinstance(settled.data, WagerSettled) and settled.data.jackpot_win_minor == 777
+
+
+def test_a_win_folded_without_its_proof_is_settled_without_one_and_the_wallet_refuses_the_pool_share(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, _ = won_for(claim, amount_minor=777)
+    settle = only(answer(book, ctx, won).outputs, "settle")
+    assert decoded(settle).jackpot_proofs is None and decoded(settle).jackpot_win_minor == 777
+    refusal = wallet_settles(debit, settle)
+    assert refusal.data.code == "JACKPOT_UNPROVEN"
+
+
+def test_a_jackpot_won_the_spin_service_signed_itself_is_refused_by_the_wallet(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, raw = won_for(claim, amount_minor=777)
+    forged = proof_of(on_jackpot_events(raw, writer="spin"))
+    settle = only(answer(book, ctx, won, forged).outputs, "settle")
+    assert wallet_settles(debit, settle).data.code == "JACKPOT_UNPROVEN"
+
+
+def test_a_rejected_claim_carries_no_proof():
+    book, ctx, debit, claim = a_claiming_spin()
+    refused, _ = claim_refused_for(claim)
+    settle = only(answer(book, ctx, refused).outputs, "settle")
+    assert decoded(settle).jackpot_proofs is None and decoded(settle).jackpot_win_minor == 0
+    assert isinstance(wallet_settles(debit, settle).data, WagerSettled)
+
+
+def test_a_rebuilt_book_settles_with_the_proof_it_folded(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, raw = won_for(claim, amount_minor=777)
+    proof = proof_of(on_jackpot_events(raw))
+    fold.evolve(book, won, raw, proof)  # as rebuild folds spin.jackpot-answers
+    record = book.records[won.data.request_id]
+    assert record.status == "settling"
+    command = settle_command(ctx, record, NOW)
+    assert command.data.jackpot_proofs == (proof,)
+
+
+def test_a_snapshot_image_keeps_the_proof_and_the_restored_book_settles_with_it(keys):
+    book, ctx, debit, claim = a_claiming_spin()
+    won, raw = won_for(claim, amount_minor=777)
+    proof = proof_of(on_jackpot_events(raw))
+    fold.evolve(book, won, raw, proof)
+    restored = image.decode(image.encode(book))
+    record = restored.records[won.data.request_id]
+    fold.ensure_result(record, ctx.catalog)  # outcomes are recomputed, not imaged
+    assert settle_command(ctx, record, NOW).data.jackpot_proofs == (proof,)
