@@ -303,16 +303,23 @@ def signing_dir(env: dict[str, str] | None = None) -> Path | None:
 
 
 _rings: dict[Path, KeyRing] = {}
+_ring_by_setting: dict[str, KeyRing] = {}
 _signers: dict[tuple[Path, str], Signer] = {}
 
 
 def ring() -> KeyRing | None:
-    """The environment's key ring (loaded once per directory), or None: signatures are then not required."""
+    """The environment's key ring (loaded once per directory), or None: signatures are then not required. Called for
+    every record read, so the setting's text is looked up before any path is built (an audit's reads: ~5 % of it)."""
+    setting = os.environ.get(SIGNING_DIR_ENV, "")
+    known = _ring_by_setting.get(setting)
+    if known is not None:
+        return known
     directory = signing_dir()
     if directory is None:
         return None
     if directory not in _rings:
         _rings[directory] = load_ring(directory)
+    _ring_by_setting[setting] = _rings[directory]
     return _rings[directory]
 
 

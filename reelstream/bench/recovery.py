@@ -20,19 +20,13 @@ import uuid
 from pathlib import Path
 
 import typer
-from kafka import TopicPartition
 from rich.console import Console
 from rich.table import Table
 
 from reelstream.processes import spawn
-from reelstream.synthetic.spins import play_history, stand_in_lookup
-from shared import records as record_headers
+from reelstream.bench import recovery_audit as audits
 from shared.config import load_settings
-from shared.events import encode
-from shared.kafka import consumer, producer
-from shared.partitioning import partition_for
 from shared.topic_admin import delete_prefixed, ensure_topics
-from shared.topics import JACKPOT_EVENTS, NETWORK_PARTITIONS
 
 SERVICES = ("wallet", "jackpot", "spin")
 # What each service prints when ready: how many events it folded (the tail after the snapshot, or all of them).
@@ -41,28 +35,6 @@ _FOLDED = {
     "jackpot": re.compile(r"jackpot: restored \d+ partitions \((\d+) from a snapshot, (\d+) events folded\)"),
     "spin": re.compile(r"spin: restored \d+ partitions \((\d+) from a snapshot, (\d+) records folded\)"),
 }
-
-
-def _write_history(bootstrap: str, prefix: str, spins: int, players: int) -> dict:
-    started = time.perf_counter()
-    history = play_history(seed=spins, players=players, spins_per_player=max(1, spins // players))
-    generated_s = time.perf_counter() - started
-    kafka = producer(bootstrap, client_id="bench-recovery", linger_ms=20, batch_size=512 * 1024)
-    items = [(item.topic, item.envelope.key, encode(item.envelope)) for item in history.emitted]
-    signed = record_headers.stand_in_batch(items, "synthetic")  # as their owners sign them (the services verify)
-    for item, (topic, key, value), headers in zip(history.emitted, items, signed):
-        kafka.send(prefix + topic, key=key, value=value, headers=headers, partition=_partition_of(item))
-    kafka.flush(timeout=300)
-    kafka.close(timeout=10)
-    return {"records": len(history.emitted), "generate_s": generated_s, "write_s": time.perf_counter() - started}
-
-
-def _partition_of(item) -> int | None:
-    """Where the service would have written it: jackpot events on their network's command partition (a pool's events
-    are keyed by pool id but live with their network); everything else by its key."""
-    if item.topic == JACKPOT_EVENTS:
-        return partition_for(item.envelope.data.network_id.encode(), NETWORK_PARTITIONS)
-    return None
 
 
 def _rss_mb(pid: int) -> float:
@@ -92,60 +64,41 @@ def _start(name: str, env: dict, log_dir: Path, snapshot: bool, spins: int) -> d
     }
 
 
-def _raw_consume_rate(bootstrap: str, prefix: str, topics: list[str]) -> tuple[int, float]:
-    """Records read per second by a plain kafka-python consumer over the same topics (no decoding)."""
-    reader = consumer(bootstrap, group_id=None, max_poll_records=10_000, fetch_max_bytes=64 * 1024 * 1024)
-    try:
-        tps = [TopicPartition(prefix + t, p) for t in topics for p in reader.partitions_for_topic(prefix + t) or ()]
-        reader.assign(tps)
-        reader.seek_to_beginning(*tps)
-        ends = reader.end_offsets(tps)
-        started, count = time.perf_counter(), 0
-        while any(reader.position(tp) < ends[tp] for tp in tps):
-            for batch in reader.poll(timeout_ms=500).values():
-                count += len(batch)
-        return count, count / max(1e-9, time.perf_counter() - started)
-    finally:
-        reader.close(autocommit=False)
-
-
-def _audit(bootstrap: str, prefix: str) -> dict:
-    from services.audit.adapters.runner import audit_platform
-    from services.audit.core.scope import Scope
-
-    settings = load_settings({"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix})
-    started = time.perf_counter()
-    run = audit_platform(settings, Scope(), with_projection=False, lookup=stand_in_lookup)
-    full_s = time.perf_counter() - started
-    records = run.result.counts["records"]
-    raw_records, raw_rate = _raw_consume_rate(
-        bootstrap, prefix, ["spin.events", "spin.journal", "wallet.events", "jackpot.events"]
-    )
-    return {
-        "full_s": round(full_s, 3),
-        "incremental_s": None,  # not built yet (issue #16, incremental audit)
-        "records": records,
-        "records_per_s": round(records / max(1e-9, full_s)),
-        "raw_consume_records": raw_records,
-        "raw_consume_records_per_s": round(raw_rate),
-        "discrepancies": len(run.discrepancies),
-    }
-
-
-def run_size(bootstrap: str, spins: int, players: int, workdir: Path, audit: bool, services: tuple[str, ...]) -> dict:
+def run_size(
+    bootstrap: str,
+    spins: int,
+    players: int,
+    workdir: Path,
+    audit: bool,
+    services: tuple[str, ...],
+    incremental_spins: int | None = None,
+) -> dict:
+    """One history size: written (with a checkpointing audit at the cut `incremental_spins` before its end, when
+    given), each service restarted without and with a snapshot, then the audits."""
     prefix = f"rbench-{uuid.uuid4().hex[:8]}-"
     ensure_topics(bootstrap, prefix=prefix)
+    audit_dir, at_cut = workdir / f"{spins}-audit", {}
     try:
-        written = _write_history(bootstrap, prefix, spins, players)
+        written = audits.write_history(
+            bootstrap,
+            prefix,
+            spins,
+            players,
+            audits.cuts_before(spins, incremental_spins) if incremental_spins else [],
+            audits.checkpoint_at_cut(bootstrap, prefix, audit_dir, at_cut),
+        )
         env = {"REELSTREAM_TOPIC_PREFIX": prefix, "REELSTREAM_CRASH_AT": "", "REELSTREAM_LOG_LEVEL": "WARNING"}
         recovery = []
         for name in services:
             for snapshot in (False, True):
                 recovery.append(_start(name, env, workdir / f"{spins}-{name}", snapshot, spins))
+        figures = audits.full_audit(bootstrap, prefix) if audit else {}
+        if incremental_spins:
+            figures.update(audits.incremental_audit(bootstrap, prefix, audit_dir, spins, incremental_spins, at_cut))
         return {
             "history": {"spins": spins, "players": players, **written},
             "recovery": recovery,
-            "audit": _audit(bootstrap, prefix) if audit else None,
+            "audit": figures or None,
         }
     finally:
         delete_prefixed(bootstrap, prefix)
@@ -154,7 +107,11 @@ def run_size(bootstrap: str, spins: int, players: int, workdir: Path, audit: boo
 def command(
     sizes: str = typer.Option("10000,100000", help="History sizes in spins, comma-separated."),
     players: int = typer.Option(200, help="Players at every size (held constant)."),
-    audit: bool = typer.Option(True, help="Also time the full audit and the raw consume rate (at the first size)."),
+    audit: bool = typer.Option(
+        True,
+        help="Also time the full audit and the raw consume rate (at the first size), and the audit since a checkpoint "
+        "over the last 10,000 spins (at the last size).",
+    ),
     services: str = typer.Option(",".join(SERVICES), help="Services to restart, comma-separated."),
     out: Path = typer.Option(None, help="Write the results as JSON here."),
 ) -> None:
@@ -163,12 +120,13 @@ def command(
     results = {"recovery": [], "audit": {}, "sizes": []}
     with tempfile.TemporaryDirectory(prefix="reelstream-bench-recovery-") as workdir:
         names = tuple(name for name in services.split(",") if name)
-        for index, spins in enumerate(int(size) for size in sizes.split(",")):
-            size = run_size(bootstrap, spins, players, Path(workdir), audit and index == 0, names)
+        counts = [int(size) for size in sizes.split(",")]
+        for index, spins in enumerate(counts):
+            tail = min(audits.INCREMENTAL_SPINS, spins // 2) if audit and index == len(counts) - 1 else None
+            size = run_size(bootstrap, spins, players, Path(workdir), audit and index == 0, names, tail)
             results["recovery"] += size["recovery"]
             results["sizes"].append({"history": size["history"], "audit": size["audit"]})
-    audits = [size["audit"] for size in results["sizes"] if size["audit"]]
-    results["audit"] = audits[0] if audits else {}  # the first size: the incremental target's reference
+    results["audit"] = audits.summary(results["sizes"])
     _print(results)
     if out:
         out.write_text(json.dumps(results, indent=2) + "\n")
@@ -187,11 +145,5 @@ def _print(results: dict) -> None:
         )
     console = Console()
     console.print(table)
-    for size in results["sizes"]:
-        if size["audit"]:
-            a = size["audit"]
-            console.print(
-                f"audit of {size['history']['spins']:,} spins: {a['full_s']:.1f} s for {a['records']:,} records "
-                f"({a['records_per_s']:,}/s; raw consume {a['raw_consume_records_per_s']:,}/s), "
-                f"{a['discrepancies']} discrepancies"
-            )
+    for line in audits.describe(results["audit"]):
+        console.print(line)

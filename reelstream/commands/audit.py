@@ -43,15 +43,39 @@ def app(
         None, parser=arguments.output_dir, metavar="DIR", help="Directory for the report (default .reelstream/audit/)."
     ),
     projection: bool = typer.Option(True, help="Compare the Postgres projection row by row (DATABASE_URL)."),
+    since_checkpoint: bool = typer.Option(
+        False, "--since-checkpoint", help="Check only what came after the last audit's signed checkpoint."
+    ),
+    checkpoint: Path = typer.Option(
+        None,
+        parser=arguments.output_file,
+        metavar="FILE",
+        help="The checkpoint file (default .reelstream/audit/checkpoints/<prefix>.json).",
+    ),
+    write_checkpoint: bool = typer.Option(True, help="Leave a checkpoint for the next --since-checkpoint (unscoped)."),
 ) -> None:
-    """Read spin, wallet and jackpot events from the earliest offsets, recompute everything, compare the projection."""
+    """Read spin, wallet and jackpot events from the earliest offsets (or from the last checkpoint), recompute
+    everything, compare the projection."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from services.audit.adapters.runner import audit_platform
+    from services.audit.adapters import checkpoints
+    from services.audit.adapters.runner import Checkpointing, audit_platform
     from services.audit.core.scope import Scope
     from shared.events import epoch_ms
 
     scope = Scope(epoch_ms(since) if since else None, epoch_ms(until) if until else None, player, network)
+    if since_checkpoint and scope != Scope():
+        raise typer.BadParameter(
+            "--since-checkpoint audits everything after the checkpoint: no --since/--until/--player/--network",
+            param_hint="--since-checkpoint",
+        )
+    settings = load_settings()
+    checkpointing = Checkpointing(
+        checkpoint or checkpoints.default_path(settings.topic_prefix),
+        checkpoints.key_dir(),
+        resume=since_checkpoint,
+        write=write_checkpoint,
+    )
     columns = (
         SpinnerColumn(finished_text="✓"),
         TextColumn("{task.description:<24}"),
@@ -67,13 +91,25 @@ def app(
                 tasks[phase] = bar.add_task(phase, total=total)
             bar.update(tasks[phase], completed=done, total=total)
 
-        run = audit_platform(load_settings(), scope, out or default_out(), projection, progress=progress)
+        try:
+            run = audit_platform(
+                settings, scope, out or default_out(), projection, progress=progress, checkpointing=checkpointing
+            )
+        except checkpoints.CheckpointError as error:
+            typer.echo(f"reelstream audit: error: {error}", err=True)
+            raise typer.Exit(3 if "no checkpoint at" in str(error) else 1) from None
     _summary(run)
     raise typer.Exit(1 if run.discrepancies else 0)
 
 
 def _summary(run) -> None:
     counts = run.result.counts
+    if run.resumed is not None:
+        _console.print(
+            f"from checkpoint {run.resumed.digest[:16]} (signed by {run.resumed.key_id}): "
+            f"{run.result.totals['records']:,} records audited in all",
+            markup=False,
+        )
     _console.print(
         f"read {counts['records']:,} records ({counts['distinct_events']:,} distinct events, "
         f"{counts['redeliveries_collapsed']:,} redeliveries collapsed); "
@@ -92,6 +128,8 @@ def _summary(run) -> None:
             _console.print(
                 f"- {finding.check}: {finding.subject}: {finding.detail} ({finding.where or '-'})", markup=False
             )
+    if run.checkpoint:
+        _console.print(f"checkpoint: {run.checkpoint} ({run.checkpoint_digest[:16]})", markup=False)
     if run.report:
         _console.print(
             f"report: {run.report['html']} (also {run.report['markdown'].name}, {run.report['json'].name})",

@@ -11,6 +11,7 @@ import hashlib
 import random
 import uuid
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -411,16 +412,40 @@ def play_history(
     model_versions: dict[str, str] | None = None,
 ) -> SyntheticPlatform:
     """A small consistent history over both games: deposits, then spins at varied stakes."""
+    platform = _platform(seed, lookup, model_versions)
+    for _ in _play(platform, players, spins_per_player):
+        pass
+    return platform
+
+
+def history_in_rounds(
+    seed: int, players: int, spins_per_player: int, lookup: EngineLookup = stand_in_lookup
+) -> Iterator[list[Emitted]]:
+    """The same history as `play_history`, handed over a round at a time (the deposits, then one spin per player) and
+    forgotten once handed: memory stays at one round's events however long the history (a benchmark's 1M spins)."""
+    platform = _platform(seed, lookup, None)
+    for _ in _play(platform, players, spins_per_player):
+        handed, platform.emitted = platform.emitted, []
+        yield handed
+
+
+def _platform(seed: int, lookup: EngineLookup, model_versions: dict[str, str] | None) -> SyntheticPlatform:
     platform = SyntheticPlatform(random.Random(seed), lookup)
     if model_versions:
         platform.model_versions = dict(model_versions)
+    return platform
+
+
+def _play(platform: SyntheticPlatform, players: int, spins_per_player: int) -> Iterator[None]:
+    """Plays the history on `platform`, pausing after the deposits and after each round."""
     stakes = {"rising-joker": (10, 50, 200, 2000), "stjernestoev": (50, 100, 200)}
     for index in range(players):
         player = f"p-{index}"
         platform.deposit(player, 500_000, "EUR")
         platform.deposit(player, 500_000, "DKK")
+    yield
     for round_ in range(spins_per_player):
         for index in range(players):
             game = ("rising-joker", "stjernestoev")[(round_ + index) % 2]
             platform.spin(f"p-{index}", game, platform.rng.choice(stakes[game]))
-    return platform
+        yield

@@ -30,3 +30,7 @@ def test_the_recovery_bench_writes_its_figures_for_each_service_with_and_without
     audit = figures["audit"]
     assert {"full_s", "incremental_s", "records", "records_per_s", "raw_consume_records_per_s"} <= set(audit)
     assert audit["discrepancies"] == 0 and audit["records"] > 0
+    # the audit since the checkpoint left 150 spins before the end reads only those spins' records, and finds nothing
+    assert audit["incremental_tail_spins"] == 150 and audit["incremental_discrepancies"] == 0
+    assert audit["checkpoint_records"] + audit["incremental_records"] == audit["records"]
+    assert audit["incremental_over_full"] == round(audit["incremental_s"] / audit["full_s"], 3)

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from services.audit.adapters import checkpoints
 from services.audit.adapters.evidence import check_evidence
-from services.audit.adapters.topics import read_topics
+from services.audit.adapters.topics import AUDITED_TOPICS, StartsMismatch, read_topics
 from services.audit.core.audit import AuditResult, run_audit
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.projection import compare_projection
 from services.audit.core.rederive import EngineLookup, default_lookup
 from services.audit.core.scope import Scope
+from services.audit.core.seam import cut, encode_seam
 from services.audit.core.trust import untrusted_commands
 from shared.config import Settings
+from shared.invariant import invariant
 from shared.records import COMMAND_TOPICS
 
 
@@ -26,6 +32,34 @@ class AuditRun:
     projection: str  # how the projection comparison went, in words
     end_offsets: dict[tuple[str, int], int]
     report: dict[str, Path] | None = None
+    resumed: checkpoints.Stored | None = None  # the checkpoint this audit continued from (None: a full audit)
+    checkpoint: Path | None = None  # the checkpoint it wrote
+    checkpoint_digest: str | None = None
+
+
+@dataclass(frozen=True)
+class Checkpointing:
+    """Where checkpoints are read and written: `resume` continues from the one at `path`; `write` leaves a new one
+    there (only an unscoped audit writes one); `keys` holds the auditor's signing key."""
+
+    path: Path
+    keys: Path
+    resume: bool = False
+    write: bool = True
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the history is read and folded: it allocates millions of objects that
+    live to the end, and each collection pass walks them all again (measured: docs/audit.md)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()  # what the audit holds stays out of later passes too (else the first one walks it all: seconds)
+        if was_enabled:
+            gc.enable()
 
 
 Progress = Callable[[str, int, int | None], None]  # (phase, done, total or None)
@@ -85,12 +119,54 @@ def audit_platform(
     with_projection: bool = True,
     lookup: EngineLookup = default_lookup,
     progress: Progress = lambda phase, done, total: None,
+    checkpointing: Checkpointing | None = None,
 ) -> AuditRun:
-    records, end_offsets = read_topics(
-        settings.kafka_bootstrap_servers,
-        settings.topic_prefix,
-        progress=lambda done, total: progress("reading topics", done, total),
-    )
+    """The audit of the platform's topics: all of them from the first offset, or (`checkpointing.resume`) what came
+    after the verified checkpoint, continuing its seam. Raises checkpoints.CheckpointError for a refused one."""
+    prefix = settings.topic_prefix
+    resumed = None
+    if checkpointing is not None and checkpointing.resume:
+        invariant(scope == Scope(), "an audit from a checkpoint has no scope")
+        resumed = checkpoints.load(checkpointing.path, prefix, checkpointing.keys)
+    with collection_paused():
+        try:
+            read, read_ends = read_topics(
+                settings.kafka_bootstrap_servers,
+                prefix,
+                AUDITED_TOPICS + tuple(sorted(COMMAND_TOPICS)),
+                progress=lambda done, total: progress("reading topics", done, total),
+                starts=resumed.seam.positions if resumed else None,
+            )
+        except StartsMismatch as error:
+            raise checkpoints.CheckpointError(f"checkpoint {checkpointing.path} does not fit: {error}") from None
+        records = [record for record in read if record.topic not in COMMAND_TOPICS]
+        end_offsets = {where: end for where, end in read_ends.items() if where[0] not in COMMAND_TOPICS}
+        result = _fold(records, scope, lookup, progress, resumed)
+    # Command topics (read for the signature check only) keep days, not years: read whole every time.
+    found = list(result.discrepancies) + untrusted_commands(r for r in read if r.topic in COMMAND_TOPICS)
+    found += check_evidence(settings.kafka_bootstrap_servers, prefix)
+    status = "not compared (--no-projection)"
+    if with_projection and resumed is not None:
+        status = "not compared (an audit from a checkpoint; a full audit compares it row by row)"
+    elif with_projection:
+        status = _compare_projection(settings, result, records, end_offsets, found, progress)
+    found.sort(key=sort_key)
+    run = AuditRun(result, found, status, end_offsets, resumed=resumed)
+    if checkpointing is not None and checkpointing.write and scope == Scope():
+        body = encode_seam(cut(result, end_offsets))
+        previous = resumed.digest if resumed else None
+        run.checkpoint_digest = checkpoints.write(checkpointing.path, body, prefix, checkpointing.keys, previous)
+        run.checkpoint = checkpointing.path
+    if out_dir is not None:
+        from services.audit.adapters.report import write_report
+
+        progress("writing the report", 0, 1)
+        run.report = write_report(result, found, out_dir, status)
+        progress("writing the report", 1, 1)
+    return run
+
+
+def _fold(records: list, scope: Scope, lookup: EngineLookup, progress: Progress, resumed) -> AuditResult:
     progress("reading topics", len(records), len(records))
     spins_at_most = sum(1 for r in records if r.topic == "spin.events")
     progress("decoding and folding", 0, len(records))
@@ -101,37 +177,25 @@ def audit_platform(
         lookup=counting(lookup, "re-deriving spins", spins_at_most, progress),
         decoded=lambda count: progress("decoding and folding", count, len(records)),
         now_ms=scope.until_ms or time.time_ns() // 1_000_000,
+        seam=resumed.seam if resumed else None,
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)
-    found = list(result.discrepancies) + untrusted_commands(
-        read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, tuple(sorted(COMMAND_TOPICS)))[0]
-    )
-    found += check_evidence(settings.kafka_bootstrap_servers, settings.topic_prefix)
-    status = "not compared (--no-projection)"
-    if with_projection:
-        from services.audit.adapters.projection_db import read_snapshot_sync
+    return result
 
-        progress("comparing the projection", 0, 1)
-        try:
-            snapshot = read_snapshot_sync(settings.database_url, settings.topic_prefix)
-        except Exception as error:  # noqa: BLE001 - an unreadable projection is a finding, not a crash
-            found.append(Discrepancy("projection-unreadable", "projection", f"{type(error).__name__}: {error}"))
-            status = "unreadable"
-        else:
-            projection_found = compare_projection(result, snapshot, end_offsets)
-            found += projection_found
-            lag = records_behind(records, snapshot.positions)
-            status = (
-                f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"
-            )
+
+def _compare_projection(settings: Settings, result: AuditResult, records: list, end_offsets, found, progress) -> str:
+    from services.audit.adapters.projection_db import read_snapshot_sync
+
+    progress("comparing the projection", 0, 1)
+    try:
+        snapshot = read_snapshot_sync(settings.database_url, settings.topic_prefix)
+    except Exception as error:  # noqa: BLE001 - an unreadable projection is a finding, not a crash
+        found.append(Discrepancy("projection-unreadable", "projection", f"{type(error).__name__}: {error}"))
+        return "unreadable"
+    finally:
         progress("comparing the projection", 1, 1)
-    found.sort(key=sort_key)
-    run = AuditRun(result, found, status, end_offsets)
-    if out_dir is not None:
-        from services.audit.adapters.report import write_report
-
-        progress("writing the report", 0, 1)
-        run.report = write_report(result, found, out_dir, status)
-        progress("writing the report", 1, 1)
-    return run
+    projection_found = compare_projection(result, snapshot, end_offsets)
+    found += projection_found
+    lag = records_behind(records, snapshot.positions)
+    return f"compared row by row ({len(projection_found)} differences; projector {lag} records behind the audit)"

@@ -17,13 +17,20 @@ MAX_POLL_RECORDS = 2000
 STALL_LIMIT_S = 60
 
 
+class StartsMismatch(ValueError):
+    """Resume positions that do not fit the topics as they are (another partition count, past an end or a start)."""
+
+
 def read_topics(
     bootstrap: str,
     prefix: str = "",
     topics: tuple[str, ...] = AUDITED_TOPICS,
     progress: Callable[[int, int], None] | None = None,
+    starts: dict[tuple[str, int], int] | None = None,
 ) -> tuple[list[RawRecord], dict[tuple[str, int], int]]:
-    """Every record of `topics` (contract names) up to the end offsets captured now, partition by partition in order.
+    """Every record of `topics` (contract names) up to the end offsets captured now, partition by partition in order;
+    the topics that `starts` {(contract topic, partition): offset} names (a checkpoint's positions) from there, the
+    others from the beginning.
 
     No consumer group: partitions are assigned by hand and nothing is committed, so an audit never moves anyone's
     offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
@@ -40,18 +47,39 @@ def read_topics(
     try:
         partitions = _partitions(consumer, prefix, topics)
         consumer.assign(partitions)
-        consumer.seek_to_beginning(*partitions)
         ends = consumer.end_offsets(partitions)
-        starts = consumer.beginning_offsets(partitions)
-        total = sum(ends[p] - starts[p] for p in partitions)
+        firsts = consumer.beginning_offsets(partitions)
+        resumed = {name for name, _ in starts or {}}
+        consumer.seek_to_beginning(*[tp for tp in partitions if tp.topic[len(prefix) :] not in resumed])
+        if resumed:
+            kept = [tp for tp in partitions if tp.topic[len(prefix) :] in resumed]
+            firsts = {**firsts, **_resume(consumer, kept, prefix, starts, firsts, ends)}
+        total = sum(ends[p] - firsts[p] for p in partitions)
         records = _drain(consumer, ends, prefix, total, progress)
         return records, {(p.topic[len(prefix) :], p.partition): ends[p] for p in partitions}
     finally:
         consumer.close(autocommit=False)
 
 
+def _resume(consumer: KafkaConsumer, partitions: list, prefix: str, starts: dict, firsts: dict, ends: dict) -> dict:
+    """Seek each partition to its resume position, refusing positions the topics cannot have."""
+    named = {(tp.topic[len(prefix) :], tp.partition): tp for tp in partitions}
+    if set(named) != set(starts):
+        missing, extra = sorted(set(named) - set(starts)), sorted(set(starts) - set(named))
+        raise StartsMismatch(f"the topics' partitions differ from the checkpoint's (new {missing}, gone {extra})")
+    for name, tp in named.items():
+        if not firsts[tp] <= starts[name] <= ends[tp]:
+            raise StartsMismatch(
+                f"{name[0]}[{name[1]}] holds offsets {firsts[tp]}..{ends[tp]}, the checkpoint resumes at "
+                f"{starts[name]} (topic recreated or truncated)"
+            )
+        consumer.seek(tp, starts[name])
+    return {tp: starts[name] for name, tp in named.items()}
+
+
 def _partitions(consumer: KafkaConsumer, prefix: str, topics: tuple[str, ...]) -> list[TopicPartition]:
     found = []
+    consumer.topics()  # one metadata request for every topic (else one per topic not in the cache yet)
     for name in topics:
         ids = consumer.partitions_for_topic(prefix + name)
         invariant(ids is not None and len(ids) > 0, f"topic {prefix + name} does not exist")

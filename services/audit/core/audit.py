@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from services.audit.core.collect import Facts, RawRecord, collect
-from services.audit.core.drops import check_drops
+from services.audit.core.drops import Drops, check_drops
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.jackpots import JackpotCheck, check_jackpots
 from services.audit.core.ledger import Ledger, fold_ledger, open_too_long
@@ -17,7 +18,11 @@ from services.audit.core.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
 from services.audit.core.spins import Spins, check_spins
 from shared.config import SAGA_TIME_LIMIT_MS
+from shared.events.spin import SpinSettled
 from shared.pools import PoolsConfig, load_pools
+
+if TYPE_CHECKING:
+    from services.audit.core.seam import Seam
 
 
 @dataclass
@@ -30,6 +35,9 @@ class AuditResult:
     jackpots: JackpotCheck
     rtp: dict[str, RtpSample] = field(default_factory=dict)
     discrepancies: list[Discrepancy] = field(default_factory=list)
+    drops: Drops = field(default_factory=Drops)
+    latest_ms: int = 0  # the latest broker time read (or carried by the seam)
+    totals: Counter = field(default_factory=Counter)  # records, events, spins re-derived since the first audit
 
     @property
     def counts(self) -> dict[str, int]:
@@ -53,39 +61,57 @@ def run_audit(
     lookup: EngineLookup = default_lookup,
     decoded: Callable[[int], None] = lambda count: None,
     now_ms: int | None = None,
+    seam: Seam | None = None,
 ) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
     `decoded` hears the decoding's progress (see collect). `now_ms` dates the audit, for debits open longer than the
-    saga's time limit (None: the latest broker time read)."""
+    saga's time limit (None: the latest broker time read). `seam`: the state at a checkpoint, when `records` are what
+    came after it (consumed: its states go on); the findings are then the seam's final ones and those of the tail."""
     config = config or load_pools()
-    facts = collect(records, until_ms=scope.until_ms, decoded=decoded)
+    facts = collect(records, until_ms=scope.until_ms, decoded=decoded, seen=seam.seen if seam else None)
     wallet_facts = [fact for fact in facts.facts if fact.topic == "wallet.events"]
     jackpot_facts = [fact for fact in facts.facts if fact.topic == "jackpot.events"]
     spin_facts = [fact for fact in facts.facts if fact.topic in ("spin.events", "spin.journal")]
-    ledger = fold_ledger(wallet_facts)
-    pools = fold_pools(jackpot_facts, config)
+    ledger = fold_ledger(wallet_facts, seam.ledger if seam else None)
+    pools = fold_pools(jackpot_facts, config, seam.pools if seam else None)
 
     def in_scope(fact) -> bool:
         return scope.covers_spin(fact.timestamp_ms, fact.data.player_id, _network_of(config, fact.data.game))
 
-    spins = check_spins(spin_facts, ledger, config, lookup, in_scope)
+    spins = check_spins(spin_facts, ledger, config, lookup, in_scope, seam.spins if seam else None)
     jackpots = check_jackpots(ledger, pools, spins, config)
-    latest_ms = max((fact.timestamp_ms for fact in facts.facts), default=0)
+    latest_ms = max([fact.timestamp_ms for fact in facts.facts] + [seam.latest_ms if seam else 0])
     stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, SAGA_TIME_LIMIT_MS)
+    drops = seam.drops if seam else Drops()
     found = (
-        facts.discrepancies
+        (seam.findings if seam else [])
+        + facts.discrepancies
         + ledger.discrepancies
         + stale
         + pools.discrepancies
         + spins.discrepancies
         + jackpots.discrepancies
-    ) + check_drops(jackpot_facts, config)
-    result = AuditResult(scope, facts, ledger, pools, spins, jackpots)
+    ) + check_drops(jackpot_facts, config, drops, pools.wins)
+    result = AuditResult(scope, facts, ledger, pools, spins, jackpots, drops=drops, latest_ms=latest_ms)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
-    for request_id, fact in spins.settled.items():
-        if in_scope(fact):
+    result.rtp = dict(seam.rtp) if seam else {}
+    for fact in spin_facts:
+        if (
+            isinstance(fact.data, SpinSettled)
+            and spins.settled.get(str(fact.data.request_id)) is fact
+            and in_scope(fact)
+        ):
             sample = result.rtp.setdefault(fact.data.game, RtpSample(fact.data.game))
             sample.add(fact.data.stake_minor, spin_return_micro(fact.data))
+    result.totals = (seam.totals if seam else Counter()) + Counter(
+        {
+            "records": facts.records,
+            "distinct_events": len(facts.facts),
+            "redeliveries_collapsed": facts.redeliveries,
+            "quarantined": len(facts.quarantined),
+            "spins_rederived": spins.rederived,
+        }
+    )
     return result
 
 

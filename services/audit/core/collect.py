@@ -3,12 +3,14 @@ redeliveries, flag id conflicts."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.audit.core.findings import Discrepancy
-from shared.events import DecodeError, Envelope, decode
+from shared.events import DecodeError, Envelope
+from shared.events.codec import decode_one_pass
 from services.audit.core.trust import impersonation
 from shared.records import provenance_problem
 
@@ -40,10 +42,10 @@ class Fact:
     envelope: Envelope[Any]
     partition: int = 0
     offset: int = 0
+    data: Any = field(init=False, repr=False, compare=False)  # the envelope's payload (read by every rule: kept here)
 
-    @property
-    def data(self) -> Any:
-        return self.envelope.data
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", self.envelope.data)
 
     @property
     def id(self) -> str:
@@ -71,18 +73,29 @@ class Facts:
     redeliveries: int = 0
     records: int = 0
     quarantined: list[Quarantined] = field(default_factory=list)
+    # event id -> (digest of the first copy's bytes, where, broker time): what a redelivery is compared with
+    seen: dict[str, tuple[bytes, str, int]] = field(default_factory=dict)
 
     def of_type(self, *types: type) -> list[Fact]:
         return [fact for fact in self.facts if isinstance(fact.data, types)]
 
 
+def value_digest(value: bytes | None) -> bytes:
+    """What two copies of an event id are compared by (equal digests: byte-identical, a redelivery)."""
+    return hashlib.blake2b(value or b"", digest_size=16).digest()
+
+
 def collect(
-    records: list[RawRecord], until_ms: int | None = None, decoded: Callable[[int], None] = lambda count: None
+    records: list[RawRecord],
+    until_ms: int | None = None,
+    decoded: Callable[[int], None] = lambda count: None,
+    seen: dict[str, tuple[bytes, str, int]] | None = None,
 ) -> Facts:
     """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
-    `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook)."""
-    result = Facts()
-    seen: dict[str, tuple[bytes, str]] = {}
+    `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook). `seen`:
+    the ids already read before these records (an audit resumed from a checkpoint)."""
+    result = Facts(seen=dict(seen or {}))
+    seen = result.seen
     for index, record in enumerate(records):
         if index % DECODE_TICK == 0:
             decoded(index)
@@ -100,14 +113,15 @@ def collect(
         if envelope is None:
             continue
         event_id = str(envelope.id)
+        digest = value_digest(record.value)
         if event_id in seen:
-            first_value, first_where = seen[event_id]
-            if first_value == record.value:
+            first_digest, first_where, _ = seen[event_id]
+            if first_digest == digest:
                 result.redeliveries += 1
             else:
                 result.discrepancies.append(_conflict(record, envelope, first_where))
             continue
-        seen[event_id] = (record.value or b"", record.where)
+        seen[event_id] = (digest, record.where, record.timestamp_ms)
         result.facts.append(
             Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset)
         )
@@ -116,7 +130,7 @@ def collect(
 
 def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
     try:
-        return decode(record.value)
+        return decode_one_pass(record.value)
     except DecodeError as error:
         result.discrepancies.append(
             Discrepancy(

@@ -4,6 +4,8 @@ cycle before the cycle's first wager, each cycle is committed once and drops onc
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from services.audit.core.collect import Fact
 from services.audit.core.findings import Discrepancy
 from shared.events import epoch_ms
@@ -13,12 +15,25 @@ from shared.pools import PoolsConfig
 from shared.pools.commitment import reveal_matches
 
 
-def check_drops(facts: list[Fact], config: PoolsConfig) -> list[Discrepancy]:
-    """Every drop finding, in read order (per network partition order)."""
+@dataclass
+class Drops:
+    """Each must-drop cycle's first commitment and its reveal, by (pool, cycle)."""
+
+    committed: dict[tuple[str, int], Fact] = field(default_factory=dict)
+    revealed: dict[tuple[str, int], Fact] = field(default_factory=dict)
+
+
+def check_drops(
+    facts: list[Fact], config: PoolsConfig, drops: Drops | None = None, wins: dict[str, Fact] | None = None
+) -> list[Discrepancy]:
+    """Every drop finding, in read order (per network partition order). `drops`: the cycles read before these facts
+    (an audit resumed from a checkpoint); `wins`: each claim's first JackpotWon (the pools' fold), else those in
+    `facts`."""
     found: list[Discrepancy] = []
-    committed: dict[tuple[str, int], Fact] = {}
-    revealed: dict[tuple[str, int], Fact] = {}
-    wins = {str(f.data.claim_id): f for f in facts if isinstance(f.data, JackpotWon)}
+    drops = drops if drops is not None else Drops()
+    committed, revealed = drops.committed, drops.revealed
+    if wins is None:
+        wins = {str(f.data.claim_id): f for f in reversed(facts) if isinstance(f.data, JackpotWon)}
     for fact in facts:
         data = fact.data
         if isinstance(data, DropPointCommitted):

@@ -72,9 +72,10 @@ def expected_postings(data) -> Counter:
     return Counter({account: amount for account, amount in net.items() if amount != 0})
 
 
-def fold_ledger(facts: list[Fact]) -> Ledger:
-    """Apply every posted wallet event in read order (per-player partition order) and check each one."""
-    ledger = Ledger()
+def fold_ledger(facts: list[Fact], ledger: Ledger | None = None) -> Ledger:
+    """Apply every posted wallet event in read order (per-player partition order) and check each one; `ledger`: the
+    state to continue from (an audit resumed from a checkpoint)."""
+    ledger = ledger or Ledger()
     for fact in facts:
         if isinstance(fact.data, _POSTED):
             _apply(ledger, fact)
@@ -87,18 +88,18 @@ def _apply(ledger: Ledger, fact: Fact) -> None:
     if sum(posting.amount_micro for posting in data.postings) != 0:
         total = sum(posting.amount_micro for posting in data.postings)
         problems.append(_found("postings-unbalanced", fact, f"postings sum to {total} micro {data.currency}, not 0"))
-    net: Counter = Counter()
+    net: dict[str, int] = {}
     for posting in data.postings:
-        net[posting.account] += posting.amount_micro
+        net[posting.account] = net.get(posting.account, 0) + posting.amount_micro
         ledger.balances_micro[(posting.account, data.currency)] += posting.amount_micro
-    net = Counter({account: amount for account, amount in net.items() if amount != 0})
+    net = {account: amount for account, amount in net.items() if amount != 0}
     wanted = expected_postings(data)
     if net != wanted:
         problems.append(_found("postings-mismatch", fact, f"postings {dict(net)} but the amounts imply {dict(wanted)}"))
     if isinstance(data, WagerSettled) and data.win_minor != data.house_win_minor + data.jackpot_win_minor:
         problems.append(_found("postings-mismatch", fact, "win_minor != house_win_minor + jackpot_win_minor"))
     _check_player_balance(ledger, fact)
-    _track_wager(ledger, fact)
+    track_wager(ledger, fact)
 
 
 def _check_player_balance(ledger: Ledger, fact: Fact) -> None:
@@ -116,7 +117,8 @@ def _check_player_balance(ledger: Ledger, fact: Fact) -> None:
         )
 
 
-def _track_wager(ledger: Ledger, fact: Fact) -> None:
+def track_wager(ledger: Ledger, fact: Fact) -> None:
+    """Each wager's first debit and first closing (a finding for any other)."""
     data = fact.data
     if isinstance(data, WagerDebited):
         wager_id = str(data.transaction_id)

@@ -41,9 +41,10 @@ class Pools:
         return sum(p.contributions_micro - p.paid_micro for p in self.pools.values() if p.network_id == network_id)
 
 
-def fold_pools(facts: list[Fact], config: PoolsConfig) -> Pools:
-    """Apply every jackpot fact in read order (per-network partition order) and check each one."""
-    pools = Pools()
+def fold_pools(facts: list[Fact], config: PoolsConfig, pools: Pools | None = None) -> Pools:
+    """Apply every jackpot fact in read order (per-network partition order) and check each one; `pools`: the state to
+    continue from (an audit resumed from a checkpoint)."""
+    pools = pools or Pools()
     for fact in facts:
         data = fact.data
         if isinstance(data, ContributionsApplied):

@@ -17,21 +17,29 @@ from shared.pools import PoolsConfig
 class Spins:
     settled: dict[str, Fact] = field(default_factory=dict)  # request id -> spin.settled
     seeds: dict[str, Fact] = field(default_factory=dict)  # request id -> seed-drawn
+    forfeits: dict[str, Fact] = field(default_factory=dict)  # request id -> bonus-ring-forfeited (the last one read)
     claims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # request id -> re-derived claim tiers
+    last_state: dict[tuple[str, str], Any] = field(default_factory=dict)  # (player, game) -> state after, as JSON
     rederived: int = 0
     discrepancies: list[Discrepancy] = field(default_factory=list)
 
 
 def check_spins(
-    facts: list[Fact], ledger: Ledger, config: PoolsConfig, lookup: EngineLookup, in_scope: Any = lambda fact: True
+    facts: list[Fact],
+    ledger: Ledger,
+    config: PoolsConfig,
+    lookup: EngineLookup,
+    in_scope: Any = lambda fact: True,
+    spins: Spins | None = None,
 ) -> Spins:
-    """Re-derive every in-scope spin; chain states per player and game over the whole history read."""
-    spins = Spins()
-    forfeits = {str(f.data.request_id): f for f in facts if isinstance(f.data, BonusRingForfeited)}
+    """Re-derive every in-scope spin; chain states per player and game over the whole history read. `spins`: the
+    state to continue from (an audit resumed from a checkpoint): its settled spins are checked against the wallet and
+    the journal again, as the wallet's state has grown since."""
+    spins = spins or Spins()
+    spins.forfeits.update((str(f.data.request_id), f) for f in facts if isinstance(f.data, BonusRingForfeited))
     for fact in facts:
         if isinstance(fact.data, SeedDrawn):
             spins.seeds.setdefault(str(fact.data.request_id), fact)
-    last_state: dict[tuple[str, str], Any] = {}
     for fact in facts:
         data = fact.data
         if not isinstance(data, SpinSettled):
@@ -43,9 +51,11 @@ def check_spins(
             )
             continue
         spins.settled[request_id] = fact
-        _check_chain(spins, fact, forfeits.get(request_id), last_state, lookup)
+        _check_chain(spins, fact, spins.forfeits.get(request_id), spins.last_state, lookup)
         if in_scope(fact):
             _rederive(spins, fact, lookup, config)
+    for fact in spins.settled.values():
+        if in_scope(fact):
             _check_seed(spins, fact)
             _check_wallet(spins, fact, ledger, config)
     _rederive_unsettled(spins, lookup, config)

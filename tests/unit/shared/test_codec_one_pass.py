@@ -1,0 +1,54 @@
+"""`decode_one_pass` is `decode` in one pass over the bytes: the same envelope for every record of a synthetic history,
+and for bytes edited at random, the same envelope or the same DecodeError (field and reason) as `decode`."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reelstream.synthetic.spins import play_history
+from shared.events import DecodeError, decode, encode
+from shared.events.codec import decode_one_pass
+
+VALUES = [encode(item.envelope) for item in play_history(seed=9, players=2, spins_per_player=6).emitted]
+
+
+def outcome(function, value):
+    try:
+        return ("ok", function(value))
+    except DecodeError as error:
+        return ("error", error.field, error.reason)
+
+
+def test_every_record_of_a_history_decodes_to_the_same_envelope():
+    assert all(decode_one_pass(value) == decode(value) for value in VALUES)
+    assert len({decode_one_pass(value).type for value in VALUES}) >= 6
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=st.integers(0, len(VALUES) - 1), at=st.floats(0, 1), junk=st.binary(min_size=0, max_size=12))
+def test_edited_bytes_decode_alike_or_fail_alike(index, at, junk):
+    value = VALUES[index]
+    cut = int(at * len(value))
+    edited = value[:cut] + junk + value[cut + len(junk) // 2 :]
+    assert outcome(decode_one_pass, edited) == outcome(decode, edited)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        b"",
+        b"[1]",
+        b'{"type":"reelstream.wallet.deposited.v1"}',
+        VALUES[0].replace(b'"amount_minor":', b'"amount_minor":1.5,"x":'),
+        VALUES[0] + b" ",
+        VALUES[0].replace(b'"type":"reelstream.wallet.deposited.v1"', b'"type":"reelstream.spin.settled.v1"'),
+        b'{"data":{"type":"reelstream.wallet.deposited.v1"},' + VALUES[0][1:],
+        b'{"type":"reelstream.spin.settled.v1",' + VALUES[0][1:],
+        VALUES[0][:-1] + b',"type":"reelstream.spin.settled.v1"}',
+    ],
+)
+def test_hand_made_oddities_decode_alike_or_fail_alike(value):
+    assert outcome(decode_one_pass, value) == outcome(decode, value)
