@@ -16,6 +16,7 @@ import bisect
 import json
 import os
 import random
+import signal
 import statistics
 import threading
 import time
@@ -382,8 +383,24 @@ def _clearance_s(kind: str) -> float:
     return KILL_SPACING_S
 
 
+def exit_on_sigterm(signum: int, _frame) -> None:
+    """A SIGTERM to a run (a long one stopped by hand) ends it through its `finally`: the services it started are
+    stopped and the report is written (the default action left the platform's processes running)."""
+    raise SystemExit(128 + signum)
+
+
 def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport:
     """The whole run; the platform's topics and database are dropped afterwards, the report kept."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, exit_on_sigterm) if main else None
+    try:
+        return _run(plan, out_dir, echo)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(plan: ChaosPlan, out_dir: Path, echo: Echo) -> ChaosReport:
     base = load_settings()
     prefix = f"chaos-{uuid.uuid4().hex[:10]}."
     database = prefix.rstrip(".").replace("-", "_")
