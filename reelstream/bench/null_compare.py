@@ -275,13 +275,7 @@ def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int])
     end = end_offsets(bootstrap, prefix)
     wanted = {tp: offset for tp, offset in end.items() if offset > start.get(tp, 0)}
     read = {tp: 0 for tp in wanted}
-    reader = kafka_consumer(
-        bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        auto_offset_reset="earliest",
-    )
+    reader = bench_spins.committed_reader(bootstrap)
     try:
         reader.assign(list(wanted))
         for tp in wanted:
@@ -300,13 +294,7 @@ def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int])
 def answers_per_request(bootstrap: str, prefix: str, sent: list[uuid.UUID]) -> dict[str, int]:
     """How many of the sent requests have exactly one distinct answer on spin.events (read_committed, whole topic),
     more than one, or none: a saga that loses or doubles answers is no baseline."""
-    reader = kafka_consumer(
-        bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        auto_offset_reset="earliest",
-    )
+    reader = bench_spins.committed_reader(bootstrap)
     answers: dict[str, set[str]] = {}
     try:
         topic = f"{prefix}spin.events"

@@ -19,7 +19,6 @@ from shared.input_position import Output
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
 from shared.readiness import ready_line
 from shared.security import quiet_client_debug_logs
-from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS, dlq_name
 
 ROLES = ("spin", "wallet", "jackpot")
 SAMPLE_GAME = "rising-joker"
@@ -67,19 +66,9 @@ class NullService(Stateless[dict]):
 
 def spin_config(settings: Settings) -> LoopConfig:
     """The real spin runner's loop settings (services/spin/adapters/runner.py): three co-partitioned inputs."""
-    from services.spin.adapters.runner import MAX_BATCH_RECORDS
+    from services.spin.adapters.runner import loop_config
 
-    return LoopConfig(
-        bootstrap=settings.kafka_bootstrap_servers,
-        commands_topic=settings.topic(SPIN_REQUESTS),
-        extra_inputs=(settings.topic(WALLET_EVENTS), settings.topic(SPIN_JACKPOT_ANSWERS)),
-        events_topic=settings.topic(SPIN_EVENTS),
-        dlq_topic=settings.topic(dlq_name(SPIN_REQUESTS)),
-        group_id=settings.group("spin"),
-        service="spin",
-        batch_max=MAX_BATCH_RECORDS,
-        pipelined=True,
-    )
+    return loop_config(settings)
 
 
 def _sample() -> Sample:

@@ -78,18 +78,24 @@ def _prefixed_offsets(bootstrap: str, prefix: str) -> int:
         reader.close()
 
 
-def _chain_times(
-    bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60, chain: tuple = CHAIN
-) -> dict[str, dict[int, int]]:
-    """request id -> {index in `chain`: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
-    stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(chain)}
-    reader = kafka_consumer(
+def committed_reader(bootstrap: str):
+    """A kafka-python reader of what transactions committed, from the start, committing nothing: how the benchmarks
+    read back what the sagas wrote."""
+    return kafka_consumer(
         bootstrap,
         group_id=None,
         enable_auto_commit=False,
         isolation_level="read_committed",
         auto_offset_reset="earliest",
     )
+
+
+def _chain_times(
+    bootstrap: str, prefix: str, wanted: set[str], timeout_s: float = 60, chain: tuple = CHAIN
+) -> dict[str, dict[int, int]]:
+    """request id -> {index in `chain`: broker LogAppendTime ms} for the wanted requests, read back from the topics."""
+    stage = {(prefix + topic, f"reelstream.{kind}"): index for index, (topic, kind) in enumerate(chain)}
+    reader = committed_reader(bootstrap)
     found: dict[str, dict[int, int]] = {rid: {} for rid in wanted}
     try:
         tps = [

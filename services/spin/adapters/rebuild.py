@@ -66,9 +66,8 @@ async def restore_book(settings: Settings, catalog: Catalog, partition: int, wit
             log.warning("snapshot %s is ahead of the spin topics' ends: not used", snapshot.snapshot_id)
             continue
         positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
-        cursor = None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, 0, positions)
-        if cursor is not None:
-            cursor.slot = snapshots.next_slot(snapshot)
+        slot = snapshots.next_slot(snapshot)
+        cursor = None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, slot, positions)
         return RestoredBook(book, snapshot, folded, cursor)
     raise AssertionError("the fold from the beginning is always a candidate")
 

@@ -59,6 +59,22 @@ class SnapshotPolicy:
     enabled: bool = True
 
 
+def loop_config(settings: Settings, **extra: Any) -> LoopConfig:
+    """The spin's loop: its three co-partitioned inputs, pipelined (the null saga benchmark runs the same)."""
+    return LoopConfig(
+        bootstrap=settings.kafka_bootstrap_servers,
+        commands_topic=settings.topic(SPIN_REQUESTS),
+        extra_inputs=(settings.topic(WALLET_EVENTS), settings.topic(SPIN_JACKPOT_ANSWERS)),
+        events_topic=settings.topic(SPIN_EVENTS),
+        dlq_topic=settings.topic(dlq_name(SPIN_REQUESTS)),
+        group_id=settings.group("spin"),
+        service="spin",
+        batch_max=MAX_BATCH_RECORDS,
+        pipelined=True,
+        **extra,
+    )
+
+
 class _SpinLoop(TransactionalLoop[SpinBook]):
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
         await super().on_partitions_assigned(assigned)
@@ -76,16 +92,8 @@ class SpinRunner(Stateless[SpinBook]):
         self.unsnapshotted: dict[int, int] = {}  # input records decided since the partition's last snapshot
         self.snapshot_at: dict[int, float] = {}
         self.restored: dict[int, Any] = {}  # partition -> its RestoredBook (the snapshot and the records folded)
-        config = LoopConfig(
-            bootstrap=settings.kafka_bootstrap_servers,
-            commands_topic=settings.topic(SPIN_REQUESTS),
-            extra_inputs=(settings.topic(WALLET_EVENTS), settings.topic(SPIN_JACKPOT_ANSWERS)),
-            events_topic=settings.topic(SPIN_EVENTS),
-            dlq_topic=settings.topic(dlq_name(SPIN_REQUESTS)),
-            group_id=settings.group("spin"),
-            service="spin",
-            batch_max=MAX_BATCH_RECORDS,
-            pipelined=True,
+        config = loop_config(
+            settings,
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
             snapshot_folds=tuple(settings.topic(logical) for logical in FOLD_ORDER),
         )
