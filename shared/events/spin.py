@@ -142,7 +142,8 @@ class SpinAccepted(EventData):
 
 
 class SeedDrawn(EventData):
-    """Journal: after the wager's debit was confirmed, the seed was drawn and persisted before any outcome is shown."""
+    """Journal: the seed of an accepted spin, persisted in the transaction of the wager command that carries its
+    outcome to the wallet, before anything shows the outcome (a refused wager's is voided: SpinVoided)."""
 
     TYPE = "reelstream.spin.seed-drawn.v1"
     SUBJECT_FIELD = "player_id"
@@ -174,6 +175,21 @@ class BonusRingForfeited(EventData):
     state_before: dict[str, Any]
     state_after: dict[str, Any]
     forfeited_at: datetime
+
+
+class SpinVoided(EventData):
+    """Journal: the wallet refused a seeded spin's wager (`code`), so its drawn outcome never happened and is never
+    shown; the player's game state is the one before the spin (and before a forfeit of its bonus ring)."""
+
+    TYPE = "reelstream.spin.voided.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    code: str = Field(min_length=1, max_length=64)
+    voided_at: datetime
 
 
 RejectionCode = Literal[REJECTION_CODES]  # type: ignore[valid-type]

@@ -15,7 +15,7 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
+from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled, SpinVoided
 from shared.events.wallet import JackpotWonProof
 
 # Rejections that answer one record, not the request id (they must not become "the" answer of that id).
@@ -65,6 +65,25 @@ def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None
 def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes | None) -> None:
     data = message.data
     book.game_states[(data.player_id, data.game)] = dict(data.state_after)
+    record = book.records.get(data.request_id)
+    if record is not None:
+        record.forfeit_state_before = dict(data.state_before)
+
+
+def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) -> None:
+    """The wallet refused the wager: the drawn outcome never happened, so the player's state is the one before the
+    spin, and before the forfeit of a ring the spin asked for (a refused wager never costs the player the ring)."""
+    data = message.data
+    record = book.records.get(data.request_id)
+    if record is None:
+        return
+    record.claims.clear()  # the voided outcome's claims are never sent
+    key = (data.player_id, data.game)
+    pending = book.game_states.get(key)
+    if not (isinstance(pending, Pending) and pending.request_id == data.request_id):
+        return
+    before = record.forfeit_state_before if record.forfeit_state_before is not None else record.state_before
+    book.game_states[key] = dict(before or {})
 
 
 def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
@@ -139,6 +158,7 @@ _HANDLERS = {
     SpinAccepted: _accepted,
     BonusRingForfeited: _forfeited,
     SeedDrawn: _seed_drawn,
+    SpinVoided: _voided,
     SpinSettled: _settled,
     SpinRejected: _rejected,
     JackpotWon: _won,

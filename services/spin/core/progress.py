@@ -12,12 +12,13 @@ from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
-from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled
+from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled, SpinVoided
 from shared.events.wallet import (
     CommandRejected,
     DebitWager,
     RefundWager,
     JackpotWonProof,
+    PlaceWager,
     SettleWager,
     WagerDebited,
     WagerRefunded,
@@ -28,6 +29,7 @@ from shared.invariant import invariant
 
 WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
+WAGER_COMMAND_TYPES = frozenset({DebitWager.TYPE, PlaceWager.TYPE})
 
 
 def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
@@ -35,11 +37,12 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
     data, book = event.data, draft.book
     if isinstance(data, WagerDebited):
         record = book.records.get(data.transaction_id)
-        if record is not None:
+        if record is not None and record.answer is None:
             _debited(draft, ctx, record, now)
-    elif isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE:
+    elif isinstance(data, CommandRejected) and data.command_type in WAGER_COMMAND_TYPES:
         record = book.records.get(data.transaction_id)
-        if record is not None and record.status == "debiting":
+        if record is not None and record.answer is None:
+            _void(draft, record, now, data.code)
             _reject(draft, record, now, data.code, f"wallet refused the wager: {data.message}")
     elif isinstance(data, WagerSettled):
         record = book.records.get(data.wager_id)
@@ -52,13 +55,64 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
             _reject(draft, record, now, "WAGER_REFUNDED", text)
 
 
+def start_wager(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
+    """An accepted spin: forfeit if asked, draw and journal the seed, compute the outcome, then the one wager command
+    that carries it (nothing shows the outcome before the wallet accepts: the journal and the command commit together,
+    and a refusal voids the outcome)."""
+    _draw(draft, ctx, record, now)
+    draft.send(wager_command(ctx, record, now))
+
+
+def is_combined(record: SpinRecord) -> bool:
+    """A seeded, playable spin without a pool claim is one PlaceWager (debit and settlement together); a spin with a
+    claim is debited first and settled once the jackpot has answered; an unplayable one is debited, then refunded."""
+    return record.seed_hex is not None and record.play_error is None and not record.claims
+
+
+def wager_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
+    """The command that takes the wager (sent again, identical, for a repeat of the request while in flight)."""
+    fold.ensure_result(record, ctx.catalog)
+    return _place_command(ctx, record, now) if is_combined(record) else debit_command(record, now)
+
+
+def debit_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
+    debit = DebitWager(
+        transaction_id=record.request_id,
+        player_id=record.player_id,
+        amount_minor=record.stake_minor,
+        currency=record.currency,
+        game=record.game,
+        operator_id=record.operator_id,
+    )
+    return message(debit, derived_id(record.request_id, "debit-wager"), now, record.request_id)
+
+
+def _place_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
+    network = ctx.catalog.network_for_game(record.game)
+    place = PlaceWager(
+        transaction_id=record.request_id,
+        player_id=record.player_id,
+        amount_minor=record.stake_minor,
+        currency=record.currency,
+        game=record.game,
+        operator_id=record.operator_id,
+        settlement_id=derived_id(record.request_id, "settlement"),
+        house_win_minor=record.result.win_minor,
+        breakage_micro=record.result.breakage_micro,
+        contribution_micro=network.wager_contribution_micro(record.stake_minor),
+        network_id=network.network_id,
+    )
+    return message(place, derived_id(record.request_id, "place-wager"), now, record.request_id)
+
+
 def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
     """The request of a wager fact (debit, its refusal, settlement, refund) that this book does not know, else None.
     Such a wager no spin will settle or refund (another partition's book took its request, or it was forged past the
     trust checks): the adapter raises an alert. A redelivery of a fact older than the de-dup window (its request
     pruned) would be reported too."""
     data = event.data
-    if isinstance(data, WagerDebited) or (isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE):
+    refused = isinstance(data, CommandRejected) and data.command_type in WAGER_COMMAND_TYPES
+    if isinstance(data, WagerDebited) or refused:
         request_id = data.transaction_id
     elif isinstance(data, (WagerSettled, WagerRefunded)):
         request_id = data.wager_id
@@ -81,10 +135,12 @@ def on_jackpot_answer(
 
 
 def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
-    if record.status == "debiting":
+    if record.seed_hex is None:  # accepted before seeds were drawn at request time: drawn now, as then
         _draw(draft, ctx, record, now)
     if record.status == "refunding":
         draft.send(_refund_command(record, now))
+    elif is_combined(record):
+        return  # the debit of a PlaceWager: its settlement follows in the same wallet transaction
     elif record.status in ("claiming", "settling"):
         _send_outcome_commands(draft, ctx, record, now)
 
@@ -229,6 +285,18 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
     draft.answer(message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
+    if not record.claims:  # a wager reaches a pool only once the wallet has taken it (with claims: at the debit)
+        draft.send(_contribute_command(ctx, record, now))
+
+
+def _void(draft: Draft, record: SpinRecord, now: datetime, code: str) -> None:
+    """A refused wager whose seed was drawn: its outcome is voided in the journal, never shown."""
+    if record.seed_hex is None:
+        return
+    voided = SpinVoided(
+        request_id=record.request_id, player_id=record.player_id, game=record.game, code=code, voided_at=now
+    )
+    draft.record(message(voided, derived_id(record.request_id, "voided"), now, record.request_id))
 
 
 def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: str) -> None:
@@ -240,4 +308,12 @@ def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: st
     draft.answer(message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
 
 
-__all__ = ["on_wallet_event", "on_jackpot_answer", "settle_command", "WALLET_TYPES", "JACKPOT_TYPES"]
+__all__ = [
+    "on_wallet_event",
+    "on_jackpot_answer",
+    "start_wager",
+    "wager_command",
+    "settle_command",
+    "WALLET_TYPES",
+    "JACKPOT_TYPES",
+]
