@@ -158,6 +158,11 @@ class SeedDrawn(EventData):
     seed: str = Field(pattern=r"^[0-9a-f]{64}$")
     state_before: dict[str, Any]
     drawn_at: datetime
+    # The acceptance, when it travels with the seed (a spin without a forfeit: one journal record instead of two;
+    # accepted at `drawn_at`); absent when a SpinAccepted came first (a forfeit comes between the two).
+    operator_id: Ident | None = None
+    request_event_id: uuid.UUID | None = None
+    requested_at: datetime | None = None
 
 
 class BonusRingForfeited(EventData):

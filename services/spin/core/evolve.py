@@ -50,16 +50,22 @@ def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, tim
 
 def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None) -> None:
     data = message.data
+    _accept(book, data, data.operator_id, data.forfeit_bonus_ring, data.requested_at, data.accepted_at)
+
+
+def _accept(book: SpinBook, data: Any, operator_id, forfeit: bool, requested_at, accepted_at) -> SpinRecord:
+    """A request accepted (a SpinAccepted, or a SeedDrawn that carries the acceptance)."""
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
-    record = _record(book, data.request_id, fingerprint, epoch_ms(data.accepted_at))
-    record.operator_id = data.operator_id
-    record.forfeit_bonus_ring = data.forfeit_bonus_ring
-    record.requested_at_ms = epoch_ms(data.requested_at)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(accepted_at))
+    record.operator_id = operator_id
+    record.forfeit_bonus_ring = forfeit
+    record.requested_at_ms = epoch_ms(requested_at)
     record.accepted = True
     recent = book.accepted_at.setdefault(data.player_id, deque(maxlen=SPIN_RATE.spins))
-    recent.append(epoch_ms(data.accepted_at))
+    recent.append(epoch_ms(accepted_at))
     if record.answer is None:
         book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
+    return record
 
 
 def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes | None) -> None:
@@ -88,8 +94,11 @@ def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) ->
 
 def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
     data = message.data
-    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
-    record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
+    if data.requested_at is not None:  # the acceptance travels with the seed
+        record = _accept(book, data, data.operator_id, False, data.requested_at, data.drawn_at)
+    else:
+        fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+        record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
     record.accepted = True
     record.seed_hex = data.seed
     record.model_version = data.model_version

@@ -12,7 +12,15 @@ from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
-from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled, SpinVoided
+from shared.events.spin import (
+    BonusRingForfeited,
+    JackpotAward,
+    SeedDrawn,
+    SpinAccepted,
+    SpinRejected,
+    SpinSettled,
+    SpinVoided,
+)
 from shared.events.wallet import (
     CommandRejected,
     DebitWager,
@@ -55,12 +63,12 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
             _reject(draft, record, now, "WAGER_REFUNDED", text)
 
 
-def start_wager(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
-    """An accepted spin: forfeit if asked, draw and journal the seed, compute the outcome, then the one wager command
-    that carries it (nothing shows the outcome before the wallet accepts: the journal and the command commit together,
-    and a refusal voids the outcome)."""
-    _draw(draft, ctx, record, now)
-    draft.send(wager_command(ctx, record, now))
+def start_wager(draft: Draft, ctx: Context, accepted: SpinAccepted, now: datetime) -> None:
+    """An accepted spin: forfeit if asked, draw and journal the seed (with the acceptance), compute the outcome, then
+    the one wager command that carries it (nothing shows the outcome before the wallet accepts: the journal and the
+    command commit together, and a refusal voids the outcome)."""
+    _draw(draft, ctx, accepted, now, acceptance=accepted)
+    draft.send(wager_command(ctx, draft.book.records[accepted.request_id], now))
 
 
 def is_combined(record: SpinRecord) -> bool:
@@ -145,36 +153,50 @@ def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> N
         _send_outcome_commands(draft, ctx, record, now)
 
 
-def _draw(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
-    """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later)."""
-    engine = ctx.catalog.engine(record.game)
-    state = fold.game_state(draft.book, ctx.catalog, record.player_id, record.game)
+def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: SpinAccepted | None = None) -> None:
+    """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later). `spin`:
+    the accepted request (a SpinAccepted or its record). `acceptance`: not journaled yet; it travels with the seed,
+    or, when a forfeit comes between them, is journaled first."""
+    rid = spin.request_id
+    engine = ctx.catalog.engine(spin.game)
+    state = fold.game_state(draft.book, ctx.catalog, spin.player_id, spin.game)
     locked = engine.locked_stake(state)
-    if record.forfeit_bonus_ring and locked is not None and locked != record.stake_minor:
+    if spin.forfeit_bonus_ring and locked is not None and locked != spin.stake_minor:
+        if acceptance is not None:
+            draft.record(message(acceptance, derived_id(rid, "accepted"), now, rid))
+            acceptance = None
         cleared = engine.forfeit(state)
         forfeited = BonusRingForfeited(
-            request_id=record.request_id,
-            player_id=record.player_id,
-            game=record.game,
+            request_id=rid,
+            player_id=spin.player_id,
+            game=spin.game,
             locked_stake_minor=locked,
-            new_stake_minor=record.stake_minor,
+            new_stake_minor=spin.stake_minor,
             state_before=state,
             state_after=cleared,
             forfeited_at=now,
         )
-        draft.record(message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id))
+        draft.record(message(forfeited, derived_id(rid, "forfeited"), now, rid))
         state = cleared
-    seed = ctx.draw_seed(record.player_id, record.request_id)
+    seed = ctx.draw_seed(spin.player_id, rid)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
+    carried = {}
+    if acceptance is not None:
+        carried = {
+            "operator_id": acceptance.operator_id,
+            "request_event_id": acceptance.request_event_id,
+            "requested_at": acceptance.requested_at,
+        }
     drawn = SeedDrawn(
-        **wager_of(record),
+        **wager_of(spin),
         model_version=engine.model_version,
         seed=seed.hex(),
         state_before=state,
         drawn_at=now,
+        **carried,
     )
-    draft.record(message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id))
-    fold.ensure_result(record, ctx.catalog)
+    draft.record(message(drawn, derived_id(rid, "seed-drawn"), now, rid))
+    fold.ensure_result(draft.book.records[rid], ctx.catalog)
 
 
 def _send_outcome_commands(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:

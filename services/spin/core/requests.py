@@ -60,8 +60,7 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
         requested_at=request.time,
         accepted_at=now,
     )
-    draft.record(message(accepted, derived_id(data.request_id, "accepted"), now, data.request_id))
-    start_wager(draft, ctx, book.records[data.request_id], now)
+    start_wager(draft, ctx, accepted, now)
     return None
 
 

@@ -26,7 +26,7 @@ def test_a_request_naming_another_operator_than_its_tokens_is_refused_and_nothin
 def test_a_request_naming_no_operator_or_its_own_is_the_tokens_operators_spin_and_debit():
     for named in (None, "op-a"):
         effects = _handle(_bound_to("op-a"), request_bytes(operator=named)[1])
-        assert decoded(only(effects.journal, "journal")).operator_id == "op-a"
+        assert decoded(only(effects.journal, "seed")).operator_id == "op-a"
         assert decoded(wager_out(effects.outputs)).operator_id == "op-a"
 
 

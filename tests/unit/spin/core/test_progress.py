@@ -40,7 +40,7 @@ def test_a_spin_without_a_claim_is_one_place_wager_committed_with_its_seed_and_c
     seeds = Seeds(NO_CLAIM)
     book, ctx = SpinBook(), make_context(seeds)
     request_id, asked = accept(book, ctx, stake=10)
-    assert [out.kind for out in asked.journal] == ["journal", "seed"]  # SpinAccepted, SeedDrawn: one transaction
+    assert [out.kind for out in asked.journal] == ["seed"]  # SeedDrawn with the acceptance, in the transaction
     drawn = decoded(only(asked.journal, "seed"))
     assert (drawn.seed, drawn.state_before) == (NO_CLAIM.hex(), {})
     assert [out.kind for out in asked.outputs] == ["place"]  # nothing else reveals the outcome yet
@@ -80,7 +80,7 @@ def test_redelivered_wallet_facts_and_a_repeat_in_flight_reuse_the_persisted_see
 def test_a_claim_waits_for_the_jackpot_and_the_one_settlement_carries_the_pool_share():
     book, ctx = SpinBook(), make_context(Seeds(CLAIM))
     _, asked = accept(book, ctx, stake=100)
-    assert [out.kind for out in asked.journal] == ["journal", "seed"]
+    assert [out.kind for out in asked.journal] == ["seed"]
     assert [out.kind for out in asked.outputs] == ["debit"]  # a claim needs the wager taken first
     effects = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     assert [out.kind for out in effects.outputs] == ["contribute", "claim"]

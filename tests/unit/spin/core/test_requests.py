@@ -19,11 +19,11 @@ def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wag
     book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes(stake=20)
     effects = handle(book, ctx, raw)
-    accepted = decoded(only(effects.journal, "journal"))
+    accepted = decoded(only(effects.journal, "seed"))  # the acceptance travels with the seed
     debit = decoded(wager_out(effects.outputs))
     assert accepted.request_id == request_id
     assert accepted.stake_minor == 20
-    assert "session_token" not in only(effects.journal, "journal").value.decode()
+    assert "session_token" not in only(effects.journal, "seed").value.decode()
     assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
 
 

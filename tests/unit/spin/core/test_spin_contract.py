@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from shared.events import broker_time, decode, encode
 from shared.events.jackpot import Contribute
-from shared.events.spin import SeedDrawn, SpinAccepted, SpinRejected, SpinSettled, SpinVoided
+from shared.events.spin import SeedDrawn, SpinRejected, SpinSettled, SpinVoided
 from shared.events.wallet import PlaceWager
 from services.spin.core.requests import Request
 from tests.support.gwt import data_of
@@ -30,7 +30,7 @@ def _request(player: str = "p-1", **fields) -> Request:
 
 def test_a_valid_request_is_journaled_as_accepted_with_its_seed_and_its_wager_placed():
     spin = spin_core(make_context()).given().when(_request(), NOW)
-    spin.then(SpinAccepted, SeedDrawn).then_commands(PlaceWager).then_answers()
+    spin.then(SeedDrawn).then_commands(PlaceWager).then_answers()  # the acceptance travels with the seed
 
 
 def test_a_request_with_a_bad_token_is_answered_unauthenticated_and_nothing_is_journaled():

@@ -37,7 +37,7 @@ def test_the_same_request_on_its_own_partition_is_accepted_after_a_wrong_partiti
     fold.evolve(home_book, decode(refused.value), refused.value)  # as a rebuild of the home partition does
     assert home_book.records == {}
     effects = handle_request(home_book, ctx, raw, b"p-1", NOW_MS, HOME, 1, PARTITIONS)
-    assert decoded(only(effects.journal, "journal")).request_id == request_id
+    assert decoded(only(effects.journal, "seed")).request_id == request_id
     assert decoded(wager_out(effects.outputs)).amount_minor == 10
 
 
