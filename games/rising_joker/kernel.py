@@ -46,8 +46,10 @@ def _line_total(cells, lines, pays, scatter_code, wild, line_symbol, line_count)
     return total
 
 
-def _evaluate(raw, lines, pays, scatter_code, wild, stops, line_symbol, line_count):
-    """(line win after expansion, line win before, stars before, bit mask of the expanded 0-based reels)."""
+def _evaluate(raw, lines, pays, scatter_code, wild, stops, wins):
+    """(line win after expansion, line win before, stars before, bit mask of the expanded 0-based reels); fills
+    wins[0] with each line's symbol code (-1: no win) and wins[1] with its count."""
+    line_symbol, line_count = wins[0], wins[1]
     reels, rows = raw.shape[0], raw.shape[2]
     before = np.empty((reels, rows), np.int64)
     joker = np.zeros(reels, np.bool_)
@@ -95,6 +97,8 @@ class _Tables:
     pays: np.ndarray  # [symbol, count 0..5] hundredths of the total stake (0 below three)
     columns: tuple[tuple[tuple[str, ...], ...], ...]  # [reel][stop] the visible column
     lengths: tuple[int, ...]
+    wild: int
+    scatter: int
 
 
 def _tables(model: RisingJokerModel) -> _Tables:
@@ -113,7 +117,8 @@ def _tables(model: RisingJokerModel) -> _Tables:
     for name, line_pays in model.line_pays.items():
         pays[code[name], 3:6] = (line_pays.three, line_pays.four, line_pays.five)
     lengths = tuple(len(strip) for strip in model.reels)
-    return _Tables(raw, np.array(model.lines, dtype=np.int64), pays, tuple(columns), lengths)
+    lines = np.array(model.lines, dtype=np.int64)
+    return _Tables(raw, lines, pays, tuple(columns), lengths, code[model.wild], code[model.scatter])
 
 
 _TABLES: dict[int, tuple[RisingJokerModel, _Tables]] = {}  # id(model) -> (the model, kept alive; its tables)
@@ -131,11 +136,9 @@ def evaluate_compiled(model: RisingJokerModel, stops: tuple[int, ...]) -> SpinEv
     t = tables_of(model)
     invariant(len(stops) == len(t.lengths), "one stop per reel")
     invariant(all(0 <= stop < length for stop, length in zip(stops, t.lengths)), "a stop lies on its strip")
-    line_symbol = np.empty(len(model.lines), np.int64)
-    line_count = np.empty(len(model.lines), np.int64)
-    wild, scatter = model.symbols.index(model.wild), model.symbols.index(model.scatter)
+    wins = np.empty((2, len(model.lines)), np.int64)
     total, unexpanded, stars, mask = _evaluate(
-        t.raw, t.lines, t.pays, scatter, wild, np.array(stops, np.int64), line_symbol, line_count
+        t.raw, t.lines, t.pays, t.scatter, t.wild, np.array(stops, np.int64), wins
     )
     invariant(total >= unexpanded, "expansion never lowers a win")
     before = tuple(t.columns[reel][stop] for reel, stop in enumerate(stops))
@@ -144,7 +147,7 @@ def evaluate_compiled(model: RisingJokerModel, stops: tuple[int, ...]) -> SpinEv
     after = tuple(wild_column if (mask >> reel) & 1 else column for reel, column in enumerate(before))
     wins = tuple(
         LineWin(line + 1, model.symbols[symbol], int(count), int(t.pays[symbol, count]))
-        for line, (symbol, count) in enumerate(zip(line_symbol.tolist(), line_count.tolist()))
+        for line, (symbol, count) in enumerate(zip(*wins.tolist()))
         if symbol >= 0
     )
     return SpinEvaluation(

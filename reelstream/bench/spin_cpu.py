@@ -1,7 +1,7 @@
 """Per-spin CPU of the spin service's Python, without a broker: the Rising Joker play (compiled kernel against the
-pure-Python evaluation, with the ratio), a request's decode (one pass over the bytes, and through a dict) and an envelope's encode, and one derived id.
+pure-Python evaluation), a request's decode (one pass over the bytes, and through a dict), an encode, a derived id.
 
-`make bench-spin-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS rounds, in microseconds per call.
+`make bench-spin-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS interleaved rounds, in µs per call.
 """
 
 from __future__ import annotations
@@ -26,14 +26,16 @@ from shared.events.spin import SpinRequested
 from shared.topics import SPIN_REQUESTS
 
 
-def _per_call_us(run: Callable[[], int], rounds: int) -> float:
-    """Median over `rounds` of one round's time per call (`run` returns how many calls it made)."""
-    times = []
+def _per_call_us(*runs: Callable[[], int], rounds: int) -> list[float]:
+    """Per run, the median over `rounds` of one round's time per call (`run` returns how many calls it made); the runs
+    take turns within each round, so a drift of the machine's load falls on all of them alike."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
-        started = time.perf_counter()
-        calls = run()
-        times.append((time.perf_counter() - started) / calls * 1e6)
-    return statistics.median(times)
+        for run, kept in zip(runs, times):
+            started = time.perf_counter()
+            calls = run()
+            kept.append((time.perf_counter() - started) / calls * 1e6)
+    return [statistics.median(kept) for kept in times]
 
 
 def measure(spins: int = 2_000, rounds: int = 5) -> dict[str, float]:
@@ -53,7 +55,7 @@ def measure(spins: int = 2_000, rounds: int = 5) -> dict[str, float]:
     chosen = engine_module.evaluator
     try:
         play(evaluate_compiled)()  # compile (or load the numba cache) before timing
-        pure, compiled = _per_call_us(play(evaluate_stops), rounds), _per_call_us(play(evaluate_compiled), rounds)
+        pure, compiled = _per_call_us(play(evaluate_stops), play(evaluate_compiled), rounds=rounds)
     finally:
         engine_module.evaluator = chosen
     now = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -89,14 +91,16 @@ def measure(spins: int = 2_000, rounds: int = 5) -> dict[str, float]:
             derived_id(message.id, "answer", index)
         return n
 
+    one_pass, via_dict, encoded, ids = _per_call_us(decode_run, decode_dict_run, encode_run, id_run, rounds=rounds)
     return {
         "rising_joker_play_pure_us": pure,
         "rising_joker_play_compiled_us": compiled,
         "ratio_pure_over_compiled": pure / compiled,
-        "decode_request_one_pass_us": _per_call_us(decode_run, rounds),
-        "decode_request_via_dict_us": _per_call_us(decode_dict_run, rounds),
-        "encode_request_us": _per_call_us(encode_run, rounds),
-        "derived_id_us": _per_call_us(id_run, rounds),
+        "decode_request_one_pass_us": one_pass,
+        "decode_request_via_dict_us": via_dict,
+        "ratio_via_dict_over_one_pass": via_dict / one_pass,
+        "encode_request_us": encoded,
+        "derived_id_us": ids,
     }
 
 
