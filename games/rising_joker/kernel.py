@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from shared.invariant import invariant
 from games.rising_joker.evaluate import LineWin, SpinEvaluation, evaluate_stops
 from games.rising_joker.model import RisingJokerModel
 
 try:
+    import numpy as np
     from numba import njit
 except ImportError:  # the pure-Python evaluation plays every spin
     njit = None
