@@ -21,7 +21,7 @@ from shared import dead_letters, signing
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, WRITER
-from shared.events.codec import decode
+from shared.events.codec import decode_one_pass
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
@@ -206,7 +206,7 @@ def decode_on(
 ) -> Envelope:
     """A command of `logical_topic` (every guard of the codec), whose type belongs there and, with `check_key`,
     whose record key is its subject (`keyless`: or no key at all). Raises DecodeError (a Misfit for the last two)."""
-    message = decode(value, expect_kind="command")
+    message = decode_one_pass(value, expect_kind="command")
     if message.data.TOPIC != logical_topic:
         raise Misfit(WRONG_TOPIC, "type", f"{message.type} does not belong on {logical_topic}", orjson.loads(value))
     if check_key and key != message.key and not (keyless and key is None):
@@ -299,7 +299,7 @@ def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None
     if problem is not None:
         return None, problem
     try:
-        return decode(record.value, expect_kind="event"), None
+        return decode_one_pass(record.value, expect_kind="event"), None
     except DecodeError as error:
         return None, f"unreadable: {error}"
 

@@ -8,7 +8,8 @@ from typing import Any
 from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR, micro_floor_to_minor
 from games import GameResult, engine_code_sha256
-from games.rising_joker.evaluate import SpinEvaluation, evaluate_stops
+from games.rising_joker.evaluate import SpinEvaluation
+from games.rising_joker.kernel import evaluator
 from games.rising_joker.model import RisingJokerModel, model_sha256
 from games.rising_joker.mystery import MysteryAward, draw_mystery
 from games.rng import SpinRng
@@ -169,7 +170,7 @@ class RisingJokerEngine:
         invariant(stake_minor in self.model.stakes_minor, "the spin service refuses other stakes before play")
         carried_in = self.carried_in_micro(state)
         stops = tuple(rng.below(len(strip)) for strip in self.model.reels)
-        spin = evaluate_stops(self.model, stops)
+        spin = evaluator()(self.model, stops)  # compiled when numba is installed (the same evaluation)
         losing = spin.base_hundredths == 0
         award = draw_mystery(self.model.mystery, rng) if losing else None
         outcome = outcome_json(self.model, spin, stake_minor, losing, award, carried_in)

@@ -75,29 +75,31 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
 
 # The envelope's `type` as `encode` writes it (no spaces): found in the bytes, it names the model to validate them with.
 _TYPE_IN_BYTES = re.compile(rb'"type":"(reelstream\.[a-z-]+\.[a-z-]+\.v[0-9]+)"')
-_JSON_READERS: dict[bytes, Callable[[bytes], Envelope[Any]]] = {}
+_JSON_READERS: dict[bytes, tuple[str, Callable[[bytes], Envelope[Any]]]] = {}  # type -> (KIND, validator)
 
 
-def decode_one_pass(value: bytes | None) -> Envelope[Any]:
-    """`decode(value)` in one pass over the bytes: pydantic validates the JSON itself, without a Python dict first
-    (about half the time of a record). A success means the bytes are a message of the type found in them (the envelope
-    checks its type against its payload's); anything else takes `decode`'s path, for its error."""
+def decode_one_pass(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[Any]:
+    """`decode(value, expect_kind=...)` in one pass over the bytes: pydantic validates the JSON itself, without a Python
+    dict first (about half the time of a record). A success means the bytes are a message of the type found in them
+    (the envelope checks its type against its payload's) and of `expect_kind`; anything else takes `decode`'s path,
+    for its error."""
     found = _TYPE_IN_BYTES.search(value, 0, 4096) if value and len(value) <= MAX_RECORD_BYTES else None
-    validate = (_JSON_READERS.get(found.group(1)) or _json_reader(found.group(1))) if found else None
-    if validate is not None:
+    reader = (_JSON_READERS.get(found.group(1)) or _json_reader(found.group(1))) if found else None
+    if reader is not None and (expect_kind is None or reader[0] == expect_kind):
         try:
-            return validate(value)
+            return reader[1](value)
         except ValidationError:
             pass
-    return decode(value)
+    return decode(value, expect_kind=expect_kind)
 
 
-def _json_reader(type_bytes: bytes) -> Callable[[bytes], Envelope[Any]] | None:
+def _json_reader(type_bytes: bytes) -> tuple[str, Callable[[bytes], Envelope[Any]]] | None:
     model = payload_class(type_bytes.decode())
     if model is None:
         return None
     envelope_class = CommandEnvelope if model.KIND == "command" else Envelope
-    _JSON_READERS[type_bytes] = parametrized(envelope_class, model).__pydantic_validator__.validate_json
+    validate = parametrized(envelope_class, model).__pydantic_validator__.validate_json
+    _JSON_READERS[type_bytes] = (model.KIND, validate)
     return _JSON_READERS[type_bytes]
 
 

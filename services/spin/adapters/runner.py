@@ -33,7 +33,8 @@ from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.decision import Undecodable
-from shared.events import DecodeError, Envelope, broker_time, decode, may_be
+from shared.events import DecodeError, Envelope, broker_time, may_be
+from shared.events.codec import decode_one_pass
 from shared.input_position import Output
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
@@ -232,7 +233,7 @@ def event_message(logical: str, record, partitions: int = 0) -> Envelope[Any] | 
         observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s", *where, problem)
         return None
     try:
-        return decode(record.value, expect_kind="event")
+        return decode_one_pass(record.value, expect_kind="event")  # one validation, straight from the bytes
     except DecodeError as error:
         return Undecodable(error, None, (logical, record.partition, record.offset))
 
