@@ -27,6 +27,7 @@ from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
 from shared.events.wallet import (
     DebitWager,
+    PlaceWager,
     Deposit,
     JackpotWonProof,
     ProofHeader,
@@ -71,7 +72,7 @@ OWNERS: dict[str, str] = {
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {
-    command.TYPE: "spin" for command in (DebitWager, SettleWager, RefundWager, Contribute, Claim)
+    command.TYPE: "spin" for command in (DebitWager, PlaceWager, SettleWager, RefundWager, Contribute, Claim)
 }
 # Commands from outside roles that move money or pools: signed by the cashier's and the operator's keys.
 SIGNED_COMMANDS: dict[str, str] = {

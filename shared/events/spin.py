@@ -142,7 +142,8 @@ class SpinAccepted(EventData):
 
 
 class SeedDrawn(EventData):
-    """Journal: after the wager's debit was confirmed, the seed was drawn and persisted before any outcome is shown."""
+    """Journal: the seed of an accepted spin, persisted in the transaction of the wager command that carries its
+    outcome to the wallet, before anything shows the outcome (a refused wager's is voided: SpinVoided)."""
 
     TYPE = "reelstream.spin.seed-drawn.v1"
     SUBJECT_FIELD = "player_id"
@@ -157,6 +158,11 @@ class SeedDrawn(EventData):
     seed: str = Field(pattern=r"^[0-9a-f]{64}$")
     state_before: dict[str, Any]
     drawn_at: datetime
+    # The acceptance, when it travels with the seed (a spin without a forfeit: one journal record instead of two;
+    # accepted at `drawn_at`); absent when a SpinAccepted came first (a forfeit comes between the two).
+    operator_id: Ident | None = None
+    request_event_id: uuid.UUID | None = None
+    requested_at: datetime | None = None
 
 
 class BonusRingForfeited(EventData):
@@ -174,6 +180,21 @@ class BonusRingForfeited(EventData):
     state_before: dict[str, Any]
     state_after: dict[str, Any]
     forfeited_at: datetime
+
+
+class SpinVoided(EventData):
+    """Journal: the wallet refused a seeded spin's wager (`code`), so its drawn outcome never happened and is never
+    shown; the player's game state is the one before the spin (and before a forfeit of its bonus ring)."""
+
+    TYPE = "reelstream.spin.voided.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    request_id: uuid.UUID
+    player_id: str
+    game: str
+    code: str = Field(min_length=1, max_length=64)
+    voided_at: datetime
 
 
 RejectionCode = Literal[REJECTION_CODES]  # type: ignore[valid-type]

@@ -124,6 +124,29 @@ class SettleWager(_WalletCommand):
     jackpot_proofs: Annotated[tuple[JackpotWonProof, ...], Field(max_length=MAX_JACKPOT_PROOFS)] | None = None
 
 
+class PlaceWager(_WalletCommand):
+    """Spin service: a whole spin without a pool share in one command, debit and settlement together. `transaction_id`
+    is the wager id (the spin's request id), `settlement_id` the settlement's transaction id.
+
+    Accepted or refused as a whole, on the stake and the player's state only (funds, loss limits, self-exclusion,
+    exactly as DebitWager); the outcome's amounts are checked for what they must be (not negative, the contribution
+    within the stake, the house win within the game's maximum award), never judged. Accepted: WagerDebited then
+    WagerSettled (the postings of each, as DebitWager then SettleWager would write them); refused: one
+    CommandRejected with command_type place-wager. Pool shares need a claim first, so there is no jackpot amount here.
+    """
+
+    TYPE = "reelstream.wallet.place-wager.v1"
+    amount_minor: Minor
+    currency: CurrencyCode
+    game: Ident
+    operator_id: Ident | None = None
+    settlement_id: uuid.UUID
+    house_win_minor: Minor
+    breakage_micro: Micro
+    contribution_micro: Micro
+    network_id: Ident
+
+
 class RefundWager(_WalletCommand):
     """Spin service: give a wager back when the spin cannot complete (only before anything was contributed)."""
 

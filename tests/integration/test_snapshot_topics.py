@@ -11,6 +11,7 @@ snapshots topic is deleted and a third instance restores from the events alone.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import replace
 
 from shared.kafka import admin_client
@@ -26,9 +27,15 @@ WAIT_S = 60
 
 
 def _delete_topic(bootstrap: str, topic: str) -> None:
+    """Delete the topic and wait until no broker lists it (a deletion propagates asynchronously: a restore right after
+    the call could still read the old snapshots)."""
     admin = admin_client(bootstrap)
     try:
         admin.delete_topics([topic])
+        deadline = time.monotonic() + WAIT_S
+        while topic in admin.list_topics():
+            assert time.monotonic() < deadline, f"{topic} still listed {WAIT_S} s after its deletion"
+            time.sleep(0.2)
     finally:
         admin.close()
 

@@ -181,16 +181,17 @@ def debited_for(debit_out, balance_after_minor: int = 1000):
     )
 
 
-def debit_refused_for(debit_out, code: str = "INSUFFICIENT_FUNDS"):
-    from shared.events.wallet import CommandRejected, DebitWager
+def debit_refused_for(wager_out, code: str = "INSUFFICIENT_FUNDS"):
+    """The wallet's refusal of a wager command (a DebitWager or a PlaceWager: its command_type says which)."""
+    from shared.events.wallet import CommandRejected
 
-    command = decoded(debit_out)
+    command = decoded(wager_out)
     return wallet_event(
         CommandRejected(
             transaction_id=command.transaction_id,
             player_id=command.player_id,
             recorded_at=broker_time(NOW_MS),
-            command_type=DebitWager.TYPE,
+            command_type=command.TYPE,
             code=code,
             message="no",
         )
@@ -198,26 +199,54 @@ def debit_refused_for(debit_out, code: str = "INSUFFICIENT_FUNDS"):
 
 
 def settled_for(settle_out, balance_after_minor: int = 2000):
-    from shared.events.wallet import WagerSettled
+    """The wallet's WagerSettled for a SettleWager, or for the settlement half of a PlaceWager."""
+    from shared.events.wallet import PlaceWager, WagerSettled
 
     command = decoded(settle_out)
+    placed = isinstance(command, PlaceWager)
+    jackpot_win = 0 if placed else command.jackpot_win_minor
     return wallet_event(
         WagerSettled(
-            transaction_id=command.transaction_id,
+            transaction_id=command.settlement_id if placed else command.transaction_id,
             player_id=command.player_id,
             recorded_at=broker_time(NOW_MS),
             currency=command.currency,
             postings=(),
             balance_after_minor=balance_after_minor,
-            wager_id=command.wager_id,
-            win_minor=command.house_win_minor + command.jackpot_win_minor,
+            wager_id=command.transaction_id if placed else command.wager_id,
+            win_minor=command.house_win_minor + jackpot_win,
             house_win_minor=command.house_win_minor,
-            jackpot_win_minor=command.jackpot_win_minor,
+            jackpot_win_minor=jackpot_win,
             breakage_micro=command.breakage_micro,
             contribution_micro=command.contribution_micro,
             network_id=command.network_id,
         )
     )
+
+
+def placed_for(place_out, balance_after_minor: int = 2000) -> tuple[Any, Any]:
+    """The two facts the wallet writes for an accepted PlaceWager: its debit, then its settlement."""
+    return debited_for(place_out), settled_for(place_out, balance_after_minor)
+
+
+def play_out(book: SpinBook, ctx: Context, asked) -> list:
+    """An accepted spin's wager taken and settled by a wallet that accepts it (claims answered as won), and the
+    effects of each step; [] when the request was refused."""
+    steps, wager = [], [out for out in asked.outputs if out.kind in ("place", "debit")]
+    if not wager:
+        return steps
+    if wager[0].kind == "place":
+        for fact in placed_for(wager[0]):
+            steps.append(handle_event(book, ctx, fact))
+        return steps
+    steps.append(handle_event(book, ctx, debited_for(wager[0])))
+    settle = [out for out in steps[-1].outputs if out.kind == "settle"]
+    for claim in [out for out in steps[-1].outputs if out.kind == "claim"]:
+        steps.append(handle_event(book, ctx, won_for(claim)[0]))
+        settle += [out for out in steps[-1].outputs if out.kind == "settle"]
+    if settle:
+        steps.append(handle_event(book, ctx, settled_for(settle[-1])))
+    return steps
 
 
 def refunded_for(refund_out):
@@ -292,6 +321,13 @@ def claim_refused_for(claim_out):
 def only(outs, kind: str):
     found = [out for out in outs if out.kind == kind]
     assert len(found) == 1, f"expected one {kind}, got {[o.kind for o in outs]}"
+    return found[0]
+
+
+def wager_out(outs):
+    """The one command that takes an accepted spin's wager: a PlaceWager, or a DebitWager for a spin with a claim."""
+    found = [out for out in outs if out.kind in ("place", "debit")]
+    assert len(found) == 1, f"expected one wager command, got {[o.kind for o in outs]}"
     return found[0]
 
 

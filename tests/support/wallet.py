@@ -13,8 +13,8 @@ from functools import partial
 from shared import records
 from shared.events import envelope
 from shared.events.envelope import Envelope
-from shared.events.wallet import DebitWager, Deposit, JackpotWonProof, RefundWager, SelfExclude, SetLimit, SettleWager
-from shared.events.wallet import Withdraw
+from shared.events.wallet import DebitWager, Deposit, JackpotWonProof, PlaceWager, RefundWager, SelfExclude, SetLimit
+from shared.events.wallet import SettleWager, Withdraw
 
 from services.wallet.core import WalletBook, WalletState, decide, evolve
 from tests.support.gwt import Core
@@ -45,11 +45,42 @@ class Wallet:
         return self.book.state_of(PLAYER)
 
     def send(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None):
+        events = self.send_all(data, sent_at=sent_at, envelope_id=envelope_id)
+        assert len(events) == 1
+        return events[0]
+
+    def send_all(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None) -> tuple:
+        """Every event of one command (an accepted PlaceWager writes its debit and its settlement)."""
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
         events = decide(self.book, command, self.now, proofs=records.proof_problem).events
         self.emitted.extend(events)
-        assert len(events) == 1
-        return events[0]
+        return events
+
+    def place(
+        self,
+        n: int,
+        amount_minor: int,
+        house_win_minor: int = 0,
+        currency: str = "EUR",
+        breakage_micro: int = 0,
+        contribution_micro: int = 0,
+        game: str = "rising-joker",
+        **kw,
+    ) -> tuple:
+        """A whole spin in one command: wager `tx(n)`, its settlement `tx(n + 10_000)`."""
+        data = PlaceWager(
+            transaction_id=tx(n),
+            player_id=PLAYER,
+            amount_minor=amount_minor,
+            currency=currency,
+            game=game,
+            settlement_id=tx(n + 10_000),
+            house_win_minor=house_win_minor,
+            breakage_micro=breakage_micro,
+            contribution_micro=contribution_micro,
+            network_id="net-1",
+        )
+        return self.send_all(data, **kw)
 
     def later(self, **delta: float) -> "Wallet":
         self.now = self.now + timedelta(**delta)

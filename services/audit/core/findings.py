@@ -74,6 +74,8 @@ CHECKS: dict[str, str] = {
     "spin-rederivation-mismatch": "re-playing the recorded seed and state gives a different spin",
     "spin-rederivation-failed": "the recorded seed, state or model version cannot be re-played",
     "seed-mismatch": "the seed in spin.settled differs from the seed persisted in the journal",
+    "voided-outcome-shown": "a spin voided after its wager was refused was answered spin.settled all the same",
+    "voided-wager-taken": "the wallet holds a wager of a spin whose outcome was voided as refused",
     "state-chain-broken": "a spin's state_before differs from the player's state after the previous spin",
     "projection-unreadable": "the projection could not be read, so it could not be compared",
     "projection-row-missing": "the projection lacks a row the events imply",

@@ -9,7 +9,7 @@ from services.audit.core.collect import Fact
 from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger
 from services.audit.core.rederive import EngineLookup, as_json, compare_settled, first_difference, refused_pins, replay
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled
+from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled, SpinVoided
 from shared.pools import PoolsConfig
 
 
@@ -59,7 +59,23 @@ def check_spins(
             _check_seed(spins, fact)
             _check_wallet(spins, fact, ledger, config)
     _rederive_unsettled(spins, lookup, config)
+    _check_voided(spins, facts, ledger)
     return spins
+
+
+def _check_voided(spins: Spins, facts: list[Fact], ledger: Ledger) -> None:
+    """A voided spin's wager was refused: its outcome is never shown, and the wallet holds no wager for it (an
+    incremental audit checks the voids it reads; the full audit every one)."""
+    for fact in facts:
+        if not isinstance(fact.data, SpinVoided):
+            continue
+        request_id = str(fact.data.request_id)
+        if request_id in spins.settled:
+            spins.discrepancies.append(
+                _found("voided-outcome-shown", fact, f"settled at {spins.settled[request_id].where}")
+            )
+        if request_id in ledger.wagers:
+            spins.discrepancies.append(_found("voided-wager-taken", fact, "the wallet debited the voided spin's wager"))
 
 
 def _drop_tiers(config: PoolsConfig, game: str) -> tuple[str, ...]:

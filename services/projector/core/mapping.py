@@ -312,6 +312,7 @@ _BY_TYPE: dict[str, _Mapper] = {
     spin.SpinRejected.TYPE: _spin_rejected,
     spin.SeedDrawn.TYPE: _journal,
     spin.BonusRingForfeited.TYPE: _journal,
+    spin.SpinVoided.TYPE: _journal,
     wallet.Deposited.TYPE: _posted,
     wallet.Withdrawn.TYPE: _posted,
     wallet.WagerDebited.TYPE: _posted,

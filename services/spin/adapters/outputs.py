@@ -11,10 +11,10 @@ from shared.decision import Decision
 from shared.events import Envelope, encode
 from shared.events.jackpot import Claim, Contribute
 from shared.events.spin import SeedDrawn
-from shared.events.wallet import DebitWager, RefundWager, SettleWager
+from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
 
 _COMMAND_KINDS = {DebitWager: "debit", Contribute: "contribute", Claim: "claim", SettleWager: "settle"}
-_COMMAND_KINDS[RefundWager] = "refund"
+_COMMAND_KINDS.update({PlaceWager: "place", RefundWager: "refund"})
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Out:
     topic: str
     key: bytes
     value: bytes
-    kind: str  # journal | seed | debit | contribute | claim | settle | refund | answer | home-answer | dlq
+    kind: str  # journal | seed | debit | place | contribute | claim | settle | refund | answer | home-answer | dlq
     headers: tuple[tuple[str, bytes], ...] = ()
     # Journal facts go to the book's own partition (folded on rebuild); None: the key's partition. Answers go by their
     # key: the book's own partition for a request on its partition, the named player's for a refusal of a record that

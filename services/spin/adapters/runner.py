@@ -45,7 +45,12 @@ _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
 PRUNE_EVERY_RECORDS = 5000
-_CRASH_AFTER = {"debit": "spin.after_debit", "claim": "spin.after_claim", "settle": "spin.after_settlement"}
+_CRASH_AFTER = {
+    "debit": "spin.after_debit",
+    "place": "spin.after_place",
+    "claim": "spin.after_claim",
+    "settle": "spin.after_settlement",
+}
 
 
 @dataclass(frozen=True)

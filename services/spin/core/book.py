@@ -37,7 +37,7 @@ class ClaimAnswer:
 
 @dataclass
 class SpinRecord:
-    """One request's state machine: accepted -> debited+seeded -> claims answered -> settled (or rejected/refunded)."""
+    """One request's state machine: accepted+seeded -> (debited -> claims answered) -> settled, or voided/refunded."""
 
     request_id: uuid.UUID
     fingerprint: Fingerprint
@@ -56,6 +56,7 @@ class SpinRecord:
     answer_id: uuid.UUID | None = None
     answer_code: str | None = None
     settled_state_after: dict[str, Any] | None = None
+    forfeit_state_before: dict[str, Any] | None = None  # before a forfeit of the ring: restored if the spin is voided
 
     @property
     def player_id(self) -> str:

@@ -15,7 +15,7 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
+from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled, SpinVoided
 from shared.events.wallet import JackpotWonProof
 
 # Rejections that answer one record, not the request id (they must not become "the" answer of that id).
@@ -50,27 +50,55 @@ def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, tim
 
 def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None) -> None:
     data = message.data
+    _accept(book, data, data.operator_id, data.forfeit_bonus_ring, data.requested_at, data.accepted_at)
+
+
+def _accept(book: SpinBook, data: Any, operator_id, forfeit: bool, requested_at, accepted_at) -> SpinRecord:
+    """A request accepted (a SpinAccepted, or a SeedDrawn that carries the acceptance)."""
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
-    record = _record(book, data.request_id, fingerprint, epoch_ms(data.accepted_at))
-    record.operator_id = data.operator_id
-    record.forfeit_bonus_ring = data.forfeit_bonus_ring
-    record.requested_at_ms = epoch_ms(data.requested_at)
+    record = _record(book, data.request_id, fingerprint, epoch_ms(accepted_at))
+    record.operator_id = operator_id
+    record.forfeit_bonus_ring = forfeit
+    record.requested_at_ms = epoch_ms(requested_at)
     record.accepted = True
     recent = book.accepted_at.setdefault(data.player_id, deque(maxlen=SPIN_RATE.spins))
-    recent.append(epoch_ms(data.accepted_at))
+    recent.append(epoch_ms(accepted_at))
     if record.answer is None:
         book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
+    return record
 
 
 def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes | None) -> None:
     data = message.data
     book.game_states[(data.player_id, data.game)] = dict(data.state_after)
+    record = book.records.get(data.request_id)
+    if record is not None:
+        record.forfeit_state_before = dict(data.state_before)
+
+
+def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) -> None:
+    """The wallet refused the wager: the drawn outcome never happened, so the player's state is the one before the
+    spin, and before the forfeit of a ring the spin asked for (a refused wager never costs the player the ring)."""
+    data = message.data
+    record = book.records.get(data.request_id)
+    if record is None:
+        return
+    record.claims.clear()  # the voided outcome's claims are never sent
+    key = (data.player_id, data.game)
+    pending = book.game_states.get(key)
+    if not (isinstance(pending, Pending) and pending.request_id == data.request_id):
+        return
+    before = record.forfeit_state_before if record.forfeit_state_before is not None else record.state_before
+    book.game_states[key] = dict(before or {})
 
 
 def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
     data = message.data
-    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
-    record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
+    if data.requested_at is not None:  # the acceptance travels with the seed
+        record = _accept(book, data, data.operator_id, False, data.requested_at, data.drawn_at)
+    else:
+        fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+        record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
     record.accepted = True
     record.seed_hex = data.seed
     record.model_version = data.model_version
@@ -139,6 +167,7 @@ _HANDLERS = {
     SpinAccepted: _accepted,
     BonusRingForfeited: _forfeited,
     SeedDrawn: _seed_drawn,
+    SpinVoided: _voided,
     SpinSettled: _settled,
     SpinRejected: _rejected,
     JackpotWon: _won,

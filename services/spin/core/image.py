@@ -85,12 +85,15 @@ def _record_row(r: SpinRecord) -> list[Any]:
         r.answer_id,
         r.answer_code,
         r.settled_state_after,
+        r.forfeit_state_before,
     ]
 
 
 def _record_of(row: list[Any]) -> SpinRecord:
     (rid, fp, time_ms, operator, forfeit, requested, accepted, seed, model, before, error, claims, answer, aid, code,
-     after) = row  # fmt: skip
+     after) = row[:16]  # fmt: skip
+    # An image of format 1 written before forfeits were kept for voided spins has 16 fields.
+    forfeit_before = row[16] if len(row) > 16 else None
     return SpinRecord(
         request_id=uuid.UUID(rid),
         fingerprint=Fingerprint(*fp),
@@ -108,6 +111,7 @@ def _record_of(row: list[Any]) -> SpinRecord:
         answer_id=None if aid is None else uuid.UUID(aid),
         answer_code=code,
         settled_state_after=after,
+        forfeit_state_before=forfeit_before,
     )
 
 

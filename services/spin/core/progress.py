@@ -12,12 +12,21 @@ from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
-from shared.events.spin import BonusRingForfeited, JackpotAward, SeedDrawn, SpinRejected, SpinSettled
+from shared.events.spin import (
+    BonusRingForfeited,
+    JackpotAward,
+    SeedDrawn,
+    SpinAccepted,
+    SpinRejected,
+    SpinSettled,
+    SpinVoided,
+)
 from shared.events.wallet import (
     CommandRejected,
     DebitWager,
     RefundWager,
     JackpotWonProof,
+    PlaceWager,
     SettleWager,
     WagerDebited,
     WagerRefunded,
@@ -28,6 +37,7 @@ from shared.invariant import invariant
 
 WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
+WAGER_COMMAND_TYPES = frozenset({DebitWager.TYPE, PlaceWager.TYPE})
 
 
 def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
@@ -35,11 +45,12 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
     data, book = event.data, draft.book
     if isinstance(data, WagerDebited):
         record = book.records.get(data.transaction_id)
-        if record is not None:
+        if record is not None and record.answer is None:
             _debited(draft, ctx, record, now)
-    elif isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE:
+    elif isinstance(data, CommandRejected) and data.command_type in WAGER_COMMAND_TYPES:
         record = book.records.get(data.transaction_id)
-        if record is not None and record.status == "debiting":
+        if record is not None and record.answer is None:
+            _void(draft, record, now, data.code)
             _reject(draft, record, now, data.code, f"wallet refused the wager: {data.message}")
     elif isinstance(data, WagerSettled):
         record = book.records.get(data.wager_id)
@@ -52,13 +63,64 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
             _reject(draft, record, now, "WAGER_REFUNDED", text)
 
 
+def start_wager(draft: Draft, ctx: Context, accepted: SpinAccepted, now: datetime) -> None:
+    """An accepted spin: forfeit if asked, draw and journal the seed (with the acceptance), compute the outcome, then
+    the one wager command that carries it (nothing shows the outcome before the wallet accepts: the journal and the
+    command commit together, and a refusal voids the outcome)."""
+    _draw(draft, ctx, accepted, now, acceptance=accepted)
+    draft.send(wager_command(ctx, draft.book.records[accepted.request_id], now))
+
+
+def is_combined(record: SpinRecord) -> bool:
+    """A seeded, playable spin without a pool claim is one PlaceWager (debit and settlement together); a spin with a
+    claim is debited first and settled once the jackpot has answered; an unplayable one is debited, then refunded."""
+    return record.seed_hex is not None and record.play_error is None and not record.claims
+
+
+def wager_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
+    """The command that takes the wager (sent again, identical, for a repeat of the request while in flight)."""
+    fold.ensure_result(record, ctx.catalog)
+    return _place_command(ctx, record, now) if is_combined(record) else debit_command(record, now)
+
+
+def debit_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
+    debit = DebitWager(
+        transaction_id=record.request_id,
+        player_id=record.player_id,
+        amount_minor=record.stake_minor,
+        currency=record.currency,
+        game=record.game,
+        operator_id=record.operator_id,
+    )
+    return message(debit, derived_id(record.request_id, "debit-wager"), now, record.request_id)
+
+
+def _place_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
+    network = ctx.catalog.network_for_game(record.game)
+    place = PlaceWager(
+        transaction_id=record.request_id,
+        player_id=record.player_id,
+        amount_minor=record.stake_minor,
+        currency=record.currency,
+        game=record.game,
+        operator_id=record.operator_id,
+        settlement_id=derived_id(record.request_id, "settlement"),
+        house_win_minor=record.result.win_minor,
+        breakage_micro=record.result.breakage_micro,
+        contribution_micro=network.wager_contribution_micro(record.stake_minor),
+        network_id=network.network_id,
+    )
+    return message(place, derived_id(record.request_id, "place-wager"), now, record.request_id)
+
+
 def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
     """The request of a wager fact (debit, its refusal, settlement, refund) that this book does not know, else None.
     Such a wager no spin will settle or refund (another partition's book took its request, or it was forged past the
     trust checks): the adapter raises an alert. A redelivery of a fact older than the de-dup window (its request
     pruned) would be reported too."""
     data = event.data
-    if isinstance(data, WagerDebited) or (isinstance(data, CommandRejected) and data.command_type == DebitWager.TYPE):
+    refused = isinstance(data, CommandRejected) and data.command_type in WAGER_COMMAND_TYPES
+    if isinstance(data, WagerDebited) or refused:
         request_id = data.transaction_id
     elif isinstance(data, (WagerSettled, WagerRefunded)):
         request_id = data.wager_id
@@ -81,44 +143,60 @@ def on_jackpot_answer(
 
 
 def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
-    if record.status == "debiting":
+    if record.seed_hex is None:  # accepted before seeds were drawn at request time: drawn now, as then
         _draw(draft, ctx, record, now)
     if record.status == "refunding":
         draft.send(_refund_command(record, now))
+    elif is_combined(record):
+        return  # the debit of a PlaceWager: its settlement follows in the same wallet transaction
     elif record.status in ("claiming", "settling"):
         _send_outcome_commands(draft, ctx, record, now)
 
 
-def _draw(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
-    """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later)."""
-    engine = ctx.catalog.engine(record.game)
-    state = fold.game_state(draft.book, ctx.catalog, record.player_id, record.game)
+def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: SpinAccepted | None = None) -> None:
+    """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later). `spin`:
+    the accepted request (a SpinAccepted or its record). `acceptance`: not journaled yet; it travels with the seed,
+    or, when a forfeit comes between them, is journaled first."""
+    rid = spin.request_id
+    engine = ctx.catalog.engine(spin.game)
+    state = fold.game_state(draft.book, ctx.catalog, spin.player_id, spin.game)
     locked = engine.locked_stake(state)
-    if record.forfeit_bonus_ring and locked is not None and locked != record.stake_minor:
+    if spin.forfeit_bonus_ring and locked is not None and locked != spin.stake_minor:
+        if acceptance is not None:
+            draft.record(message(acceptance, derived_id(rid, "accepted"), now, rid))
+            acceptance = None
         cleared = engine.forfeit(state)
         forfeited = BonusRingForfeited(
-            request_id=record.request_id,
-            player_id=record.player_id,
-            game=record.game,
+            request_id=rid,
+            player_id=spin.player_id,
+            game=spin.game,
             locked_stake_minor=locked,
-            new_stake_minor=record.stake_minor,
+            new_stake_minor=spin.stake_minor,
             state_before=state,
             state_after=cleared,
             forfeited_at=now,
         )
-        draft.record(message(forfeited, derived_id(record.request_id, "forfeited"), now, record.request_id))
+        draft.record(message(forfeited, derived_id(rid, "forfeited"), now, rid))
         state = cleared
-    seed = ctx.draw_seed(record.player_id, record.request_id)
+    seed = ctx.draw_seed(spin.player_id, rid)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
+    carried = {}
+    if acceptance is not None:
+        carried = {
+            "operator_id": acceptance.operator_id,
+            "request_event_id": acceptance.request_event_id,
+            "requested_at": acceptance.requested_at,
+        }
     drawn = SeedDrawn(
-        **wager_of(record),
+        **wager_of(spin),
         model_version=engine.model_version,
         seed=seed.hex(),
         state_before=state,
         drawn_at=now,
+        **carried,
     )
-    draft.record(message(drawn, derived_id(record.request_id, "seed-drawn"), now, record.request_id))
-    fold.ensure_result(record, ctx.catalog)
+    draft.record(message(drawn, derived_id(rid, "seed-drawn"), now, rid))
+    fold.ensure_result(draft.book.records[rid], ctx.catalog)
 
 
 def _send_outcome_commands(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
@@ -229,6 +307,18 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
     draft.answer(message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
+    if not record.claims:  # a wager reaches a pool only once the wallet has taken it (with claims: at the debit)
+        draft.send(_contribute_command(ctx, record, now))
+
+
+def _void(draft: Draft, record: SpinRecord, now: datetime, code: str) -> None:
+    """A refused wager whose seed was drawn: its outcome is voided in the journal, never shown."""
+    if record.seed_hex is None:
+        return
+    voided = SpinVoided(
+        request_id=record.request_id, player_id=record.player_id, game=record.game, code=code, voided_at=now
+    )
+    draft.record(message(voided, derived_id(record.request_id, "voided"), now, record.request_id))
 
 
 def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: str) -> None:
@@ -240,4 +330,12 @@ def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: st
     draft.answer(message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
 
 
-__all__ = ["on_wallet_event", "on_jackpot_answer", "settle_command", "WALLET_TYPES", "JACKPOT_TYPES"]
+__all__ = [
+    "on_wallet_event",
+    "on_jackpot_answer",
+    "start_wager",
+    "wager_command",
+    "settle_command",
+    "WALLET_TYPES",
+    "JACKPOT_TYPES",
+]

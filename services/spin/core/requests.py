@@ -1,4 +1,4 @@
-"""A spin request in: key and partition, repeat, conflict, age, validation, per-player state, then the debit asked."""
+"""A spin request in: key and partition, repeat, conflict, age, validation, per-player state, then the wager sent."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any
 
 from services.spin.core.book import Fingerprint, SpinRecord
 from services.spin.core.effects import Context, Draft, message, wager_of
+from services.spin.core.progress import start_wager, wager_command
 from services.spin.core.validate import refusal
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.decision import Undecodable
 from shared.events import Envelope, decode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.spin import SpinAccepted, SpinRejected, SpinRequested
-from shared.events.wallet import DebitWager
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
     known = book.records.get(data.request_id)
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     if known is not None:
-        return _repeat(draft, known, fingerprint, request, now)
+        return _repeat(draft, ctx, known, fingerprint, request, now)
     age_ms = now_ms - epoch_ms(request.time)
     if age_ms > DEDUP_WINDOW_MS:
         text = f"the request is {age_ms} ms old (window {DEDUP_WINDOW_MS} ms)"
@@ -60,34 +60,27 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
         requested_at=request.time,
         accepted_at=now,
     )
-    draft.record(message(accepted, derived_id(data.request_id, "accepted"), now, data.request_id))
-    draft.send(debit_command(book.records[data.request_id], now))
+    start_wager(draft, ctx, accepted, now)
     return None
 
 
-def debit_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
-    debit = DebitWager(
-        transaction_id=record.request_id,
-        player_id=record.player_id,
-        amount_minor=record.stake_minor,
-        currency=record.currency,
-        game=record.game,
-        operator_id=record.operator_id,
-    )
-    return message(debit, derived_id(record.request_id, "debit-wager"), now, record.request_id)
-
-
 def _repeat(
-    draft: Draft, known: SpinRecord, fingerprint: Fingerprint, request: Envelope[SpinRequested], now: datetime
+    draft: Draft,
+    ctx: Context,
+    known: SpinRecord,
+    fingerprint: Fingerprint,
+    request: Envelope[SpinRequested],
+    now: datetime,
 ) -> None:
-    """Same id: the same answer again (or the debit asked again while in flight); other content: a conflict."""
+    """Same id: the same answer again (or the wager command asked again while in flight); other content: a
+    conflict."""
     if known.fingerprint != fingerprint:
         text = f"request id {request.data.request_id} was used for another spin (player, game, stake or currency)"
         return _per_record(draft, request, now, "DUPLICATE_CONFLICT", text)
     if known.answer is not None:
         draft.reply(decode(known.answer, expect_kind="event"))  # the very answer again (the adapter keeps its bytes)
-    elif known.status == "debiting":
-        draft.send(debit_command(known, now))
+    elif known.accepted:
+        draft.send(wager_command(ctx, known, now))
     return None
 
 

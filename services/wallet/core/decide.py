@@ -16,6 +16,7 @@ from shared.events.wallet import (
     CommandRejected,
     DebitWager,
     Deposit,
+    PlaceWager,
     RefundWager,
     SelfExclude,
     SetLimit,
@@ -38,6 +39,7 @@ _RULES = {
     Deposit: rules.deposit,
     Withdraw: rules.withdraw,
     DebitWager: rules.debit_wager,
+    PlaceWager: rules.place_wager,
     SetLimit: rules.set_limit,
     SelfExclude: rules.self_exclude,
 }
@@ -92,7 +94,8 @@ def _uuid_or(candidate: object, fallback: uuid.UUID) -> uuid.UUID:
 def decide_player(
     state: WalletState, command: Envelope[Any], now: datetime, *, proofs: ProofCheck = no_proof_check
 ) -> tuple[Envelope[Any], ...]:
-    """The events one command produces for its player at broker time `now` (exactly one today)."""
+    """The events one command produces for its player at broker time `now`: one, or an accepted PlaceWager's debit
+    and settlement."""
     data: CommandData = command.data
     invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
     now_ms = epoch_ms(now)
@@ -103,7 +106,7 @@ def decide_player(
     transaction_id = str(data.transaction_id)
     remembered = lookup(state, transaction_id, now_ms)
     if remembered is not None and remembered.fingerprint == content:
-        return (decode(remembered.event_bytes, expect_kind="event"),)
+        return _again(state, data, remembered, now_ms)
     if remembered is not None or transaction_id in state.player.open_wagers:
         message = f"transaction {transaction_id} was already used with other content"
         return (_unremembered(command, content, now, "DUPLICATE_CONFLICT", message),)
@@ -113,6 +116,9 @@ def decide_player(
         "recorded_at": now,
         "command_fingerprint": content,
     }
+    if isinstance(data, PlaceWager) and lookup(state, str(data.settlement_id), now_ms) is not None:
+        message = f"settlement {data.settlement_id} was already used"
+        return (_unremembered(command, content, now, "DUPLICATE_CONFLICT", message),)
     if type(data) in _WAGER_RULES:
         debit_entry = lookup(state, str(data.wager_id), now_ms)
         outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, proofs)
@@ -120,7 +126,18 @@ def decide_player(
         outcome = _RULES[type(data)](state, data, now_ms, common)
     if isinstance(outcome, rules.Refusal):
         outcome = _rejection(state, data, common, outcome)
-    return (_wrap(command, outcome, _remembered_id(data, outcome, now_ms)),)
+    outcomes = outcome if isinstance(outcome, tuple) else (outcome,)
+    return tuple(_wrap(command, each, _remembered_id(data, each, now_ms)) for each in outcomes)
+
+
+def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) -> tuple[Envelope[Any], ...]:
+    """A repeat: the very events of the first time (an accepted PlaceWager wrote its debit and its settlement)."""
+    events = [remembered.event_bytes]
+    if isinstance(data, PlaceWager) and remembered.event_type != CommandRejected.TYPE:
+        settled = lookup(state, str(data.settlement_id), now_ms)
+        invariant(settled is not None, "an accepted place-wager's settlement is remembered with its debit")
+        events.append(settled.event_bytes)
+    return tuple(decode(raw, expect_kind="event") for raw in events)
 
 
 def _age_problem(command_ms: int, now_ms: int) -> str | None:
@@ -132,7 +149,7 @@ def _age_problem(command_ms: int, now_ms: int) -> str | None:
 
 
 def _wager_id(data: CommandData) -> uuid.UUID | None:
-    if isinstance(data, DebitWager):
+    if isinstance(data, (DebitWager, PlaceWager)):
         return data.transaction_id
     return getattr(data, "wager_id", None)
 

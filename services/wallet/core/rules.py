@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.wallet.core.awards import above_max_award
+from services.wallet.core.awards import above_max_award, award_problem
 from services.wallet.core.proofs import ProofCheck, unproven
 
 from shared.events.wallet import (
@@ -13,6 +13,7 @@ from shared.events.wallet import (
     Deposit,
     Deposited,
     LimitSet,
+    PlaceWager,
     RefundWager,
     SelfExclude,
     SelfExcluded,
@@ -91,8 +92,9 @@ def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[st
     )
 
 
-def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]) -> WagerDebited | Refusal:
-    player, currency, amount = state.player, command.currency, command.amount_minor
+def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int) -> Refusal | None:
+    """Whether a wager of `amount` may be taken: judged on the stake and the player's state only, never on an
+    outcome (a loss limit counts the stake), so a player at a limit cannot keep only the winning spins."""
     if refusal := _amount_refusal(amount, currency):
         return refusal
     if is_excluded(player, now_ms):
@@ -103,6 +105,13 @@ def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: di
         return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} loss limit would be exceeded", currency)
     if amount > player.balances_minor[currency]:
         return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
+    return None
+
+
+def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]) -> WagerDebited | Refusal:
+    player, currency, amount = state.player, command.currency, command.amount_minor
+    if refusal := _stake_refusal(player, currency, amount, now_ms):
+        return refusal
     return WagerDebited(
         **common,
         currency=currency,
@@ -112,6 +121,62 @@ def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: di
         balance_after_minor=player.balances_minor[currency] - amount,
         postings=postings.wager_debit(player.player_id, amount),
     )
+
+
+def place_wager(
+    state: WalletState, command: PlaceWager, now_ms: int, common: dict[str, Any]
+) -> tuple[WagerDebited, WagerSettled] | Refusal:
+    """A whole spin without a pool share: the debit's checks on the stake decide; the outcome's amounts are only
+    checked for what they must be (a malformed command is refused whatever the player's state)."""
+    player, currency, stake = state.player, command.currency, command.amount_minor
+    if refusal := _outcome_refusal(command, currency, stake):
+        return refusal
+    if refusal := _stake_refusal(player, currency, stake, now_ms):
+        return refusal
+    balance = player.balances_minor[currency]
+    debited = WagerDebited(
+        **common,
+        currency=currency,
+        amount_minor=stake,
+        game=command.game,
+        operator_id=command.operator_id,
+        balance_after_minor=balance - stake,
+        postings=postings.wager_debit(player.player_id, stake),
+    )
+    settled = WagerSettled(
+        **{**common, "transaction_id": command.settlement_id},
+        currency=currency,
+        wager_id=command.transaction_id,
+        win_minor=command.house_win_minor,
+        house_win_minor=command.house_win_minor,
+        jackpot_win_minor=0,
+        breakage_micro=command.breakage_micro,
+        contribution_micro=command.contribution_micro,
+        network_id=command.network_id,
+        balance_after_minor=balance - stake + command.house_win_minor,
+        postings=postings.settlement(
+            player.player_id,
+            command.network_id,
+            command.house_win_minor,
+            0,
+            command.breakage_micro,
+            command.contribution_micro,
+        ),
+    )
+    return debited, settled
+
+
+def _outcome_refusal(command: PlaceWager, currency: str, stake: int) -> Refusal | None:
+    """What makes a PlaceWager's outcome impossible (the same bounds a SettleWager meets), else None."""
+    if refusal := _amount_refusal(command.house_win_minor, currency, zero_allowed=True):
+        return refusal
+    if command.settlement_id == command.transaction_id:
+        return Refusal("INVALID_REQUEST", "the settlement needs its own transaction id", currency)
+    if command.contribution_micro > stake * MICRO_PER_MINOR:
+        return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
+    if above := award_problem(command.game, stake, command.house_win_minor):
+        return Refusal("INVALID_AMOUNT", above, currency)
+    return None
 
 
 def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memory_entry) -> Refusal:

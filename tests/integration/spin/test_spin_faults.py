@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from reelstream.client import Settled, SpinTimeout
-from shared.events.spin import SeedDrawn, SpinRejected, SpinSettled
+from shared.events.spin import SeedDrawn, SpinRejected, SpinSettled, SpinVoided
+from shared.events.jackpot import Contribute
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled
 
 from conftest import client_for, token_for
@@ -29,9 +30,12 @@ from test_spin_flow import MYSTERY_SEED
 
 SPINS = int(os.environ.get("REELSTREAM_SPIN_FAULT_SPINS", "200"))
 THREADS = 8
-PLAYERS = [f"fault-{n:02d}" for n in range(16)] + ["fault-mystery"]
-HOOKS_CI = ("spin.after_seed_persisted", "spin.after_claim")
+# fault-poor has less than a stake: every wager of it is refused and its drawn outcome voided.
+PLAYERS = [f"fault-{n:02d}" for n in range(16)] + ["fault-mystery", "fault-poor"]
+POOR_DEPOSIT_MINOR = 50
+HOOKS_CI = ("spin.after_place", "spin.after_claim")
 HOOKS_FULL = (
+    "spin.after_place",
     "spin.after_debit",
     "spin.after_seed_persisted",
     "spin.after_claim",
@@ -100,7 +104,7 @@ def _chaos(platform, hooks: tuple[str, ...], faults: list, load: Load) -> None:
 def test_crashes_at_every_dangerous_point_leave_one_answer_per_request_and_exact_balances(platform):
     client = client_for(platform)
     for player in PLAYERS:
-        client.deposit(player, 10_000_000, "EUR")
+        client.deposit(player, POOR_DEPOSIT_MINOR if player == "fault-poor" else 10_000_000, "EUR")
     load = Load()
     answers: dict[uuid.UUID, object] = {}
     faults: list[dict] = []
@@ -132,22 +136,37 @@ def test_crashes_at_every_dangerous_point_leave_one_answer_per_request_and_exact
     )
     if RESULT_PATH:
         Path(RESULT_PATH).write_text(json.dumps(summary, indent=2) + "\n")
+    assert summary["voided"] > 0, "fault-poor's wagers were refused, so some outcomes were voided"
     assert [f["fault"] for f in faults][-2:] == ["SIGKILL spin", "SIGKILL wallet"], faults
     assert all(f["exit_code"] in (137, -9) for f in faults), faults
 
 
 def _check_history(platform, request_ids: set[uuid.UUID]) -> dict:
     spin_answers: dict[uuid.UUID, set] = defaultdict(set)
+    settled: set[uuid.UUID] = set()
     for event in platform.read_all("spin.events"):
         if isinstance(event.data, (SpinSettled, SpinRejected)) and event.data.request_id in request_ids:
             spin_answers[event.data.request_id].add(event.id)
+            if isinstance(event.data, SpinSettled):
+                settled.add(event.data.request_id)
     assert set(spin_answers) == request_ids
     assert all(len(ids) == 1 for ids in spin_answers.values()), "a request got two distinct answers"
     seeds: dict[uuid.UUID, set] = defaultdict(set)
+    voided: set[uuid.UUID] = set()
     for event in platform.read_all("spin.journal"):
         if isinstance(event.data, SeedDrawn):
             seeds[event.data.request_id].add(event.data.seed)
+        elif isinstance(event.data, SpinVoided):
+            voided.add(event.data.request_id)
     assert all(len(found) == 1 for found in seeds.values()), "a spin was drawn with two seeds"
+    assert not voided & settled, "a voided outcome was shown"
+    contributed = {  # sent in the transaction of the answer (or, with a claim, of the claim)
+        command.data.contribution_id
+        for command in platform.read_all("jackpot.commands")
+        if isinstance(command.data, Contribute)
+    }
+    assert not voided & contributed, "a refused wager reached a pool"
+    assert settled <= contributed, "a settled spin's contribution is missing"
     wallet = platform.read_all("wallet.events")
     debits, closings = defaultdict(set), defaultdict(set)
     for event in wallet:
@@ -159,6 +178,7 @@ def _check_history(platform, request_ids: set[uuid.UUID]) -> dict:
     assert {wager: len(ids) for wager, ids in closings.items()} == {wager: 1 for wager in debits}
     return {
         "requests": len(request_ids),
+        "voided": len(voided),
         "debits": len(debits),
         "closed": len(closings),
         "balances_checked": _balances_equal_fold_of_postings(wallet),

@@ -221,3 +221,19 @@ def test_a_fact_the_wallet_did_not_write_is_quarantined_not_folded_and_listed(hi
     assert [item.problem for item in result.facts.quarantined] == ["written by 'attacker', only 'wallet' writes this"]
     assert result.counts["quarantined"] == 1
     assert result.ledger.balances_micro == clean.ledger.balances_micro
+
+
+def test_a_voided_spin_that_was_settled_and_whose_wager_was_taken_is_named(history):
+    settled = history.emitted[first(history.emitted, sp.SpinSettled)]
+    data = settled.envelope.data
+    voided = sp.SpinVoided(
+        request_id=data.request_id,
+        player_id=data.player_id,
+        game=data.game,
+        code="INSUFFICIENT_FUNDS",
+        voided_at=settled.envelope.time,
+    )
+    message = envelope(voided, source="reelstream/spin", time=settled.envelope.time)
+    result = audit(history.emitted + [Emitted("spin.journal", message, history.emitted[-1].timestamp_ms + 1)])
+    assert {"voided-outcome-shown", "voided-wager-taken"} <= checks(result)
+    assert {f.event_id for f in result.discrepancies if f.check.startswith("voided-")} == {str(message.id)}

@@ -13,6 +13,7 @@ from shared.events import encode
 from shared.partitioning import partition_for
 from shared.topics import WALLET_EVENTS
 from tests.support.spin import (
+    wager_out,
     NOW_MS,
     Record,
     debited_for,
@@ -31,7 +32,7 @@ AWAY = (HOME + 1) % PARTITIONS
 def _debited(book: SpinBook, partition: int):
     """A WagerDebited for a request the book accepted, as the wallet wrote it, on `partition` of wallet.events."""
     _, raw = request_bytes()
-    debit = only(handle_request(book, make_context(), raw, b"p-1", NOW_MS, HOME, 0, PARTITIONS).outputs, "debit")
+    debit = wager_out(handle_request(book, make_context(), raw, b"p-1", NOW_MS, HOME, 0, PARTITIONS).outputs)
     event = debited_for(debit)
     record = Record(WALLET_EVENTS, partition, 7, b"p-1", encode(event), NOW_MS, tuple(records.headers_for("wallet")))
     return event, record

@@ -34,7 +34,7 @@ class MirroredWallet(Wallet):
         self.partition = WalletBook(0)
         self.outputs: list[bytes] = []
 
-    def send(self, data, *, sent_at=None, envelope_id=None):
+    def send_all(self, data, *, sent_at=None, envelope_id=None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
         events = decide(self.book, command, self.now).events
         self.emitted.extend(events)
@@ -48,7 +48,7 @@ class MirroredWallet(Wallet):
         )
         assert [output.value for output in outputs] == [encode(event) for event in events]
         self.outputs.extend(output.value for output in outputs)
-        return events[0]
+        return events
 
 
 def history_with_forgeries(outputs: list[bytes], forged_at: list[int]) -> list[LogRecord]:

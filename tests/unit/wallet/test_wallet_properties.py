@@ -26,6 +26,9 @@ steps = st.one_of(
     st.tuples(st.just("settle"), ids, ids, amounts, st.integers(0, 50), st.integers(0, 3_000_000)),
     st.tuples(st.just("refund"), ids, ids),
     st.tuples(
+        st.just("place"), ids, amounts, st.integers(0, 2_000), st.integers(0, 999_999), st.integers(0, 3_000_000)
+    ),
+    st.tuples(
         st.just("limit"),
         ids,
         st.sampled_from(["deposit", "loss"]),
@@ -53,6 +56,9 @@ def apply(wallet: Wallet, step: tuple) -> None:
     elif kind == "settle":
         n, wager, house, jackpot, contribution = args
         wallet.settle(n + 100, wager, house_win_minor=house, jackpot_win_minor=jackpot, contribution_micro=contribution)
+    elif kind == "place":
+        n, stake, house, breakage, contribution = args
+        wallet.place(n + 500, stake, house, breakage_micro=breakage, contribution_micro=contribution)
     elif kind == "refund":
         wallet.refund(args[0] + 200, args[1])
     elif kind == "limit":

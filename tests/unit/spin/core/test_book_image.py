@@ -15,6 +15,7 @@ from tests.support.spin import (
     Seeds,
     debit_refused_for,
     debited_for,
+    placed_for,
     decoded,
     handle_event,
     handle_request,
@@ -75,8 +76,8 @@ class History:
         for out in effects.outputs:
             if out.kind == "answer":
                 self.facts["events"].append(out.value)
-            elif out.kind in self.waiting:
-                self.waiting[out.kind].append(out)
+            elif out.kind in self.waiting or out.kind == "place":
+                self.waiting["debit" if out.kind == "place" else out.kind].append(out)
         self.images.append((image.encode(self.live), {topic: len(values) for topic, values in self.facts.items()}))
 
     def step(self, action: int, pick: int) -> None:
@@ -99,9 +100,11 @@ class History:
         elif self.waiting.get(kind):
             out = self.waiting[kind].pop(pick % len(self.waiting[kind]))
             # The wallet and the jackpot de-duplicate by command id: a command sent again gets the same answer.
-            if kind == "debit":
-                event = debited_for(out) if decoded(out).transaction_id.int % 4 else debit_refused_for(out)
-                self.keep(handle_event(self.live, self.ctx, event))
+            if kind == "debit":  # a DebitWager, or a PlaceWager whose acceptance is its debit and settlement
+                taken = decoded(out).transaction_id.int % 4
+                events = (placed_for(out) if out.kind == "place" else (debited_for(out),)) if taken else ()
+                for event in events or (debit_refused_for(out),):
+                    self.keep(handle_event(self.live, self.ctx, event))
             elif kind == "claim":
                 event, raw = won_for(out) if decoded(out).claim_id.int % 3 else claim_refused_for(out)
                 self.keep(handle_event(self.live, self.ctx, event), raw)

@@ -53,5 +53,6 @@ def test_a_wager_that_did_not_drop_the_pool_settles_without_it(drop_network):
 
 def test_without_must_drop_pools_nothing_changes():
     book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
-    _, effects = _debited(book, ctx)
-    assert [out.kind for out in effects.outputs] == ["contribute", "settle"]
+    _, raw = request_bytes(stake=100)
+    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
+    assert [out.kind for out in asked.outputs] == ["place"]  # no claim to wait for: debit and settlement in one

@@ -5,7 +5,7 @@ the request's operator as it is (a single-operator deployment)."""
 from dataclasses import replace
 
 from services.spin.core.book import SpinBook
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes
+from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes, wager_out
 
 
 def _bound_to(operator_id):
@@ -26,10 +26,10 @@ def test_a_request_naming_another_operator_than_its_tokens_is_refused_and_nothin
 def test_a_request_naming_no_operator_or_its_own_is_the_tokens_operators_spin_and_debit():
     for named in (None, "op-a"):
         effects = _handle(_bound_to("op-a"), request_bytes(operator=named)[1])
-        assert decoded(only(effects.journal, "journal")).operator_id == "op-a"
-        assert decoded(only(effects.outputs, "debit")).operator_id == "op-a"
+        assert decoded(only(effects.journal, "seed")).operator_id == "op-a"
+        assert decoded(wager_out(effects.outputs)).operator_id == "op-a"
 
 
 def test_a_key_of_no_operator_keeps_the_operator_the_request_names():
     effects = _handle(_bound_to(None), request_bytes(operator="op-b")[1])
-    assert decoded(only(effects.outputs, "debit")).operator_id == "op-b"
+    assert decoded(wager_out(effects.outputs)).operator_id == "op-b"

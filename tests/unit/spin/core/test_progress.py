@@ -1,4 +1,5 @@
-"""From the debit to the answer: seed journaled first, contribution then claims, one settlement, one answer."""
+"""From the request to the answer: the seed and the one wager command together; a claim: debit, contribution and
+claims, one settlement; a refusal voids the outcome; one answer."""
 
 import pytest
 
@@ -17,6 +18,7 @@ from tests.support.spin import (
     decoded,
     make_context,
     only,
+    placed_for,
     refunded_for,
     request_bytes,
     seed_for,
@@ -34,21 +36,22 @@ def accept(book, ctx, **fields):
     return request_id, effects
 
 
-def test_a_confirmed_debit_draws_and_journals_the_seed_then_contributes_and_settles_the_house_win():
+def test_a_spin_without_a_claim_is_one_place_wager_committed_with_its_seed_and_contributes_once_settled():
     seeds = Seeds(NO_CLAIM)
     book, ctx = SpinBook(), make_context(seeds)
     request_id, asked = accept(book, ctx, stake=10)
-    effects = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
-    drawn = decoded(only(effects.journal, "seed"))
-    assert drawn.seed == NO_CLAIM.hex()
-    assert drawn.state_before == {}
-    assert [out.kind for out in effects.outputs] == ["contribute", "settle"]
-    settle = decoded(only(effects.outputs, "settle"))
-    assert settle.house_win_minor == 2 * 10
-    assert settle.jackpot_win_minor == 0
-    assert settle.breakage_micro == 5
-    assert settle.contribution_micro == decoded(only(effects.outputs, "contribute")).contribution_micro == 10 * 10_000
-    answer = handle_event(book, ctx, settled_for(only(effects.outputs, "settle"), 1234), NOW_MS)
+    assert [out.kind for out in asked.journal] == ["seed"]  # SeedDrawn with the acceptance, in the transaction
+    drawn = decoded(only(asked.journal, "seed"))
+    assert (drawn.seed, drawn.state_before) == (NO_CLAIM.hex(), {})
+    assert [out.kind for out in asked.outputs] == ["place"]  # nothing else reveals the outcome yet
+    place = decoded(only(asked.outputs, "place"))
+    assert (place.transaction_id, place.amount_minor, place.house_win_minor) == (request_id, 10, 2 * 10)
+    assert (place.breakage_micro, place.contribution_micro) == (5, 10 * 10_000)
+    debited, settled_fact = placed_for(only(asked.outputs, "place"), 1234)
+    assert handle_event(book, ctx, debited, NOW_MS).outputs == []  # its settlement follows in the same transaction
+    answer = handle_event(book, ctx, settled_fact, NOW_MS)
+    assert sorted(out.kind for out in answer.outputs) == ["answer", "contribute"]  # a pool sees only a taken wager
+    assert decoded(only(answer.outputs, "contribute")).contribution_micro == place.contribution_micro
     settled = decoded(only(answer.outputs, "answer"))
     assert (settled.request_id, settled.win_minor, settled.balance_after_minor) == (request_id, 20, 1234)
     assert settled.seed == NO_CLAIM.hex()
@@ -57,21 +60,28 @@ def test_a_confirmed_debit_draws_and_journals_the_seed_then_contributes_and_sett
     assert seeds.drawn == 1
 
 
-def test_a_redelivered_debit_reuses_the_persisted_seed_and_resends_the_same_commands():
+def test_redelivered_wallet_facts_and_a_repeat_in_flight_reuse_the_persisted_seed_and_the_same_command():
     seeds = Seeds(NO_CLAIM)
     book, ctx = SpinBook(), make_context(seeds)
-    _, asked = accept(book, ctx)
-    debited = debited_for(only(asked.outputs, "debit"))
-    first = handle_event(book, ctx, debited, NOW_MS)
-    again = handle_event(book, ctx, debited, NOW_MS)
-    assert seeds.drawn == 1
-    assert again.journal == []
-    assert [out.value for out in again.outputs] == [out.value for out in first.outputs]
+    request_id, raw = request_bytes()
+    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
+    again = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 1)
+    assert again.journal == [] and seeds.drawn == 1
+    assert decoded(only(again.outputs, "place")) == decoded(only(asked.outputs, "place"))
+    debited, settled_fact = placed_for(only(asked.outputs, "place"))
+    first = handle_event(book, ctx, settled_fact, NOW_MS)
+    assert handle_event(book, ctx, debited, NOW_MS).outputs == []
+    assert handle_event(book, ctx, settled_fact, NOW_MS).outputs == []  # answered: nothing twice
+    assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 2).outputs, "answer").value == (
+        only(first.outputs, "answer").value
+    )
 
 
 def test_a_claim_waits_for_the_jackpot_and_the_one_settlement_carries_the_pool_share():
     book, ctx = SpinBook(), make_context(Seeds(CLAIM))
     _, asked = accept(book, ctx, stake=100)
+    assert [out.kind for out in asked.journal] == ["seed"]
+    assert [out.kind for out in asked.outputs] == ["debit"]  # a claim needs the wager taken first
     effects = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     assert [out.kind for out in effects.outputs] == ["contribute", "claim"]
     won, raw = won_for(only(effects.outputs, "claim"), amount_minor=777)
@@ -92,19 +102,32 @@ def test_a_rejected_claim_pays_nothing_from_the_pool_and_the_spin_still_settles(
     assert settle.jackpot_win_minor == 0
 
 
-def test_a_refused_debit_answers_with_the_wallets_code_and_a_late_repeat_gets_the_same_answer():
-    book, ctx = SpinBook(), make_context()
+def test_a_refused_wager_voids_its_outcome_answers_with_the_wallets_code_and_a_late_repeat_gets_the_same_answer():
+    book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
     request_id, raw = request_bytes()
     asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
-    rejected = handle_event(book, ctx, debit_refused_for(only(asked.outputs, "debit"), "SELF_EXCLUDED"), NOW_MS)
+    rejected = handle_event(book, ctx, debit_refused_for(only(asked.outputs, "place"), "SELF_EXCLUDED"), NOW_MS)
+    voided = decoded(only(rejected.journal, "journal"))
+    assert (voided.TYPE, voided.request_id, voided.code) == ("reelstream.spin.voided.v1", request_id, "SELF_EXCLUDED")
     answer = only(rejected.outputs, "answer")
+    assert [out.kind for out in rejected.outputs] == ["answer"]  # no contribution: the wager was never taken
     assert decoded(answer).code == "SELF_EXCLUDED"
+    assert NO_CLAIM.hex() not in answer.value.decode()  # the voided outcome is never shown
     assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 1).outputs, "answer").value == answer.value
+
+
+def test_a_refused_debit_of_a_claiming_spin_voids_it_before_any_claim_is_sent():
+    book, ctx = SpinBook(), make_context(Seeds(CLAIM))
+    _, asked = accept(book, ctx, stake=100)
+    rejected = handle_event(book, ctx, debit_refused_for(only(asked.outputs, "debit"), "LIMIT_EXCEEDED"), NOW_MS)
+    assert [out.kind for out in rejected.outputs] == ["answer"]
+    assert decoded(only(rejected.outputs, "answer")).code == "LIMIT_EXCEEDED"
 
 
 def test_a_spin_whose_model_is_not_in_this_build_is_refunded_before_anything_is_contributed():
     book, ctx = SpinBook(), make_context(shipped=False)
     _, asked = accept(book, ctx)
+    assert [out.kind for out in asked.outputs] == ["debit"]  # unplayable: taken, then given back
     effects = handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
     assert [out.kind for out in effects.outputs] == ["refund"]
     answer = handle_event(book, ctx, refunded_for(only(effects.outputs, "refund")), NOW_MS)
@@ -113,13 +136,12 @@ def test_a_spin_whose_model_is_not_in_this_build_is_refunded_before_anything_is_
 
 def test_an_engine_that_breaks_while_playing_stops_the_service_instead_of_refunding():
     book, ctx = SpinBook(), make_context(slot=SeedReadingSlot(fail=True))
-    _, asked = accept(book, ctx)
     with pytest.raises(RuntimeError, match="engine broken"):
-        handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
+        accept(book, ctx)
 
 
 def test_wallet_facts_about_other_transactions_change_nothing():
     book, ctx = SpinBook(), make_context()
     _, asked = accept(book, ctx)
-    stranger = debited_for(only(accept(SpinBook(), make_context())[1].outputs, "debit"))
+    stranger = debited_for(only(accept(SpinBook(), make_context())[1].outputs, "place"))
     assert handle_event(book, ctx, stranger, NOW_MS).outputs == []

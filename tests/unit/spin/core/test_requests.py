@@ -4,7 +4,7 @@ from services.spin.core.book import SpinBook
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 
 from shared import dead_letters
-from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes
+from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes, wager_out
 
 
 def handle(book, ctx, raw, player="p-1", now_ms=NOW_MS, offset=0):
@@ -19,11 +19,11 @@ def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wag
     book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes(stake=20)
     effects = handle(book, ctx, raw)
-    accepted = decoded(only(effects.journal, "journal"))
-    debit = decoded(only(effects.outputs, "debit"))
+    accepted = decoded(only(effects.journal, "seed"))  # the acceptance travels with the seed
+    debit = decoded(wager_out(effects.outputs))
     assert accepted.request_id == request_id
     assert accepted.stake_minor == 20
-    assert "session_token" not in only(effects.journal, "journal").value.decode()
+    assert "session_token" not in only(effects.journal, "seed").value.decode()
     assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
 
 
@@ -56,7 +56,7 @@ def test_a_repeat_in_flight_asks_for_the_same_debit_again_and_never_a_second_wag
     first = handle(book, ctx, raw)
     again = handle(book, ctx, raw)
     assert again.journal == []
-    assert only(again.outputs, "debit").value == only(first.outputs, "debit").value
+    assert wager_out(again.outputs).value == wager_out(first.outputs).value
 
 
 def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():

@@ -6,11 +6,19 @@ from types import SimpleNamespace
 
 from shared.events import broker_time, decode, encode
 from shared.events.jackpot import Contribute
-from shared.events.spin import SeedDrawn, SpinAccepted, SpinRejected, SpinSettled
-from shared.events.wallet import DebitWager, SettleWager
+from shared.events.spin import SeedDrawn, SpinRejected, SpinSettled, SpinVoided
+from shared.events.wallet import PlaceWager
 from services.spin.core.requests import Request
 from tests.support.gwt import data_of
-from tests.support.spin import NOW_MS, debited_for, make_context, request_bytes, settled_for, spin_core
+from tests.support.spin import (
+    NOW_MS,
+    debit_refused_for,
+    debited_for,
+    make_context,
+    request_bytes,
+    settled_for,
+    spin_core,
+)
 
 NOW = broker_time(NOW_MS)
 
@@ -20,9 +28,9 @@ def _request(player: str = "p-1", **fields) -> Request:
     return Request(decode(raw, expect_kind="command"), player)
 
 
-def test_a_valid_request_is_journaled_as_accepted_and_its_stake_debited():
+def test_a_valid_request_is_journaled_as_accepted_with_its_seed_and_its_wager_placed():
     spin = spin_core(make_context()).given().when(_request(), NOW)
-    spin.then(SpinAccepted).then_commands(DebitWager).then_answers()
+    spin.then(SeedDrawn).then_commands(PlaceWager).then_answers()  # the acceptance travels with the seed
 
 
 def test_a_request_with_a_bad_token_is_answered_unauthenticated_and_nothing_is_journaled():
@@ -40,28 +48,29 @@ def test_a_request_keyed_elsewhere_is_answered_on_its_key_partition_only():
     assert rerouted.data.code == "WRONG_PARTITION"
 
 
-def test_given_an_accepted_spin_the_debit_draws_the_seed_then_contributes_and_settles():
+def test_given_an_accepted_spin_its_debit_writes_nothing_and_its_settlement_answers_and_contributes():
     ctx = make_context()
     asked = spin_core(ctx).given().when(_request(), NOW)
-    (debit,) = asked.decision.commands
-    played = asked.when(debited_for(_as_out(debit)), NOW)
-    played.then(SeedDrawn).then_commands(Contribute, SettleWager).then_answers()
-
-
-def test_given_a_settled_wager_the_spin_is_answered_once_with_the_balance_after():
-    ctx = make_context()
-    asked = spin_core(ctx).given().when(_request(), NOW)
-    played = asked.when(debited_for(_as_out(asked.decision.commands[0])), NOW)
-    settle = [c for c in played.decision.commands if isinstance(c.data, SettleWager)][0]
-    answered = played.when(settled_for(_as_out(settle), 4321), NOW)
-    answered.then().then_commands().then_answers(SpinSettled)
+    (place,) = asked.decision.commands
+    asked.when(debited_for(_as_out(place)), NOW).then().then_commands().then_answers()
+    answered = asked.when(settled_for(_as_out(place), 4321), NOW)
+    answered.then().then_commands(Contribute).then_answers(SpinSettled)
     assert answered.decision.answers[0].data.balance_after_minor == 4321
 
 
-def test_given_the_journal_of_an_accepted_spin_a_repeat_asks_for_the_debit_again():
+def test_given_an_accepted_spin_a_refused_wager_is_voided_and_answered_with_the_wallets_code():
+    ctx = make_context()
+    asked = spin_core(ctx).given().when(_request(), NOW)
+    (place,) = asked.decision.commands
+    refused = asked.when(debit_refused_for(_as_out(place), "LIMIT_EXCEEDED"), NOW)
+    refused.then(SpinVoided).then_commands().then_answers(SpinRejected)
+    assert refused.decision.answers[0].data.code == "LIMIT_EXCEEDED"
+
+
+def test_given_the_journal_of_an_accepted_spin_a_repeat_asks_for_the_same_wager_again():
     ctx, request = make_context(), _request()
     journal = spin_core(ctx).given().when(request, NOW).decision.events
-    spin_core(ctx).given(*journal).when(request, NOW).then().then_commands(DebitWager)
+    spin_core(ctx).given(*journal).when(request, NOW).then().then_commands(PlaceWager)
 
 
 def _as_out(command) -> SimpleNamespace:

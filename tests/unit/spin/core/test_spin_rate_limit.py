@@ -5,7 +5,7 @@ accepted again; another player is not affected; a book rebuilt from the journal 
 from services.spin.core.book import SPIN_RATE, SpinBook
 from services.spin.core.evolve import evolve
 from shared.events import decode
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes
+from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes, wager_out
 
 
 def _spin(book, ctx, player="p-1", at_ms=NOW_MS):
@@ -16,7 +16,7 @@ def _accepted_until_full(book, ctx) -> list:
     journal = []
     for n in range(SPIN_RATE.spins):
         effects = _spin(book, ctx, at_ms=NOW_MS + n)
-        assert only(effects.outputs, "debit") is not None
+        assert wager_out(effects.outputs) is not None
         journal += effects.journal
     return journal
 
@@ -27,14 +27,14 @@ def test_the_spin_beyond_the_rate_is_refused_and_debits_nothing_while_another_pl
     refused = _spin(book, ctx, at_ms=NOW_MS + SPIN_RATE.spins)
     assert decoded(only(refused.outputs, "answer")).code == "RATE_LIMITED"
     assert refused.journal == [] and [out for out in refused.outputs if out.kind == "debit"] == []
-    assert only(_spin(book, ctx, player="p-2", at_ms=NOW_MS + SPIN_RATE.spins).outputs, "debit") is not None
+    assert wager_out(_spin(book, ctx, player="p-2", at_ms=NOW_MS + SPIN_RATE.spins).outputs) is not None
 
 
 def test_once_the_oldest_spin_leaves_the_window_the_player_spins_again():
     book, ctx = SpinBook(), make_context()
     _accepted_until_full(book, ctx)
     later = NOW_MS + SPIN_RATE.window_ms  # the first accepted spin (at NOW_MS) is now a whole window old
-    assert only(_spin(book, ctx, at_ms=later).outputs, "debit") is not None
+    assert wager_out(_spin(book, ctx, at_ms=later).outputs) is not None
     assert decoded(only(_spin(book, ctx, at_ms=later).outputs, "answer")).code == "RATE_LIMITED"
 
 

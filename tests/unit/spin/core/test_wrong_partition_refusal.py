@@ -6,7 +6,7 @@ from services.spin.core.book import SpinBook
 from shared.events import decode
 from shared.partitioning import partition_for
 
-from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes
+from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes, wager_out
 
 PARTITIONS = 6
 HOME = partition_for(b"p-1", PARTITIONS)
@@ -37,8 +37,8 @@ def test_the_same_request_on_its_own_partition_is_accepted_after_a_wrong_partiti
     fold.evolve(home_book, decode(refused.value), refused.value)  # as a rebuild of the home partition does
     assert home_book.records == {}
     effects = handle_request(home_book, ctx, raw, b"p-1", NOW_MS, HOME, 1, PARTITIONS)
-    assert decoded(only(effects.journal, "journal")).request_id == request_id
-    assert decoded(only(effects.outputs, "debit")).amount_minor == 10
+    assert decoded(only(effects.journal, "seed")).request_id == request_id
+    assert decoded(wager_out(effects.outputs)).amount_minor == 10
 
 
 def test_a_redelivered_wrong_partition_request_gets_the_same_answer_id():
