@@ -1,6 +1,6 @@
 """Dead letters: the one vocabulary of headers that says why and where a record was refused, and the re-drive marker.
 
-Every consumer of the platform (wallet, jackpot, spin, its answer router, the projector) writes these names, so
+Every consumer of the platform (wallet, jackpot, spin, the projector) writes these names, so
 `reelstream ops dlq list` shows a code and a reason for every dead letter whoever wrote it (pure).
 """
 

@@ -7,6 +7,6 @@ CONTENT_TYPE = "content-type"
 WRITER = "reelstream-writer"
 # On a dead letter: the writer id the refused record claimed.
 ORIGINAL_WRITER = "reelstream-dlq-writer"
-# On a JackpotWon the router forwards to spin.jackpot-answers: the key and headers (signature included) it had on
-# jackpot.events, so the settlement can carry the jackpot's signed record to the wallet (shared/records.py).
+# On the copy of a JackpotWon the jackpot writes to spin.jackpot-answers: the key and headers (signature included) it
+# has on jackpot.events, so the settlement can carry the jackpot's signed record to the wallet (shared/records.py).
 JACKPOT_PROOF = "reelstream-jackpot-proof"

@@ -146,6 +146,9 @@ class PartitionService(Protocol[S]):
 
     def released(self, partition: int, state: S) -> None: ...
 
+    # Optional: `derived(partition, signed_outputs)`, more outputs made from the transaction's signed records (a copy
+    # that carries a record's signature: the jackpot's answers on spin.jackpot-answers), signed by a second signature
+    # of their own and sent in the same transaction.
     # Optional: `acknowledged(partition, outputs)`, called inside the transaction once all its outputs are
     # acknowledged, before the commit: a service's own crash hooks.
     # Optional, with LoopConfig.snapshots_topic: `snapshot_image(partition, state, force=False)`, the image of the
@@ -293,6 +296,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if carried:
             outputs = with_position(outputs, offsets[commands])
         sent = signed(self.config, outputs)
+        sent += signed(self.config, self._derived(partition, sent))
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
             futures = [await self._send(producer, partition, out) for out in sent]
@@ -354,6 +358,10 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         else:
             target = None if out.dead_letter else partition  # events are co-partitioned by key
         return await producer.send(self._topic_of(out), out.value, key=out.key, headers=out.headers, partition=target)
+
+    def _derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        hook = getattr(self.service, "derived", None)
+        return hook(partition, sent) if hook is not None else []
 
     def _acknowledged(self, partition: int, outputs: list[Output]) -> None:
         hook = getattr(self.service, "acknowledged", None)

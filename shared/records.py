@@ -61,7 +61,7 @@ Headers = list[tuple[str, bytes]]
 OWNERS: dict[str, str] = {
     SPIN_EVENTS: "spin",
     SPIN_JOURNAL: "spin",
-    SPIN_JACKPOT_ANSWERS: "spin",
+    SPIN_JACKPOT_ANSWERS: "jackpot",  # the claims' answers, copied by the jackpot in its transactions
     WALLET_EVENTS: "wallet",
     JACKPOT_EVENTS: "jackpot",
     JACKPOT_METERS: "jackpot",
@@ -305,8 +305,8 @@ def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None
 
 
 def proof_header(record) -> tuple[str, bytes]:
-    """The header the router adds to a JackpotWon it forwards (value byte for byte) to spin.jackpot-answers: the key and
-    headers the record had on jackpot.events, its signature included (`forwarded_proof` reads it back)."""
+    """The header on the copy of a JackpotWon (value byte for byte) the jackpot writes to spin.jackpot-answers: the key
+    and headers the record has on jackpot.events, its signature included (`forwarded_proof` reads it back)."""
     headers = [
         [name, base64.b64encode(content).decode()] for name, content in record.headers or () if content is not None
     ]

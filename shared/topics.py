@@ -63,7 +63,8 @@ WALLET_EVENTS = "wallet.events"
 JACKPOT_COMMANDS = "jackpot.commands"
 JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
-# Internal: JackpotWon / ClaimRejected forwarded from the network-keyed jackpot.events to the player's partition.
+# Internal: JackpotWon / ClaimRejected, copied by the jackpot (in the transaction that writes them to the network-keyed
+# jackpot.events) to the claiming player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
 # The monitor's integrity alerts (RTP out of its band, pool balances drifting), keyed by the cell or pool they name.
 MONITOR_ALERTS = "monitor.alerts"
@@ -99,7 +100,7 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         NETWORK_PARTITIONS,
         False,
         writers=("jackpot",),
-        readers=("jackpot", "spin", "projector", "operator", "monitor"),
+        readers=("jackpot", "projector", "operator", "monitor"),
     ),
     TopicSpec(
         JACKPOT_METERS,
@@ -154,7 +155,7 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
         PLAYER_PARTITIONS,
         "internal",
         {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME},
-        writers=("spin",),
+        writers=("jackpot",),
         readers=("spin",) + _OVERSIGHT,
     ),
 )

@@ -1,4 +1,5 @@
-"""The spin service: the per-request state machine and the jackpot answer router, until SIGTERM."""
+"""The spin service: the per-request state machine, until SIGTERM (the jackpot writes its answers to the players'
+partitions itself)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import os
 import signal
 import sys
 
-from services.spin.adapters.router import JackpotAnswerRouter
-from services.spin.adapters.runner import SnapshotPolicy, SpinRunner, producer_for
+from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
@@ -60,19 +60,15 @@ async def serve() -> None:
         draw_seed=seed_source(os.environ),
         token_operator=lambda token: token_operator(ring, token),
     )
-    producer = producer_for(settings)
-    await producer.start()
     http = await observability.serve_http()
     runner = SpinRunner(settings, ctx, snapshot_policy(os.environ))
-    router = JackpotAnswerRouter(settings, producer)
-    router_started = asyncio.Event()
     stop = asyncio.Event()
     runner_task = asyncio.create_task(runner.run(stop), name="spin-runner")
-    tasks = [runner_task, asyncio.create_task(router.run(router_started), name="spin-jackpot-router")]
+    tasks = [runner_task]
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    waiter = asyncio.create_task(_announce_ready(runner, router_started, ready_line("spin")))
+    waiter = asyncio.create_task(_announce_ready(runner, ready_line("spin")))
     stopper = asyncio.create_task(stop.wait())
     done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
     if stopper in done and not runner_task.done():  # the runner stops on its own: the next owner folds only a tail
@@ -80,16 +76,14 @@ async def serve() -> None:
     for task in [*tasks, waiter, stopper]:
         task.cancel()
     await asyncio.gather(*tasks, waiter, return_exceptions=True)
-    await producer.stop()
     await http.stop()
     for task in done:
         if task is not stopper and task.exception() is not None:
             raise task.exception()
 
 
-async def _announce_ready(runner: SpinRunner, router_started: asyncio.Event, line: str) -> None:
+async def _announce_ready(runner: SpinRunner, line: str) -> None:
     await runner.assigned.wait()
-    await router_started.wait()
     restored = list(runner.restored.values())
     with_snapshot = sum(1 for item in restored if item.snapshot is not None)
     folded = sum(item.folded for item in restored)

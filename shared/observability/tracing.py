@@ -90,7 +90,7 @@ def _traced_span(
 
 
 def forward_headers(headers: Headers | None) -> tuple[tuple[str, bytes], ...]:
-    """The trace headers of a record, for a record forwarded byte for byte (the router): the trace goes on."""
+    """The trace headers of a record, for a record copied byte for byte (the jackpot's answers): the trace goes on."""
     return tuple((key, value) for key, value in headers or () if key in (TRACEPARENT, TRACESTATE))
 
 

@@ -1,5 +1,5 @@
 """JackpotWon records as the jackpot service writes them on jackpot.events, and the proof a settlement carries of one,
-made the way the router and the spin service make it (records.proof_header, then records.forwarded_proof)."""
+made the way the jackpot and the spin service make it (records.proof_header, then records.forwarded_proof)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def written_by(writer: str, won: JackpotWon) -> Written:
 
 
 def proof_of(record: Written) -> JackpotWonProof:
-    """What the settlement carries of `record`: through the router's header and the spin's read of it."""
+    """What the settlement carries of `record`: through the jackpot's copy's proof header and the spin's read."""
     forwarded = Written(b"player", record.value, [records.proof_header(record)])
     proof = records.forwarded_proof(forwarded)
     assert proof is not None

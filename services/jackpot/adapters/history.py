@@ -22,9 +22,13 @@ from services.jackpot.core.state import NetworkState
 READ_TIMEOUT_S = 60
 
 
-def read_all(bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S, role: str | None = None) -> list[Any]:
-    """Every committed record of `topic`, partition by partition in offset order."""
-    reader = consumer(bootstrap, group_id=None, consumer_timeout_ms=1000, role=role)
+def read_all(
+    bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S, role: str | None = None, committed: bool = True
+) -> list[Any]:
+    """Every committed record of `topic`, partition by partition in offset order (`committed=False`: every record
+    written, those of open and aborted transactions included: what the tests show a crash left behind)."""
+    isolation = {} if committed else {"isolation_level": "read_uncommitted"}
+    reader = consumer(bootstrap, group_id=None, consumer_timeout_ms=1000, role=role, **isolation)
     try:
         partitions = [TopicPartition(topic, p) for p in sorted(reader.partitions_for_topic(topic) or ())]
         reader.assign(partitions)

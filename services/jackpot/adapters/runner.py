@@ -23,12 +23,12 @@ from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS, dlq_name
 
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
-from services.jackpot.adapters import snapshot
+from services.jackpot.adapters import answers, snapshot
 from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
@@ -55,6 +55,9 @@ class JackpotConfig:
     snapshots_topic: str | None = None  # None: no snapshots (every restore folds jackpot.events from the start)
     snapshot_every_events: int = 5_000
     snapshot_every_s: float = 60.0
+    # spin.jackpot-answers (physical name): each claim's answer, copied there keyed by player id in the transaction
+    # that writes it to jackpot.events (services/jackpot/adapters/answers.py). None: jackpot.events alone.
+    answers_topic: str | None = None
 
     @classmethod
     def on_prefix(cls, bootstrap: str, prefix: str, **options: Any) -> JackpotConfig:
@@ -66,7 +69,7 @@ class JackpotConfig:
             meters_topic=prefix + JACKPOT_METERS,
             dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
             group_id=f"{prefix}reelstream-jackpot",
-            **options,
+            **{"answers_topic": prefix + SPIN_JACKPOT_ANSWERS, **options},
         )
 
     def loop(self) -> LoopConfig:
@@ -161,11 +164,17 @@ class JackpotService:
             network = self.pools.network(network_id)
             state = states.setdefault(network_id, new_network(network))
             decision = decide(state, batch, broker_time(batch[0].broker_ms), network=network, secrets=self.secrets)
-            outputs.extend(_traced(event_record(event), traces, event) for event in decision.events)
+            outputs.extend(
+                answers.tagged(_traced(event_record(event), traces, event), event) for event in decision.events
+            )
             outputs.extend(dead_letter_record(d.subject, d.code, d.reason) for d in decision.dead_letters)
             self.stats.repeats += decision.repeats
             self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
         return outputs
+
+    def derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        """The claims' answers for the players' partitions, made from the signed jackpot.events records."""
+        return answers.answers(self.config.answers_topic, sent) if self.config.answers_topic is not None else []
 
     def committed(self, partition: int, states: States, next_offset: int, event_offsets: list[int]) -> None:
         return None

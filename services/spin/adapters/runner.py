@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from aiokafka import AIOKafkaProducer, TopicPartition
+from aiokafka import TopicPartition
 
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.outputs import Effects, Out, outputs_of
@@ -36,7 +36,6 @@ from shared.decision import Undecodable
 from shared.events import DecodeError, Envelope, broker_time, may_be
 from shared.events.codec import decode_one_pass
 from shared.input_position import Output
-from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
 from shared.partitioning import misplaced
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, SPIN_SNAPSHOTS, WALLET_EVENTS, dlq_name
@@ -248,13 +247,3 @@ def _alert_if_stray(book: SpinBook, logical: str, record, message) -> None:
         where = (record.topic, record.partition, record.offset)
         text = "%s/%d/%d: %s for request %s, which no spin book knows (never settled or refunded by a spin)"
         observability.alert(log, "stray-wager", text, *where, message.type, stray)
-
-
-def producer_for(settings: Settings) -> AIOKafkaProducer:
-    """The router's producer (idempotent; the runner's transactional producers are the loop's)."""
-    return aio_producer(
-        settings.kafka_bootstrap_servers,
-        role="spin",
-        client_id="reelstream-spin",
-        **{**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 1},
-    )

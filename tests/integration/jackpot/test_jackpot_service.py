@@ -5,7 +5,8 @@ two admin commands and one undecodable record are on jackpot.commands. The servi
 second batch, then right after committing another, and finally runs clean. Afterwards every contribution is counted
 once, no claim is paid twice, every pool event balances and chains from the previous closing, the live meters show
 the final levels, the broken record is in the dead-letter topic, and no event was emitted twice except the answers
-to the repeated claim (each restart resumed at the input position its committed events recorded).
+to the repeated claim (each restart resumed at the input position its committed events recorded); each answer record
+has its one copy on spin.jackpot-answers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import load_pools
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
+from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS, dlq_name
 
 from services.jackpot.adapters.history import fold_events, read_all
 
@@ -139,6 +140,7 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
         _check_events(events, contributions, claims)
         _check_fold_and_meters(kafka_bootstrap, prefix, eventually)
         _check_nothing_re_emitted(read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS), claims[0])
+        _check_answers_copied(kafka_bootstrap, prefix)
         dead = read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))
         assert [dict(r.headers)[dead_letters.CODE] for r in dead] == [b"UNDECODABLE"]
     finally:
@@ -184,6 +186,19 @@ def _check_nothing_re_emitted(records, repeated_claim) -> None:
     expected = {event_id: 3 if event_id in answers else 1 for event_id in occurrences}
     extra = sum(occurrences.values()) - sum(expected.values())
     assert occurrences == expected, f"{extra} events re-emitted after restarts"
+
+
+def _check_answers_copied(kafka_bootstrap: str, prefix: str) -> None:
+    """Every answer record on jackpot.events (the repeated claim's three included) has its one copy on
+    spin.jackpot-answers, across the crashes: the two are written in one transaction."""
+    answers = [
+        record.value
+        for record in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)
+        if isinstance(decode(record.value).data, (jp.JackpotWon, jp.ClaimRejected))
+    ]
+    copies = read_all(kafka_bootstrap, prefix + SPIN_JACKPOT_ANSWERS)
+    assert Counter(record.value for record in copies) == Counter(answers)
+    assert all(record.key == decode(record.value).data.player_id.encode() for record in copies)
 
 
 def _claim_ids(data) -> set:

@@ -33,6 +33,18 @@ def test_a_game_client_is_refused_on_every_money_path_topic(secured, deployment,
         client.close(timeout=5)
 
 
+def test_only_the_jackpot_writes_the_claims_answers_on_the_players_partitions(secured, deployment):
+    """spin.jackpot-answers is the jackpot's (its answers, copied in its transactions): the spin only reads it."""
+    spin, jackpot = producer(secured, role="spin", max_block_ms=10_000), producer(secured, role="jackpot")
+    try:
+        with pytest.raises(TopicAuthorizationFailedError):
+            spin.send(deployment + SPIN_JACKPOT_ANSWERS, key=b"p-1", value=b"{}").get(timeout=15)
+        assert jackpot.send(deployment + SPIN_JACKPOT_ANSWERS, key=b"p-1", value=b"{}").get(timeout=15).offset >= 0
+    finally:
+        spin.close(timeout=5)
+        jackpot.close(timeout=5)
+
+
 def test_a_game_client_may_put_a_spin_request(secured, deployment):
     client = producer(secured, role="game-client")
     try:

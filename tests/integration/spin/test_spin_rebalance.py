@@ -1,5 +1,5 @@
 """Two spin instances: one joins while players spin, then the first leaves (SIGTERM). Each move of partitions is a
-rebalance with answers and offsets in flight (the runner commits about once a second, the router likewise);
+rebalance with answers and offsets in flight (the runner commits about once a second);
 afterwards every request has one distinct answer, one seed, and every debit one settlement or refund."""
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """A spin service restored from its topics holds exactly the books the live one built.
 
-Scenario: the wallet and jackpot run as processes; the spin runner and its answer router run in this process on the
-real broker. Players of both games spin (Stjernestøv players carry bonus-ring state from spin to spin), some requests
-are sent twice, some are refused; the runner snapshots its books every few records. Then the partitions' books are
+Scenario: the wallet and jackpot run as processes (the jackpot writes its answers to spin.jackpot-answers); the spin
+runner runs in this process on the real broker. Players of both games spin (Stjernestøv players carry bonus-ring
+state from spin to spin), some requests are sent twice, some are refused; the runner snapshots its books every few
+records. Then the partitions' books are
 rebuilt from spin.journal, spin.events and spin.jackpot-answers alone, and restored from their newest snapshot plus
 the tail, and both are compared with the live books request by request, game state by game state; then the
 snapshots topic is deleted and a restore folds from the beginning to the same books.
@@ -18,8 +19,7 @@ import pytest
 
 from reelstream.client import Rejected, Settled
 from services.spin.adapters.rebuild import rebuild_books, restore_book
-from services.spin.adapters.router import JackpotAnswerRouter
-from services.spin.adapters.runner import SnapshotPolicy, SpinRunner, producer_for
+from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.adapters.seeds import os_seed
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
@@ -105,18 +105,11 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
     players += [(f"sn-{n}", "stjernestoev", (50, 200)[n % 2], "DKK") for n in range(4)]
 
     async def scenario():
-        producer = producer_for(settings)
-        await producer.start()
-        runner, router, started = (
-            SpinRunner(settings, ctx, SnapshotPolicy(every_records=7, every_s=3600)),
-            JackpotAnswerRouter(settings, producer),
-            asyncio.Event(),
-        )
+        runner = SpinRunner(settings, ctx, SnapshotPolicy(every_records=7, every_s=3600))
         stop = asyncio.Event()
-        tasks = [asyncio.create_task(runner.run(stop)), asyncio.create_task(router.run(started))]
+        tasks = [asyncio.create_task(runner.run(stop))]
         try:
             await asyncio.wait_for(runner.assigned.wait(), WAIT_S)
-            await asyncio.wait_for(started.wait(), WAIT_S)
             answers = await asyncio.to_thread(_play, half_platform, players)
             async with runner.lock:
                 await runner.drain()
@@ -138,7 +131,6 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await producer.stop()
 
     answers, live, rebuilt, restored = asyncio.run(scenario())
     assert sum(isinstance(answer, Settled) for answer in answers) >= len(players) * 3

@@ -1,7 +1,7 @@
 """The one settlement carries the jackpot's signed JackpotWon of each pool share, and the wallet pays it on that alone.
 
-Scenario: a spin claims a pool; the jackpot answers JackpotWon on jackpot.events (signed by its key), the router
-forwards it to spin.jackpot-answers with the original key and headers in one header, and the spin service settles.
+Scenario: a spin claims a pool; the jackpot answers JackpotWon on jackpot.events (signed by its key) and copies it to
+spin.jackpot-answers with the original key and headers in one header, and the spin service settles.
 The wallet core, with the record module's check bound as its adapter binds it, debits and settles that very command.
 """
 
@@ -71,7 +71,7 @@ def on_jackpot_events(raw: bytes, writer: str = "jackpot") -> Written:
 
 
 def forwarded(original: Written) -> Record:
-    """The router's record on spin.jackpot-answers: the value byte for byte, the original's key and headers kept."""
+    """The jackpot's copy on spin.jackpot-answers: the value byte for byte, the original's key and headers kept."""
     return Record("spin.jackpot-answers", 0, 0, b"p-1", original.value, NOW_MS, (records.proof_header(original),))
 
 
