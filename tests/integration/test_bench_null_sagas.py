@@ -35,7 +35,7 @@ def test_the_null_saga_bench_answers_every_request_once_and_writes_the_issues_fi
     assert {"data", "markers"} <= set(counts)
     by_saga = counts["by_saga"]
     # N6 writes the nine data records of a spin without a claim; N3 six; the real three-hop saga seven (request, seed
-    # with the acceptance, place-wager, debited, settled, answer, contribute) and the jackpot's batches of contributions.
+    # with the acceptance, place-wager, debited, settled, answer, contribute) and the jackpot's contribution batches.
     assert by_saga["null6"]["data"] == 9.0
     assert by_saga["null3"]["data"] == 6.0
     assert 7.0 < by_saga["real"]["data"] < 8.0
