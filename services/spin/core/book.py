@@ -57,6 +57,8 @@ class SpinRecord:
     answer_code: str | None = None
     settled_state_after: dict[str, Any] | None = None
     forfeit_state_before: dict[str, Any] | None = None  # before a forfeit of the ring: restored if the spin is voided
+    # Seeded when accepted (the three-hop flow); False: seeded after its debit, by code before it (settled as then).
+    drawn_at_acceptance: bool = False
 
     @property
     def player_id(self) -> str:

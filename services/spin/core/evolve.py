@@ -94,11 +94,13 @@ def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) ->
 
 def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
     data = message.data
-    if data.requested_at is not None:  # the acceptance travels with the seed
+    fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    record = book.records.get(data.request_id)
+    if data.requested_at is not None and (record is None or not record.accepted):  # the acceptance travels with it
         record = _accept(book, data, data.operator_id, False, data.requested_at, data.drawn_at)
-    else:
-        fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
+    elif record is None:
         record = _record(book, data.request_id, fingerprint, epoch_ms(data.drawn_at))
+    record.drawn_at_acceptance = data.requested_at is not None
     record.accepted = True
     record.seed_hex = data.seed
     record.model_version = data.model_version

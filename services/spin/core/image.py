@@ -86,14 +86,16 @@ def _record_row(r: SpinRecord) -> list[Any]:
         r.answer_code,
         r.settled_state_after,
         r.forfeit_state_before,
+        r.drawn_at_acceptance,
     ]
 
 
 def _record_of(row: list[Any]) -> SpinRecord:
     (rid, fp, time_ms, operator, forfeit, requested, accepted, seed, model, before, error, claims, answer, aid, code,
      after) = row[:16]  # fmt: skip
-    # An image of format 1 written before forfeits were kept for voided spins has 16 fields.
+    # An image of format 1 written before the three-hop flow has 16 fields (no forfeit kept, seeded after the debit).
     forfeit_before = row[16] if len(row) > 16 else None
+    at_acceptance = bool(row[17]) if len(row) > 17 else False
     return SpinRecord(
         request_id=uuid.UUID(rid),
         fingerprint=Fingerprint(*fp),
@@ -112,6 +114,7 @@ def _record_of(row: list[Any]) -> SpinRecord:
         answer_code=code,
         settled_state_after=after,
         forfeit_state_before=forfeit_before,
+        drawn_at_acceptance=at_acceptance,
     )
 
 

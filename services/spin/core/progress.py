@@ -74,7 +74,9 @@ def start_wager(draft: Draft, ctx: Context, accepted: SpinAccepted, now: datetim
 def is_combined(record: SpinRecord) -> bool:
     """A seeded, playable spin without a pool claim is one PlaceWager (debit and settlement together); a spin with a
     claim is debited first and settled once the jackpot has answered; an unplayable one is debited, then refunded."""
-    return record.seed_hex is not None and record.play_error is None and not record.claims
+    return (
+        record.drawn_at_acceptance and record.seed_hex is not None and record.play_error is None and not record.claims
+    )
 
 
 def wager_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
@@ -156,15 +158,16 @@ def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> N
 def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: SpinAccepted | None = None) -> None:
     """Forfeit if asked and needed, draw and journal the seed, then compute the outcome (revealed only later). `spin`:
     the accepted request (a SpinAccepted or its record). `acceptance`: not journaled yet; it travels with the seed,
-    or, when a forfeit comes between them, is journaled first."""
+    or, when a forfeit comes between them, is journaled first (the seed still carries its fields: they mark a seed
+    drawn at acceptance, as opposed to one an earlier version drew after the debit)."""
     rid = spin.request_id
     engine = ctx.catalog.engine(spin.game)
     state = fold.game_state(draft.book, ctx.catalog, spin.player_id, spin.game)
     locked = engine.locked_stake(state)
+    drawn_at_acceptance = acceptance is not None
     if spin.forfeit_bonus_ring and locked is not None and locked != spin.stake_minor:
         if acceptance is not None:
             draft.record(message(acceptance, derived_id(rid, "accepted"), now, rid))
-            acceptance = None
         cleared = engine.forfeit(state)
         forfeited = BonusRingForfeited(
             request_id=rid,
@@ -181,7 +184,7 @@ def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: Spin
     seed = ctx.draw_seed(spin.player_id, rid)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
     carried = {}
-    if acceptance is not None:
+    if drawn_at_acceptance:  # the acceptance's fields: they mark a seed drawn at acceptance
         carried = {
             "operator_id": acceptance.operator_id,
             "request_event_id": acceptance.request_event_id,
@@ -307,7 +310,7 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
     draft.answer(message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
-    if not record.claims:  # a wager reaches a pool only once the wallet has taken it (with claims: at the debit)
+    if record.drawn_at_acceptance and not record.claims:  # a pool sees only a taken wager (claims: at the debit)
         draft.send(_contribute_command(ctx, record, now))
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from shared.events import broker_time, decode, encode
+from shared.events import broker_time, decode, encode, envelope
 from shared.events.jackpot import Contribute
-from shared.events.spin import SeedDrawn, SpinRejected, SpinSettled, SpinVoided
-from shared.events.wallet import PlaceWager
+from shared.events.spin import SeedDrawn, SpinAccepted, SpinRejected, SpinSettled, SpinVoided
+from shared.events.wallet import DebitWager, PlaceWager, SettleWager
 from services.spin.core.requests import Request
 from tests.support.gwt import data_of
 from tests.support.spin import (
@@ -16,6 +16,7 @@ from tests.support.spin import (
     debited_for,
     make_context,
     request_bytes,
+    seed_for,
     settled_for,
     spin_core,
 )
@@ -76,3 +77,22 @@ def test_given_the_journal_of_an_accepted_spin_a_repeat_asks_for_the_same_wager_
 def _as_out(command) -> SimpleNamespace:
     """The shape the wallet-answer builders read: an encoded command."""
     return SimpleNamespace(value=encode(command))
+
+
+def _six_hop_journal(request: Request) -> tuple:
+    """What the six-hop flow journaled for a request: SpinAccepted, then (after its debit) a plain SeedDrawn."""
+    data, seed = request.request.data, seed_for(lambda word: word % 7 != 0, "rising-joker")
+    wager = dict(request_id=data.request_id, player_id=data.player_id, game=data.game, stake_minor=data.stake_minor)
+    wager["currency"] = data.currency
+    accepted = SpinAccepted(**wager, request_event_id=request.request.id, requested_at=NOW, accepted_at=NOW)
+    drawn = SeedDrawn(**wager, model_version="fake-slot-v1", seed=seed.hex(), state_before={}, drawn_at=NOW)
+    return tuple(envelope(fact, source="reelstream/spin", time=NOW) for fact in (accepted, drawn))
+
+
+def test_given_a_spin_an_earlier_version_seeded_after_its_debit_a_repeat_asks_for_the_debit_and_it_settles_as_then():
+    ctx, request = make_context(), _request()
+    given = spin_core(ctx).given(*_six_hop_journal(request))
+    repeat = given.when(request, NOW).then().then_commands(DebitWager)  # never a PlaceWager under a debited wager's id
+    played = given.when(debited_for(_as_out(repeat.decision.commands[0])), NOW).then_commands(Contribute, SettleWager)
+    answered = given.when(settled_for(_as_out(played.decision.commands[1]), 10), NOW)
+    answered.then().then_commands().then_answers(SpinSettled)  # its contribution went out with its settlement
