@@ -158,8 +158,9 @@ class SeedDrawn(EventData):
     seed: str = Field(pattern=r"^[0-9a-f]{64}$")
     state_before: dict[str, Any]
     drawn_at: datetime
-    # The acceptance, when it travels with the seed (a spin without a forfeit: one journal record instead of two;
-    # accepted at `drawn_at`); absent when a SpinAccepted came first (a forfeit comes between the two).
+    # The acceptance, on every seed drawn at acceptance (accepted at `drawn_at`): a spin without a forfeit journals no
+    # SpinAccepted (one record instead of two); after a forfeit, SpinAccepted came first and these repeat it. Absent on
+    # a seed the six-hop code drew after the debit, which is how the book tells such a spin's flow apart.
     operator_id: Ident | None = None
     request_event_id: uuid.UUID | None = None
     requested_at: datetime | None = None
