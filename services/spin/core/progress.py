@@ -86,33 +86,37 @@ def wager_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[A
 
 
 def debit_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
-    debit = DebitWager(
-        transaction_id=record.request_id,
-        player_id=record.player_id,
-        amount_minor=record.stake_minor,
-        currency=record.currency,
-        game=record.game,
-        operator_id=record.operator_id,
-    )
+    debit = DebitWager(**_stake_fields(record))
     return message(debit, derived_id(record.request_id, "debit-wager"), now, record.request_id)
 
 
 def _place_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
-    network = ctx.catalog.network_for_game(record.game)
-    place = PlaceWager(
-        transaction_id=record.request_id,
-        player_id=record.player_id,
-        amount_minor=record.stake_minor,
-        currency=record.currency,
-        game=record.game,
-        operator_id=record.operator_id,
-        settlement_id=derived_id(record.request_id, "settlement"),
-        house_win_minor=record.result.win_minor,
-        breakage_micro=record.result.breakage_micro,
-        contribution_micro=network.wager_contribution_micro(record.stake_minor),
-        network_id=network.network_id,
-    )
+    place = PlaceWager(**_stake_fields(record), **_outcome_fields(ctx, record))
     return message(place, derived_id(record.request_id, "place-wager"), now, record.request_id)
+
+
+def _stake_fields(record: SpinRecord) -> dict[str, Any]:
+    """What the wallet judges a wager by: the stake taken (DebitWager and PlaceWager alike)."""
+    return {
+        "transaction_id": record.request_id,
+        "player_id": record.player_id,
+        "amount_minor": record.stake_minor,
+        "currency": record.currency,
+        "game": record.game,
+        "operator_id": record.operator_id,
+    }
+
+
+def _outcome_fields(ctx: Context, record: SpinRecord) -> dict[str, Any]:
+    """What the settlement posts besides the pool shares won (SettleWager and PlaceWager alike)."""
+    network = ctx.catalog.network_for_game(record.game)
+    return {
+        "settlement_id": derived_id(record.request_id, "settlement"),
+        "house_win_minor": record.result.win_minor,
+        "breakage_micro": record.result.breakage_micro,
+        "contribution_micro": network.wager_contribution_micro(record.stake_minor),
+        "network_id": network.network_id,
+    }
 
 
 def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
@@ -249,18 +253,15 @@ def _claim_command(
 
 def settle_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[Any]:
     """The one settlement: house win, pool shares won, breakage and contribution, for the wallet's postings."""
-    network = ctx.catalog.network_for_game(record.game)
+    outcome = _outcome_fields(ctx, record)
     settle = SettleWager(
-        transaction_id=derived_id(record.request_id, "settlement"),
+        transaction_id=outcome.pop("settlement_id"),
         player_id=record.player_id,
         wager_id=record.request_id,
         currency=record.currency,
-        house_win_minor=record.result.win_minor,
         jackpot_win_minor=sum(answer.amount_minor for answer in record.claims.values()),
-        breakage_micro=record.result.breakage_micro,
-        contribution_micro=network.wager_contribution_micro(record.stake_minor),
-        network_id=network.network_id,
         jackpot_proofs=_proofs(record),
+        **outcome,
     )
     return message(settle, derived_id(record.request_id, "settle-wager"), now, record.request_id)
 

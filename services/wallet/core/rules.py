@@ -112,14 +112,47 @@ def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: di
     player, currency, amount = state.player, command.currency, command.amount_minor
     if refusal := _stake_refusal(player, currency, amount, now_ms):
         return refusal
+    return _debited(player, command, common, player.balances_minor[currency])
+
+
+def _debited(player, command: DebitWager | PlaceWager, common: dict[str, Any], balance: int) -> WagerDebited:
+    """The stake taken (a DebitWager's or a PlaceWager's), from `balance` before it."""
+    stake = command.amount_minor
     return WagerDebited(
         **common,
-        currency=currency,
-        amount_minor=amount,
+        currency=command.currency,
+        amount_minor=stake,
         game=command.game,
         operator_id=command.operator_id,
-        balance_after_minor=player.balances_minor[currency] - amount,
-        postings=postings.wager_debit(player.player_id, amount),
+        balance_after_minor=balance - stake,
+        postings=postings.wager_debit(player.player_id, stake),
+    )
+
+
+def _settled(
+    player, command: SettleWager | PlaceWager, common: dict[str, Any], wager_id, jackpot_win: int, balance: int
+) -> WagerSettled:
+    """The settlement's postings and fact (a SettleWager's or a PlaceWager's), onto `balance` before it."""
+    win = command.house_win_minor + jackpot_win
+    return WagerSettled(
+        **common,
+        currency=command.currency,
+        wager_id=wager_id,
+        win_minor=win,
+        house_win_minor=command.house_win_minor,
+        jackpot_win_minor=jackpot_win,
+        breakage_micro=command.breakage_micro,
+        contribution_micro=command.contribution_micro,
+        network_id=command.network_id,
+        balance_after_minor=balance + win,
+        postings=postings.settlement(
+            player.player_id,
+            command.network_id,
+            command.house_win_minor,
+            jackpot_win,
+            command.breakage_micro,
+            command.contribution_micro,
+        ),
     )
 
 
@@ -134,36 +167,9 @@ def place_wager(
     if refusal := _stake_refusal(player, currency, stake, now_ms):
         return refusal
     balance = player.balances_minor[currency]
-    debited = WagerDebited(
-        **common,
-        currency=currency,
-        amount_minor=stake,
-        game=command.game,
-        operator_id=command.operator_id,
-        balance_after_minor=balance - stake,
-        postings=postings.wager_debit(player.player_id, stake),
-    )
-    settled = WagerSettled(
-        **{**common, "transaction_id": command.settlement_id},
-        currency=currency,
-        wager_id=command.transaction_id,
-        win_minor=command.house_win_minor,
-        house_win_minor=command.house_win_minor,
-        jackpot_win_minor=0,
-        breakage_micro=command.breakage_micro,
-        contribution_micro=command.contribution_micro,
-        network_id=command.network_id,
-        balance_after_minor=balance - stake + command.house_win_minor,
-        postings=postings.settlement(
-            player.player_id,
-            command.network_id,
-            command.house_win_minor,
-            0,
-            command.breakage_micro,
-            command.contribution_micro,
-        ),
-    )
-    return debited, settled
+    debited = _debited(player, command, common, balance)
+    common = {**common, "transaction_id": command.settlement_id}
+    return debited, _settled(player, command, common, command.transaction_id, 0, balance - stake)
 
 
 def _outcome_refusal(command: PlaceWager, currency: str, stake: int) -> Refusal | None:
@@ -207,27 +213,8 @@ def settle_wager(
         return Refusal("INVALID_AMOUNT", above, currency)
     if problem := unproven(command, wager.amount_minor, check):
         return Refusal("JACKPOT_UNPROVEN", problem[:500], currency)
-    win = command.house_win_minor + command.jackpot_win_minor
-    return WagerSettled(
-        **common,
-        currency=currency,
-        wager_id=command.wager_id,
-        win_minor=win,
-        house_win_minor=command.house_win_minor,
-        jackpot_win_minor=command.jackpot_win_minor,
-        breakage_micro=command.breakage_micro,
-        contribution_micro=command.contribution_micro,
-        network_id=command.network_id,
-        balance_after_minor=state.player.balances_minor[currency] + win,
-        postings=postings.settlement(
-            state.player.player_id,
-            command.network_id,
-            command.house_win_minor,
-            command.jackpot_win_minor,
-            command.breakage_micro,
-            command.contribution_micro,
-        ),
-    )
+    balance = state.player.balances_minor[currency]
+    return _settled(state.player, command, common, command.wager_id, command.jackpot_win_minor, balance)
 
 
 def refund_wager(
