@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -131,12 +132,20 @@ def stand_in_batch(items: Sequence[tuple[str, bytes | None, bytes | None]], stan
 
 def trusted_writer(logical_topic: str, value: bytes | None) -> str | None:
     """Who alone may write (and sign) this record: its topic's owner, or its command type's sender."""
-    if logical_topic in OWNERS:
-        return OWNERS[logical_topic]
+    return _trusted(logical_topic, value)[0]
+
+
+def _trusted(logical_topic: str, value: bytes | None) -> tuple[str | None, bool]:
+    """Who must have signed this record (None: anyone may write it), and whether its writer id must name them too
+    (a topic's owner, the spin service's internal commands; the cashier's and operator's commands are signed only)."""
+    owner = OWNERS.get(logical_topic)
+    if owner is not None:
+        return owner, True
     if logical_topic in COMMAND_TOPICS:
         type_ = peek_type(value) or ""
-        return INTERNAL_COMMANDS.get(type_) or SIGNED_COMMANDS.get(type_)
-    return None
+        sender = INTERNAL_COMMANDS.get(type_)
+        return (sender, True) if sender is not None else (SIGNED_COMMANDS.get(type_), False)
+    return None, False
 
 
 def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
@@ -153,18 +162,31 @@ def provenance_problem(
     key: bytes | None = None,
 ) -> str | None:
     """Why a consumed record must not be trusted, or None. Called on every consumed record and every restore."""
-    owner = OWNERS.get(logical_topic)
-    if owner is not None:
-        return _written_by(owner, headers) or _signed_by(owner, logical_topic, key, value, headers)
-    if logical_topic in COMMAND_TOPICS:
-        type_ = peek_type(value) or ""
-        sender = INTERNAL_COMMANDS.get(type_)
-        if sender is not None:
-            return _written_by(sender, headers) or _signed_by(sender, logical_topic, key, value, headers)
-        signer = SIGNED_COMMANDS.get(type_)
-        if signer is not None:
-            return _signed_by(signer, logical_topic, key, value, headers)
-    return None
+    expected, named = _trusted(logical_topic, value)
+    if expected is None:
+        return None
+    written = _written_by(expected, headers) if named else None
+    return written or _signed_by(expected, logical_topic, key, value, headers)
+
+
+def provenance_problems(records: Sequence[Any]) -> list[str | None]:
+    """`provenance_problem` of each record (anything with the logical `topic`, `headers`, `value` and `key`), the same
+    answers, for many records at once (the audit's reads): the signatures are checked together by the key ring
+    (`KeyRing.problems`), which hashes the Merkle nodes a transaction's records share once."""
+    ring = signing.ring()
+    problems: list[str | None] = []
+    signed: list[int] = []
+    checks: list[signing.Check] = []
+    for index, record in enumerate(records):
+        expected, named = _trusted(record.topic, record.value)
+        problem = _written_by(expected, record.headers) if expected is not None and named else None
+        problems.append(problem)
+        if expected is not None and problem is None and ring is not None:
+            signed.append(index)
+            checks.append((expected, record.topic, record.key, record.value, record.headers))
+    for index, problem in zip(signed, ring.problems(checks) if checks else ()):
+        problems[index] = problem
+    return problems
 
 
 def _signed_by(expected: str, logical_topic: str, key, value, headers) -> str | None:

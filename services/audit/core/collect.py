@@ -12,7 +12,7 @@ from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope
 from shared.events.codec import decode_one_pass
 from services.audit.core.trust import impersonation
-from shared.records import provenance_problem
+from shared.records import provenance_problems
 
 
 @dataclass(frozen=True)
@@ -96,13 +96,12 @@ def collect(
     the ids already read before these records (an audit resumed from a checkpoint)."""
     result = Facts(seen=dict(seen or {}))
     seen = result.seen
-    for index, record in enumerate(records):
+    considered = records if until_ms is None else [record for record in records if record.timestamp_ms <= until_ms]
+    problems = provenance_problems(considered)
+    for index, (record, problem) in enumerate(zip(considered, problems)):
         if index % DECODE_TICK == 0:
             decoded(index)
-        if until_ms is not None and record.timestamp_ms > until_ms:
-            continue
         result.records += 1
-        problem = provenance_problem(record.topic, record.headers, record.value, record.key)
         if problem is not None:
             result.quarantined.append(Quarantined(record.where, problem, record.timestamp_ms))
             finding = impersonation(record, problem)

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from services.audit.core.findings import Discrepancy
-from shared.records import provenance_problem, trusted_writer, writer_of
+from shared.records import provenance_problems, trusted_writer, writer_of
 
 if TYPE_CHECKING:
     from services.audit.core.collect import RawRecord
@@ -35,9 +35,6 @@ def impersonation(record: RawRecord, problem: str | None) -> Discrepancy | None:
 
 def untrusted_commands(records: Iterable[RawRecord]) -> list[Discrepancy]:
     """The findings among command records (the services quarantined them; the audit names them)."""
-    found = []
-    for record in records:
-        finding = impersonation(record, provenance_problem(record.topic, record.headers, record.value, record.key))
-        if finding is not None:
-            found.append(finding)
-    return found
+    records = list(records)
+    found = [impersonation(record, problem) for record, problem in zip(records, provenance_problems(records))]
+    return [finding for finding in found if finding is not None]
