@@ -190,8 +190,9 @@ class KeyRing:
     def problems(self, checks: Iterable[Check]) -> list[str | None]:
         """`problem` of each (expected writer, topic, key, value, headers), the same answers, for many records at once
         (an audit's reads). A record's path is hashed upwards only until it meets an inner node of a record already
-        accepted here with the same key id, signature and rest of path: a transaction read whole then costs ~3 SHA-256
-        a record (its digest, its leaf, about one inner node) instead of ~2 + its path's length, and one Ed25519 check.
+        accepted here with the same key id, signature and rest of path: a transaction read whole costs ~4 SHA-256 a
+        record (its digest, its leaf, each inner node twice over the transaction) instead of ~2 + its path's length,
+        and one Ed25519 check.
         """
         shared: dict[bytes, tuple[str, bytes, bytes, int]] = {}  # accepted inner node -> kid, signature, path, rest
         return [self._problem_sharing(shared, *check) for check in checks]

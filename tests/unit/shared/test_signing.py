@@ -147,3 +147,91 @@ def test_a_reader_accepts_a_rotated_key_without_a_restart(keys, monkeypatch):
     item = _items(1)[0]
     headers = signing.load_signer(keys, "wallet").sign([item])[0]
     assert ring.problem("wallet", item.topic, item.key, item.value, headers) is None
+
+
+def _tampered_batch(keys) -> list[signing.Check]:
+    """Three transactions (1, 7 and 300 records) and a record of each kind of forgery among them, as (expected writer,
+    topic, key, value, headers) checks in an order that interleaves the transactions."""
+    wallet, spin = signing.load_signer(keys, "wallet"), signing.load_signer(keys, "spin")
+    checks = []
+    for count in (1, 7, 300):
+        items = _items(count)
+        checks += [("wallet", i.topic, i.key, i.value, h) for i, h in zip(items, wallet.sign(items))]
+    _, topic, key, value, headers = checks[5]
+    path = dict(headers)[signing.PATH]
+    others = [(k, v) for k, v in headers if k != signing.PATH]
+    forged = [
+        ("wallet", topic, key, value + b" ", headers),  # altered value
+        ("wallet", "spin.events", key, value, headers),  # moved to another topic
+        ("wallet", topic, key, value, checks[6][4]),  # another record's path and signature
+        ("wallet", topic, key, value, [*others, (signing.PATH, path[:-1])]),  # truncated path
+        ("wallet", topic, key, value, [*others, (signing.PATH, b"\x02" + path[1:])]),  # bad side byte
+        ("wallet", topic, key, value, [*others, (signing.PATH, path[: signing._STEP])]),  # path cut to one step
+        ("wallet", topic, key, value, [*others, (signing.PATH, path[:-1] + bytes([path[-1] ^ 1]))]),  # last sibling
+        ("wallet", topic, key, value, [(k, v) for k, v in headers if k != signing.SIGNATURE]),  # unsigned
+        ("spin", topic, key, value, headers),  # signed by the wallet, only the spin may sign it
+        ("wallet", *_one(spin, topic, key, value)),  # the spin's signature
+    ]
+    mixed = checks[::2] + forged + checks[1::2]
+    return mixed + [
+        ("wallet", topic, key, value, [(k, b"x" * 64 if k == signing.SIGNATURE else v) for k, v in headers])
+    ]
+
+
+def _one(signer, topic, key, value):
+    return topic, key, value, signer.sign_one(topic, key, value, records.headers_for("wallet"))
+
+
+def test_a_batch_check_gives_each_record_the_answer_of_the_check_alone(keys):
+    checks = _tampered_batch(keys)
+    alone = signing.load_ring(keys)
+    expected = [alone.problem(*check) for check in checks]
+    assert sum(problem is not None for problem in expected) == 10  # the forgeries; the re-signed copy is cached
+    assert signing.load_ring(keys).problems(checks) == expected
+
+
+def test_a_batch_check_hashes_a_transactions_shared_nodes_once(keys, monkeypatch):
+    items = _items(1000)
+    checks = [
+        ("wallet", i.topic, i.key, i.value, h) for i, h in zip(items, signing.load_signer(keys, "wallet").sign(items))
+    ]
+    hashed = []
+    real_node = signing._node
+    monkeypatch.setattr(signing, "_node", lambda left, right: hashed.append(1) or real_node(left, right))
+    alone = signing.load_ring(keys)
+    assert [alone.problem(*check) for check in checks] == [None] * 1000
+    per_record, hashed[:] = len(hashed), []
+    ring = signing.load_ring(keys)
+    assert ring.problems(checks[::-1]) == [None] * 1000
+    assert ring.verifies == 1
+    assert per_record == sum(len(dict(check[4])[signing.PATH]) // signing._STEP for check in checks) > 9_900
+    # Each inner node is hashed twice at most: by the first record read under each of its two children.
+    assert len(hashed) <= 2 * 999
+
+
+def test_a_batch_check_names_exactly_the_tampered_record_of_a_transaction(keys):
+    items = _items(64)
+    checks = [
+        ("wallet", i.topic, i.key, i.value, h) for i, h in zip(items, signing.load_signer(keys, "wallet").sign(items))
+    ]
+    expected, topic, key, value, headers = checks[37]
+    checks[37] = (expected, topic, key, value.replace(b"37", b"73"), headers)
+    found = signing.load_ring(keys).problems(checks)
+    assert [index for index, problem in enumerate(found) if problem is not None] == [37]
+    assert "does not verify" in found[37]
+
+
+def test_a_batch_check_shares_nothing_between_key_ids(keys):
+    items = _items(4)
+    signed_before = signing.load_signer(keys, "wallet").sign(items)
+    signing.rotate(keys, "wallet")
+    rotated = signing.load_signer(keys, "wallet").sign(items)  # the same tree, so the same root, under the new key
+    garbled = [(k, b"x" * 64 if k == signing.SIGNATURE else v) for k, v in rotated[1]]
+    checks = [
+        ("wallet", items[0].topic, items[0].key, items[0].value, signed_before[0]),
+        ("wallet", items[1].topic, items[1].key, items[1].value, garbled),
+    ]
+    expected = [signing.load_ring(keys).problem(*check) for check in checks]
+    assert expected[0] is None
+    assert "does not verify" in expected[1]
+    assert signing.load_ring(keys).problems(checks) == expected
