@@ -169,10 +169,11 @@ def provenance_problem(
     return written or _signed_by(expected, logical_topic, key, value, headers)
 
 
-def provenance_problems(records: Sequence[Any]) -> list[str | None]:
+def provenance_problems(records: Sequence[Any], nodes: dict | None = None) -> list[str | None]:
     """`provenance_problem` of each record (anything with the logical `topic`, `headers`, `value` and `key`), the same
     answers, for many records at once (the audit's reads): the signatures are checked together by the key ring
-    (`KeyRing.problems`), which hashes the Merkle nodes a transaction's records share once."""
+    (`KeyRing.problems`, which hashes the Merkle nodes a transaction's records share once; `nodes`: its memory of them,
+    for a history checked piece by piece)."""
     ring = signing.ring()
     problems: list[str | None] = []
     signed: list[int] = []
@@ -184,7 +185,7 @@ def provenance_problems(records: Sequence[Any]) -> list[str | None]:
         if expected is not None and problem is None and ring is not None:
             signed.append(index)
             checks.append((expected, record.topic, record.key, record.value, record.headers))
-    for index, problem in zip(signed, ring.problems(checks) if checks else ()):
+    for index, problem in zip(signed, ring.problems(checks, nodes) if checks else ()):
         problems[index] = problem
     return problems
 

@@ -187,14 +187,14 @@ class KeyRing:
             return "malformed signature path"
         return self._accepted(kid, public, root, found[SIGNATURE])
 
-    def problems(self, checks: Iterable[Check]) -> list[str | None]:
+    def problems(self, checks: Iterable[Check], nodes: dict | None = None) -> list[str | None]:
         """`problem` of each (expected writer, topic, key, value, headers), the same answers, for many records at once
         (an audit's reads). A record's path is hashed upwards only until it meets an inner node of a record already
         accepted here with the same key id, signature and rest of path: a transaction read whole costs ~4 SHA-256 a
         record (its digest, its leaf, each inner node twice over the transaction) instead of ~2 + its path's length,
-        and one Ed25519 check.
+        and one Ed25519 check. `nodes` carries the accepted nodes from call to call (a history checked as it is read).
         """
-        shared: dict[bytes, tuple[str, bytes, bytes, int]] = {}  # accepted inner node -> kid, signature, path, rest
+        shared = {} if nodes is None else nodes  # accepted inner node -> (kid, signature, path, where its rest starts)
         return [self._problem_sharing(shared, *check) for check in checks]
 
     def _problem_sharing(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import gc
 import time
@@ -12,7 +13,7 @@ from typing import Callable
 
 from services.audit.adapters import checkpoints
 from services.audit.adapters.evidence import check_evidence
-from services.audit.adapters.topics import AUDITED_TOPICS, StartsMismatch, read_topics
+from services.audit.adapters.topics import AUDITED_TOPICS, StartsMismatch, read_checked
 from services.audit.core.audit import AuditResult, run_audit
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.projection import compare_projection
@@ -128,23 +129,11 @@ def audit_platform(
     if checkpointing is not None and checkpointing.resume:
         invariant(scope == Scope(), "an audit from a checkpoint has no scope")
         resumed = checkpoints.load(checkpointing.path, prefix, checkpointing.keys)
-    with collection_paused():
-        try:
-            read, read_ends = read_topics(
-                settings.kafka_bootstrap_servers,
-                prefix,
-                AUDITED_TOPICS + tuple(sorted(COMMAND_TOPICS)),
-                progress=lambda done, total: progress("reading topics", done, total),
-                starts=resumed.seam.positions if resumed else None,
-            )
-        except StartsMismatch as error:
-            raise checkpoints.CheckpointError(f"checkpoint {checkpointing.path} does not fit: {error}") from None
-        records = [record for record in read if record.topic not in COMMAND_TOPICS]
-        end_offsets = {where: end for where, end in read_ends.items() if where[0] not in COMMAND_TOPICS}
-        result = _fold(records, scope, lookup, progress, resumed)
-    # Command topics (read for the signature check only) keep days, not years: read whole every time.
-    found = list(result.discrepancies) + untrusted_commands(r for r in read if r.topic in COMMAND_TOPICS)
-    found += check_evidence(settings.kafka_bootstrap_servers, prefix)
+    with concurrent.futures.ThreadPoolExecutor(1) as background:
+        # The evidence check's own clients (configs, log starts) connect while the history is read and folded.
+        evidence = background.submit(check_evidence, settings.kafka_bootstrap_servers, prefix)
+        result, records, end_offsets, found = _read_and_fold(settings, scope, lookup, progress, resumed, checkpointing)
+        found += evidence.result()
     status = "not compared (--no-projection)"
     if with_projection and resumed is not None:
         status = "not compared (an audit from a checkpoint; a full audit compares it row by row)"
@@ -166,7 +155,33 @@ def audit_platform(
     return run
 
 
-def _fold(records: list, scope: Scope, lookup: EngineLookup, progress: Progress, resumed) -> AuditResult:
+def _read_and_fold(settings: Settings, scope: Scope, lookup: EngineLookup, progress: Progress, resumed, checkpointing):
+    """The records read (each checked as it arrives), the audit of the event topics, and the command topics' findings;
+    the collector paused while they are read and folded."""
+    with collection_paused():
+        try:
+            read, checked, read_ends = read_checked(
+                settings.kafka_bootstrap_servers,
+                settings.topic_prefix,
+                AUDITED_TOPICS + tuple(sorted(COMMAND_TOPICS)),
+                progress=lambda done, total: progress("reading topics", done, total),
+                starts=resumed.seam.positions if resumed else None,
+            )
+        except StartsMismatch as error:
+            raise checkpoints.CheckpointError(f"checkpoint {checkpointing.path} does not fit: {error}") from None
+        events = [(record, problem) for record, problem in zip(read, checked) if record.topic not in COMMAND_TOPICS]
+        commands = [(record, problem) for record, problem in zip(read, checked) if record.topic in COMMAND_TOPICS]
+        records = [record for record, _ in events]
+        end_offsets = {where: end for where, end in read_ends.items() if where[0] not in COMMAND_TOPICS}
+        result = _fold(records, [problem for _, problem in events], scope, lookup, progress, resumed)
+    # Command topics (read for the signature check only) keep days, not years: read whole every time.
+    found = list(result.discrepancies) + untrusted_commands([r for r, _ in commands], [p for _, p in commands])
+    return result, records, end_offsets, found
+
+
+def _fold(
+    records: list, problems: list, scope: Scope, lookup: EngineLookup, progress: Progress, resumed
+) -> AuditResult:
     progress("reading topics", len(records), len(records))
     spins_at_most = sum(1 for r in records if r.topic == "spin.events")
     progress("decoding and folding", 0, len(records))
@@ -178,6 +193,7 @@ def _fold(records: list, scope: Scope, lookup: EngineLookup, progress: Progress,
         decoded=lambda count: progress("decoding and folding", count, len(records)),
         now_ms=scope.until_ms or time.time_ns() // 1_000_000,
         seam=resumed.seam if resumed else None,
+        problems=problems,
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)

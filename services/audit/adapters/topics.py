@@ -16,6 +16,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from services.audit.core.collect import RawRecord
 from shared.invariant import invariant
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
+from shared.records import provenance_problems
 
 AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events")
 MAX_POLL_RECORDS = 20_000
@@ -44,7 +45,23 @@ def read_topics(
     No consumer group: every partition of the topics is assigned and nothing is committed, so an audit never moves
     anyone's offsets. Returns the records and the captured end offsets {(contract topic, partition): next offset}.
     """
-    return _blocking(_read(bootstrap, prefix, topics, progress, starts))
+    records, _, ends = _blocking(_read(bootstrap, prefix, topics, progress, starts, None))
+    return records, ends
+
+
+def read_checked(
+    bootstrap: str,
+    prefix: str = "",
+    topics: tuple[str, ...] = AUDITED_TOPICS,
+    progress: Callable[[int, int], None] | None = None,
+    starts: dict[tuple[str, int], int] | None = None,
+) -> tuple[list[RawRecord], list[str | None], dict[tuple[str, int], int]]:
+    """`read_topics` with each record's provenance problem (`shared.records.provenance_problems`, in the records'
+    order), checked batch by batch as they arrive: the hashing runs while the broker sends the next fetch."""
+    nodes: dict = {}
+    return _blocking(
+        _read(bootstrap, prefix, topics, progress, starts, lambda batch: provenance_problems(batch, nodes))
+    )
 
 
 def _blocking(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -57,7 +74,9 @@ def _blocking(coroutine: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _read(bootstrap: str, prefix: str, topics: tuple[str, ...], progress, starts) -> tuple[list, dict]:
+async def _read(
+    bootstrap: str, prefix: str, topics: tuple[str, ...], progress, starts, check
+) -> tuple[list, list, dict]:
     consumer = aio_consumer(
         *[prefix + name for name in topics],
         bootstrap=bootstrap,
@@ -80,8 +99,8 @@ async def _read(bootstrap: str, prefix: str, topics: tuple[str, ...], progress, 
             kept = [tp for tp in partitions if tp.topic[len(prefix) :] in resumed]
             firsts = {**firsts, **_resume(consumer, kept, prefix, starts, firsts, ends)}
         total = sum(ends[p] - firsts[p] for p in partitions)
-        records = await _drain(consumer, ends, prefix, total, progress)
-        return records, {(p.topic[len(prefix) :], p.partition): ends[p] for p in partitions}
+        records, checked = await _drain(consumer, ends, prefix, total, progress, check)
+        return records, checked, {(p.topic[len(prefix) :], p.partition): ends[p] for p in partitions}
     finally:
         await consumer.stop()
 
@@ -114,8 +133,10 @@ async def _partitions(consumer: AIOKafkaConsumer, prefix: str, topics: tuple[str
     return sorted(consumer.assignment(), key=lambda tp: (tp.topic, tp.partition))
 
 
-async def _drain(consumer: AIOKafkaConsumer, ends: dict, prefix: str, total: int, progress) -> list[RawRecord]:
+async def _drain(consumer: AIOKafkaConsumer, ends: dict, prefix: str, total: int, progress, check) -> tuple[list, list]:
+    """The records up to the end offsets, per partition in order, and what `check` (None: nothing) says of each."""
     by_partition: dict[TopicPartition, list[RawRecord]] = {tp: [] for tp in ends}
+    checked: dict[TopicPartition, list] = {tp: [] for tp in ends}
     pending = {tp for tp, end in ends.items() if await consumer.position(tp) < end}
     consumer.pause(*[tp for tp in ends if tp not in pending])
     read = 0
@@ -123,21 +144,16 @@ async def _drain(consumer: AIOKafkaConsumer, ends: dict, prefix: str, total: int
     while pending:
         batches = await consumer.getmany(timeout_ms=500, max_records=MAX_POLL_RECORDS)
         for tp, batch in batches.items():
-            end, name, kept = ends[tp], tp.topic[len(prefix) :], by_partition[tp]
-            for message in batch:
-                if message.offset < end:
-                    kept.append(
-                        RawRecord(
-                            name,
-                            tp.partition,
-                            message.offset,
-                            message.timestamp,
-                            message.key,
-                            message.value,
-                            tuple(message.headers),
-                        )
-                    )
-                    read += 1
+            end, name = ends[tp], tp.topic[len(prefix) :]
+            new = [
+                RawRecord(name, tp.partition, m.offset, m.timestamp, m.key, m.value, tuple(m.headers))
+                for m in batch
+                if m.offset < end
+            ]
+            by_partition[tp] += new
+            if check is not None:
+                checked[tp] += check(new)
+            read += len(new)
         for tp in list(pending):
             if await consumer.position(tp) >= ends[tp]:
                 pending.discard(tp)
@@ -150,4 +166,5 @@ async def _drain(consumer: AIOKafkaConsumer, ends: dict, prefix: str, total: int
             time.monotonic() - last_progress_at < STALL_LIMIT_S,
             f"no records for {STALL_LIMIT_S} s before the end offsets",
         )
-    return [record for tp in sorted(by_partition, key=lambda t: (t.topic, t.partition)) for record in by_partition[tp]]
+    order = sorted(by_partition, key=lambda t: (t.topic, t.partition))
+    return [r for tp in order for r in by_partition[tp]], [c for tp in order for c in checked[tp]]

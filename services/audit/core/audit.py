@@ -62,13 +62,17 @@ def run_audit(
     decoded: Callable[[int], None] = lambda count: None,
     now_ms: int | None = None,
     seam: Seam | None = None,
+    problems: list[str | None] | None = None,
 ) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
     `decoded` hears the decoding's progress (see collect). `now_ms` dates the audit, for debits open longer than the
     saga's time limit (None: the latest broker time read). `seam`: the state at a checkpoint, when `records` are what
-    came after it (consumed: its states go on); the findings are then the seam's final ones and those of the tail."""
+    came after it (consumed: its states go on); the findings are then the seam's final ones and those of the tail.
+    `problems`: the records' provenance problems when the reader has checked them (see collect)."""
     config = config or load_pools()
-    facts = collect(records, until_ms=scope.until_ms, decoded=decoded, seen=seam.seen if seam else None)
+    facts = collect(
+        records, until_ms=scope.until_ms, decoded=decoded, seen=seam.seen if seam else None, problems=problems
+    )
     wallet_facts = [fact for fact in facts.facts if fact.topic == "wallet.events"]
     jackpot_facts = [fact for fact in facts.facts if fact.topic == "jackpot.events"]
     spin_facts = [fact for fact in facts.facts if fact.topic in ("spin.events", "spin.journal")]

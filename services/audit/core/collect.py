@@ -12,6 +12,7 @@ from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope
 from shared.events.codec import decode_one_pass
 from services.audit.core.trust import impersonation
+from shared.invariant import invariant
 from shared.records import provenance_problems
 
 
@@ -90,15 +91,22 @@ def collect(
     until_ms: int | None = None,
     decoded: Callable[[int], None] = lambda count: None,
     seen: dict[str, tuple[bytes, str, int]] | None = None,
+    problems: list[str | None] | None = None,
 ) -> Facts:
     """Decode and de-duplicate by event id. A repeat with identical bytes collapses; different bytes is a conflict.
     `decoded(n)` hears how many records were read so far, every DECODE_TICK records (a progress bar's hook). `seen`:
-    the ids already read before these records (an audit resumed from a checkpoint)."""
+    the ids already read before these records (an audit resumed from a checkpoint). `problems`: each record's
+    provenance problem as `shared.records.provenance_problems` gave it (the reader checks them as they arrive), else
+    checked here."""
     result = Facts(seen=dict(seen or {}))
     seen = result.seen
-    considered = records if until_ms is None else [record for record in records if record.timestamp_ms <= until_ms]
-    problems = provenance_problems(considered)
-    for index, (record, problem) in enumerate(zip(considered, problems)):
+    if problems is None:
+        problems = provenance_problems(records)
+    invariant(len(problems) == len(records), "one provenance answer per record")
+    considered = zip(records, problems)
+    if until_ms is not None:
+        considered = ((record, problem) for record, problem in considered if record.timestamp_ms <= until_ms)
+    for index, (record, problem) in enumerate(considered):
         if index % DECODE_TICK == 0:
             decoded(index)
         result.records += 1

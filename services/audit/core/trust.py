@@ -33,8 +33,12 @@ def impersonation(record: RawRecord, problem: str | None) -> Discrepancy | None:
     )
 
 
-def untrusted_commands(records: Iterable[RawRecord]) -> list[Discrepancy]:
-    """The findings among command records (the services quarantined them; the audit names them)."""
+def untrusted_commands(records: Iterable[RawRecord], problems: list[str | None] | None = None) -> list[Discrepancy]:
+    """The findings among command records (the services quarantined them; the audit names them). `problems`: their
+    provenance problems when the reader has checked them."""
     records = list(records)
-    found = [impersonation(record, problem) for record, problem in zip(records, provenance_problems(records))]
+    found = [
+        impersonation(r, p)
+        for r, p in zip(records, provenance_problems(records) if problems is None else problems, strict=True)
+    ]
     return [finding for finding in found if finding is not None]
