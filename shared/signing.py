@@ -59,13 +59,25 @@ def _field(value: bytes | None) -> bytes:
     return _NONE if value is None else len(value).to_bytes(4, "big") + value
 
 
+_NAMES: dict[str, bytes] = {}  # a topic's or header's name -> its encoded field (names are few; bounded below)
+_NAMES_MAX = 1024
+
+
+def _name(name: str) -> bytes:
+    field = _NAMES.get(name)
+    if field is None:
+        field = _field(name.encode())
+        if len(_NAMES) < _NAMES_MAX:
+            _NAMES[name] = field
+    return field
+
+
 def record_digest(logical_topic: str, key: bytes | None, value: bytes | None, headers: Headers | None) -> bytes:
     """SHA-256 over the topic's logical name, key, value and every covered header (sorted, length-prefixed), joined
     and hashed in one call (every record read is hashed: one `update` per field cost more than the hash)."""
-    parts = [_DOMAIN_RECORD, _field(logical_topic.encode()), _field(key), _field(value)]
+    parts = [_DOMAIN_RECORD, _name(logical_topic), _field(key), _field(value)]
     for name, content in sorted((k, v or b"") for k, v in headers or () if k not in UNCOVERED):
-        parts.append(_field(name.encode()))
-        parts.append(_field(content))
+        parts += (_name(name), len(content).to_bytes(4, "big"), content)
     return hashlib.sha256(b"".join(parts)).digest()
 
 

@@ -20,7 +20,6 @@ from shared.records import provenance_problems
 
 AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events")
 MAX_POLL_RECORDS = 20_000
-MAX_PARTITION_FETCH_BYTES = 8 * 1024 * 1024  # per partition and fetch: a history is read in few round trips
 # No record for this long while a partition is short of its captured end offset means the broker is gone.
 STALL_LIMIT_S = 60
 METADATA_LIMIT_S = 30
@@ -83,7 +82,6 @@ async def _read(
         role="auditor",
         group_id=None,
         client_id="reelstream-audit",
-        max_partition_fetch_bytes=MAX_PARTITION_FETCH_BYTES,
         **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False},
     )
     await consumer.start()
