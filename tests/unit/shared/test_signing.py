@@ -186,7 +186,8 @@ def test_a_batch_check_gives_each_record_the_answer_of_the_check_alone(keys):
     checks = _tampered_batch(keys)
     alone = signing.load_ring(keys)
     expected = [alone.problem(*check) for check in checks]
-    assert sum(problem is not None for problem in expected) == 10  # the forgeries; the re-signed copy is cached
+    # Every forgery but the garbled signature, whose root is already verified (the root cache accepts it alone too).
+    assert sum(problem is not None for problem in expected) == 10
     assert signing.load_ring(keys).problems(checks) == expected
 
 
