@@ -44,7 +44,8 @@ _NONE = b"\xff\xff\xff\xff"
 _STEP = 33  # one path step: a side byte (0: the sibling is on the left, 1: on the right) and the sibling's hash
 _MAX_PATH_STEPS = 32
 _CACHE_ROOTS = 8192
-_SHARED_NODES_MAX = 2_000_000  # inner nodes one batch check keeps (~250 bytes each); past it, paths are hashed whole
+# Inner nodes a batch check keeps (~1 a record, ~250 bytes each); past that, paths are walked whole.
+_SHARED_NODES_MAX = 1_000_000
 _REREAD_S = 1.0
 
 Headers = Sequence[tuple[str, bytes | None]]
