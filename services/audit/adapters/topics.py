@@ -90,9 +90,12 @@ async def _read(
         ends = await consumer.end_offsets(partitions)
         firsts = await consumer.beginning_offsets(partitions)
         resumed = {name for name, _ in starts or {}}
+        # A consumer without a group starts each partition at its first offset (`auto_offset_reset=earliest`); a seek
+        # there would drop the fetches already under way and ask for the offsets again.
         fresh = [tp for tp in partitions if tp.topic[len(prefix) :] not in resumed]
-        if fresh:
-            await consumer.seek_to_beginning(*fresh)
+        elsewhere = [tp for tp in fresh if await consumer.position(tp) != firsts[tp]]
+        if elsewhere:
+            await consumer.seek_to_beginning(*elsewhere)
         if resumed:
             kept = [tp for tp in partitions if tp.topic[len(prefix) :] in resumed]
             firsts = {**firsts, **_resume(consumer, kept, prefix, starts, firsts, ends)}
