@@ -9,7 +9,7 @@ use replication factor 3 and min.insync.replicas 2 (with acks=all producers), se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from shared.config import COMMAND_RETENTION_MS
 
@@ -63,6 +63,10 @@ WALLET_EVENTS = "wallet.events"
 JACKPOT_COMMANDS = "jackpot.commands"
 JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
+# The money path's internal commands, which only the spin service writes (the broker refuses everyone else): debit,
+# place, settle and refund for the wallet; contributions and claims for the jackpot (docs/security.md).
+WALLET_INTERNAL = "wallet.internal"
+JACKPOT_INTERNAL = "jackpot.internal"
 # Internal: JackpotWon / ClaimRejected, copied by the jackpot (in the transaction that writes them to the network-keyed
 # jackpot.events) to the claiming player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
@@ -116,6 +120,20 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
 )
 
 
+def _internal_commands(name: str, key: str, partitions: int, reader: str) -> TopicSpec:
+    # The commands' retention and broker time; written by the spin service alone (no ops: a re-drive never writes
+    # here, ops/rules.py), read by one service.
+    return replace(_command(name, key, partitions, False, writers=(), readers=(reader,)), writers=("spin",))
+
+
+# Co-partitioned with wallet.commands / jackpot.commands: the wallet and the jackpot read both in one loop, one book
+# per partition number (a player's deposit and debit meet one state; a claim follows its wager's contributions).
+INTERNAL_COMMAND_TOPICS: tuple[TopicSpec, ...] = (
+    _internal_commands(WALLET_INTERNAL, "player id", PLAYER_PARTITIONS, "wallet"),
+    _internal_commands(JACKPOT_INTERNAL, "network id", NETWORK_PARTITIONS, "jackpot"),
+)
+
+
 def dlq_name(topic: str) -> str:
     return f"{topic}.dlq"
 
@@ -139,14 +157,19 @@ def _dlq(spec: TopicSpec) -> TopicSpec:
     )
 
 
-DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (
-    _dlq(CONTRACT_TOPICS[1]),
-    _dlq(CONTRACT_TOPICS[4]),
-    _dlq(CONTRACT_TOPICS[6]),
-    # The projector reads these two as well; what it cannot decode there needs a dead-letter topic too.
-    _dlq(CONTRACT_TOPICS[2]),
-    _dlq(CONTRACT_TOPICS[7]),
+DLQ_TOPICS: tuple[TopicSpec, ...] = (
+    tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command")
+    + (
+        _dlq(CONTRACT_TOPICS[1]),
+        _dlq(CONTRACT_TOPICS[4]),
+        _dlq(CONTRACT_TOPICS[6]),
+        # The projector reads these two as well; what it cannot decode there needs a dead-letter topic too.
+        _dlq(CONTRACT_TOPICS[2]),
+        _dlq(CONTRACT_TOPICS[7]),
+    )
+    + tuple(_dlq(spec) for spec in INTERNAL_COMMAND_TOPICS)
 )
+
 
 INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec(
@@ -199,7 +222,9 @@ SNAPSHOT_TOPICS: tuple[TopicSpec, ...] = (
     _snapshots(JACKPOT_SNAPSHOTS, "jackpot", NETWORK_PARTITIONS),
 )
 
-ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS
+ALL_TOPICS: tuple[TopicSpec, ...] = (
+    CONTRACT_TOPICS + INTERNAL_COMMAND_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS
+)
 
 
 def spec(name: str) -> TopicSpec:
@@ -207,6 +232,14 @@ def spec(name: str) -> TopicSpec:
         if topic.name == name:
             return topic
     raise KeyError(f"unknown topic {name!r}")
+
+
+def declared_name(physical: str) -> str:
+    """The declared topic a physical name is (a deployment's prefix + the name): the longest name it ends with."""
+    names = [topic.name for topic in ALL_TOPICS if physical.endswith(topic.name)]
+    if not names:
+        raise ValueError(f"{physical!r} is no declared topic")
+    return max(names, key=len)
 
 
 def with_min_insync(configs: dict[str, str], replication_factor: int) -> dict[str, str]:
