@@ -4,6 +4,9 @@
     answer = client.spin("p-1", "rising-joker", 100, "EUR", token)   # Settled | Rejected
     client.close()
 
+An operator's front end (shared/operators.py) connects as its own role and reads its own answer topic:
+`ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events.
+
 Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
 reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
 is byte-identical). A timeout raises SpinTimeout carrying the request id: call `spin(..., request_id=that id)` to retry
