@@ -40,6 +40,7 @@ from shared.events.wallet import (
 from shared.partitioning import misplaced
 from shared.topics import (
     ALL_TOPICS,
+    ANSWER_TOPICS,
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
     JACKPOT_INTERNAL,
@@ -73,6 +74,7 @@ OWNERS: dict[str, str] = {
     JACKPOT_SNAPSHOTS: "jackpot",
     WALLET_INTERNAL: "spin",  # the money path's internal commands: the broker lets only the spin service write them
     JACKPOT_INTERNAL: "spin",
+    **{spec.name: "spin" for spec in ANSWER_TOPICS},  # each operator's copy of the spin's answers
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {

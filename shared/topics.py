@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from shared import operators
 from shared.config import COMMAND_RETENTION_MS
 
 PLAYER_PARTITIONS = 6
@@ -27,7 +28,7 @@ class TopicSpec:
     name: str
     key: str
     partitions: int
-    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal" | "snapshot"
+    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal" | "snapshot" | "answer"
     configs: dict[str, str] = field(default_factory=dict)
     public: bool = False
     # The roles (shared/roles.py) whose principals may write / read this topic: the ACLs are generated from these.
@@ -73,9 +74,18 @@ SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
 # The monitor's integrity alerts (RTP out of its band, pool balances drifting), keyed by the cell or pool they name.
 MONITOR_ALERTS = "monitor.alerts"
 MONITOR_PARTITIONS = 1
+# Each operator's game front ends (shared/operators.py): they put requests and read meters as `game-client` does.
+_OPERATOR_CLIENTS = tuple(operators.client_role(operator_id) for operator_id in operators.OPERATORS)
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
-    _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, True, writers=("game-client",), readers=("spin",)),
+    _command(
+        SPIN_REQUESTS,
+        "player id",
+        PLAYER_PARTITIONS,
+        True,
+        writers=("game-client", *_OPERATOR_CLIENTS),
+        readers=("spin",),
+    ),
     _events(
         SPIN_EVENTS,
         "player id",
@@ -114,7 +124,7 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
         writers=("jackpot", "ops"),
-        readers=("projector", "game-client", "operator", "monitor") + _OVERSIGHT,
+        readers=("projector", "game-client", *_OPERATOR_CLIENTS, "operator", "monitor") + _OVERSIGHT,
     ),
     _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, True, writers=("monitor",), readers=()),
 )
@@ -183,6 +193,27 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
     ),
 )
 
+
+def answers_spec(operator_id: str) -> TopicSpec:
+    """`spin.answers.<operator>`: the spin service's answers to that operator's players, the bytes of spin.events
+    (which stays the record kept forever). A delivery channel: finite retention like the requests; only the
+    operator's own game-client role reads it."""
+    configs = {"retention.ms": str(COMMAND_RETENTION_MS), "cleanup.policy": "delete", **_BROKER_TIME}
+    readers = (operators.client_role(operator_id),) + _OVERSIGHT
+    return TopicSpec(
+        operators.answers_topic(operator_id),
+        "player id",
+        PLAYER_PARTITIONS,
+        "answer",
+        configs,
+        True,
+        writers=("spin",),
+        readers=readers,
+    )
+
+
+ANSWER_TOPICS: tuple[TopicSpec, ...] = tuple(answers_spec(operator_id) for operator_id in operators.OPERATORS)
+
 # `<service>.snapshots` (shared/snapshots.py): each partition's state image, one snapshot partition per state
 # partition. Compacted on slot keys (`<partition>/<slot>/...`, two slots written in turn), so the newest two
 # generations survive compaction and an unusable newest one falls back to the one before, not to offset 0; never
@@ -223,7 +254,7 @@ SNAPSHOT_TOPICS: tuple[TopicSpec, ...] = (
 )
 
 ALL_TOPICS: tuple[TopicSpec, ...] = (
-    CONTRACT_TOPICS + INTERNAL_COMMAND_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS
+    CONTRACT_TOPICS + INTERNAL_COMMAND_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS + ANSWER_TOPICS
 )
 
 
