@@ -22,5 +22,5 @@ chaos: topics ## The CI-sized chaos and fuzz run: 1,000 spins, 5 kills, a broker
 	$(WITH_ENV) $(RS) chaos --spins 1000 --kills 5 --fuzz 1000 --out .reelstream/chaos
 
 chaos-long: topics ## The long chaos run: 100,000 spins, 100 kills, 20,000 hostile records; writes docs/chaos/ (commit it); restarts THIS checkout's broker: see docs/chaos.md
-	$(WITH_ENV) $(RS) chaos --spins 100000 --kills 100 --fuzz 20000 --clients 8 --concurrency 4 --spins-per-s 60 \
+	$(WITH_ENV) $(RS) chaos --spins 100000 --kills 100 --fuzz 20000 --clients 3 --concurrency 12 --spins-per-s 45 \
 		--out docs/chaos $(CHAOS_LONG_ARGS)

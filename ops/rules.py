@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.topics import ALL_TOPICS
+from shared.records import INTERNAL_COMMANDS, peek_type
+from shared.topics import ALL_TOPICS, declared_name
 
 REPLAY_HEADER = "reelstream-replay-of"
 IDLE_GROUP_STATES = ("Empty", "Dead")
@@ -31,6 +32,23 @@ def refusal_of_redrive(dlq_topic: str) -> str | None:
                 f"{source} is an internal topic of the money path: its dead letters are evidence, and the service "
                 "that wrote the record re-sends its cause; ops never writes there"
             )
+    return None
+
+
+def refusal_of_redrive_letter(source: str, value: bytes | None) -> str | None:
+    """Why one dead letter may not go back onto `source` (the physical topic its origin header names), or None. Never
+    onto a topic ops may not write (the internal-command topics: only the spin service writes them, whatever a
+    letter's headers name), and never an internal command (debit, place, settle, refund, contribute, claim) onto
+    any topic: the spin service re-sends its cause, and the old public topics take those from the spin alone."""
+    try:
+        target = declared_name(source)
+    except ValueError:
+        return f"{source} is no declared topic"
+    if target.endswith(".dlq") or "ops" not in next(spec for spec in ALL_TOPICS if spec.name == target).writers:
+        return f"{source} is written by its service alone: ops never writes there"
+    type_ = peek_type(value)
+    if type_ in INTERNAL_COMMANDS:
+        return f"{type_} is an internal command of the money path: only the spin service sends it"
     return None
 
 

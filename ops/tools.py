@@ -18,7 +18,7 @@ from services.projector.adapters.schema import CONTROL, active_schema, ensure_co
 from services.projector.adapters.store import BatchWriter
 from shared import dead_letters as dl
 from services.projector.core.batch import Batch
-from ops.rules import REPLAY_HEADER, PartitionRange, clamp
+from ops.rules import REPLAY_HEADER, PartitionRange, clamp, refusal_of_redrive_letter
 
 Tick = Callable[[int], None]
 
@@ -260,6 +260,11 @@ async def redrive(
                 summary.skipped += 1
                 continue
             source = letter.origin.topic if letter.origin else dlq_topic.removesuffix(".dlq")
+            refusal = refusal_of_redrive_letter(source, letter.value)
+            if refusal is not None:
+                summary.skipped += 1
+                summary.notes.append(f"offset {letter.offset}: {refusal}; not re-driven")
+                continue
             try:
                 summary.types[decode(letter.value, expect_kind="event").type] += 1
             except DecodeError as error:

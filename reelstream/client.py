@@ -4,6 +4,9 @@
     answer = client.spin("p-1", "rising-joker", 100, "EUR", token)   # Settled | Rejected
     client.close()
 
+An operator's front end (shared/operators.py) connects as its own role and reads its own answer topic:
+`ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events.
+
 Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
 reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
 is byte-identical). A timeout raises SpinTimeout carrying the request id: call `spin(..., request_id=that id)` to retry
@@ -27,6 +30,7 @@ from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import CommandRejected, Deposit, Deposited
 from shared.kafka import kafka_consumer, producer as make_producer
+from shared.operators import answers_topic
 from shared.records import signed_headers
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
 
@@ -106,8 +110,13 @@ class ReelstreamClient:
         topic_prefix: str | None = None,
         client_id: str = "reelstream-client",
         role: str | None = None,
+        operator_id: str | None = None,
     ) -> None:
         settings = load_settings()
+        # operator_id: the front end of one operator (shared/operators.py, role game-client.<O>): its spins name it and
+        # its answers come from spin.answers.<O>, the only answer topic that role may read; None: spin.events.
+        self.operator_id = operator_id
+        answers = (answers_topic(operator_id),) if operator_id else (SPIN_EVENTS, WALLET_EVENTS)
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
         self._topic = lambda name: f"{prefix}{name}"
@@ -123,7 +132,7 @@ class ReelstreamClient:
         )
         tps = [
             TopicPartition(self._topic(name), partition)
-            for name in (SPIN_EVENTS, WALLET_EVENTS)
+            for name in answers
             for partition in self._consumer.partitions_for_topic(self._topic(name)) or ()
         ]
         self._consumer.assign(tps)
@@ -162,7 +171,7 @@ class ReelstreamClient:
             stake_minor=stake_minor,
             currency=currency,
             session_token=token,
-            operator_id=operator_id,
+            operator_id=operator_id or self.operator_id,
             forfeit_bonus_ring=forfeit_bonus_ring,
         )
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))

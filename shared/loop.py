@@ -78,6 +78,10 @@ class LoopConfig:
     # whose positions each snapshot names (shared/snapshots.py: Snapshot.positions): what lets a loop with extra
     # inputs (the spin) snapshot. Empty: the state folds its events topic alone.
     snapshot_folds: tuple[str, ...] = ()
+    # With extra inputs the state folds only its events (the wallet and the jackpot reading their internal-command
+    # topics beside the public ones): the commands topic's position still travels on the batch's last event, as
+    # without extra inputs, and the offsets of every input commit in the transaction too. False: as the spin.
+    carry_position: bool = False
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -292,7 +296,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         prefix = self.config.service
         producer, state = self.producers[partition], self.states[partition]
         commands = TopicPartition(self.config.commands_topic, partition)
-        carried = not self.config.extra_inputs and commands in offsets  # the position travels on the last event
+        carried = (self.config.carry_position or not self.config.extra_inputs) and commands in offsets
         if carried:
             outputs = with_position(outputs, offsets[commands])
         sent = signed(self.config, outputs)
@@ -312,7 +316,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 events_next = folds.get(_logical(self.config, None), events_next)
             if image is not None:
                 await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next, folds)
-            if not (carried and carries_position(sent)):  # no event carries the position: commit it here
+            # No event carries the position, or an input's position travels on no event: commit them here.
+            if not (carried and carries_position(sent)) or any(tp != commands for tp in offsets):
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
@@ -495,7 +500,8 @@ def _keeper(config: LoopConfig, service: Any) -> snapshots.Keeper | None:
     make = getattr(service, "snapshot_image", None)
     if config.snapshots_topic is None or make is None:
         return None
-    if config.extra_inputs and not config.snapshot_folds:  # a manifest names one input position: the commands topic's
+    # A manifest names one input position, the commands topic's: enough for a state that folds only its events.
+    if config.extra_inputs and not config.snapshot_folds and not config.carry_position:
         raise ValueError("snapshots of a loop with extra inputs need the positions of what it folds: snapshot_folds")
     return snapshots.Keeper(config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), make)
 
@@ -526,12 +532,9 @@ def _logical(config: LoopConfig, physical: str | None) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _declared_name(physical: str) -> str:
-    from shared.topics import ALL_TOPICS
+    from shared.topics import declared_name
 
-    names = [spec.name for spec in ALL_TOPICS if physical.endswith(spec.name)]
-    if not names:
-        raise ValueError(f"{physical!r} is no declared topic")
-    return max(names, key=len)
+    return declared_name(physical)
 
 
 @functools.lru_cache(maxsize=64)

@@ -12,7 +12,7 @@ import base64
 import binascii
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,10 @@ from shared.events.wallet import (
 from shared.partitioning import misplaced
 from shared.topics import (
     ALL_TOPICS,
+    ANSWER_TOPICS,
     JACKPOT_COMMANDS,
     JACKPOT_EVENTS,
+    JACKPOT_INTERNAL,
     JACKPOT_METERS,
     JACKPOT_SNAPSHOTS,
     MONITOR_ALERTS,
@@ -52,6 +54,7 @@ from shared.topics import (
     SPIN_SNAPSHOTS,
     WALLET_COMMANDS,
     WALLET_EVENTS,
+    WALLET_INTERNAL,
     WALLET_SNAPSHOTS,
     dlq_name,
 )
@@ -70,6 +73,9 @@ OWNERS: dict[str, str] = {
     SPIN_SNAPSHOTS: "spin",
     WALLET_SNAPSHOTS: "wallet",
     JACKPOT_SNAPSHOTS: "jackpot",
+    WALLET_INTERNAL: "spin",  # the money path's internal commands: the broker lets only the spin service write them
+    JACKPOT_INTERNAL: "spin",
+    **{spec.name: "spin" for spec in ANSWER_TOPICS},  # each operator's copy of the spin's answers
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {
@@ -80,8 +86,14 @@ SIGNED_COMMANDS: dict[str, str] = {
     **{command.TYPE: "cashier" for command in (Deposit, Withdraw, SetLimit, SelfExclude)},
     **{command.TYPE: "operator" for command in (OpenPool, DisablePool, ResumePool, DecommissionPool)},
 }
-# Command topics whose internal commands are checked (the cashier's and operator's commands come from outside).
-COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS})
+# Command topics whose internal commands are checked (the cashier's and operator's commands come from outside); the
+# internal topics' records are checked as their owner's (OWNERS).
+COMMAND_TOPICS = frozenset({WALLET_COMMANDS, JACKPOT_COMMANDS, WALLET_INTERNAL, JACKPOT_INTERNAL})
+# Migration, one release (docs/security.md): the internal commands moved from these public topics to the internal
+# ones, and the old topic still accepts them from spin services not yet upgraded (only with the spin service's
+# signature, as before). The switch-off empties this map (and drops "spin" from the old topics' writers in
+# shared/topics.py): the old topics then refuse them WRONG_TOPIC, as the internal topics refuse a public type.
+MOVED_FROM: dict[str, str] = {WALLET_COMMANDS: WALLET_INTERNAL, JACKPOT_COMMANDS: JACKPOT_INTERNAL}
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
 WRONG_TOPIC, WRONG_KEY = "WRONG_TOPIC", "WRONG_KEY"
 WRONG_PARTITION = "WRONG_PARTITION"
@@ -225,12 +237,19 @@ class Misfit(DecodeError):
 
 
 def decode_on(
-    logical_topic: str, value: bytes | None, key: bytes | None, *, check_key: bool = True, keyless: bool = False
+    logical_topic: str,
+    value: bytes | None,
+    key: bytes | None,
+    *,
+    check_key: bool = True,
+    keyless: bool = False,
+    moved: Mapping[str, str] = MOVED_FROM,
 ) -> Envelope:
-    """A command of `logical_topic` (every guard of the codec), whose type belongs there and, with `check_key`,
-    whose record key is its subject (`keyless`: or no key at all). Raises DecodeError (a Misfit for the last two)."""
+    """A command of `logical_topic` (every guard of the codec), whose type belongs there (or moved from there to
+    `moved[logical_topic]`: the migration) and, with `check_key`, whose record key is its subject (`keyless`: or no
+    key at all). Raises DecodeError (a Misfit for the last two)."""
     message = decode_one_pass(value, expect_kind="command")
-    if message.data.TOPIC != logical_topic:
+    if message.data.TOPIC != logical_topic and message.data.TOPIC != moved.get(logical_topic):
         raise Misfit(WRONG_TOPIC, "type", f"{message.type} does not belong on {logical_topic}", orjson.loads(value))
     if check_key and key != message.key and not (keyless and key is None):
         reason = f"the record key {key!r} is not the subject {message.key!r}"
@@ -283,6 +302,11 @@ def redacted(value: bytes) -> bytes:
     return _TOKEN_FIELD.sub(
         lambda m: m.group(1) + b"sha256:" + hashlib.sha256(m.group(2)).hexdigest().encode() + m.group(3), value
     )
+
+
+def physical_dlq(physical_source: str, logical_source: str) -> str:
+    """The dead-letter topic of a record read from `physical_source` (a deployment's prefix + `logical_source`)."""
+    return physical_source.removesuffix(logical_source) + dlq_name(logical_source)
 
 
 def undecodable(logical_topic: str, physical_topic: str, record, error: DecodeError, *, consumer: str) -> DeadLetter:

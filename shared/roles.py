@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shared import operators
 from shared.topics import ALL_TOPICS, TopicSpec
 
 CLUSTER = "kafka-cluster"
@@ -78,6 +79,16 @@ ROLES: tuple[Role, ...] = (
         "a game front end: spin requests out; answers and meters in",
         group_prefixes=("game-client.",),
         quotas=_OUTSIDE_QUOTAS,
+    ),
+    # One per operator (shared/operators.py): its front ends read only its own players' answers (spin.answers.<O>).
+    *(
+        Role(
+            operators.client_role(operator_id),
+            f"operator {operator_id}'s game front ends: spin requests out; its players' answers and meters in",
+            group_prefixes=(f"{operators.client_role(operator_id)}.",),
+            quotas=_OUTSIDE_QUOTAS,
+        )
+        for operator_id in operators.OPERATORS
     ),
     Role(
         "cashier",

@@ -9,8 +9,9 @@ use replication factor 3 and min.insync.replicas 2 (with acks=all producers), se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from shared import operators
 from shared.config import COMMAND_RETENTION_MS
 
 PLAYER_PARTITIONS = 6
@@ -27,7 +28,7 @@ class TopicSpec:
     name: str
     key: str
     partitions: int
-    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal" | "snapshot"
+    kind: str  # "request" | "command" | "event" | "meter" | "dlq" | "internal" | "snapshot" | "answer"
     configs: dict[str, str] = field(default_factory=dict)
     public: bool = False
     # The roles (shared/roles.py) whose principals may write / read this topic: the ACLs are generated from these.
@@ -63,15 +64,28 @@ WALLET_EVENTS = "wallet.events"
 JACKPOT_COMMANDS = "jackpot.commands"
 JACKPOT_EVENTS = "jackpot.events"
 JACKPOT_METERS = "jackpot.meters"
+# The money path's internal commands, which only the spin service writes (the broker refuses everyone else): debit,
+# place, settle and refund for the wallet; contributions and claims for the jackpot (docs/security.md).
+WALLET_INTERNAL = "wallet.internal"
+JACKPOT_INTERNAL = "jackpot.internal"
 # Internal: JackpotWon / ClaimRejected, copied by the jackpot (in the transaction that writes them to the network-keyed
 # jackpot.events) to the claiming player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
 # The monitor's integrity alerts (RTP out of its band, pool balances drifting), keyed by the cell or pool they name.
 MONITOR_ALERTS = "monitor.alerts"
 MONITOR_PARTITIONS = 1
+# Each operator's game front ends (shared/operators.py): they put requests and read meters as `game-client` does.
+_OPERATOR_CLIENTS = tuple(operators.client_role(operator_id) for operator_id in operators.OPERATORS)
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
-    _command(SPIN_REQUESTS, "player id", PLAYER_PARTITIONS, True, writers=("game-client",), readers=("spin",)),
+    _command(
+        SPIN_REQUESTS,
+        "player id",
+        PLAYER_PARTITIONS,
+        True,
+        writers=("game-client", *_OPERATOR_CLIENTS),
+        readers=("spin",),
+    ),
     _events(
         SPIN_EVENTS,
         "player id",
@@ -110,9 +124,23 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
         {"cleanup.policy": "compact", "min.compaction.lag.ms": "0", "segment.ms": "3600000", **_BROKER_TIME},
         public=True,
         writers=("jackpot", "ops"),
-        readers=("projector", "game-client", "operator", "monitor") + _OVERSIGHT,
+        readers=("projector", "game-client", *_OPERATOR_CLIENTS, "operator", "monitor") + _OVERSIGHT,
     ),
     _events(MONITOR_ALERTS, "cell or pool id", MONITOR_PARTITIONS, True, writers=("monitor",), readers=()),
+)
+
+
+def _internal_commands(name: str, key: str, partitions: int, reader: str) -> TopicSpec:
+    # The commands' retention and broker time; written by the spin service alone (no ops: a re-drive never writes
+    # here, ops/rules.py), read by one service.
+    return replace(_command(name, key, partitions, False, writers=(), readers=(reader,)), writers=("spin",))
+
+
+# Co-partitioned with wallet.commands / jackpot.commands: the wallet and the jackpot read both in one loop, one book
+# per partition number (a player's deposit and debit meet one state; a claim follows its wager's contributions).
+INTERNAL_COMMAND_TOPICS: tuple[TopicSpec, ...] = (
+    _internal_commands(WALLET_INTERNAL, "player id", PLAYER_PARTITIONS, "wallet"),
+    _internal_commands(JACKPOT_INTERNAL, "network id", NETWORK_PARTITIONS, "jackpot"),
 )
 
 
@@ -139,14 +167,19 @@ def _dlq(spec: TopicSpec) -> TopicSpec:
     )
 
 
-DLQ_TOPICS: tuple[TopicSpec, ...] = tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command") + (
-    _dlq(CONTRACT_TOPICS[1]),
-    _dlq(CONTRACT_TOPICS[4]),
-    _dlq(CONTRACT_TOPICS[6]),
-    # The projector reads these two as well; what it cannot decode there needs a dead-letter topic too.
-    _dlq(CONTRACT_TOPICS[2]),
-    _dlq(CONTRACT_TOPICS[7]),
+DLQ_TOPICS: tuple[TopicSpec, ...] = (
+    tuple(_dlq(spec) for spec in CONTRACT_TOPICS if spec.kind == "command")
+    + (
+        _dlq(CONTRACT_TOPICS[1]),
+        _dlq(CONTRACT_TOPICS[4]),
+        _dlq(CONTRACT_TOPICS[6]),
+        # The projector reads these two as well; what it cannot decode there needs a dead-letter topic too.
+        _dlq(CONTRACT_TOPICS[2]),
+        _dlq(CONTRACT_TOPICS[7]),
+    )
+    + tuple(_dlq(spec) for spec in INTERNAL_COMMAND_TOPICS)
 )
+
 
 INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec(
@@ -159,6 +192,27 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
         readers=("spin",) + _OVERSIGHT,
     ),
 )
+
+
+def answers_spec(operator_id: str) -> TopicSpec:
+    """`spin.answers.<operator>`: the spin service's answers to that operator's players, the bytes of spin.events
+    (which stays the record kept forever). A delivery channel: finite retention like the requests; only the
+    operator's own game-client role reads it."""
+    configs = {"retention.ms": str(COMMAND_RETENTION_MS), "cleanup.policy": "delete", **_BROKER_TIME}
+    readers = (operators.client_role(operator_id),) + _OVERSIGHT
+    return TopicSpec(
+        operators.answers_topic(operator_id),
+        "player id",
+        PLAYER_PARTITIONS,
+        "answer",
+        configs,
+        True,
+        writers=("spin",),
+        readers=readers,
+    )
+
+
+ANSWER_TOPICS: tuple[TopicSpec, ...] = tuple(answers_spec(operator_id) for operator_id in operators.OPERATORS)
 
 # `<service>.snapshots` (shared/snapshots.py): each partition's state image, one snapshot partition per state
 # partition. Compacted on slot keys (`<partition>/<slot>/...`, two slots written in turn), so the newest two
@@ -199,7 +253,9 @@ SNAPSHOT_TOPICS: tuple[TopicSpec, ...] = (
     _snapshots(JACKPOT_SNAPSHOTS, "jackpot", NETWORK_PARTITIONS),
 )
 
-ALL_TOPICS: tuple[TopicSpec, ...] = CONTRACT_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS
+ALL_TOPICS: tuple[TopicSpec, ...] = (
+    CONTRACT_TOPICS + INTERNAL_COMMAND_TOPICS + DLQ_TOPICS + INTERNAL_TOPICS + SNAPSHOT_TOPICS + ANSWER_TOPICS
+)
 
 
 def spec(name: str) -> TopicSpec:
@@ -207,6 +263,14 @@ def spec(name: str) -> TopicSpec:
         if topic.name == name:
             return topic
     raise KeyError(f"unknown topic {name!r}")
+
+
+def declared_name(physical: str) -> str:
+    """The declared topic a physical name is (a deployment's prefix + the name): the longest name it ends with."""
+    names = [topic.name for topic in ALL_TOPICS if physical.endswith(topic.name)]
+    if not names:
+        raise ValueError(f"{physical!r} is no declared topic")
+    return max(names, key=len)
 
 
 def with_min_insync(configs: dict[str, str], replication_factor: int) -> dict[str, str]:

@@ -37,6 +37,13 @@ ensure_topics(os.environ["KAFKA_BOOTSTRAP_SERVERS"], prefix=os.environ["REELSTRE
     .venv/bin/reelstream contract verify-client --cmd "$bin/reelspin-go" || rc=$?
     echo "--- conformance: Node.js client"
     .venv/bin/reelstream contract verify-client --cmd "node examples/clients/node/bin/reelspin.js" || rc=$?
+    # An operator's client reads its own answer topic (shared/operators.py): the same client, the topic configured.
+    local answers
+    answers=$(.venv/bin/python -c 'from shared import operators as o
+print(o.answers_topic(o.OPERATORS[0]) if o.OPERATORS else "spin.events")')
+    echo "--- conformance: Go client reading $answers"
+    .venv/bin/reelstream contract verify-client --cmd "$bin/reelspin-go" --answers-topic "$answers" \
+      --only settles-rising-joker --only duplicated-answer || rc=$?
   fi
   .venv/bin/reelstream services down || true
   .venv/bin/python -c 'import os; from kafka import KafkaAdminClient; from shared.topic_admin import delete_topics

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from deploy.local.exceptions import InfraError
@@ -42,14 +43,9 @@ def role_security(tls: TlsFiles, role: str, password: str) -> ClientSecurity:
     )
 
 
-def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, folder: Path | None = None) -> Path:
-    """Upsert every role's SCRAM user, apply the un-prefixed ACLs and the quotas, write the client files (into
-    `folder`, by default the state's clients/)."""
+def _upsert(admin, passwords: dict[str, str]) -> None:
     from kafka.admin import ScramMechanism, UserScramCredentialUpsertion
 
-    folder = folder or clients_dir(state)
-    known = {role: _password(folder, role) for role in ROLE_NAMES}
-    passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
     upserts = [
         UserScramCredentialUpsertion(role, ScramMechanism.SCRAM_SHA_512, password)
         for role, password in passwords.items()
@@ -57,6 +53,39 @@ def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, fol
     failed = {user: error for user, error in admin.alter_user_scram_credentials(upserts).items() if error}
     if failed:
         raise InfraError(f"the broker refused SCRAM users: {failed}")
+
+
+def add_principals(admin, roles: Iterable[str], template: ClientSecurity, bootstrap: str, folder: Path) -> list[str]:
+    """SCRAM users for those of `roles` without client files in `folder` (roles the code gained after the broker was
+    provisioned, e.g. a new operator's game-client.<O>), with fresh passwords and their client files written
+    (`template`: any role's settings, for the protocol and the CA). No ACLs: those come per prefix or from
+    `reelstream acl apply`. Returns the roles made."""
+    passwords = {role: secrets.token_urlsafe(24) for role in roles if _password(folder, role) is None}
+    if passwords:
+        _upsert(admin, passwords)
+    for role, password in passwords.items():
+        security = replace(template, username=role, password=password, source=role)
+        write_client_files(folder, role, security, bootstrap)
+    return list(passwords)
+
+
+def remove_principals(admin, roles: Iterable[str]) -> None:
+    """Delete these SCRAM users (what `add_principals` made for a test)."""
+    from kafka.admin import ScramMechanism, UserScramCredentialDeletion
+
+    deletions = [UserScramCredentialDeletion(role, ScramMechanism.SCRAM_SHA_512) for role in roles]
+    failed = {user: error for user, error in admin.alter_user_scram_credentials(deletions).items() if error}
+    if failed:
+        raise InfraError(f"the broker refused to delete SCRAM users: {failed}")
+
+
+def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, folder: Path | None = None) -> Path:
+    """Upsert every role's SCRAM user, apply the un-prefixed ACLs and the quotas, write the client files (into
+    `folder`, by default the state's clients/)."""
+    folder = folder or clients_dir(state)
+    known = {role: _password(folder, role) for role in ROLE_NAMES}
+    passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
+    _upsert(admin, passwords)
     reports = apply_acls(admin)
     apply_quotas(admin)
     for role, password in passwords.items():

@@ -35,7 +35,7 @@ def measure(size: int, rounds: int, folder: Path) -> tuple[float, float]:
 
 _SERVICES = ("spin", "wallet", "jackpot", "projector", "monitor")
 # Commands per spin beside the events (debit, settle, contribution); claims are rare.
-_COMMANDS = {"wallet.commands": 2, "jackpot.commands": 1}
+_COMMANDS = {"wallet.internal": 2, "jackpot.internal": 1}
 
 
 def records_per_spin() -> tuple[float, float]:

@@ -41,7 +41,7 @@ SEQUENTIAL_HOPS = 4
 CHAIN = (
     ("spin.requests", "spin.requested.v1"),
     ("spin.journal", "spin.seed-drawn.v1"),
-    ("wallet.commands", "wallet.place-wager.v1"),
+    ("wallet.internal", "wallet.place-wager.v1"),
     ("wallet.events", "wallet.wager-settled.v1"),
     ("spin.events", "spin.settled.v1"),
 )

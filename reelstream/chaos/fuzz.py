@@ -68,6 +68,7 @@ def _valid(topic: str, player_id: str, now: datetime) -> dict[str, Any]:
             stake_minor=10,
         ),
     }
+    by_topic["jackpot.internal"] = by_topic["jackpot.commands"]  # a claim: the spin's to send, on either topic
     data = by_topic.get(topic) or DebitWager(
         transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR", game="rising-joker"
     )
@@ -77,7 +78,7 @@ def _valid(topic: str, player_id: str, now: datetime) -> dict[str, Any]:
 def _internal(topic: str, player_id: str, now: datetime, huge: int) -> dict[str, Any]:
     """An internal command or a service's own fact, well formed, with an amount no honest writer would send."""
     wager = uuid.uuid4()
-    if topic == "jackpot.commands":
+    if topic in ("jackpot.commands", "jackpot.internal"):
         data: Any = jp.Contribute(
             network_id="diamond-mystery",
             contribution_id=wager,
@@ -87,7 +88,7 @@ def _internal(topic: str, player_id: str, now: datetime, huge: int) -> dict[str,
             contribution_micro=huge,
             player_id=player_id,
         )
-    elif topic == "wallet.commands":
+    elif topic in ("wallet.commands", "wallet.internal"):
         data = SettleWager(
             transaction_id=uuid.uuid4(),
             player_id=player_id,

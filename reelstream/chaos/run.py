@@ -496,6 +496,8 @@ FUZZED_TOPICS = (
     "spin.requests",
     "wallet.commands",
     "jackpot.commands",
+    "wallet.internal",
+    "jackpot.internal",
     "wallet.events",
     "jackpot.events",
     "spin.jackpot-answers",

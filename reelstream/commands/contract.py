@@ -14,7 +14,7 @@ from reelstream.conformance.verify import Platform, local_client_properties, ver
 from shared.config import load_settings
 from shared.events import asyncapi
 from shared.kafka import admin_client
-from shared.topics import SPIN_REQUESTS
+from shared.topics import SPIN_EVENTS, SPIN_REQUESTS
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -41,6 +41,9 @@ def verify_client(
     properties: Path = typer.Option(None, help="The client's .properties (default: this platform's brokers)."),
     vectors: Path = typer.Option(VECTORS_FILE, help="The conformance vectors."),
     only: list[str] = typer.Option([], "--only", help="Run only these vectors (by name)."),
+    answers_topic: str = typer.Option(
+        SPIN_EVENTS, "--answers-topic", help="Where the client reads answers (spin.answers.<operator> for its role)."
+    ),
 ) -> None:
     """Drive a client command through the conformance vectors against the running platform; exit 1 on any failure."""
     settings = load_settings()
@@ -57,6 +60,7 @@ def verify_client(
         settings.topic_prefix,
         settings.session_secret,
         len(described[0]["partitions"]),
+        answers_topic,
     )
     with tempfile.TemporaryDirectory(prefix="reelstream-verify-") as scratch:
         if properties is None:

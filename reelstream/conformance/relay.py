@@ -38,12 +38,14 @@ def request_id_of(value: bytes | None) -> str | None:
 class Relay:
     """Forwards `<relay>spin.requests` to `<platform>spin.requests` and answers back, with the fault of the moment."""
 
-    def __init__(self, bootstrap: str, platform_prefix: str, relay_prefix: str) -> None:
+    def __init__(self, bootstrap: str, platform_prefix: str, relay_prefix: str, out: str = SPIN_EVENTS) -> None:
+        # `out`: the answer topic the client under test reads (spin.events or an operator's spin.answers.<O>); the
+        # relay takes every answer from the platform's spin.events.
         self.topics = {
             "in": relay_prefix + SPIN_REQUESTS,
             "up": platform_prefix + SPIN_REQUESTS,
             "answers": platform_prefix + SPIN_EVENTS,
-            "out": relay_prefix + SPIN_EVENTS,
+            "out": relay_prefix + out,
         }
         self.fault = "none"  # for request ids seen from now on
         self.seen: dict[str, Seen] = {}

@@ -43,6 +43,9 @@ class Platform:
     prefix: str
     session_secret: str
     partitions: int
+    # Where the client under test reads answers (the relay's copy of them): spin.events, or an operator's answer
+    # topic spin.answers.<operator> for a client of role game-client.<operator> (shared/operators.py).
+    answers_topic: str = SPIN_EVENTS
 
 
 def parse_answers(stdout: str) -> list[dict[str, Any]]:
@@ -154,10 +157,18 @@ def token(kind: str, player: str, secret: str, now_ms: int) -> str:
 
 
 def client_arguments(
-    step: Step, properties: Path, relay_prefix: str, player: str, request_id: str, tok: str
+    step: Step,
+    properties: Path,
+    relay_prefix: str,
+    player: str,
+    request_id: str,
+    tok: str,
+    answers_topic: str = SPIN_EVENTS,
 ) -> list[str]:
     r, c = step.request, step.client
     return [
+        "--answers-topic",
+        answers_topic,
         "--properties",
         str(properties),
         "--topic-prefix",
@@ -189,7 +200,7 @@ def client_arguments(
 def relay_topics(platform: Platform) -> Iterator[str]:
     """Two throwaway topics the client talks to, partitioned like the platform's."""
     relay_prefix = f"{platform.prefix}verify-{uuid.uuid4().hex[:8]}."
-    names = [relay_prefix + SPIN_REQUESTS, relay_prefix + SPIN_EVENTS]
+    names = [relay_prefix + SPIN_REQUESTS, relay_prefix + platform.answers_topic]
     admin = admin_client(platform.bootstrap, client_id="reelstream-verify-client")
     try:
         admin.create_topics([NewTopic(name, platform.partitions, 1) for name in names])
@@ -211,7 +222,7 @@ def verify(
     """Run every vector; `report(name, problems)` after each; returns how many failed."""
     failed = 0
     with relay_topics(platform) as relay_prefix, ReelstreamClient(platform.bootstrap, platform.prefix) as cashier:
-        relay = Relay(platform.bootstrap, platform.prefix, relay_prefix)
+        relay = Relay(platform.bootstrap, platform.prefix, relay_prefix, platform.answers_topic)
         try:
             for vector in vectors:
                 problems = _run_vector(command, vector, platform, properties, relay, relay_prefix, cashier)
@@ -244,7 +255,10 @@ def _run_vector(
         request_id = ids.setdefault(name, str(uuid.uuid4())) if name else str(uuid.uuid4())
         tok = token(step.request.get("token", "valid"), player, platform.session_secret, time.time_ns() // 1_000_000)
         before = relay.snapshot(request_id)
-        run = _run_client(command + client_arguments(step, properties, relay_prefix, player, request_id, tok), step)
+        run = _run_client(
+            command + client_arguments(step, properties, relay_prefix, player, request_id, tok, platform.answers_topic),
+            step,
+        )
         since = len(before.requests) if before else 0
         seen = _settled_snapshot(relay, request_id, since, run)
         problems = check_step(step, run, seen, request_id, player, platform, deposit_minor, earlier)

@@ -1,4 +1,5 @@
-"""Jackpot service wiring: jackpot.commands → pools → jackpot.events and jackpot.meters, until SIGTERM/SIGINT."""
+"""Jackpot service wiring: jackpot.commands and jackpot.internal → pools → jackpot.events and jackpot.meters, until
+SIGTERM/SIGINT."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import time
 from shared import observability
 from shared.config import load_settings
 from shared.observability.metrics import WALLET_LIABILITY_MINOR
-from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_SNAPSHOTS, dlq_name
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
 
 from services.wallet.adapters.liabilities import liabilities_minor
 from services.wallet.adapters.restore import Restored
@@ -38,6 +38,7 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
         batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
         snapshot_every_records=int(env.get(SNAPSHOT_RECORDS_ENV, "20000")),
         snapshot_every_s=float(env.get(SNAPSHOT_SECONDS_ENV, "30")),
+        internal_topic=settings.topic(WALLET_INTERNAL),
     )
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from shared import dead_letters
 from shared.events.base import Payload, registered_types
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.json_schemas import asyncapi_schema, standalone_schema
-from shared.topics import ALL_TOPICS, SPIN_JACKPOT_ANSWERS, TopicSpec, with_min_insync
+from shared.events.spin import SpinRejected, SpinSettled
+from shared.operators import OPERATORS
+from shared.topics import ALL_TOPICS, SPIN_JACKPOT_ANSWERS, TopicSpec, answers_spec, with_min_insync
 
 CONTRACT_DIR = Path(__file__).resolve().parents[2] / "docs" / "contract"
 BINDING_VERSION = "0.5.0"
@@ -21,7 +24,12 @@ SNAPSHOT = "reelstream.snapshot"  # a service's own state image (shared/snapshot
 _KEY_PATTERN = r"^[A-Za-z0-9._:-]+$"  # player, network and pool ids alike (shared.events.base.Ident)
 _CLOUDEVENTS = "application/cloudevents+json"
 # Topics that carry copies of messages declared on another topic (re-keyed by the player id, bytes unchanged).
-_FORWARDED: dict[str, tuple[type[Payload], ...]] = {SPIN_JACKPOT_ANSWERS: (JackpotWon, ClaimRejected)}
+# Each operator's answer topic (shared/operators.py) is one parametrized channel: the spin's answers, copied.
+ANSWERS = answers_spec("{operator}")
+_FORWARDED: dict[str, tuple[type[Payload], ...]] = {
+    SPIN_JACKPOT_ANSWERS: (JackpotWon, ClaimRejected),
+    ANSWERS.name: (SpinSettled, SpinRejected),
+}
 
 
 def _message_name(type_: str) -> str:
@@ -58,6 +66,8 @@ def _visibility(spec: TopicSpec) -> str:
 
 def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
     visibility = _visibility(spec)
+    if spec is ANSWERS:
+        return {**_channel(replace(spec, kind="event"), message_names), **_answers_parts()}
     notes = {
         "public": "Game clients and operators read or write it.",
         "internal": "Internal: only the platform's services write it; clients must not depend on it.",
@@ -77,6 +87,24 @@ def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
                 "replicas": CLUSTER_REPLICAS,
                 "topicConfiguration": _topic_configuration(with_min_insync(spec.configs, CLUSTER_REPLICAS)),
                 "bindingVersion": BINDING_VERSION,
+            }
+        },
+    }
+
+
+def _answers_parts() -> dict[str, Any]:
+    return {
+        "title": ANSWERS.name,
+        "description": "Public, one topic per operator of the deployment: the SpinSettled / SpinRejected of that "
+        "operator's players (the operator the session token bound), the very bytes of spin.events, written in the "
+        "same transaction; only the role game-client.{operator} reads it. Key: player id. A deployment without "
+        "operators has none (answers on spin.events alone). Real deployments may prefix every topic name "
+        "(REELSTREAM_TOPIC_PREFIX).",
+        "tags": [{"name": "public"}, {"name": "answer"}],
+        "parameters": {
+            "operator": {
+                "description": "an operator id of the deployment (shared/operators.py; the id its session keys bind)",
+                "examples": list(OPERATORS),
             }
         },
     }
@@ -184,13 +212,13 @@ def asyncapi_document() -> dict[str, Any]:
     for _, model in sorted(registered_types().items()):
         by_topic.setdefault(model.TOPIC, []).append(model)
     channels, operations, messages, schemas = {}, {}, {}, {}
-    for spec in ALL_TOPICS:
+    for spec in (*(spec for spec in ALL_TOPICS if spec.kind != "answer"), ANSWERS):
         models = by_topic.get(spec.name, [])
         carried = models + list(_FORWARDED.get(spec.name, ()))
         names = [_message_name(m.TYPE) for m in carried]
         if spec.kind in ("dlq", "snapshot"):
             names = [_message_name(DEAD_LETTER if spec.kind == "dlq" else SNAPSHOT)]
-        channel_id = spec.name.replace(".", "_")
+        channel_id = spec.name.replace(".", "_").replace("{", "").replace("}", "")
         channels[channel_id] = _channel(spec, names)
         operations.update(_operations(spec, channel_id, names))
         for model in models:

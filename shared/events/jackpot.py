@@ -1,5 +1,6 @@
-"""Jackpot messages: contributions and claims on jackpot.commands (keyed by network id, so totally ordered per
-network), pool facts on jackpot.events, and the compacted live meters on jackpot.meters (keyed by pool id)."""
+"""Jackpot messages: contributions and claims on jackpot.internal (the spin service's; keyed by network id, so totally
+ordered per network), pool admin commands on jackpot.commands (the operator's, same keys and partitions), pool facts
+on jackpot.events, and the compacted live meters on jackpot.meters (keyed by pool id)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Int, Micro, Minor, Part, PlayerId
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS
 
 
 class _JackpotCommand(CommandData):
@@ -20,7 +21,13 @@ class _JackpotCommand(CommandData):
     network_id: Ident
 
 
-class Contribute(_JackpotCommand):
+class _InternalCommand(_JackpotCommand):
+    """The spin service's commands: on jackpot.internal, which only the spin service may write."""
+
+    TOPIC = JACKPOT_INTERNAL
+
+
+class Contribute(_InternalCommand):
     """Spin service: one wager's contribution to a network (id = the wager id, so it is counted once).
 
     The jackpot service splits `stake_minor` by each pool's contribution_ppm, and `breakage_micro` (Rising Joker's
@@ -38,7 +45,7 @@ class Contribute(_JackpotCommand):
     operator_id: Ident | None = None
 
 
-class Claim(_JackpotCommand):
+class Claim(_InternalCommand):
     """Spin service: a spin won a tier of the network; the jackpot service answers with JackpotWon or ClaimRejected."""
 
     TYPE = "reelstream.jackpot.claim.v1"

@@ -1,4 +1,5 @@
-"""Wallet messages: cashier and internal commands on wallet.commands, double-entry facts on wallet.events.
+"""Wallet messages: cashier commands on wallet.commands, the spin service's internal ones on wallet.internal,
+double-entry facts on wallet.events.
 
 Postings are in micro-units (1 minor = 1,000,000 micro) so the jackpot liability is exact; player and cashier postings
 are always whole minor units. Accounts: `player:<player id>`, `house`, `jackpot:<network id>`, `seed-funding`,
@@ -14,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
-from shared.topics import WALLET_COMMANDS, WALLET_EVENTS
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL
 
 HOUSE = "house"
 CASHIER = "cashier"
@@ -72,7 +73,13 @@ class Withdraw(_WalletCommand):
     currency: CurrencyCode
 
 
-class DebitWager(_WalletCommand):
+class _InternalCommand(_WalletCommand):
+    """The spin service's commands: on wallet.internal, which only the spin service may write."""
+
+    TOPIC = WALLET_INTERNAL
+
+
+class DebitWager(_InternalCommand):
     """Spin service: take a wager. `transaction_id` is the wager id (the spin's request id)."""
 
     TYPE = "reelstream.wallet.debit-wager.v1"
@@ -101,7 +108,7 @@ class JackpotWonProof(BaseModel):
     headers: tuple[ProofHeader, ...] = Field(max_length=16)
 
 
-class SettleWager(_WalletCommand):
+class SettleWager(_InternalCommand):
     """Spin service: the one settlement of a wager, carrying every amount of the spin.
 
     house_win_minor is paid by the house, jackpot_win_minor by the network's jackpot liability; contribution_micro
@@ -124,7 +131,7 @@ class SettleWager(_WalletCommand):
     jackpot_proofs: Annotated[tuple[JackpotWonProof, ...], Field(max_length=MAX_JACKPOT_PROOFS)] | None = None
 
 
-class PlaceWager(_WalletCommand):
+class PlaceWager(_InternalCommand):
     """Spin service: a whole spin without a pool share in one command, debit and settlement together. `transaction_id`
     is the wager id (the spin's request id), `settlement_id` the settlement's transaction id.
 
@@ -147,7 +154,7 @@ class PlaceWager(_WalletCommand):
     network_id: Ident
 
 
-class RefundWager(_WalletCommand):
+class RefundWager(_InternalCommand):
     """Spin service: give a wager back when the spin cannot complete (only before anything was contributed)."""
 
     TYPE = "reelstream.wallet.refund-wager.v1"

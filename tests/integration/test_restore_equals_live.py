@@ -22,7 +22,7 @@ from shared.events.wallet import Withdraw
 from shared.kafka import producer
 from shared.pools import load_pools
 from shared.topic_admin import delete_prefixed, ensure_topics
-from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, dlq_name
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
@@ -40,8 +40,9 @@ def prefix(kafka_bootstrap: str):
     delete_prefixed(kafka_bootstrap, name)
 
 
-def _send(bootstrap: str, topic: str, commands: list, *, repeat_every: int = 7) -> int:
-    """Every command once (as the spin service would send them), every `repeat_every`-th twice; how many records."""
+def _send(bootstrap: str, prefix: str, commands: list, *, repeat_every: int = 7) -> int:
+    """Every command once onto its own topic (wallet.internal or jackpot.internal as the spin service sends them, a
+    cashier's on wallet.commands), every `repeat_every`-th twice; how many records."""
     writer = producer(bootstrap, client_id="restore-it")
     sent = 0
     now = datetime.now(timezone.utc)
@@ -50,7 +51,7 @@ def _send(bootstrap: str, topic: str, commands: list, *, repeat_every: int = 7) 
         for _ in range(2 if index % repeat_every == 0 else 1):
             value = encode(message)
             headers = records.headers_as_owner(data.TOPIC, "spin", message.key, value)
-            writer.send(topic, key=message.key, value=value, headers=headers)
+            writer.send(prefix + data.TOPIC, key=message.key, value=value, headers=headers)
             sent += 1
     writer.flush(30)
     writer.close(10)
@@ -87,10 +88,11 @@ def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstra
         group_id=prefix + "reelstream-wallet",
         snapshots_topic=None,
         batch_max=25,
+        internal_topic=prefix + WALLET_INTERNAL,
     )
     commands = wager_commands(players=12, wagers=6)
     commands += [Withdraw(transaction_id=uuid.uuid4(), player_id="it-player-0", amount_minor=10**6, currency="EUR")]
-    sent = _send(kafka_bootstrap, config.commands_topic, commands)
+    sent = _send(kafka_bootstrap, prefix, commands)
 
     async def scenario():
         live, stop = WalletService(config), asyncio.Event()
@@ -160,7 +162,7 @@ def jackpot_commands() -> list:
 def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootstrap, prefix):
     config = JackpotConfig.on_prefix(kafka_bootstrap, prefix, batch_max=40)
     commands = jackpot_commands()
-    sent = _send(kafka_bootstrap, config.commands_topic, commands)
+    sent = _send(kafka_bootstrap, prefix, commands)
 
     async def scenario():
         live, stop = JackpotService(config), asyncio.Event()

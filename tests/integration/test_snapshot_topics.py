@@ -53,7 +53,7 @@ def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
     return replace(config, batch_max=10, snapshot_every_events=4, **extra)
 
 
-def _live_then_restored(bootstrap: str, config, commands: list, service_of, views_of):
+def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, service_of, views_of):
     """Run the service until every command is committed; then restore each of its partitions in a fresh instance,
     from the snapshots topic, and again once the topic is deleted. The live stats, the live views and both reports."""
 
@@ -72,7 +72,7 @@ def _live_then_restored(bootstrap: str, config, commands: list, service_of, view
         from_events = await restore_all(sorted(views))
         return live.stats, views, from_snapshots, from_events
 
-    sent = _send(bootstrap, config.commands_topic, commands)
+    sent = _send(bootstrap, prefix, commands)
     return asyncio.run(scenario())
 
 
@@ -82,6 +82,7 @@ def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_liv
 
     stats, live_views, from_snapshots, from_events = _live_then_restored(
         kafka_bootstrap,
+        fresh_prefix,
         _wallet_config(kafka_bootstrap, fresh_prefix),
         wager_commands(players=12, wagers=6),
         WalletService,
@@ -103,7 +104,12 @@ def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_li
         return {p: {n: _network_view(s) for n, s in states.items()} for p, states in states_by_partition.items()}
 
     stats, live_views, from_snapshots, from_events = _live_then_restored(
-        kafka_bootstrap, _jackpot_config(kafka_bootstrap, fresh_prefix), jackpot_commands(), JackpotService, views_of
+        kafka_bootstrap,
+        fresh_prefix,
+        _jackpot_config(kafka_bootstrap, fresh_prefix),
+        jackpot_commands(),
+        JackpotService,
+        views_of,
     )
     assert stats.snapshots_written >= 3
     assert views_of({p: r.states for p, r in from_snapshots.items()}) == live_views

@@ -1,5 +1,6 @@
-"""The jackpot on the shared transactional loop (shared/loop.py, not pipelined): jackpot.commands → decide per
-network → jackpot.events, and the live meters of committed levels on jackpot.meters; a snapshot of a partition's
+"""The jackpot on the shared transactional loop (shared/loop.py, not pipelined): jackpot.commands (the operator's)
+and jackpot.internal (the spin service's contributions and claims), co-partitioned, → decide per network →
+jackpot.events, and the live meters of committed levels on jackpot.meters; a snapshot of a partition's
 networks on jackpot.snapshots, in the transaction of the batch it reflects, every so many events or seconds.
 
 Each batch is decided and committed under the loop's lock, and the meter publisher takes the same lock, so a meter
@@ -23,7 +24,8 @@ from shared.events import broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS, dlq_name
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS
+from shared.topics import dlq_name
 
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
@@ -58,6 +60,9 @@ class JackpotConfig:
     # spin.jackpot-answers (physical name): each claim's answer, copied there keyed by player id in the transaction
     # that writes it to jackpot.events (services/jackpot/adapters/answers.py). None: jackpot.events alone.
     answers_topic: str | None = None
+    # jackpot.internal (physical name): the spin service's contributions and claims, read in the same loop (one state
+    # per partition number); None: jackpot.commands alone (the migration's old topic).
+    internal_topic: str | None = None
 
     @classmethod
     def on_prefix(cls, bootstrap: str, prefix: str, **options: Any) -> JackpotConfig:
@@ -69,11 +74,14 @@ class JackpotConfig:
             meters_topic=prefix + JACKPOT_METERS,
             dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
             group_id=f"{prefix}reelstream-jackpot",
-            **{"answers_topic": prefix + SPIN_JACKPOT_ANSWERS, **options},
+            **{"answers_topic": prefix + SPIN_JACKPOT_ANSWERS, "internal_topic": prefix + JACKPOT_INTERNAL, **options},
         )
 
     def loop(self) -> LoopConfig:
-        return loop_config(self, "jackpot", snapshots_topic=self.snapshots_topic)
+        extra = (self.internal_topic,) if self.internal_topic else ()
+        return loop_config(
+            self, "jackpot", snapshots_topic=self.snapshots_topic, extra_inputs=extra, carry_position=True
+        )
 
 
 @dataclass

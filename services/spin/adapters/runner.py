@@ -15,10 +15,12 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from aiokafka import TopicPartition
 
+from services.spin.adapters import operator_answers
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.outputs import Effects, Out, outputs_of
 from services.spin.adapters.rebuild import FOLD_ORDER, restore_book
@@ -170,7 +172,10 @@ class SpinRunner(Stateless[SpinBook]):
                 decide(book, message, broker_time(record.timestamp), ctx=self.ctx, proof=proof) if message else None
             )
         if decision is not None:
+            start = len(effects.outputs)
             outputs_of(decision, book, logical, record, partition, traced, effects)
+            context = (book, message, record.value, self.ctx, record.timestamp)
+            operator_answers.route(effects.outputs, start, decision, partial(operator_answers.operator_of, *context))
             observe_answers(book, decision.answers)
         self.handled += 1
         if self.handled % PRUNE_EVERY_RECORDS == 0:
@@ -182,6 +187,10 @@ class SpinRunner(Stateless[SpinBook]):
         headers = list(out.headers) if dead else records.headers_for("spin", out.headers)
         topic = self.settings.topic(out.topic)
         return Output(dead, out.key or None, out.value, headers, topic, out.partition, out.kind)
+
+    def derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        """Each tagged answer copied to its operator's topic, in the same transaction (operator_answers)."""
+        return operator_answers.copies(sent, self.settings.topic)
 
     def acknowledged(self, partition: int, outputs: list[Output]) -> None:
         """The spin's crash hooks: written and acknowledged, the transaction not committed."""

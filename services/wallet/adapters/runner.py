@@ -1,5 +1,6 @@
-"""The wallet on the shared transactional loop (shared/loop.py, pipelined): wallet.commands → the handler per record,
-in partition order → wallet.events, with a snapshot of a partition's book on wallet.snapshots when one is due.
+"""The wallet on the shared transactional loop (shared/loop.py, pipelined): wallet.commands (the cashier's) and
+wallet.internal (the spin service's), co-partitioned, → the handler per record, in partition order → wallet.events,
+with a snapshot of a partition's book on wallet.snapshots when one is due.
 
 The snapshot image is taken right after a batch is decided and goes into that batch's transaction (shared/loop.py),
 so it reflects exactly the committed outputs it travels with; a restore from it plus the tail of wallet.events gives
@@ -40,9 +41,20 @@ class WalletConfig:
     session_timeout_ms: int | None = None
     snapshot_every_records: int = 20_000
     snapshot_every_s: float = 30.0
+    # wallet.internal (physical name): the spin service's commands, read in the same loop (one book per partition
+    # number); None: wallet.commands alone (tools and tests that send everything there, the migration's old topic).
+    internal_topic: str | None = None
 
     def loop(self) -> LoopConfig:
-        return loop_config(self, "wallet", pipelined=True, snapshots_topic=self.snapshots_topic)
+        extra = (self.internal_topic,) if self.internal_topic else ()
+        return loop_config(
+            self,
+            "wallet",
+            pipelined=True,
+            snapshots_topic=self.snapshots_topic,
+            extra_inputs=extra,
+            carry_position=True,
+        )
 
 
 @dataclass
@@ -101,7 +113,8 @@ class WalletService:
         return outputs
 
     def committed(self, partition: int, book: WalletBook, next_offset: int, event_offsets: list[int]) -> None:
-        book.commands_offset = next_offset
+        if next_offset:  # 0: the batch held no wallet.commands record (only wallet.internal ones)
+            book.commands_offset = next_offset
         if event_offsets:
             book.events_offset = event_offsets[-1] + 1
 

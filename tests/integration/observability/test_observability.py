@@ -188,8 +188,8 @@ def moved(traffic, service: str, name: str, **labels: str) -> bool:
 def test_metrics_of_every_service_moved_after_traffic(platform, traffic):
     prefix = platform["prefix"]
     inputs = {
-        "wallet": "wallet.commands",
-        "jackpot": "jackpot.commands",
+        "wallet": "wallet.internal",  # the spins' debits and settlements
+        "jackpot": "jackpot.internal",  # their contributions
         "spin": "spin.requests",
         "projector": "spin.events",
     }

@@ -22,7 +22,7 @@ from shared.events import decode, encode, envelope
 from shared.events.jackpot import JackpotWon
 from shared.events.wallet import CommandRejected, DebitWager, Deposited, SettleWager, WagerDebited, WagerSettled
 from shared.kafka import producer
-from shared.topics import JACKPOT_EVENTS, WALLET_COMMANDS, WALLET_EVENTS
+from shared.topics import JACKPOT_EVENTS, WALLET_EVENTS, WALLET_INTERNAL
 from tests.integration.spin.conftest import client_for, platform_factory, token_for  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.integration
@@ -43,7 +43,7 @@ def won(platform):
         client.deposit(WINNER, 100_000, "EUR")
         answer = client.spin(WINNER, "rising-joker", 200, "EUR", token_for(WINNER), timeout_s=60)
     assert isinstance(answer, Settled) and answer.data.jackpot_win_minor > 0
-    commands = [decode(r.value).data for r in platform.read_raw(WALLET_COMMANDS)]
+    commands = [decode(r.value).data for r in platform.read_raw(WALLET_INTERNAL)]
     settle = next(c for c in commands if isinstance(c, SettleWager) and c.wager_id == answer.request_id)
     return answer, settle
 
@@ -133,13 +133,14 @@ class _Record:
 
 
 def as_spin(platform, data) -> uuid.UUID:
-    """Write a wallet command as the spin principal, signed with the spin service's own key; its transaction id."""
+    """Write a wallet command as the spin principal onto its topic (wallet.internal for the spin's own, a deposit on
+    wallet.commands), signed with the spin service's own key; its transaction id."""
     message = envelope(data, source="reelstream/spin", time=datetime.now(timezone.utc))
     value = encode(message)
-    headers = records.signed_headers("spin", WALLET_COMMANDS, message.key, value)
+    headers = records.signed_headers("spin", data.TOPIC, message.key, value)
     writer = producer(platform.bootstrap, role="spin", client_id="proof-forger")
     try:
-        writer.send(platform.topic(WALLET_COMMANDS), key=message.key, value=value, headers=headers).get(30)
+        writer.send(platform.topic(data.TOPIC), key=message.key, value=value, headers=headers).get(30)
     finally:
         writer.close(10)
     return data.transaction_id

@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
 from deploy.local.pki import ensure_tls
+from shared.events import encode, envelope
+from shared.events.jackpot import Contribute
+from shared.events.wallet import DebitWager, SettleWager
 from shared.kafka import admin_client, producer
 from shared.roles import ADMIN, BREAK_GLASS, ROLE_NAMES
 from shared.security import diagnose, parse, security_for
-from shared.topics import JACKPOT_COMMANDS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_INTERNAL, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_COMMANDS
+from shared.topics import WALLET_EVENTS, WALLET_INTERNAL
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.parametrize("topic", [WALLET_COMMANDS, SPIN_JACKPOT_ANSWERS, WALLET_EVENTS, JACKPOT_COMMANDS])
+@pytest.mark.parametrize(
+    "topic", [WALLET_COMMANDS, SPIN_JACKPOT_ANSWERS, WALLET_EVENTS, JACKPOT_COMMANDS, WALLET_INTERNAL, JACKPOT_INTERNAL]
+)
 def test_a_game_client_is_refused_on_every_money_path_topic(secured, deployment, topic):
     client = producer(secured, role="game-client", max_block_ms=10_000)
     try:
@@ -31,6 +39,57 @@ def test_a_game_client_is_refused_on_every_money_path_topic(secured, deployment,
             client.send(deployment + topic, key=b"p-1", value=b'{"mint": 1000000000000}').get(timeout=15)
     finally:
         client.close(timeout=5)
+
+
+def _internal_attacks() -> list:
+    """A2's debit and settlement, A3's contribution (A6 is a settlement too), as the signed-replay tests write them."""
+    wager, now = uuid.uuid4(), datetime.now(timezone.utc)
+    commands = [
+        DebitWager(transaction_id=wager, player_id="p-1", amount_minor=1000, currency="EUR", game="rising-joker"),
+        SettleWager(
+            transaction_id=uuid.uuid4(),
+            player_id="p-1",
+            wager_id=wager,
+            currency="EUR",
+            house_win_minor=10**12,
+            jackpot_win_minor=0,
+            breakage_micro=0,
+            contribution_micro=0,
+            network_id="diamond-mystery",
+        ),
+        Contribute(
+            network_id="diamond-mystery",
+            contribution_id=wager,
+            game="rising-joker",
+            currency="EUR",
+            stake_minor=10**12,
+            contribution_micro=10**16,
+            player_id="p-1",
+        ),
+    ]
+    return [
+        (data.TOPIC, data.subject.encode(), encode(envelope(data, source="attacker", time=now))) for data in commands
+    ]
+
+
+@pytest.mark.parametrize("role", ["cashier", "operator", "ops", "wallet", "jackpot", "projector"])
+def test_only_the_spin_service_may_write_the_internal_command_topics(secured, deployment, role):
+    """A2, A3 and A6 by the cashier (or any principal but the spin's) now fail at the broker."""
+    attacks = _internal_attacks()
+    assert {topic for topic, _, _ in attacks} == {WALLET_INTERNAL, JACKPOT_INTERNAL}
+    client = producer(secured, role=role, max_block_ms=10_000)
+    try:
+        for topic, key, value in attacks:
+            with pytest.raises(TopicAuthorizationFailedError):
+                client.send(deployment + topic, key=key, value=value).get(timeout=15)
+    finally:
+        client.close(timeout=5)
+    spin = producer(secured, role="spin")
+    try:
+        for topic, key, value in attacks:  # the broker lets the spin in; its consumers check the spin's signature
+            assert spin.send(deployment + topic, key=key, value=value).get(timeout=15).offset >= 0
+    finally:
+        spin.close(timeout=5)
 
 
 def test_only_the_jackpot_writes_the_claims_answers_on_the_players_partitions(secured, deployment):

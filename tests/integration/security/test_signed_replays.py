@@ -1,11 +1,15 @@
 """A1–A7 replayed by principals the broker ALLOWS on each topic, without the writing service's signing key.
 
 Scenario: the platform (wallet, jackpot, spin) runs with a signing key per writer. A player deposits and spins. Then
-each
-attack of issue #14 is written by a principal whose ACLs let it write that topic, with the trusted writer's id in the
-headers (what a compromised principal would do): signed with its own key, with no signature, or with an honest
-record's signature headers on altered bytes. No balance and no pool moves, every service keeps answering and restores
-without folding any of it, every record is dead-lettered as untrusted, and the audit names each one.
+each attack of issue #14 is written by a principal whose ACLs let it write that topic, with the trusted writer's id in
+the headers (what a compromised principal would do): signed with its own key, with no signature, or with an honest
+record's signature headers on altered bytes. The internal commands (A2, A3, A4, A6) are replayed twice: on the
+internal-command topics by the spin principal, the only one the broker lets write them (its credentials without the
+spin service's key: unsigned, or signed with a key it holds), and on their old public topics by the cashier and the
+operator, which still take the internal types during the migration release (only with the spin service's signature).
+No balance and no pool moves, every service keeps answering and restores without folding any of it, every record is
+dead-lettered as untrusted, and the audit names each one. That the cashier cannot write the internal topics at all is
+test_principals.py.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from shared.events.wallet import CASHIER, DebitWager, Deposit, Deposited, Postin
 from shared.events.wallet import Withdraw, Withdrawn, player_account
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
+from shared.topics import JACKPOT_COMMANDS, WALLET_COMMANDS
 from tests.integration.spin.conftest import client_for, platform_factory, token_for  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.integration
@@ -41,8 +46,9 @@ def platform(secured, keyed, platform_factory):  # noqa: F811 - the imported fix
     return platform_factory()
 
 
-def _attacks(now: datetime, honest_wager: uuid.UUID) -> list[tuple[str, str, str, object]]:
-    """(attack, principal allowed on the topic, the writer id it claims, payload) in order."""
+def _attacks(now: datetime, honest_wager: uuid.UUID) -> list[tuple]:
+    """(attack, principal allowed on the topic, the writer id it claims, payload[, topic: else the payload's]) in
+    order."""
     wager = uuid.uuid4()
 
     def settle(wager_id: uuid.UUID) -> SettleWager:
@@ -83,18 +89,38 @@ def _attacks(now: datetime, honest_wager: uuid.UUID) -> list[tuple[str, str, str
     )
     debit = DebitWager(transaction_id=wager, player_id=PLAYER, amount_minor=1000, currency="EUR", game="rising-joker")
     money = dict(player_id=PLAYER, currency="EUR", amount_minor=HUGE_MINOR)
+
+    def again(data):  # the same attack under fresh ids (a repeat of a refused id would only be a repeat)
+        fresh = {
+            name: uuid.uuid4() for name in ("transaction_id", "contribution_id", "claim_id") if hasattr(data, name)
+        }
+        return data.model_copy(update=fresh)
+
     return [
         ("A1", "spin", "cashier", Deposit(transaction_id=uuid.uuid4(), **money)),
         ("A1", "ops", "cashier", Withdraw(transaction_id=uuid.uuid4(), **money)),
-        ("A2", "cashier", "spin", DebitWager(**{**debit.model_dump(), "transaction_id": uuid.uuid4()})),
-        ("A2", "cashier", "spin", settle(honest_wager)),
-        ("A3", "cashier", "spin", debit),
-        ("A3", "operator", "spin", contribute),
-        ("A4", "operator", "spin", claim),
+        # The migration release: the old public topics (WALLET_COMMANDS, JACKPOT_COMMANDS) by their own principals.
+        (
+            "A2",
+            "cashier",
+            "spin",
+            DebitWager(**{**debit.model_dump(), "transaction_id": uuid.uuid4()}),
+            WALLET_COMMANDS,
+        ),
+        ("A2", "cashier", "spin", settle(honest_wager), WALLET_COMMANDS),
+        ("A3", "cashier", "spin", debit, WALLET_COMMANDS),
+        ("A3", "operator", "spin", contribute, JACKPOT_COMMANDS),
+        ("A4", "operator", "spin", claim, JACKPOT_COMMANDS),
         ("A5", "spin", "operator", pool(DisablePool)),
         ("A5", "ops", "operator", pool(ResumePool)),
-        ("A6", "cashier", "spin", settle(wager)),
+        ("A6", "cashier", "spin", settle(wager), WALLET_COMMANDS),
         ("A7", "ops", "wallet", _deposited(now)),
+        # The internal topics, by the spin principal alone (signed, every second one, with the cashier's key).
+        ("A2", "spin", "spin", again(debit)),
+        ("A2", "spin", "spin", again(settle(honest_wager))),
+        ("A3", "spin", "spin", again(contribute)),
+        ("A4", "spin", "spin", again(claim)),
+        ("A6", "spin", "spin", again(settle(wager))),
     ]
 
 
@@ -119,11 +145,13 @@ def _replay(platform, attacks, honest_settled) -> int:
     key (a compromised service has its own key, not the victim's). Returns how many records were written."""
     now = datetime.now(timezone.utc)
     sent = 0
-    for index, (_, principal, claimed, data) in enumerate(attacks):
+    for index, (_, principal, claimed, data, *where) in enumerate(attacks):
         message = envelope(data, source="attacker", time=now)
-        topic, value = data.TOPIC, encode(message)
-        if index % 2 and principal in signing.WRITERS:
-            headers = signing.sign_one(principal, topic, message.key, value, records.headers_for(claimed))
+        topic, value = where[0] if where else data.TOPIC, encode(message)
+        # A principal's own key; the spin principal's stolen credentials come without the spin service's key.
+        key = "cashier" if principal == claimed == "spin" else principal
+        if index % 2 and key in signing.WRITERS:
+            headers = signing.sign_one(key, topic, message.key, value, records.headers_for(claimed))
         else:
             headers = records.headers_for(claimed)
         writer = producer(platform.bootstrap, role=principal, client_id=f"replay-{principal}")
@@ -186,7 +214,7 @@ def test_replays_by_allowed_principals_without_the_writers_key_move_nothing_and_
 
     letters = [
         origin_of(r.headers).code
-        for topic in ("wallet.commands.dlq", "jackpot.commands.dlq")
+        for topic in ("wallet.commands.dlq", "jackpot.commands.dlq", "wallet.internal.dlq", "jackpot.internal.dlq")
         for r in platform.read_raw(topic)
     ]
     assert letters.count(records.UNTRUSTED_WRITER) >= len(attacks) - 1, letters  # A7 is on an event topic
@@ -194,5 +222,7 @@ def test_replays_by_allowed_principals_without_the_writers_key_move_nothing_and_
     run = audit_platform(load_settings({**platform.env}), Scope(), with_projection=False)
     named = [d for d in run.discrepancies if d.check == CHECK]
     by_topic = sorted(d.subject for d in named)
-    assert by_topic == sorted(["wallet.commands"] * 6 + ["jackpot.commands"] * 4 + ["wallet.events"] * 2), named
+    expected = ["wallet.commands"] * 6 + ["jackpot.commands"] * 4 + ["wallet.events"] * 2
+    expected += ["wallet.internal"] * 3 + ["jackpot.internal"] * 2
+    assert by_topic == sorted(expected), named
     assert len(named) == written

@@ -36,11 +36,12 @@ def main(argv: list[str]) -> int:
         "attempts",
         "linger-ms",
         "partitioner",
+        "answers-topic",
     ):
         parser.add_argument(f"--{name}")
     args = parser.parse_args(argv)
     bootstrap = open(args.properties).read().split("bootstrap.servers=")[1].split()[0]
-    requests, events = f"{args.topic_prefix}spin.requests", f"{args.topic_prefix}spin.events"
+    requests, events = f"{args.topic_prefix}spin.requests", f"{args.topic_prefix}{args.answers_topic or 'spin.events'}"
     reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False)  # the environment's principal
     tps = [TopicPartition(events, p) for p in sorted(reader.partitions_for_topic(events))]
     reader.assign(tps)

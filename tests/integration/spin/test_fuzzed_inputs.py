@@ -1,9 +1,10 @@
 """A thousand generated hostile records over every input topic, then a restart of every service and a normal spin.
 
 Scenario: players deposit and spin; the fuzzer (reelstream/chaos/fuzz.py) writes 1,000 records drawn by hypothesis
-onto spin.requests, wallet.commands, jackpot.commands, wallet.events, jackpot.events, spin.jackpot-answers,
-spin.journal and spin.events; every service is restarted (each restore meets them); a normal spin still settles, the
-balance moved by that spin only, no pool paid out, and no forged stake counted.
+onto spin.requests, wallet.commands, jackpot.commands, wallet.internal, jackpot.internal, wallet.events,
+jackpot.events, spin.jackpot-answers, spin.journal and spin.events; every service is restarted (each restore meets
+them); a normal spin still settles, the balance moved by that spin only, no pool paid out, and no forged stake
+counted.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ TOPICS = (
     "spin.requests",
     "wallet.commands",
     "jackpot.commands",
+    "wallet.internal",
+    "jackpot.internal",
     "wallet.events",
     "jackpot.events",
     "spin.jackpot-answers",

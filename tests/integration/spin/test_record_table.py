@@ -180,7 +180,7 @@ def test_p8_a_settlement_for_a_spin_in_flight_from_anyone_but_the_spin_service_i
 def _wait_for_command(platform, request_id: uuid.UUID):
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
-        for event in platform.read_all("wallet.commands", settle_s=0.3):
+        for event in platform.read_all("wallet.internal", settle_s=0.3):
             if getattr(event.data, "transaction_id", None) == request_id:
                 return event
         time.sleep(0.3)

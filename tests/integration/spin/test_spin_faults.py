@@ -162,7 +162,7 @@ def _check_history(platform, request_ids: set[uuid.UUID]) -> dict:
     assert not voided & settled, "a voided outcome was shown"
     contributed = {  # sent in the transaction of the answer (or, with a claim, of the claim)
         command.data.contribution_id
-        for command in platform.read_all("jackpot.commands")
+        for command in platform.read_all("jackpot.internal")
         if isinstance(command.data, Contribute)
     }
     assert not voided & contributed, "a refused wager reached a pool"

@@ -32,6 +32,8 @@ INPUT_TOPICS = (
     "spin.requests",
     "wallet.commands",
     "jackpot.commands",
+    "wallet.internal",
+    "jackpot.internal",
     "wallet.events",
     "jackpot.events",
     "spin.jackpot-answers",
@@ -84,6 +86,9 @@ def _forgeries(now: datetime) -> list[tuple[str, bytes, bytes]]:
         ("wallet.commands", debit),
         ("wallet.commands", settle),
         ("jackpot.commands", contribute),
+        ("wallet.internal", debit),
+        ("wallet.internal", settle),
+        ("jackpot.internal", contribute),
     ):
         message = envelope(data, source="attacker", time=now)
         made.append((topic, message.key, encode(message)))
@@ -144,6 +149,9 @@ def test_the_command_topics_dead_letters_name_code_reason_origin_and_consumer(pl
         "wallet.commands": ("wallet", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
         "jackpot.commands": ("jackpot", {"UNDECODABLE", "UNTRUSTED_WRITER"}),
         "spin.requests": ("spin", {"UNDECODABLE"}),
+        # Only the spin service writes these: whatever else is there is untrusted before it is read.
+        "wallet.internal": ("wallet", {"UNTRUSTED_WRITER"}),
+        "jackpot.internal": ("jackpot", {"UNTRUSTED_WRITER"}),
     }
     for topic, (consumer, codes) in expected.items():
         letters = platform.read_raw(f"{topic}.dlq")

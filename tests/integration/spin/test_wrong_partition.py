@@ -76,6 +76,7 @@ def test_a_request_on_the_wrong_partition_is_refused_on_the_players_own_partitio
         assert f"partition {away} but its key hashes to partition {home}" in rejected.data.message
         assert [e for e in platform.read_all("spin.journal") if getattr(e.data, "request_id", None) == request_id] == []
         assert [e for e in platform.read_all("wallet.commands") if e.data.player_id == player][1:] == []  # the deposit
+        assert [e for e in platform.read_all("wallet.internal") if e.data.player_id == player] == []  # no debit
         settled = client.spin(player, "rising-joker", 100, "EUR", token_for(player), request_id=request_id)
     assert isinstance(settled, Settled)
     assert settled.balance_after_minor == 10_000 - 100 + settled.win_minor

@@ -156,3 +156,12 @@ func TestOnlyAnswersToOurRequestAreTakenAndAConflictOnlyWhenItNamesOurSpin(t *te
 		t.Fatalf("conflict %+v %v", answer, ok)
 	}
 }
+
+func TestTheAnswersTopicIsSpinEventsUnlessConfigured(t *testing.T) {
+	if got := (Config{}).answersTopic(); got != "spin.events" {
+		t.Fatalf("default answers topic %q, want spin.events", got)
+	}
+	if got := (Config{AnswersTopic: "spin.answers.demo-a"}).answersTopic(); got != "spin.answers.demo-a" {
+		t.Fatalf("configured answers topic %q, want spin.answers.demo-a", got)
+	}
+}

@@ -56,6 +56,19 @@ type Config struct {
 	Attempts    int
 	Linger      time.Duration // keep reading this long after the answer to count (and drop) duplicates
 	Source      string
+	// AnswersTopic is where the answers are read (before TopicPrefix): "" means spin.events; an operator's front end
+	// (role game-client.<operator>) reads spin.answers.<operator>, the only answer topic it may read.
+	AnswersTopic string
+}
+
+// DefaultAnswersTopic is the platform's record of every answer, read when Config.AnswersTopic is empty.
+const DefaultAnswersTopic = "spin.events"
+
+func (c Config) answersTopic() string {
+	if c.AnswersTopic == "" {
+		return DefaultAnswersTopic
+	}
+	return c.AnswersTopic
 }
 
 // Result is the answer and what it took: requests sent and duplicate answers dropped (same event id).
@@ -101,7 +114,7 @@ func RequestRecord(topic string, spin Spin, source string, now time.Time) (*kgo.
 		Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/cloudevents+json")}}}, nil
 }
 
-// ParseAnswer reads a spin.events record; ok is false for records that answer another request or are of other types.
+// ParseAnswer reads an answer record (spin.events or an operator's spin.answers.<operator>); ok is false for records that answer another request or are of other types.
 func ParseAnswer(value []byte, spin Spin) (Answer, bool) {
 	if !bytes.Contains(value, []byte(spin.RequestID)) {
 		return Answer{}, false // most records on a busy platform are not ours: skip before parsing
@@ -135,13 +148,13 @@ func Play(ctx context.Context, config Config, spin Spin) (Result, error) {
 	if config.Attempts < 1 || config.Timeout <= 0 {
 		return Result{}, fmt.Errorf("attempts (%d) and timeout (%s) must be positive", config.Attempts, config.Timeout)
 	}
-	// Read spin.events from a little before now (broker time): every answer to the request below is seen.
+	// Read the answers topic from a little before now (broker time): every answer to the request below is seen.
 	since := time.Now().Add(-5 * time.Second).UnixMilli()
 	opts := append([]kgo.Opt{
 		kgo.RecordPartitioner(config.Partitioner), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
 		// franz-go compresses with snappy by default; the platform's consumers read uncompressed and gzip batches.
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
-		kgo.ConsumeTopics(config.TopicPrefix + "spin.events"), kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(since)),
+		kgo.ConsumeTopics(config.TopicPrefix + config.answersTopic()), kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(since)),
 		kgo.FetchMaxWait(200 * time.Millisecond), kgo.ClientID("reelstream-go-example"),
 	}, config.Options...)
 	client, err := kgo.NewClient(opts...)

@@ -3,7 +3,7 @@
 // Exit status: 0 settled, 2 rejected (the code on stderr and in the JSON), 3 no answer, 1 usage or connection errors.
 import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { NoAnswer, play } from '../lib/client.js'
+import { DEFAULT_ANSWERS_TOPIC, DEFAULT_GROUP_PREFIX, NoAnswer, play } from '../lib/client.js'
 import { partitionerNamed } from '../lib/partitioners.js'
 import { kafkaOptions, loadProperties } from '../lib/properties.js'
 
@@ -14,6 +14,8 @@ const OPTIONS = {
   'request-id': { type: 'string' }, 'timeout-ms': { type: 'string', default: '10000' },
   attempts: { type: 'string', default: '3' }, 'linger-ms': { type: 'string', default: '0' },
   partitioner: { type: 'string', default: 'murmur2' },
+  'answers-topic': { type: 'string', default: DEFAULT_ANSWERS_TOPIC },
+  'group-prefix': { type: 'string', default: DEFAULT_GROUP_PREFIX },
 }
 
 function integer(name, text) {
@@ -34,6 +36,7 @@ async function main(argv) {
     kafka: kafkaOptions(loadProperties(o.properties)), topicPrefix: o['topic-prefix'],
     partitioner: partitionerNamed(o.partitioner), timeoutMs: integer('timeout-ms', o['timeout-ms']),
     attempts: integer('attempts', o.attempts), lingerMs: integer('linger-ms', o['linger-ms']),
+    answersTopic: o['answers-topic'], groupPrefix: o['group-prefix'],
   }
   if (config.attempts < 1 || config.timeoutMs < 1) throw new Error('--attempts and --timeout-ms must be positive')
   let result

@@ -1,4 +1,5 @@
-// One spin: the request out on spin.requests (key = player id), its one answer back from spin.events.
+// One spin: the request out on spin.requests (key = player id), its one answer back from spin.events (or the
+// configured answers topic: an operator's spin.answers.<operator>).
 import { randomUUID } from 'node:crypto'
 import { Kafka, logLevel } from 'kafkajs'
 
@@ -7,6 +8,16 @@ export const SETTLED = 'reelstream.spin.settled.v1'
 export const REJECTED = 'reelstream.spin.rejected.v1'
 
 export class NoAnswer extends Error {}
+
+// Where answers are read (before the topic prefix): spin.events, the platform's record of every answer; an operator's
+// front end (role game-client.<operator>) reads spin.answers.<operator>, the only answer topic it may read, and its
+// throwaway consumer groups must start with game-client.<operator>. (its groupPrefix).
+export const DEFAULT_ANSWERS_TOPIC = 'spin.events'
+export const DEFAULT_GROUP_PREFIX = 'reelstream-node-example-'
+
+export function answersTopic({ answersTopic: topic } = {}) {
+  return topic || DEFAULT_ANSWERS_TOPIC
+}
 
 /** The CloudEvent of a spin request, as the message kafkajs sends (structured JSON mode). */
 export function requestMessage(spin, source, now = new Date()) {
@@ -17,7 +28,7 @@ export function requestMessage(spin, source, now = new Date()) {
   return { key: spin.player_id, value: JSON.stringify(event), headers: { 'content-type': 'application/cloudevents+json' } }
 }
 
-/** The answer to our request in a spin.events record, or null (other requests, other types, others' conflicts). */
+/** The answer to our request in an answer record, or null (other requests, other types, others' conflicts). */
 export function parseAnswer(value, spin) {
   if (!value.includes(spin.request_id)) return null // most records on a busy platform are not ours
   let event
@@ -46,14 +57,15 @@ const toStderr = () => ({ namespace, log }) => process.stderr.write(`kafkajs ${n
  * Send the spin and wait for its answer; after each timeout the identical message is sent again (same request id).
  * Resolves { answer, attempts, duplicates }; rejects with NoAnswer after `attempts` sends.
  */
-export async function play({ kafka: options, topicPrefix = '', partitioner, timeoutMs, attempts, lingerMs = 0 }, spin) {
+export async function play(config, spin) {
+  const { kafka: options, topicPrefix = '', partitioner, timeoutMs, attempts, lingerMs = 0 } = config
   const kafka = new Kafka({ clientId: 'reelstream-node-example', logLevel: logLevel.WARN, logCreator: toStderr, ...options })
-  const eventsTopic = `${topicPrefix}spin.events`
+  const eventsTopic = topicPrefix + answersTopic(config)
   const admin = kafka.admin()
   await admin.connect()
   // Every answer to the request sent below is after these offsets, whenever the group below gets its partitions.
   const start = await admin.fetchTopicOffsets(eventsTopic)
-  const groupId = `reelstream-node-example-${randomUUID()}`
+  const groupId = `${config.groupPrefix ?? DEFAULT_GROUP_PREFIX}${randomUUID()}`
   const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 })
   const producer = kafka.producer({ createPartitioner: partitioner, allowAutoTopicCreation: false })
   try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { parseAnswer, REJECTED, REQUESTED, requestMessage, SETTLED } from '../lib/client.js'
+import { answersTopic, parseAnswer, REJECTED, REQUESTED, requestMessage, SETTLED } from '../lib/client.js'
 import { crc32Partitioner, murmur2, partitionOf } from '../lib/partitioners.js'
 import { jaasCredentials, kafkaOptions, parseProperties } from '../lib/properties.js'
 
@@ -79,4 +79,10 @@ test('only answers to our request are taken, and a conflict only when it names o
   assert.equal(parseAnswer(answer('e4', REJECTED, spin.request_id, theirs), spin), null)
   const ours = parseAnswer(answer('e5', REJECTED, spin.request_id, { ...theirs, stake_minor: 100 }), spin)
   assert.equal(ours.code, 'DUPLICATE_CONFLICT')
+})
+
+test('answers are read from spin.events unless an answers topic is configured', () => {
+  assert.equal(answersTopic({}), 'spin.events')
+  assert.equal(answersTopic(), 'spin.events')
+  assert.equal(answersTopic({ answersTopic: 'spin.answers.demo-a' }), 'spin.answers.demo-a')
 })

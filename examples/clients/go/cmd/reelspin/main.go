@@ -37,6 +37,8 @@ func run(args []string) int {
 	flags := flag.NewFlagSet("reelspin", flag.ContinueOnError)
 	properties := flags.String("properties", "", "the role's client .properties file (bootstrap.servers, SASL/TLS)")
 	prefix := flags.String("topic-prefix", "", "prefix of every topic name (isolated deployments)")
+	answers := flags.String("answers-topic", reelstream.DefaultAnswersTopic,
+		"where answers are read: spin.events, or spin.answers.<operator> for role game-client.<operator>")
 	player := flags.String("player", "", "player id (the record key)")
 	game := flags.String("game", "rising-joker", "rising-joker | stjernestoev")
 	stake := flags.Int64("stake", 100, "stake in minor units")
@@ -71,7 +73,7 @@ func run(args []string) int {
 	}
 	config := reelstream.Config{Options: opts, TopicPrefix: *prefix, Partitioner: chosen, Source: "reelstream-go-example",
 		Timeout: time.Duration(*timeoutMs) * time.Millisecond, Attempts: *attempts,
-		Linger: time.Duration(*lingerMs) * time.Millisecond}
+		Linger: time.Duration(*lingerMs) * time.Millisecond, AnswersTopic: *answers}
 	spin := reelstream.Spin{RequestID: *requestID, PlayerID: *player, Game: *game, StakeMinor: *stake,
 		Currency: *currency, SessionToken: *token}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
