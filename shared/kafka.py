@@ -29,6 +29,10 @@ CONSUMER_SAFETY: dict[str, Any] = {
 # aiokafka spells the same options the same way, minus the ones it does not have.
 AIOKAFKA_PRODUCER_SAFETY: dict[str, Any] = {"acks": "all", "enable_idempotence": True, "linger_ms": 5}
 AIOKAFKA_CONSUMER_SAFETY: dict[str, Any] = dict(CONSUMER_SAFETY)
+# A reader that reads a partition to its end and stops (restores, snapshot reads): aiokafka's stop() waits for the
+# fetch in flight, which the broker holds for fetch_max_wait_ms (500 ms by default) once the reader is at the end.
+# A spin partition's restore of empty topics took 1.1 s that way, 0.11 s at 10 ms (2026-12-02).
+AIOKAFKA_READER_SAFETY: dict[str, Any] = {**AIOKAFKA_CONSUMER_SAFETY, "fetch_max_wait_ms": 10}
 
 
 def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiokafka import TopicPartition
 
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
+from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 
 
 class PartitionReadTimeout(TimeoutError):
@@ -29,7 +29,7 @@ async def fold_partition(
     """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
     end offset seen when called; returns that end offset (the next offset to read later)."""
     reader = aio_consumer(
-        bootstrap=bootstrap, role=role, group_id=None, **{**AIOKAFKA_CONSUMER_SAFETY, "enable_auto_commit": False}
+        bootstrap=bootstrap, role=role, group_id=None, **{**AIOKAFKA_READER_SAFETY, "enable_auto_commit": False}
     )
     await reader.start()
     try:

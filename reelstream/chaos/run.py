@@ -50,6 +50,8 @@ KILL_GAP_LIMIT_S = 5.0
 CLIENT_ERROR_RETRIES = 120
 CLIENT_ERROR_PAUSE_S = 0.5
 WARM_UP_MAX_S = 300.0  # the faults wait this long at most for the load's first answer
+# A replaced service's next warm spare starts this long after the takeover (kills are KILL_SPACING_S apart).
+SPARE_DELAY_S = 5.0
 CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 
@@ -142,13 +144,22 @@ class Supervisor:
         return spawn(name, env=env, log_dir=self.log_dir, standby=standby)
 
     def _replacement(self, name: str) -> ServiceProcess:
-        """The warm spare, released (a new spare is started behind it), or a cold start when it is gone."""
+        """The warm spare, released, or a cold start when it is gone; the next spare starts SPARE_DELAY_S later, so
+        its imports and warm-up take no CPU from the takeover (a kill before then gets a cold start)."""
         spare = self.spares.pop(name, None)
-        self.spares[name] = self._spawn(name, standby=True)
         if spare is not None and spare.process.poll() is None:
             spare.release()
-            return spare
-        return self._spawn(name)
+        else:
+            spare = self._spawn(name)
+        timer = threading.Timer(SPARE_DELAY_S, self._new_spare, args=(name,))
+        timer.daemon = True
+        timer.start()
+        return spare
+
+    def _new_spare(self, name: str) -> None:
+        with self._lock:
+            if not self._stop.is_set() and name not in self.spares:
+                self.spares[name] = self._spawn(name, standby=True)
 
     def start(self) -> None:
         for name in SERVICES:
@@ -185,8 +196,9 @@ class Supervisor:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-        for process in [*self.processes.values(), *self.spares.values()]:
-            process.stop()
+        with self._lock:  # no spare starts after this (_new_spare checks the flag under the lock)
+            for process in [*self.processes.values(), *self.spares.values()]:
+                process.stop()
 
 
 class Load:
@@ -417,7 +429,8 @@ def _run(plan: ChaosPlan, out_dir: Path, echo: Echo) -> ChaosReport:
         "DATABASE_URL": database_url,
         "REELSTREAM_SESSION_SECRET": settings.session_secret,
         "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
-        "REELSTREAM_LOG_LEVEL": "WARNING",
+        # the services log warnings and alerts only; REELSTREAM_CHAOS_LOG_LEVEL=INFO shows their restore timings too
+        "REELSTREAM_LOG_LEVEL": os.environ.get("REELSTREAM_CHAOS_LOG_LEVEL", "WARNING"),
     }
     supervisor = Supervisor({**os.environ, **env}, out_dir / "logs")
     try:

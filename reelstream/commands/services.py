@@ -30,8 +30,11 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
-    main = importlib.import_module(f"services.{name}.app").main
-    if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported, it waits for its supervisor's go (one line)
+    module = importlib.import_module(f"services.{name}.app")
+    main = module.main
+    if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported and prepared, it waits for its supervisor's go
+        if prepare := getattr(module, "prepare", None):
+            prepare()  # what needs no partition and no connection (the spin's compiled kernels)
         if not sys.stdin.readline():
             return  # the supervisor went away: nothing to take over
     # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.

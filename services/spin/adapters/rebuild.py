@@ -16,7 +16,7 @@ from services.spin.core.catalog import Catalog
 from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
-from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
+from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_SNAPSHOTS
 
 log = logging.getLogger("reelstream.spin.rebuild")
@@ -93,7 +93,7 @@ async def _fold_into(
         role="spin",
         group_id=None,
         client_id="reelstream-spin-rebuild",
-        **{**AIOKAFKA_CONSUMER_SAFETY, "auto_offset_reset": "earliest"},
+        **{**AIOKAFKA_READER_SAFETY, "auto_offset_reset": "earliest"},
     )
     await reader.start()
     try:
