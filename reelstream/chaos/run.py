@@ -115,7 +115,10 @@ class ChaosReport:
     def gaps(self, kind: str = "kill") -> dict[str, float | None]:
         """p50 and max of the answer gaps after the faults whose kind starts with `kind`."""
         values = [f.answer_gap_s for f in self.faults if f.kind.startswith(kind) and f.answer_gap_s is not None]
-        return {"p50_s": statistics.median(values) if values else None, "max_s": max(values) if values else None}
+        return {
+            "p50_s": round(statistics.median(values), 3) if values else None,
+            "max_s": max(values) if values else None,
+        }
 
     @property
     def kill_gaps_within_limit(self) -> bool:
