@@ -63,7 +63,7 @@ def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, ser
 
     async def scenario():
         live, stop = service_of(config), asyncio.Event()
-        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy())
+        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy(), prefix)
         views = views_of(live.loop.states)
         from_snapshots = await restore_all(sorted(views))
         stop.set()
