@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import typer
@@ -35,12 +36,19 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
     if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported and prepared, it waits for its supervisor's go
         if prepare := getattr(module, "prepare", None):
             prepare()  # what needs no partition and no connection (the spin's compiled kernels)
-        if not sys.stdin.readline():
+        if spare := getattr(module, "spare", None):
+            main = partial(spare, _go)  # it keeps its state warm while it waits (the spin's books)
+        elif not _go():
             return  # the supervisor went away: nothing to take over
     # A CPU profile of the event loop thread, written when the service stops (SIGTERM): for benches.
     profile_dir = os.environ.get("REELSTREAM_PROFILE_DIR")
     with profiled(Path(profile_dir) / f"{name}-{os.getpid()}.prof" if profile_dir else None):
         main()
+
+
+def _go() -> bool:
+    """A spare's go: a line from its supervisor (False: the supervisor went away)."""
+    return bool(sys.stdin.readline())
 
 
 def _pid_file(name: str) -> Path:

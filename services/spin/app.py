@@ -7,8 +7,10 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
+from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
@@ -24,6 +26,7 @@ from games.selftest import require_self_test
 SNAPSHOT_RECORDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_RECORDS"
 SNAPSHOT_SECONDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_SECONDS"
 SHUTDOWN_GRACE_S = 15.0  # a stopping runner commits what it decided and writes its final snapshots in this time
+TAKE_WAIT_S = 1.0  # a spare's go waits this long for the warm books' step in progress
 
 
 def snapshot_policy(env) -> SnapshotPolicy:
@@ -49,13 +52,39 @@ def warm_up(catalog: Catalog) -> None:
         engine.play(engine.initial_state(), engine.stakes_minor[0], SpinRng(bytes(32)))
 
 
-async def serve() -> None:
+def spare(go: Callable[[], bool]) -> None:
+    """A warm spare (reelstream/commands/services.py): keep every partition's book up with the spin's topics until
+    `go()` returns (True: take over and serve, False: the supervisor went away), so a takeover folds only the last
+    half second of records (services/spin/adapters/warm.py)."""
+    main(go)
+
+
+async def _follow_until(go: Callable[[], bool], settings, catalog: Catalog) -> WarmBooks | None:
+    """The spare's books, followed until the go; None when the supervisor went away. A go before every partition
+    is restored, or while a step outlasts TAKE_WAIT_S (a broker away), cancels them: the takeover restores cold."""
+    books, stop = WarmBooks(settings, catalog), asyncio.Event()
+    follower = asyncio.create_task(books.follow(stop), name="spin-warm-books")
+    released = await asyncio.to_thread(go)
+    stop.set()
+    if not books.ready:
+        follower.cancel()
+    await asyncio.wait([follower], timeout=TAKE_WAIT_S)
+    if not follower.done():
+        follower.cancel()
+    await asyncio.gather(follower, return_exceptions=True)
+    return books if released else None
+
+
+async def serve(go: Callable[[], bool] | None = None) -> None:
     from shared.readiness import ready_line
 
     settings = load_settings()
     catalog = registry_catalog()
     warm_up(catalog)
     ring = key_ring(settings.session_secret)  # refuses to start without a configured key
+    warm = await _follow_until(go, settings, catalog) if go is not None else None
+    if go is not None and warm is None:
+        return  # a spare whose supervisor went away: nothing to take over
 
     def check_token(token: str, player_id: str, now_ms: int) -> str | None:
         problem = token_problem(ring, token, player_id, now_ms)
@@ -68,7 +97,7 @@ async def serve() -> None:
         token_operator=lambda token: token_operator(ring, token),
     )
     http = await observability.serve_http()
-    runner = SpinRunner(settings, ctx, snapshot_policy(os.environ))
+    runner = SpinRunner(settings, ctx, snapshot_policy(os.environ), warm)
     stop = asyncio.Event()
     runner_task = asyncio.create_task(runner.run(stop), name="spin-runner")
     tasks = [runner_task]
@@ -101,11 +130,11 @@ async def _announce_ready(runner: SpinRunner, line: str) -> None:
     sys.stderr.flush()
 
 
-def main() -> None:
+def main(go: Callable[[], bool] | None = None) -> None:
     require_self_test("spin")
     observability.setup("spin")
     quiet_client_debug_logs()  # at DEBUG aiokafka and kafka-python log whole records, session tokens included
     try:
-        asyncio.run(serve())
+        asyncio.run(serve(go))
     finally:
         observability.shutdown_tracing()

@@ -14,19 +14,19 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 
 import pytest
-from aiokafka import TopicPartition
 
 from shared import records
 from shared.events import encode, envelope
 from shared.events import jackpot as jp
 from shared.events.wallet import Withdraw
-from shared.kafka import aio_consumer, producer
+from shared.kafka import producer
 from shared.pools import load_pools
 from shared.topic_admin import delete_prefixed, ensure_topics
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
+from tests.support.transactions import transactions_decided
 from wallet.wallet_harness import wager_commands
 
 WAIT_S = 90
@@ -68,30 +68,8 @@ async def _run_until(service, stop: asyncio.Event, done, prefix: str) -> asyncio
         assert not task.done(), "the service stopped"
         assert asyncio.get_running_loop().time() < deadline, f"the service did not get there in {WAIT_S} s"
         await asyncio.sleep(0.1)
-    await _transactions_decided(service.loop.config.bootstrap, prefix, deadline)
+    await transactions_decided(service.loop.config.bootstrap, prefix)
     return task
-
-
-async def _transactions_decided(bootstrap: str, prefix: str, deadline: float) -> None:
-    """Wait until no partition of the prefix's topics has a transaction whose markers are still on their way.
-
-    A committed transaction is visible to read_committed readers only once the coordinator has written its markers,
-    which happens after the producer's commit returned. A service taking over a partition fences the old producer
-    first (InitProducerId waits for those markers); a fresh instance restoring beside the live one, as these tests
-    do, does not — so it waits here until every partition's last stable offset has reached its high watermark."""
-    committed = aio_consumer(bootstrap=bootstrap, group_id=None)
-    everything = aio_consumer(bootstrap=bootstrap, group_id=None, isolation_level="read_uncommitted")
-    await committed.start()
-    await everything.start()
-    try:
-        topics = [topic for topic in await committed.topics() if topic.startswith(prefix)]
-        tps = [TopicPartition(topic, p) for topic in topics for p in committed.partitions_for_topic(topic) or ()]
-        while (await committed.end_offsets(tps)) != (await everything.end_offsets(tps)):
-            assert asyncio.get_running_loop().time() < deadline, "a committed transaction's markers never arrived"
-            await asyncio.sleep(0.05)
-    finally:
-        await committed.stop()
-        await everything.stop()
 
 
 def _book_view(book) -> dict:

@@ -30,12 +30,13 @@ FOLD_YIELD_EVERY = 1000
 @dataclass(frozen=True)
 class RestoredBook:
     """A partition's book, the snapshot it started from (None: folded from the beginning), the records folded after
-    it, and the cursor of the partition's next snapshot (None: no snapshots topic)."""
+    it, the cursor of the partition's next snapshot (None: no snapshots topic) and where each folded topic stands."""
 
     book: SpinBook
     snapshot: snapshots.Snapshot | None
     folded: int
     cursor: snapshots.Cursor | None
+    positions: dict[str, int]
 
 
 async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
@@ -68,8 +69,19 @@ async def restore_book(settings: Settings, catalog: Catalog, partition: int, wit
         positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
         slot = snapshots.next_slot(snapshot)
         cursor = None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, slot, positions)
-        return RestoredBook(book, snapshot, folded, cursor)
+        return RestoredBook(book, snapshot, folded, cursor, positions)
     raise AssertionError("the fold from the beginning is always a candidate")
+
+
+async def resume_book(settings: Settings, catalog: Catalog, partition: int, warm: RestoredBook) -> RestoredBook:
+    """A book kept warm up to `warm.positions` (services/spin/adapters/warm.py) brought to the topics' ends, as a
+    restore from a snapshot at those positions would: the caller has fenced the partition's previous owner."""
+    folded, ends = await _fold_into(settings, catalog, {partition: warm.book}, warm.positions)
+    positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
+    cursor = warm.cursor
+    if cursor is not None:
+        cursor = snapshots.Cursor(positions[SPIN_EVENTS], None, cursor.slot, positions)
+    return RestoredBook(warm.book, warm.snapshot, warm.folded + folded, cursor, positions)
 
 
 def _load(snapshot: snapshots.Snapshot) -> SpinBook:
@@ -104,17 +116,25 @@ async def _fold_into(
         await reader.stop()
     logical = {settings.topic(name): name for name in FOLD_ORDER}
     folded = 0
-    for tp in tps:  # in FOLD_ORDER
-        book = books[tp.partition]
-        for index, record in enumerate(history[tp]):
-            _fold_one(book, catalog, logical[tp.topic], record)
-            book.now_ms = max(book.now_ms, record.timestamp)
-            folded += 1
-            if index % FOLD_YIELD_EVERY == FOLD_YIELD_EVERY - 1:
-                await asyncio.sleep(0)
-    for book in books.values():
+    for partition, book in books.items():
+        found = {logical[tp.topic]: history[tp] for tp in tps if tp.partition == partition}
+        folded += await fold_records(book, catalog, found)
         fold.finish_rebuild(book, catalog)
     return folded, {(logical[tp.topic], tp.partition): end for tp, end in ends.items()}
+
+
+async def fold_records(book: SpinBook, catalog: Catalog, by_topic: dict[str, list]) -> int:
+    """Fold a partition's records, each folded topic's (by logical name) in FOLD_ORDER, yielding to the event loop
+    every FOLD_YIELD_EVERY records; returns how many."""
+    folded = 0
+    for logical in FOLD_ORDER:
+        for record in by_topic.get(logical, ()):
+            _fold_one(book, catalog, logical, record)
+            book.now_ms = max(book.now_ms, record.timestamp)
+            folded += 1
+            if folded % FOLD_YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+    return folded
 
 
 async def _read_to_end(
@@ -124,6 +144,15 @@ async def _read_to_end(
     offsets seen now (all topics fetched together), and those ends."""
     reader.assign(tps)
     ends = await reader.end_offsets(tps)
+    return await read_range(reader, starts, ends), ends
+
+
+async def read_range(
+    reader: AIOKafkaConsumer, starts: dict[TopicPartition, int], ends: dict[TopicPartition, int]
+) -> dict[TopicPartition, list]:
+    """Every record of the partitions in `ends` (the reader is assigned them) from `starts` (absent or below the log
+    start: the beginning) up to those ends, all fetched together."""
+    tps = list(ends)
     beginnings = await reader.beginning_offsets(tps)
     history: dict[TopicPartition, list] = {tp: [] for tp in tps}
     first = {tp: max(beginnings[tp], starts.get(tp, 0)) for tp in tps}
@@ -137,7 +166,7 @@ async def _read_to_end(
         for tp in list(remaining):
             if await reader.position(tp) >= ends[tp]:
                 remaining.discard(tp)
-    return history, ends
+    return history
 
 
 def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:

@@ -23,7 +23,8 @@ from aiokafka import TopicPartition
 from services.spin.adapters import operator_answers
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.outputs import Effects, Out, outputs_of
-from services.spin.adapters.rebuild import FOLD_ORDER, restore_book
+from services.spin.adapters.warm import WarmBooks
+from services.spin.adapters.rebuild import FOLD_ORDER, restore_book, resume_book
 from services.spin.core import evolve as fold
 from services.spin.core import image as book_image
 from services.spin.core.book import SpinBook
@@ -91,8 +92,11 @@ class _SpinLoop(TransactionalLoop[SpinBook]):
 class SpinRunner(Stateless[SpinBook]):
     """The spin's part of the loop: restore a partition's book, decide its records, its crash hooks."""
 
-    def __init__(self, settings: Settings, ctx: Context, policy: SnapshotPolicy = SnapshotPolicy()) -> None:
+    def __init__(
+        self, settings: Settings, ctx: Context, policy: SnapshotPolicy = SnapshotPolicy(), warm: WarmBooks | None = None
+    ) -> None:
         self.settings, self.ctx, self.policy = settings, ctx, policy
+        self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
         self.logical = {settings.topic(name): name for name in INPUTS}
         self.handled = 0
@@ -123,15 +127,24 @@ class SpinRunner(Stateless[SpinBook]):
 
     async def restore(self, partition: int) -> Restored[SpinBook]:
         started = time.perf_counter()
-        restored = await restore_book(self.settings, self.ctx.catalog, partition, self.policy.enabled)
+        warm = self.warm.take(partition) if self.warm is not None and self.policy.enabled else None
+        if warm is not None:  # kept up with the topics while this spare waited: only the last step's tail to fold
+            restored = await resume_book(self.settings, self.ctx.catalog, partition, warm)
+        else:
+            restored = await restore_book(self.settings, self.ctx.catalog, partition, self.policy.enabled)
         self.restored[partition] = restored
         # What the restore folded after its snapshot is in no snapshot yet: the next one (at the latest at shutdown)
         # spares the next owner that fold.
         self.unsnapshotted[partition], self.snapshot_at[partition] = restored.folded, time.monotonic()
         at = restored.snapshot.offset if restored.snapshot is not None else None
+        took_ms, how = (time.perf_counter() - started) * 1000, " from its warm book" * bool(warm)
         log.info(
-            "partition %d restored in %.0f ms: snapshot at %s, %d records folded after it",
-            *(partition, (time.perf_counter() - started) * 1000, at, restored.folded),
+            "partition %d restored in %.0f ms%s: snapshot at %s, %d records folded after it",
+            partition,
+            took_ms,
+            how,
+            at,
+            restored.folded,
         )
         # The input offsets are the group's, committed in the transactions.
         return Restored(restored.book, None, restored, restored.cursor)

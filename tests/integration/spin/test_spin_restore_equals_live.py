@@ -18,9 +18,10 @@ import uuid
 import pytest
 
 from reelstream.client import Rejected, Settled
-from services.spin.adapters.rebuild import rebuild_books, restore_book
+from services.spin.adapters.rebuild import rebuild_books, restore_book, resume_book
 from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.adapters.seeds import os_seed
+from services.spin.adapters.warm import WarmBooks
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
@@ -28,6 +29,7 @@ from shared.config import load_settings
 from shared.kafka import admin_client
 from shared.topic_admin import delete_prefixed, ensure_topics
 from shared.topics import SPIN_SNAPSHOTS
+from tests.support.transactions import transactions_decided
 
 from conftest import SERVICE_ENV, Platform, client_for
 
@@ -106,14 +108,22 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
 
     async def scenario():
         runner = SpinRunner(settings, ctx, SnapshotPolicy(every_records=7, every_s=3600))
-        stop = asyncio.Event()
+        warm, stop, stop_warm = WarmBooks(settings, catalog), asyncio.Event(), asyncio.Event()
         tasks = [asyncio.create_task(runner.run(stop))]
         try:
             await asyncio.wait_for(runner.assigned.wait(), WAIT_S)
+            tasks.append(asyncio.create_task(warm.follow(stop_warm)))  # a spare's books, kept up during the play
             answers = await asyncio.to_thread(_play, half_platform, players)
             async with runner.lock:
                 await runner.drain()
                 live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
+            await transactions_decided(settings.kafka_bootstrap_servers, half_platform.prefix)
+            warm_folded = sum(item.folded for item in warm.books.values())
+            stop_warm.set()
+            await asyncio.wait_for(tasks[1], WAIT_S)
+            resumed = {
+                partition: await resume_book(settings, catalog, partition, warm.take(partition)) for partition in live
+            }
             rebuilt = await rebuild_books(settings, catalog, sorted(live))
             restored = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
             stop.set()  # the runner stops (writing its shutdown snapshots) before its snapshots topic goes
@@ -121,21 +131,25 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             await asyncio.to_thread(_delete_topic, settings.kafka_bootstrap_servers, settings.topic(SPIN_SNAPSHOTS))
             without = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
             restored = {partition: (restored[partition], without[partition]) for partition in live}
+            resumed = {partition: (_book_view(item.book, catalog), item.folded) for partition, item in resumed.items()}
             return (
                 answers,
                 live,
                 {partition: _book_view(book, catalog) for partition, book in rebuilt.items()},
                 restored,
+                (warm.steps, warm_folded, resumed),
             )
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    answers, live, rebuilt, restored = asyncio.run(scenario())
+    answers, live, rebuilt, restored, (steps, warm_folded, resumed) = asyncio.run(scenario())
     assert sum(isinstance(answer, Settled) for answer in answers) >= len(players) * 3
     assert sum(len(view["records"]) for view in live.values()) >= len(players) * 4
     assert rebuilt == live
+    assert steps > 0 and warm_folded > 0, "the warm books did not follow the play"
+    assert {partition: view for partition, (view, _) in resumed.items()} == live
     assert {partition: _book_view(item.book, catalog) for partition, (item, _) in restored.items()} == live
     from_snapshots = [item for item, _ in restored.values() if item.snapshot is not None]
     assert from_snapshots, "no partition was restored from a snapshot"

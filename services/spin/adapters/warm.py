@@ -1,0 +1,136 @@
+"""A warm spare's books: every partition of the spin's topics restored once (newest snapshot + tail), then kept up
+with the topics' committed tails while the spare waits for its go, so a takeover folds only what came after the last
+step — a fraction of a second of records, not a snapshot interval on top of a decoded image (docs/snapshots.md).
+
+Each step reads spin.events and spin.jackpot-answers up to their ends, then spin.journal up to an end taken after
+those and past every transaction open on it at that moment: whatever a step folds of the answers, the journal facts
+they follow are folded with it (tests/unit/spin/core/test_book_image.py proves steps cut that way equal a fold from
+the beginning). A takeover (`take`) hands the book over with its positions; the new owner has fenced the old one's
+producer first, then folds from those positions to the end, as a restore from a snapshot would."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import replace
+
+from aiokafka import TopicPartition
+from aiokafka.errors import KafkaError
+
+from services.spin.adapters.rebuild import FOLD_ORDER, RestoredBook, fold_records, read_range, restore_book
+from services.spin.core import evolve as fold
+from services.spin.core.catalog import Catalog
+from shared.config import Settings
+from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer, kafka_consumer
+from shared.topics import SPIN_JOURNAL, SPIN_REQUESTS
+
+log = logging.getLogger("reelstream.spin.warm")
+STEP_S = 0.5  # how often the books catch up: a takeover's own fold is at most about this much traffic
+JOURNAL_SETTLE_S = 2.0  # a step gives up (and tries again) if the journal's open transactions take longer
+PRUNE_EVERY_STEPS = 20  # the books drop what left the de-duplication window this often, as the live book does
+
+
+class WarmBooks:
+    """The books of every spin partition, restored once and then caught up every STEP_S (`follow`); `take` hands one
+    over, with the positions it reflects, the snapshot it started from and the records folded since."""
+
+    def __init__(self, settings: Settings, catalog: Catalog) -> None:
+        self.settings, self.catalog = settings, catalog
+        self.books: dict[int, RestoredBook] = {}
+        self.steps = 0
+        self.ready = False  # every partition restored: from then on a takeover folds only the last step's tail
+
+    def take(self, partition: int) -> RestoredBook | None:
+        """The partition's warm book, handed over once (call after `follow` has returned)."""
+        return self.books.pop(partition, None)
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        """Restore every partition, then catch up every STEP_S until `stop`; a failure or a cancellation leaves no
+        book behind (a takeover then restores as a cold start does)."""
+        try:
+            await self._follow(stop)
+        except asyncio.CancelledError:
+            self.books.clear()  # cut short inside a step: what it folded is not a cut
+            raise
+        except Exception:
+            log.exception("the warm books failed: a takeover restores from the snapshots instead")
+            self.books.clear()
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        started = time.perf_counter()
+        committed = self._reader("reelstream-spin-warm")
+        everything = self._reader("reelstream-spin-warm-ends", isolation_level="read_uncommitted")
+        await committed.start()
+        await everything.start()
+        try:
+            partitions = await asyncio.to_thread(self._partitions)
+            restored = await asyncio.gather(*(restore_book(self.settings, self.catalog, p, True) for p in partitions))
+            self.books.update(zip(partitions, restored))
+            log.info("warm books of partitions %s in %.0f ms", partitions, (time.perf_counter() - started) * 1000)
+            committed.assign([tp for partition in partitions for tp in self._tps(partition)])
+            self.ready = True
+            while not stop.is_set():
+                try:
+                    await self.step(committed, everything)
+                except KafkaError as error:  # raised before anything is folded: the books are still a cut
+                    log.warning("warm books: a step failed (%s), the next one tries again", error)
+                try:
+                    await asyncio.wait_for(stop.wait(), STEP_S)
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            await committed.stop()
+            await everything.stop()
+
+    def _partitions(self) -> list[int]:
+        """The spin's partitions (spin.requests', which its folded topics share)."""
+        reader = kafka_consumer(self.settings.kafka_bootstrap_servers, role="spin", group_id=None)
+        try:
+            return sorted(reader.partitions_for_topic(self.settings.topic(SPIN_REQUESTS)) or ())
+        finally:
+            reader.close()
+
+    def _reader(self, client_id: str, **options):
+        bootstrap = self.settings.kafka_bootstrap_servers
+        options = {**AIOKAFKA_READER_SAFETY, **options}
+        return aio_consumer(bootstrap=bootstrap, role="spin", group_id=None, client_id=client_id, **options)
+
+    def _tps(self, partition: int) -> list[TopicPartition]:
+        return [TopicPartition(self.settings.topic(logical), partition) for logical in FOLD_ORDER]
+
+    async def step(self, committed, everything) -> bool:
+        """Fold each book up to a cut: the answers' ends first, then the journal's end once every transaction that
+        had written to it by then is decided; False when the journal did not settle in JOURNAL_SETTLE_S."""
+        journal = [TopicPartition(self.settings.topic(SPIN_JOURNAL), partition) for partition in self.books]
+        answers = [tp for partition in self.books for tp in self._tps(partition) if tp not in journal]
+        ends = await committed.end_offsets(answers)
+        written = await everything.end_offsets(journal)
+        deadline = time.monotonic() + JOURNAL_SETTLE_S
+        decided = await committed.end_offsets(journal)
+        while any(decided[tp] < written[tp] for tp in journal):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.01)
+            decided = await committed.end_offsets(journal)
+        ends.update(decided)
+        history = await read_range(committed, self._starts(), ends)
+        # No await from here on but the fold's own yields: a step is cut short only by a cancellation (books cleared).
+        logical = {self.settings.topic(name): name for name in FOLD_ORDER}
+        for partition, warm in list(self.books.items()):
+            tps = self._tps(partition)
+            folded = await fold_records(warm.book, self.catalog, {logical[tp.topic]: history[tp] for tp in tps})
+            positions = {logical[tp.topic]: max(ends[tp], warm.positions[logical[tp.topic]]) for tp in tps}
+            self.books[partition] = replace(warm, folded=warm.folded + folded, positions=positions)
+        self.steps += 1
+        if self.steps % PRUNE_EVERY_STEPS == 0:
+            for warm in self.books.values():
+                fold.prune(warm.book, self.catalog, fold.window_start(warm.book.now_ms))
+        return True
+
+    def _starts(self) -> dict[TopicPartition, int]:
+        return {
+            TopicPartition(self.settings.topic(logical), partition): at
+            for partition, warm in self.books.items()
+            for logical, at in warm.positions.items()
+        }
