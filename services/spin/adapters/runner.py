@@ -218,6 +218,9 @@ class SpinRunner(Stateless[SpinBook]):
             kept.pop(partition, None)
 
     async def acquired(self, restored: dict[int, Restored[SpinBook]]) -> None:
+        if self.warm is not None:  # the books of partitions this instance did not get: a later restore starts cold
+            self.warm.books.clear()
+            self.warm = None
         kept = sum(len(item.state.records) for item in restored.values())
         log.info("spin books rebuilt for partitions %s (%d requests)", sorted(restored), kept)
         self.ready_if_restored()
