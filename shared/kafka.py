@@ -150,6 +150,16 @@ def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **option
     return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
+def group_lag(admin, reader, group: str) -> int | None:
+    """Records behind the group's committed offsets, summed over what it committed (None: it committed nothing);
+    `admin` a kafka-python admin client, `reader` a kafka-python consumer (for the end offsets)."""
+    committed = admin.list_group_offsets({group: None}).get(group, {})
+    if not committed:
+        return None
+    ends = reader.end_offsets(list(committed))
+    return sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0)
+
+
 def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):
     """A bare kafka-python consumer connected as `role` (assigned by hand; the caller passes its options)."""
     from kafka import KafkaConsumer

@@ -26,9 +26,14 @@ from rich.table import Table
 from reelstream.processes import spawn
 from reelstream.bench import recovery_audit as audits
 from shared.config import load_settings
+from shared.kafka import admin_client, group_lag, kafka_consumer
 from shared.topic_admin import delete_prefixed, ensure_topics
 
 SERVICES = ("wallet", "jackpot", "spin")
+QUIET_LIMIT_S = 120.0
+# Services whose first instance is stopped only once it has consumed its inputs' backlog (see _start): the spin, the
+# one whose inputs another service fills when it starts (the wallet and the jackpot only read their own commands).
+WAITS_FOR_INPUTS = ("spin",)
 # What each service prints when ready: how many events it folded (the tail after the snapshot, or all of them).
 _FOLDED = {
     "wallet": re.compile(r"wallet: restored \d+ partitions \((\d+) from a snapshot, (\d+) events folded\)"),
@@ -51,6 +56,11 @@ def _start(name: str, env: dict, log_dir: Path, snapshot: bool, spins: int) -> d
     ready_s = time.perf_counter() - started
     rss_mb = _rss_mb(service.process.pid)
     matches = _FOLDED[name].findall(service.own_log_text())
+    # The instance that folded from offset 0 is stopped once it has also consumed what is waiting on its inputs (the
+    # spin: the jackpot's answers to the history's claims, forwarded when the jackpot started): its snapshots then
+    # reflect everything, and the restart measures the snapshot, not that backlog.
+    waits = not snapshot and name in WAITS_FOR_INPUTS
+    quiet_s = _caught_up(env["REELSTREAM_TOPIC_PREFIX"], name) if waits else None
     service.stop(120)  # SIGTERM: each partition's snapshot is written on the way out
     from_snapshot, folded = (int(n) for n in matches[-1]) if matches else (0, -1)
     return {
@@ -61,7 +71,28 @@ def _start(name: str, env: dict, log_dir: Path, snapshot: bool, spins: int) -> d
         "tail_records": folded,
         "partitions_from_snapshot": from_snapshot,
         "rss_mb": round(rss_mb, 1),
+        **({"caught_up_s": quiet_s} if waits else {}),
     }
+
+
+def _caught_up(prefix: str, name: str, limit_s: float = QUIET_LIMIT_S) -> float | None:
+    """Seconds until the service's group had no record left behind its committed offsets (None: not in limit_s, or
+    the group commits none: the wallet's positions travel on its events)."""
+    settings = load_settings()
+    group = f"{prefix}reelstream-{name}"
+    admin = admin_client(settings.kafka_bootstrap_servers, client_id="reelstream-bench-recovery")
+    reader = kafka_consumer(settings.kafka_bootstrap_servers, group_id=None, enable_auto_commit=False)
+    started = time.perf_counter()
+    try:
+        while time.perf_counter() - started < limit_s:
+            lag = group_lag(admin, reader, group)
+            if lag == 0:
+                return round(time.perf_counter() - started, 3)
+            time.sleep(0.2)  # bounded by limit_s
+        return None
+    finally:
+        reader.close()
+        admin.close()
 
 
 def run_size(

@@ -34,3 +34,16 @@ def test_the_recovery_bench_writes_its_figures_for_each_service_with_and_without
     assert audit["incremental_tail_spins"] == 150 and audit["incremental_discrepancies"] == 0
     assert audit["checkpoint_records"] + audit["incremental_records"] == audit["records"]
     assert audit["incremental_over_full"] == round(audit["incremental_s"] / audit["full_s"], 3)
+
+
+def test_the_spin_is_stopped_for_its_snapshot_only_once_it_has_consumed_its_inputs(tmp_path, kafka_bootstrap):
+    # The jackpot starts first and forwards the history's claim answers to spin.jackpot-answers; the spin's first
+    # instance is stopped only once its group has consumed them, so its restart folds nothing after the snapshots.
+    out = tmp_path / "recovery.json"
+    arguments = ["recovery", "--sizes", "300", "--players", "10", "--services", "jackpot,spin", "--no-audit"]
+    result = CliRunner().invoke(app, [*arguments, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {(row["service"], row["snapshot"]): row for row in json.loads(out.read_text())["recovery"]}
+    assert rows[("spin", False)]["caught_up_s"] is not None
+    assert "caught_up_s" not in rows[("spin", True)] and "caught_up_s" not in rows[("jackpot", False)]
+    assert rows[("spin", True)]["partitions_from_snapshot"] >= 1 and rows[("spin", True)]["tail_records"] == 0

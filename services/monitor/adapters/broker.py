@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared import dead_letters
-from shared.kafka import admin_client, consumer
+from shared.kafka import admin_client, consumer, group_lag
 
 MAX_GROUPS = 50
 MAX_DLQ_RECORDS_PER_POLL = 5_000
@@ -54,13 +54,9 @@ def _lags(admin, reader, prefix: str) -> dict[str, int]:
     )
     lags = {}
     for group in groups[:MAX_GROUPS]:
-        committed = admin.list_group_offsets({group: None}).get(group, {})
-        if not committed:
-            continue
-        ends = reader.end_offsets(list(committed))
-        lags[group[len(prefix) :]] = sum(
-            max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0
-        )
+        lag = group_lag(admin, reader, group)
+        if lag is not None:
+            lags[group[len(prefix) :]] = lag
     return lags
 
 
