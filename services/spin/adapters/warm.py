@@ -28,6 +28,7 @@ from shared.topics import SPIN_JOURNAL, SPIN_REQUESTS
 log = logging.getLogger("reelstream.spin.warm")
 STEP_S = 0.5  # how often the books catch up: a takeover's own fold is at most about this much traffic
 JOURNAL_SETTLE_S = 2.0  # a step gives up (and tries again) if the journal's open transactions take longer
+RETRY_S = 2.0  # after a failure the books start over this much later
 PRUNE_EVERY_STEPS = 20  # the books drop what left the de-duplication window this often, as the live book does
 
 
@@ -46,16 +47,27 @@ class WarmBooks:
         return self.books.pop(partition, None)
 
     async def follow(self, stop: asyncio.Event) -> None:
-        """Restore every partition, then catch up every STEP_S until `stop`; a failure or a cancellation leaves no
-        book behind (a takeover then restores as a cold start does)."""
-        try:
-            await self._follow(stop)
-        except asyncio.CancelledError:
-            self.books.clear()  # cut short inside a step: what it folded is not a cut
-            raise
-        except Exception:
-            log.exception("the warm books failed: a takeover restores from the snapshots instead")
-            self.books.clear()
+        """Restore every partition, then catch up every STEP_S until `stop`. A failure (the broker away while the
+        spare starts) leaves no book behind and starts over after RETRY_S; a cancellation leaves none either (a
+        takeover then restores as a cold start does)."""
+        while not stop.is_set():
+            try:
+                await self._follow(stop)
+                return
+            except asyncio.CancelledError:
+                self._drop()  # cut short inside a step: what it folded is not a cut
+                raise
+            except Exception:
+                log.exception("the warm books failed: started over in %.0f s (a takeover meanwhile is cold)", RETRY_S)
+                self._drop()
+            try:
+                await asyncio.wait_for(stop.wait(), RETRY_S)
+            except asyncio.TimeoutError:
+                pass
+
+    def _drop(self) -> None:
+        self.books.clear()
+        self.ready = False
 
     async def _follow(self, stop: asyncio.Event) -> None:
         started = time.perf_counter()
@@ -72,7 +84,7 @@ class WarmBooks:
             self.ready = True
             while not stop.is_set():
                 try:
-                    await self.step(committed, everything)
+                    await self.step(committed, everything, stop)
                 except KafkaError as error:  # raised before anything is folded: the books are still a cut
                     log.warning("warm books: a step failed (%s), the next one tries again", error)
                 try:
@@ -99,9 +111,11 @@ class WarmBooks:
     def _tps(self, partition: int) -> list[TopicPartition]:
         return [TopicPartition(self.settings.topic(logical), partition) for logical in FOLD_ORDER]
 
-    async def step(self, committed, everything) -> bool:
+    async def step(self, committed, everything, stop: asyncio.Event | None = None) -> bool:
         """Fold each book up to a cut: the answers' ends first, then the journal's end once every transaction that
-        had written to it by then is decided; False when the journal did not settle in JOURNAL_SETTLE_S."""
+        had written to it by then is decided; False (nothing folded) when the journal did not settle in
+        JOURNAL_SETTLE_S, or `stop` came meanwhile. A killed owner's open transaction keeps the journal unsettled
+        until the next owner's producer aborts it, so a go must not wait for it: the takeover folds the rest."""
         journal = [TopicPartition(self.settings.topic(SPIN_JOURNAL), partition) for partition in self.books]
         answers = [tp for partition in self.books for tp in self._tps(partition) if tp not in journal]
         ends = await committed.end_offsets(answers)
@@ -109,7 +123,7 @@ class WarmBooks:
         deadline = time.monotonic() + JOURNAL_SETTLE_S
         decided = await committed.end_offsets(journal)
         while any(decided[tp] < written[tp] for tp in journal):
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or (stop is not None and stop.is_set()):
                 return False
             await asyncio.sleep(0.01)
             decided = await committed.end_offsets(journal)
