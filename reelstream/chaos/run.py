@@ -52,6 +52,10 @@ CLIENT_ERROR_PAUSE_S = 0.5
 WARM_UP_MAX_S = 300.0  # the faults wait this long at most for the load's first answer
 # A replaced service's next warm spare starts this long after the takeover (kills are KILL_SPACING_S apart).
 SPARE_DELAY_S = 5.0
+# Spares kept per service (else one). The spin's spare keeps its books warm, and that warm-up (its first restore of
+# every partition: the de-duplication window's images) took 10–31 s in the long run on the loaded machine; a second
+# spin kill before it was done got a cold takeover (5–10 s). The second spare is already warm then.
+SPARES = {"spin": 2}
 CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 
@@ -134,7 +138,7 @@ class Supervisor:
     def __init__(self, env: dict[str, str], log_dir: Path) -> None:
         self.env, self.log_dir = env, log_dir
         self.processes: dict[str, ServiceProcess] = {}
-        self.spares: dict[str, ServiceProcess] = {}
+        self.spares: dict[str, list[ServiceProcess]] = {name: [] for name in SERVICES}  # oldest (warmest) first
         self.restarts = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -149,8 +153,11 @@ class Supervisor:
     def _replacement(self, name: str) -> ServiceProcess:
         """The warm spare, released, or a cold start when it is gone; the next spare starts SPARE_DELAY_S later, so
         its imports and warm-up take no CPU from the takeover (a kill before then gets a cold start)."""
-        spare = self.spares.pop(name, None)
-        if spare is not None and spare.process.poll() is None:
+        waiting = self.spares[name]
+        while waiting and waiting[0].process.poll() is not None:
+            waiting.pop(0)  # a spare that died waiting is no replacement
+        spare = waiting.pop(0) if waiting else None
+        if spare is not None:
             spare.release()
         else:
             spare = self._spawn(name)
@@ -161,8 +168,8 @@ class Supervisor:
 
     def _new_spare(self, name: str) -> None:
         with self._lock:
-            if not self._stop.is_set() and name not in self.spares:
-                self.spares[name] = self._spawn(name, standby=True)
+            while not self._stop.is_set() and len(self.spares[name]) < SPARES.get(name, 1):
+                self.spares[name].append(self._spawn(name, standby=True))
 
     def start(self) -> None:
         for name in SERVICES:
@@ -170,7 +177,7 @@ class Supervisor:
         for process in self.processes.values():
             process.wait_ready(180)
         for name in SERVICES:
-            self.spares[name] = self._spawn(name, standby=True)
+            self._new_spare(name)
         self._thread.start()
 
     def kill(self, name: str) -> None:
@@ -200,7 +207,7 @@ class Supervisor:
         self._stop.set()
         self._thread.join(timeout=5)
         with self._lock:  # no spare starts after this (_new_spare checks the flag under the lock)
-            for process in [*self.processes.values(), *self.spares.values()]:
+            for process in [*self.processes.values(), *(spare for spares in self.spares.values() for spare in spares)]:
                 process.stop()
 
 
