@@ -54,7 +54,8 @@ def app(
     report = run_chaos(plan, out, echo=typer.echo)
     gaps = report.gaps("kill")
     typer.echo(
-        f"{'passed' if report.passed else 'FAILED'}: {report.requests} requests, {report.settled} settled, "
+        f"{['passed', 'FAILED', 'nothing lost, limit missed'][exit_code(report)]}: {report.requests} requests, "
+        f"{report.settled} settled, "
         f"{report.rejected} rejected, {len(report.faults)} faults, {report.restarts} restarts, "
         f"{len(report.discrepancies)} discrepancies; {report.spins_per_s} spins/s; answer gap after a kill p50 "
         f"{gaps['p50_s']} s, max {gaps['max_s']} s (limit {'met' if report.kill_gaps_within_limit else 'NOT met'}), "
