@@ -5,7 +5,9 @@
     client.close()
 
 An operator's front end (shared/operators.py) connects as its own role and reads its own answer topic:
-`ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events.
+`ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events; its
+cashier, `ReelstreamClient(operator_id="demo-a", role="cashier.demo-a")`, signs deposits and withdrawals with its own
+key (cashier.demo-a) and reads their results from wallet.answers.demo-a, not wallet.events.
 
 Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
 reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
@@ -28,14 +30,15 @@ from kafka import TopicPartition
 from shared.config import load_settings
 from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
-from shared.events.wallet import CommandRejected, Deposit, Deposited
+from shared.events.wallet import CommandRejected, Deposit, Deposited, Withdraw, Withdrawn
 from shared.kafka import kafka_consumer, producer as make_producer
-from shared.operators import answers_topic
+from shared.operators import answers_topic, cashier_role, wallet_answers_topic
 from shared.records import signed_headers
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
 
 # The answers a client waits for; every other record of spin.events and wallet.events is skipped unvalidated.
-_ANSWER_TYPES = frozenset({SpinSettled.TYPE, SpinRejected.TYPE, Deposited.TYPE, CommandRejected.TYPE})
+_ANSWER_TYPES = frozenset({SpinSettled.TYPE, SpinRejected.TYPE, Deposited.TYPE, Withdrawn.TYPE, CommandRejected.TYPE})
+_CASHIER_TYPES = (Deposit.TYPE, Withdraw.TYPE)
 
 _SEEN_MAX = 200_000
 _RECENT_MAX = 20_000
@@ -117,6 +120,10 @@ class ReelstreamClient:
         # its answers come from spin.answers.<O>, the only answer topic that role may read; None: spin.events.
         self.operator_id = operator_id
         answers = (answers_topic(operator_id),) if operator_id else (SPIN_EVENTS, WALLET_EVENTS)
+        # role cashier.<O>: the operator's cashier signs with its own key and reads wallet.answers.<O> alone.
+        self._cashier = "cashier"
+        if operator_id is not None and role == cashier_role(operator_id):
+            self._cashier, answers = role, (wallet_answers_topic(operator_id),)
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
         self._topic = lambda name: f"{prefix}{name}"
@@ -195,22 +202,58 @@ class ReelstreamClient:
         *,
         transaction_id: uuid.UUID | None = None,
         timeout_s: float = 10.0,
+        operator_id: str | None = None,
     ) -> Any:
-        """Cashier deposit for demos and tests: the wallet's Deposited or CommandRejected payload."""
+        """Cashier deposit for demos and tests: the wallet's Deposited or CommandRejected payload. An operator's cashier
+        names its operator (`operator_id` names another: the wallet refuses it OPERATOR_MISMATCH)."""
+        return self._cashier_command(Deposit, player_id, amount_minor, currency, transaction_id, timeout_s, operator_id)
+
+    def withdraw(
+        self,
+        player_id: str,
+        amount_minor: int,
+        currency: str,
+        *,
+        transaction_id: uuid.UUID | None = None,
+        timeout_s: float = 10.0,
+        operator_id: str | None = None,
+    ) -> Any:
+        """Cashier withdrawal: the wallet's Withdrawn or CommandRejected payload (as `deposit`)."""
+        return self._cashier_command(
+            Withdraw, player_id, amount_minor, currency, transaction_id, timeout_s, operator_id
+        )
+
+    def _cashier_command(
+        self,
+        model: type[Deposit] | type[Withdraw],
+        player_id: str,
+        amount_minor: int,
+        currency: str,
+        transaction_id: uuid.UUID | None,
+        timeout_s: float,
+        operator_id: str | None,
+    ) -> Any:
         transaction_id = transaction_id or uuid.uuid4()
-        data = Deposit(transaction_id=transaction_id, player_id=player_id, amount_minor=amount_minor, currency=currency)
+        named = operator_id or (self.operator_id if self._cashier != "cashier" else None)
+        data = model(
+            transaction_id=transaction_id,
+            player_id=player_id,
+            amount_minor=amount_minor,
+            currency=currency,
+            operator_id=named,
+        )
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
         waiter = _Waiter("", 0)
         with self._lock:
-            self._waiters[("deposit", transaction_id)] = waiter
+            self._waiters[("cashier", transaction_id)] = waiter
         try:
-            headers = signed_headers("cashier", WALLET_COMMANDS, player_id.encode(), value)
+            headers = signed_headers(self._cashier, WALLET_COMMANDS, player_id.encode(), value)
             return self._send_and_wait(
                 self._topic(WALLET_COMMANDS), player_id, value, waiter, transaction_id, timeout_s, headers
             ).data
         finally:
             with self._lock:
-                self._waiters.pop(("deposit", transaction_id), None)
+                self._waiters.pop(("cashier", transaction_id), None)
 
     def _send_and_wait(
         self,
@@ -252,8 +295,10 @@ class ReelstreamClient:
             answer, key = Settled(message.id, data), ("spin", data.request_id)
         elif isinstance(data, SpinRejected) and data.request_id is not None:
             answer, key = Rejected(message.id, data), ("spin", data.request_id)
-        elif isinstance(data, Deposited) or (isinstance(data, CommandRejected) and data.command_type == Deposit.TYPE):
-            answer, key = message, ("deposit", data.transaction_id)
+        elif isinstance(data, (Deposited, Withdrawn)) or (
+            isinstance(data, CommandRejected) and data.command_type in _CASHIER_TYPES
+        ):
+            answer, key = message, ("cashier", data.transaction_id)
         else:
             return
         with self._lock:

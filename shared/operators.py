@@ -1,6 +1,7 @@
-"""The operators of this deployment, as code: each gets its own answer topic and game-client role (shared/topics.py,
-shared/roles.py), so one operator's backend reads only its own players' answers. Empty: a single-operator deployment,
-answered on spin.events alone. Adding an operator is a code change, reviewed like any ACL."""
+"""The operators of this deployment, as code: each gets its own answer topics and game-client and cashier roles
+(shared/topics.py, shared/roles.py), so one operator's backend reads only its own players' answers. Empty: a
+single-operator deployment, answered on spin.events and wallet.events alone. Adding an operator is a code change,
+reviewed like any ACL."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ OPERATORS: tuple[str, ...] = ("demo-a", "demo-b")
 
 ANSWERS_PREFIX = "spin.answers."
 CLIENT_PREFIX = "game-client."
+WALLET_ANSWERS_PREFIX = "wallet.answers."
+CASHIER_PREFIX = "cashier."
 # Narrower than the ring's operator ids: an id also names a topic and a Kubernetes KafkaUser (lower-case DNS label).
 _ID = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 
@@ -24,6 +27,22 @@ def answers_topic(operator_id: str) -> str:
 def client_role(operator_id: str) -> str:
     """The role (and SCRAM user) an operator's game front ends connect as."""
     return CLIENT_PREFIX + operator_id
+
+
+def wallet_answers_topic(operator_id: str) -> str:
+    """The logical name of an operator's cashier answer topic: the wallet's results of its cashier's commands."""
+    return WALLET_ANSWERS_PREFIX + operator_id
+
+
+def cashier_role(operator_id: str) -> str:
+    """The role (SCRAM user and signing key) an operator's cashier connects and signs as."""
+    return CASHIER_PREFIX + operator_id
+
+
+def cashier_operator(writer: str | None, operators: tuple[str, ...] = OPERATORS) -> str | None:
+    """The operator whose cashier `writer` is (`cashier.<O>` of a listed O), else None (the plain cashier, anyone)."""
+    operator_id = writer.removeprefix(CASHIER_PREFIX) if writer and writer.startswith(CASHIER_PREFIX) else None
+    return operator_id if known(operator_id, operators) else None
 
 
 def known(operator_id: str | None, operators: tuple[str, ...] = OPERATORS) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from shared import dead_letters, signing
+from shared import dead_letters, operators, signing
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, WRITER
@@ -75,7 +75,8 @@ OWNERS: dict[str, str] = {
     JACKPOT_SNAPSHOTS: "jackpot",
     WALLET_INTERNAL: "spin",  # the money path's internal commands: the broker lets only the spin service write them
     JACKPOT_INTERNAL: "spin",
-    **{spec.name: "spin" for spec in ANSWER_TOPICS},  # each operator's copy of the spin's answers
+    # each operator's copies of the spin's answers (spin.answers.<O>) and of the wallet's (wallet.answers.<O>)
+    **{spec.name: spec.writers[0] for spec in ANSWER_TOPICS},
 }
 # Commands only a service may send, by type: the money path's internal commands come from the spin service only.
 INTERNAL_COMMANDS: dict[str, str] = {
@@ -158,6 +159,18 @@ def _trusted(logical_topic: str, value: bytes | None) -> tuple[str | None, bool]
         sender = INTERNAL_COMMANDS.get(type_)
         return (sender, True) if sender is not None else (SIGNED_COMMANDS.get(type_), False)
     return None, False
+
+
+def cashier_operator(
+    logical_topic: str, headers: Sequence[tuple[str, bytes | None]] | None, value: bytes | None
+) -> str | None:
+    """The operator a cashier command is bound to: the one whose cashier key (`cashier.<O>`) signed it; None for the
+    plain cashier's key or any other record. Call it once `provenance_problem` found nothing (the signature checks).
+    Without a key ring nothing is signed, and the writer id stands for the signer (as it does for every record)."""
+    if _trusted(logical_topic, value)[0] != "cashier":
+        return None
+    ring = signing.ring()
+    return operators.cashier_operator(ring.signer_of(headers) if ring is not None else writer_of(headers))
 
 
 def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:

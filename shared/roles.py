@@ -96,6 +96,16 @@ ROLES: tuple[Role, ...] = (
         group_prefixes=("cashier.",),
         quotas=_OUTSIDE_QUOTAS,
     ),
+    # One per operator: its cashier's commands out (signed with its own key), their results in (wallet.answers.<O>).
+    *(
+        Role(
+            operators.cashier_role(operator_id),
+            f"operator {operator_id}'s cashier: its deposits and withdrawals out, their results in",
+            group_prefixes=(f"{operators.cashier_role(operator_id)}.",),
+            quotas=_OUTSIDE_QUOTAS,
+        )
+        for operator_id in operators.OPERATORS
+    ),
     Role(
         "operator",
         "pool administration: jackpot commands out, pools and meters in",

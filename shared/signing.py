@@ -25,6 +25,7 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from shared import operators
 from shared.dead_letters import REDRIVE
 
 KEY_ID = "reelstream-sig-kid"
@@ -37,7 +38,12 @@ UNCOVERED = SIGNATURE_HEADERS | {REDRIVE}
 SIGNING_DIR_ENV = "REELSTREAM_SIGNING_DIR"
 PUBLIC_FILE = "public.json"
 # The writers that hold a key: the services that own topics, and the outside roles whose commands move money or pools.
-WRITERS = ("spin", "wallet", "jackpot", "monitor", "cashier", "operator")
+# Each operator's cashier (shared/operators.py) has a key of its own, which signs what the cashier's key signs: the
+# wallet binds the command to the operator of the key that signed it (never to one the client names).
+OPERATOR_CASHIERS = tuple(operators.cashier_role(operator_id) for operator_id in operators.OPERATORS)
+WRITERS = ("spin", "wallet", "jackpot", "monitor", "cashier", "operator", *OPERATOR_CASHIERS)
+# Writers whose keys are accepted where another writer's signature is required.
+SIGNS_AS: dict[str, str] = {writer: "cashier" for writer in OPERATOR_CASHIERS}
 _DOMAIN_RECORD = b"reelstream.record.v1\x00"
 _DOMAIN_ROOT = b"reelstream.transaction.v1\x00"
 _NONE = b"\xff\xff\xff\xff"
@@ -249,9 +255,15 @@ class KeyRing:
         if entry is None:
             return f"signed with unknown key id {kid[:40]!r}"
         writer, public = entry
-        if writer != expected:
+        if writer != expected and SIGNS_AS.get(writer) != expected:
             return f"signed by {writer!r}, only {expected!r} signs this"
         return kid, public, found
+
+    def signer_of(self, headers: Headers | None) -> str | None:
+        """The writer of the key that signed a record (its key id's), or None; meaningful once `problem` is None."""
+        kid = next((v for k, v in headers or () if k == KEY_ID and v is not None), None)
+        entry = self.keys.get(kid.decode(errors="replace")) if kid is not None else None
+        return entry[0] if entry is not None else None
 
     def _accepted(self, kid: str, public: Ed25519PublicKey, root: bytes, signature: bytes) -> str | None:
         """Why `signature` is not `kid`'s over `root`, or None (a root verified before is not verified again)."""

@@ -76,6 +76,8 @@ MONITOR_ALERTS = "monitor.alerts"
 MONITOR_PARTITIONS = 1
 # Each operator's game front ends (shared/operators.py): they put requests and read meters as `game-client` does.
 _OPERATOR_CLIENTS = tuple(operators.client_role(operator_id) for operator_id in operators.OPERATORS)
+# Each operator's cashier: writes the cashier's commands as `cashier` does, signed with its own key.
+_OPERATOR_CASHIERS = tuple(operators.cashier_role(operator_id) for operator_id in operators.OPERATORS)
 
 CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     _command(
@@ -96,7 +98,14 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
     ),
     # The spin service's own facts (wager accepted, seed drawn, ...) before anything reveals an outcome; kept forever.
     _events(SPIN_JOURNAL, "player id", PLAYER_PARTITIONS, False, writers=("spin",), readers=("spin", "projector")),
-    _command(WALLET_COMMANDS, "player id", PLAYER_PARTITIONS, True, writers=("cashier", "spin"), readers=("wallet",)),
+    _command(
+        WALLET_COMMANDS,
+        "player id",
+        PLAYER_PARTITIONS,
+        True,
+        writers=("cashier", *_OPERATOR_CASHIERS, "spin"),
+        readers=("wallet",),
+    ),
     _events(
         WALLET_EVENTS,
         "player id",
@@ -212,7 +221,21 @@ def answers_spec(operator_id: str) -> TopicSpec:
     )
 
 
-ANSWER_TOPICS: tuple[TopicSpec, ...] = tuple(answers_spec(operator_id) for operator_id in operators.OPERATORS)
+def wallet_answers_spec(operator_id: str) -> TopicSpec:
+    """`wallet.answers.<operator>`: the wallet's results of that operator's cashier commands (deposits, withdrawals,
+    limits, self-exclusions and their refusals), the bytes of wallet.events; a delivery channel like `answers_spec`,
+    read only by the operator's own cashier role."""
+    return replace(
+        answers_spec(operator_id),
+        name=operators.wallet_answers_topic(operator_id),
+        writers=("wallet",),
+        readers=(operators.cashier_role(operator_id),) + _OVERSIGHT,
+    )
+
+
+ANSWER_TOPICS: tuple[TopicSpec, ...] = tuple(answers_spec(operator_id) for operator_id in operators.OPERATORS) + tuple(
+    wallet_answers_spec(operator_id) for operator_id in operators.OPERATORS
+)
 
 # `<service>.snapshots` (shared/snapshots.py): each partition's state image, one snapshot partition per state
 # partition. Compacted on slot keys (`<partition>/<slot>/...`, two slots written in turn), so the newest two

@@ -13,8 +13,16 @@ from shared.events.base import Payload, registered_types
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.json_schemas import asyncapi_schema, standalone_schema
 from shared.events.spin import SpinRejected, SpinSettled
+from shared.events.wallet import CommandRejected, Deposited, LimitSet, SelfExcluded, Withdrawn
 from shared.operators import OPERATORS
-from shared.topics import ALL_TOPICS, SPIN_JACKPOT_ANSWERS, TopicSpec, answers_spec, with_min_insync
+from shared.topics import (
+    ALL_TOPICS,
+    SPIN_JACKPOT_ANSWERS,
+    TopicSpec,
+    answers_spec,
+    wallet_answers_spec,
+    with_min_insync,
+)
 
 CONTRACT_DIR = Path(__file__).resolve().parents[2] / "docs" / "contract"
 BINDING_VERSION = "0.5.0"
@@ -26,9 +34,12 @@ _CLOUDEVENTS = "application/cloudevents+json"
 # Topics that carry copies of messages declared on another topic (re-keyed by the player id, bytes unchanged).
 # Each operator's answer topic (shared/operators.py) is one parametrized channel: the spin's answers, copied.
 ANSWERS = answers_spec("{operator}")
+# And each operator's cashier answer topic: the wallet's results of that operator's cashier commands, copied.
+WALLET_ANSWERS = wallet_answers_spec("{operator}")
 _FORWARDED: dict[str, tuple[type[Payload], ...]] = {
     SPIN_JACKPOT_ANSWERS: (JackpotWon, ClaimRejected),
     ANSWERS.name: (SpinSettled, SpinRejected),
+    WALLET_ANSWERS.name: (Deposited, Withdrawn, LimitSet, SelfExcluded, CommandRejected),
 }
 
 
@@ -66,8 +77,8 @@ def _visibility(spec: TopicSpec) -> str:
 
 def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
     visibility = _visibility(spec)
-    if spec is ANSWERS:
-        return {**_channel(replace(spec, kind="event"), message_names), **_answers_parts()}
+    if spec is ANSWERS or spec is WALLET_ANSWERS:
+        return {**_channel(replace(spec, kind="event"), message_names), **_answers_parts(spec)}
     notes = {
         "public": "Game clients and operators read or write it.",
         "internal": "Internal: only the platform's services write it; clients must not depend on it.",
@@ -92,14 +103,22 @@ def _channel(spec: TopicSpec, message_names: list[str]) -> dict[str, Any]:
     }
 
 
-def _answers_parts() -> dict[str, Any]:
+_ANSWERS_ABOUT = {
+    ANSWERS.name: "the SpinSettled / SpinRejected of that operator's players (the operator the session token bound), "
+    "the very bytes of spin.events, written in the same transaction; only the role game-client.{operator} reads it. "
+    "Key: player id. A deployment without operators has none (answers on spin.events alone).",
+    WALLET_ANSWERS.name: "the wallet's results (Deposited, Withdrawn, LimitSet, SelfExcluded, CommandRejected) of "
+    "that operator's cashier commands (the operator whose cashier key, cashier.{operator}, signed the command), the "
+    "very bytes of wallet.events, written in the same transaction; only the role cashier.{operator} reads it. Key: "
+    "player id. Commands signed with the plain cashier key are answered on wallet.events alone.",
+}
+
+
+def _answers_parts(spec: TopicSpec) -> dict[str, Any]:
     return {
-        "title": ANSWERS.name,
-        "description": "Public, one topic per operator of the deployment: the SpinSettled / SpinRejected of that "
-        "operator's players (the operator the session token bound), the very bytes of spin.events, written in the "
-        "same transaction; only the role game-client.{operator} reads it. Key: player id. A deployment without "
-        "operators has none (answers on spin.events alone). Real deployments may prefix every topic name "
-        "(REELSTREAM_TOPIC_PREFIX).",
+        "title": spec.name,
+        "description": f"Public, one topic per operator of the deployment: {_ANSWERS_ABOUT[spec.name]} Real "
+        "deployments may prefix every topic name (REELSTREAM_TOPIC_PREFIX).",
         "tags": [{"name": "public"}, {"name": "answer"}],
         "parameters": {
             "operator": {
@@ -212,7 +231,7 @@ def asyncapi_document() -> dict[str, Any]:
     for _, model in sorted(registered_types().items()):
         by_topic.setdefault(model.TOPIC, []).append(model)
     channels, operations, messages, schemas = {}, {}, {}, {}
-    for spec in (*(spec for spec in ALL_TOPICS if spec.kind != "answer"), ANSWERS):
+    for spec in (*(spec for spec in ALL_TOPICS if spec.kind != "answer"), ANSWERS, WALLET_ANSWERS):
         models = by_topic.get(spec.name, [])
         carried = models + list(_FORWARDED.get(spec.name, ()))
         names = [_message_name(m.TYPE) for m in carried]

@@ -22,7 +22,8 @@ CASHIER = "cashier"
 SEED_FUNDING = "seed-funding"
 
 # Codes of CommandRejected. Remembered under the transaction id (a repeat returns the same rejection) except the
-# three that do not own the id: REQUEST_EXPIRED, DUPLICATE_CONFLICT and INVALID_REQUEST (see docs/wallet.md).
+# four that do not own the id: REQUEST_EXPIRED, DUPLICATE_CONFLICT, INVALID_REQUEST and OPERATOR_MISMATCH (a cashier
+# command naming another operator than its signing key's; see docs/wallet.md).
 REJECTION_CODES = (
     "INSUFFICIENT_FUNDS",
     "CURRENCY_MISMATCH",
@@ -36,6 +37,7 @@ REJECTION_CODES = (
     "WAGER_ALREADY_CLOSED",
     "INVALID_REQUEST",
     "JACKPOT_UNPROVEN",
+    "OPERATOR_MISMATCH",
 )
 # A settlement carries one JackpotWon per pool share it pays, at most this many (a spin's claims are fewer).
 MAX_JACKPOT_PROOFS = 16
@@ -57,7 +59,15 @@ class _WalletCommand(CommandData):
     player_id: PlayerId
 
 
-class Deposit(_WalletCommand):
+class _CashierCommand(_WalletCommand):
+    """The cashier's commands. `operator_id`, when given, must be the operator of the cashier key that signed the
+    command (`cashier.<O>`; the plain cashier key binds none), else OPERATOR_MISMATCH: the wallet binds the command to
+    its signer's operator, never to the one named."""
+
+    operator_id: Ident | None = None
+
+
+class Deposit(_CashierCommand):
     """Cashier: money in. The first deposit in a currency opens the player's account in it."""
 
     TYPE = "reelstream.wallet.deposit.v1"
@@ -65,7 +75,7 @@ class Deposit(_WalletCommand):
     currency: CurrencyCode
 
 
-class Withdraw(_WalletCommand):
+class Withdraw(_CashierCommand):
     """Cashier: money out."""
 
     TYPE = "reelstream.wallet.withdraw.v1"
@@ -163,7 +173,7 @@ class RefundWager(_InternalCommand):
     reason: str = Field(min_length=1, max_length=500)
 
 
-class SetLimit(_WalletCommand):
+class SetLimit(_CashierCommand):
     """Player protection: a deposit or loss limit per period; None removes it (removal is an increase)."""
 
     TYPE = "reelstream.wallet.set-limit.v1"
@@ -174,7 +184,7 @@ class SetLimit(_WalletCommand):
     amount_minor: Minor | None = None
 
 
-class SelfExclude(_WalletCommand):
+class SelfExclude(_CashierCommand):
     """Player protection: no wagers until `until` (None: indefinitely)."""
 
     TYPE = "reelstream.wallet.self-exclude.v1"

@@ -18,6 +18,7 @@ from shared.events import DecodeError, Envelope
 from shared.events.envelope import broker_time
 from shared.topics import WALLET_COMMANDS, WALLET_INTERNAL
 
+from services.wallet.adapters import operator_answers
 from services.wallet.core.book import WalletBook
 from services.wallet.core import decide
 from services.wallet.core.evolve import written
@@ -49,8 +50,9 @@ def handle(
     """`position` is (topic, partition, offset) of the record: it names refusals that own no transaction id, and its
     topic (wallet.commands or wallet.internal, under a prefix) which types belong and which DLQ takes the refusals.
     `headers` are the record's: an internal command (debit, place, settle, refund) is applied only when the spin
-    service wrote it. `partitions` is the topic's partition count: a command off its key's partition is dead-lettered
-    WRONG_PARTITION (this partition's book does not hold its player)."""
+    service wrote it; a cashier command signed with `cashier.<O>`'s key is bound to operator O (its events are tagged
+    for wallet.answers.<O>: operator_answers). `partitions` is the topic's partition count: a command off its key's
+    partition is dead-lettered WRONG_PARTITION (this partition's book does not hold its player)."""
     record = _Position(*position, key, value, headers or [])
     logical = WALLET_INTERNAL if position[0].endswith(WALLET_INTERNAL) else WALLET_COMMANDS
     problem = records.provenance_problem(logical, headers, value, key)
@@ -62,8 +64,11 @@ def handle(
         letter = records.misplaced_letter(logical, position[0], record, wrong, consumer="wallet")
         return [_letter(letter, position[0], logical)]
     message = command_message(key, value, position, partitions, logical)
-    decision = decide(partition, message, broker_time(timestamp_ms), proofs=records.proof_problem)
-    outputs = [Output(False, event.key, written(partition, event), HEADERS) for event in decision.events]
+    # A cashier command signed with an operator's cashier key is that operator's: bound here, its results copied.
+    operator = records.cashier_operator(logical, headers, value)
+    decision = decide(partition, message, broker_time(timestamp_ms), proofs=records.proof_problem, operator=operator)
+    tagged = operator_answers.tag(operator)
+    outputs = [Output(False, event.key, written(partition, event), HEADERS, tag=tagged) for event in decision.events]
     for refusal in decision.dead_letters:
         letter = records.dead_letter(
             logical,

@@ -18,8 +18,9 @@ from typing import Any
 from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
+from shared.topics import WALLET_EVENTS
 
-from services.wallet.adapters import snapshot
+from services.wallet.adapters import operator_answers, snapshot
 from services.wallet.adapters.handler import Output, handle
 from services.wallet.adapters.restore import Restored as RestoreReport
 from services.wallet.adapters.restore import restore_partition
@@ -111,6 +112,11 @@ class WalletService:
             outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         return outputs
+
+    def derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        """Each tagged event copied to its operator's wallet.answers.<O>, in the same transaction (operator_answers)."""
+        prefix = self.config.events_topic.removesuffix(WALLET_EVENTS)
+        return operator_answers.copies(sent, lambda logical: prefix + logical)
 
     def committed(self, partition: int, book: WalletBook, next_offset: int, event_offsets: list[int]) -> None:
         if next_offset:  # 0: the batch held no wallet.commands record (only wallet.internal ones)

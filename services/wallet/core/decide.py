@@ -44,17 +44,25 @@ _RULES = {
     SelfExclude: rules.self_exclude,
 }
 _WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
+_CASHIER_COMMANDS = (Deposit, Withdraw, SetLimit, SelfExclude)
+OPERATOR_MISMATCH = "OPERATOR_MISMATCH"
 
 
 def decide(
-    book: WalletBook, message: Envelope[Any] | Undecodable, now: datetime, *, proofs: ProofCheck = no_proof_check
+    book: WalletBook,
+    message: Envelope[Any] | Undecodable,
+    now: datetime,
+    *,
+    proofs: ProofCheck = no_proof_check,
+    operator: str | None = None,
 ) -> Decision:
     """What one wallet.commands record makes the wallet write at broker time `now`; its events are folded into the
     book (in place, by `evolve`: shared/decision.py) before this returns. `proofs` is the port that verifies the
-    jackpot's signed JackpotWon a settlement carries (the default proves none)."""
+    jackpot's signed JackpotWon a settlement carries (the default proves none); `operator` is the one the cashier
+    command's signing key binds (None: the plain cashier's key, or no cashier command)."""
     if isinstance(message, Undecodable):
         return _undecodable(book, message, now)
-    events = decide_player(book.state_of(message.data.player_id), message, now, proofs=proofs)
+    events = decide_player(book.state_of(message.data.player_id), message, now, proofs=proofs, operator=operator)
     for event in events:
         evolve(book, event)
     return Decision(events=events)
@@ -92,13 +100,26 @@ def _uuid_or(candidate: object, fallback: uuid.UUID) -> uuid.UUID:
 
 
 def decide_player(
-    state: WalletState, command: Envelope[Any], now: datetime, *, proofs: ProofCheck = no_proof_check
+    state: WalletState,
+    command: Envelope[Any],
+    now: datetime,
+    *,
+    proofs: ProofCheck = no_proof_check,
+    operator: str | None = None,
 ) -> tuple[Envelope[Any], ...]:
     """The events one command produces for its player at broker time `now`: one, or an accepted PlaceWager's debit
-    and settlement."""
+    and settlement. A cashier command is its signer's `operator`'s: naming another is refused before anything else
+    (its id is not looked up, so another operator's answer is never repeated to it), and its content is fingerprinted
+    with the bound operator (a command of one operator repeated by another is a conflict, not a repeat)."""
     data: CommandData = command.data
     invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
     now_ms = epoch_ms(now)
+    if isinstance(data, _CASHIER_COMMANDS):
+        if data.operator_id is not None and data.operator_id != operator:
+            signer = f"operator {operator}'s" if operator is not None else "no operator's"
+            message = f"the command names operator {data.operator_id}; it is signed with {signer} cashier key"
+            return (_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message),)
+        data = data.model_copy(update={"operator_id": operator})
     content = fingerprint(data)
     age_problem = _age_problem(epoch_ms(command.time), now_ms)
     if age_problem is not None:

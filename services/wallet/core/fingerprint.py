@@ -7,9 +7,20 @@ import hashlib
 import orjson
 
 from shared.events.base import CommandData
+from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw
+
+# Fields a command gained after its fingerprints were first stored: left out while unset, so a command without them
+# keeps the fingerprint it always had (a repeat across the upgrade is still a repeat).
+_LATER_FIELDS: dict[type, tuple[str, ...]] = {
+    command: ("operator_id",) for command in (Deposit, Withdraw, SetLimit, SelfExclude)
+}
 
 
 def fingerprint(command: CommandData) -> str:
     """sha256 of the type and every data field (sorted keys); the envelope (id, time, source) is not content."""
-    content = {"type": command.TYPE, "data": command.model_dump(mode="json")}
+    data = command.model_dump(mode="json")
+    for name in _LATER_FIELDS.get(type(command), ()):
+        if data.get(name) is None:
+            data.pop(name, None)
+    content = {"type": command.TYPE, "data": data}
     return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()

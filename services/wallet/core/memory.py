@@ -9,7 +9,7 @@ from shared.events.wallet import CommandRejected
 from services.wallet.core.state import Remembered, WalletState
 
 # Rejections that do not own the transaction id: the id stays free for the command that does (see docs/wallet.md).
-UNREMEMBERED_CODES = frozenset({"REQUEST_EXPIRED", "DUPLICATE_CONFLICT"})
+UNREMEMBERED_CODES = frozenset({"REQUEST_EXPIRED", "DUPLICATE_CONFLICT", "OPERATOR_MISMATCH"})
 # A repeat dated inside the window can arrive up to DEDUP_WINDOW_MS + CLOCK_SKEW_MS after the original was recorded.
 RETENTION_MS = DEDUP_WINDOW_MS + CLOCK_SKEW_MS
 

@@ -9,25 +9,19 @@ naming demo-a with demo-b's token is refused UNAUTHENTICATED on demo-b's topic.
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 import uuid
-from pathlib import Path
 
 import pytest
-from kafka import TopicPartition
 from kafka.errors import TopicAuthorizationFailedError
 
-from deploy.local.principals import add_principals, remove_principals
 from reelstream.client import ReelstreamClient, Rejected, Settled
 from shared import records
-from shared.kafka import admin_client, kafka_consumer, producer
+from shared.kafka import producer
 from shared.operators import OPERATORS, answers_topic, client_role
-from shared.roles import ADMIN
-from shared.security import security_for
 from shared.session import issue_token
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS
+from tests.support.principals import clients_with, read_refused
 from tests.integration.spin.conftest import client_for, platform_factory  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.integration
@@ -41,47 +35,17 @@ RING = f"ka@{A}:{uuid.uuid4().hex},kb@{B}:{uuid.uuid4().hex}"
 def operator_roles(secured, tmp_path_factory):
     """The clients folder with a file per game-client.<O> role: the broker's own where `reelstream infra up` made
     them, else SCRAM users made here with the project's provisioning code, deleted after the module."""
-    source = Path(os.environ["REELSTREAM_KAFKA_CLIENTS_DIR"])
-    folder = tmp_path_factory.mktemp("clients")
-    for path in source.iterdir():
-        shutil.copy(path, folder / path.name)
-    admin = admin_client(secured, role=ADMIN)
-    made = add_principals(admin, [client_role(o) for o in OPERATORS], security_for(ADMIN), secured, folder)
-    patch = pytest.MonkeyPatch()
-    patch.setenv("REELSTREAM_KAFKA_CLIENTS_DIR", str(folder))  # this process and the services it starts
-    yield folder
-    patch.undo()
-    try:
-        if made:
-            remove_principals(admin, made)
-    finally:
-        admin.close()
-
-
-def _read_refused(bootstrap: str, role: str, topic: str, within_s: float = 20) -> bool:
-    """True when the broker refuses `role` a fetch of `topic` (TopicAuthorizationFailed), False when it reads."""
-    reader = kafka_consumer(bootstrap, role=role, group_id=None, enable_auto_commit=False)
-    try:
-        reader.assign([TopicPartition(topic, 0)])
-        deadline = time.monotonic() + within_s
-        while time.monotonic() < deadline:
-            try:
-                reader.poll(timeout_ms=500)
-                reader.position(TopicPartition(topic, 0))  # a fetch position needs an authorized offset lookup
-                return False
-            except TopicAuthorizationFailedError:
-                return True
-        return False
-    finally:
-        reader.close(autocommit=False)
+    roles = [client_role(o) for o in OPERATORS]
+    with clients_with(secured, roles, tmp_path_factory.mktemp("clients")) as folder:
+        yield folder
 
 
 def test_an_operators_principal_reads_its_own_answers_only(secured, operator_roles, deployment):
     mine, theirs = client_role(A), deployment + answers_topic(B)
-    assert _read_refused(secured, mine, theirs)
-    assert _read_refused(secured, mine, deployment + SPIN_EVENTS)
-    assert _read_refused(secured, "game-client", deployment + answers_topic(A))  # the shared role sees no operator's
-    assert not _read_refused(secured, mine, deployment + answers_topic(A))  # the control: its own topic reads
+    assert read_refused(secured, mine, theirs)
+    assert read_refused(secured, mine, deployment + SPIN_EVENTS)
+    assert read_refused(secured, "game-client", deployment + answers_topic(A))  # the shared role sees no operator's
+    assert not read_refused(secured, mine, deployment + answers_topic(A))  # the control: its own topic reads
     sender = producer(secured, role=mine)
     try:
         assert sender.send(deployment + SPIN_REQUESTS, key=b"p-1", value=b"{}").get(timeout=15).offset >= 0

@@ -20,8 +20,8 @@ TOOLS = Path(__file__).resolve().parents[3] / "tools" / "asyncapi"
 
 def test_every_topic_is_a_channel_with_its_partitions_configs_and_visibility():
     channels = {channel["address"]: channel for channel in asyncapi.asyncapi_document()["channels"].values()}
-    # Each operator's spin.answers.<O> is one parametrized channel, spin.answers.{operator}.
-    shown = (*(spec for spec in ALL_TOPICS if spec.kind != "answer"), asyncapi.ANSWERS)
+    # Each operator's spin.answers.<O> is one parametrized channel, spin.answers.{operator}; so is wallet.answers.<O>.
+    shown = (*(spec for spec in ALL_TOPICS if spec.kind != "answer"), asyncapi.ANSWERS, asyncapi.WALLET_ANSWERS)
     assert set(channels) == {spec.name for spec in shown}
     for spec in shown:
         binding = channels[spec.name]["bindings"]["kafka"]

@@ -9,9 +9,10 @@ from deploy.k8s.users import kafka_users
 from shared import operators, records
 from shared.config import COMMAND_RETENTION_MS
 from shared.events import asyncapi
-from shared.operators import OPERATORS, answers_topic, client_role
+from shared.operators import OPERATORS, answers_topic, cashier_operator, cashier_role, client_role, wallet_answers_topic
 from shared.roles import ROLE_NAMES, acl_rules, role
-from shared.topics import JACKPOT_METERS, SPIN_EVENTS, SPIN_REQUESTS, spec
+from shared.signing import SIGNS_AS, WRITERS
+from shared.topics import JACKPOT_METERS, SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS, spec
 
 
 def _ops(name: str, prefix: str = "") -> set[tuple[str, str]]:
@@ -64,3 +65,44 @@ def test_an_operator_id_that_cannot_name_a_topic_and_a_kafka_user_or_repeats_is_
     with pytest.raises(ValueError):
         operators.checked(bad)
     assert operators.checked(("demo-a", "op7")) == ("demo-a", "op7")
+
+
+def test_each_operator_has_a_cashier_answer_topic_like_wallet_events_owned_and_signed_by_the_wallet():
+    for operator_id in OPERATORS:
+        topic = spec(wallet_answers_topic(operator_id))
+        assert (topic.key, topic.partitions, topic.kind) == ("player id", spec(WALLET_EVENTS).partitions, "answer")
+        assert topic.configs == spec(answers_topic(operator_id)).configs  # a delivery channel: finite retention
+        assert topic.writers == ("wallet",) and topic.readers == (cashier_role(operator_id), "auditor", "ops")
+        assert records.OWNERS[topic.name] == "wallet" and topic.name in records.PLAYER_KEYED
+
+
+def test_an_operators_cashier_writes_the_cashier_commands_and_reads_its_own_results_only():
+    a, b = OPERATORS[:2]
+    rights = _ops(cashier_role(a))
+    assert {name for operation, name in rights if operation == "WRITE"} == {WALLET_COMMANDS}
+    assert {name for operation, name in rights if operation == "READ"} == {wallet_answers_topic(a)}
+    assert ("READ", wallet_answers_topic(b)) not in rights and ("READ", WALLET_EVENTS) not in rights
+    assert ("READ", "t1." + wallet_answers_topic(a)) in _ops(cashier_role(a), "t1.")
+    groups = {rule.name for rule in acl_rules(role(cashier_role(a))) if rule.resource == "GROUP"}
+    assert groups == {f"cashier.{a}."}
+    assert role(cashier_role(a)).quotas == role("cashier").quotas
+    assert ("READ", wallet_answers_topic(a)) not in _ops("cashier")  # the plain cashier reads no operator's
+
+
+def test_each_operators_cashier_has_its_own_signing_key_that_signs_as_the_cashier_and_is_provisioned():
+    names = {user["metadata"]["name"] for user in kafka_users()}
+    for operator_id in OPERATORS:
+        assert cashier_role(operator_id) in WRITERS and SIGNS_AS[cashier_role(operator_id)] == "cashier"
+        assert cashier_role(operator_id) in ROLE_NAMES and cashier_role(operator_id) in names
+        assert cashier_operator(cashier_role(operator_id)) == operator_id
+    assert [cashier_operator(w) for w in ("cashier", "cashier.op-z", "game-client.demo-a", None)] == [None] * 4
+
+
+def test_the_contract_has_one_parametrized_cashier_answer_channel():
+    channels = asyncapi.asyncapi_document()["channels"]
+    addresses = [channel["address"] for channel in channels.values()]
+    assert "wallet.answers.{operator}" in addresses
+    assert not any(wallet_answers_topic(operator_id) in addresses for operator_id in OPERATORS)
+    answers = channels["wallet_answers_operator"]
+    assert "wallet_deposited_v1" in answers["messages"] and "wallet_command_rejected_v1" in answers["messages"]
+    assert answers["parameters"]["operator"]["examples"] == list(OPERATORS)

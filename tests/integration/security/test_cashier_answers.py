@@ -1,0 +1,104 @@
+"""Operators are tenants on the cashier side too, through the real broker with real principals: each operator's
+cashier connects as cashier.<O>, signs with its own key and reads wallet.answers.<O> alone (shared/operators.py). A
+broker provisioned before these roles existed gets their SCRAM users here (deleted afterwards); the ACLs come with the
+test's topic prefix, the keys with the module's signing directory (every writer's, as `reelstream infra up` makes).
+
+Scenario: demo-a's cashier principal is refused demo-b's cashier answers and wallet.events; a deposit by demo-a's
+cashier is answered on demo-a's topic (the bytes of wallet.events, signed by the wallet) and never on demo-b's; a
+deposit naming demo-b signed with demo-a's key is refused OPERATOR_MISMATCH on demo-a's topic only; the plain
+cashier's deposit gets no operator's copy.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from kafka.errors import TopicAuthorizationFailedError
+
+from reelstream.client import ReelstreamClient
+from shared import records
+from shared.events.wallet import CommandRejected, Deposited, Withdrawn
+from shared.kafka import producer
+from shared.operators import OPERATORS, cashier_role, wallet_answers_topic
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS
+from tests.support.principals import clients_with, read_refused
+from tests.integration.spin.conftest import client_for, platform_factory  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.integration
+
+A, B = OPERATORS[:2]
+
+
+@pytest.fixture(scope="module")
+def cashier_roles(secured, tmp_path_factory):
+    """The clients folder with a file per cashier.<O> role: the broker's own where `reelstream infra up` made them,
+    else SCRAM users made here with the project's provisioning code, deleted after the module."""
+    roles = [cashier_role(o) for o in OPERATORS]
+    with clients_with(secured, roles, tmp_path_factory.mktemp("clients")) as folder:
+        yield folder
+
+
+def test_an_operators_cashier_reads_its_own_results_only(secured, cashier_roles, deployment):
+    mine = cashier_role(A)
+    assert read_refused(secured, mine, deployment + wallet_answers_topic(B))
+    assert read_refused(secured, mine, deployment + WALLET_EVENTS)
+    assert read_refused(secured, "cashier", deployment + wallet_answers_topic(A))  # the plain cashier sees none
+    assert not read_refused(secured, mine, deployment + wallet_answers_topic(A))  # the control: its own topic reads
+    sender = producer(secured, role=mine)
+    try:
+        assert sender.send(deployment + WALLET_COMMANDS, key=b"p-1", value=b"{}").get(timeout=15).offset >= 0
+        with pytest.raises(TopicAuthorizationFailedError):
+            sender.send(deployment + wallet_answers_topic(A), key=b"p-1", value=b"{}").get(timeout=15)  # wallet only
+    finally:
+        sender.close(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def platform(secured, keyed, cashier_roles, platform_factory):  # noqa: F811 - the imported fixture
+    return platform_factory()
+
+
+def _of(platform, topic: str, player: str) -> list:
+    return [record for record in platform.read_raw(topic) if record.key == player.encode()]
+
+
+def _cashier(platform, operator_id: str) -> ReelstreamClient:
+    return ReelstreamClient(
+        platform.bootstrap, platform.prefix, role=cashier_role(operator_id), operator_id=operator_id
+    )
+
+
+def test_a_deposit_by_as_cashier_is_answered_on_as_topic_with_the_bytes_of_wallet_events(platform):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with _cashier(platform, A) as cashier:
+        deposited = cashier.deposit(player, 10_000, "EUR", timeout_s=30)
+        withdrawn = cashier.withdraw(player, 2_500, "EUR", timeout_s=30)
+    assert isinstance(deposited, Deposited) and isinstance(withdrawn, Withdrawn)
+    copies = _of(platform, wallet_answers_topic(A), player)
+    kept = {record.value: record for record in _of(platform, WALLET_EVENTS, player)}
+    assert len(copies) == 2 and all(copy.value in kept for copy in copies)
+    for copy in copies:
+        assert records.writer_of(copy.headers) == "wallet"
+        assert records.provenance_problem(wallet_answers_topic(A), copy.headers, copy.value, copy.key) is None
+        original = kept[copy.value]
+        assert records.provenance_problem(WALLET_EVENTS, original.headers, original.value, original.key) is None
+    assert _of(platform, wallet_answers_topic(B), player) == []
+
+
+def test_a_deposit_naming_b_signed_with_as_key_is_refused_on_as_topic_only(platform):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with _cashier(platform, A) as cashier:
+        refused = cashier.deposit(player, 10_000, "EUR", operator_id=B, timeout_s=30)
+    assert isinstance(refused, CommandRejected) and refused.code == "OPERATOR_MISMATCH"
+    (copy,) = _of(platform, wallet_answers_topic(A), player)
+    assert copy.value in {record.value for record in _of(platform, WALLET_EVENTS, player)}
+    assert _of(platform, wallet_answers_topic(B), player) == []
+
+
+def test_the_plain_cashiers_deposit_is_answered_on_wallet_events_alone(platform):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with client_for(platform) as cashier:
+        assert isinstance(cashier.deposit(player, 10_000, "EUR", timeout_s=30), Deposited)
+    assert len(_of(platform, WALLET_EVENTS, player)) == 1
+    assert all(_of(platform, wallet_answers_topic(o), player) == [] for o in OPERATORS)
