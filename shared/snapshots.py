@@ -352,8 +352,11 @@ class Keeper:
     ) -> None:
         """Chunks then manifest into the producer's open transaction. The output position is the offset after the
         transaction's last event (`events_next`; None: no event, so where the partition's committed events end);
-        `positions` those of every topic the state folds, as they will be once the transaction commits."""
+        `positions` those of every topic the state folds, as they will be once the transaction commits. The input
+        position is the commands offset after the batch (`input_next`; None: the batch read no commands record, only
+        an extra input's, so the one of the last committed transaction that did)."""
         cursor = self.cursors[partition]
+        input_next = cursor.input_next if input_next is None else input_next
         output_next = cursor.events_next if events_next is None else events_next
         folds = cursor.positions if positions is None else positions
         encoded = encode(self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds)

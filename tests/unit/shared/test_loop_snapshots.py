@@ -174,3 +174,21 @@ def test_a_rebalance_keeps_the_state_of_kept_partitions_and_restores_only_new_on
     assert sorted(loop._snapshots.cursors) == [2]
     assert loop._consumer.seeks == [(TopicPartition(CONFIG.commands_topic, 2), 42)]
     assert scheduled == [[3]]
+
+
+def test_a_snapshot_of_a_batch_that_read_only_an_extra_input_names_the_last_commands_position():
+    # The wallet reads wallet.internal beside wallet.commands: a batch of internal records alone moves no commands
+    # position, and its snapshot must still name the one of the last batch that did (None made a restore from it
+    # resume at the group's older offset).
+    from dataclasses import replace
+
+    internal = "t-wallet.internal"
+    config = replace(CONFIG, extra_inputs=(internal,), carry_position=True)
+    loop, producer = TransactionalLoop(config, Service()), KeptProducer()
+    loop.states[2], loop.producers[2] = {"n": 1}, producer
+    loop._snapshots.track(2, snapshots.Cursor(events_next=5))
+    for offsets in ({TopicPartition(config.commands_topic, 2): 3}, {TopicPartition(internal, 2): 7}):
+        image = loop._snapshots.image(2, loop.states[2])
+        asyncio.run(loop._commit(None, 2, offsets, [_event(b"e")], 0.0, image))
+    newest, older = _read(producer)
+    assert (older.input_next, newest.input_next) == (3, 3)
