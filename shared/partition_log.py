@@ -21,13 +21,14 @@ async def fold_partition(
     topic: str,
     partition: int,
     on_record: Callable[[Any], None],
-    start: int | None = None,
+    start: int | Callable[[int, int], int] | None = None,
     timeout_s: float = 300,
     batch: int = 5000,
     role: str | None = None,
 ) -> int:
-    """Call `on_record` for each committed record from `start` (None or below the log start: the beginning) up to the
-    end offset seen when called; returns that end offset (the next offset to read later)."""
+    """Call `on_record` for each committed record from `start` (None or below the log start: the beginning; a
+    function: of the log start and the end offset) up to the end offset seen when called; returns that end offset
+    (the next offset to read later)."""
     reader = aio_consumer(
         bootstrap=bootstrap, role=role, group_id=None, **{**AIOKAFKA_READER_SAFETY, "enable_auto_commit": False}
     )
@@ -37,7 +38,8 @@ async def fold_partition(
         reader.assign([tp])
         beginning = (await reader.beginning_offsets([tp]))[tp]
         end = (await reader.end_offsets([tp]))[tp]
-        reader.seek(tp, max(beginning, start or 0))
+        first = start(beginning, end) if callable(start) else start
+        reader.seek(tp, max(beginning, first or 0))
         deadline = time.monotonic() + timeout_s
         while await reader.position(tp) < end:
             if time.monotonic() > deadline:

@@ -30,6 +30,10 @@ log = logging.getLogger("reelstream.snapshots")
 MANIFEST_VERSION = 1
 CHUNK_BYTES = 256 * 1024  # under the producer batch (512 KB) and the topic's 1 MB record limit
 KEEP = 2  # valid generations a read keeps (newest first): the fallback for an unusable newest one
+# A restore reads a snapshots partition from its end: first the last TAIL_RECORDS offsets, a window widened ×4 until it
+# holds KEEP valid snapshots or starts at the log start. So its cost is the newest snapshots, however many older ones
+# the log cleaner has not compacted away yet (the active segment keeps every one written in `segment.ms`).
+TAIL_RECORDS = 32
 QUARANTINED_KEPT_MAX = 1000  # the newest quarantined offsets a manifest lists (the count is kept in full)
 SNAPSHOT_ID_HEADER = "reelstream-snapshot-id"
 CHUNK_HEADER = "reelstream-snapshot-chunk"
@@ -125,19 +129,30 @@ def _header(headers, name: str) -> str | None:
     return None
 
 
+class IncompleteSnapshot(ValueError):
+    """A manifest whose chunks were not all read before it."""
+
+
 @dataclass
 class Collector:
-    """Reads a snapshots partition in one pass (read_committed, oldest first) and keeps the newest `keep` valid
-    snapshots; chunks wait for their manifest (the last record of their transaction)."""
+    """Reads a snapshots partition, or a window of it, in one pass (read_committed, oldest first) and keeps the newest
+    `keep` valid snapshots; chunks wait for their manifest (the last record of their transaction). A window that
+    starts above the log start (`edge`) may start inside a snapshot: its first manifest missing chunks is that edge,
+    not a fault. `quiet`: refusals are kept, not logged (the caller logs those of the window it keeps)."""
 
     logical_topic: str
     partition: int
     keep: int = KEEP
     valid: list[Snapshot] = field(default_factory=list)
     refused: list[tuple[int, str]] = field(default_factory=list)  # (offset, why) of records or snapshots not used
+    edge: bool = False
+    quiet: bool = False
+    records_read: int = 0
+    _manifests: int = 0
     _chunks: dict[str, dict[int, bytes]] = field(default_factory=dict)
 
     def add(self, record: Any) -> None:
+        self.records_read += 1
         problem = records.provenance_problem(self.logical_topic, record.headers, record.value, record.key)
         snapshot_id = _header(record.headers, SNAPSHOT_ID_HEADER)
         if problem is not None or snapshot_id is None:
@@ -151,16 +166,26 @@ class Collector:
             self._chunks.setdefault(snapshot_id, {})[int(index)] = record.value or b""
             return
         chunks = self._chunks.pop(snapshot_id, {})
+        self._manifests += 1
         try:
             snapshot = _assemble(record, snapshot_id, chunks, self.partition)
+        except IncompleteSnapshot as error:
+            if not (self.edge and self._manifests == 1):
+                self._refuse(record.offset, f"unusable manifest: {error}")
+            return
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, zlib.error) as error:
             self._refuse(record.offset, f"unusable manifest: {error}")
             return
         self.valid = sorted([*self.valid, snapshot], key=lambda s: (s.output_next, s.offset), reverse=True)[: self.keep]
 
     def _refuse(self, offset: int, why: str) -> None:
-        log.error("alert: %s[%d]@%d snapshot record not used: %s", self.logical_topic, self.partition, offset, why)
         self.refused.append((offset, why))
+        if not self.quiet:
+            self.alert([(offset, why)])
+
+    def alert(self, refused: list[tuple[int, str]] | None = None) -> None:
+        for offset, why in self.refused if refused is None else refused:
+            log.error("alert: %s[%d]@%d snapshot record not used: %s", self.logical_topic, self.partition, offset, why)
 
     def newest_first(self) -> list[Snapshot]:
         return list(self.valid)
@@ -176,7 +201,7 @@ def _assemble(record: Any, snapshot_id: str, chunks: dict[int, bytes], partition
         raise ValueError(f"slot {manifest['slot']!r}")
     digests = manifest["chunks"]
     if sorted(chunks) != list(range(len(digests))):
-        raise ValueError(f"chunks {sorted(chunks)} of {len(digests)}")
+        raise IncompleteSnapshot(f"chunks {sorted(chunks)} of {len(digests)}")
     for index, digest in enumerate(digests):
         if hashlib.sha256(chunks[index]).hexdigest() != digest:
             raise ValueError(f"chunk {index} does not match its digest")
@@ -215,15 +240,26 @@ async def topic_exists(bootstrap: str, topic: str, role: str) -> bool:
 
 
 async def read(bootstrap: str, topic: str, logical_topic: str, partition: int, role: str) -> Collector | None:
-    """The valid snapshots of a partition, newest first in `Collector.valid`; None when the topic does not exist."""
+    """The newest `KEEP` valid snapshots of a partition, newest first in `Collector.valid`, read from the partition's
+    end (TAIL_RECORDS); None when the topic does not exist."""
     from shared.partition_log import fold_partition
 
     if not await topic_exists(bootstrap, topic, role):
         log.warning("no snapshots topic %s: partition %d folds its events from the start", topic, partition)
         return None
-    collector = Collector(logical_topic, partition)
-    await fold_partition(bootstrap, topic, partition, collector.add, role=role)
-    return collector
+    window = TAIL_RECORDS
+    while True:
+        collector = Collector(logical_topic, partition, quiet=True)
+
+        def start(beginning: int, end: int, collector=collector, window=window) -> int:
+            collector.edge = end - window > beginning
+            return max(beginning, end - window)
+
+        await fold_partition(bootstrap, topic, partition, collector.add, start, role=role)
+        if not collector.edge or len(collector.valid) >= collector.keep:
+            collector.alert()
+            return collector
+        window *= 4
 
 
 @dataclass

@@ -104,3 +104,27 @@ def test_with_a_key_ring_a_snapshot_counts_only_signed_by_its_services_key(tmp_p
     for record in log.records[-4:-2]:
         other.append(record.key, record.value, record.headers)
     assert other.read() == []
+
+
+def _collected(records, **options) -> snapshots.Collector:
+    collector = snapshots.Collector(WALLET_SNAPSHOTS, 0, **options)
+    for record in records:
+        collector.add(record)
+    return collector
+
+
+def test_a_window_that_starts_inside_a_snapshot_skips_that_edge_but_refuses_a_torn_one_after_it():
+    # A restore reads a partition's tail (snapshots.read): its window can start among the chunks of a snapshot, whose
+    # manifest then misses chunks — the edge, not a fault. The same gap in a later snapshot of the window is one.
+    log = SnapshotLog(WALLET_SNAPSHOTS)
+    for n in range(3):
+        log.write("wallet", n % 2, snapshots.Image(os.urandom(2 * snapshots.CHUNK_BYTES), 1), n, 10 * n)
+    per_snapshot = len(log.records) // 3
+    window = log.records[2:]  # from inside the first snapshot
+    at_edge = _collected(window, edge=True)
+    assert [s.output_next for s in at_edge.newest_first()] == [20, 10] and at_edge.refused == []
+    assert len(_collected(window).refused) == 1, "a window from the log start has no edge: the gap is a fault"
+    torn = [r for r in window if r is not log.records[per_snapshot + 1]]  # a chunk of the second snapshot lost
+    assert [s.output_next for s in _collected(torn, edge=True).newest_first()] == [20]
+    assert len(_collected(torn, edge=True).refused) == 1
+    assert _collected(window, edge=True).records_read == len(window)
