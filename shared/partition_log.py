@@ -1,5 +1,6 @@
 """Read one partition of a topic from an offset up to its end as of now (read_committed): how a service folds its
-own output partition back into state on assignment (jackpot.events, wallet.events)."""
+own output partition back into state on assignment (jackpot.events, wallet.events); or a range of several partitions
+at once (a warm spare's steps, the spin's rebuild)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,25 @@ async def fold_partition(
         return end
     finally:
         await reader.stop()
+
+
+async def read_range(
+    reader: Any, starts: dict[TopicPartition, int], ends: dict[TopicPartition, int]
+) -> dict[TopicPartition, list]:
+    """Every record of the partitions in `ends` (the reader is assigned them) from `starts` (absent or below the log
+    start: the beginning) up to those ends, all fetched together."""
+    tps = list(ends)
+    beginnings = await reader.beginning_offsets(tps)
+    history: dict[TopicPartition, list] = {tp: [] for tp in tps}
+    first = {tp: max(beginnings[tp], starts.get(tp, 0)) for tp in tps}
+    remaining = {tp for tp in tps if ends[tp] > first[tp]}
+    for tp in remaining:
+        reader.seek(tp, first[tp])
+    while remaining:
+        batch = await reader.getmany(*remaining, timeout_ms=500, max_records=5000)
+        for tp, polled in batch.items():
+            history[tp].extend(record for record in polled if record.offset < ends[tp])
+        for tp in list(remaining):
+            if await reader.position(tp) >= ends[tp]:
+                remaining.discard(tp)
+    return history

@@ -278,6 +278,54 @@ class Restoration:
     snapshots_refused: int = 0
 
 
+@dataclass
+class TailFold:
+    """Folds the records of an events partition after a state's position into it, one by one (a restore's tail, a
+    warm spare's steps): a record `fold` refuses is quarantined with an alert, never folded; the input position is
+    the last one a folded record carries (shared/input_position.py)."""
+
+    state: Any
+    fold: Callable[[Any, Any], str | None]
+    events_topic: str
+    partition: int
+    quarantined: list[int]
+    input_next: int | None = None
+    folded: int = 0
+
+    @classmethod
+    def after(
+        cls, restored: Restoration, fold: Callable[[Any, Any], str | None], topic: str, partition: int
+    ) -> TailFold:
+        """Folding on from where a restoration stands (its state is folded into, not copied)."""
+        return cls(
+            restored.state, fold, topic, partition, list(restored.quarantined), restored.input_next, restored.folded
+        )
+
+    def __call__(self, record: Any) -> None:
+        from shared.input_position import recorded_position
+
+        problem = self.fold(self.state, record)
+        if problem is not None:
+            log.error(
+                "alert: %s[%d]@%d quarantined, not folded: %s",
+                self.events_topic,
+                self.partition,
+                record.offset,
+                problem,
+            )
+            self.quarantined.append(record.offset)
+            return
+        self.folded += 1
+        recorded = recorded_position(record.headers)
+        if recorded is not None:
+            self.input_next = recorded
+
+    def restoration(self, snapshot: Snapshot | None, end: int, cursor: Cursor | None, refused: int) -> Restoration:
+        return Restoration(
+            self.state, snapshot, self.folded, tuple(self.quarantined), self.input_next, end, cursor, refused
+        )
+
+
 async def restore(
     bootstrap: str,
     *,
@@ -294,7 +342,6 @@ async def restore(
     """Newest valid snapshot + fold of the events after it. `load` turns a snapshot into state (raising ValueError on
     one it cannot use: the next older one is tried), `fold(state, record)` folds one events record and returns why it
     was quarantined, or None. A snapshot ahead of the events' end (the events topic recreated) is not used."""
-    from shared.input_position import recorded_position
     from shared.partition_log import fold_partition
 
     collector = await read(bootstrap, snapshots_topic, snapshots_logical, partition, role) if snapshots_topic else None
@@ -307,32 +354,39 @@ async def restore(
             continue
         if snapshot is not None:
             crash_point(f"{role}.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
-        quarantined = list(snapshot.quarantined) if snapshot else []
-        position = [snapshot.input_next if snapshot else None]
-        folded = [0]
-
-        def on_record(record, state=state, quarantined=quarantined, position=position, folded=folded) -> None:
-            problem = fold(state, record)
-            if problem is not None:
-                log.error(
-                    "alert: %s[%d]@%d quarantined, not folded: %s", events_topic, partition, record.offset, problem
-                )
-                quarantined.append(record.offset)
-                return
-            folded[0] += 1
-            recorded = recorded_position(record.headers)
-            if recorded is not None:
-                position[0] = recorded
-
+        tail = TailFold(state, fold, events_topic, partition, list(snapshot.quarantined) if snapshot else [])
+        tail.input_next = snapshot.input_next if snapshot else None
         start = snapshot.output_next if snapshot else None
-        end = await fold_partition(bootstrap, events_topic, partition, on_record, start, timeout_s, role=role)
+        end = await fold_partition(bootstrap, events_topic, partition, tail, start, timeout_s, role=role)
         if snapshot is not None and end < snapshot.output_next:
             log.warning("snapshot %s is ahead of the events' end %d: not used", snapshot.snapshot_id, end)
             continue
-        cursor = None if collector is None else Cursor(end, position[0], next_slot(snapshot))
+        cursor = None if collector is None else Cursor(end, tail.input_next, next_slot(snapshot))
         refused = len(collector.refused) if collector else 0
-        return Restoration(state, snapshot, folded[0], tuple(quarantined), position[0], end, cursor, refused)
+        return tail.restoration(snapshot, end, cursor, refused)
     raise AssertionError("the fold from the beginning is always a candidate")
+
+
+async def resume(
+    bootstrap: str,
+    *,
+    role: str,
+    partition: int,
+    events_topic: str,
+    warm: Restoration,
+    fold: Callable[[Any, Any], str | None],
+    timeout_s: float = 300,
+) -> Restoration:
+    """A restoration a warm spare kept up (shared/warm.py) folded on to the events' end, for the owner that has just
+    fenced the previous one: the rest of a restore from a snapshot, without reading one. The next snapshot's slot is
+    the one the spare's own restore chose: when the previous owner wrote an odd number of snapshots since, the next
+    one goes to the slot of the newest, and the generation kept beside it is an older one (still valid)."""
+    from shared.partition_log import fold_partition
+
+    tail = TailFold.after(warm, fold, events_topic, partition)
+    end = await fold_partition(bootstrap, events_topic, partition, tail, warm.events_end, timeout_s, role=role)
+    cursor = None if warm.cursor is None else Cursor(end, tail.input_next, warm.cursor.slot)
+    return tail.restoration(warm.snapshot, end, cursor, warm.snapshots_refused)
 
 
 def positions_after(

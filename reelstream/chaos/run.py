@@ -52,10 +52,10 @@ CLIENT_ERROR_PAUSE_S = 0.5
 WARM_UP_MAX_S = 300.0  # the faults wait this long at most for the load's first answer
 # A replaced service's next warm spare starts this long after the takeover (kills are KILL_SPACING_S apart).
 SPARE_DELAY_S = 5.0
-# Spares kept per service (else one). The spin's spare keeps its books warm, and that warm-up (its first restore of
-# every partition: the de-duplication window's images) took 10–31 s in the long run on the loaded machine; a second
-# spin kill before it was done got a cold takeover (5–10 s). The second spare is already warm then.
-SPARES = {"spin": 2}
+# Spares kept per service (else one). The spin's and the wallet's spares keep their books warm, and that warm-up
+# (their first restore of every partition: the de-duplication window's images) took 10–31 s in the long run on the
+# loaded machine; a second kill before it was done got a cold takeover (5–10 s). The second spare is warm then.
+SPARES = {"spin": 2, "wallet": 2}
 CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 

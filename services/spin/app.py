@@ -18,6 +18,7 @@ from games.rng import SpinRng
 from shared import observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
+from shared.warm import follow_until
 from shared.session import key_ring, token_operator, token_problem
 from games.selftest import require_self_test
 
@@ -60,19 +61,8 @@ def spare(go: Callable[[], bool]) -> None:
 
 
 async def _follow_until(go: Callable[[], bool], settings, catalog: Catalog) -> WarmBooks | None:
-    """The spare's books, followed until the go; None when the supervisor went away. A go before every partition
-    is restored, or while a step outlasts TAKE_WAIT_S (a broker away), cancels them: the takeover restores cold."""
-    books, stop = WarmBooks(settings, catalog), asyncio.Event()
-    follower = asyncio.create_task(books.follow(stop), name="spin-warm-books")
-    released = await asyncio.to_thread(go)
-    stop.set()
-    if not books.ready:
-        follower.cancel()
-    await asyncio.wait([follower], timeout=TAKE_WAIT_S)
-    if not follower.done():
-        follower.cancel()
-    await asyncio.gather(follower, return_exceptions=True)
-    return books if released else None
+    """The spare's books, followed until the go (shared/warm.py: follow_until); None when the supervisor went away."""
+    return await follow_until(go, WarmBooks(settings, catalog), TAKE_WAIT_S)
 
 
 async def serve(go: Callable[[], bool] | None = None) -> None:

@@ -20,6 +20,7 @@ from services.jackpot import app as jackpot_app
 from services.wallet import app as wallet_app
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
+from tests.support.transactions import transactions_decided
 from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands
 from wallet.wallet_harness import wager_commands
 
@@ -145,3 +146,53 @@ def test_a_rebalance_restores_only_the_partitions_new_to_an_instance(kafka_boots
         return counts
 
     assert asyncio.run(scenario()) == (2, 1)
+
+
+def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstrap, fresh_prefix):
+    # A spare (shared/warm.py) restores every partition while the live wallet works through the first half of the
+    # traffic, then keeps its books up while the second half arrives; once the live one is done, a takeover from
+    # those books (each folded on to the end) equals the live books, and no partition read a snapshot to get there.
+    from services.wallet.adapters.restore import warm_states
+
+    config = _wallet_config(kafka_bootstrap, fresh_prefix)
+    commands = wager_commands(players=12, wagers=6)
+    half = len(commands) // 2
+
+    async def scenario():
+        live, stop = WalletService(config), asyncio.Event()
+        first = _send(kafka_bootstrap, fresh_prefix, commands[:half])
+        task = await _run_until(live, stop, lambda: live.stats.records >= first and not live.loop.busy(), fresh_prefix)
+        books, stop_books = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic), asyncio.Event()
+        following = asyncio.create_task(books.follow(stop_books))
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while books.steps < 2:
+            assert not following.done(), "the warm books stopped"
+            assert asyncio.get_running_loop().time() < deadline, "the warm books did not step"
+            await asyncio.sleep(0.1)
+        sent = first + _send(kafka_bootstrap, fresh_prefix, commands[half:])
+        while live.stats.records < sent or live.loop.busy():
+            assert not task.done(), "the live wallet stopped"
+            assert asyncio.get_running_loop().time() < deadline + WAIT_S, "the live wallet did not get there in time"
+            await asyncio.sleep(0.1)
+        await transactions_decided(kafka_bootstrap, fresh_prefix)
+        steps_before = books.steps
+        while books.steps < steps_before + 2:  # at least one step after the traffic's end (and some during it)
+            await asyncio.sleep(0.1)
+        stop_books.set()
+        await following
+        views = views_of(live.loop.states)
+        caught_up = all(books.states[p].events_end >= book.events_offset for p, book in live.loop.states.items())
+        assert caught_up, "the steps did not keep the warm books up with the traffic"
+        taker = WalletService(config, warm=books)
+        reports = {partition: (await taker.restore(partition)).report for partition in sorted(views)}
+        stop.set()
+        await task
+        return views, reports
+
+    def views_of(books) -> dict:
+        return {partition: _book_view(book) for partition, book in books.items()}
+
+    live_views, reports = asyncio.run(scenario())
+    assert all(report.warm for report in reports.values()), "a takeover did not use its warm book"
+    assert views_of({p: r.state for p, r in reports.items()}) == live_views
+    assert sum(len(view["players"]) for view in live_views.values()) == 12

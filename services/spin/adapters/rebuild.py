@@ -17,6 +17,7 @@ from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
+from shared.partition_log import read_range
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_SNAPSHOTS
 
 log = logging.getLogger("reelstream.spin.rebuild")
@@ -145,28 +146,6 @@ async def _read_to_end(
     reader.assign(tps)
     ends = await reader.end_offsets(tps)
     return await read_range(reader, starts, ends), ends
-
-
-async def read_range(
-    reader: AIOKafkaConsumer, starts: dict[TopicPartition, int], ends: dict[TopicPartition, int]
-) -> dict[TopicPartition, list]:
-    """Every record of the partitions in `ends` (the reader is assigned them) from `starts` (absent or below the log
-    start: the beginning) up to those ends, all fetched together."""
-    tps = list(ends)
-    beginnings = await reader.beginning_offsets(tps)
-    history: dict[TopicPartition, list] = {tp: [] for tp in tps}
-    first = {tp: max(beginnings[tp], starts.get(tp, 0)) for tp in tps}
-    remaining = {tp for tp in tps if ends[tp] > first[tp]}
-    for tp in remaining:
-        reader.seek(tp, first[tp])
-    while remaining:
-        batch = await reader.getmany(*remaining, timeout_ms=500, max_records=5000)
-        for tp, polled in batch.items():
-            history[tp].extend(record for record in polled if record.offset < ends[tp])
-        for tp in list(remaining):
-            if await reader.position(tp) >= ends[tp]:
-                remaining.discard(tp)
-    return history
 
 
 def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:

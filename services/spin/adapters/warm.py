@@ -18,7 +18,9 @@ from dataclasses import replace
 from aiokafka import TopicPartition
 from aiokafka.errors import KafkaError
 
-from services.spin.adapters.rebuild import FOLD_ORDER, RestoredBook, fold_records, read_range, restore_book
+from services.spin.adapters.rebuild import FOLD_ORDER, RestoredBook, fold_records, restore_book
+from shared.partition_log import read_range
+from shared.warm import STEP_S, Follower
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import Catalog
 from shared.config import Settings
@@ -26,44 +28,24 @@ from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer, kafka_consumer
 from shared.topics import SPIN_JOURNAL, SPIN_REQUESTS
 
 log = logging.getLogger("reelstream.spin.warm")
-STEP_S = 0.5  # how often the books catch up: a takeover's own fold is at most about this much traffic
 JOURNAL_SETTLE_S = 2.0  # a step gives up (and tries again) if the journal's open transactions take longer
-RETRY_S = 2.0  # after a failure the books start over this much later
 PRUNE_EVERY_STEPS = 20  # the books drop what left the de-duplication window this often, as the live book does
 
 
-class WarmBooks:
-    """The books of every spin partition, restored once and then caught up every STEP_S (`follow`); `take` hands one
-    over, with the positions it reflects, the snapshot it started from and the records folded since."""
+class WarmBooks(Follower):
+    """The books of every spin partition, restored once and then caught up every STEP_S (`follow`, shared/warm.py);
+    `take` hands one over, with the positions it reflects, the snapshot it started from and the records folded since."""
+
+    what = "warm spin books"
 
     def __init__(self, settings: Settings, catalog: Catalog) -> None:
+        super().__init__()
         self.settings, self.catalog = settings, catalog
         self.books: dict[int, RestoredBook] = {}
-        self.steps = 0
-        self.ready = False  # every partition restored: from then on a takeover folds only the last step's tail
 
     def take(self, partition: int) -> RestoredBook | None:
         """The partition's warm book, handed over once (call after `follow` has returned)."""
         return self.books.pop(partition, None)
-
-    async def follow(self, stop: asyncio.Event) -> None:
-        """Restore every partition, then catch up every STEP_S until `stop`. A failure (the broker away while the
-        spare starts) leaves no book behind and starts over after RETRY_S; a cancellation leaves none either (a
-        takeover then restores as a cold start does)."""
-        while not stop.is_set():
-            try:
-                await self._follow(stop)
-                return
-            except asyncio.CancelledError:
-                self._drop()  # cut short inside a step: what it folded is not a cut
-                raise
-            except Exception:
-                log.exception("the warm books failed: started over in %.0f s (a takeover meanwhile is cold)", RETRY_S)
-                self._drop()
-            try:
-                await asyncio.wait_for(stop.wait(), RETRY_S)
-            except asyncio.TimeoutError:
-                pass
 
     def _drop(self) -> None:
         self.books.clear()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from shared import records, snapshots
 from shared.topics import WALLET_EVENTS, WALLET_SNAPSHOTS
+from shared.warm import WarmStates
 
 from services.wallet.adapters import snapshot
 from services.wallet.core import evolve
@@ -28,6 +29,7 @@ class Restored:
     millis: float
     quarantined: tuple[int, ...] = ()  # offsets of wallet.events skipped as untrusted or unreadable
     cursor: snapshots.Cursor | None = None
+    warm: bool = False  # from a warm spare's book (the snapshot is the one that book started from)
 
 
 def fold_record(book: WalletBook, record) -> str | None:
@@ -39,9 +41,8 @@ def fold_record(book: WalletBook, record) -> str | None:
     return None
 
 
-async def restore_partition(bootstrap: str, events_topic: str, partition: int, snapshots_topic: str | None) -> Restored:
-    started = time.perf_counter()
-    restored = await snapshots.restore(
+def _snapshots_restore(bootstrap: str, events_topic: str, partition: int, snapshots_topic: str | None):
+    return snapshots.restore(
         bootstrap,
         role="wallet",
         partition=partition,
@@ -52,9 +53,40 @@ async def restore_partition(bootstrap: str, events_topic: str, partition: int, s
         empty=lambda: WalletBook(partition),
         fold=fold_record,
     )
+
+
+def warm_states(bootstrap: str, events_topic: str, snapshots_topic: str | None) -> WarmStates:
+    """A wallet spare's books (shared/warm.py): every partition restored as a restart would, then kept up."""
+    return WarmStates(
+        bootstrap,
+        "wallet",
+        events_topic,
+        lambda partition: _snapshots_restore(bootstrap, events_topic, partition, snapshots_topic),
+        fold_record,
+    )
+
+
+async def restore_partition(
+    bootstrap: str,
+    events_topic: str,
+    partition: int,
+    snapshots_topic: str | None,
+    warm: snapshots.Restoration | None = None,
+) -> Restored:
+    """The partition's book: from its newest snapshot plus tail, or from a warm spare's book (`warm`) plus the records
+    after its last step (the caller has fenced the previous owner)."""
+    started = time.perf_counter()
+    if warm is None:
+        restored = await _snapshots_restore(bootstrap, events_topic, partition, snapshots_topic)
+    else:
+        restored = await snapshots.resume(
+            bootstrap, role="wallet", partition=partition, events_topic=events_topic, warm=warm, fold=fold_record
+        )
     book: WalletBook = restored.state
     book.events_offset = restored.events_end
     book.commands_offset = restored.input_next
     snapshot_offset = restored.snapshot.output_next if restored.snapshot else None
     millis = (time.perf_counter() - started) * 1000
-    return Restored(book, snapshot_offset, restored.folded, millis, restored.quarantined, restored.cursor)
+    return Restored(
+        book, snapshot_offset, restored.folded, millis, restored.quarantined, restored.cursor, warm is not None
+    )

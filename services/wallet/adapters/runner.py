@@ -19,6 +19,7 @@ from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.topics import WALLET_EVENTS
+from shared.warm import WarmStates
 
 from services.wallet.adapters import operator_answers, snapshot
 from services.wallet.adapters.handler import Output, handle
@@ -67,8 +68,14 @@ class Stats(LoopStats):
 class WalletService:
     """The wallet's part of the loop: restore from snapshot + tail, decide through the handler, snapshot when quiet."""
 
-    def __init__(self, config: WalletConfig, on_ready: Callable[[list[RestoreReport]], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: WalletConfig,
+        on_ready: Callable[[list[RestoreReport]], None] | None = None,
+        warm: WarmStates | None = None,
+    ) -> None:
         self.config = config
+        self.warm = warm  # a spare's books, taken over on this instance's first assignment (shared/warm.py)
         self.stats = Stats()
         self.snapshot_at: dict[int, float] = {}
         self.quarantined: dict[int, tuple[int, ...]] = {}  # wallet.events offsets a restore quarantined
@@ -80,15 +87,17 @@ class WalletService:
         return self.stats
 
     async def restore(self, partition: int) -> Restored[WalletBook]:
+        taken = self.warm.take(partition) if self.warm is not None else None
         report = await restore_partition(
-            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshots_topic
+            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshots_topic, taken
         )
         self.snapshot_at[partition] = time.monotonic()
         self.quarantined[partition] = report.quarantined
         log.info(
-            "partition %d restored in %.0f ms: snapshot at %s, %d events folded, %d quarantined",
+            "partition %d restored in %.0f ms%s: snapshot at %s, %d events folded, %d quarantined",
             partition,
             report.millis,
+            " from a warm book" if report.warm else "",
             report.snapshot_offset,
             report.folded,
             len(report.quarantined),
@@ -148,6 +157,9 @@ class WalletService:
         return made
 
     async def acquired(self, restored: dict[int, Restored[WalletBook]]) -> None:
+        if self.warm is not None:  # the partitions not taken went to other instances: their books are stale from now
+            self.warm.drop()
+            self.warm = None
         if self._on_ready is not None:
             self._on_ready([item.report for item in restored.values()])
             self._on_ready = None

@@ -4,6 +4,8 @@ producer aborts it, so a step waiting for the journal to settle returns at once 
 
 from __future__ import annotations
 
+import shared.warm
+
 import asyncio
 
 from services.spin.adapters import warm
@@ -61,7 +63,7 @@ def test_without_a_go_a_journal_that_never_settles_skips_the_step_after_the_sett
 
 def test_books_that_failed_to_start_start_over_until_they_follow(monkeypatch):
     # A spare started while the broker restarts cannot connect: its books start over, not give up for good.
-    monkeypatch.setattr(warm, "RETRY_S", 0.01)
+    monkeypatch.setattr(shared.warm, "RETRY_S", 0.01)  # the lifecycle every warm spare shares
     books = _books(Settings("127.0.0.1:1", "postgresql://x/y", "", "test", "wb."))
     attempts = []
 

@@ -1,0 +1,172 @@
+"""A warm spare's states: what a spare process (reelstream/commands/services.py) keeps while it waits for its go, so a
+takeover folds a fraction of a second of records instead of reading a snapshot of the whole de-duplication window.
+
+`Follower` is the lifecycle every such spare shares (restore once, then keep up every STEP_S; a failure starts over
+after RETRY_S; a cancellation leaves nothing behind), and `follow_until` the go: the states are handed over only when
+they are a cut (ready and no step cut short). `WarmStates` is the follower of a service whose state is the fold of its
+own events topic alone (the wallet: wallet.events): every partition restored from its newest snapshot plus tail, then
+each step folds every partition's committed records up to the last stable offset. One topic read under read_committed
+up to its last stable offset is always a cut, so a step needs no settling; the takeover (`take`, then
+`snapshots.resume` after the new owner's producer has fenced the old one) folds from the step's end. The spin, whose
+state folds three topics, has its own steps (services/spin/adapters/warm.py) on the same lifecycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiokafka import TopicPartition
+from aiokafka.errors import KafkaError
+
+from shared import snapshots
+from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer, kafka_consumer
+from shared.partition_log import read_range
+
+log = logging.getLogger("reelstream.warm")
+STEP_S = 0.5  # how often the states catch up: a takeover's own fold is at most about this much traffic
+RETRY_S = 2.0  # after a failure the states start over this much later
+
+
+class Follower:
+    """Restore once, then keep up until stopped (`follow`); subclasses give `_follow` (restore, then step until
+    `stop`, setting `ready` once every partition is restored) and `_drop` (forget every state)."""
+
+    what = "warm states"
+
+    def __init__(self) -> None:
+        self.ready = False  # every partition restored: from then on a takeover folds only the last step's tail
+        self.steps = 0
+
+    async def follow(self, stop: asyncio.Event) -> None:
+        """A failure (the broker away while the spare starts) leaves nothing behind and starts over after RETRY_S;
+        a cancellation leaves nothing either (a takeover then restores as a cold start does)."""
+        while not stop.is_set():
+            try:
+                await self._follow(stop)
+                return
+            except asyncio.CancelledError:
+                self._drop()  # cut short inside a step: what it folded is not a cut
+                raise
+            except Exception:
+                log.exception(
+                    "the %s failed: started over in %.0f s (a takeover meanwhile is cold)", self.what, RETRY_S
+                )
+                self._drop()
+            try:
+                await asyncio.wait_for(stop.wait(), RETRY_S)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        raise NotImplementedError
+
+    def _drop(self) -> None:
+        raise NotImplementedError
+
+
+async def follow_until(go: Callable[[], bool], follower: Follower, take_wait_s: float) -> Follower | None:
+    """The follower kept up until `go()` returns (in a thread: it blocks on the supervisor); None when the supervisor
+    went away. A go before every partition is restored, or while a step outlasts `take_wait_s` (a broker away),
+    cancels it: the states are dropped and the takeover restores cold."""
+    stop = asyncio.Event()
+    following = asyncio.create_task(follower.follow(stop), name="warm-states")
+    released = await asyncio.to_thread(go)
+    stop.set()
+    if not follower.ready:
+        following.cancel()
+    await asyncio.wait([following], timeout=take_wait_s)
+    if not following.done():
+        following.cancel()
+    await asyncio.gather(following, return_exceptions=True)
+    return follower if released else None
+
+
+class WarmStates(Follower):
+    """Every partition's restoration of one events topic (`restore(partition)`, the service's own), kept up by
+    folding each step's committed records with `fold(state, record)` (the restore's fold); `take` hands one over."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        role: str,
+        events_topic: str,
+        restore: Callable[[int], Awaitable[snapshots.Restoration]],
+        fold: Callable[[Any, Any], str | None],
+    ) -> None:
+        super().__init__()
+        self.what = f"warm {role} states"
+        self.bootstrap, self.role, self.events_topic = bootstrap, role, events_topic
+        self._restore, self._fold = restore, fold
+        self.states: dict[int, snapshots.Restoration] = {}
+
+    def take(self, partition: int) -> snapshots.Restoration | None:
+        """The partition's warm restoration, handed over once (after `follow_until` has returned it)."""
+        return self.states.pop(partition, None)
+
+    def drop(self) -> None:
+        """Forget what was not taken (the partitions went to other instances)."""
+        self._drop()
+
+    def _drop(self) -> None:
+        self.states.clear()
+        self.ready = False
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        started = time.perf_counter()
+        reader = aio_consumer(
+            bootstrap=self.bootstrap,
+            role=self.role,
+            group_id=None,
+            client_id=f"reelstream-{self.role}-warm",
+            **AIOKAFKA_READER_SAFETY,
+        )
+        await reader.start()
+        try:
+            partitions = await asyncio.to_thread(self._partitions)
+            restored = await asyncio.gather(*(self._restore(partition) for partition in partitions))
+            self.states.update(zip(partitions, restored))
+            log.info("%s of partitions %s in %.0f ms", self.what, partitions, (time.perf_counter() - started) * 1000)
+            reader.assign([TopicPartition(self.events_topic, partition) for partition in partitions])
+            self.ready = True
+            while not stop.is_set():
+                try:
+                    await self.step(reader)
+                except KafkaError as error:  # raised before anything is folded: the states are still a cut
+                    log.warning("%s: a step failed (%s), the next one tries again", self.what, error)
+                try:
+                    await asyncio.wait_for(stop.wait(), STEP_S)
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            await reader.stop()
+
+    def _partitions(self) -> list[int]:
+        reader = kafka_consumer(self.bootstrap, role=self.role, group_id=None)
+        try:
+            found = sorted(reader.partitions_for_topic(self.events_topic) or ())
+        finally:
+            reader.close()
+        if not found:
+            raise LookupError(f"{self.events_topic} has no partitions the {self.role} principal can see")
+        return found
+
+    async def step(self, reader: Any) -> None:
+        """Fold every partition's committed records from its state's end up to the last stable offset now."""
+        tps = {partition: TopicPartition(self.events_topic, partition) for partition in self.states}
+        ends = await reader.end_offsets(list(tps.values()))
+        starts = {tp: self.states[partition].events_end for partition, tp in tps.items()}
+        history = await read_range(reader, starts, ends)
+        # No await from here on: a step is cut short only by a cancellation (the states are then dropped).
+        for partition, tp in tps.items():
+            warm = self.states[partition]
+            tail = snapshots.TailFold.after(warm, self._fold, self.events_topic, partition)
+            for record in history[tp]:
+                tail(record)
+            self.states[partition] = tail.restoration(
+                warm.snapshot, max(ends[tp], warm.events_end), warm.cursor, warm.snapshots_refused
+            )
+        self.steps += 1
