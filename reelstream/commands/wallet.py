@@ -19,6 +19,7 @@ from kafka import TopicPartition
 from rich.console import Console
 
 from reelstream import arguments
+from reelstream.cashier_balance import CashierBalance, cashier_balances, player_records
 from reelstream.output import FORMAT, UNITS, Column, Format, Money, Units, View, emit
 from shared.config import load_settings
 from shared import records, signing
@@ -90,37 +91,34 @@ def _partition(player_id: str) -> int:
     return partition_for(player_id.encode(), PLAYER_PARTITIONS)
 
 
-def _reader(player_id: str, from_end: bool, cashier: Cashier = PLAIN_CASHIER):
+def _reader(player_id: str, cashier: Cashier):
+    """A reader of the player's partition of the cashier's answer topic, from its end (what comes after the send)."""
     settings = load_settings()
     reader = consumer(settings.kafka_bootstrap_servers, group_id=None, role=cashier.role)
     partition = TopicPartition(settings.topic(cashier.answers_topic), _partition(player_id))
     reader.assign([partition])
-    (reader.seek_to_end if from_end else reader.seek_to_beginning)(partition)
+    reader.seek_to_end(partition)
     reader.position(partition)
     return reader
 
 
 def _player_events(player_id: str) -> list:
     """Every distinct event of the player, in partition order (a byte-identical redelivery is counted once)."""
-    reader = _reader(player_id, from_end=False)
-    partition = next(iter(reader.assignment()))
-    end = reader.end_offsets([partition])[partition]
+    settings = load_settings()
+    found = player_records(settings.kafka_bootstrap_servers, "cashier", settings.topic(WALLET_EVENTS), player_id)
     events, seen = [], set()
-    while reader.position(partition) < end:
-        for batch in reader.poll(timeout_ms=1_000).values():
-            for record in batch:
-                event = decode(record.value, expect_kind="event")
-                if record.key == player_id.encode() and event.id not in seen:
-                    seen.add(event.id)
-                    events.append(event)
-    reader.close(autocommit=False)
+    for record in found:
+        event = decode(record.value, expect_kind="event")
+        if event.id not in seen:
+            seen.add(event.id)
+            events.append(event)
     return events
 
 
 def _send_and_wait(data, timeout_s: float, cashier: Cashier = PLAIN_CASHIER) -> None:
     _check_key(cashier)
     settings = load_settings()
-    reader = _reader(data.player_id, from_end=True, cashier=cashier)
+    reader = _reader(data.player_id, cashier)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role=cashier.role)
     value = encode(message)
@@ -265,9 +263,67 @@ def _net_micro(data, account: str) -> int | None:
     return sum(posting.amount_micro for posting in postings if posting.account == account)
 
 
+OPERATOR_BALANCE_COLUMNS = [
+    Column("player_id", "player"),
+    Column("currency", "currency"),
+    Column("balance", "balance", "money"),
+    Column("as_of", "as of", "time"),
+    Column("transaction_id", "from transaction", "code", priority=1),
+    Column("event", "event", priority=2),
+]
+
+
+def operator_balance_rows(balances: list[CashierBalance]) -> list[dict]:
+    """One row per currency: the balance a cashier result carried, when, and which result."""
+    return [
+        {
+            "player_id": seen.player_id,
+            "currency": seen.currency,
+            "balance": Money(seen.balance_minor, seen.currency),
+            "as_of": seen.as_of,
+            "transaction_id": str(seen.transaction_id),
+            "event": seen.event_type.split(".")[2],
+        }
+        for seen in balances
+    ]
+
+
+def _operator_balance(player_id: str, operator_id: str, format: Format, units: Units) -> None:
+    settings = load_settings()
+    topic = wallet_answers_topic(operator_id)
+    seen = cashier_balances(settings.kafka_bootstrap_servers, settings.topic_prefix, operator_id, player_id)
+    if seen.untrusted:
+        typer.echo(f"warning: {seen.untrusted} record(s) of {player_id} on {topic} not the wallet's: skipped", err=True)
+    if not seen.balances:
+        typer.echo(f"{player_id}: no cashier result of {operator_id} with a balance on {topic} (kept 7 days)", err=True)
+        raise typer.Exit(EXIT_NOT_FOUND)
+    note = f"as of each currency's latest cashier result of {operator_id} ({topic}): spins since are not in it"
+    emit(
+        View("balances", OPERATOR_BALANCE_COLUMNS, operator_balance_rows(seen.balances), notes=[note]),
+        format,
+        units,
+        console,
+    )
+
+
 @app.command()
-def balance(player_id: str = _PLAYER, format: Format = FORMAT, units: Units = UNITS) -> None:
+def balance(
+    player_id: str = _PLAYER,
+    format: Format = FORMAT,
+    units: Units = UNITS,
+    operator_id: str = typer.Option(
+        None,
+        "--operator",
+        parser=arguments.operator_id,
+        metavar="OPERATOR",
+        help="Read as this operator's cashier (cashier.<O>) from wallet.answers.<O>: the balance of the player's "
+        "latest cashier result there, as of that result (spins since are not in it).",
+    ),
+) -> None:
     """The player's balance per currency, folded from the postings on wallet.events; exit 3 when it has no account."""
+    if operator_id is not None:
+        _operator_balance(player_id, operator_id, format, units)
+        return
     totals: dict[str, int] = defaultdict(int)
     account = player_account(player_id)
     for event in _player_events(player_id):

@@ -7,7 +7,8 @@ Scenario: demo-a's cashier principal is refused demo-b's cashier answers and wal
 cashier is answered on demo-a's topic (the bytes of wallet.events, signed by the wallet) and never on demo-b's; a
 deposit naming demo-b signed with demo-a's key is refused OPERATOR_MISMATCH on demo-a's topic only; the plain
 cashier's deposit gets no operator's copy; the CLI's `wallet deposit|withdraw --operator demo-a` does what the SDK does
-(its principal and key, answered on demo-a's topic).
+(its principal and key, answered on demo-a's topic), and `wallet balance --operator demo-a` (the SDK's `balances`)
+shows the balance of the player's latest result there, read as demo-a's cashier, which demo-b's cashier does not see.
 """
 
 from __future__ import annotations
@@ -132,3 +133,20 @@ def test_the_cli_deposits_and_withdraws_as_as_cashier_answered_on_as_topic(platf
     assert _of(platform, wallet_answers_topic(B), player) == []
     (command, *_) = [r for r in platform.read_raw(WALLET_COMMANDS) if r.key == player.encode()]
     assert records.cashier_operator(WALLET_COMMANDS, command.headers, command.value) == A
+    code, out, err = _cli(platform, monkeypatch, "wallet", "balance", player, "--operator", A, "--units", "minor")
+    assert code == 0, err
+    assert "7,500" in out and "withdrawn" in out
+    code, out, err = _cli(platform, monkeypatch, "wallet", "balance", player, "--operator", B)
+    assert code == 3 and out == "" and f"no cashier result of {B}" in err
+
+
+def test_an_operators_cashier_sees_its_players_balance_as_of_its_latest_result(platform):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with _cashier(platform, A) as cashier:
+        cashier.deposit(player, 10_000, "EUR", timeout_s=30)
+        refused = cashier.withdraw(player, 20_000, "EUR", timeout_s=30)
+        assert isinstance(refused, CommandRejected) and refused.code == "INSUFFICIENT_FUNDS"
+        (seen,) = cashier.balances(player)
+    assert (seen.currency, seen.balance_minor, seen.transaction_id) == ("EUR", 10_000, refused.transaction_id)
+    with _cashier(platform, B) as other:
+        assert other.balances(player) == []
