@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError
 
+from shared import operators
 from shared.events.base import INT64_MAX, PlayerId
 from shared.money import CURRENCIES
 
@@ -64,6 +65,14 @@ def player_id(text: str) -> str:
         return _PLAYER_ID.validate_python(text)
     except ValidationError:
         raise _bad(f"{text!r} is not a player id (1 to 64 of A-Z a-z 0-9 . _ : -)") from None
+
+
+def operator_id(text: str) -> str:
+    """One of this deployment's operators (shared/operators.py)."""
+    if not operators.known(text):
+        listed = ", ".join(operators.OPERATORS) or "none (a single-operator deployment)"
+        raise _bad(f"unknown operator {text!r}; this deployment's operators: {listed}")
+    return text
 
 
 def id_prefix(text: str) -> str:

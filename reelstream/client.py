@@ -7,7 +7,8 @@
 An operator's front end (shared/operators.py) connects as its own role and reads its own answer topic:
 `ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events; its
 cashier, `ReelstreamClient(operator_id="demo-a", role="cashier.demo-a")`, signs deposits and withdrawals with its own
-key (cashier.demo-a) and reads their results from wallet.answers.demo-a, not wallet.events.
+key (cashier.demo-a) and reads their results from wallet.answers.demo-a, not wallet.events; its `balances(player)` is
+the balance the player's latest cashier result there carries, as of that result (reelstream/cashier_balance.py).
 
 Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
 reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
@@ -27,6 +28,7 @@ from typing import Any
 
 from kafka import TopicPartition
 
+from reelstream.cashier_balance import CashierBalance, cashier_balances
 from shared.config import load_settings
 from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
@@ -126,6 +128,7 @@ class ReelstreamClient:
             self._cashier, answers = role, (wallet_answers_topic(operator_id),)
         self._bootstrap = bootstrap_servers or settings.kafka_bootstrap_servers
         prefix = settings.topic_prefix if topic_prefix is None else topic_prefix
+        self._prefix, self._role = prefix, role
         self._topic = lambda name: f"{prefix}{name}"
         # role: the principal the client connects as (shared.security); None: the process's ($REELSTREAM_KAFKA_ROLE).
         self._producer = make_producer(self._bootstrap, client_id=client_id, role=role, linger_ms=0)
@@ -222,6 +225,16 @@ class ReelstreamClient:
         return self._cashier_command(
             Withdraw, player_id, amount_minor, currency, transaction_id, timeout_s, operator_id
         )
+
+    def balances(self, player_id: str) -> list[CashierBalance]:
+        """An operator's cashier's view of one of its players: per currency, the balance the player's latest result on
+        wallet.answers.<O> carries, as of that result (`as_of`): spins since are not in it, and a player with no cashier
+        result within the topic's retention (7 days) has none. Records without the wallet's signature are skipped."""
+        if self._cashier == "cashier" or self.operator_id is None:
+            raise ValueError(
+                "balances() reads wallet.answers.<O>: use ReelstreamClient(operator_id=O, role='cashier.O')"
+            )
+        return cashier_balances(self._bootstrap, self._prefix, self.operator_id, player_id, self._cashier).balances
 
     def _cashier_command(
         self,

@@ -1,5 +1,6 @@
 # Phase: the Go and Node.js example clients built and tested, the AsyncAPI document validated by the AsyncAPI parser,
-# and each client run through the conformance kit against a platform of its own (own topic prefix and state dir).
+# and each client run through the conformance kit against a platform of its own (own topic prefix and state dir); then
+# each client's cashier makes one signed deposit as an operator's cashier, answered on that operator's topic.
 # Sourced by .ci/run after the test phase: the broker and PostgreSQL are running; installs Go and Node when missing.
 
 clients_toolchains() {
@@ -18,7 +19,8 @@ clients_toolchains() {
 
 clients_build_and_test() {
   local bin=$1
-  (cd examples/clients/go && go mod download && go vet ./... && go test ./... && go build -o "$bin/reelspin-go" ./cmd/reelspin)
+  (cd examples/clients/go && go mod download && go vet ./... && go test ./... && go build -o "$bin/reelspin-go" ./cmd/reelspin \
+    && go build -o "$bin/reelcashier-go" ./cmd/reelcashier)
   (cd examples/clients/node && npm ci --no-audit --no-fund && node --test test/)
   (cd tools/asyncapi && npm ci --no-audit --no-fund && node validate.mjs ../../docs/contract/asyncapi.json)
   # The parser test also checks that a broken document is refused (it skips where tools/asyncapi is not installed).
@@ -44,12 +46,30 @@ print(o.answers_topic(o.OPERATORS[0]) if o.OPERATORS else "spin.events")')
     echo "--- conformance: Go client reading $answers"
     .venv/bin/reelstream contract verify-client --cmd "$bin/reelspin-go" --answers-topic "$answers" \
       --only settles-rising-joker --only duplicated-answer || rc=$?
+    clients_cashier "$bin" || rc=$?
   fi
   .venv/bin/reelstream services down || true
   .venv/bin/python -c 'import os; from kafka import KafkaAdminClient; from shared.topic_admin import delete_topics
 b, p = os.environ["KAFKA_BOOTSTRAP_SERVERS"], os.environ["REELSTREAM_TOPIC_PREFIX"]
 a = KafkaAdminClient(bootstrap_servers=b); names = [t for t in a.list_topics() if t.startswith(p)]; a.close()
 delete_topics(b, names)' || echo "warning: could not delete the ${REELSTREAM_TOPIC_PREFIX} topics" >&2
+  return "$rc"
+}
+
+clients_cashier() {  # an operator's cashier in each language: a signed deposit, answered on wallet.answers.<O>
+  local bin=$1 operator rc=0
+  operator=$(.venv/bin/python -c 'from shared import operators as o; print(o.OPERATORS[0] if o.OPERATORS else "")')
+  if [ -z "$operator" ] || [ -z "${REELSTREAM_KAFKA_CLIENTS_DIR:-}" ]; then
+    echo "--- cashier: skipped (no operators, or a plaintext broker without role files)"
+    return 0
+  fi
+  local properties="$REELSTREAM_KAFKA_CLIENTS_DIR/cashier.$operator.properties"
+  echo "--- cashier: Go client as cashier.$operator"
+  "$bin/reelcashier-go" --properties "$properties" --operator "$operator" --topic-prefix "$REELSTREAM_TOPIC_PREFIX" \
+    --player "ci-cashier-go-$$" --amount 2500 || rc=$?
+  echo "--- cashier: Node.js client as cashier.$operator"
+  node examples/clients/node/bin/reelcashier.js --properties "$properties" --operator "$operator" \
+    --topic-prefix "$REELSTREAM_TOPIC_PREFIX" --player "ci-cashier-node-$$" --amount 2500 || rc=$?
   return "$rc"
 }
 

@@ -2,6 +2,8 @@
 
 Commands go to wallet.commands and the answer (the fact or the rejection) is read from the player's partition of
 wallet.events; balance, history and players fold the postings on wallet.events (the same fold an auditor runs).
+With `--operator O` a cashier command is signed and sent as that operator's cashier (cashier.<O>: its own key and
+principal, naming O) and its answer read from wallet.answers.<O>, the only answer topic that principal may read.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import typer
@@ -16,14 +19,16 @@ from kafka import TopicPartition
 from rich.console import Console
 
 from reelstream import arguments
+from reelstream.cashier_balance import CashierBalance, cashier_balances, player_records
 from reelstream.output import FORMAT, UNITS, Column, Format, Money, Units, View, emit
 from shared.config import load_settings
-from shared import records
+from shared import records, signing
 from shared.deposit_cap import deposit_refusal
 from shared.events import decode, encode, envelope
 from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw, player_account
 from shared.kafka import consumer, producer
 from shared.money import format_minor
+from shared.operators import cashier_role, wallet_answers_topic
 from shared.partitioning import partition_for
 from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 
@@ -43,46 +48,81 @@ _TRANSACTION = typer.Option(
     help="Idempotency key (default: a fresh one); a repeat returns the first answer.",
 )
 _TIMEOUT = typer.Option(30.0, min=0.1, max=600.0, help="Seconds to wait for the wallet's answer.")
+_OPERATOR = typer.Option(
+    None,
+    "--operator",
+    parser=arguments.operator_id,
+    metavar="OPERATOR",
+    help="Act as this operator's cashier (cashier.<O>: its key and principal); answers come from wallet.answers.<O>.",
+)
+
+
+@dataclass(frozen=True)
+class Cashier:
+    """Who signs and sends a cashier command, the principal it connects as, and the topic its answer is read from."""
+
+    role: str
+    answers_topic: str
+    operator_id: str | None = None
+
+
+PLAIN_CASHIER = Cashier("cashier", WALLET_EVENTS)
+
+
+def cashier_for(operator_id: str | None) -> Cashier:
+    """The plain cashier (wallet.events), or operator O's own (cashier.<O>, wallet.answers.<O>), as the SDK does."""
+    if operator_id is None:
+        return PLAIN_CASHIER
+    return Cashier(cashier_role(operator_id), wallet_answers_topic(operator_id), operator_id)
+
+
+def _check_key(cashier: Cashier) -> None:
+    """One line before anything is sent when the environment names a signing directory without this cashier's key."""
+    try:
+        signing.signer(cashier.role)
+    except signing.SigningError as error:
+        raise typer.Exit(
+            f"no signing key for {cashier.role}: {error} (`reelstream infra up` makes every writer's key; "
+            "`reelstream signing keys` lists them)"
+        ) from None
 
 
 def _partition(player_id: str) -> int:
     return partition_for(player_id.encode(), PLAYER_PARTITIONS)
 
 
-def _reader(player_id: str, from_end: bool):
+def _reader(player_id: str, cashier: Cashier):
+    """A reader of the player's partition of the cashier's answer topic, from its end (what comes after the send)."""
     settings = load_settings()
-    reader = consumer(settings.kafka_bootstrap_servers, group_id=None, role="cashier")
-    partition = TopicPartition(settings.topic(WALLET_EVENTS), _partition(player_id))
+    reader = consumer(settings.kafka_bootstrap_servers, group_id=None, role=cashier.role)
+    partition = TopicPartition(settings.topic(cashier.answers_topic), _partition(player_id))
     reader.assign([partition])
-    (reader.seek_to_end if from_end else reader.seek_to_beginning)(partition)
+    reader.seek_to_end(partition)
     reader.position(partition)
     return reader
 
 
 def _player_events(player_id: str) -> list:
     """Every distinct event of the player, in partition order (a byte-identical redelivery is counted once)."""
-    reader = _reader(player_id, from_end=False)
-    partition = next(iter(reader.assignment()))
-    end = reader.end_offsets([partition])[partition]
+    settings = load_settings()
+    found = player_records(settings.kafka_bootstrap_servers, "cashier", settings.topic(WALLET_EVENTS), player_id)
     events, seen = [], set()
-    while reader.position(partition) < end:
-        for batch in reader.poll(timeout_ms=1_000).values():
-            for record in batch:
-                event = decode(record.value, expect_kind="event")
-                if record.key == player_id.encode() and event.id not in seen:
-                    seen.add(event.id)
-                    events.append(event)
-    reader.close(autocommit=False)
+    for record in found:
+        event = decode(record.value, expect_kind="event")
+        if event.id not in seen:
+            seen.add(event.id)
+            events.append(event)
     return events
 
 
-def _send_and_wait(data, timeout_s: float) -> None:
+def _send_and_wait(data, timeout_s: float, cashier: Cashier = PLAIN_CASHIER) -> None:
+    _check_key(cashier)
     settings = load_settings()
-    reader = _reader(data.player_id, from_end=True)
+    reader = _reader(data.player_id, cashier)
     message = envelope(data, source="reelstream-cli", time=datetime.now(timezone.utc))
-    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="cashier")
+    writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role=cashier.role)
     value = encode(message)
-    headers = records.signed_headers("cashier", WALLET_COMMANDS, message.key, value)
+    headers = records.signed_headers(cashier.role, WALLET_COMMANDS, message.key, value)
     writer.send(settings.topic(WALLET_COMMANDS), key=message.key, value=value, headers=headers).get(30)
     writer.close(10)
     deadline = time.monotonic() + timeout_s
@@ -116,6 +156,7 @@ def deposit(
     transaction_id: uuid.UUID = _TRANSACTION,
     timeout_s: float = _TIMEOUT,
     confirm: bool = typer.Option(False, "--confirm", help="Operator override of the deposit cap."),
+    operator_id: str = _OPERATOR,
 ) -> None:
     """Cashier deposit (the first one in a currency opens the account); above the currency's cap only with --confirm."""
     settings = load_settings()
@@ -126,14 +167,17 @@ def deposit(
             "add --confirm to send it as an operator override",
             param_hint="AMOUNT_MINOR",
         )
+    cashier = cashier_for(operator_id)
     _send_and_wait(
         Deposit(
             transaction_id=transaction_id or uuid.uuid4(),
             player_id=player_id,
             amount_minor=amount_minor,
             currency=currency,
+            operator_id=cashier.operator_id,
         ),
         timeout_s,
+        cashier,
     )
 
 
@@ -144,16 +188,20 @@ def withdraw(
     currency: str = _CURRENCY,
     transaction_id: uuid.UUID = _TRANSACTION,
     timeout_s: float = _TIMEOUT,
+    operator_id: str = _OPERATOR,
 ) -> None:
     """Cashier withdrawal (never below zero)."""
+    cashier = cashier_for(operator_id)
     _send_and_wait(
         Withdraw(
             transaction_id=transaction_id or uuid.uuid4(),
             player_id=player_id,
             amount_minor=amount_minor,
             currency=currency,
+            operator_id=cashier.operator_id,
         ),
         timeout_s,
+        cashier,
     )
 
 
@@ -172,8 +220,10 @@ def set_limit(
     ),
     currency: str = _CURRENCY,
     timeout_s: float = _TIMEOUT,
+    operator_id: str = _OPERATOR,
 ) -> None:
     """Set a deposit or loss limit: decreases apply at once, increases after 24 h."""
+    cashier = cashier_for(operator_id)
     _send_and_wait(
         SetLimit(
             transaction_id=uuid.uuid4(),
@@ -182,8 +232,10 @@ def set_limit(
             kind=kind,
             period=period,
             amount_minor=amount_minor,
+            operator_id=cashier.operator_id,
         ),
         timeout_s,
+        cashier,
     )
 
 
@@ -192,10 +244,15 @@ def self_exclude(
     player_id: str = _PLAYER,
     days: int = typer.Option(None, min=1, max=36_500, help="Omit for an indefinite exclusion."),
     timeout_s: float = _TIMEOUT,
+    operator_id: str = _OPERATOR,
 ) -> None:
     """Self-exclusion: no wagers or deposits until it ends (it can be extended, never shortened)."""
     until = datetime.now(timezone.utc) + timedelta(days=days) if days else None
-    _send_and_wait(SelfExclude(transaction_id=uuid.uuid4(), player_id=player_id, until=until), timeout_s)
+    cashier = cashier_for(operator_id)
+    command = SelfExclude(
+        transaction_id=uuid.uuid4(), player_id=player_id, until=until, operator_id=cashier.operator_id
+    )
+    _send_and_wait(command, timeout_s, cashier)
 
 
 def _net_micro(data, account: str) -> int | None:
@@ -206,9 +263,67 @@ def _net_micro(data, account: str) -> int | None:
     return sum(posting.amount_micro for posting in postings if posting.account == account)
 
 
+OPERATOR_BALANCE_COLUMNS = [
+    Column("player_id", "player"),
+    Column("currency", "currency"),
+    Column("balance", "balance", "money"),
+    Column("as_of", "as of", "time"),
+    Column("transaction_id", "from transaction", "code", priority=1),
+    Column("event", "event", priority=2),
+]
+
+
+def operator_balance_rows(balances: list[CashierBalance]) -> list[dict]:
+    """One row per currency: the balance a cashier result carried, when, and which result."""
+    return [
+        {
+            "player_id": seen.player_id,
+            "currency": seen.currency,
+            "balance": Money(seen.balance_minor, seen.currency),
+            "as_of": seen.as_of,
+            "transaction_id": str(seen.transaction_id),
+            "event": seen.event_type.split(".")[2],
+        }
+        for seen in balances
+    ]
+
+
+def _operator_balance(player_id: str, operator_id: str, format: Format, units: Units) -> None:
+    settings = load_settings()
+    topic = wallet_answers_topic(operator_id)
+    seen = cashier_balances(settings.kafka_bootstrap_servers, settings.topic_prefix, operator_id, player_id)
+    if seen.untrusted:
+        typer.echo(f"warning: {seen.untrusted} record(s) of {player_id} on {topic} not the wallet's: skipped", err=True)
+    if not seen.balances:
+        typer.echo(f"{player_id}: no cashier result of {operator_id} with a balance on {topic} (kept 7 days)", err=True)
+        raise typer.Exit(EXIT_NOT_FOUND)
+    note = f"as of each currency's latest cashier result of {operator_id} ({topic}): spins since are not in it"
+    emit(
+        View("balances", OPERATOR_BALANCE_COLUMNS, operator_balance_rows(seen.balances), notes=[note]),
+        format,
+        units,
+        console,
+    )
+
+
 @app.command()
-def balance(player_id: str = _PLAYER, format: Format = FORMAT, units: Units = UNITS) -> None:
+def balance(
+    player_id: str = _PLAYER,
+    format: Format = FORMAT,
+    units: Units = UNITS,
+    operator_id: str = typer.Option(
+        None,
+        "--operator",
+        parser=arguments.operator_id,
+        metavar="OPERATOR",
+        help="Read as this operator's cashier (cashier.<O>) from wallet.answers.<O>: the balance of the player's "
+        "latest cashier result there, as of that result (spins since are not in it).",
+    ),
+) -> None:
     """The player's balance per currency, folded from the postings on wallet.events; exit 3 when it has no account."""
+    if operator_id is not None:
+        _operator_balance(player_id, operator_id, format, units)
+        return
     totals: dict[str, int] = defaultdict(int)
     account = player_account(player_id)
     for event in _player_events(player_id):

@@ -6,16 +6,21 @@ test's topic prefix, the keys with the module's signing directory (every writer'
 Scenario: demo-a's cashier principal is refused demo-b's cashier answers and wallet.events; a deposit by demo-a's
 cashier is answered on demo-a's topic (the bytes of wallet.events, signed by the wallet) and never on demo-b's; a
 deposit naming demo-b signed with demo-a's key is refused OPERATOR_MISMATCH on demo-a's topic only; the plain
-cashier's deposit gets no operator's copy.
+cashier's deposit gets no operator's copy; the CLI's `wallet deposit|withdraw --operator demo-a` does what the SDK does
+(its principal and key, answered on demo-a's topic), and `wallet balance --operator demo-a` (the SDK's `balances`)
+shows the balance of the player's latest result there, read as demo-a's cashier, which demo-b's cashier does not see.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import uuid
 
 import pytest
 from kafka.errors import TopicAuthorizationFailedError
 
+from reelstream.cli import run
 from reelstream.client import ReelstreamClient
 from shared import records
 from shared.events.wallet import CommandRejected, Deposited, Withdrawn
@@ -102,3 +107,46 @@ def test_the_plain_cashiers_deposit_is_answered_on_wallet_events_alone(platform)
         assert isinstance(cashier.deposit(player, 10_000, "EUR", timeout_s=30), Deposited)
     assert len(_of(platform, WALLET_EVENTS, player)) == 1
     assert all(_of(platform, wallet_answers_topic(o), player) == [] for o in OPERATORS)
+
+
+def _cli(platform, monkeypatch, *argv: str) -> tuple[int, str, str]:
+    """The CLI in this process against the platform's topics, with the clients folder of the module (cashier.<O>)."""
+    monkeypatch.setenv("REELSTREAM_TOPIC_PREFIX", platform.prefix)
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", platform.bootstrap)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_cli_deposits_and_withdraws_as_as_cashier_answered_on_as_topic(platform, monkeypatch):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    code, out, err = _cli(platform, monkeypatch, "wallet", "deposit", player, "10000", "--operator", A)
+    assert code == 0, err
+    assert "deposited" in out and "balance 100.00" in out
+    code, out, err = _cli(platform, monkeypatch, "wallet", "withdraw", player, "2500", "--operator", A)
+    assert code == 0, err
+    assert "withdrawn" in out and "balance 75.00" in out
+    copies = _of(platform, wallet_answers_topic(A), player)
+    assert len(copies) == 2
+    assert {records.writer_of(copy.headers) for copy in copies} == {"wallet"}
+    assert _of(platform, wallet_answers_topic(B), player) == []
+    (command, *_) = [r for r in platform.read_raw(WALLET_COMMANDS) if r.key == player.encode()]
+    assert records.cashier_operator(WALLET_COMMANDS, command.headers, command.value) == A
+    code, out, err = _cli(platform, monkeypatch, "wallet", "balance", player, "--operator", A, "--units", "minor")
+    assert code == 0, err
+    assert "7,500" in out and "withdrawn" in out
+    code, out, err = _cli(platform, monkeypatch, "wallet", "balance", player, "--operator", B)
+    assert code == 3 and out == "" and f"no cashier result of {B}" in err
+
+
+def test_an_operators_cashier_sees_its_players_balance_as_of_its_latest_result(platform):
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with _cashier(platform, A) as cashier:
+        cashier.deposit(player, 10_000, "EUR", timeout_s=30)
+        refused = cashier.withdraw(player, 20_000, "EUR", timeout_s=30)
+        assert isinstance(refused, CommandRejected) and refused.code == "INSUFFICIENT_FUNDS"
+        (seen,) = cashier.balances(player)
+    assert (seen.currency, seen.balance_minor, seen.transaction_id) == ("EUR", 10_000, refused.transaction_id)
+    with _cashier(platform, B) as other:
+        assert other.balances(player) == []

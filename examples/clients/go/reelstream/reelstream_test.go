@@ -9,6 +9,17 @@ import (
 	"time"
 )
 
+// loadConformance reads one of the conformance kit's files (docs/contract/conformance) into into.
+func loadConformance(t *testing.T, name string, into any) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "contract", "conformance", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type partitioningVectors struct {
 	Partitions int `json:"partitions"`
 	Keys       []struct {
@@ -20,14 +31,8 @@ type partitioningVectors struct {
 
 // The language-neutral vectors of the conformance kit: what the Java client and librdkafka compute for each key.
 func loadVectors(t *testing.T) partitioningVectors {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "contract", "conformance", "partitioning.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var vectors partitioningVectors
-	if err := json.Unmarshal(raw, &vectors); err != nil {
-		t.Fatal(err)
-	}
+	loadConformance(t, "partitioning.json", &vectors)
 	if len(vectors.Keys) < 8 {
 		t.Fatalf("only %d partitioning vectors", len(vectors.Keys))
 	}

@@ -145,19 +145,7 @@ func namesOurSpin(answer Answer, spin Spin) bool {
 
 // Play sends one spin and waits for its answer, sending the identical record again after each timeout.
 func Play(ctx context.Context, config Config, spin Spin) (Result, error) {
-	if config.Attempts < 1 || config.Timeout <= 0 {
-		return Result{}, fmt.Errorf("attempts (%d) and timeout (%s) must be positive", config.Attempts, config.Timeout)
-	}
-	// Read the answers topic from a little before now (broker time): every answer to the request below is seen.
-	since := time.Now().Add(-5 * time.Second).UnixMilli()
-	opts := append([]kgo.Opt{
-		kgo.RecordPartitioner(config.Partitioner), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
-		// franz-go compresses with snappy by default; the platform's consumers read uncompressed and gzip batches.
-		kgo.ProducerBatchCompression(kgo.NoCompression()),
-		kgo.ConsumeTopics(config.TopicPrefix + config.answersTopic()), kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(since)),
-		kgo.FetchMaxWait(200 * time.Millisecond), kgo.ClientID("reelstream-go-example"),
-	}, config.Options...)
-	client, err := kgo.NewClient(opts...)
+	client, err := newClient(config, config.answersTopic())
 	if err != nil {
 		return Result{}, err
 	}
@@ -166,10 +154,41 @@ func Play(ctx context.Context, config Config, spin Spin) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return wait(ctx, client, config, spin, record)
+	var answer Answer
+	result, err := exchange(ctx, client, config, spin.RequestID, record, func(r *kgo.Record) (string, bool) {
+		found, ok := ParseAnswer(r.Value, spin)
+		if ok && answer.EventID == "" {
+			answer = found
+		}
+		return found.EventID, ok
+	})
+	result.Answer = answer
+	return result, err
 }
 
-func wait(ctx context.Context, client *kgo.Client, config Config, spin Spin, record *kgo.Record) (Result, error) {
+// newClient is a producer and a reader of answersTopic (before the prefix) from a little before now (broker time), so
+// every answer to a request sent after it is seen.
+func newClient(config Config, answersTopic string) (*kgo.Client, error) {
+	if config.Attempts < 1 || config.Timeout <= 0 {
+		return nil, fmt.Errorf("attempts (%d) and timeout (%s) must be positive", config.Attempts, config.Timeout)
+	}
+	since := time.Now().Add(-5 * time.Second).UnixMilli()
+	opts := append([]kgo.Opt{
+		kgo.RecordPartitioner(config.Partitioner), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0),
+		// franz-go compresses with snappy by default; the platform's consumers read uncompressed and gzip batches.
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ConsumeTopics(config.TopicPrefix + answersTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(since)),
+		// The platform's answers are written in transactions: never read one that was aborted.
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxWait(200 * time.Millisecond), kgo.ClientID("reelstream-go-example"),
+	}, config.Options...)
+	return kgo.NewClient(opts...)
+}
+
+// exchange sends record, again byte for byte after each timeout, until accept takes an answer (its event id); then it
+// keeps reading for config.Linger and counts the duplicates of the answers it took.
+func exchange(ctx context.Context, client *kgo.Client, config Config, id string, record *kgo.Record,
+	accept func(*kgo.Record) (string, bool)) (Result, error) {
 	result, seen, found := Result{}, map[string]bool{}, false
 	var deadline time.Time
 	for {
@@ -179,7 +198,7 @@ func wait(ctx context.Context, client *kgo.Client, config Config, spin Spin, rec
 		}
 		if !found && (result.Attempts == 0 || now.After(deadline)) {
 			if result.Attempts == config.Attempts {
-				return result, fmt.Errorf("%w to request %s after %d attempts", ErrNoAnswer, spin.RequestID, result.Attempts)
+				return result, fmt.Errorf("%w to request %s after %d attempts", ErrNoAnswer, id, result.Attempts)
 			}
 			if err := client.ProduceSync(ctx, copyRecord(record)).FirstErr(); err != nil {
 				return result, fmt.Errorf("sending the request: %w", err)
@@ -199,16 +218,16 @@ func wait(ctx context.Context, client *kgo.Client, config Config, spin Spin, rec
 			}
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
-			answer, ok := ParseAnswer(r.Value, spin)
+			eventID, ok := accept(r)
 			switch {
 			case !ok:
-			case seen[answer.EventID]:
+			case seen[eventID]:
 				result.Duplicates++ // the same fact delivered again (a service crashed after writing it)
 			case !found:
-				seen[answer.EventID], found, result.Answer = true, true, answer
+				seen[eventID], found = true, true
 				deadline = time.Now().Add(config.Linger)
 			default:
-				seen[answer.EventID] = true // a second distinct answer would break the contract: keep the first
+				seen[eventID] = true // a second distinct answer would break the contract: keep the first
 			}
 		})
 	}

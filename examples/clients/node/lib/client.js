@@ -31,16 +31,21 @@ export function requestMessage(spin, source, now = new Date()) {
 /** The answer to our request in an answer record, or null (other requests, other types, others' conflicts). */
 export function parseAnswer(value, spin) {
   if (!value.includes(spin.request_id)) return null // most records on a busy platform are not ours
-  let event
-  try {
-    event = JSON.parse(value)
-  } catch {
-    return null
-  }
+  const event = parseEvent(value)
   const data = event?.data
+  if (event === null) return null
   if ((event.type !== SETTLED && event.type !== REJECTED) || data?.request_id !== spin.request_id) return null
   if (!namesOurSpin(data, spin)) return null
   return { eventId: event.id, settled: event.type === SETTLED, ...data }
+}
+
+/** A record's CloudEvent, or null when it is not JSON (not ours to judge: the services dead-letter those). */
+export function parseEvent(value) {
+  try {
+    return JSON.parse(value)
+  } catch {
+    return null
+  }
 }
 
 // An answer to another spin under our id names its own game and stake: the original spin's settlement when we reuse
@@ -53,14 +58,23 @@ function namesOurSpin(data, spin) {
 // kafkajs logs to stdout by default; the CLI's stdout is its answer, so warnings go to stderr.
 const toStderr = () => ({ namespace, log }) => process.stderr.write(`kafkajs ${namespace}: ${log.message}\n`)
 
-/**
- * Send the spin and wait for its answer; after each timeout the identical message is sent again (same request id).
- * Resolves { answer, attempts, duplicates }; rejects with NoAnswer after `attempts` sends.
- */
+/** Send the spin and wait for its answer (exchangeOnce: the identical message again after each timeout). */
 export async function play(config, spin) {
+  return exchangeOnce(config, {
+    answers: answersTopic(config), requestTopic: 'spin.requests', message: requestMessage(spin, 'reelstream-node-example'),
+    parse: value => parseAnswer(value, spin), what: `request ${spin.request_id}`,
+  })
+}
+
+/**
+ * Send `message` on `requestTopic` and wait for the answer `parse` takes (an object with its `eventId`, or null) on
+ * `answers` (topic names before the prefix); after each timeout the identical message is sent again. Resolves
+ * { answer, attempts, duplicates }; rejects with NoAnswer after `attempts` sends.
+ */
+export async function exchangeOnce(config, { answers, requestTopic, message, parse, what }) {
   const { kafka: options, topicPrefix = '', partitioner, timeoutMs, attempts, lingerMs = 0 } = config
   const kafka = new Kafka({ clientId: 'reelstream-node-example', logLevel: logLevel.WARN, logCreator: toStderr, ...options })
-  const eventsTopic = topicPrefix + answersTopic(config)
+  const eventsTopic = topicPrefix + answers
   const admin = kafka.admin()
   await admin.connect()
   // Every answer to the request sent below is after these offsets, whenever the group below gets its partitions.
@@ -70,7 +84,9 @@ export async function play(config, spin) {
   const producer = kafka.producer({ createPartitioner: partitioner, allowAutoTopicCreation: false })
   try {
     await producer.connect()
-    return await exchange({ consumer, producer, topicPrefix, eventsTopic, start, timeoutMs, attempts, lingerMs }, spin)
+    const requests = topicPrefix + requestTopic
+    const plan = { requests, eventsTopic, start, timeoutMs, attempts, lingerMs, message, parse, what }
+    return await exchange(consumer, producer, plan)
   } finally {
     await Promise.allSettled([consumer.disconnect(), producer.disconnect()])
     await admin.deleteGroups([groupId]).catch(() => {}) // throwaway group: nothing to resume
@@ -78,7 +94,8 @@ export async function play(config, spin) {
   }
 }
 
-async function exchange({ consumer, producer, topicPrefix, eventsTopic, start, timeoutMs, attempts, lingerMs }, spin) {
+async function exchange(consumer, producer, plan) {
+  const { requests, eventsTopic, start, timeoutMs, attempts, lingerMs, message, parse, what } = plan
   const seen = new Set()
   let answer = null
   let duplicates = 0
@@ -87,8 +104,8 @@ async function exchange({ consumer, producer, topicPrefix, eventsTopic, start, t
   await consumer.subscribe({ topic: eventsTopic, fromBeginning: false })
   const joined = new Promise(resolve => consumer.on(consumer.events.GROUP_JOIN, resolve))
   await consumer.run({
-    eachMessage: async ({ message }) => {
-      const found = parseAnswer(message.value.toString('utf8'), spin)
+    eachMessage: async ({ message: record }) => {
+      const found = parse(record.value.toString('utf8'))
       if (found === null) return
       if (seen.has(found.eventId)) {
         duplicates += 1 // the same fact delivered again (a service crashed after writing it)
@@ -103,10 +120,9 @@ async function exchange({ consumer, producer, topicPrefix, eventsTopic, start, t
   })
   await joined
   for (const { partition, offset } of start) consumer.seek({ topic: eventsTopic, partition, offset })
-  const message = requestMessage(spin, 'reelstream-node-example')
   let sent = 0
   while (answer === null && sent < attempts) {
-    await producer.send({ topic: `${topicPrefix}spin.requests`, acks: -1, messages: [message] })
+    await producer.send({ topic: requests, acks: -1, messages: [message] })
     sent += 1
     await new Promise(resolve => {
       const timer = setTimeout(resolve, timeoutMs)
@@ -114,7 +130,7 @@ async function exchange({ consumer, producer, topicPrefix, eventsTopic, start, t
       if (answer !== null) wake()
     })
   }
-  if (answer === null) throw new NoAnswer(`no answer to request ${spin.request_id} after ${sent} attempts`)
+  if (answer === null) throw new NoAnswer(`no answer to ${what} after ${sent} attempts`)
   await new Promise(resolve => setTimeout(resolve, lingerMs))
   return { answer, attempts: sent, duplicates }
 }

@@ -23,6 +23,7 @@ BAD = {
     "AMOUNT_MINOR": st.sampled_from(["10.50", "-500", "0", "ten", INT64_OVER, "1e3", "99999999999999999999"]),
     "EUR|DKK": st.sampled_from(["eu", "XYZ", "", "€"]),
     "PLAYER_ID": st.sampled_from(["", "a b", "x" * 65, "p/1", "ø"]),
+    "OPERATOR": st.sampled_from(["nope", "", "Demo-A", "demo-a "]),
     "UUID": st.sampled_from(["zz", "1234", "not-a-uuid"]),
     "OFFSET": st.sampled_from(["-1", "x", INT64_OVER, "1.5"]),
     "TIME": st.sampled_from(["yesterday-ish", "2026-13-01", "-1y", "30/11/2026", "soon"]),
@@ -234,7 +235,7 @@ def test_a_deposit_above_the_cap_goes_out_with_confirm(monkeypatch):
     from reelstream.commands import wallet
 
     sent = []
-    monkeypatch.setattr(wallet, "_send_and_wait", lambda data, timeout_s: sent.append(data))
+    monkeypatch.setattr(wallet, "_send_and_wait", lambda data, timeout_s, cashier: sent.append(data))
     code, _, _ = _run(["wallet", "deposit", "newbie-1", "1000000000000", "--confirm"])
     assert code == 0
     assert [(d.player_id, d.amount_minor, d.currency) for d in sent] == [("newbie-1", 1_000_000_000_000, "EUR")]
