@@ -8,6 +8,8 @@ DeleteRecords on event topics are refused for every role but break-glass (and th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass, field
 
 from shared import operators
@@ -54,6 +56,16 @@ def _service(name: str, about: str, transactional: bool = True) -> Role:
 
 
 _OUTSIDE_QUOTAS = {"producer_byte_rate": 1_048_576.0, "consumer_byte_rate": 4_194_304.0, "request_percentage": 50.0}
+
+
+def _per_operator(role_of: Callable[[str], str], does: str) -> tuple[Role, ...]:
+    """One role per operator (shared/operators.py), named by `role_of`, with its own consumer groups."""
+    return tuple(
+        Role(role_of(o), f"operator {o}'s {does}", group_prefixes=(f"{role_of(o)}.",), quotas=_OUTSIDE_QUOTAS)
+        for o in operators.OPERATORS
+    )
+
+
 _ALL = "*"
 ROLES: tuple[Role, ...] = (
     _service("spin", "the spin service: requests in; wallet and jackpot commands, journal and answers out"),
@@ -81,15 +93,7 @@ ROLES: tuple[Role, ...] = (
         quotas=_OUTSIDE_QUOTAS,
     ),
     # One per operator (shared/operators.py): its front ends read only its own players' answers (spin.answers.<O>).
-    *(
-        Role(
-            operators.client_role(operator_id),
-            f"operator {operator_id}'s game front ends: spin requests out; its players' answers and meters in",
-            group_prefixes=(f"{operators.client_role(operator_id)}.",),
-            quotas=_OUTSIDE_QUOTAS,
-        )
-        for operator_id in operators.OPERATORS
-    ),
+    *_per_operator(operators.client_role, "game front ends: spin requests out; its players' answers and meters in"),
     Role(
         "cashier",
         "the cashier: deposits and withdrawals out, their results in",
@@ -97,15 +101,7 @@ ROLES: tuple[Role, ...] = (
         quotas=_OUTSIDE_QUOTAS,
     ),
     # One per operator: its cashier's commands out (signed with its own key), their results in (wallet.answers.<O>).
-    *(
-        Role(
-            operators.cashier_role(operator_id),
-            f"operator {operator_id}'s cashier: its deposits and withdrawals out, their results in",
-            group_prefixes=(f"{operators.cashier_role(operator_id)}.",),
-            quotas=_OUTSIDE_QUOTAS,
-        )
-        for operator_id in operators.OPERATORS
-    ),
+    *_per_operator(operators.cashier_role, "cashier: its deposits and withdrawals out, their results in"),
     Role(
         "operator",
         "pool administration: jackpot commands out, pools and meters in",
