@@ -1,0 +1,107 @@
+"""A warm spare's states (shared/warm.py) against a fake reader: a step folds every partition's committed records from
+its state's end up to the end the reader gives now, quarantines what the fold refuses (never folded, the offset
+kept), keeps the input position the last folded record carries, and starts the next step where this one ended; a
+taken state is handed over once. Folding in steps gives the state a fold of the whole tail gives."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiokafka import TopicPartition
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared import snapshots
+from shared.input_position import POSITION_HEADER
+from shared.warm import WarmStates
+from tests.support.snapshot_log import LogRecord
+
+TOPIC = "t-wallet.events"
+
+
+class FakeReader:
+    """An assigned read_committed reader over fixed partitions whose visible end moves when told."""
+
+    def __init__(self, logs: dict[int, list[LogRecord]]) -> None:
+        self.logs, self.ends = logs, {p: 0 for p in logs}
+        self.positions: dict[TopicPartition, int] = {}
+
+    async def end_offsets(self, tps):
+        return {tp: self.ends[tp.partition] for tp in tps}
+
+    async def beginning_offsets(self, tps):
+        return {tp: 0 for tp in tps}
+
+    def seek(self, tp, offset):
+        self.positions[tp] = offset
+
+    async def getmany(self, *tps, timeout_ms=0, max_records=None):
+        out = {}
+        for tp in tps:
+            at = self.positions[tp]
+            records = self.logs[tp.partition][at : at + 3]  # a few at a time, as a fetch would
+            self.positions[tp] = at + len(records)
+            out[tp] = records
+        return out
+
+    async def position(self, tp):
+        return self.positions[tp]
+
+
+def _record(partition: int, offset: int, value: int, position: int | None) -> LogRecord:
+    headers = [(POSITION_HEADER, str(position).encode())] if position is not None else []
+    return LogRecord(b"k", str(value).encode(), headers, offset, partition)
+
+
+def _fold(state: list[int], record) -> str | None:
+    value = int(record.value)
+    if value < 0:
+        return "not the writer's"
+    state.append(value)
+    return None
+
+
+def _states(logs: dict[int, list[LogRecord]]) -> WarmStates:
+    warm = WarmStates("unused", "wallet", TOPIC, restore=None, fold=_fold)
+    for partition in logs:
+        warm.states[partition] = snapshots.Restoration([], None, 0, (), None, 0, snapshots.Cursor(0))
+    return warm
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.integers(0, 3),
+        st.lists(st.tuples(st.integers(-2, 50), st.booleans()), max_size=25),
+        min_size=1,
+        max_size=4,
+    ),
+    st.lists(st.integers(0, 25), min_size=1, max_size=6),
+)
+def test_states_folded_in_steps_equal_a_fold_of_the_whole_tail(histories, cuts):
+    logs = {
+        partition: [
+            _record(partition, offset, value, offset + 100 if marked else None)
+            for offset, (value, marked) in enumerate(history)
+        ]
+        for partition, history in histories.items()
+    }
+    reader, warm = FakeReader(logs), _states(logs)
+    for cut in [*cuts, 10**6]:  # the visible end moves on between steps, never back
+        for partition, log in logs.items():
+            reader.ends[partition] = max(reader.ends[partition], min(cut, len(log)))
+        asyncio.run(warm.step(reader))
+    assert warm.steps == len(cuts) + 1
+    for partition, log in logs.items():
+        state = warm.states[partition]
+        values = [int(r.value) for r in log]
+        positions = [
+            offset + 100 for offset, (value, marked) in enumerate(histories[partition]) if marked and value >= 0
+        ]
+        assert state.state == [v for v in values if v >= 0]
+        assert state.quarantined == tuple(r.offset for r in log if int(r.value) < 0)
+        assert state.folded == sum(1 for v in values if v >= 0)
+        assert state.input_next == (positions[-1] if positions else None)
+        assert state.events_end == len(log)
+    taken = next(iter(logs))
+    assert warm.take(taken) is not None and warm.take(taken) is None
