@@ -36,7 +36,7 @@ class MirroredWallet(Wallet):
 
     def send_all(self, data, *, sent_at=None, envelope_id=None):
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
-        events = decide(self.book, command, self.now).events
+        events = decide(self.book, command, self.now, proofs=records.proof_problem).events  # as the adapter binds it
         self.emitted.extend(events)
         outputs = handle(
             self.partition,
