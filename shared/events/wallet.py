@@ -217,6 +217,8 @@ class _PostedEvent(_WalletEvent):
 class Deposited(_PostedEvent):
     TYPE = "reelstream.wallet.deposited.v1"
     amount_minor: Minor
+    # The operator whose cashier key signed the deposit (None: the plain cashier's): the first one binds the account.
+    operator_id: str | None = None
 
 
 class Withdrawn(_PostedEvent):

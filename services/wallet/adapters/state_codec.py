@@ -18,6 +18,7 @@ def player_doc(player: PlayerState) -> dict[str, Any]:
         "use": {k: [u.period_key, u.used_minor] for k, u in player.usage.items()},
         "exu": player.excluded_until_ms,
         "exi": player.excluded_indefinitely,
+        "op": player.operator_id,
     }
 
 
@@ -32,6 +33,7 @@ def load_player(doc: dict[str, Any]) -> PlayerState:
             usage={k: Usage(*v) for k, v in doc["use"].items()},
             excluded_until_ms=doc["exu"],
             excluded_indefinitely=doc["exi"],
+            operator_id=doc.get("op"),  # absent in snapshots written before accounts were bound to operators
         )
     except (KeyError, TypeError, AttributeError) as error:
         raise StoreCorrupted(f"player state unreadable: {error}") from error

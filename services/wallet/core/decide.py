@@ -120,6 +120,9 @@ def decide_player(
             message = f"the command names operator {data.operator_id}; it is signed with {signer} cashier key"
             return (_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message),)
         data = data.model_copy(update={"operator_id": operator})
+    if _another_operators(state, data):
+        message = f"the account belongs to another operator than {data.operator_id}"  # the owner is not named
+        return (_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message),)
     content = fingerprint(data)
     age_problem = _age_problem(epoch_ms(command.time), now_ms)
     if age_problem is not None:
@@ -159,6 +162,15 @@ def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) 
         invariant(settled is not None, "an accepted place-wager's settlement is remembered with its debit")
         events.append(settled.event_bytes)
     return tuple(decode(raw, expect_kind="event") for raw in events)
+
+
+def _another_operators(state: WalletState, data: CommandData) -> bool:
+    """Whether the command is another operator's than the account's (a cashier command bound to it, a wager under
+    its token). The plain cashier's commands and those naming no operator are not refused here."""
+    owner, acting = state.player.operator_id, getattr(data, "operator_id", None)
+    if owner is None or acting is None or acting == owner:
+        return False
+    return isinstance(data, (*_CASHIER_COMMANDS, DebitWager, PlaceWager))
 
 
 def _age_problem(command_ms: int, now_ms: int) -> str | None:

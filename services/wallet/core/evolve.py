@@ -76,6 +76,8 @@ def evolve_player(player: PlayerState, data: Any) -> PlayerState:
     player = replace(player, seq=player.seq + 1)
     if isinstance(data, _PostedEvent):
         player = _posted(player, data)
+    if isinstance(data, Deposited) and player.operator_id is None and data.operator_id is not None:
+        player = replace(player, operator_id=data.operator_id)  # the account's first operator deposit binds it
     if isinstance(data, LimitSet):
         return _limit_set(player, data)
     if isinstance(data, SelfExcluded):

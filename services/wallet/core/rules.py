@@ -70,6 +70,7 @@ def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str,
         **common,
         currency=currency,
         amount_minor=amount,
+        operator_id=command.operator_id,
         balance_after_minor=balance,
         postings=postings.deposit(player.player_id, amount),
     )

@@ -58,6 +58,9 @@ class PlayerState:
     usage: Mapping[str, Usage] = field(default_factory=dict)
     excluded_until_ms: int | None = None
     excluded_indefinitely: bool = False
+    # The operator the account belongs to: the one of its first deposit signed with an operator's cashier key (None:
+    # no operator's yet). Another operator's cashier commands and wagers are refused (decide: OPERATOR_MISMATCH).
+    operator_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,13 +130,15 @@ def test_a_repeat_is_answered_again_on_the_operators_topic_with_the_same_bytes(k
     assert book.players[PLAYER].balances_minor == {"EUR": 500}
 
 
-def test_as_command_repeated_with_bs_key_is_a_conflict_on_bs_topic_never_as_answer(keys):
+def test_as_command_repeated_with_bs_key_is_refused_on_bs_topic_never_as_answer(keys):
+    # A's deposit opened the account, so it is A's: B's repeat of it is refused as another operator's (before the id is
+    # looked up: A's answer is never repeated to B).
     book = WalletBook(0)
     value = _value(_deposit(1))
     _through(book, None, cashier_role(A), value=value)
     found = _through(book, None, cashier_role(B), value=value, at_ms=T0_MS + 1)
     assert set(found) == {WALLET_EVENTS, wallet_answers_topic(B)}
-    assert _data(found[wallet_answers_topic(B)][0]).code == "DUPLICATE_CONFLICT"
+    assert _data(found[wallet_answers_topic(B)][0]).code == "OPERATOR_MISMATCH"
     assert book.players[PLAYER].balances_minor == {"EUR": 500}
 
 
