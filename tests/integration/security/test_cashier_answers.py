@@ -101,6 +101,20 @@ def test_a_deposit_naming_b_signed_with_as_key_is_refused_on_as_topic_only(platf
     assert _of(platform, wallet_answers_topic(B), player) == []
 
 
+def test_bs_cashier_cannot_withdraw_from_an_account_as_deposit_opened(platform):
+    # An account belongs to the operator of its first deposit: B's cashier, with its own key and principal, is
+    # refused on its own topic and moves nothing; A's withdrawal after it is taken.
+    player = f"ca-{uuid.uuid4().hex[:10]}"
+    with _cashier(platform, A) as mine, _cashier(platform, B) as theirs:
+        assert isinstance(mine.deposit(player, 10_000, "EUR", timeout_s=30), Deposited)
+        refused = theirs.withdraw(player, 9_000, "EUR", timeout_s=30)
+        assert isinstance(refused, CommandRejected) and refused.code == "OPERATOR_MISMATCH"
+        assert A not in (refused.message or "")
+        withdrawn = mine.withdraw(player, 9_000, "EUR", timeout_s=30)
+    assert isinstance(withdrawn, Withdrawn) and withdrawn.balance_after_minor == 1_000
+    assert len(_of(platform, wallet_answers_topic(B), player)) == 1
+
+
 def test_the_plain_cashiers_deposit_is_answered_on_wallet_events_alone(platform):
     player = f"ca-{uuid.uuid4().hex[:10]}"
     with client_for(platform) as cashier:
