@@ -55,7 +55,7 @@ SPARE_DELAY_S = 5.0
 # Spares kept per service (else one). The spin's and the wallet's spares keep their books warm, and that warm-up
 # (their first restore of every partition: the de-duplication window's images) took 10–31 s in the long run on the
 # loaded machine; a second kill before it was done got a cold takeover (5–10 s). The second spare is warm then.
-SPARES = {"spin": 2, "wallet": 2}
+SPARES = {"spin": 2}
 CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
 
 

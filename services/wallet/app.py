@@ -44,14 +44,7 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
     )
 
 
-TAKE_WAIT_S = 1.0  # a spare's go waits this long for the warm books' step in progress
-
-
-def spare(go: Callable[[], bool]) -> None:
-    """A warm spare (reelstream/commands/services.py): keep every partition's book up with wallet.events until `go()`
-    returns (True: take over and serve, False: the supervisor went away), so a takeover folds only the last half
-    second of events instead of loading a snapshot of the whole de-duplication window (shared/warm.py)."""
-    main(go)
+TAKE_WAIT_S = 1.0  # a go waits this long for the warm books' step in progress (serve(go=...): not wired to spares)
 
 
 async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | None = None) -> None:
