@@ -64,6 +64,19 @@ class Follower:
     async def _follow(self, stop: asyncio.Event) -> None:
         raise NotImplementedError
 
+    async def _keep_up(self, stop: asyncio.Event, step: Callable[[], Awaitable[Any]]) -> None:
+        """`step()` every STEP_S until `stop`; a Kafka error in a step (raised before anything is folded: the states
+        are still a cut) only skips it."""
+        while not stop.is_set():
+            try:
+                await step()
+            except KafkaError as error:
+                log.warning("%s: a step failed (%s), the next one tries again", self.what, error)
+            try:
+                await asyncio.wait_for(stop.wait(), STEP_S)
+            except asyncio.TimeoutError:
+                pass
+
     def _drop(self) -> None:
         raise NotImplementedError
 
@@ -132,15 +145,7 @@ class WarmStates(Follower):
             log.info("%s of partitions %s in %.0f ms", self.what, partitions, (time.perf_counter() - started) * 1000)
             reader.assign([TopicPartition(self.events_topic, partition) for partition in partitions])
             self.ready = True
-            while not stop.is_set():
-                try:
-                    await self.step(reader)
-                except KafkaError as error:  # raised before anything is folded: the states are still a cut
-                    log.warning("%s: a step failed (%s), the next one tries again", self.what, error)
-                try:
-                    await asyncio.wait_for(stop.wait(), STEP_S)
-                except asyncio.TimeoutError:
-                    pass
+            await self._keep_up(stop, lambda: self.step(reader))
         finally:
             await reader.stop()
 

@@ -16,11 +16,10 @@ import time
 from dataclasses import replace
 
 from aiokafka import TopicPartition
-from aiokafka.errors import KafkaError
 
 from services.spin.adapters.rebuild import FOLD_ORDER, RestoredBook, fold_records, restore_book
 from shared.partition_log import read_range
-from shared.warm import STEP_S, Follower
+from shared.warm import Follower
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import Catalog
 from shared.config import Settings
@@ -64,15 +63,7 @@ class WarmBooks(Follower):
             log.info("warm books of partitions %s in %.0f ms", partitions, (time.perf_counter() - started) * 1000)
             committed.assign([tp for partition in partitions for tp in self._tps(partition)])
             self.ready = True
-            while not stop.is_set():
-                try:
-                    await self.step(committed, everything, stop)
-                except KafkaError as error:  # raised before anything is folded: the books are still a cut
-                    log.warning("warm books: a step failed (%s), the next one tries again", error)
-                try:
-                    await asyncio.wait_for(stop.wait(), STEP_S)
-                except asyncio.TimeoutError:
-                    pass
+            await self._keep_up(stop, lambda: self.step(committed, everything, stop))
         finally:
             await committed.stop()
             await everything.stop()
