@@ -8,16 +8,14 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
 
 from shared import observability
 from shared.config import load_settings
 from shared.observability.metrics import WALLET_LIABILITY_MINOR
-from shared.warm import follow_until
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
 
 from services.wallet.adapters.liabilities import liabilities_minor
-from services.wallet.adapters.restore import Restored, warm_states
+from services.wallet.adapters.restore import Restored
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from games.selftest import require_self_test
 
@@ -44,17 +42,7 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
     )
 
 
-TAKE_WAIT_S = 1.0  # a go waits this long for the warm books' step in progress (serve(go=...): not wired to spares)
-
-
-async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | None = None) -> None:
-    warm = None
-    if go is not None:
-        books = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic)
-        warm = await follow_until(go, books, TAKE_WAIT_S)
-        if warm is None:
-            return  # a spare whose supervisor went away: nothing to take over
-        started = time.monotonic()  # the ready line counts from the go
+async def serve(config: WalletConfig, started: float) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -72,7 +60,7 @@ async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | N
         sys.stderr.write(ready_line("wallet") + "\n")
         sys.stderr.flush()
 
-    service = WalletService(config, on_ready=ready, warm=warm)
+    service = WalletService(config, on_ready=ready)
     observability.PROCESS.gauges.append(lambda: _show_liabilities(service))
     http = await observability.serve_http()
     try:
@@ -99,12 +87,12 @@ def _show_liabilities(service: WalletService) -> None:
         WALLET_LIABILITY_MINOR.labels(currency).set(total_minor)
 
 
-def main(go: Callable[[], bool] | None = None) -> None:
+def main() -> None:
     require_self_test("wallet")
     started = time.monotonic()
     observability.setup("wallet")
     try:
-        asyncio.run(serve(live_config(), started, go))
+        asyncio.run(serve(live_config(), started))
     finally:
         observability.shutdown_tracing()
 
