@@ -245,6 +245,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if not self.stats.batches:
             self.stats.first_batch_s = time.perf_counter()
         previous, polled_at = [], time.perf_counter()
+        # At most one snapshot image a poll: partitions restored together fall due together, and their images taken
+        # in one go stalled every partition's spins for the sum of them; the others wait for the next polls.
+        imaged = False
         for partition, parts in _by_partition(polled).items():
             state = self.states.get(partition)
             if state is None:  # fetched before this partition was restored (or after it was revoked)
@@ -258,14 +261,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             if not records:
                 continue
             before = self._inflight.get(partition)
-            if before is not None and self.service.snapshot_due(partition, state):
+            if before is not None and not imaged and self.service.snapshot_due(partition, state):
                 await before  # the partition's state must be committed state: drain it first
                 self.service.quiet(partition, state)
             started = time.perf_counter()
             with observability.handler_timer():
                 outputs = self.service.decide(partition, state, records)
             # No await since decide: the image is the state of exactly these outputs.
-            image = self._snapshots.image(partition, state) if self._snapshots is not None else None
+            image = self._snapshots.image(partition, state) if self._snapshots is not None and not imaged else None
+            imaged = imaged or image is not None
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
             commit = asyncio.create_task(_guarded(self._commit(before, partition, offsets, outputs, polled_at, image)))

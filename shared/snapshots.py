@@ -449,7 +449,11 @@ class Keeper:
         input_next = cursor.input_next if input_next is None else input_next
         output_next = cursor.events_next if events_next is None else events_next
         folds = cursor.positions if positions is None else positions
-        encoded = encode(self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds)
+        # Compressed, hashed and signed on a worker thread (zlib and hashlib release the GIL on large buffers): the
+        # event loop goes on deciding other partitions' records meanwhile.
+        encoded = await asyncio.to_thread(
+            encode, self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds
+        )
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:

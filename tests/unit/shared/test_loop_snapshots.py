@@ -192,3 +192,45 @@ def test_a_snapshot_of_a_batch_that_read_only_an_extra_input_names_the_last_comm
         asyncio.run(loop._commit(None, 2, offsets, [_event(b"e")], 0.0, image))
     newest, older = _read(producer)
     assert (older.input_next, newest.input_next) == (3, 3)
+
+
+class DueOnce(Stateless[dict]):
+    """Every partition due at once (partitions restored together fall due together), each until its image is taken."""
+
+    def __init__(self, partitions: tuple[int, ...]) -> None:
+        self.due, self.imaged = set(partitions), []
+
+    def decide(self, partition: int, state: dict, records: list) -> list[Output]:
+        return [_event(b"e%d" % partition)]
+
+    def snapshot_image(self, partition: int, state: dict, force: bool = False) -> snapshots.Image | None:
+        if partition not in self.due:
+            return None
+        self.due.discard(partition)
+        self.imaged.append(partition)
+        return snapshots.Image(b"%d" % partition, 1)
+
+
+def test_one_poll_takes_at_most_one_snapshot_image_and_the_next_polls_take_the_others_due():
+    # Before, one poll took all three images in a row: a stall of their sum for every partition's records.
+    partitions = (0, 1, 2)
+    service = DueOnce(partitions)
+    loop = TransactionalLoop(CONFIG, service)
+    for partition in partitions:
+        loop.states[partition], loop.producers[partition] = {}, KeptProducer()
+        loop._snapshots.track(partition, snapshots.Cursor(events_next=0))
+
+    async def polls(count: int) -> list[list[int]]:
+        taken = []
+        for offset in range(count):
+            before = len(service.imaged)
+            polled = {
+                TopicPartition(CONFIG.commands_topic, p): [LogRecord(b"k", b"v", [], offset, p)] for p in partitions
+            }
+            await loop._process(None, polled)
+            await asyncio.gather(*loop._inflight.values())
+            taken.append(service.imaged[before:])
+        return taken
+
+    assert asyncio.run(polls(4)) == [[0], [1], [2], []]
+    assert loop.stats.snapshots_written == 3
