@@ -293,7 +293,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         offsets: dict[TopicPartition, int],
         outputs: list[Output],
         polled_at: float,
-        image: snapshots.Image | None = None,
+        image: snapshots.Taken | None = None,
     ) -> None:
         if before is not None:
             await before

@@ -18,12 +18,13 @@ import logging
 import uuid
 import zlib
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from shared import records, signing
+from shared import forked, records, signing
 from shared.crash import crash_point
 
 log = logging.getLogger("reelstream.snapshots")
@@ -42,11 +43,37 @@ CHUNK_HEADER = "reelstream-snapshot-chunk"
 @dataclass(frozen=True)
 class Image:
     """A service's encoding of one partition's state (its own format, with its version) and the events offsets that
-    were quarantined (never folded) up to it."""
+    were quarantined (never folded) up to it. `state` may be the encoder of the state as it is when the image is taken
+    (a callable): the loop runs it in a forked child (`take`), so the encoding costs the event loop nothing."""
 
-    state: bytes
+    state: bytes | Callable[[], bytes]
     format_version: int
     quarantined: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Taken:
+    """An image taken: its packed state on its way (`pack`'s bytes, from a forked child or a worker thread)."""
+
+    packed: Future[bytes]
+    format_version: int
+    quarantined: tuple[int, ...] = ()
+
+
+def take(image: Image, fork: bool | None = None) -> Taken:
+    """Start packing an image at once: a lazy one encoded and compressed in a forked child of the state as it is now
+    (shared/forked.py; at once in the caller without fork), bytes compressed on a worker thread."""
+    if callable(image.state):
+        encoder = image.state
+        packed = forked.start(lambda: pack(encoder()), fork)
+    else:
+        packed = forked.in_thread(pack, image.state)
+    return Taken(packed, image.format_version, image.quarantined)
+
+
+def pack(state: bytes) -> bytes:
+    """A state's bytes compressed, framed by the length of the state (what the manifest names as `state_bytes`)."""
+    return len(state).to_bytes(8, "big") + zlib.compress(state, 1)
 
 
 @dataclass(frozen=True)
@@ -86,14 +113,17 @@ def encode(
     logical_topic: str,
     partition: int,
     slot: int,
-    image: Image,
+    image: Image | Taken,
     input_next: int | None,
     output_next: int,
     positions: dict[str, int] | None = None,
+    packed: bytes = b"",
 ) -> list[Record]:
     """The chunk records then the manifest record of one snapshot (to produce in this order, in one transaction),
-    signed together once by `writer`'s key under `logical_topic` when the environment has one (shared/signing.py)."""
-    packed = zlib.compress(image.state, 1)
+    signed together once by `writer`'s key under `logical_topic` when the environment has one (shared/signing.py).
+    `image`: an Image of bytes, or a Taken one with its packed bytes (`packed`)."""
+    framed = pack(image.state) if isinstance(image, Image) else packed
+    state_bytes, packed = int.from_bytes(framed[:8], "big"), framed[8:]
     chunks = [packed[at : at + CHUNK_BYTES] for at in range(0, len(packed), CHUNK_BYTES)] or [b""]
     snapshot_id = str(uuid.uuid4())
     out: list[Record] = []
@@ -114,7 +144,7 @@ def encode(
         "quarantined": list(image.quarantined[-QUARANTINED_KEPT_MAX:]),
         "quarantined_count": len(image.quarantined),
         "chunks": [hashlib.sha256(chunk).hexdigest() for chunk in chunks],
-        "state_bytes": len(image.state),
+        "state_bytes": state_bytes,
     }
     headers = records.headers_for(writer, [(SNAPSHOT_ID_HEADER, snapshot_id.encode())])
     out.append((f"{partition}/{slot}/manifest".encode(), orjson.dumps(manifest), headers))
@@ -427,15 +457,17 @@ class Keeper:
     def forget(self, partition: int) -> None:
         self.cursors.pop(partition, None)
 
-    def image(self, partition: int, state: Any, force: bool = False) -> Image | None:
-        """The service's image of a partition it snapshots (None: none due, or no cursor: no snapshots topic)."""
-        return self._make(partition, state, force) if partition in self.cursors else None
+    def image(self, partition: int, state: Any, force: bool = False, fork: bool | None = None) -> Taken | None:
+        """The service's image of a partition it snapshots, taken (None: none due, or no cursor: no snapshots topic).
+        `fork`: whether a lazy image is encoded in a forked child (default: `forked.enabled()`)."""
+        made = self._make(partition, state, force) if partition in self.cursors else None
+        return None if made is None else take(made, fork)
 
     async def send(
         self,
         producer: Any,
         partition: int,
-        image: Image,
+        image: Taken,
         input_next: int | None,
         events_next: int | None,
         positions: dict[str, int] | None = None,
@@ -449,11 +481,11 @@ class Keeper:
         input_next = cursor.input_next if input_next is None else input_next
         output_next = cursor.events_next if events_next is None else events_next
         folds = cursor.positions if positions is None else positions
-        # Compressed, hashed and signed on a worker thread (zlib and hashlib release the GIL on large buffers): the
-        # event loop goes on deciding other partitions' records meanwhile.
-        encoded = await asyncio.to_thread(
-            encode, self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds
-        )
+        # Packed in a forked child or on a worker thread since the image was taken; hashed and signed on a worker
+        # thread (hashlib releases the GIL on large buffers): the event loop goes on deciding meanwhile.
+        packed = await asyncio.wrap_future(image.packed)
+        head = (self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds, packed)
+        encoded = await asyncio.to_thread(encode, *head)
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:

@@ -206,7 +206,7 @@ class JackpotService:
         self._unsnapshotted[partition] = 0
         self._snapshot_at[partition] = time.monotonic()
         self.stats.snapshots += 1
-        return snapshot.image(states, self._quarantined.get(partition, ()))
+        return snapshot.image(states, self._quarantined.get(partition, ()), lazy=True)
 
     async def acquired(self, restored: dict[int, Restored[States]]) -> None:
         self.stats.assigned = tuple(sorted(self.states))

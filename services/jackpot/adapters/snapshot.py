@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 import orjson
@@ -52,9 +53,15 @@ def _network_doc(state: NetworkState) -> dict[str, Any]:
     }
 
 
-def image(states: dict[str, NetworkState], quarantined: tuple[int, ...] = ()) -> snapshots.Image:
-    document = [_network_doc(state) for state in states.values()]
-    return snapshots.Image(orjson.dumps(document), VERSION, quarantined)
+def image(states: dict[str, NetworkState], quarantined: tuple[int, ...] = (), lazy: bool = False) -> snapshots.Image:
+    """The networks' image; `lazy`: carrying their encoder instead of its bytes (the loop runs it in a forked child at
+    once: shared/snapshots.take)."""
+    encoder = partial(_document, states)
+    return snapshots.Image(encoder if lazy else encoder(), VERSION, quarantined)
+
+
+def _document(states: dict[str, NetworkState]) -> bytes:
+    return orjson.dumps([_network_doc(state) for state in states.values()])
 
 
 def _load_pool(doc: dict[str, Any]) -> PoolState:

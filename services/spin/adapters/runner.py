@@ -161,7 +161,8 @@ class SpinRunner(Stateless[SpinBook]):
             return None
         fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))  # only what a restore would keep
         self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
-        return snapshots.Image(book_image.encode(book), book_image.FORMAT_VERSION)
+        # Lazy: encoded in a forked child of the book as it is now (shared/snapshots.take), not on the event loop.
+        return snapshots.Image(partial(book_image.encode, book), book_image.FORMAT_VERSION)
 
     def decide(self, partition: int, book: SpinBook, polled: list[Any]) -> list[Output]:
         effects = Effects()

@@ -149,7 +149,7 @@ class WalletService:
         if not (due or force):
             return None
         started = time.perf_counter()
-        made = snapshot.image(book, self.quarantined.get(partition, ()))
+        made = snapshot.image(book, self.quarantined.get(partition, ()), lazy=True)
         book.unsnapshotted = 0
         self.snapshot_at[partition] = time.monotonic()
         self.stats.snapshots += 1

@@ -4,6 +4,8 @@ memory (in FIFO order) as a JSON document, and reading it back. The positions tr
 
 from __future__ import annotations
 
+from functools import partial
+
 import orjson
 
 from shared import snapshots
@@ -15,12 +17,19 @@ from services.wallet.exceptions import StoreCorrupted
 VERSION = 2  # 1 was the local file format (with its offsets inside); 2 keeps only the state
 
 
-def image(book: WalletBook, quarantined: tuple[int, ...] = ()) -> snapshots.Image:
+def image(book: WalletBook, quarantined: tuple[int, ...] = (), lazy: bool = False) -> snapshots.Image:
+    """The book's image; `lazy`: carrying the book's encoder instead of its bytes (the loop runs it in a forked child
+    at once: shared/snapshots.take)."""
+    encoder = partial(_document, book)
+    return snapshots.Image(encoder if lazy else encoder(), VERSION, quarantined)
+
+
+def _document(book: WalletBook) -> bytes:
     document = {
         "players": [player_doc(player) for player in book.players.values()],
         "memory": [remembered_doc(player_id, entry) for player_id, entry in book.live_entries()],
     }
-    return snapshots.Image(orjson.dumps(document), VERSION, quarantined)
+    return orjson.dumps(document)
 
 
 def load(snapshot: snapshots.Snapshot) -> WalletBook:

@@ -234,3 +234,21 @@ def test_one_poll_takes_at_most_one_snapshot_image_and_the_next_polls_take_the_o
 
     assert asyncio.run(polls(4)) == [[0], [1], [2], []]
     assert loop.stats.snapshots_written == 3
+
+
+class Lazy(Stateless[dict]):
+    """Gives the encoder of its state, not its bytes (as the wallet, the jackpot and the spin do)."""
+
+    def snapshot_image(self, partition: int, state: dict, force: bool = False) -> snapshots.Image | None:
+        return snapshots.Image(lambda: repr(sorted(state.items())).encode(), 1)
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_lazy_image_is_the_state_when_it_was_taken_even_if_the_state_changes_before_it_is_sent(fork):
+    loop, producer = _loop(Lazy())
+    taken = loop._snapshots.image(2, loop.states[2], fork=fork)
+    loop.states[2]["n"] = 99  # the loop decides the next batch while the image is encoded
+    offsets = {TopicPartition(CONFIG.commands_topic, 2): 4}
+    asyncio.run(loop._commit(None, 2, offsets, [_event(b"e1")], 0.0, taken))
+    [written] = _read(producer)
+    assert written.state == repr([("n", 1)]).encode()

@@ -1,0 +1,83 @@
+"""Bytes computed from this process's memory as it is now, in a forked child (copy-on-write), while the caller goes on.
+
+What a snapshot's image costs the event loop is a fork (~1 ms per 100 MB resident), not its encoding: the child sees
+the state frozen at the fork, encodes and compresses it, hands the bytes over a pipe and exits; the parent reads them
+on a worker thread (`start` returns a `concurrent.futures.Future`). Redis writes its background snapshots the same way.
+
+The child runs only `work` (pure: no logging, no locks, no sockets) and leaves by `os._exit`, whatever happens, so it
+never returns into the parent's event loop, atexit handlers or open transactions. Without `fork` (or with
+`REELSTREAM_SNAPSHOT_FORK=0`) `start` runs `work` at once, in the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+FORK_ENV = "REELSTREAM_SNAPSHOT_FORK"
+_LENGTH = 8  # the child's bytes are framed by their length, so a child that died half way is told apart
+_workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="forked")
+
+
+class ForkedWorkFailed(RuntimeError):
+    """The child died or raised before handing over all of its bytes."""
+
+
+def enabled(env: dict[str, str] | None = None) -> bool:
+    return hasattr(os, "fork") and (env if env is not None else os.environ).get(FORK_ENV, "1") != "0"
+
+
+def start(work: Callable[[], bytes], fork: bool | None = None) -> Future[bytes]:
+    """`work()` of the memory as it is now: in a forked child when `fork` (default: `enabled()`), else at once."""
+    if not (enabled() if fork is None else fork):
+        return _done(work)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        _child(work, read_fd, write_fd)
+    os.close(write_fd)
+    return _workers.submit(_collect, pid, read_fd)
+
+
+def in_thread(work: Callable[..., bytes], *args: object) -> Future[bytes]:
+    """`work(*args)` on a worker thread (for bytes that no longer change: compressing them needs no fork)."""
+    return _workers.submit(work, *args)
+
+
+def _done(work: Callable[[], bytes]) -> Future[bytes]:
+    future: Future[bytes] = Future()
+    try:
+        future.set_result(work())
+    except Exception as error:  # the caller sees it where it awaits the bytes, as with a child's failure
+        future.set_exception(error)
+    return future
+
+
+def _child(work: Callable[[], bytes], read_fd: int, write_fd: int) -> None:
+    code = 1
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT):  # a signal to the process group ends the child, not the loop's
+            signal.signal(sig, signal.SIG_DFL)
+        os.close(read_fd)
+        data = work()
+        view = memoryview(len(data).to_bytes(_LENGTH, "big") + data)
+        while view:
+            view = view[os.write(write_fd, view) :]
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, read_fd: int) -> bytes:
+    parts = []
+    with os.fdopen(read_fd, "rb") as pipe:
+        while chunk := pipe.read(1 << 20):
+            parts.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    raw = b"".join(parts)
+    exit_code = os.waitstatus_to_exitcode(status)
+    if exit_code != 0 or len(raw) < _LENGTH or int.from_bytes(raw[:_LENGTH], "big") != len(raw) - _LENGTH:
+        raise ForkedWorkFailed(f"forked child {pid} exited {exit_code} after {len(raw)} bytes")
+    return raw[_LENGTH:]
