@@ -318,8 +318,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             folds = self._fold_positions(partition, offsets, metas)
             if folds is not None:
                 events_next = folds.get(_logical(self.config, None), events_next)
-            if image is not None:
-                await self._snapshots.send(producer, partition, image, offsets.get(commands), events_next, folds)
+            ready = self._snapshots.ready(partition) if self._snapshots is not None else None
+            if ready is not None:  # an image of an earlier batch, its bytes in: never waited for
+                await self._snapshots.send(producer, partition, ready)
             # No event carries the position, or an input's position travels on no event: commit them here.
             if not (carried and carries_position(sent)) or any(tp != commands for tp in offsets):
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
@@ -328,8 +329,10 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if commands in offsets:
             self._positions.committed(partition, offsets[commands])
         if self._snapshots is not None:
-            self._snapshots.committed(partition, offsets.get(commands), events_next, image is not None, folds)
-            self.stats.snapshots_written += image is not None
+            self._snapshots.committed(partition, offsets.get(commands), events_next, ready is not None, folds)
+            self.stats.snapshots_written += ready is not None
+            if image is not None:  # this batch committed: its image names its positions, in a later transaction
+                self._snapshots.hold(partition, image)
         for out in sent:
             observability.produced(self._topic_of(out), out.value, out.headers)
         observability.batch_done(polled_at)

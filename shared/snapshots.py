@@ -60,6 +60,17 @@ class Taken:
     quarantined: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class Held:
+    """A taken image waiting for its bytes, with the positions of the committed batch it reflects (what its manifest
+    names when a later transaction of the partition carries it)."""
+
+    taken: Taken
+    input_next: int | None
+    events_next: int
+    positions: dict[str, int] = field(default_factory=dict)
+
+
 def take(image: Image, fork: bool | None = None) -> Taken:
     """Start packing an image at once: a lazy one encoded and compressed in a forked child of the state as it is now
     (shared/forked.py; at once in the caller without fork), bytes compressed on a worker thread."""
@@ -443,12 +454,14 @@ ImageHook = Callable[[int, Any, bool], "Image | None"]
 
 class Keeper:
     """The transactional loop's side of snapshots (shared/loop.py): the cursor of each partition it owns, the
-    service's image taken right after a batch is decided, and that image's records sent into the batch's open
-    transaction. `make(partition, state, force)` is the service's `snapshot_image`."""
+    service's image taken right after a batch is decided (encoded meanwhile, `take`), held once that batch has
+    committed, and its records sent in the first transaction of the partition after its bytes are in. `make(partition,
+    state, force)` is the service's `snapshot_image`."""
 
     def __init__(self, writer: str, topic: str, logical_topic: str, make: ImageHook) -> None:
         self.writer, self.topic, self.logical_topic, self._make = writer, topic, logical_topic, make
         self.cursors: dict[int, Cursor] = {}
+        self.held: dict[int, Held] = {}  # partition -> its image on its way (`hold`, `ready`)
 
     def track(self, partition: int, cursor: Cursor | None) -> None:
         if cursor is not None:
@@ -456,6 +469,7 @@ class Keeper:
 
     def forget(self, partition: int) -> None:
         self.cursors.pop(partition, None)
+        self.held.pop(partition, None)
 
     def image(self, partition: int, state: Any, force: bool = False, fork: bool | None = None) -> Taken | None:
         """The service's image of a partition it snapshots, taken (None: none due, or no cursor: no snapshots topic).
@@ -463,29 +477,36 @@ class Keeper:
         made = self._make(partition, state, force) if partition in self.cursors else None
         return None if made is None else take(made, fork)
 
-    async def send(
-        self,
-        producer: Any,
-        partition: int,
-        image: Taken,
-        input_next: int | None,
-        events_next: int | None,
-        positions: dict[str, int] | None = None,
-    ) -> None:
-        """Chunks then manifest into the producer's open transaction. The output position is the offset after the
-        transaction's last event (`events_next`; None: no event, so where the partition's committed events end);
-        `positions` those of every topic the state folds, as they will be once the transaction commits. The input
-        position is the commands offset after the batch (`input_next`; None: the batch read no commands record, only
-        an extra input's, so the one of the last committed transaction that did)."""
+    def hold(self, partition: int, taken: Taken) -> None:
+        """The batch `taken` was imaged after has committed: keep the image, with the cursor's positions (those of that
+        batch), until its bytes are in. A newer image replaces one still held."""
+        cursor = self.cursors.get(partition)
+        if cursor is not None:
+            self.held[partition] = Held(taken, cursor.input_next, cursor.events_next, dict(cursor.positions))
+
+    def ready(self, partition: int) -> Held | None:
+        """The partition's held image whose bytes are in (handed over once), else None: nothing waits for an image.
+        One whose encoding failed is dropped with an alert (a snapshot is only a cache: the next one is due later)."""
+        held = self.held.get(partition)
+        if held is None or not held.taken.packed.done():
+            return None
+        del self.held[partition]
+        if held.taken.packed.exception() is not None:
+            log.error("alert: partition %d: snapshot image not encoded: %r", partition, held.taken.packed.exception())
+            return None
+        return held
+
+    async def send(self, producer: Any, partition: int, held: Held) -> None:
+        """Chunks then manifest into the producer's open transaction, naming the positions of the batch the image
+        reflects (`held`, from `hold`): the output position is the offset after that batch's last event, `positions`
+        those of every topic the state folds, the input position the commands offset after that batch (or after the
+        last one that read commands). The transaction is a later one of the partition's than that batch's."""
         cursor = self.cursors[partition]
-        input_next = cursor.input_next if input_next is None else input_next
-        output_next = cursor.events_next if events_next is None else events_next
-        folds = cursor.positions if positions is None else positions
         # Packed in a forked child or on a worker thread since the image was taken; hashed and signed on a worker
         # thread (hashlib releases the GIL on large buffers): the event loop goes on deciding meanwhile.
-        packed = await asyncio.wrap_future(image.packed)
-        head = (self.writer, self.logical_topic, partition, cursor.slot, image, input_next, output_next, folds, packed)
-        encoded = await asyncio.to_thread(encode, *head)
+        packed = await asyncio.wrap_future(held.taken.packed)
+        head = (self.writer, self.logical_topic, partition, cursor.slot, held.taken)
+        encoded = await asyncio.to_thread(encode, *head, held.input_next, held.events_next, held.positions, packed)
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:
@@ -534,9 +555,11 @@ class Keeper:
             if image is None or producer is None:
                 continue
             cursor = self.cursors[partition]
+            self.held.pop(partition, None)  # this image is newer
+            held = Held(image, cursor.input_next, cursor.events_next, dict(cursor.positions))
             try:
                 async with producer.transaction():
-                    await self.send(producer, partition, image, cursor.input_next, None)
+                    await self.send(producer, partition, held)
                 cursor.slot = 1 - cursor.slot
                 written += 1
             except Exception as error:  # noqa: BLE001 - Kafka I/O; the snapshot is only a cache

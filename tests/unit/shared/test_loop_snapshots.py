@@ -1,9 +1,10 @@
-"""The loop's snapshot hook against a recording fake producer: a snapshot goes into the transaction of the batch it
-reflects, after the batch's events are acknowledged and before the commit, naming the offset after the batch's last
-event (or, without events, where the partition's committed events end); the two slots are written in turn; a
-partition without a cursor (no snapshots topic at its restore) is never asked for an image; and at shutdown each
-changed partition gets one more snapshot, alone in a transaction. A rebalance restores only the partitions new to the
-instance; kept ones keep their state, producer and cursor.
+"""The loop's snapshot hook against a recording fake producer: the image is taken right after the batch it reflects is
+decided, that batch commits without waiting for it, and the partition's first transaction after the image's bytes are
+in carries it, after that transaction's events are acknowledged and before its commit, naming the offset after the
+reflected batch's last event (or, without events, where the partition's committed events ended then); the two slots
+are written in turn; a partition without a cursor (no snapshots topic at its restore) is never asked for an image; and
+at shutdown each changed partition gets one more snapshot, alone in a transaction. A rebalance restores only the
+partitions new to the instance; kept ones keep their state, producer and cursor.
 """
 
 from __future__ import annotations
@@ -63,10 +64,14 @@ def _loop(service: Service, cursor: snapshots.Cursor | None = snapshots.Cursor(e
     return loop, producer
 
 
-def _batch(loop, outputs: list[Output], next_offset: int) -> None:
-    image = loop._snapshots.image(2, loop.states[2])
+def _batch(loop, outputs: list[Output], next_offset: int, image: bool = True) -> None:
+    """One batch of partition 2 decided (its image taken, when `image` and the service gives one) and committed; then
+    the image's bytes are awaited, so the partition's next transaction carries it."""
+    taken = loop._snapshots.image(2, loop.states[2]) if image else None
     offsets = {TopicPartition(CONFIG.commands_topic, 2): next_offset}
-    asyncio.run(loop._commit(None, 2, offsets, outputs, 0.0, image))
+    asyncio.run(loop._commit(None, 2, offsets, outputs, 0.0, taken))
+    if taken is not None:
+        taken.packed.result(timeout=30)
 
 
 def _read(producer: KeptProducer) -> list[snapshots.Snapshot]:
@@ -80,31 +85,53 @@ def _event(value: bytes) -> Output:
     return Output(False, b"p-1", value, [])
 
 
-def test_a_snapshot_travels_in_its_batchs_transaction_after_the_events_and_names_the_offset_after_the_last():
+def test_a_batch_commits_without_its_image_and_the_next_transaction_carries_it_naming_that_batchs_positions():
     loop, producer = _loop(Service())
     _batch(loop, [_event(b"e1"), _event(b"e2"), Output(True, b"p-1", b"refused", [])], next_offset=11)
-    kinds = [(step[0], step[1]) if step[0] == "send" else step[:1] for step in producer.log]
-    first_snapshot = kinds.index(("send", SNAPSHOTS))
-    assert kinds[0] == ("begin",) and kinds[-1] == ("commit",)
-    assert all(kind != ("send", SNAPSHOTS) for kind in kinds[:first_snapshot] if kind[0] == "send")
-    acks = [i for i, step in enumerate(producer.log) if step[:2] in (("ack", b"e1"), ("ack", b"e2"))]
-    assert max(acks) < first_snapshot, "the snapshot was sent before the events it follows were acknowledged"
+    assert producer.snapshot_records == [], "the batch waited for its own image"
     e2_offset = next(i for i, step in enumerate(producer.log) if step == ("ack", b"e2")) + 1
+    _batch(loop, [_event(b"e3")], next_offset=12, image=False)
+    kinds = [(step[0], step[1]) if step[0] == "send" else step[:1] for step in producer.log]
+    second = len(kinds) - 1 - kinds[::-1].index(("begin",))
+    first_snapshot = kinds.index(("send", SNAPSHOTS))
+    assert second < first_snapshot and kinds[-1] == ("commit",), "not in the next transaction"
+    e3_ack = producer.log.index(("ack", b"e3"))
+    assert e3_ack < first_snapshot, "the snapshot was sent before the transaction's events were acknowledged"
     [written] = _read(producer)
     assert (written.input_next, written.output_next, written.slot) == (11, e2_offset + 1, 0)
     assert written.state == repr([("n", 1)]).encode()
     assert loop.stats.snapshots_written == 1
 
 
-def test_without_events_a_snapshot_names_where_the_committed_events_end_and_the_slots_alternate():
+def test_without_events_a_snapshot_names_where_the_committed_events_ended_and_the_slots_alternate():
     loop, producer = _loop(Service())
     _batch(loop, [_event(b"e1")], next_offset=3)
     after_first = loop._snapshots.cursors[2].events_next
-    _batch(loop, [Output(True, b"p-1", b"refused", [])], next_offset=4)
+    _batch(loop, [Output(True, b"p-1", b"refused", [])], next_offset=4)  # carries the first image, takes a second
+    _batch(loop, [Output(True, b"p-1", b"refused", [])], next_offset=5, image=False)  # carries the second
     newest, older = _read(producer)
     assert (newest.slot, older.slot) == (1, 0)
+    assert (older.input_next, older.output_next) == (3, after_first)
     assert (newest.input_next, newest.output_next) == (4, after_first)
     assert loop._snapshots.cursors[2].slot == 0
+
+
+def test_an_image_whose_encoding_failed_is_dropped_and_the_partition_goes_on():
+    class Failing(Service):
+        def snapshot_image(self, partition: int, state: dict, force: bool = False) -> snapshots.Image | None:
+            def broken() -> bytes:
+                raise ValueError("no image")
+
+            return snapshots.Image(broken, 1)
+
+    loop, producer = _loop(Failing())
+    taken = loop._snapshots.image(2, loop.states[2], fork=True)
+    asyncio.run(loop._commit(None, 2, {TopicPartition(CONFIG.commands_topic, 2): 3}, [_event(b"e1")], 0.0, taken))
+    with pytest.raises(Exception):
+        taken.packed.result(timeout=30)
+    _batch(loop, [_event(b"e2")], next_offset=4, image=False)
+    assert producer.snapshot_records == [] and producer.log[-1] == ("commit",)
+    assert loop._snapshots.held == {}
 
 
 def test_a_partition_restored_without_a_snapshots_topic_is_never_asked_for_an_image():
@@ -187,9 +214,12 @@ def test_a_snapshot_of_a_batch_that_read_only_an_extra_input_names_the_last_comm
     loop, producer = TransactionalLoop(config, Service()), KeptProducer()
     loop.states[2], loop.producers[2] = {"n": 1}, producer
     loop._snapshots.track(2, snapshots.Cursor(events_next=5))
-    for offsets in ({TopicPartition(config.commands_topic, 2): 3}, {TopicPartition(internal, 2): 7}):
-        image = loop._snapshots.image(2, loop.states[2])
-        asyncio.run(loop._commit(None, 2, offsets, [_event(b"e")], 0.0, image))
+    batches = ({TopicPartition(config.commands_topic, 2): 3}, {TopicPartition(internal, 2): 7}, {})
+    for number, offsets in enumerate(batches):
+        image = loop._snapshots.image(2, loop.states[2]) if number < 2 else None
+        asyncio.run(loop._commit(None, 2, offsets or {TopicPartition(internal, 2): 8}, [_event(b"e")], 0.0, image))
+        if image is not None:
+            image.packed.result(timeout=30)
     newest, older = _read(producer)
     assert (older.input_next, newest.input_next) == (3, 3)
 
@@ -229,11 +259,13 @@ def test_one_poll_takes_at_most_one_snapshot_image_and_the_next_polls_take_the_o
             }
             await loop._process(None, polled)
             await asyncio.gather(*loop._inflight.values())
+            for held in loop._snapshots.held.values():  # its bytes in before the next poll, which then carries it
+                await asyncio.wrap_future(held.taken.packed)
             taken.append(service.imaged[before:])
         return taken
 
     assert asyncio.run(polls(4)) == [[0], [1], [2], []]
-    assert loop.stats.snapshots_written == 3
+    assert loop.stats.snapshots_written == 3  # each in its partition's transaction of the poll after its image
 
 
 class Lazy(Stateless[dict]):
@@ -250,5 +282,7 @@ def test_a_lazy_image_is_the_state_when_it_was_taken_even_if_the_state_changes_b
     loop.states[2]["n"] = 99  # the loop decides the next batch while the image is encoded
     offsets = {TopicPartition(CONFIG.commands_topic, 2): 4}
     asyncio.run(loop._commit(None, 2, offsets, [_event(b"e1")], 0.0, taken))
+    taken.packed.result(timeout=30)
+    _batch(loop, [_event(b"e2")], next_offset=5, image=False)
     [written] = _read(producer)
     assert written.state == repr([("n", 1)]).encode()
