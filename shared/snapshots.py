@@ -1,8 +1,9 @@
 """Snapshots of a partition's state on `<service>.snapshots`, so any instance restores from the newest valid one plus
 the tail of the events instead of folding years of events (docs/snapshots.md).
 
-A snapshot is chunks + a manifest, all in one Kafka transaction (the loop puts them in the transaction of the batch
-whose outputs they reflect, shared/loop.py): the manifest names the state-format version, the input position (next
+A snapshot is chunks + a manifest, all in one Kafka transaction (the loop puts them in the partition's first
+transaction after the one of the batch whose outputs they reflect, once the image is encoded, shared/loop.py): the
+manifest names the state-format version, the input position (next
 commands offset) and output position (next events offset) the state reflects, the events offsets it quarantined, and
 each chunk's SHA-256. Records are keyed by slot (`<partition>/<slot>/...`), two slots written in turn, so compaction
 keeps two generations. Every record carries the platform's record headers and the service's signature, and is verified
