@@ -150,9 +150,9 @@ class SpinRunner(Stateless[SpinBook]):
         return Restored(restored.book, None, restored, restored.cursor)
 
     def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
-        """The book's image when a snapshot is due (shared/loop.py encodes it off the event loop and puts it
-        into a transaction after the batch just decided): after `policy.every_records` input records or `policy.every_s` seconds with anything new, or at
-        shutdown (`force`) with anything new."""
+        """The book's image when a snapshot is due (shared/loop.py encodes it off the event loop and puts it into a
+        transaction after the batch just decided): after `policy.every_records` input records or `policy.every_s`
+        seconds with anything new, or at shutdown (`force`) with anything new."""
         changed = self.unsnapshotted.get(partition, 0)
         if not changed:
             return None
