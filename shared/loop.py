@@ -226,6 +226,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 if polled:
                     async with self.lock:
                         await _guarded(self._process(consumer, polled))
+                elif self._snapshots is not None and self._snapshots.held:
+                    async with self.lock:
+                        await _guarded(self._write_held())
                 await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
             await self._cancel_restores(list(self._restoring))
@@ -282,6 +285,21 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         started = time.perf_counter()
         await asyncio.gather(*(task for task in previous if task is not None))
         self.stats.commit_s += time.perf_counter() - started
+
+    async def _write_held(self) -> None:
+        """Each held image whose bytes are in, of a partition with nothing in flight, in a transaction of its own: an
+        idle partition's snapshot does not wait for its next batch."""
+        for partition in list(self._snapshots.held):
+            inflight, producer = self._inflight.get(partition), self.producers.get(partition)
+            if (inflight is not None and not inflight.done()) or producer is None:
+                continue
+            ready = self._snapshots.ready(partition)
+            if ready is None:
+                continue
+            async with producer.transaction():
+                await self._snapshots.send(producer, partition, ready)
+            self._snapshots.committed(partition, None, None, True)
+            self.stats.snapshots_written += 1
 
     def _undecided(self, tp: TopicPartition, records: list[Any]) -> list[Any]:
         return self._positions.take(tp.partition, records) if tp.topic == self.config.commands_topic else records

@@ -286,3 +286,15 @@ def test_a_lazy_image_is_the_state_when_it_was_taken_even_if_the_state_changes_b
     _batch(loop, [_event(b"e2")], next_offset=5, image=False)
     [written] = _read(producer)
     assert written.state == repr([("n", 1)]).encode()
+
+
+def test_an_idle_partitions_image_goes_alone_in_a_transaction_once_its_bytes_are_in():
+    loop, producer = _loop(Service())
+    _batch(loop, [_event(b"e1")], next_offset=3)  # the image held, its bytes in, and no batch after it
+    assert producer.snapshot_records == []
+    producer.log.clear()
+    asyncio.run(loop._write_held())
+    sends = {step[1] for step in producer.log if step[0] == "send"}
+    assert sends == {SNAPSHOTS} and producer.log[0] == ("begin",) and producer.log[-1] == ("commit",)
+    [written] = _read(producer)
+    assert written.input_next == 3 and loop._snapshots.held == {} and loop._snapshots.cursors[2].slot == 1
