@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import os
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
@@ -47,6 +48,7 @@ from shared.kafka import (
 )
 
 log = logging.getLogger("reelstream.loop")
+GC_FREEZE_ENV = "REELSTREAM_GC_FREEZE_S"
 EXIT_STOPPED = 70
 S = TypeVar("S")
 
@@ -218,6 +220,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         consumer.subscribe(list(self.config.inputs), listener=self)
         await consumer.start()
         pacing = FetchPacing.from_env()
+        heap = HeapFreezer.from_env()
         try:
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
@@ -229,6 +232,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 elif self._snapshots is not None and self._snapshots.held:
                     async with self.lock:
                         await _guarded(self._write_held())
+                heap.tick()
                 await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
             await self._cancel_restores(list(self._restoring))
@@ -510,6 +514,32 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             producer = self.producers.pop(partition, None)
             if producer is not None:
                 await producer.stop()
+
+
+@dataclass
+class HeapFreezer:
+    """Every `every_s` seconds, `gc.freeze()`: what the process holds by then (books, de-duplication memory) leaves the
+    cyclic collector's generations, so a full collection scans only what came since. Without it a spin book of 20,000
+    requests (~770k tracked objects) cost a full collection of 320 ms, a stall of every partition each time the heap
+    had grown by a quarter; after a freeze, ~0 ms (measured 2026-12-03). Freezing costs O(1). What the books drop later
+    is freed by reference counting (their records hold no cycles); `every_s` 0 turns it off
+    (`REELSTREAM_GC_FREEZE_S`)."""
+
+    every_s: float = 30.0
+    frozen_at: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "HeapFreezer":
+        return cls(float((env if env is not None else os.environ).get(GC_FREEZE_ENV, "30")))
+
+    def tick(self, now: float | None = None) -> bool:
+        """Freeze when `every_s` has passed since the last freeze; whether it did."""
+        now = time.monotonic() if now is None else now
+        if self.every_s <= 0 or now - self.frozen_at < self.every_s:
+            return False
+        gc.freeze()
+        self.frozen_at = now
+        return True
 
 
 def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tuple[TopicPartition, list[Any]]]]:
