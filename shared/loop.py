@@ -521,25 +521,35 @@ class HeapFreezer:
     """Every `every_s` seconds, `gc.freeze()`: what the process holds by then (books, de-duplication memory) leaves the
     cyclic collector's generations, so a full collection scans only what came since. Without it a spin book of 20,000
     requests (~770k tracked objects) cost a full collection of 320 ms, a stall of every partition each time the heap
-    had grown by a quarter; after a freeze, ~0 ms (measured 2026-12-03). Freezing costs O(1). What the books drop later
-    is freed by reference counting (their records hold no cycles); `every_s` 0 turns it off
-    (`REELSTREAM_GC_FREEZE_S`)."""
+    had grown by a quarter; after a freeze, ~0 ms (measured 2026-12-03). Freezing costs O(1).
+
+    What the books drop later is freed by reference counting (their records hold no cycles), but a frozen object that
+    dies inside a reference cycle (a future and its callbacks, say) is not: every `sweep_every_s` the heap is unfrozen
+    and collected in full once, then frozen again (one such pause every ten minutes instead of one every time the heap
+    grows by a quarter). `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`)."""
 
     every_s: float = 30.0
+    sweep_every_s: float = 600.0
     frozen_at: float = field(default_factory=time.monotonic)
+    swept_at: float = field(default_factory=time.monotonic)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "HeapFreezer":
         return cls(float((env if env is not None else os.environ).get(GC_FREEZE_ENV, "30")))
 
-    def tick(self, now: float | None = None) -> bool:
-        """Freeze when `every_s` has passed since the last freeze; whether it did."""
+    def tick(self, now: float | None = None) -> str | None:
+        """ "sweep" (unfrozen, collected, frozen), "freeze", or None (not yet, or off)."""
         now = time.monotonic() if now is None else now
         if self.every_s <= 0 or now - self.frozen_at < self.every_s:
-            return False
+            return None
+        done = "freeze"
+        if now - self.swept_at >= self.sweep_every_s:
+            gc.unfreeze()
+            gc.collect()
+            self.swept_at, done = now, "sweep"
         gc.freeze()
         self.frozen_at = now
-        return True
+        return done
 
 
 def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tuple[TopicPartition, list[Any]]]]:
