@@ -236,12 +236,8 @@ def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:
         for rid, r in book.records.items()
         if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms
     ]
-    horizon = book.now_ms - SPIN_RATE.window_ms
-    for player_id, times in list(book.accepted_at.items()):
-        while times and times[0] < horizon:  # older than the rate's window: it limits nothing (validate.rate_limited)
-            times.popleft()
-        if not times:
-            del book.accepted_at[player_id]
+    for player_id in [p for p, times in book.accepted_at.items() if times[-1] < book.now_ms - SPIN_RATE.window_ms]:
+        del book.accepted_at[player_id]  # no accepted spin within the rate's window: nothing to limit
     for request_id in doomed:
         record = book.records[request_id]
         key = (record.player_id, record.game)
