@@ -46,13 +46,20 @@ def in_thread(work: Callable[..., bytes], *args: object) -> Future[bytes]:
     return _workers.submit(work, *args)
 
 
-def _done(work: Callable[[], bytes]) -> Future[bytes]:
+def done(data: bytes) -> Future[bytes]:
+    """Bytes already at hand, as a finished future."""
     future: Future[bytes] = Future()
-    try:
-        future.set_result(work())
-    except Exception as error:  # the caller sees it where it awaits the bytes, as with a child's failure
-        future.set_exception(error)
+    future.set_result(data)
     return future
+
+
+def _done(work: Callable[[], bytes]) -> Future[bytes]:
+    try:
+        return done(work())
+    except Exception as error:  # the caller sees it where it awaits the bytes, as with a child's failure
+        future: Future[bytes] = Future()
+        future.set_exception(error)
+        return future
 
 
 def _child(work: Callable[[], bytes], read_fd: int, write_fd: int) -> None:

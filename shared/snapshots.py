@@ -125,16 +125,30 @@ def encode(
     logical_topic: str,
     partition: int,
     slot: int,
-    image: Image | Taken,
+    image: Image,
     input_next: int | None,
     output_next: int,
     positions: dict[str, int] | None = None,
-    packed: bytes = b"",
 ) -> list[Record]:
-    """The chunk records then the manifest record of one snapshot (to produce in this order, in one transaction),
-    signed together once by `writer`'s key under `logical_topic` when the environment has one (shared/signing.py).
-    `image`: an Image of bytes, or a Taken one with its packed bytes (`packed`)."""
-    framed = pack(image.state) if isinstance(image, Image) else packed
+    """The chunk records then the manifest record of one snapshot of bytes (to produce in this order, in one
+    transaction), signed together once by `writer`'s key under `logical_topic` when the environment has one
+    (shared/signing.py)."""
+    taken = Taken(forked.done(pack(image.state)), image.format_version, image.quarantined)
+    return encode_taken(writer, logical_topic, partition, slot, taken, input_next, output_next, positions)
+
+
+def encode_taken(
+    writer: str,
+    logical_topic: str,
+    partition: int,
+    slot: int,
+    image: Taken,
+    input_next: int | None,
+    output_next: int,
+    positions: dict[str, int] | None = None,
+) -> list[Record]:
+    """`encode` of an image taken, once its packed bytes are in."""
+    framed = image.packed.result()
     state_bytes, packed = int.from_bytes(framed[:8], "big"), framed[8:]
     chunks = [packed[at : at + CHUNK_BYTES] for at in range(0, len(packed), CHUNK_BYTES)] or [b""]
     snapshot_id = str(uuid.uuid4())
@@ -505,9 +519,9 @@ class Keeper:
         cursor = self.cursors[partition]
         # Packed in a forked child or on a worker thread since the image was taken; hashed and signed on a worker
         # thread (hashlib releases the GIL on large buffers): the event loop goes on deciding meanwhile.
-        packed = await asyncio.wrap_future(held.taken.packed)
+        await asyncio.wrap_future(held.taken.packed)
         head = (self.writer, self.logical_topic, partition, cursor.slot, held.taken)
-        encoded = await asyncio.to_thread(encode, *head, held.input_next, held.events_next, held.positions, packed)
+        encoded = await asyncio.to_thread(encode_taken, *head, held.input_next, held.events_next, held.positions)
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:
