@@ -106,8 +106,9 @@ class Platform:
         await _until_meter_shows(self, network_id, pool_id, kafka_bootstrap, prefix)
 
     async def until_records(self, count: int) -> None:
+        """Until `count` records are decided and their transactions committed (decided is not yet readable)."""
         deadline = asyncio.get_running_loop().time() + WAIT_S
-        while self.service.stats.records < count:
+        while self.service.stats.records < count or self.service.loop.busy():
             assert not self.task.done(), "the service stopped"
             assert asyncio.get_running_loop().time() < deadline, f"{count} records within {WAIT_S} s"
             await asyncio.sleep(0.05)
