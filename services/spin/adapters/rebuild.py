@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
+from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 
 from services.spin.core import evolve as fold
 from services.spin.core import image
@@ -26,6 +29,17 @@ FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
 # The fold yields to the event loop this often: the group heartbeats share it, and a long history folded in one go
 # outlasted the session timeout (seen in the long chaos run: evicted and rebuilt again every ~17 s, never ready).
 FOLD_YIELD_EVERY = 1000
+# A restore reads each topic partition in chunks of this many offsets and folds the three topics merged by broker time
+# (the order the live book saw them), pruning as the live path does: its memory is the de-duplication window plus a
+# chunk a topic, not the partition's whole history (a 1M-spin rebuild read whole peaked at 2.1 GB).
+READ_CHUNK = 5000
+PRUNE_EVERY_RECORDS = 5000
+# A record a fact touched less than this long ago (broker time) is not pruned on the way: the rest of that fact's
+# transaction may still be ahead in another topic (the merge orders by each record's create time, and a transaction's
+# records can be stamped up to its timeout apart: aiokafka's default transaction_timeout_ms, which the spin keeps).
+# Pruned on message time alone, a history whose answers were stamped a few ms before their seeds lost a request
+# between the two and re-created it without its seed (an invariant stopped the spin; docs/snapshots.md).
+TRANSACTION_SPAN_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -98,7 +112,8 @@ async def _fold_into(
     settings: Settings, catalog: Catalog, books: dict[int, SpinBook], starts: dict[str, int]
 ) -> tuple[int, dict[tuple[str, int], int]]:
     """Fold each partition's three topics from `starts` (by logical name; absent: the beginning) up to the ends seen
-    now into its book, then keep what the live book keeps; returns the records folded and the ends."""
+    now into its book, streamed (`fold_streams`), then keep what the live book keeps; returns the records folded and
+    the ends."""
     if not books:
         return 0, {}
     reader = aio_consumer(
@@ -110,18 +125,97 @@ async def _fold_into(
     )
     await reader.start()
     try:
-        tps = [TopicPartition(settings.topic(logical), partition) for logical in FOLD_ORDER for partition in books]
-        offsets = {TopicPartition(settings.topic(name), p): at for name, at in starts.items() for p in books}
-        history, ends = await _read_to_end(reader, tps, offsets)
+        logical = {settings.topic(name): name for name in FOLD_ORDER}
+        tps = [TopicPartition(settings.topic(name), partition) for name in FOLD_ORDER for partition in books]
+        reader.assign(tps)
+        ends = await reader.end_offsets(tps)
+        beginnings = await reader.beginning_offsets(tps)
+        first = {tp: max(beginnings[tp], starts.get(logical[tp.topic], 0)) for tp in tps}
+
+        async def read(chunks: dict[TopicPartition, tuple[int, int]]) -> dict[TopicPartition, list]:
+            return await read_range(
+                reader, {tp: at for tp, (at, _) in chunks.items()}, {tp: end for tp, (_, end) in chunks.items()}
+            )
+
+        folded = await fold_streams(
+            books, catalog, {tp: (logical[tp.topic], tp.partition) for tp in tps}, first, ends, read
+        )
     finally:
         await reader.stop()
-    logical = {settings.topic(name): name for name in FOLD_ORDER}
-    folded = 0
-    for partition, book in books.items():
-        found = {logical[tp.topic]: history[tp] for tp in tps if tp.partition == partition}
-        folded += await fold_records(book, catalog, found)
+    for book in books.values():
         fold.finish_rebuild(book, catalog)
     return folded, {(logical[tp.topic], tp.partition): end for tp, end in ends.items()}
+
+
+async def fold_streams(
+    books: dict[int, SpinBook],
+    catalog: Catalog,
+    names: dict,
+    first: dict,
+    ends: dict,
+    read,
+    chunk: int = READ_CHUNK,
+    prune_every: int = PRUNE_EVERY_RECORDS,
+    fold_one=None,
+) -> int:
+    """Fold every partition's topics (`names`: topic partition -> (logical name, partition)) from `first` up to `ends`
+    into its book, read `chunk` offsets a topic partition at a time (`read({tp: (from, to)})` -> their records),
+    each book's three topics merged by broker time: the head with the earliest timestamp is folded next, a tie in
+    FOLD_ORDER (journal, answers, jackpot answers), and each topic's records stay in their own order. A topic not read
+    to its end with no record left in hand stops the merge until its next chunk is read: its next record may be the
+    earliest. Every `prune_every` records folded, each book keeps only what the live book keeps. `fold_one(book,
+    catalog, logical name, record)`: how a record is folded (default: only what the spin service wrote, `_fold_one`).
+    """
+    fold_one = fold_one or _fold_one
+    at = dict(first)
+    held: dict[Any, deque] = {tp: deque() for tp in names}
+    by_partition: dict[int, dict[str, Any]] = {}
+    for tp, (name, partition) in names.items():
+        by_partition.setdefault(partition, {})[name] = tp
+    folded, since_prune = 0, dict.fromkeys(by_partition, 0)
+    touched: dict[int, dict] = {partition: {} for partition in by_partition}  # request id -> broker ms, per book
+    while True:
+        dry = {tp: (at[tp], min(at[tp] + chunk, ends[tp])) for tp in names if not held[tp] and at[tp] < ends[tp]}
+        if dry:
+            for tp, records in (await read(dry)).items():
+                held[tp].extend(records)
+            at.update({tp: to for tp, (_, to) in dry.items()})
+        for partition, tps in by_partition.items():
+            book, recent = books[partition], touched[partition]
+            done = await _merge_fold(book, catalog, tps, held, at, ends, fold_one, recent)
+            folded, since_prune[partition] = folded + done, since_prune[partition] + done
+            if since_prune[partition] >= prune_every:
+                since_prune[partition] = 0
+                horizon = book.now_ms - TRANSACTION_SPAN_MS
+                for request_id in [rid for rid, ms in recent.items() if ms < horizon]:
+                    del recent[request_id]
+                fold.prune(book, catalog, fold.window_start(book.now_ms), keep=recent)
+        if all(not held[tp] and at[tp] >= ends[tp] for tp in names):
+            return folded
+
+
+async def _merge_fold(
+    book: SpinBook, catalog: Catalog, tps: dict[str, Any], held: dict, at: dict, ends: dict, fold_one, touched: dict
+) -> int:
+    """Fold the records in hand of one book's topics in merged order, while every topic not read to its end has one;
+    `touched` gets the broker time of each request id a folded fact names."""
+    folded = 0
+    order = [name for name in FOLD_ORDER if name in tps]
+    while True:
+        if any(not held[tps[name]] and at[tps[name]] < ends[tps[name]] for name in order):
+            return folded
+        heads = [name for name in order if held[tps[name]]]
+        if not heads:
+            return folded
+        name = min(heads, key=lambda n: (held[tps[n]][0].timestamp, order.index(n)))
+        record = held[tps[name]].popleft()
+        request_id = fold_one(book, catalog, name, record)
+        if request_id is not None:
+            touched[request_id] = record.timestamp
+        book.now_ms = max(book.now_ms, record.timestamp)
+        folded += 1
+        if folded % FOLD_YIELD_EVERY == 0:
+            await asyncio.sleep(0)
 
 
 async def fold_records(book: SpinBook, catalog: Catalog, by_topic: dict[str, list]) -> int:
@@ -138,21 +232,13 @@ async def fold_records(book: SpinBook, catalog: Catalog, by_topic: dict[str, lis
     return folded
 
 
-async def _read_to_end(
-    reader: AIOKafkaConsumer, tps: list[TopicPartition], starts: dict[TopicPartition, int]
-) -> tuple[dict[TopicPartition, list], dict[TopicPartition, int]]:
-    """Every record of the partitions from `starts` (absent or below the log start: the beginning) up to the end
-    offsets seen now (all topics fetched together), and those ends."""
-    reader.assign(tps)
-    ends = await reader.end_offsets(tps)
-    return await read_range(reader, starts, ends), ends
-
-
-def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> None:
-    """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal)."""
+def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> uuid.UUID | None:
+    """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal). Returns the
+    request id the fact names (None: none, or not folded)."""
     message, problem = records.trusted_event(logical_topic, record)
     if message is None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
-        return
+        return None
     proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
     fold.evolve(book, message, record.value, proof)
+    return getattr(message.data, "request_id", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
+from collections.abc import Container
 from typing import Any
 
 from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
@@ -112,9 +113,12 @@ def _answered(book: SpinBook, record: SpinRecord, message: Envelope[Any], raw: b
     record.answer = raw if raw is not None else encode(message)
     record.answer_id = message.id
     record.answer_code = code
-    flying = book.in_flight.get((record.player_id, record.game))
+    key = (record.player_id, record.game)
+    flying = book.in_flight.get(key)
     if flying is not None:
         flying.discard(record.request_id)
+        if not flying:
+            del book.in_flight[key]  # a player's game with nothing in flight holds nothing (every player ever, else)
 
 
 def _settled(book: SpinBook, message: Envelope[SpinSettled], raw: bytes | None) -> None:
@@ -229,15 +233,20 @@ def window_start(now_ms: int) -> int:
     return now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS
 
 
-def prune(book: SpinBook, catalog: Catalog, older_than_ms: int) -> int:
-    """Forget answered requests older than the window (a repeat is then refused by age); returns how many."""
+def prune(book: SpinBook, catalog: Catalog, older_than_ms: int, keep: Container[uuid.UUID] = ()) -> int:
+    """Forget answered requests older than the window (a repeat is then refused by age), but those in `keep`; returns
+    how many."""
     doomed = [
         rid
         for rid, r in book.records.items()
-        if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms
+        if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms and rid not in keep
     ]
-    for player_id in [p for p, times in book.accepted_at.items() if times[-1] < book.now_ms - SPIN_RATE.window_ms]:
-        del book.accepted_at[player_id]  # no accepted spin within the rate's window: nothing to limit
+    horizon = book.now_ms - SPIN_RATE.window_ms
+    for player_id, times in list(book.accepted_at.items()):
+        while times and times[0] < horizon:  # older than the rate's window: it limits nothing (validate.rate_limited)
+            times.popleft()
+        if not times:
+            del book.accepted_at[player_id]
     for request_id in doomed:
         record = book.records[request_id]
         key = (record.player_id, record.game)

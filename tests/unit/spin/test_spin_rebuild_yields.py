@@ -17,11 +17,23 @@ RECORDS = 2_500
 
 
 class _Reader:
+    def __init__(self, ends: dict) -> None:
+        self.ends = ends
+
     async def start(self) -> None:
         return None
 
     async def stop(self) -> None:
         return None
+
+    def assign(self, tps) -> None:
+        return None
+
+    async def end_offsets(self, tps) -> dict:
+        return {tp: self.ends(tp) for tp in tps}
+
+    async def beginning_offsets(self, tps) -> dict:
+        return {tp: 0 for tp in tps}
 
 
 def test_a_long_history_is_folded_with_turns_for_the_other_tasks(monkeypatch, caplog):
@@ -33,12 +45,14 @@ def test_a_long_history_is_folded_with_turns_for_the_other_tasks(monkeypatch, ca
     for n, record in enumerate(history):
         record.timestamp = 1_700_000_000_000 + n
 
-    async def read_to_end(reader, tps, starts):
-        found = {tp: history if tp.topic == settings.topic(SPIN_JOURNAL) else [] for tp in tps}
-        return found, {tp: len(records) for tp, records in found.items()}
+    def journal(tp) -> list:
+        return history if tp.topic == settings.topic(SPIN_JOURNAL) else []
 
-    monkeypatch.setattr(rebuild, "aio_consumer", lambda **options: _Reader())
-    monkeypatch.setattr(rebuild, "_read_to_end", read_to_end)
+    async def read_range(reader, starts, ends):
+        return {tp: journal(tp)[starts[tp] : ends[tp]] for tp in ends}
+
+    monkeypatch.setattr(rebuild, "aio_consumer", lambda **options: _Reader(lambda tp: len(journal(tp))))
+    monkeypatch.setattr(rebuild, "read_range", read_range)
     caplog.set_level(logging.CRITICAL, logger="reelstream.spin.rebuild")  # every record is quarantined: not ours
 
     async def both() -> tuple[int, dict]:
