@@ -179,10 +179,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         from shared.security import explain_last_failure
 
         reason = explain_last_failure()  # a wrong password or an untrusted certificate, when that was the cause
-        if reason is not None:
-            typer.echo(f"error: {reason}", err=True)
-            return 1
         named = str(error) if str(error).startswith(type(error).__name__) else f"{type(error).__name__}: {error}"
+        if reason is not None:
+            typer.echo(f"error: {reason}\n  after {named}", err=True)
+            return 1
         typer.echo(f"reelstream {' '.join(_command_words(argv))}: cannot reach a server: {named}", err=True)
         return 1
     if isinstance(code, str):  # typer.Exit("why") from a command: the reason, exit 1
@@ -207,7 +207,9 @@ def main() -> None:
         reason = explain_last_failure()
         if reason is None:
             raise
-        typer.echo(f"error: {reason}", err=True)
+        # The probe runs after the failure, when a command's own broker may already be gone: the error it explains
+        # is named too (a three-broker run once said only "no broker answers", after stopping its own cluster).
+        typer.echo(f"error: {reason}\n  after {type(error).__name__}: {error}", err=True)
         raise SystemExit(1) from error
     sys.exit(code)
 

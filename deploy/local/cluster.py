@@ -116,17 +116,19 @@ def up(paths: InfraPaths, at: Cluster, echo: Echo) -> None:
 
 
 def wait_ready(paths: InfraPaths, at: Cluster, pids: dict[int, int], timeout_s: float = START_TIMEOUT_S) -> None:
-    """Every node alive and the cluster's metadata listing all of them."""
+    """Every node alive, the cluster's metadata listing all of them, and its controller able to place a topic's
+    replicas on all of them (listed is not yet enough: a three-broker CI run failed on its first admin call once)."""
 
     def ready() -> bool:
         for node in at.nodes:
             if node.node_id in pids and not procs.alive(pids[node.node_id]):
                 tail = procs.log_tail(node_dir(paths, node) / "kafka.log")
                 raise InfraError(f"kafka node {node.node_id} exited during startup:\n{tail}")
-        return brokers_listed(at.bootstrap) >= len(pids)
+        return brokers_listed(at.bootstrap) >= len(pids) and replicas_placeable(at.bootstrap, len(pids))
 
+    what = f"{len(pids)} brokers in the metadata of {at.bootstrap}, each able to hold a replica"
     try:
-        wait_until(ready, timeout_s, interval_s=0.5, what=f"{len(pids)} brokers in the metadata of {at.bootstrap}")
+        wait_until(ready, timeout_s, interval_s=0.5, what=what)
     except WaitTimeout as error:
         raise InfraError(str(error)) from error
 
@@ -142,6 +144,27 @@ def brokers_listed(bootstrap: str) -> int:
         return len(admin.describe_cluster().get("brokers", []))
     except (KafkaError, OSError):
         return 0
+    finally:
+        admin.close()
+
+
+def replicas_placeable(bootstrap: str, replicas: int) -> bool:
+    """Whether the controller would create a topic with `replicas` replicas now (a validate-only request: nothing is
+    created); False while fewer brokers are registered and unfenced, or while no node answers."""
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+    from kafka.errors import KafkaError
+
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra")
+    except (KafkaError, OSError):
+        return False
+    try:
+        probe = NewTopic("reelstream-ready-probe", 1, replicas)
+        response = admin.create_topics([probe], validate_only=True, raise_errors=False)
+        return all(topic["error_code"] == 0 for topic in response["topics"])
+    except (KafkaError, OSError):
+        return False
     finally:
         admin.close()
 

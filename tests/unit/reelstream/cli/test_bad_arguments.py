@@ -258,3 +258,27 @@ def test_not_found_exits_3_with_a_line(monkeypatch, argv):
 )
 def test_every_bad_value_of_every_parameter_is_one_line_and_exit_2(path, command, param, value):
     _assert_usage_error(_argv(path, command, param, value))
+
+
+def test_a_diagnosed_failure_names_the_error_it_explains_too(monkeypatch):
+    # The diagnosis probes after the failure, when the broker may be gone for another reason (a bench stops its own
+    # cluster on the way out): its line alone once hid the error that stopped the command.
+    from kafka.errors import KafkaConnectionError
+
+    from reelstream.commands import wallet
+    from shared.security import _RECENT, note_client, security_for
+
+    def unreachable(player_id):
+        note_client("127.0.0.1:1", security_for())
+        raise KafkaConnectionError("the metadata of 127.0.0.1:1 timed out")
+
+    saved = list(_RECENT)
+    monkeypatch.setattr(wallet, "_player_events", unreachable)
+    try:
+        code, _, err = _run(["wallet", "balance", "p-1"])
+    finally:
+        _RECENT[:] = saved
+    assert code == 1
+    first, after = err.strip().splitlines()
+    assert first.startswith("error: kafka: ") and "127.0.0.1:1" in first  # what it says depends on the security
+    assert after == "  after KafkaConnectionError: the metadata of 127.0.0.1:1 timed out"
