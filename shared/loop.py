@@ -36,6 +36,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
 from shared import observability, signing, snapshots
 from shared.crash import crash_point
+from shared.observability.stalls import StallWatch
 from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
@@ -221,6 +222,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         await consumer.start()
         pacing = FetchPacing.from_env()
         heap = HeapFreezer.from_env()
+        watch = StallWatch.from_env(self.config.service)
+        watching = asyncio.create_task(watch.run(stop)) if watch is not None else None
         try:
             while not stop.is_set():
                 polled = await consumer.getmany(timeout_ms=self.config.poll_ms, max_records=self.config.batch_max)
@@ -235,6 +238,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 heap.tick()
                 await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
+            if watching is not None:
+                watching.cancel()
             await self._cancel_restores(list(self._restoring))
             async with self.lock:
                 await self._settle(list(self._inflight))

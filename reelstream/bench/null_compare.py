@@ -20,6 +20,7 @@ from rich.table import Table
 from reelstream.bench import spins as bench_spins
 from reelstream.bench.kafka import percentiles_ms
 from reelstream.bench.null_saga import CHAINS, counted
+from reelstream.bench.stall_log import stalls_in
 from reelstream.bench.null_services import ROLES, process_name
 from reelstream.bench.spin_load import LoadGenerator
 from reelstream.processes import ServiceProcess, spawn
@@ -54,6 +55,7 @@ class Phase:
     due_wall: dict = field(default_factory=dict)
     cpu_s: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    windows: list[tuple[float, float]] = field(default_factory=list)  # the rounds' wall times, for the stall logs
 
 
 def _spawn_null(bootstrap: str, prefix: str, shape: str) -> list[ServiceProcess]:
@@ -198,9 +200,10 @@ async def _paced_round(saga: Saga, phase: Phase, batch: list, rate: float, broke
     _alive(saga)
     pids = _pids(saga, broker_pid)
     before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
-    started = time.perf_counter()
+    started, started_wall = time.perf_counter(), time.time()
     _, due_wall = await saga.load.paced(batch, rate)
     phase.seconds += time.perf_counter() - started
+    phase.windows.append((started_wall, time.time()))
     for name, pid in pids.items():
         phase.cpu_s[name] = phase.cpu_s.get(name, 0.0) + bench_spins._cpu_s(pid) - before[name]
     phase.requests += len(batch)
@@ -226,6 +229,11 @@ def _phase_figures(saga: Saga, phase: Phase) -> dict:
         "last_quarter_p50_ms": percentiles_ms(took[-quarter:])["p50_ms"] if took else None,
         "cpu_ms_per_spin": {name: round(cpu * 1000 / settled, 2) for name, cpu in phase.cpu_s.items()},
         "cpu_cores": round(sum(phase.cpu_s.values()) / max(phase.seconds, 1e-9), 2),
+        # Event loop stalls of each process during the phase (shared/observability/stalls.py), read from its log.
+        "stalls": {
+            process.name.rsplit("-", 1)[-1]: stalls_in(process.own_log_text(), phase.windows)
+            for process in saga.processes
+        },
     }
 
 
@@ -349,6 +357,12 @@ def print_results(console: Console, results: dict) -> None:
             str(rate), *cells, str(ratio["p99_real_over_null6"][rate]), str(ratio["p99_real_over_null3"][rate]), cores
         )
     console.print(loads)
+    stalls = Table("event loop stalls ≥ 100 ms: count / total ms (gc ms), longest site", *SAGAS)
+    for row in results["loads"]:
+        for role in ROLES:
+            cells = [_stall_cell(row["by_saga"][name]["stalls"].get(role)) for name in SAGAS]
+            stalls.add_row(f"{row['spins_per_s']} spins/s, {role}", *cells)
+    console.print(stalls)
     counts = results["records_per_spin"]
     records = Table(f"records per settled spin at {counts['at_spins_per_s']} spins/s", "data", "commit markers")
     for name, figures in counts["by_saga"].items():
@@ -363,6 +377,13 @@ def print_results(console: Console, results: dict) -> None:
         for hop in results["hops"][name]:
             hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
         console.print(hops)
+
+
+def _stall_cell(figures: dict | None) -> str:
+    if not figures:
+        return "-"
+    site = figures["sites"][0]["site"].split(" < ")[0] if figures["sites"] else ""
+    return f"{figures['count']} / {figures['total_ms']} ({figures['gc_ms']}) {site}".strip()
 
 
 def command_run(bootstrap: str, spins: int, players: int, rates, load_spins: int, rounds: int, broker_pid) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge, Histogram
 
 _LATENCY_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_LAG_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 _RESTORE_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 RECORDS_IN = Counter("reelstream_records_in", "Records consumed", ["service", "topic"])
@@ -44,4 +45,21 @@ POOL_LEVEL_MINOR = Gauge(
 )
 WALLET_LIABILITY_MINOR = Gauge(
     "reelstream_wallet_liability_minor", "Player balances held by this instance's partitions", ["currency"]
+)
+LOOP_LAG = Histogram(
+    "reelstream_event_loop_lag_seconds",
+    "How late the event loop ran a timer (a blocked loop)",
+    ["service"],
+    buckets=_LAG_S,
+)
+GC_PAUSE = Histogram(
+    "reelstream_gc_pause_seconds",
+    "Cyclic garbage collections, by generation",
+    ["service", "generation"],
+    buckets=_LAG_S,
+)
+STALLS = Counter(
+    "reelstream_event_loop_stalls",
+    "Event loop stalls of at least the threshold (REELSTREAM_STALL_MS), by cause: gc or code",
+    ["service", "cause"],
 )
