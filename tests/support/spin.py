@@ -107,6 +107,11 @@ def seed_for(predicate, game) -> bytes:
     raise AssertionError("no seed found")
 
 
+# Seeds of the stand-in slot (SeedReadingSlot): its first RNG word decides whether the spin claims a jackpot tier.
+NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
+CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
+
+
 def make_context(seeds: Seeds | None = None, slot: SeedReadingSlot | None = None, shipped: bool = True) -> Context:
     """`shipped=False`: the recorded model version is not in this build (its spins cannot be played)."""
     games = {"rising-joker": slot or SeedReadingSlot(), "stjernestoev": RingGame()}

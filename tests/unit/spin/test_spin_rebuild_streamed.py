@@ -21,6 +21,8 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
 from tests.support.spin import (
+    NO_CLAIM,
+    CLAIM,
     NOW_MS,
     Seeds,
     debit_refused_for,
@@ -30,13 +32,10 @@ from tests.support.spin import (
     make_context,
     placed_for,
     request_bytes,
-    seed_for,
     settled_for,
     won_for,
 )
 
-NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
-CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
 TOPIC_OF = {"journal": SPIN_JOURNAL, "seed": SPIN_JOURNAL, "answer": SPIN_EVENTS}
 
 

@@ -18,6 +18,7 @@ from shared.events import decode, encode
 from shared.operators import answers_topic
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_EVENTS
 from tests.support.spin import (
+    NO_CLAIM,
     GOOD_TOKEN,
     NOW_MS,
     Record,
@@ -26,11 +27,9 @@ from tests.support.spin import (
     make_context,
     placed_for,
     request_bytes,
-    seed_for,
 )
 
 A, B = "demo-a", "demo-b"
-NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
 
 
 def _runner(bound: str | None) -> SpinRunner:

@@ -11,6 +11,7 @@ from services.spin.core import image
 from services.spin.core.book import Pending, SpinBook
 from shared.events import decode
 from tests.support.spin import (
+    CLAIM,
     NOW_MS,
     Seeds,
     debit_refused_for,
@@ -21,13 +22,11 @@ from tests.support.spin import (
     handle_request,
     make_context,
     request_bytes,
-    seed_for,
     settled_for,
     claim_refused_for,
     won_for,
 )
 
-CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
 TOPICS = ("journal", "events", "jackpot")  # the rebuild's fold order
 PLAYERS = ("p-1", "p-2", "p-3")
 

@@ -6,10 +6,17 @@ import pytest
 from services.spin.core.book import SpinBook
 from shared.pools import POOLS_VERSION_ENV, drop_claim_id
 
-from tests.support.spin import NOW_MS, Seeds, claim_refused_for, debited_for, decoded, handle_event, handle_request
-from tests.support.spin import make_context, only, request_bytes, seed_for, settled_for, won_for
-
-NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
+from tests.support.spin import (
+    NO_CLAIM,
+    NOW_MS,
+    Seeds,
+    claim_refused_for,
+    debited_for,
+    decoded,
+    handle_event,
+    handle_request,
+)
+from tests.support.spin import make_context, only, request_bytes, settled_for, won_for
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from shared.events.envelope import broker_time
 from shared.events.wallet import Deposit, WagerSettled
 from tests.support.proofs import Written, proof_of
 from tests.support.spin import (
+    CLAIM,
     NOW_MS,
     Record,
     Seeds,
@@ -35,11 +36,9 @@ from tests.support.spin import (
     make_context,
     only,
     request_bytes,
-    seed_for,
     won_for,
 )
 
-CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
 NOW = broker_time(NOW_MS)
 
 

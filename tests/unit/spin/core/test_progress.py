@@ -7,6 +7,8 @@ from services.spin.core.book import SpinBook
 from games.rng import SpinRng
 
 from tests.support.spin import (
+    NO_CLAIM,
+    CLAIM,
     handle_event,
     handle_request,
     NOW_MS,
@@ -21,13 +23,9 @@ from tests.support.spin import (
     placed_for,
     refunded_for,
     request_bytes,
-    seed_for,
     settled_for,
     won_for,
 )
-
-NO_CLAIM = seed_for(lambda word: word % 7 != 0 and word % 3 == 2, "rising-joker")
-CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
 
 
 def accept(book, ctx, **fields):

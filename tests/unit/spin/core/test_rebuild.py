@@ -6,6 +6,7 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
 
 from tests.support.spin import (
+    CLAIM,
     handle_event,
     handle_request,
     NOW_MS,
@@ -14,12 +15,9 @@ from tests.support.spin import (
     make_context,
     only,
     request_bytes,
-    seed_for,
     settled_for,
     won_for,
 )
-
-CLAIM = seed_for(lambda word: word % 7 == 0, "rising-joker")
 
 
 def rebuilt(written, ctx):
