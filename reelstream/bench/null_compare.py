@@ -357,7 +357,7 @@ def print_results(console: Console, results: dict) -> None:
             str(rate), *cells, str(ratio["p99_real_over_null6"][rate]), str(ratio["p99_real_over_null3"][rate]), cores
         )
     console.print(loads)
-    stalls = Table("event loop stalls ≥ 100 ms: count / total ms (gc ms), longest site", *SAGAS)
+    stalls = Table("event loop stalls ≥ 100 ms: count / total ms (ms by cause), longest site", *SAGAS)
     for row in results["loads"]:
         for role in ROLES:
             cells = [_stall_cell(row["by_saga"][name]["stalls"].get(role)) for name in SAGAS]
@@ -383,7 +383,8 @@ def _stall_cell(figures: dict | None) -> str:
     if not figures:
         return "-"
     site = figures["sites"][0]["site"].split(" < ")[0] if figures["sites"] else ""
-    return f"{figures['count']} / {figures['total_ms']} ({figures['gc_ms']}) {site}".strip()
+    causes = ", ".join(f"{cause} {ms}" for cause, ms in figures.get("by_cause_ms", {}).items())
+    return f"{figures['count']} / {figures['total_ms']} ({causes}) {site}".strip()
 
 
 def command_run(bootstrap: str, spins: int, players: int, rates, load_spins: int, rounds: int, broker_pid) -> dict:

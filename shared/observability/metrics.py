@@ -60,6 +60,6 @@ GC_PAUSE = Histogram(
 )
 STALLS = Counter(
     "reelstream_event_loop_stalls",
-    "Event loop stalls of at least the threshold (REELSTREAM_STALL_MS), by cause: gc or code",
+    "Event loop stalls of at least the threshold (REELSTREAM_STALL_MS), by cause: gc, code or waiting",
     ["service", "cause"],
 )

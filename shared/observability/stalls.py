@@ -10,11 +10,14 @@ hops, the tails"): every partition of the process waits while its one thread enc
 - a watchdog thread that, when the loop task has not woken for `threshold_s`, samples the loop thread's stack once:
   the innermost frames of this project's code then running are the stall's site;
 - `gc.callbacks`, timing every collection (`reelstream_gc_pause_seconds` by generation), so a stall's share of
-  collector time is known.
+  collector time is known;
+- the process's CPU time across the stall: a loop that was blocked but hardly ran was waiting for a core (two cores
+  shared by a dozen processes) or in a blocking call, not running code.
 
-A stall of at least `threshold_s` is counted by cause (`gc` when the collector took at least half of it, else
-`code`) and logged at WARNING as one `stall` line with `stall_ms`, `gc_ms` and `site` fields (the benches read these
-lines from the services' logs). Costs: one wake-up of the loop and of the thread every `tick_s` (20 ms).
+A stall of at least `threshold_s` is counted by cause — `gc` when the collector took at least half of it, else `code`
+when the process ran for at least half of it, else `waiting` — and logged at WARNING as one `stall` line with
+`stall_ms`, `gc_ms`, `cpu_ms`, `cause` and `site` fields (the benches read these lines from the services' logs).
+Costs: one wake-up of the loop and of the thread every `tick_s` (20 ms).
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def site_of(frame, root: str = _ROOT, depth: int = SITE_FRAMES) -> str:
     while frame is not None:
         code = frame.f_code
         innermost = innermost or f"{code.co_filename}:{code.co_name}"
-        if code.co_filename.startswith(root) and "/.venv/" not in code.co_filename:
+        if code.co_filename.startswith(root) and "/.venv/" not in code.co_filename and code.co_filename != __file__:
             ours.append(f"{os.path.relpath(code.co_filename, root)}:{code.co_name}")
             if len(ours) == depth:
                 break
@@ -76,10 +79,13 @@ class Stall:
     seconds: float
     gc_seconds: float
     site: str
+    cpu_seconds: float | None = None  # the process's CPU time across it (None: not known)
 
     @property
     def cause(self) -> str:
-        return "gc" if self.gc_seconds >= self.seconds / 2 else "code"
+        if self.gc_seconds >= self.seconds / 2:
+            return "gc"
+        return "waiting" if self.cpu_seconds is not None and self.cpu_seconds < self.seconds / 2 else "code"
 
 
 @dataclass
@@ -112,31 +118,42 @@ class StallWatch:
         watchdog.start()
         try:
             while not stop.is_set():
-                asked, gc_before = time.perf_counter(), self.gc_clock.total_s
+                asked, gc_before, cpu_before = time.perf_counter(), self.gc_clock.total_s, time.process_time()
                 self._beat = asked
                 await asyncio.sleep(self.tick_s)
-                self.noticed(time.perf_counter() - asked - self.tick_s, self.gc_clock.total_s - gc_before)
+                lag_s, gc_s = time.perf_counter() - asked - self.tick_s, self.gc_clock.total_s - gc_before
+                self.noticed(lag_s, gc_s, time.process_time() - cpu_before)
         finally:
             halt.set()
             gc.callbacks.remove(self.gc_clock)
             watchdog.join(timeout=1)
 
-    def noticed(self, lag_s: float, gc_s: float) -> Stall | None:
-        """The loop ran a timer `lag_s` late, `gc_s` of it in the collector: observed, and a stall when long."""
+    def noticed(self, lag_s: float, gc_s: float, cpu_s: float | None = None) -> Stall | None:
+        """The loop ran a timer `lag_s` late, `gc_s` of it in the collector, the process on a CPU for `cpu_s` of the
+        interval: observed, and a stall when long."""
         lag_s = max(0.0, lag_s)
         LOOP_LAG.labels(self.service).observe(lag_s)
         site, self._site = self._site, None
         if lag_s < self.threshold_s:
             return None
-        stall = Stall(lag_s, min(gc_s, lag_s), site or "?")
+        stall = Stall(lag_s, min(gc_s, lag_s), site or "?", cpu_s)
         STALLS.labels(self.service, stall.cause).inc()
         self.stalls = [*self.stalls[-99:], stall]
+        cpu_ms = None if cpu_s is None else round(cpu_s * 1000, 1)
         log.warning(
-            "stall: the event loop was blocked %.0f ms (%.0f ms of it in gc) at %s",
+            "stall: the event loop was blocked %.0f ms (%s; %.0f ms of it in gc, %s ms on a CPU) at %s",
             lag_s * 1000,
+            stall.cause,
             stall.gc_seconds * 1000,
+            cpu_ms,
             stall.site,
-            extra={"stall_ms": round(lag_s * 1000, 1), "gc_ms": round(stall.gc_seconds * 1000, 1), "site": stall.site},
+            extra={
+                "stall_ms": round(lag_s * 1000, 1),
+                "gc_ms": round(stall.gc_seconds * 1000, 1),
+                "cpu_ms": cpu_ms,
+                "cause": stall.cause,
+                "site": stall.site,
+            },
         )
         return stall
 
