@@ -50,6 +50,7 @@ from shared.kafka import (
 
 log = logging.getLogger("reelstream.loop")
 GC_FREEZE_ENV = "REELSTREAM_GC_FREEZE_S"
+GC_SWEEP_ENV = "REELSTREAM_GC_SWEEP_S"
 EXIT_STOPPED = 70
 S = TypeVar("S")
 
@@ -235,7 +236,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 elif self._snapshots is not None and self._snapshots.held:
                     async with self.lock:
                         await _guarded(self._write_held())
-                heap.tick()
+                if heap.tick() == "sweep":
+                    found, took = heap.last_sweep
+                    log.info("heap swept: %d unreachable objects in %.0f ms", found, took * 1000)
                 await self._positions.commit_group_if_due(consumer, self.states, log)
         finally:
             if watching is not None:
@@ -531,16 +534,19 @@ class HeapFreezer:
     What the books drop later is freed by reference counting (their records hold no cycles), but a frozen object that
     dies inside a reference cycle (a future and its callbacks, say) is not: every `sweep_every_s` the heap is unfrozen
     and collected in full once, then frozen again (one such pause every ten minutes instead of one every time the heap
-    grows by a quarter). `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`)."""
+    grows by a quarter). `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`); `REELSTREAM_GC_SWEEP_S` sets the sweep's
+    interval. Each sweep's unreachable objects and duration are kept in `last_sweep` (logged by the loop)."""
 
     every_s: float = 30.0
     sweep_every_s: float = 600.0
     frozen_at: float = field(default_factory=time.monotonic)
     swept_at: float = field(default_factory=time.monotonic)
+    last_sweep: tuple[int, float] | None = None  # (unreachable objects found, seconds)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "HeapFreezer":
-        return cls(float((env if env is not None else os.environ).get(GC_FREEZE_ENV, "30")))
+        env = env if env is not None else os.environ
+        return cls(float(env.get(GC_FREEZE_ENV, "30")), float(env.get(GC_SWEEP_ENV, "600")))
 
     def tick(self, now: float | None = None) -> str | None:
         """ "sweep" (unfrozen, collected, frozen), "freeze", or None (not yet, or off)."""
@@ -549,8 +555,10 @@ class HeapFreezer:
             return None
         done = "freeze"
         if now - self.swept_at >= self.sweep_every_s:
+            started = time.perf_counter()
             gc.unfreeze()
-            gc.collect()
+            found = gc.collect()
+            self.last_sweep = (found, time.perf_counter() - started)
             self.swept_at, done = now, "sweep"
         gc.freeze()
         self.frozen_at = now

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from shared.loop import GC_FREEZE_ENV, HeapFreezer
+from shared.loop import GC_FREEZE_ENV, GC_SWEEP_ENV, HeapFreezer
 
 
 def test_it_freezes_once_the_interval_has_passed_and_not_before():
@@ -34,6 +34,7 @@ def test_a_sweep_every_so_often_collects_cycles_that_died_frozen():
         gc.collect()
         assert any(type(o) is Node for o in gc.get_objects() + _frozen()), "a frozen cycle was collected"
         assert freezer.tick(now=600.0) == "sweep"
+        assert freezer.last_sweep[0] >= 1, "the sweep counts what it found unreachable"
         assert not any(type(o) is Node for o in _frozen()), "the sweep left the dead cycle"
     finally:
         gc.unfreeze()
@@ -51,3 +52,5 @@ def test_zero_turns_it_off_and_the_environment_sets_it():
     assert HeapFreezer(every_s=0, frozen_at=0.0).tick(now=1e9) is None
     assert HeapFreezer.from_env({GC_FREEZE_ENV: "0"}).every_s == 0
     assert HeapFreezer.from_env({}).every_s == 30.0
+    assert HeapFreezer.from_env({}).sweep_every_s == 600.0
+    assert HeapFreezer.from_env({GC_SWEEP_ENV: "3600"}).sweep_every_s == 3600.0
