@@ -533,12 +533,15 @@ class HeapFreezer:
 
     What the books drop later is freed by reference counting (their records hold no cycles), but a frozen object that
     dies inside a reference cycle (a future and its callbacks, say) is not: every `sweep_every_s` the heap is unfrozen
-    and collected in full once, then frozen again (one such pause every ten minutes instead of one every time the heap
-    grows by a quarter). `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`); `REELSTREAM_GC_SWEEP_S` sets the sweep's
-    interval. Each sweep's unreachable objects and duration are kept in `last_sweep` (logged by the loop)."""
+    and collected in full once, then frozen again. That sweep is itself a full collection (130–440 ms here), and at
+    every ten minutes the three services' sweeps fell inside a 50 spins/s phase together; sweeps every 120 s under
+    that load found 0 unreachable objects each (2026-12-03, docs/spin.md "Three hops, the stalls named"): so one an
+    hour, a safety net whose finds are logged. `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`);
+    `REELSTREAM_GC_SWEEP_S` sets the sweep's interval. Each sweep's unreachable objects and duration are kept in
+    `last_sweep` (logged by the loop)."""
 
     every_s: float = 30.0
-    sweep_every_s: float = 600.0
+    sweep_every_s: float = 3600.0
     frozen_at: float = field(default_factory=time.monotonic)
     swept_at: float = field(default_factory=time.monotonic)
     last_sweep: tuple[int, float] | None = None  # (unreachable objects found, seconds)
@@ -546,7 +549,7 @@ class HeapFreezer:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "HeapFreezer":
         env = env if env is not None else os.environ
-        return cls(float(env.get(GC_FREEZE_ENV, "30")), float(env.get(GC_SWEEP_ENV, "600")))
+        return cls(float(env.get(GC_FREEZE_ENV, cls.every_s)), float(env.get(GC_SWEEP_ENV, cls.sweep_every_s)))
 
     def tick(self, now: float | None = None) -> str | None:
         """ "sweep" (unfrozen, collected, frozen), "freeze", or None (not yet, or off)."""

@@ -36,8 +36,8 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
         group_id=settings.group("wallet"),
         snapshots_topic=settings.topic(WALLET_SNAPSHOTS),
         batch_max=int(env.get(BATCH_MAX_ENV, "2000")),
-        snapshot_every_records=int(env.get(SNAPSHOT_RECORDS_ENV, "20000")),
-        snapshot_every_s=float(env.get(SNAPSHOT_SECONDS_ENV, "30")),
+        snapshot_every_records=int(env.get(SNAPSHOT_RECORDS_ENV, WalletConfig.snapshot_every_records)),
+        snapshot_every_s=float(env.get(SNAPSHOT_SECONDS_ENV, WalletConfig.snapshot_every_s)),
         internal_topic=settings.topic(WALLET_INTERNAL),
     )
 

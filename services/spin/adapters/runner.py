@@ -63,7 +63,7 @@ class SnapshotPolicy:
     seconds with anything new, and at shutdown; `enabled=False`: never, and restores fold from the beginning."""
 
     every_records: int = 20_000
-    every_s: float = 60.0
+    every_s: float = 600.0
     enabled: bool = True
 
 

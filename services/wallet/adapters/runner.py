@@ -42,7 +42,8 @@ class WalletConfig:
     poll_ms: int = 50
     session_timeout_ms: int | None = None
     snapshot_every_records: int = 20_000
-    snapshot_every_s: float = 30.0
+    # 600 s, not 30: a snapshot costs the whole state, changed or not (docs/spin.md, "Three hops, the stalls named").
+    snapshot_every_s: float = 600.0
     # wallet.internal (physical name): the spin service's commands, read in the same loop (one book per partition
     # number); None: wallet.commands alone (tools and tests that send everything there, the migration's old topic).
     internal_topic: str | None = None

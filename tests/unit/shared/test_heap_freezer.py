@@ -52,5 +52,5 @@ def test_zero_turns_it_off_and_the_environment_sets_it():
     assert HeapFreezer(every_s=0, frozen_at=0.0).tick(now=1e9) is None
     assert HeapFreezer.from_env({GC_FREEZE_ENV: "0"}).every_s == 0
     assert HeapFreezer.from_env({}).every_s == 30.0
-    assert HeapFreezer.from_env({}).sweep_every_s == 600.0
-    assert HeapFreezer.from_env({GC_SWEEP_ENV: "3600"}).sweep_every_s == 3600.0
+    assert HeapFreezer.from_env({}).sweep_every_s == 3600.0
+    assert HeapFreezer.from_env({GC_SWEEP_ENV: "600"}).sweep_every_s == 600.0
