@@ -4,7 +4,8 @@ What a snapshot's image costs the event loop is a fork (~1 ms per 100 MB residen
 the state frozen at the fork, encodes and compresses it, hands the bytes over a pipe and exits; the parent reads them
 on a worker thread (`start` returns a `concurrent.futures.Future`). Redis writes its background snapshots the same way.
 
-The child runs only `work` (pure: no logging, no locks, no sockets) and leaves by `os._exit`, whatever happens, so it
+The child runs only `work` (pure: no logging, no locks, no sockets), at niceness 19 (it yields the cores to the
+services), and leaves by `os._exit`, whatever happens, so it
 never returns into the parent's event loop, atexit handlers or open transactions. Without `fork` (or with
 `REELSTREAM_SNAPSHOT_FORK=0`) `start` runs `work` at once, in the caller.
 """
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 FORK_ENV = "REELSTREAM_SNAPSHOT_FORK"
+# The child's niceness: its work is off the hot path, so it takes only the CPU the services leave. At the default 0,
+# six children encoding a spin's books took the cores its partitions needed (docs/spin.md, "the stalls named").
+CHILD_NICENESS = 19
 _LENGTH = 8  # the child's bytes are framed by their length, so a child that died half way is told apart
 _workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="forked")
 
@@ -68,6 +72,7 @@ def _child(work: Callable[[], bytes], read_fd: int, write_fd: int) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT):  # a signal to the process group ends the child, not the loop's
             signal.signal(sig, signal.SIG_DFL)
         os.close(read_fd)
+        os.nice(CHILD_NICENESS)
         data = work()
         view = memoryview(len(data).to_bytes(_LENGTH, "big") + data)
         while view:

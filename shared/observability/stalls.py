@@ -41,7 +41,7 @@ _ROOT = str(Path(__file__).resolve().parents[2])  # the checkout: frames under i
 SITE_FRAMES = 3
 
 
-@dataclass
+@dataclass(eq=False)  # identity: gc.callbacks.remove must take out this clock, not an equal one of another watch
 class GcClock:
     """Seconds spent in the cyclic collector so far (gc.callbacks), and each collection observed by generation."""
 

@@ -19,6 +19,12 @@ def test_the_child_sees_the_state_as_it_was_at_the_fork_while_the_parent_changes
     assert n == b"1" and int(pid) != os.getpid()
 
 
+def test_the_child_works_at_the_lowest_priority_and_the_parent_keeps_its_own():
+    before = os.nice(0)
+    child = int(forked.start(lambda: b"%d" % os.nice(0), fork=True).result(timeout=30))
+    assert child == min(19, before + forked.CHILD_NICENESS) and os.nice(0) == before
+
+
 def test_bytes_larger_than_a_pipe_buffer_arrive_whole():
     data = os.urandom(5 * 1024 * 1024)
     assert forked.start(lambda: data, fork=True).result(timeout=30) == data
