@@ -179,7 +179,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         from shared.security import explain_last_failure
 
         reason = explain_last_failure()  # a wrong password or an untrusted certificate, when that was the cause
-        named = str(error) if str(error).startswith(type(error).__name__) else f"{type(error).__name__}: {error}"
+        named = _named(error)
         if reason is not None:
             typer.echo(f"error: {reason}\n  after {named}", err=True)
             return 1
@@ -189,6 +189,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         typer.echo(code, err=True)
         return 1
     return code if isinstance(code, int) else 0
+
+
+def _named(error: BaseException) -> str:
+    """`Type: message`, without the type twice when the message already starts with it."""
+    return str(error) if str(error).startswith(type(error).__name__) else f"{type(error).__name__}: {error}"
 
 
 def main() -> None:
@@ -209,7 +214,7 @@ def main() -> None:
             raise
         # The probe runs after the failure, when a command's own broker may already be gone: the error it explains
         # is named too (a three-broker run once said only "no broker answers", after stopping its own cluster).
-        typer.echo(f"error: {reason}\n  after {type(error).__name__}: {error}", err=True)
+        typer.echo(f"error: {reason}\n  after {_named(error)}", err=True)
         raise SystemExit(1) from error
     sys.exit(code)
 

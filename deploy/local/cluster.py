@@ -12,7 +12,7 @@ from pathlib import Path
 
 from deploy.local import procs
 from deploy.local.exceptions import InfraError
-from deploy.local.kafka import _cluster_id, _java_argv, broker_answers, ensure_jars
+from deploy.local.kafka import _cluster_id, _java_argv, ensure_jars
 from deploy.local.paths import TEMPLATES, InfraPaths
 from deploy.local.tools import find_java, who_listens
 from deploy.local.waits import WaitTimeout, wait_until
@@ -124,7 +124,7 @@ def wait_ready(paths: InfraPaths, at: Cluster, pids: dict[int, int], timeout_s: 
             if node.node_id in pids and not procs.alive(pids[node.node_id]):
                 tail = procs.log_tail(node_dir(paths, node) / "kafka.log")
                 raise InfraError(f"kafka node {node.node_id} exited during startup:\n{tail}")
-        return brokers_listed(at.bootstrap) >= len(pids) and replicas_placeable(at.bootstrap, len(pids))
+        return cluster_ready(at.bootstrap, len(pids))
 
     what = f"{len(pids)} brokers in the metadata of {at.bootstrap}, each able to hold a replica"
     try:
@@ -133,24 +133,10 @@ def wait_ready(paths: InfraPaths, at: Cluster, pids: dict[int, int], timeout_s: 
         raise InfraError(str(error)) from error
 
 
-def brokers_listed(bootstrap: str) -> int:
-    from kafka import KafkaAdminClient
-    from kafka.errors import KafkaError
-
-    if not broker_answers(bootstrap):
-        return 0
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000, client_id="reelstream-infra")
-    try:
-        return len(admin.describe_cluster().get("brokers", []))
-    except (KafkaError, OSError):
-        return 0
-    finally:
-        admin.close()
-
-
-def replicas_placeable(bootstrap: str, replicas: int) -> bool:
-    """Whether the controller would create a topic with `replicas` replicas now (a validate-only request: nothing is
-    created); False while fewer brokers are registered and unfenced, or while no node answers."""
+def cluster_ready(bootstrap: str, brokers: int) -> bool:
+    """Whether the metadata lists `brokers` brokers and the controller would create a topic with that many replicas
+    now (a validate-only request: nothing is created); False while fewer are registered and unfenced, or while no node
+    answers. One admin client a probe (the cluster is the bench's own, plaintext)."""
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
     from kafka.errors import KafkaError
@@ -160,7 +146,9 @@ def replicas_placeable(bootstrap: str, replicas: int) -> bool:
     except (KafkaError, OSError):
         return False
     try:
-        probe = NewTopic("reelstream-ready-probe", 1, replicas)
+        if len(admin.describe_cluster().get("brokers", [])) < brokers:
+            return False
+        probe = NewTopic("reelstream-ready-probe", 1, brokers)
         response = admin.create_topics([probe], validate_only=True, raise_errors=False)
         return all(topic["error_code"] == 0 for topic in response["topics"])
     except (KafkaError, OSError):

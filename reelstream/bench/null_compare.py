@@ -108,7 +108,12 @@ def run(
 def _pids(saga: Saga, broker_pid: int | None) -> dict[str, int]:
     """The saga's processes (by role), the broker and this load generator: whose CPU a spin costs."""
     pids = bench_spins._cpu_sources(saga.processes, broker_pid)
-    return {name.rsplit("-", 1)[-1]: pid for name, pid in pids.items()}
+    return {_role(name): pid for name, pid in pids.items()}
+
+
+def _role(process_name: str) -> str:
+    """`spin` of `null-n6-spin` (a null saga's process) and of `spin` (the real one's)."""
+    return process_name.rsplit("-", 1)[-1]
 
 
 async def _measure(
@@ -230,10 +235,7 @@ def _phase_figures(saga: Saga, phase: Phase) -> dict:
         "cpu_ms_per_spin": {name: round(cpu * 1000 / settled, 2) for name, cpu in phase.cpu_s.items()},
         "cpu_cores": round(sum(phase.cpu_s.values()) / max(phase.seconds, 1e-9), 2),
         # Event loop stalls of each process during the phase (shared/observability/stalls.py), read from its log.
-        "stalls": {
-            process.name.rsplit("-", 1)[-1]: stalls_in(process.own_log_text(), phase.windows)
-            for process in saga.processes
-        },
+        "stalls": {_role(process.name): stalls_in(process.own_log_text(), phase.windows) for process in saga.processes},
     }
 
 
