@@ -18,7 +18,7 @@ import hashlib
 import logging
 import uuid
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,9 +45,10 @@ CHUNK_HEADER = "reelstream-snapshot-chunk"
 class Image:
     """A service's encoding of one partition's state (its own format, with its version) and the events offsets that
     were quarantined (never folded) up to it. `state` may be the encoder of the state as it is when the image is taken
-    (a callable): the loop runs it in a forked child (`take`), so the encoding costs the event loop nothing."""
+    (a callable: the loop runs it in a forked child), or the state's bytes in pieces, captured when the image was made
+    (an iterator: the loop draws one piece per turn); either way the loop does not wait for the encoding (`take`)."""
 
-    state: bytes | Callable[[], bytes]
+    state: bytes | Callable[[], bytes] | Iterator[bytes]
     format_version: int
     quarantined: tuple[int, ...] = ()
 
@@ -74,13 +75,57 @@ class Held:
 
 def take(image: Image, fork: bool | None = None) -> Taken:
     """Start packing an image at once: a lazy one encoded and compressed in a forked child of the state as it is now
-    (shared/forked.py; at once in the caller without fork), bytes compressed on a worker thread."""
-    if callable(image.state):
+    (shared/forked.py; at once in the caller without fork), pieces drawn one per turn of the running event loop and
+    compressed on a worker thread (`drawn`), bytes compressed on a worker thread."""
+    if isinstance(image.state, Iterator):
+        packed = drawn(image.state)
+    elif callable(image.state):
         encoder = image.state
         packed = forked.start(lambda: pack(encoder()), fork)
     else:
         packed = forked.in_thread(pack, image.state)
     return Taken(packed, image.format_version, image.quarantined)
+
+
+_GOLDEN = 0.6180339887498949  # partition × this, mod 1: phases spread evenly over the interval for any count
+
+
+def staggered(partition: int, every_s: float, now: float) -> float:
+    """When a restored partition's last snapshot counts as taken (monotonic seconds): partitions restored together
+    then fall due spread over the interval, not all in one batch (six images due together took the cores from the
+    spin's partitions: docs/spin.md, "the stalls named"); partition 0 is due a whole interval after `now`."""
+    return now - every_s * ((partition * _GOLDEN) % 1.0)
+
+
+_drawing: set[asyncio.Task[None]] = set()  # pieces being drawn (the loop keeps only weak references to tasks)
+
+
+def drawn(pieces: Iterator[bytes]) -> Future[bytes]:
+    """`pack` of the pieces joined: drawn one per turn of the running event loop (so a long image costs the loop a
+    piece at a time, never the whole encoding at once, and no fork), then compressed on a worker thread (zlib releases
+    the GIL); at once in the caller when no event loop runs."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return forked.start(lambda: pack(b"".join(pieces)), fork=False)
+    future: Future[bytes] = Future()
+    task = loop.create_task(_draw(pieces, future))
+    _drawing.add(task)
+    task.add_done_callback(_drawing.discard)
+    return future
+
+
+async def _draw(pieces: Iterator[bytes], future: Future[bytes]) -> None:
+    try:
+        parts = []
+        for piece in pieces:
+            parts.append(piece)
+            await asyncio.sleep(0)  # the loop's other work goes first
+        future.set_result(await asyncio.to_thread(pack, b"".join(parts)))
+    except BaseException as error:  # noqa: BLE001 - seen where the bytes are awaited (Keeper.ready drops the image)
+        future.set_exception(error)
+        if not isinstance(error, Exception):
+            raise
 
 
 def pack(state: bytes) -> bytes:

@@ -138,7 +138,7 @@ class JackpotService:
         self.stats.restores += 1
         self.stats.restored_from_snapshot += restored.snapshot_offset is not None
         self._unsnapshotted[partition] = restored.folded
-        self._snapshot_at[partition] = time.monotonic()
+        self._snapshot_at[partition] = snapshots.staggered(partition, self.config.snapshot_every_s, time.monotonic())
         self._quarantined[partition] = tuple(restored.quarantined)
         log.info(
             "partition %d restored: snapshot at %s, %d events folded, %d quarantined",

@@ -135,7 +135,8 @@ class SpinRunner(Stateless[SpinBook]):
         self.restored[partition] = restored
         # What the restore folded after its snapshot is in no snapshot yet: the next one (at the latest at shutdown)
         # spares the next owner that fold.
-        self.unsnapshotted[partition], self.snapshot_at[partition] = restored.folded, time.monotonic()
+        self.unsnapshotted[partition] = restored.folded
+        self.snapshot_at[partition] = snapshots.staggered(partition, self.policy.every_s, time.monotonic())
         at = restored.snapshot.offset if restored.snapshot is not None else None
         took_ms, how = (time.perf_counter() - started) * 1000, " from its warm book" * bool(warm)
         log.info(
@@ -161,8 +162,9 @@ class SpinRunner(Stateless[SpinBook]):
             return None
         fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))  # only what a restore would keep
         self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
-        # Lazy: encoded in a forked child of the book as it is now (shared/snapshots.take), not on the event loop.
-        return snapshots.Image(partial(book_image.encode, book), book_image.FORMAT_VERSION)
+        # The book captured now, encoded a piece per turn of the event loop (shared/snapshots.take): neither a fork of
+        # a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md, "Large state").
+        return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
 
     def decide(self, partition: int, book: SpinBook, polled: list[Any]) -> list[Output]:
         effects = Effects()

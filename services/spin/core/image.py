@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -21,21 +22,38 @@ class ImageError(ValueError):
     """An image this code cannot read (another format, or not a spin book)."""
 
 
+ROWS_PER_PIECE = 250  # requests a piece of an image encodes: a few ms of the event loop (docs/snapshots.md)
+
+
 def encode(book: SpinBook) -> bytes:
     """The book's image (orjson: UUIDs as strings; answers as their UTF-8 JSON text, byte for byte)."""
-    return orjson.dumps(
-        {
-            "v": FORMAT_VERSION,
-            "now_ms": book.now_ms,
-            "records": [_record_row(record) for record in book.records.values()],
-            "game_states": [
-                [player, game, {"pending": state.request_id} if isinstance(state, Pending) else state]
-                for (player, game), state in book.game_states.items()
-            ],
-            "in_flight": [[player, game, sorted(ids)] for (player, game), ids in book.in_flight.items()],
-            "accepted_at": [[player, list(times)] for player, times in book.accepted_at.items()],
-        }
-    )
+    return b"".join(pieces(book))
+
+
+def pieces(book: SpinBook, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[bytes]:
+    """The bytes of the book's image, in pieces: the book is captured now (each request's row; game states are
+    replaced, never changed in place), and the rows are encoded `rows_per_piece` at a time as the pieces are drawn,
+    so the book may change meanwhile and a caller may draw one piece per turn of its event loop."""
+    if rows_per_piece < 1:
+        raise ValueError(f"rows_per_piece must be positive, not {rows_per_piece}")
+    rows = [_record_row(record) for record in book.records.values()]
+    rest = {
+        "game_states": [
+            [player, game, {"pending": state.request_id} if isinstance(state, Pending) else state]
+            for (player, game), state in book.game_states.items()
+        ],
+        "in_flight": [[player, game, sorted(ids)] for (player, game), ids in book.in_flight.items()],
+        "accepted_at": [[player, list(times)] for player, times in book.accepted_at.items()],
+    }
+    return _pieces(book.now_ms, rows, rest, rows_per_piece)
+
+
+def _pieces(now_ms: int, rows: list[list[Any]], rest: dict[str, Any], rows_per_piece: int) -> Iterator[bytes]:
+    yield b'{"v":%d,"now_ms":%d,"records":[' % (FORMAT_VERSION, now_ms)
+    for start in range(0, len(rows), rows_per_piece):
+        piece = orjson.dumps(rows[start : start + rows_per_piece])[1:-1]  # the rows without their list's brackets
+        yield piece if start == 0 else b"," + piece
+    yield b"]," + orjson.dumps(rest)[1:]
 
 
 def decode(image: bytes) -> SpinBook:

@@ -92,7 +92,7 @@ class WalletService:
         report = await restore_partition(
             self.config.bootstrap, self.config.events_topic, partition, self.config.snapshots_topic, taken
         )
-        self.snapshot_at[partition] = time.monotonic()
+        self.snapshot_at[partition] = snapshots.staggered(partition, self.config.snapshot_every_s, time.monotonic())
         self.quarantined[partition] = report.quarantined
         log.info(
             "partition %d restored in %.0f ms%s: snapshot at %s, %d events folded, %d quarantined",

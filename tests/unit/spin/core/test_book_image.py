@@ -1,6 +1,7 @@
 """A spin book restored from a snapshot image taken at any point of a history, plus the fold of the facts written
 after it, equals the book folded from the beginning (the restore rule of spin.snapshots, docs/snapshots.md)."""
 
+import itertools
 import uuid
 
 import pytest
@@ -155,6 +156,38 @@ def test_a_book_kept_warm_in_steps_with_its_journal_ahead_equals_a_fold_from_the
     warm = folded(history.facts, history.ctx, book, at)
     fresh = folded(history.facts, history.ctx)
     assert normalized(warm, history.ctx) == normalized(fresh, history.ctx)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    before=steps,
+    after=steps,
+    seeds=st.lists(st.sampled_from([CLAIM, bytes(32)]), max_size=20),
+    rows_per_piece=st.integers(1, 5),
+    prune=st.booleans(),
+)
+def test_an_image_in_pieces_is_the_book_as_it_was_when_they_were_asked_for(before, after, seeds, rows_per_piece, prune):
+    # The loop draws an image's pieces one per turn while the book goes on changing (shared/snapshots.drawn).
+    history = History(seeds)
+    for action, pick in before:
+        history.step(action, pick)
+    expected, _ = history.images[-1]
+    pieces = image.pieces(history.live, rows_per_piece)
+    drawn = [next(pieces)]
+    for action, pick in after:
+        history.step(action, pick)
+        drawn.extend(itertools.islice(pieces, 1))
+    for key, state in list(history.live.game_states.items()):  # outcomes worked out, answered requests forgotten
+        if isinstance(state, Pending):
+            fold.game_state(history.live, history.ctx.catalog, *key)
+    if prune:
+        fold.prune(history.live, history.ctx.catalog, NOW_MS + 10**9)
+    assert b"".join(drawn + list(pieces)) == expected == image.encode(image.decode(expected))
+
+
+def test_an_image_is_never_asked_for_in_pieces_of_no_request():
+    with pytest.raises(ValueError, match="positive"):
+        image.pieces(SpinBook(), 0)
 
 
 def test_an_image_keeps_an_answer_byte_for_byte_and_a_spin_in_flight_resumes_with_its_seed():
