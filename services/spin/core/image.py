@@ -51,7 +51,11 @@ def pieces(book: SpinBook, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[byt
 def _pieces(now_ms: int, rows: list[list[Any]], rest: dict[str, Any], rows_per_piece: int) -> Iterator[bytes]:
     yield b'{"v":%d,"now_ms":%d,"records":[' % (FORMAT_VERSION, now_ms)
     for start in range(0, len(rows), rows_per_piece):
-        piece = orjson.dumps(rows[start : start + rows_per_piece])[1:-1]  # the rows without their list's brackets
+        chunk = rows[start : start + rows_per_piece]
+        for row in chunk:  # an answer's bytes never change: decoded here, not while the book is captured
+            if row[_ANSWER] is not None:
+                row[_ANSWER] = row[_ANSWER].decode("utf-8")
+        piece = orjson.dumps(chunk)[1:-1]  # the rows without their list's brackets
         yield piece if start == 0 else b"," + piece
     yield b"]," + orjson.dumps(rest)[1:]
 
@@ -80,6 +84,9 @@ def decode(image: bytes) -> SpinBook:
     return book
 
 
+_ANSWER = 12  # a row's answer: its bytes when captured, their UTF-8 text in the image
+
+
 def _record_row(r: SpinRecord) -> list[Any]:
     f = r.fingerprint
     claims = [
@@ -99,7 +106,7 @@ def _record_row(r: SpinRecord) -> list[Any]:
         r.state_before,
         r.play_error,
         claims,
-        None if r.answer is None else r.answer.decode("utf-8"),
+        r.answer,
         r.answer_id,
         r.answer_code,
         r.settled_state_after,
