@@ -17,6 +17,7 @@ from kafka import TopicPartition
 from rich.console import Console
 from rich.table import Table
 
+from reelstream.bench import loop_timings
 from reelstream.bench import spins as bench_spins
 from reelstream.bench.kafka import percentiles_ms
 from reelstream.bench.null_saga import CHAINS, counted
@@ -56,6 +57,7 @@ class Phase:
     cpu_s: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
     windows: list[tuple[float, float]] = field(default_factory=list)  # the rounds' wall times, for the stall logs
+    loop: dict[str, dict] = field(default_factory=dict)  # per process role: its loop histograms' growth (loop_timings)
 
 
 def _spawn_null(bootstrap: str, prefix: str, shape: str) -> list[ServiceProcess]:
@@ -204,15 +206,26 @@ def _alive(saga: Saga) -> None:
 async def _paced_round(saga: Saga, phase: Phase, batch: list, rate: float, broker_pid: int | None) -> None:
     _alive(saga)
     pids = _pids(saga, broker_pid)
+    urls = _metrics_urls(saga)
     before = {name: bench_spins._cpu_s(pid) for name, pid in pids.items()}
+    timings = {role: loop_timings.scrape(url) for role, url in urls.items()}
     started, started_wall = time.perf_counter(), time.time()
     _, due_wall = await saga.load.paced(batch, rate)
     phase.seconds += time.perf_counter() - started
     phase.windows.append((started_wall, time.time()))
     for name, pid in pids.items():
         phase.cpu_s[name] = phase.cpu_s.get(name, 0.0) + bench_spins._cpu_s(pid) - before[name]
+    for role, url in urls.items():
+        more = loop_timings.grown(timings[role], loop_timings.scrape(url))
+        phase.loop[role] = loop_timings.added(phase.loop.get(role, {}), more)
     phase.requests += len(batch)
     phase.due_wall.update(due_wall)
+
+
+def _metrics_urls(saga: Saga) -> dict[str, str]:
+    """The /metrics address of each of the saga's service processes, by role."""
+    by_pid = loop_timings.urls_by_pid(process.process.pid for process in saga.processes)
+    return {_role(p.name): by_pid[p.process.pid] for p in saga.processes if p.process.pid in by_pid}
 
 
 def _phase_figures(saga: Saga, phase: Phase) -> dict:
@@ -236,6 +249,8 @@ def _phase_figures(saga: Saga, phase: Phase) -> dict:
         "cpu_cores": round(sum(phase.cpu_s.values()) / max(phase.seconds, 1e-9), 2),
         # Event loop stalls of each process during the phase (shared/observability/stalls.py), read from its log.
         "stalls": {_role(process.name): stalls_in(process.own_log_text(), phase.windows) for process in saga.processes},
+        # Each process's loop during the phase: deciding a batch, its transaction, the batch from poll to commit.
+        "loop": {role: loop_timings.summary(histograms) for role, histograms in phase.loop.items()},
     }
 
 
@@ -365,6 +380,12 @@ def print_results(console: Console, results: dict) -> None:
             cells = [_stall_cell(row["by_saga"][name]["stalls"].get(role)) for name in SAGAS]
             stalls.add_row(f"{row['spins_per_s']} spins/s, {role}", *cells)
     console.print(stalls)
+    loop = Table("loop: decide p50 / p99 · transaction p50 / p99 · poll → commit p50 / p99 (ms)", *SAGAS)
+    for row in results["loads"]:
+        for role in ROLES:
+            cells = [_loop_cell(row["by_saga"][name].get("loop", {}).get(role)) for name in SAGAS]
+            loop.add_row(f"{row['spins_per_s']} spins/s, {role}", *cells)
+    console.print(loop)
     counts = results["records_per_spin"]
     records = Table(f"records per settled spin at {counts['at_spins_per_s']} spins/s", "data", "commit markers")
     for name, figures in counts["by_saga"].items():
@@ -379,6 +400,12 @@ def print_results(console: Console, results: dict) -> None:
         for hop in results["hops"][name]:
             hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
         console.print(hops)
+
+
+def _loop_cell(figures: dict | None) -> str:
+    if not figures:
+        return "-"
+    return " · ".join(f"{figures[name]['p50_ms']} / {figures[name]['p99_ms']}" for name in loop_timings.SERIES)
 
 
 def _stall_cell(figures: dict | None) -> str:

@@ -100,7 +100,11 @@ async def serve(role: str, shape: str) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await service.loop.run(stop)
+    http = await observability.serve_http()  # /metrics, as the real services serve it: the bench reads its timings
+    try:
+        await service.loop.run(stop)
+    finally:
+        await http.stop()
 
 
 def main(argv: list[str]) -> None:

@@ -31,8 +31,8 @@ TAKE_WAIT_S = 1.0  # a spare's go waits this long for the warm books' step in pr
 
 
 def snapshot_policy(env) -> SnapshotPolicy:
-    """Every 20,000 input records or 600 s with anything new. A snapshot costs the whole book (pruned, forked, encoded
-    by the child, a few MB through a transaction) however little changed: every 60 s per partition, the stall watch
+    """Every 20,000 input records or 600 s with anything new. A snapshot costs the whole book (pruned, captured, encoded
+    in pieces, a few MB through a transaction) however little changed: every 60 s per partition, the stall watch
     put them among the spin's tail at 50 spins/s (docs/spin.md, "Three hops, the stalls named"); a crash's tail to fold
     is at most the 20,000 records either way."""
     return SnapshotPolicy(

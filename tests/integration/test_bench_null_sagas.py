@@ -28,6 +28,12 @@ def test_the_null_saga_bench_answers_every_request_once_and_writes_the_issues_fi
         assert load[f"{name}_p99_ms"] > 0
         assert load["by_saga"][name]["requests"] == 200
         assert load["by_saga"][name]["settled"] == 200
+        # Each process's loop timings from its own /metrics: every saga's spin and wallet decided and committed.
+        loop = load["by_saga"][name]["loop"]
+        assert set(loop) == {"spin", "wallet", "jackpot"}, name
+        for role in ("spin", "wallet"):
+            assert loop[role]["commit"]["n"] > 0 and loop[role]["commit"]["p99_ms"] > 0, (name, role, loop[role])
+            assert loop[role]["decide"]["n"] > 0 and loop[role]["batch"]["n"] > 0, (name, role, loop[role])
     for name, answers in figures["answers"].items():
         assert answers["requests"] == 200 + 100 + 200, name  # warm-up, burst, the load
         assert answers["once"] == answers["requests"], (name, answers)
