@@ -49,10 +49,10 @@ print(o.answers_topic(o.OPERATORS[0]) if o.OPERATORS else "spin.events")')
     clients_cashier "$bin" || rc=$?
   fi
   .venv/bin/reelstream services down || true
-  .venv/bin/python -c 'import os; from kafka import KafkaAdminClient; from shared.topic_admin import delete_topics
-b, p = os.environ["KAFKA_BOOTSTRAP_SERVERS"], os.environ["REELSTREAM_TOPIC_PREFIX"]
-a = KafkaAdminClient(bootstrap_servers=b); names = [t for t in a.list_topics() if t.startswith(p)]; a.close()
-delete_topics(b, names)' || echo "warning: could not delete the ${REELSTREAM_TOPIC_PREFIX} topics" >&2
+  # With the environment's security (the local broker is SASL_SSL only): a plaintext admin never bootstrapped here.
+  .venv/bin/python -c 'import os; from shared.topic_admin import delete_prefixed
+delete_prefixed(os.environ["KAFKA_BOOTSTRAP_SERVERS"], os.environ["REELSTREAM_TOPIC_PREFIX"])' \
+    || echo "warning: could not delete the ${REELSTREAM_TOPIC_PREFIX} topics" >&2
   return "$rc"
 }
 
