@@ -121,7 +121,7 @@ async def _draw(pieces: Iterator[bytes], future: Future[bytes]) -> None:
         for piece in pieces:
             parts.append(piece)
             await asyncio.sleep(0)  # the loop's other work goes first
-        future.set_result(await asyncio.to_thread(pack, b"".join(parts)))
+        future.set_result(await asyncio.to_thread(lambda: pack(b"".join(parts))))  # the join too: MBs of copying
     except BaseException as error:  # noqa: BLE001 - seen where the bytes are awaited (Keeper.ready drops the image)
         future.set_exception(error)
         if not isinstance(error, Exception):

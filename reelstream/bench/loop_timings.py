@@ -69,9 +69,10 @@ def grown(before: Mapping[str, Histogram], after: Mapping[str, Histogram]) -> di
     for name, late in after.items():
         early = before.get(name, {"buckets": {}, "sum": 0.0})
         buckets = {bound: count - early["buckets"].get(bound, 0.0) for bound, count in late["buckets"].items()}
-        if any(count < 0 for count in buckets.values()):
-            buckets, early = dict(late["buckets"]), {"sum": 0.0}
-        out[name] = {"buckets": buckets, "sum": late["sum"] - early["sum"]}
+        total = late["sum"] - early["sum"]
+        if any(count < 0 for count in buckets.values()):  # counters went back: a new process, counted from zero
+            buckets, total = dict(late["buckets"]), late["sum"]
+        out[name] = {"buckets": buckets, "sum": total}
     return out
 
 

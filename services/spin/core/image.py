@@ -23,6 +23,7 @@ class ImageError(ValueError):
 
 
 ROWS_PER_PIECE = 250  # requests a piece of an image encodes: a few ms of the event loop (docs/snapshots.md)
+_ANSWER = 12  # a row's answer (`_record_row`): its bytes when captured, their UTF-8 text in the image
 
 
 def encode(book: SpinBook) -> bytes:
@@ -82,9 +83,6 @@ def decode(image: bytes) -> SpinBook:
             raise
         raise ImageError(f"not a spin book image: {error!r}") from error
     return book
-
-
-_ANSWER = 12  # a row's answer: its bytes when captured, their UTF-8 text in the image
 
 
 def _record_row(r: SpinRecord) -> list[Any]:
