@@ -7,6 +7,10 @@ marker on __consumer_offsets: ~3 ms of broker CPU and two round trips each; docs
 Recovery folds the events anyway and keeps the last position a record carries; a new owner resumes there (or at the
 group's offset when that is further). The group's offsets are still committed now and then, for lag tools only.
 Used by the wallet and the jackpot.
+
+A loop with more inputs whose state folds some of its own outputs (the spin: its journal and answers) puts the next
+offset of every input of the partition on the transaction's last such record instead (`INPUTS_HEADER`, by logical
+topic name: `with_inputs`), and its restore reads them back (`recorded_inputs`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from dataclasses import dataclass, replace
 from aiokafka import TopicPartition
 
 POSITION_HEADER = "reelstream-commands-next-offset"
+# Every input's next offset, "<logical topic>=<offset>" joined by ";" (the spin's three inputs on its journal).
+INPUTS_HEADER = "reelstream-inputs-next-offsets"
 # How often the positions of committed transactions are also committed to the consumer group (for lag tools).
 GROUP_COMMIT_INTERVAL_S = 5.0
 
@@ -61,6 +67,38 @@ def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
     return outputs
 
 
+def with_inputs(outputs: list[Output], positions: dict[str, int], on: tuple[str, ...]) -> tuple[list[Output], bool]:
+    """The batch's outputs with every input's position (`positions`: logical topic -> next offset) on the last record
+    written to the first topic of `on` (physical names, by preference) the batch writes, and whether one carries
+    them; unchanged and False when the batch writes none of them (its offsets then commit in the transaction)."""
+    if not positions:
+        return outputs, False
+    value = ";".join(f"{topic}={offset}" for topic, offset in sorted(positions.items())).encode()
+    for topic in on:
+        for index in range(len(outputs) - 1, -1, -1):
+            out = outputs[index]
+            if not out.dead_letter and out.topic == topic:
+                marked = replace(out, headers=[*out.headers, (INPUTS_HEADER, value)])
+                return [*outputs[:index], marked, *outputs[index + 1 :]], True
+    return outputs, False
+
+
+def recorded_inputs(headers) -> dict[str, int]:
+    """The input positions a record carries (`with_inputs`), by logical topic name; empty when it carries none.
+    ValueError on a malformed value (only a writer's own, signed records are read for it)."""
+    for name, value in headers or ():
+        if name == INPUTS_HEADER:
+            try:
+                pairs = [item.split("=", 1) for item in value.decode().split(";")]
+                found = {topic: int(offset) for topic, offset in pairs}
+            except (UnicodeDecodeError, ValueError) as error:
+                raise ValueError(f"malformed {INPUTS_HEADER} header {value!r}") from error
+            if any(not topic or offset < 0 for topic, offset in found.items()):
+                raise ValueError(f"malformed {INPUTS_HEADER} header {value!r}")
+            return found
+    return {}
+
+
 def carries_position(outputs: list[Output]) -> bool:
     """Whether `with_position` put the position on one of these outputs (the batch has at least one event)."""
     return any(not out.dead_letter for out in outputs)
@@ -76,45 +114,53 @@ def undecided(records: list, start: int | None) -> list:
 
 
 class InputPositions:
-    """A transactional loop's input positions, per partition of its commands topic: the next offset to decide (where
-    the partition resumed, then past each batch taken), and the positions of committed transactions still to be
-    committed to the consumer group (every `group_interval_s`, for lag tools only; recovery does not read them)."""
+    """A transactional loop's input positions, per partition of each input topic (the commands topic's by default):
+    the next offset to decide (where the partition resumed, then past each batch taken), and the positions of
+    committed transactions still to be committed to the consumer group (every `group_interval_s`, for lag tools only;
+    recovery does not read them)."""
 
     def __init__(self, topic: str, group_interval_s: float = GROUP_COMMIT_INTERVAL_S) -> None:
         self.topic = topic
         self.group_interval_s = group_interval_s
-        self._next: dict[int, int] = {}
+        self._next: dict[TopicPartition, int] = {}
         self._for_group: dict[TopicPartition, int] = {}
         self._group_committed_at = time.monotonic()
 
-    def take(self, partition: int, records: list) -> list:
+    def take(self, partition: int, records: list, topic: str | None = None) -> list:
         """The records of a poll to decide now (`undecided` ones), the partition's next offset moved past them."""
-        records = undecided(records, self._next.get(partition))
+        tp = TopicPartition(topic or self.topic, partition)
+        records = undecided(records, self._next.get(tp))
         if records:
-            self._next[partition] = records[-1].offset + 1
+            self._next[tp] = records[-1].offset + 1
         return records
 
-    async def resume(self, consumer, partition: int, recorded: int | None) -> None:
-        """Seek a newly owned partition to where the last committed transaction left it: the position its events
-        recorded, or the group's committed offset when that is further (a transaction without events commits only
-        there). Nothing recorded: the group's offset (or the reset policy) applies. No await after the seek."""
-        if recorded is None:
-            return
-        tp = TopicPartition(self.topic, partition)
-        resume_at = max(recorded, await consumer.committed(tp) or 0)
-        consumer.seek(tp, resume_at)
-        self._next[partition] = resume_at
+    async def resume(self, consumer, partition: int, recorded: dict[str, int]) -> None:
+        """Seek a newly owned partition of each input topic in `recorded` (physical name -> the position the last
+        committed transaction recorded) there, or to the group's committed offset when that is further (a transaction
+        that carried no position commits only there). An input not recorded: the group's offset (or the reset
+        policy) applies. The group's offsets are all read first: no await after the first seek."""
+        tps = {TopicPartition(topic, partition): offset for topic, offset in recorded.items() if offset is not None}
+        group = {tp: await consumer.committed(tp) or 0 for tp in tps}
+        for tp, offset in tps.items():
+            resume_at = max(offset, group[tp])
+            consumer.seek(tp, resume_at)
+            self._next[tp] = resume_at
 
-    def committed(self, partition: int, next_offset: int) -> None:
+    def committed(self, partition: int, next_offset: int, topic: str | None = None) -> None:
         """A transaction up to `next_offset` committed: the group learns it at the next interval."""
-        self._for_group[TopicPartition(self.topic, partition)] = next_offset
+        self._for_group[TopicPartition(topic or self.topic, partition)] = next_offset
 
-    def next_offset(self, partition: int) -> int | None:
+    def next_offset(self, partition: int, topic: str | None = None) -> int | None:
         """The partition's next offset to decide (None: not known yet)."""
-        return self._next.get(partition)
+        return self._next.get(TopicPartition(topic or self.topic, partition))
+
+    def known(self, partition: int) -> dict[str, int]:
+        """The next offset to decide of each input topic (physical name) of the partition that has one."""
+        return {tp.topic: offset for tp, offset in self._next.items() if tp.partition == partition}
 
     def forget(self, partition: int) -> None:
-        self._next.pop(partition, None)
+        for tp in [tp for tp in self._next if tp.partition == partition]:
+            del self._next[tp]
 
     async def commit_group_if_due(self, consumer, owned: Iterable[int], log: logging.Logger) -> None:
         """Commit the positions of committed transactions of the partitions still owned (a failure is logged; the next

@@ -16,7 +16,10 @@ publisher) sees only committed state. A service provides its state per partition
 
 More inputs (the spin: wallet.events and its jackpot answers beside spin.requests): `extra_inputs` are co-partitioned
 with the commands topic (range assignment), a partition's records of every input are decided together, and the input
-offsets of every batch commit inside its transaction (send_offsets_to_transaction) instead of travelling on events.
+offsets of every batch commit inside its transaction (send_offsets_to_transaction) instead of travelling on events;
+unless the state folds outputs of its own that can carry them (`positions_on`: the spin's journal and answers), then
+every input's position travels on the transaction's last such record and only a batch writing none of them commits
+its offsets in the transaction.
 """
 
 from __future__ import annotations
@@ -37,7 +40,14 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from shared import observability, signing, snapshots
 from shared.crash import crash_point
 from shared.observability.stalls import StallWatch
-from shared.input_position import GROUP_COMMIT_INTERVAL_S, InputPositions, Output, carries_position, with_position
+from shared.input_position import (
+    GROUP_COMMIT_INTERVAL_S,
+    InputPositions,
+    Output,
+    carries_position,
+    with_inputs,
+    with_position,
+)
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
     AIOKAFKA_PRODUCER_SAFETY,
@@ -51,6 +61,8 @@ from shared.kafka import (
 log = logging.getLogger("reelstream.loop")
 GC_FREEZE_ENV = "REELSTREAM_GC_FREEZE_S"
 GC_SWEEP_ENV = "REELSTREAM_GC_SWEEP_S"
+# How often the positions of committed transactions also reach the consumer group, for lag tools (seconds).
+GROUP_COMMIT_ENV = "REELSTREAM_GROUP_COMMIT_S"
 EXIT_STOPPED = 70
 S = TypeVar("S")
 
@@ -86,6 +98,11 @@ class LoopConfig:
     # topics beside the public ones): the commands topic's position still travels on the batch's last event, as
     # without extra inputs, and the offsets of every input commit in the transaction too. False: as the spin.
     carry_position: bool = False
+    # Physical topics among the outputs, by preference, whose last record in a transaction carries the next offset of
+    # every input (shared/input_position.py: with_inputs), so the transaction commits no offsets: topics the state's
+    # restore folds and reads the positions back from (`Restored.inputs`). Empty: as above. The spin: its journal,
+    # then spin.events (a batch writing neither commits its offsets in the transaction).
+    positions_on: tuple[str, ...] = ()
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -132,6 +149,9 @@ class Restored(Generic[S]):
     report: Any = None
     # Where the partition's snapshots stand (shared/snapshots.py); None: no snapshots for it (no topic, or none kept).
     cursor: snapshots.Cursor | None = None
+    # With LoopConfig.positions_on: the next offset of each input (logical name) the restored state has decided, as
+    # its last carrying record (or its snapshot) recorded; the consumer resumes there (or at the group's offset).
+    inputs: dict[str, int] | None = None
 
 
 class PartitionService(Protocol[S]):
@@ -192,7 +212,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._inflight: dict[int, asyncio.Task] = {}
         self._restoring: dict[int, asyncio.Task] = {}  # partition -> its background restore
         self._consumer: AIOKafkaConsumer | None = None
-        self._positions = InputPositions(config.commands_topic, GROUP_COMMIT_INTERVAL_S)
+        group_interval_s = float(os.environ.get(GROUP_COMMIT_ENV, GROUP_COMMIT_INTERVAL_S))
+        self._positions = InputPositions(config.commands_topic, group_interval_s)
         self._snapshots = _keeper(config, service)
 
     def input_partitions(self) -> int | None:
@@ -270,7 +291,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                     if tp in consumer.assignment():
                         consumer.seek(tp, records[0].offset)
                 continue
-            parts = [(tp, self._undecided(tp, records)) for tp, records in parts]
+            parts = [(tp, self._positions.take(partition, records, tp.topic)) for tp, records in parts]
             offsets = {tp: records[-1].offset + 1 for tp, records in parts if records}
             records = [record for _, taken in parts for record in taken]
             if not records:
@@ -287,7 +308,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             imaged = imaged or image is not None
             self.stats.records += len(records)
             self.stats.decide_s += time.perf_counter() - started
-            commit = asyncio.create_task(_guarded(self._commit(before, partition, offsets, outputs, polled_at, image)))
+            carried = self._carried(partition)  # every input's position after this batch (before the next is taken)
+            work = self._commit(before, partition, offsets, outputs, polled_at, image, carried)
+            commit = asyncio.create_task(_guarded(work))
             self._inflight[partition] = commit
             if self.config.pipelined:
                 previous.append(before)
@@ -313,8 +336,11 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._snapshots.committed(partition, None, None, True)
             self.stats.snapshots_written += 1
 
-    def _undecided(self, tp: TopicPartition, records: list[Any]) -> list[Any]:
-        return self._positions.take(tp.partition, records) if tp.topic == self.config.commands_topic else records
+    def _carried(self, partition: int) -> dict[str, int] | None:
+        """The input positions a batch's carrying record names (logical topics), with `positions_on`; else None."""
+        if not self.config.positions_on:
+            return None
+        return {_declared_name(topic): offset for topic, offset in self._positions.known(partition).items()}
 
     async def _commit(
         self,
@@ -324,15 +350,14 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         outputs: list[Output],
         polled_at: float,
         image: snapshots.Taken | None = None,
+        carried: dict[str, int] | None = None,
     ) -> None:
         if before is not None:
             await before
         prefix = self.config.service
         producer, state = self.producers[partition], self.states[partition]
         commands = TopicPartition(self.config.commands_topic, partition)
-        carried = (self.config.carry_position or not self.config.extra_inputs) and commands in offsets
-        if carried:
-            outputs = with_position(outputs, offsets[commands])
+        outputs, positions_travel = self._with_positions(outputs, offsets, commands, carried)
         sent = signed(self.config, outputs)
         sent += signed(self.config, self._derived(partition, sent))
         crash_point(f"{prefix}.before_transaction")
@@ -351,13 +376,12 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             ready = self._snapshots.ready(partition) if self._snapshots is not None else None
             if ready is not None:  # an image of an earlier batch, its bytes in: never waited for
                 await self._snapshots.send(producer, partition, ready)
-            # No event carries the position, or an input's position travels on no event: commit them here.
-            if not (carried and carries_position(sent)) or any(tp != commands for tp in offsets):
+            if not positions_travel:  # no record carries the positions: they commit here
                 await producer.send_offsets_to_transaction(offsets, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
-        if commands in offsets:
-            self._positions.committed(partition, offsets[commands])
+        for tp, next_offset in offsets.items():
+            self._positions.committed(partition, next_offset, tp.topic)
         if self._snapshots is not None:
             self._snapshots.committed(partition, offsets.get(commands), events_next, ready is not None, folds)
             self.stats.snapshots_written += ready is not None
@@ -374,6 +398,19 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.service.committed(partition, state, offsets.get(commands, 0), event_offsets)
         if self._inflight.get(partition) is asyncio.current_task():  # nothing decided beyond this commit
             self.service.quiet(partition, state)
+
+    def _with_positions(
+        self, outputs: list[Output], offsets: dict[TopicPartition, int], commands: TopicPartition, carried
+    ) -> tuple[list[Output], bool]:
+        """The batch's outputs with its input positions on a record, and whether every input's position travels so
+        (else the transaction commits the offsets): every input's on a carrying output (`positions_on`), or the
+        commands topic's on the last event when that is the only input read (`carry_position`, or no extra inputs)."""
+        if self.config.positions_on:
+            return with_inputs(outputs, carried or {}, self.config.positions_on)
+        if not (self.config.carry_position or not self.config.extra_inputs) or commands not in offsets:
+            return outputs, False
+        outputs = with_position(outputs, offsets[commands])
+        return outputs, carries_position(outputs) and all(tp == commands for tp in offsets)
 
     def _fold_positions(
         self, partition: int, offsets: dict[TopicPartition, int], metas: list[Any]
@@ -429,9 +466,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             await self.release(sorted(set(self.states) - partitions))
         if self._consumer is not None:
             for partition in sorted(partitions & set(self.states)):
-                next_offset = self._positions.next_offset(partition)
-                if next_offset is not None:
-                    self._consumer.seek(TopicPartition(self.config.commands_topic, partition), next_offset)
+                for topic, next_offset in self._positions.known(partition).items():
+                    self._consumer.seek(TopicPartition(topic, partition), next_offset)
         self._schedule(sorted(partitions - set(self.states) - set(self._restoring)))
 
     def _schedule(self, partitions: list[int]) -> None:
@@ -503,12 +539,22 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.producers[partition] = producer
         restored = await self.service.restore(partition)
         if self._consumer is not None:  # else restored outside the loop (tools, tests): nothing to position
-            await self._positions.resume(self._consumer, partition, restored.commands_offset)
+            await self._positions.resume(self._consumer, partition, self._recorded(restored))
         # No await between the seek and this: the loop re-seeks a partition it has no state for.
         self.states[partition] = restored.state
         if self._snapshots is not None:
             self._snapshots.track(partition, restored.cursor)
         return restored
+
+    def _recorded(self, restored: Restored[S]) -> dict[str, int]:
+        """The input positions a restore recorded, by physical topic: the commands topic's, then each input's."""
+        recorded = {} if restored.commands_offset is None else {self.config.commands_topic: restored.commands_offset}
+        physical = {_declared_name(topic): topic for topic in self.config.inputs}
+        for logical, offset in (restored.inputs or {}).items():
+            if logical in physical:
+                topic = physical[logical]
+                recorded[topic] = max(offset, recorded.get(topic, 0))
+        return recorded
 
     async def release(self, partitions: list[int]) -> None:
         for partition in partitions:

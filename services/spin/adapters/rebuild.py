@@ -19,6 +19,7 @@ from services.spin.core.catalog import Catalog
 from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
+from shared.input_position import recorded_inputs
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 from shared.partition_log import read_range
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_SNAPSHOTS
@@ -241,4 +242,6 @@ def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> u
         return None
     proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
     fold.evolve(book, message, record.value, proof)
+    for topic, offset in recorded_inputs(record.headers).items():  # the positions of the transaction that wrote it
+        book.inputs[topic] = max(offset, book.inputs.get(topic, 0))
     return getattr(message.data, "request_id", None)

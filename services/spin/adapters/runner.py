@@ -2,11 +2,12 @@
 and spin.jackpot-answers in (co-partitioned), a SpinBook per partition, restored from what the spin service wrote.
 
 Per partition and polled batch, one Kafka transaction: the batch's journal facts, commands and answers sent
-together, then the input offsets of all three topics. A read_committed reader sees the seed and what reveals the
-outcome together or neither (the journal used to be acknowledged first: one produce round trip more per batch). A
-crash anywhere aborts the transaction: nothing of the batch is visible to read_committed readers, and the restarted
-owner decides it again from the committed books (the seed is drawn again: the aborted one was never revealed). While
-one batch commits, the next is decided (pipelined).
+together, the next offsets of all three inputs on its last journal fact (or answer), which the restore reads back
+(a batch writing neither commits them in the transaction: two round trips more). A read_committed reader sees the
+seed and what reveals the outcome together or neither (the journal used to be acknowledged first: one produce round
+trip more per batch). A crash anywhere aborts the transaction: nothing of the batch is visible to read_committed
+readers, and the restarted owner decides it again from the committed books (the seed is drawn again: the aborted
+one was never revealed). While one batch commits, the next is decided (pipelined).
 """
 
 from __future__ import annotations
@@ -41,7 +42,15 @@ from shared.events.codec import decode_one_pass
 from shared.input_position import Output
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
 from shared.partitioning import misplaced
-from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, SPIN_SNAPSHOTS, WALLET_EVENTS, dlq_name
+from shared.topics import (
+    SPIN_EVENTS,
+    SPIN_JACKPOT_ANSWERS,
+    SPIN_JOURNAL,
+    SPIN_REQUESTS,
+    SPIN_SNAPSHOTS,
+    WALLET_EVENTS,
+    dlq_name,
+)
 
 log = logging.getLogger("reelstream.spin")
 INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
@@ -107,6 +116,9 @@ class SpinRunner(Stateless[SpinBook]):
             settings,
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
             snapshot_folds=tuple(settings.topic(logical) for logical in FOLD_ORDER),
+            # Every input's position on the batch's last journal fact, else its last answer: both folded by the
+            # restore (rebuild.py), so the transaction commits no offsets (docs/spin.md, "Positions on the journal").
+            positions_on=(settings.topic(SPIN_JOURNAL), settings.topic(SPIN_EVENTS)),
         )
         self.loop = _SpinLoop(config, self)
 
@@ -147,8 +159,8 @@ class SpinRunner(Stateless[SpinBook]):
             at,
             restored.folded,
         )
-        # The input offsets are the group's, committed in the transactions.
-        return Restored(restored.book, None, restored, restored.cursor)
+        # Where each input resumes: as the book's last carrying record (or its image) has it, or the group's offset.
+        return Restored(restored.book, None, restored, restored.cursor, inputs=dict(restored.book.inputs))
 
     def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
         """The book's image when a snapshot is due (shared/loop.py encodes it off the event loop and puts it into a
@@ -177,6 +189,7 @@ class SpinRunner(Stateless[SpinBook]):
     def _handle(self, partition: int, book: SpinBook, record, effects: Effects, partitions: int) -> None:
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[record.topic]
+        book.inputs[logical] = record.offset + 1  # as the loop's position after this batch, which its image keeps
         with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
                 message = request_message(record, partitions)

@@ -88,8 +88,8 @@ def test_a_resumed_partition_is_sought_to_the_further_of_the_recorded_position_a
     from shared.input_position import InputPositions
 
     positions, consumer = InputPositions("t.commands"), FakeConsumer(committed=13)
-    asyncio.run(positions.resume(consumer, 2, recorded=10))
-    asyncio.run(positions.resume(consumer, 3, recorded=None))
+    asyncio.run(positions.resume(consumer, 2, {"t.commands": 10}))
+    asyncio.run(positions.resume(consumer, 3, {}))
     assert consumer.sought == [(2, 13)], "nothing recorded: no seek, the group's offset applies"
     assert [r.offset for r in positions.take(2, offsets(11, 12, 13, 14))] == [13, 14]
     assert positions.take(2, offsets(14)) == [], "taken once"
@@ -114,3 +114,51 @@ def test_committed_positions_reach_the_group_once_per_interval_and_only_for_part
     later.committed(0, 5)
     asyncio.run(later.commit_group_if_due(consumer, {0}, logging.getLogger("test")))
     assert consumer.commits == [{0: 5}], "not due yet"
+
+
+def out_to(topic: str, value: bytes, dead_letter: bool = False) -> Output:
+    return Output(dead_letter, b"p", value, [("content-type", b"json")], topic=topic)
+
+
+def test_every_inputs_position_rides_on_the_last_record_of_the_first_carrying_topic_the_batch_writes():
+    from shared.input_position import recorded_inputs, with_inputs
+
+    positions = {"spin.requests": 12, "wallet.events": 7, "spin.jackpot-answers": 0}
+    batch = [out_to("x.spin.journal", b"j1"), out_to("x.spin.journal", b"j2"), out_to("x.wallet.internal", b"w")]
+    batch += [out_to("x.spin.events", b"a")]
+    marked, carried = with_inputs(batch, positions, ("x.spin.journal", "x.spin.events"))
+    assert carried and [recorded_inputs(out.headers) for out in marked] == [{}, positions, {}, {}]
+    assert [out.value for out in marked] == [b"j1", b"j2", b"w", b"a"] and marked[1].headers[0][0] == "content-type"
+    answers_only = [out_to("x.spin.events", b"a"), out_to("x.jackpot.internal", b"c")]
+    marked, carried = with_inputs(answers_only, positions, ("x.spin.journal", "x.spin.events"))
+    assert carried and recorded_inputs(marked[0].headers) == positions, "no journal fact: the last answer carries them"
+    elsewhere = [out_to("x.wallet.internal", b"w"), out_to("x.spin.journal", b"j", dead_letter=True)]
+    assert with_inputs(elsewhere, positions, ("x.spin.journal",)) == (elsewhere, False), "commit them in the txn"
+    assert with_inputs(batch, {}, ("x.spin.journal",)) == (batch, False), "no position known yet"
+
+
+def test_a_malformed_inputs_header_is_refused_and_none_is_empty():
+    import pytest
+
+    from shared.input_position import INPUTS_HEADER, recorded_inputs
+
+    assert recorded_inputs(None) == {} and recorded_inputs([("content-type", b"json")]) == {}
+    assert recorded_inputs([(INPUTS_HEADER, b"a.b=3;c=0")]) == {"a.b": 3, "c": 0}
+    for bad in (b"a.b", b"a.b=x", b"\xff=1", b"a=-1;b=2"):
+        with pytest.raises(ValueError):
+            recorded_inputs([(INPUTS_HEADER, bad)])
+
+
+def test_every_input_topic_of_a_partition_resumes_at_its_own_recorded_position_and_is_taken_once():
+    import asyncio
+
+    from shared.input_position import InputPositions
+
+    positions, consumer = InputPositions("t.commands"), FakeConsumer(committed=5)
+    asyncio.run(positions.resume(consumer, 1, {"t.commands": 10, "t.other": 3}))
+    assert consumer.sought == [(1, 10), (1, 5)], "each at the further of its record and the group's offset"
+    assert [r.offset for r in positions.take(1, offsets(4, 5, 6), "t.other")] == [5, 6]
+    assert [r.offset for r in positions.take(1, offsets(9, 10), "t.commands")] == [10]
+    assert positions.known(1) == {"t.commands": 11, "t.other": 7} and positions.known(2) == {}
+    positions.forget(1)
+    assert positions.known(1) == {}

@@ -218,3 +218,10 @@ def test_an_empty_book_round_trips():
     book = image.decode(image.encode(SpinBook(now_ms=5)))
     assert book.now_ms == 5 and not book.records and not book.game_states
     assert uuid.UUID(int=0) not in book.records
+
+
+def test_the_inputs_positions_round_trip_and_an_image_from_before_them_has_none():
+    book = SpinBook(now_ms=5, inputs={"spin.requests": 41, "wallet.events": 7})
+    assert image.decode(image.encode(book)).inputs == {"spin.requests": 41, "wallet.events": 7}
+    older = b'{"v":1,"now_ms":5,"records":[],"game_states":[],"in_flight":[],"accepted_at":[]}'
+    assert image.decode(older).inputs == {}, "the group's committed offsets apply"
