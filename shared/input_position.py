@@ -67,17 +67,20 @@ def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
     return outputs
 
 
-def with_inputs(outputs: list[Output], positions: dict[str, int], on: tuple[str, ...]) -> tuple[list[Output], bool]:
+def with_inputs(
+    outputs: list[Output], positions: dict[str, int], on: tuple[str, ...], events_topic: str | None = None
+) -> tuple[list[Output], bool]:
     """The batch's outputs with every input's position (`positions`: logical topic -> next offset) on the last record
-    written to the first topic of `on` (physical names, by preference) the batch writes, and whether one carries
-    them; unchanged and False when the batch writes none of them (its offsets then commit in the transaction)."""
+    written to the first topic of `on` (physical names, by preference) the batch writes (an output naming no topic
+    goes to `events_topic`), and whether one carries them; unchanged and False when the batch writes none of them
+    (its offsets then commit in the transaction)."""
     if not positions:
         return outputs, False
     value = ";".join(f"{topic}={offset}" for topic, offset in sorted(positions.items())).encode()
     for topic in on:
         for index in range(len(outputs) - 1, -1, -1):
             out = outputs[index]
-            if not out.dead_letter and out.topic == topic:
+            if not out.dead_letter and (out.topic if out.topic is not None else events_topic) == topic:
                 marked = replace(out, headers=[*out.headers, (INPUTS_HEADER, value)])
                 return [*outputs[:index], marked, *outputs[index + 1 :]], True
     return outputs, False

@@ -94,14 +94,13 @@ class LoopConfig:
     # whose positions each snapshot names (shared/snapshots.py: Snapshot.positions): what lets a loop with extra
     # inputs (the spin) snapshot. Empty: the state folds its events topic alone.
     snapshot_folds: tuple[str, ...] = ()
-    # With extra inputs the state folds only its events (the wallet and the jackpot reading their internal-command
-    # topics beside the public ones): the commands topic's position still travels on the batch's last event, as
-    # without extra inputs, and the offsets of every input commit in the transaction too. False: as the spin.
-    carry_position: bool = False
     # Physical topics among the outputs, by preference, whose last record in a transaction carries the next offset of
     # every input (shared/input_position.py: with_inputs), so the transaction commits no offsets: topics the state's
-    # restore folds and reads the positions back from (`Restored.inputs`). Empty: as above. The spin: its journal,
-    # then spin.events (a batch writing neither commits its offsets in the transaction).
+    # restore folds and reads the positions back from (`Restored.inputs`; a snapshot's manifest names them too). The
+    # spin: its journal, then spin.events; the wallet and the jackpot (reading their internal-command topics beside
+    # the public ones): their events topic. A batch writing none of them commits its offsets in the transaction.
+    # Empty: the commands topic's position travels on the last event when it is the only input, else every batch
+    # commits its offsets in the transaction.
     positions_on: tuple[str, ...] = ()
 
     @property
@@ -383,7 +382,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         for tp, next_offset in offsets.items():
             self._positions.committed(partition, next_offset, tp.topic)
         if self._snapshots is not None:
-            self._snapshots.committed(partition, offsets.get(commands), events_next, ready is not None, folds)
+            wrote = ready is not None
+            self._snapshots.committed(partition, offsets.get(commands), events_next, wrote, folds, carried)
             self.stats.snapshots_written += ready is not None
             if image is not None:  # this batch committed: its image names its positions, in a later transaction
                 self._snapshots.hold(partition, image)
@@ -402,15 +402,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     def _with_positions(
         self, outputs: list[Output], offsets: dict[TopicPartition, int], commands: TopicPartition, carried
     ) -> tuple[list[Output], bool]:
-        """The batch's outputs with its input positions on a record, and whether every input's position travels so
-        (else the transaction commits the offsets): every input's on a carrying output (`positions_on`), or the
-        commands topic's on the last event when that is the only input read (`carry_position`, or no extra inputs)."""
+        """The batch's outputs with its input positions on a record, and whether they travel so (else the transaction
+        commits the offsets): every input's on a carrying output (`positions_on`), or the commands topic's on the
+        last event of a loop that reads nothing else."""
         if self.config.positions_on:
-            return with_inputs(outputs, carried or {}, self.config.positions_on)
-        if not (self.config.carry_position or not self.config.extra_inputs) or commands not in offsets:
+            return with_inputs(outputs, carried or {}, self.config.positions_on, self.config.events_topic)
+        if self.config.extra_inputs or commands not in offsets:
             return outputs, False
         outputs = with_position(outputs, offsets[commands])
-        return outputs, carries_position(outputs) and all(tp == commands for tp in offsets)
+        return outputs, carries_position(outputs)
 
     def _fold_positions(
         self, partition: int, offsets: dict[TopicPartition, int], metas: list[Any]
@@ -627,8 +627,8 @@ def _keeper(config: LoopConfig, service: Any) -> snapshots.Keeper | None:
     make = getattr(service, "snapshot_image", None)
     if config.snapshots_topic is None or make is None:
         return None
-    # A manifest names one input position, the commands topic's: enough for a state that folds only its events.
-    if config.extra_inputs and not config.snapshot_folds and not config.carry_position:
+    # A manifest names the commands topic's position, and every input's when the records carry them (positions_on).
+    if config.extra_inputs and not config.snapshot_folds and not config.positions_on:
         raise ValueError("snapshots of a loop with extra inputs need the positions of what it folds: snapshot_folds")
     return snapshots.Keeper(config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), make)
 

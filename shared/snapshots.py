@@ -71,6 +71,7 @@ class Held:
     input_next: int | None
     events_next: int
     positions: dict[str, int] = field(default_factory=dict)
+    inputs: dict[str, int] = field(default_factory=dict)  # as Cursor.inputs
 
 
 def take(image: Image, fork: bool | None = None) -> Taken:
@@ -149,6 +150,9 @@ class Snapshot:
     # Next offset of each topic (logical name) the state folds, on the snapshot's partition number, for a state that
     # folds more than one topic (the spin: its journal, answers and jackpot answers); empty: only `output_next`.
     positions: dict[str, int] = field(default_factory=dict)
+    # Next offset of each input (logical name) the state has decided, for a loop whose records carry every input's
+    # position (shared/input_position.py: with_inputs); empty: only `input_next` (or none recorded).
+    inputs: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -160,6 +164,7 @@ class Cursor:
     input_next: int | None = None
     slot: int = 0
     positions: dict[str, int] = field(default_factory=dict)  # as Snapshot.positions
+    inputs: dict[str, int] = field(default_factory=dict)  # as Snapshot.inputs
 
 
 Record = tuple[bytes, bytes, list[tuple[str, bytes]]]  # key, value, headers
@@ -174,12 +179,13 @@ def encode(
     input_next: int | None,
     output_next: int,
     positions: dict[str, int] | None = None,
+    inputs: dict[str, int] | None = None,
 ) -> list[Record]:
     """The chunk records then the manifest record of one snapshot of bytes (to produce in this order, in one
     transaction), signed together once by `writer`'s key under `logical_topic` when the environment has one
     (shared/signing.py)."""
     taken = Taken(forked.done(pack(image.state)), image.format_version, image.quarantined)
-    return encode_taken(writer, logical_topic, partition, slot, taken, input_next, output_next, positions)
+    return encode_taken(writer, logical_topic, partition, slot, taken, input_next, output_next, positions, inputs)
 
 
 def encode_taken(
@@ -191,6 +197,7 @@ def encode_taken(
     input_next: int | None,
     output_next: int,
     positions: dict[str, int] | None = None,
+    inputs: dict[str, int] | None = None,
 ) -> list[Record]:
     """`encode` of an image taken, once its packed bytes are in."""
     framed = image.packed.result()
@@ -212,6 +219,7 @@ def encode_taken(
         "input_next": input_next,
         "output_next": output_next,
         "positions": dict(positions or {}),
+        "inputs": dict(inputs or {}),
         "quarantined": list(image.quarantined[-QUARANTINED_KEPT_MAX:]),
         "quarantined_count": len(image.quarantined),
         "chunks": [hashlib.sha256(chunk).hexdigest() for chunk in chunks],
@@ -321,6 +329,7 @@ def _assemble(record: Any, snapshot_id: str, chunks: dict[int, bytes], partition
         state,
         record.offset,
         {str(topic): int(offset) for topic, offset in manifest.get("positions", {}).items()},
+        {str(topic): int(offset) for topic, offset in manifest.get("inputs", {}).items()},
     )
 
 
@@ -377,6 +386,13 @@ class Restoration:
     events_end: int
     cursor: Cursor | None
     snapshots_refused: int = 0
+    inputs: dict[str, int] = field(default_factory=dict)  # every input's position, as the last record carrying them
+
+    def commands_next(self, logical_commands: str) -> int | None:
+        """The commands topic's next offset as recorded: with every input's (`inputs`), or alone (`input_next`, from
+        records written before the inputs' positions travelled together); the further one."""
+        found = [offset for offset in (self.input_next, self.inputs.get(logical_commands)) if offset is not None]
+        return max(found) if found else None
 
 
 @dataclass
@@ -392,18 +408,18 @@ class TailFold:
     quarantined: list[int]
     input_next: int | None = None
     folded: int = 0
+    inputs: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def after(
         cls, restored: Restoration, fold: Callable[[Any, Any], str | None], topic: str, partition: int
     ) -> TailFold:
         """Folding on from where a restoration stands (its state is folded into, not copied)."""
-        return cls(
-            restored.state, fold, topic, partition, list(restored.quarantined), restored.input_next, restored.folded
-        )
+        quarantined, inputs = list(restored.quarantined), dict(restored.inputs)
+        return cls(restored.state, fold, topic, partition, quarantined, restored.input_next, restored.folded, inputs)
 
     def __call__(self, record: Any) -> None:
-        from shared.input_position import recorded_position
+        from shared.input_position import recorded_inputs, recorded_position
 
         problem = self.fold(self.state, record)
         if problem is not None:
@@ -420,10 +436,12 @@ class TailFold:
         recorded = recorded_position(record.headers)
         if recorded is not None:
             self.input_next = recorded
+        self.inputs.update(recorded_inputs(record.headers))
 
     def restoration(self, snapshot: Snapshot | None, end: int, cursor: Cursor | None, refused: int) -> Restoration:
+        quarantined = tuple(self.quarantined)
         return Restoration(
-            self.state, snapshot, self.folded, tuple(self.quarantined), self.input_next, end, cursor, refused
+            self.state, snapshot, self.folded, quarantined, self.input_next, end, cursor, refused, dict(self.inputs)
         )
 
 
@@ -457,12 +475,13 @@ async def restore(
             crash_point(f"{role}.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
         tail = TailFold(state, fold, events_topic, partition, list(snapshot.quarantined) if snapshot else [])
         tail.input_next = snapshot.input_next if snapshot else None
+        tail.inputs = dict(snapshot.inputs) if snapshot else {}
         start = snapshot.output_next if snapshot else None
         end = await fold_partition(bootstrap, events_topic, partition, tail, start, timeout_s, role=role)
         if snapshot is not None and end < snapshot.output_next:
             log.warning("snapshot %s is ahead of the events' end %d: not used", snapshot.snapshot_id, end)
             continue
-        cursor = None if collector is None else Cursor(end, tail.input_next, next_slot(snapshot))
+        cursor = None if collector is None else Cursor(end, tail.input_next, next_slot(snapshot), inputs=tail.inputs)
         refused = len(collector.refused) if collector else 0
         return tail.restoration(snapshot, end, cursor, refused)
     raise AssertionError("the fold from the beginning is always a candidate")
@@ -486,7 +505,7 @@ async def resume(
 
     tail = TailFold.after(warm, fold, events_topic, partition)
     end = await fold_partition(bootstrap, events_topic, partition, tail, warm.events_end, timeout_s, role=role)
-    cursor = None if warm.cursor is None else Cursor(end, tail.input_next, warm.cursor.slot)
+    cursor = None if warm.cursor is None else Cursor(end, tail.input_next, warm.cursor.slot, inputs=tail.inputs)
     return tail.restoration(warm.snapshot, end, cursor, warm.snapshots_refused)
 
 
@@ -542,7 +561,9 @@ class Keeper:
         batch), until its bytes are in. A newer image replaces one still held."""
         cursor = self.cursors.get(partition)
         if cursor is not None:
-            self.held[partition] = Held(taken, cursor.input_next, cursor.events_next, dict(cursor.positions))
+            self.held[partition] = Held(
+                taken, cursor.input_next, cursor.events_next, dict(cursor.positions), dict(cursor.inputs)
+            )
 
     def ready(self, partition: int) -> Held | None:
         """The partition's held image whose bytes are in (handed over once), else None: nothing waits for an image.
@@ -566,7 +587,8 @@ class Keeper:
         # thread (hashlib releases the GIL on large buffers): the event loop goes on deciding meanwhile.
         await asyncio.wrap_future(held.taken.packed)
         head = (self.writer, self.logical_topic, partition, cursor.slot, held.taken)
-        encoded = await asyncio.to_thread(encode_taken, *head, held.input_next, held.events_next, held.positions)
+        tail = (held.input_next, held.events_next, held.positions, held.inputs)
+        encoded = await asyncio.to_thread(encode_taken, *head, *tail)
         futures = []
         for index, (key, value, headers) in enumerate(encoded):
             if index == len(encoded) - 1:
@@ -582,13 +604,17 @@ class Keeper:
         events_next: int | None,
         wrote: bool,
         positions: dict[str, int] | None = None,
+        inputs: dict[str, int] | None = None,
     ) -> None:
-        """A transaction of the partition committed (with a snapshot when `wrote`): advance its cursor."""
+        """A transaction of the partition committed (with a snapshot when `wrote`): advance its cursor (`inputs`:
+        every input's position after it, when the loop's records carry them)."""
         cursor = self.cursors.get(partition)
         if cursor is None:
             return
         if positions is not None:
             cursor.positions = dict(positions)
+        if inputs:
+            cursor.inputs = dict(inputs)
         if input_next is not None:
             cursor.input_next = input_next
         if events_next is not None:
@@ -616,7 +642,7 @@ class Keeper:
                 continue
             cursor = self.cursors[partition]
             self.held.pop(partition, None)  # this image is newer
-            held = Held(image, cursor.input_next, cursor.events_next, dict(cursor.positions))
+            held = Held(image, cursor.input_next, cursor.events_next, dict(cursor.positions), dict(cursor.inputs))
             try:
                 async with producer.transaction():
                     await self.send(producer, partition, held)

@@ -22,7 +22,7 @@ from shared.events.wallet import Withdraw
 from shared.kafka import producer
 from shared.pools import load_pools
 from shared.topic_admin import delete_prefixed, ensure_topics
-from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, dlq_name
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
@@ -181,3 +181,56 @@ def test_a_jackpot_restored_from_jackpot_events_equals_the_live_one(kafka_bootst
     live_views, restored_views = asyncio.run(scenario())
     assert any(DIAMOND.network_id in networks for networks in live_views.values())
     assert restored_views == live_views
+
+
+def _restarted_decides_nothing(make, sent: int, prefix: str) -> None:
+    """Run a service (`make()`) until it decided the `sent` records, stop it, start another: the new one resumes every
+    input where the records (or the snapshot written at shutdown) say and decides nothing. The group's offsets are never
+    committed here (REELSTREAM_GROUP_COMMIT_S an hour): resumed at them, it would decide everything again."""
+
+    async def scenario():
+        live, stop = make(), asyncio.Event()
+        task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy(), prefix)
+        stop.set()
+        await task
+        again, stop = make(), asyncio.Event()
+        task = await _run_until(again, stop, lambda: again.loop.states and not again.loop.restoring, prefix)
+        await asyncio.sleep(3)  # long enough to fetch and decide anything it was positioned before
+        stop.set()
+        await task
+        return live.stats, again.stats
+
+    live, again = asyncio.run(scenario())
+    assert live.records == sent and live.events > 0
+    assert (again.records, again.events) == (0, 0), "the restarted service decided records again"
+
+
+@pytest.mark.parametrize("with_snapshots", [False, True], ids=["events", "snapshot"])
+def test_a_restarted_wallet_resumes_both_inputs_where_its_records_say_and_decides_nothing_again(
+    kafka_bootstrap, prefix, monkeypatch, with_snapshots
+):
+    # Both inputs' positions travel on each transaction's last event (LoopConfig.positions_on): the cashier's
+    # deposits on wallet.commands, the spin's wagers on wallet.internal.
+    monkeypatch.setenv("REELSTREAM_GROUP_COMMIT_S", "3600")
+    config = WalletConfig(
+        bootstrap=kafka_bootstrap,
+        commands_topic=prefix + WALLET_COMMANDS,
+        events_topic=prefix + WALLET_EVENTS,
+        dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
+        group_id=prefix + "reelstream-wallet",
+        snapshots_topic=prefix + WALLET_SNAPSHOTS if with_snapshots else None,
+        batch_max=25,
+        internal_topic=prefix + WALLET_INTERNAL,
+    )
+    sent = _send(kafka_bootstrap, prefix, wager_commands(players=6, wagers=4))
+    _restarted_decides_nothing(lambda: WalletService(config), sent, prefix)
+
+
+def test_a_restarted_jackpot_resumes_its_internal_commands_where_its_events_say_and_decides_nothing_again(
+    kafka_bootstrap, prefix, monkeypatch
+):
+    # The spin's contributions and claims on jackpot.internal; snapshots on jackpot.snapshots (and one at shutdown).
+    monkeypatch.setenv("REELSTREAM_GROUP_COMMIT_S", "3600")
+    config = JackpotConfig.on_prefix(kafka_bootstrap, prefix, batch_max=40)
+    sent = _send(kafka_bootstrap, prefix, jackpot_commands())
+    _restarted_decides_nothing(lambda: JackpotService(config), sent, prefix)

@@ -17,7 +17,7 @@ from shared import records, snapshots
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.partition_log import PartitionReadTimeout
 from shared.pools import PoolsConfig
-from shared.topics import JACKPOT_EVENTS, JACKPOT_SNAPSHOTS
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_SNAPSHOTS
 
 from services.jackpot.adapters import snapshot
 from services.jackpot.core.decide import new_network
@@ -42,6 +42,7 @@ class Restored:
     cursor: snapshots.Cursor | None = None  # where the partition's snapshots stand (None: no snapshots topic)
     snapshot_offset: int | None = None  # the events offset the snapshot it started from reflects (None: from 0)
     folded: int = 0  # events folded after the snapshot (or from the beginning)
+    inputs: dict[str, int] = field(default_factory=dict)  # every input's position, as the events recorded it
 
 
 def fold_record(states: dict[str, NetworkState], record, config: PoolsConfig) -> str | None:
@@ -84,11 +85,12 @@ async def restore_partition(
     _forget_old(restoration.state)
     return Restored(
         restoration.state,
-        restoration.input_next,
+        restoration.commands_next(JACKPOT_COMMANDS),
         list(restoration.quarantined),
         restoration.cursor,
         restoration.snapshot.output_next if restoration.snapshot else None,
         restoration.folded,
+        dict(restoration.inputs),
     )
 
 

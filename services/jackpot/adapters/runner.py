@@ -79,8 +79,8 @@ class JackpotConfig:
 
     def loop(self) -> LoopConfig:
         extra = (self.internal_topic,) if self.internal_topic else ()
-        return loop_config(
-            self, "jackpot", snapshots_topic=self.snapshots_topic, extra_inputs=extra, carry_position=True
+        return loop_config(  # both inputs' positions on each transaction's last event
+            self, "jackpot", snapshots_topic=self.snapshots_topic, extra_inputs=extra, positions_on=(self.events_topic,)
         )
 
 
@@ -147,7 +147,7 @@ class JackpotService:
             restored.folded,
             len(restored.quarantined),
         )
-        return Restored(restored.states, restored.commands_offset, restored, restored.cursor)
+        return Restored(restored.states, restored.commands_offset, restored, restored.cursor, inputs=restored.inputs)
 
     def decide(self, partition: int, states: States, records: list[Any]) -> list[Output]:
         """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""

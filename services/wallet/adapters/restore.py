@@ -10,10 +10,10 @@ logged as an alert and counted, never folded and never fatal (the projector dead
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared import records, snapshots
-from shared.topics import WALLET_EVENTS, WALLET_SNAPSHOTS
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_SNAPSHOTS
 from shared.warm import WarmStates
 
 from services.wallet.adapters import snapshot
@@ -30,6 +30,7 @@ class Restored:
     quarantined: tuple[int, ...] = ()  # offsets of wallet.events skipped as untrusted or unreadable
     cursor: snapshots.Cursor | None = None
     warm: bool = False  # from a warm spare's book (the snapshot is the one that book started from)
+    inputs: dict[str, int] = field(default_factory=dict)  # every input's position, as the events recorded it
 
 
 def fold_record(book: WalletBook, record) -> str | None:
@@ -84,9 +85,16 @@ async def restore_partition(
         )
     book: WalletBook = restored.state
     book.events_offset = restored.events_end
-    book.commands_offset = restored.input_next
+    book.commands_offset = restored.commands_next(WALLET_COMMANDS)
     snapshot_offset = restored.snapshot.output_next if restored.snapshot else None
     millis = (time.perf_counter() - started) * 1000
     return Restored(
-        book, snapshot_offset, restored.folded, millis, restored.quarantined, restored.cursor, warm is not None
+        book,
+        snapshot_offset,
+        restored.folded,
+        millis,
+        restored.quarantined,
+        restored.cursor,
+        warm is not None,
+        dict(restored.inputs),
     )

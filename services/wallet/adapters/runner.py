@@ -56,7 +56,8 @@ class WalletConfig:
             pipelined=True,
             snapshots_topic=self.snapshots_topic,
             extra_inputs=extra,
-            carry_position=True,
+            # Both inputs' positions on each transaction's last event (shared/input_position.py: with_inputs).
+            positions_on=(self.events_topic,),
         )
 
 
@@ -103,7 +104,7 @@ class WalletService:
             report.folded,
             len(report.quarantined),
         )
-        return Restored(report.state, report.state.commands_offset, report, report.cursor)
+        return Restored(report.state, report.state.commands_offset, report, report.cursor, inputs=report.inputs)
 
     def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
         outputs: list[Output] = []

@@ -203,25 +203,31 @@ def test_a_rebalance_keeps_the_state_of_kept_partitions_and_restores_only_new_on
     assert scheduled == [[3]]
 
 
-def test_a_snapshot_of_a_batch_that_read_only_an_extra_input_names_the_last_commands_position():
+def test_a_snapshot_names_every_inputs_position_of_the_batch_it_reflects_when_the_records_carry_them():
     # The wallet reads wallet.internal beside wallet.commands: a batch of internal records alone moves no commands
     # position, and its snapshot must still name the one of the last batch that did (None made a restore from it
-    # resume at the group's older offset).
+    # resume at the group's older offset), and the internal topic's beside it.
     from dataclasses import replace
 
     internal = "t-wallet.internal"
-    config = replace(CONFIG, extra_inputs=(internal,), carry_position=True)
+    config = replace(CONFIG, extra_inputs=(internal,), positions_on=(CONFIG.events_topic,))
     loop, producer = TransactionalLoop(config, Service()), KeptProducer()
     loop.states[2], loop.producers[2] = {"n": 1}, producer
     loop._snapshots.track(2, snapshots.Cursor(events_next=5))
     batches = ({TopicPartition(config.commands_topic, 2): 3}, {TopicPartition(internal, 2): 7}, {})
+    carried = ({"wallet.commands": 3}, {"wallet.commands": 3, "wallet.internal": 7}, {"wallet.internal": 8})
     for number, offsets in enumerate(batches):
         image = loop._snapshots.image(2, loop.states[2]) if number < 2 else None
-        asyncio.run(loop._commit(None, 2, offsets or {TopicPartition(internal, 2): 8}, [_event(b"e")], 0.0, image))
+        work = loop._commit(
+            None, 2, offsets or {TopicPartition(internal, 2): 8}, [_event(b"e")], 0.0, image, carried[number]
+        )
+        asyncio.run(work)
         if image is not None:
             image.packed.result(timeout=30)
     newest, older = _read(producer)
     assert (older.input_next, newest.input_next) == (3, 3)
+    assert (older.inputs, newest.inputs) == (carried[0], carried[1])
+    assert producer.offsets is None, "every batch had an event to carry the positions"
 
 
 class DueOnce(Stateless[dict]):
