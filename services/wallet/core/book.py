@@ -25,7 +25,7 @@ class WalletBook:
     # The next wallet.events offset of this partition not reflected in the state (its snapshot position).
     events_offset: int = 0
     # The next wallet.commands offset of this partition not decided in the state, as the last committed transaction
-    # recorded it (the POSITION_HEADER of its last event); None: no transaction recorded one (older logs).
+    # recorded it (on its last event: shared/input_position.py); None: no transaction recorded one (older logs).
     commands_offset: int | None = None
     # Events applied since the last snapshot (the snapshot policy reads it).
     unsnapshotted: int = 0

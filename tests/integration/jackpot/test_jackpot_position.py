@@ -13,7 +13,7 @@ import pytest
 from shared import records
 from shared.events import encode, envelope
 from shared.events import jackpot as jp
-from shared.input_position import recorded_position
+from shared.input_position import recorded_inputs
 from shared.pools import load_pools
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_METERS, dlq_name
@@ -101,7 +101,8 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
         )
     )
     assert (first.records, first.dead_letters) == (13, 3)
-    positions = [recorded_position(r.headers) for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
+    events = read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)
+    positions = [recorded_inputs(r.headers).get(JACKPOT_COMMANDS) for r in events]
     assert [p for p in positions if p is not None] == [10], "the events recorded the position before the dead letters"
 
     send([_contribution()])
