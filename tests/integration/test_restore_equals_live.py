@@ -83,17 +83,22 @@ def _book_view(book) -> dict:
     }
 
 
-def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstrap, prefix, tmp_path):
-    config = WalletConfig(
-        bootstrap=kafka_bootstrap,
+def _wallet_config(bootstrap: str, prefix: str, snapshots_topic: str | None = None) -> WalletConfig:
+    """The wallet on the prefix's topics, both inputs (the cashier's and the spin's), batches of 25."""
+    return WalletConfig(
+        bootstrap=bootstrap,
         commands_topic=prefix + WALLET_COMMANDS,
         events_topic=prefix + WALLET_EVENTS,
         dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
         group_id=prefix + "reelstream-wallet",
-        snapshots_topic=None,
+        snapshots_topic=snapshots_topic,
         batch_max=25,
         internal_topic=prefix + WALLET_INTERNAL,
     )
+
+
+def test_a_wallet_restored_from_wallet_events_equals_the_live_one(kafka_bootstrap, prefix, tmp_path):
+    config = _wallet_config(kafka_bootstrap, prefix)
     commands = wager_commands(players=12, wagers=6)
     commands += [Withdraw(transaction_id=uuid.uuid4(), player_id="it-player-0", amount_minor=10**6, currency="EUR")]
     sent = _send(kafka_bootstrap, prefix, commands)
@@ -212,16 +217,7 @@ def test_a_restarted_wallet_resumes_both_inputs_where_its_records_say_and_decide
     # Both inputs' positions travel on each transaction's last event (LoopConfig.positions_on): the cashier's
     # deposits on wallet.commands, the spin's wagers on wallet.internal.
     monkeypatch.setenv("REELSTREAM_GROUP_COMMIT_S", "3600")
-    config = WalletConfig(
-        bootstrap=kafka_bootstrap,
-        commands_topic=prefix + WALLET_COMMANDS,
-        events_topic=prefix + WALLET_EVENTS,
-        dlq_topic=prefix + dlq_name(WALLET_COMMANDS),
-        group_id=prefix + "reelstream-wallet",
-        snapshots_topic=prefix + WALLET_SNAPSHOTS if with_snapshots else None,
-        batch_max=25,
-        internal_topic=prefix + WALLET_INTERNAL,
-    )
+    config = _wallet_config(kafka_bootstrap, prefix, prefix + WALLET_SNAPSHOTS if with_snapshots else None)
     sent = _send(kafka_bootstrap, prefix, wager_commands(players=6, wagers=4))
     _restarted_decides_nothing(lambda: WalletService(config), sent, prefix)
 
