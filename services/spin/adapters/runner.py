@@ -117,7 +117,8 @@ class SpinRunner(Stateless[SpinBook]):
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
             snapshot_folds=tuple(settings.topic(logical) for logical in FOLD_ORDER),
             # Every input's position on the batch's last journal fact, else its last answer: both folded by the
-            # restore (rebuild.py), so the transaction commits no offsets (docs/spin.md, "Positions on the journal").
+            # restore (rebuild.py), so the transaction commits no offsets (docs/spin.md, "Three hops: the inputs'
+            # positions on the records").
             positions_on=(settings.topic(SPIN_JOURNAL), settings.topic(SPIN_EVENTS)),
         )
         self.loop = _SpinLoop(config, self)
