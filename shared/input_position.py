@@ -153,10 +153,6 @@ class InputPositions:
         """A transaction up to `next_offset` committed: the group learns it at the next interval."""
         self._for_group[TopicPartition(topic or self.topic, partition)] = next_offset
 
-    def next_offset(self, partition: int, topic: str | None = None) -> int | None:
-        """The partition's next offset to decide (None: not known yet)."""
-        return self._next.get(TopicPartition(topic or self.topic, partition))
-
     def known(self, partition: int) -> dict[str, int]:
         """The next offset to decide of each input topic (physical name) of the partition that has one."""
         return {tp.topic: offset for tp, offset in self._next.items() if tp.partition == partition}
