@@ -1,16 +1,15 @@
-"""The input position travels with the events: the header on each transaction's last event, and reading it back.
+"""The input positions travel with the records: a header on one record of each transaction, and reading it back.
 
-A service that turns `<x>.commands` into `<x>.events` in one Kafka transaction per batch puts the next commands offset
-of the partition on the batch's last event (dead letters carry none), so the position commits atomically with the
-events it produced and the transaction needs no `send_offsets_to_transaction` (AddOffsetsToTxn + TxnOffsetCommit and a
-marker on __consumer_offsets: ~3 ms of broker CPU and two round trips each; docs/wallet.md, "Input position").
-Recovery folds the events anyway and keeps the last position a record carries; a new owner resumes there (or at the
+A service whose state folds some of its own outputs puts the next offset of every input of the partition on the
+transaction's last such record (`INPUTS_HEADER`, by logical topic name: `with_inputs`; the wallet's and the jackpot's
+events, the spin's journal and answers), so the positions commit atomically with what they produced and the
+transaction needs no `send_offsets_to_transaction` (AddOffsetsToTxn + TxnOffsetCommit and a marker on
+__consumer_offsets: ~3 ms of broker CPU and two round trips each; docs/wallet.md, "Input position"). Recovery folds
+those records anyway and keeps the last positions they carry (`recorded_inputs`); a new owner resumes there (or at the
 group's offset when that is further). The group's offsets are still committed now and then, for lag tools only.
-Used by the wallet and the jackpot.
 
-A loop with more inputs whose state folds some of its own outputs (the spin: its journal and answers) puts the next
-offset of every input of the partition on the transaction's last such record instead (`INPUTS_HEADER`, by logical
-topic name: `with_inputs`), and its restore reads them back (`recorded_inputs`).
+Records written before 2026-12-03 carry the commands position alone (`POSITION_HEADER`, on the last event of a
+wallet or jackpot transaction): restores still read it (`recorded_position`); nothing writes it any more.
 """
 
 from __future__ import annotations
@@ -56,17 +55,6 @@ def recorded_position(headers) -> int | None:
     return None
 
 
-def with_position(outputs: list[Output], next_offset: int) -> list[Output]:
-    """The batch's outputs with the commands position on its last event (dead letters carry none); unchanged when
-    the batch has no event, which then has to commit its offset some other way (send_offsets_to_transaction)."""
-    for index in range(len(outputs) - 1, -1, -1):
-        if not outputs[index].dead_letter:
-            last = outputs[index]
-            marked = replace(last, headers=[*last.headers, (POSITION_HEADER, str(next_offset).encode())])
-            return [*outputs[:index], marked, *outputs[index + 1 :]]
-    return outputs
-
-
 def with_inputs(
     outputs: list[Output], positions: dict[str, int], on: tuple[str, ...], events_topic: str | None = None
 ) -> tuple[list[Output], bool]:
@@ -100,11 +88,6 @@ def recorded_inputs(headers) -> dict[str, int]:
                 raise ValueError(f"malformed {INPUTS_HEADER} header {value!r}")
             return found
     return {}
-
-
-def carries_position(outputs: list[Output]) -> bool:
-    """Whether `with_position` put the position on one of these outputs (the batch has at least one event)."""
-    return any(not out.dead_letter for out in outputs)
 
 
 def undecided(records: list, start: int | None) -> list:

@@ -14,12 +14,12 @@ decided (CPU); transactions of one partition stay strictly in order, at most one
 Not pipelined (the jackpot): each batch is decided and committed under `lock`, so whoever holds the lock (the meter
 publisher) sees only committed state. A service provides its state per partition through `PartitionService`.
 
-More inputs (the spin: wallet.events and its jackpot answers beside spin.requests): `extra_inputs` are co-partitioned
-with the commands topic (range assignment), a partition's records of every input are decided together, and the input
-offsets of every batch commit inside its transaction (send_offsets_to_transaction) instead of travelling on events;
-unless the state folds outputs of its own that can carry them (`positions_on`: the spin's journal and answers), then
-every input's position travels on the transaction's last such record and only a batch writing none of them commits
-its offsets in the transaction.
+More inputs (the spin: wallet.events and its jackpot answers beside spin.requests; the wallet and the jackpot: their
+internal-command topics): `extra_inputs` are co-partitioned with the commands topic (range assignment) and a
+partition's records of every input are decided together. Input positions: when the state folds outputs of its own
+that can carry them (`positions_on`: the spin's journal and answers, the wallet's and the jackpot's events), every
+input's position travels on the transaction's last such record and only a batch writing none of them commits its
+offsets inside its transaction (send_offsets_to_transaction); without `positions_on`, every batch does.
 """
 
 from __future__ import annotations
@@ -44,9 +44,7 @@ from shared.input_position import (
     GROUP_COMMIT_INTERVAL_S,
     InputPositions,
     Output,
-    carries_position,
     with_inputs,
-    with_position,
 )
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
@@ -99,8 +97,7 @@ class LoopConfig:
     # restore folds and reads the positions back from (`Restored.inputs`; a snapshot's manifest names them too). The
     # spin: its journal, then spin.events; the wallet and the jackpot (reading their internal-command topics beside
     # the public ones): their events topic. A batch writing none of them commits its offsets in the transaction.
-    # Empty: the commands topic's position travels on the last event when it is the only input, else every batch
-    # commits its offsets in the transaction.
+    # Empty: every batch commits its offsets in the transaction.
     positions_on: tuple[str, ...] = ()
 
     @property
@@ -356,7 +353,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         prefix = self.config.service
         producer, state = self.producers[partition], self.states[partition]
         commands = TopicPartition(self.config.commands_topic, partition)
-        outputs, positions_travel = self._with_positions(outputs, offsets, commands, carried)
+        outputs, positions_travel = self._with_positions(outputs, carried)
         sent = signed(self.config, outputs)
         sent += signed(self.config, self._derived(partition, sent))
         crash_point(f"{prefix}.before_transaction")
@@ -399,18 +396,12 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         if self._inflight.get(partition) is asyncio.current_task():  # nothing decided beyond this commit
             self.service.quiet(partition, state)
 
-    def _with_positions(
-        self, outputs: list[Output], offsets: dict[TopicPartition, int], commands: TopicPartition, carried
-    ) -> tuple[list[Output], bool]:
-        """The batch's outputs with its input positions on a record, and whether they travel so (else the transaction
-        commits the offsets): every input's on a carrying output (`positions_on`), or the commands topic's on the
-        last event of a loop that reads nothing else."""
-        if self.config.positions_on:
-            return with_inputs(outputs, carried or {}, self.config.positions_on, self.config.events_topic)
-        if self.config.extra_inputs or commands not in offsets:
+    def _with_positions(self, outputs: list[Output], carried: dict[str, int] | None) -> tuple[list[Output], bool]:
+        """The batch's outputs with every input's position on a carrying output (`positions_on`), and whether they
+        travel so (else the transaction commits the offsets)."""
+        if not self.config.positions_on:
             return outputs, False
-        outputs = with_position(outputs, offsets[commands])
-        return outputs, carries_position(outputs)
+        return with_inputs(outputs, carried or {}, self.config.positions_on, self.config.events_topic)
 
     def _fold_positions(
         self, partition: int, offsets: dict[TopicPartition, int], metas: list[Any]

@@ -1,7 +1,7 @@
 """The jackpot's copies of its claim answers for spin.jackpot-answers, as its transaction writes them.
 
 Scenario: a batch's events are a JackpotWon (with a trace), a ClaimRejected and a ContributionsApplied; the loop
-puts the input position on the last, signs them for jackpot.events, then signs the copies the service derives. Each
+puts both inputs' positions on the last, signs them for jackpot.events, then signs the copies the service derives. Each
 answer is copied once, keyed by the claiming player, the value byte for byte; the JackpotWon's copy carries the
 record as jackpot.events has it (key, headers, signature) in its proof header, which the wallet's check accepts; the
 copies are the jackpot's own, signed records of spin.jackpot-answers.
@@ -21,7 +21,7 @@ from shared import loop, records, signing
 from shared.events import envelope
 from shared.events.envelope import broker_time
 from shared.events.jackpot import ClaimRejected, ContributionsApplied
-from shared.input_position import with_position
+from shared.input_position import with_inputs
 from shared.topics import JACKPOT_EVENTS, SPIN_JACKPOT_ANSWERS
 from tests.support.proofs import NOW_MS, Written, jackpot_won
 
@@ -65,7 +65,9 @@ def _batch():
 
 def _committed(config: JackpotConfig):
     """What the loop's transaction holds: the events signed for jackpot.events, then the copies signed after them."""
-    sent = loop.signed(config.loop(), with_position(_batch(), 42))
+    positions = {"jackpot.commands": 42, "jackpot.internal": 7}
+    carrying, _ = with_inputs(_batch(), positions, (config.events_topic,), config.events_topic)
+    sent = loop.signed(config.loop(), carrying)
     return sent, loop.signed(config.loop(), answers.answers(config.answers_topic, sent))
 
 

@@ -1,57 +1,40 @@
-"""The input position travels with the events: the last event of a batch carries the next commands offset, dead
-letters carry none, and a record's headers give it back — for the wallet's and the jackpot's outputs alike."""
+"""The input positions travel with the records: the last carrying record of a batch names every input's next offset,
+dead letters carry none, and a record's headers give them back; records written before the positions of every input
+travelled carry the commands position alone, which is still read."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from shared.input_position import POSITION_HEADER, carries_position, recorded_position, undecided, with_position
+from shared.input_position import POSITION_HEADER, recorded_position, undecided
 
 from shared.input_position import Output
 
 from services.jackpot.adapters.records import dead_letter_record
 
 
-def event(value: bytes) -> Output:
-    return Output(dead_letter=False, key=b"p", value=value, headers=[("content-type", b"json")])
-
-
-def dead(value: bytes) -> Output:
-    return Output(dead_letter=True, key=b"p", value=value, headers=[("reelstream-dlq-reason", b"bad")])
-
-
-def test_only_the_last_event_of_a_batch_carries_the_next_commands_offset():
-    marked = with_position([event(b"a"), event(b"b"), dead(b"x")], 120)
-    assert [recorded_position(out.headers) for out in marked] == [None, 120, None]
-    assert [out.value for out in marked] == [b"a", b"b", b"x"]
-    assert marked[1].headers[0] == ("content-type", b"json"), "the event's own headers are kept"
-    assert carries_position(marked)
-
-
-def test_a_batch_of_dead_letters_alone_carries_no_position_and_an_empty_batch_stays_empty():
-    letters = [dead(b"x"), dead(b"y")]
-    assert with_position(letters, 7) == letters
-    assert with_position([], 7) == []
-    assert not carries_position(letters) and not carries_position([])
-
-
-def test_a_record_without_the_header_records_no_position():
+def test_an_older_records_commands_position_is_read_back_and_a_record_without_it_records_none():
     assert recorded_position(None) is None
     assert recorded_position([("content-type", b"json")]) is None
     assert recorded_position([(POSITION_HEADER, b"4096")]) == 4096
 
 
-def test_the_jackpots_last_event_carries_the_position_and_its_dead_letters_none():
+def test_the_jackpots_last_event_carries_the_positions_and_its_dead_letters_none():
+    from shared.input_position import recorded_inputs, with_inputs
+
     source = SimpleNamespace(
         key=b"stjernestoev", value=b"{", topic="jackpot.commands", partition=2, offset=9, headers=[]
     )
     letter = dead_letter_record(source, "UNDECODABLE", "not json")
     events = [Output(False, b"stjernestoev", value, [("content-type", b"json")]) for value in (b"a", b"b")]
-    marked = with_position([events[0], letter, events[1], letter], 10)
-    assert [recorded_position(out.headers) for out in marked] == [None, None, 10, None]
+    positions = {"jackpot.commands": 10, "jackpot.internal": 4}
+    marked, carried = with_inputs(
+        [events[0], letter, events[1], letter], positions, ("x.jackpot.events",), "x.jackpot.events"
+    )
+    assert carried and [recorded_inputs(out.headers) for out in marked] == [{}, {}, positions, {}]
     assert marked[2].value == b"b" and marked[2].headers[0] == ("content-type", b"json")
     assert letter.dead_letter and not events[0].dead_letter
-    assert with_position([letter], 10) == [letter]
+    assert with_inputs([letter], positions, ("x.jackpot.events",), "x.jackpot.events") == ([letter], False)
 
 
 def offsets(*values: int) -> list:
