@@ -7,7 +7,8 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from aiokafka import TopicPartition
@@ -46,13 +47,17 @@ TRANSACTION_SPAN_MS = 60_000
 @dataclass(frozen=True)
 class RestoredBook:
     """A partition's book, the snapshot it started from (None: folded from the beginning), the records folded after
-    it, the cursor of the partition's next snapshot (None: no snapshots topic) and where each folded topic stands."""
+    it, the cursor of the partition's next snapshot (None: no snapshots topic), where each folded topic stands, and
+    the next offset of each input (logical topic) the book has decided: the snapshot manifest's, then the further
+    of those and what each folded record carrying them names (shared/input_position.py); where the spin's consumer
+    resumes. Empty: not known (the group's committed offsets apply)."""
 
     book: SpinBook
     snapshot: snapshots.Snapshot | None
     folded: int
     cursor: snapshots.Cursor | None
     positions: dict[str, int]
+    inputs: dict[str, int] = field(default_factory=dict)
 
 
 async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
@@ -78,26 +83,31 @@ async def restore_book(settings: Settings, catalog: Catalog, partition: int, wit
         if snapshot is not None:
             crash_point("spin.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
         starts = dict(snapshot.positions) if snapshot is not None else {}
-        folded, ends = await _fold_into(settings, catalog, {partition: book}, starts)
+        inputs = dict(snapshot.inputs) if snapshot is not None else {}
+        folded, ends = await _fold_into(settings, catalog, {partition: book}, starts, partial(_fold_one, inputs=inputs))
         if any(starts.get(logical, 0) > ends[(logical, partition)] for logical in FOLD_ORDER):
             log.warning("snapshot %s is ahead of the spin topics' ends: not used", snapshot.snapshot_id)
             continue
         positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
         slot = snapshots.next_slot(snapshot)
-        cursor = None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, slot, positions)
-        return RestoredBook(book, snapshot, folded, cursor, positions)
+        cursor = (
+            None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, slot, positions, dict(inputs))
+        )
+        return RestoredBook(book, snapshot, folded, cursor, positions, inputs)
     raise AssertionError("the fold from the beginning is always a candidate")
 
 
 async def resume_book(settings: Settings, catalog: Catalog, partition: int, warm: RestoredBook) -> RestoredBook:
     """A book kept warm up to `warm.positions` (services/spin/adapters/warm.py) brought to the topics' ends, as a
     restore from a snapshot at those positions would: the caller has fenced the partition's previous owner."""
-    folded, ends = await _fold_into(settings, catalog, {partition: warm.book}, warm.positions)
+    inputs = dict(warm.inputs)
+    fold_one = partial(_fold_one, inputs=inputs)
+    folded, ends = await _fold_into(settings, catalog, {partition: warm.book}, warm.positions, fold_one)
     positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
     cursor = warm.cursor
     if cursor is not None:
-        cursor = snapshots.Cursor(positions[SPIN_EVENTS], None, cursor.slot, positions)
-    return RestoredBook(warm.book, warm.snapshot, warm.folded + folded, cursor, positions)
+        cursor = snapshots.Cursor(positions[SPIN_EVENTS], None, cursor.slot, positions, dict(inputs))
+    return RestoredBook(warm.book, warm.snapshot, warm.folded + folded, cursor, positions, inputs)
 
 
 def _load(snapshot: snapshots.Snapshot) -> SpinBook:
@@ -110,11 +120,11 @@ def _load(snapshot: snapshots.Snapshot) -> SpinBook:
 
 
 async def _fold_into(
-    settings: Settings, catalog: Catalog, books: dict[int, SpinBook], starts: dict[str, int]
+    settings: Settings, catalog: Catalog, books: dict[int, SpinBook], starts: dict[str, int], fold_one=None
 ) -> tuple[int, dict[tuple[str, int], int]]:
     """Fold each partition's three topics from `starts` (by logical name; absent: the beginning) up to the ends seen
-    now into its book, streamed (`fold_streams`), then keep what the live book keeps; returns the records folded and
-    the ends."""
+    now into its book, streamed (`fold_streams`, each record by `fold_one`), then keep what the live book keeps;
+    returns the records folded and the ends."""
     if not books:
         return 0, {}
     reader = aio_consumer(
@@ -138,9 +148,8 @@ async def _fold_into(
                 reader, {tp: at for tp, (at, _) in chunks.items()}, {tp: end for tp, (_, end) in chunks.items()}
             )
 
-        folded = await fold_streams(
-            books, catalog, {tp: (logical[tp.topic], tp.partition) for tp in tps}, first, ends, read
-        )
+        names = {tp: (logical[tp.topic], tp.partition) for tp in tps}
+        folded = await fold_streams(books, catalog, names, first, ends, read, fold_one=fold_one)
     finally:
         await reader.stop()
     for book in books.values():
@@ -219,13 +228,16 @@ async def _merge_fold(
             await asyncio.sleep(0)
 
 
-async def fold_records(book: SpinBook, catalog: Catalog, by_topic: dict[str, list]) -> int:
+async def fold_records(
+    book: SpinBook, catalog: Catalog, by_topic: dict[str, list], inputs: dict[str, int] | None = None
+) -> int:
     """Fold a partition's records, each folded topic's (by logical name) in FOLD_ORDER, yielding to the event loop
-    every FOLD_YIELD_EVERY records; returns how many."""
+    every FOLD_YIELD_EVERY records; returns how many. `inputs`: the book's input positions, advanced by the records
+    that carry them."""
     folded = 0
     for logical in FOLD_ORDER:
         for record in by_topic.get(logical, ()):
-            _fold_one(book, catalog, logical, record)
+            _fold_one(book, catalog, logical, record, inputs)
             book.now_ms = max(book.now_ms, record.timestamp)
             folded += 1
             if folded % FOLD_YIELD_EVERY == 0:
@@ -233,15 +245,19 @@ async def fold_records(book: SpinBook, catalog: Catalog, by_topic: dict[str, lis
     return folded
 
 
-def _fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> uuid.UUID | None:
+def _fold_one(
+    book: SpinBook, catalog: Catalog, logical_topic: str, record, inputs: dict[str, int] | None = None
+) -> uuid.UUID | None:
     """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal). Returns the
-    request id the fact names (None: none, or not folded)."""
+    request id the fact names (None: none, or not folded). `inputs` (when given) takes the further of each input's
+    position and the one the record carries, read only from a record the spin service wrote (signed)."""
     message, problem = records.trusted_event(logical_topic, record)
     if message is None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return None
     proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
     fold.evolve(book, message, record.value, proof)
-    for topic, offset in recorded_inputs(record.headers).items():  # the positions of the transaction that wrote it
-        book.inputs[topic] = max(offset, book.inputs.get(topic, 0))
+    if inputs is not None:
+        for topic, offset in recorded_inputs(record.headers).items():  # the positions of the transaction that wrote it
+            inputs[topic] = max(offset, inputs.get(topic, 0))
     return getattr(message.data, "request_id", None)

@@ -160,8 +160,8 @@ class SpinRunner(Stateless[SpinBook]):
             at,
             restored.folded,
         )
-        # Where each input resumes: as the book's last carrying record (or its image) has it, or the group's offset.
-        return Restored(restored.book, None, restored, restored.cursor, inputs=dict(restored.book.inputs))
+        # Each input resumes where the last carrying record (else the snapshot's manifest) says, or at the group's.
+        return Restored(restored.book, None, restored, restored.cursor, inputs=dict(restored.inputs))
 
     def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
         """The book's image when a snapshot is due (shared/loop.py encodes it off the event loop and puts it into a
@@ -190,7 +190,6 @@ class SpinRunner(Stateless[SpinBook]):
     def _handle(self, partition: int, book: SpinBook, record, effects: Effects, partitions: int) -> None:
         book.now_ms = max(book.now_ms, record.timestamp)
         logical = self.logical[record.topic]
-        book.inputs[logical] = record.offset + 1  # as the loop's position after this batch, which its image keeps
         with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
             if logical == SPIN_REQUESTS:
                 message = request_message(record, partitions)

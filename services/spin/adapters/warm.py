@@ -106,9 +106,11 @@ class WarmBooks(Follower):
         logical = {self.settings.topic(name): name for name in FOLD_ORDER}
         for partition, warm in list(self.books.items()):
             tps = self._tps(partition)
-            folded = await fold_records(warm.book, self.catalog, {logical[tp.topic]: history[tp] for tp in tps})
+            inputs = dict(warm.inputs)
+            by_topic = {logical[tp.topic]: history[tp] for tp in tps}
+            folded = await fold_records(warm.book, self.catalog, by_topic, inputs)
             positions = {logical[tp.topic]: max(ends[tp], warm.positions[logical[tp.topic]]) for tp in tps}
-            self.books[partition] = replace(warm, folded=warm.folded + folded, positions=positions)
+            self.books[partition] = replace(warm, folded=warm.folded + folded, positions=positions, inputs=inputs)
         self.steps += 1
         if self.steps % PRUNE_EVERY_STEPS == 0:
             for warm in self.books.values():

@@ -119,7 +119,3 @@ class SpinBook:
     # Broker times of each player's newest accepted spins, oldest first (at most SPIN_RATE.spins of them).
     accepted_at: dict[str, deque[int]] = field(default_factory=dict)
     now_ms: int = 0
-    # The next offset of each input (logical topic) the book has decided: where the spin's consumer resumes. Set by
-    # the adapters (deciding a record; folding a record that carries them, shared/input_position.py), never by the
-    # fold of the facts; kept in the image. Empty: not known (the group's committed offsets apply).
-    inputs: dict[str, int] = field(default_factory=dict)

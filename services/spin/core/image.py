@@ -45,7 +45,6 @@ def pieces(book: SpinBook, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[byt
         ],
         "in_flight": [[player, game, sorted(ids)] for (player, game), ids in book.in_flight.items()],
         "accepted_at": [[player, list(times)] for player, times in book.accepted_at.items()],
-        "inputs": dict(book.inputs),
     }
     return _pieces(book.now_ms, rows, rest, rows_per_piece)
 
@@ -79,8 +78,6 @@ def decode(image: bytes) -> SpinBook:
             book.in_flight[(player, game)] = {uuid.UUID(value) for value in ids}
         for player, times in data["accepted_at"]:
             book.accepted_at[player] = deque((int(t) for t in times), maxlen=SPIN_RATE.spins)
-        # Absent from images written before the inputs' positions travelled on the journal (2026-12-03).
-        book.inputs = {str(topic): int(offset) for topic, offset in data.get("inputs", {}).items()}
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         if isinstance(error, ImageError):
             raise

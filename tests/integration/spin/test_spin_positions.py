@@ -1,8 +1,9 @@
 """The spin's input positions travel on its journal (shared/input_position.py: with_inputs): a SIGKILLed spin service
 resumes each of its three inputs where its last committed transaction left it, read back from its snapshot and the
-journal facts and answers after it, not from the consumer group's offsets (committed only for lag tools, here never:
-`REELSTREAM_GROUP_COMMIT_S` an hour). Had it resumed at the group's offsets it would decide every request and wallet
-fact again and write each answer a second time."""
+journal facts and answers after it, and a stopped one from its shutdown snapshot's manifest alone (nothing follows
+it), not from the consumer group's offsets (committed only for lag tools, here never: `REELSTREAM_GROUP_COMMIT_S` an
+hour). Had it resumed at the group's offsets it would decide every request and wallet fact again and write each
+answer a second time."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from shared.kafka import admin_client
 from conftest import client_for, token_for
 
 PLAYERS = [f"positions-{n}" for n in range(2)]  # 6 spins each: their partitions snapshot (every 10 records)
-SPINS_BEFORE, SPINS_AFTER = 12, 4
+SPINS_BEFORE, SPINS_AFTER, SPINS_LAST = 12, 4, 2
 
 
 def _spin(client, player: str) -> uuid.UUID:
@@ -46,6 +47,9 @@ def test_a_killed_spin_service_resumes_every_input_where_its_journal_says_and_an
         platform.services["spin"].kill()  # SIGKILL: no shutdown snapshot
         platform.start("spin").wait_ready(120)
         requested += [_spin(client, PLAYERS[n % len(PLAYERS)]) for n in range(SPINS_AFTER)]
+        platform.services["spin"].stop()  # SIGTERM: a shutdown snapshot, no journal fact after it
+        platform.start("spin").wait_ready(120)
+        requested += [_spin(client, PLAYERS[n % len(PLAYERS)]) for n in range(SPINS_LAST)]
     finally:
         client.close()
     events = [decode(record.value) for record in platform.read_raw("spin.events")]
