@@ -11,6 +11,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 from kafka import TopicPartition
@@ -20,7 +21,7 @@ from rich.table import Table
 from reelstream.bench import loop_timings
 from reelstream.bench import spins as bench_spins
 from reelstream.bench.kafka import percentiles_ms
-from reelstream.bench.null_saga import CHAINS, counted
+from reelstream.bench.null_saga import CHAINS, counted_by_topic
 from reelstream.bench.stall_log import stalls_in
 from reelstream.bench.null_services import ROLES, process_name
 from reelstream.bench.spin_load import LoadGenerator
@@ -294,9 +295,10 @@ def end_offsets(bootstrap: str, prefix: str) -> dict[TopicPartition, int]:
         reader.close()
 
 
-def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int]) -> dict[str, int]:
-    """Data records and transaction markers appended under the prefix since `start`: the records a read_committed
-    read of [start, end) returns are the data; the offsets it skips are the markers (and any aborted data)."""
+def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int]) -> dict[str, Any]:
+    """Data records and transaction markers appended under the prefix since `start`, in all and by topic (without the
+    prefix): the records a read_committed read of [start, end) returns are the data; the offsets it skips are the
+    markers (and any aborted data)."""
     end = end_offsets(bootstrap, prefix)
     wanted = {tp: offset for tp, offset in end.items() if offset > start.get(tp, 0)}
     read = {tp: 0 for tp in wanted}
@@ -313,7 +315,7 @@ def count_records(bootstrap: str, prefix: str, start: dict[TopicPartition, int])
                 read[tp] += sum(1 for record in got if record.offset < wanted[tp])
     finally:
         reader.close(autocommit=False)
-    return counted(start, end, read)
+    return counted_by_topic(start, end, read, prefix)
 
 
 def answers_per_request(bootstrap: str, prefix: str, sent: list[uuid.UUID]) -> dict[str, int]:
@@ -345,8 +347,14 @@ def answers_per_request(bootstrap: str, prefix: str, sent: list[uuid.UUID]) -> d
     }
 
 
-def per_spin(count: dict[str, int], spins: int) -> dict[str, float]:
-    return {"data": round(count["data"] / max(1, spins), 2), "markers": round(count["markers"] / max(1, spins), 2)}
+def per_spin(count: dict[str, Any], spins: int) -> dict[str, Any]:
+    """Data records and markers a settled spin (rounded to 0.01), in all and, when counted, by topic."""
+
+    def rounded(figures: dict[str, int]) -> dict[str, float]:
+        return {kind: round(figures[kind] / max(1, spins), 2) for kind in ("data", "markers")}
+
+    topics = {topic: rounded(figures) for topic, figures in count.get("by_topic", {}).items()}
+    return {**rounded(count), **({"by_topic": topics} if topics else {})}
 
 
 def _hops(bootstrap: str, saga: Saga, phase: Phase) -> list[dict]:
@@ -391,6 +399,12 @@ def print_results(console: Console, results: dict) -> None:
     for name, figures in counts["by_saga"].items():
         records.add_row(name, str(figures["data"]), str(figures["markers"]))
     console.print(records)
+    topics = sorted({topic for figures in counts["by_saga"].values() for topic in figures.get("by_topic", {})})
+    by_topic = Table("data / markers per settled spin, by topic", *counts["by_saga"])
+    for topic in topics:
+        cells = [counts["by_saga"][name].get("by_topic", {}).get(topic) for name in counts["by_saga"]]
+        by_topic.add_row(topic, *(f"{c['data']} / {c['markers']}" if c else "-" for c in cells))
+    console.print(by_topic)
     answers = Table("answers per request (spin.events, read_committed)", "requests", "one", "more", "none")
     for name, figures in results["answers"].items():
         answers.add_row(name, *(str(figures[key]) for key in ("requests", "once", "more", "none")))

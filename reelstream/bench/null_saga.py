@@ -331,3 +331,20 @@ def counted(start: Mapping[Any, int], end: Mapping[Any, int], read: Mapping[Any,
     if data > appended:
         raise ValueError(f"{data} records read from {appended} offsets")
     return {"data": data, "markers": appended - data}
+
+
+def counted_by_topic(
+    start: Mapping[Any, int], end: Mapping[Any, int], read: Mapping[Any, int], prefix: str = ""
+) -> dict[str, Any]:
+    """`counted` in all, and under `by_topic` for each topic (by (topic, partition) keys; named without `prefix`)
+    that had any appended."""
+    by_topic = {}
+    for topic in sorted({tp[0] for tp in end}):
+
+        def mine(figures: Mapping[Any, int]) -> dict[Any, int]:
+            return {tp: n for tp, n in figures.items() if tp[0] == topic}
+
+        figures = counted(mine(start), mine(end), mine(read))
+        if figures["data"] or figures["markers"]:
+            by_topic[topic.removeprefix(prefix)] = figures
+    return {**counted(start, end, read), "by_topic": by_topic}

@@ -131,6 +131,27 @@ def test_markers_are_the_offsets_a_read_committed_read_does_not_return():
     assert counted(start, end, read) == {"data": 22, "markers": 8}
 
 
+def test_records_are_counted_by_topic_too_without_the_prefix_and_per_spin():
+    from reelstream.bench.null_compare import per_spin
+    from reelstream.bench.null_saga import counted_by_topic
+
+    start = {("x.t", 0): 10, ("x.t", 1): 0, ("x.idle", 0): 5}
+    end = {("x.t", 0): 30, ("x.t", 1): 6, ("x.u", 0): 4, ("x.idle", 0): 5}
+    read = {("x.t", 0): 15, ("x.t", 1): 3, ("x.u", 0): 4}
+    both = counted_by_topic(start, end, read, "x.")
+    assert both == {
+        "data": 22,
+        "markers": 8,
+        "by_topic": {"t": {"data": 18, "markers": 8}, "u": {"data": 4, "markers": 0}},
+    }
+    assert per_spin(both, 8) == {
+        "data": 2.75,
+        "markers": 1.0,
+        "by_topic": {"t": {"data": 2.25, "markers": 1.0}, "u": {"data": 0.5, "markers": 0.0}},
+    }
+    assert per_spin({"data": 3, "markers": 1}, 2) == {"data": 1.5, "markers": 0.5}
+
+
 def test_more_records_read_than_offsets_appended_is_an_error():
     with pytest.raises(ValueError):
         counted({("t", 0): 0}, {("t", 0): 2}, {("t", 0): 3})
