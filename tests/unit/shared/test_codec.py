@@ -7,8 +7,11 @@ from datetime import datetime, timezone
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shared.events import DecodeError, decode, derived_id, encode, envelope, may_be
+from shared.events.envelope import _ID_NAMESPACE
 from shared.events.spin import SpinRequested, SpinRejected
 from shared.events.wallet import Deposited, Posting
 
@@ -167,3 +170,9 @@ def test_an_event_with_micro_units_beyond_64_bits_is_refused_too():
     with pytest.raises(DecodeError) as caught:
         decode(orjson.dumps(raw), expect_kind="event")
     assert caught.value.field == "data.postings.0.amount_micro"
+
+
+@given(st.lists(st.one_of(st.text(max_size=40), st.integers(), st.uuids()), min_size=1, max_size=6))
+def test_derived_ids_are_the_rfc_4122_version_5_ids_of_their_causes(parts):
+    assert derived_id(*parts) == uuid.uuid5(_ID_NAMESPACE, "/".join(str(part) for part in parts))
+    assert derived_id(*parts).version == 5 and derived_id(*parts).variant == uuid.RFC_4122
