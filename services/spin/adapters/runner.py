@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import orjson
 from aiokafka import TopicPartition
 
 from services.spin.adapters import operator_answers
@@ -31,7 +33,7 @@ from services.spin.core import image as book_image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.effects import Context
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, stray_wager
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit, stray_wager
 from services.spin.core.requests import Request
 from shared import observability, records, snapshots
 from shared.config import Settings
@@ -39,6 +41,7 @@ from shared.crash import crash_point
 from shared.decision import Undecodable
 from shared.events import DecodeError, Envelope, broker_time, may_be
 from shared.events.codec import decode_one_pass
+from shared.events.wallet import WagerDebited
 from shared.input_position import Output
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
 from shared.partitioning import misplaced
@@ -194,7 +197,7 @@ class SpinRunner(Stateless[SpinBook]):
             if logical == SPIN_REQUESTS:
                 message = request_message(record, partitions)
             else:
-                message = event_message(logical, record, partitions)
+                message = event_message(logical, record, partitions, book)
                 _alert_if_stray(book, logical, record, message)
             proof = records.forwarded_proof(record) if logical == SPIN_JACKPOT_ANSWERS else None
             decision = (
@@ -259,13 +262,18 @@ def request_message(record, partitions: int) -> Request | Undecodable:
     return Request(request, key, wrong)
 
 
-def event_message(logical: str, record, partitions: int = 0) -> Envelope[Any] | Undecodable | None:
+def event_message(
+    logical: str, record, partitions: int = 0, book: SpinBook | None = None
+) -> Envelope[Any] | Undecodable | None:
     """A wallet fact or a jackpot answer for the core, an Undecodable one (dead-lettered), or None: not ours.
     Not written by its topic's owner, or off its key's partition (`partitions`: the co-partitioned topics' count, 0:
-    unknown), it is quarantined with an alert (the projector dead-letters it)."""
+    unknown), it is quarantined with an alert (the projector dead-letters it). With the partition's `book`, a debit it
+    has nothing to do with is not read either (`reads_debit`)."""
     wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
     if not may_be(record.value, wanted):
         return None  # other facts on the topic (deposits, limits, ...) are none of the spin's business
+    if logical == WALLET_EVENTS and book is not None and _unread_debit(book, record.value):
+        return None
     problem = records.provenance_problem(logical, record.headers, record.value, record.key)
     problem = problem or records.placement_problem(logical, record, partitions)
     if problem is not None:  # quarantined: never applied
@@ -276,6 +284,23 @@ def event_message(logical: str, record, partitions: int = 0) -> Envelope[Any] | 
         return decode_one_pass(record.value, expect_kind="event")  # one validation, straight from the bytes
     except DecodeError as error:
         return Undecodable(error, None, (logical, record.partition, record.offset))
+
+
+_DEBITED_TYPE = b'"type":"%s"' % WagerDebited.TYPE.encode()
+
+
+def _unread_debit(book: SpinBook, value: bytes | None) -> bool:
+    """A WagerDebited the spin has nothing to do with (`reads_debit`), told from its bytes before any signature check
+    or validation (a third of a combined spin's wallet facts' reading: 69 of 280 µs); a record that is not plainly
+    one is read as any other."""
+    if not value or _DEBITED_TYPE not in value:
+        return False
+    try:
+        raw = orjson.loads(value)
+        wager_id = uuid.UUID(raw["data"]["transaction_id"])
+    except (orjson.JSONDecodeError, TypeError, KeyError, ValueError, AttributeError):
+        return False
+    return raw.get("type") == WagerDebited.TYPE and not reads_debit(book, wager_id)
 
 
 def _alert_if_stray(book: SpinBook, logical: str, record, message) -> None:

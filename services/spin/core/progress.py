@@ -149,14 +149,27 @@ def on_jackpot_answer(
 
 
 def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> None:
+    if _debit_of_place(record):
+        return  # the debit of a PlaceWager: its settlement follows in the same wallet transaction
     if record.seed_hex is None:  # accepted before seeds were drawn at request time: drawn now, as then
         _draw(draft, ctx, record, now)
     if record.status == "refunding":
         draft.send(_refund_command(record, now))
-    elif is_combined(record):
-        return  # the debit of a PlaceWager: its settlement follows in the same wallet transaction
     elif record.status in ("claiming", "settling"):
         _send_outcome_commands(draft, ctx, record, now)
+
+
+def _debit_of_place(record: SpinRecord) -> bool:
+    return is_combined(record) and record.status != "refunding"
+
+
+def reads_debit(book: SpinBook, wager_id: uuid.UUID) -> bool:
+    """Whether a WagerDebited of `wager_id` can make the spin do anything. False for the debit of a PlaceWager in
+    flight (its settlement follows in the same wallet transaction) and of a spin already answered, which
+    `on_wallet_event` leaves as they are: the adapter then neither verifies nor decodes it (every combined spin's debit,
+    its costliest record to read for nothing). True for a wager no book knows (the adapter alerts on it)."""
+    record = book.records.get(wager_id)
+    return record is None or (record.answer is None and not _debit_of_place(record))
 
 
 def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: SpinAccepted | None = None) -> None:
