@@ -18,9 +18,11 @@ import os
 import statistics
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from aiokafka.structs import ConsumerRecord
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.spin.adapters.outputs import Effects
@@ -51,20 +53,8 @@ from shared.topics import (
 SERVICES = ("spin request", "wallet", "spin wallet facts", "jackpot", "spin jackpot answers")
 GAME, STAKE, CURRENCY = "rising-joker", 10, "EUR"
 _NOW_MS = 1_800_000_000_000
+_LOG_APPEND_TIME = 1  # the timestamp type of the platform's topics (the broker's time)
 _KEYS = "bench:" + "k" * 40  # a session key of the bench's own (the spin checks each request's token with it)
-
-
-@dataclass(frozen=True)
-class Record:
-    """A consumed record, as each service's loop hands one over."""
-
-    topic: str
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-    timestamp: int
-    headers: tuple = ()
 
 
 @dataclass
@@ -78,21 +68,24 @@ class Saga:
     jackpot_states: dict = field(default_factory=dict)
     offset: int = 0
 
-    def spin_step(self, topic: str, key: bytes, value: bytes, headers: tuple, at_ms: int) -> list[Any]:
+    def spin_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         effects = Effects()
-        self.offset += 1
-        record = Record(topic, 0, self.offset, key, value, at_ms, headers)
-        self.spin._handle(0, self.spin_book, record, effects, 0)
+        self.spin._handle(0, self.spin_book, self._consumed(topic, key, value, headers, at_ms), effects, 0)
         return [self.spin._output(out) for out in (*effects.journal, *effects.outputs)]
 
-    def wallet_step(self, topic: str, out: Any, at_ms: int) -> list[Any]:
+    def wallet_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         self.offset += 1
-        return wallet_handle(self.wallet_book, out.key, out.value, at_ms, (topic, 0, self.offset), out.headers, None)
+        return wallet_handle(self.wallet_book, key, value, at_ms, (topic, 0, self.offset), list(headers), None)
 
-    def jackpot_step(self, out: Any, at_ms: int) -> list[Any]:
-        self.offset += 1
-        record = Record(JACKPOT_INTERNAL, 0, self.offset, out.key, out.value, at_ms, tuple(out.headers))
+    def jackpot_step(self, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
+        record = self._consumed(JACKPOT_INTERNAL, key, value, headers, at_ms)
         return self.jackpot.decide(0, self.jackpot_states, [record])
+
+    def _consumed(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> ConsumerRecord:
+        """The record as the services' loops hand one over: aiokafka's own type, broker (LogAppendTime) time."""
+        self.offset += 1
+        sizes = (len(key) if key is not None else -1, len(value))
+        return ConsumerRecord(topic, 0, self.offset, at_ms, _LOG_APPEND_TIME, key, value, None, *sizes, tuple(headers))
 
 
 def new_saga(players: int) -> Saga:
@@ -111,8 +104,7 @@ def new_saga(players: int) -> Saga:
     for n in range(players):
         deposit = Deposit(transaction_id=uuid.uuid4(), player_id=_player(n), amount_minor=10**9, currency=CURRENCY)
         message = envelope(deposit, source="bench", time=broker_time(_NOW_MS))
-        out = records_out(message.key, encode(message), cashier)
-        (fact,) = saga.wallet_step(WALLET_COMMANDS, out, _NOW_MS)
+        (fact,) = saga.wallet_step(WALLET_COMMANDS, message.key, encode(message), cashier, _NOW_MS)
         assert not fact.dead_letter, "a deposit is accepted"
     return saga
 
@@ -123,17 +115,6 @@ def _problem(problem: Any) -> str | None:
 
 def _player(n: int) -> str:
     return f"bench-{n}"
-
-
-@dataclass(frozen=True)
-class _Out:
-    key: bytes | None
-    value: bytes | None
-    headers: list
-
-
-def records_out(key: bytes | None, value: bytes, headers: tuple) -> _Out:
-    return _Out(key, value, list(headers))
 
 
 def requests(spins: int, players: int) -> list[tuple[bytes, bytes]]:
@@ -177,20 +158,20 @@ def one_round(spins: int, players: int) -> dict[str, float]:
             out = pending.pop(0)
             started = clock()
             if out.tag in _TO_WALLET:
-                facts = saga.wallet_step(WALLET_INTERNAL, out, at)
+                facts = saga.wallet_step(WALLET_INTERNAL, out.key, out.value, out.headers, at)
                 spent["wallet"] += clock() - started
                 started = clock()
                 for fact in facts:
-                    pending += saga.spin_step(WALLET_EVENTS, fact.key, fact.value, tuple(fact.headers), at)
+                    pending += saga.spin_step(WALLET_EVENTS, fact.key, fact.value, fact.headers, at)
                 spent["spin wallet facts"] += clock() - started
             elif out.tag in _TO_JACKPOT:
                 claimed += out.tag == "claim"
-                sent = saga.jackpot_step(out, at)
+                sent = saga.jackpot_step(out.key, out.value, out.headers, at)
                 answered = saga.jackpot.derived(0, sent)
                 spent["jackpot"] += clock() - started
                 started = clock()
                 for answer in answered:
-                    pending += saga.spin_step(SPIN_JACKPOT_ANSWERS, answer.key, answer.value, tuple(answer.headers), at)
+                    pending += saga.spin_step(SPIN_JACKPOT_ANSWERS, answer.key, answer.value, answer.headers, at)
                 spent["spin jackpot answers"] += clock() - started
             elif out.tag == "answer":
                 answers.append(out)
