@@ -9,6 +9,7 @@ case in test_wrong_partition.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import os
 import subprocess
 import sys
@@ -68,14 +69,24 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _letters(platform, topic: str, deadline_s: float = WAIT_S) -> list:
-    """(origin, record) of the topic's dead letters, waiting until at least one is there."""
+def _letters(platform, topic: str, until: Callable[[list], bool] = bool, deadline_s: float = WAIT_S) -> list:
+    """(origin, record) of the topic's dead letters, read again until `until(them)` holds (by default: at least one
+    is there) or the deadline passes. A service dead-letters a batch's records in that batch's transaction, and
+    records written one by one may fall in several batches: a test that wants several letters waits for all of them."""
     deadline = time.monotonic() + deadline_s
     while True:
         found = [(origin_of(list(r.headers)), r) for r in platform.read_raw(f"{topic}.dlq")]
-        if found or time.monotonic() > deadline:
+        if until(found) or time.monotonic() > deadline:
             return found
         time.sleep(0.5)
+
+
+def _until(read: Callable[[], list], deadline_s: float = WAIT_S) -> list:
+    """`read()` again until it finds something or the deadline passes (what it found last)."""
+    deadline = time.monotonic() + deadline_s
+    while not (found := read()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return found
 
 
 def _wait_for_log(platform, service: str, text: str) -> str:
@@ -113,10 +124,16 @@ def test_p1_p2_p3_contributions_out_of_bounds_are_dead_lettered_and_never_reach_
     with client_for(platform) as client:
         client.deposit("tbl-pool", 10_000, "EUR")
         assert isinstance(client.spin("tbl-pool", "rising-joker", 100, "EUR", token_for("tbl-pool")), Settled)
-    refused = {(decode(r.value).data.contribution_id, o.code) for o, r in _letters(platform, "jackpot.commands")}
-    assert {(c.contribution_id, "INVALID_STAKE") for c in (*huge, negative_stake)} <= refused
-    assert (negative_breakage.contribution_id, "INVALID_BREAKAGE") in refused
-    applied = [e.data for e in platform.read_all("jackpot.events") if isinstance(e.data, ContributionsApplied)]
+    expected = {(c.contribution_id, "INVALID_STAKE") for c in (*huge, negative_stake)}
+    expected.add((negative_breakage.contribution_id, "INVALID_BREAKAGE"))
+
+    def refused(letters: list) -> set:
+        return {(decode(r.value).data.contribution_id, o.code) for o, r in letters}
+
+    assert expected <= refused(_letters(platform, "jackpot.commands", until=lambda found: expected <= refused(found)))
+    applied = _until(  # the spin's own contribution, applied after the spin's answer
+        lambda: [e.data for e in platform.read_all("jackpot.events") if isinstance(e.data, ContributionsApplied)]
+    )
     ids = {c.contribution_id for event in applied for c in event.contributions}
     assert ids and not ids & {c.contribution_id for c in (*huge, negative_stake, negative_breakage)}
 
@@ -172,7 +189,13 @@ def test_p8_a_settlement_for_a_spin_in_flight_from_anyone_but_the_spin_service_i
         assert debit is not None and isinstance(answer, Settled)
         assert answer.balance_after_minor == 10_000 - 100 + answer.win_minor
         assert answer.data.house_win_minor < 10**9
-    letters = [o for o, _ in _letters(platform, "wallet.commands") if o.code == records.UNTRUSTED_WRITER]
+    letters = [
+        o
+        for o, _ in _letters(
+            platform, "wallet.commands", until=lambda found: any(o.code == records.UNTRUSTED_WRITER for o, _ in found)
+        )
+        if o.code == records.UNTRUSTED_WRITER
+    ]
     assert letters, "the forged settlement is the wallet's dead letter"
     assert platform.services["spin"].process.poll() is None
 
@@ -218,14 +241,13 @@ def test_a_wallet_command_off_its_players_partition_is_dead_lettered_wrong_parti
         time=datetime.now(timezone.utc),
     )
     _write(platform, "wallet.commands", player.encode(), encode(deposit), "cashier", partition=away)
-    letters = []
-    deadline = time.monotonic() + WAIT_S
-    while not letters and time.monotonic() < deadline:
-        letters = [
+    letters = _until(
+        lambda: [
             o
-            for o, r in _letters(platform, "wallet.commands")
+            for o, _ in _letters(platform, "wallet.commands")
             if o.code == records.WRONG_PARTITION and o.partition == away
         ]
+    )
     assert letters and f"hashes to partition {home}" in letters[0].reason
     assert letters[0].consumer == "wallet"
     deposits = [e.data for e in platform.read_all("wallet.events") if isinstance(e.data, Deposited)]
