@@ -6,7 +6,10 @@ events, the spin's journal and answers), so the positions commit atomically with
 transaction needs no `send_offsets_to_transaction` (AddOffsetsToTxn + TxnOffsetCommit and a marker on
 __consumer_offsets: ~3 ms of broker CPU and two round trips each; docs/wallet.md, "Input position"). Recovery folds
 those records anyway and keeps the last positions they carry (`recorded_inputs`); a new owner resumes there (or at the
-group's offset when that is further). The group's offsets are still committed now and then, for lag tools only.
+group's offset when that is further). The group's offsets are still committed now and then, for lag tools, and only
+ever inside a transaction (`for_group`): a group that also got plain commits logged a broker warning per transactional
+commit ("Mixing both types of offset commits ... should be avoided", ~120 lines a second under load), and a plain
+commit in flight could land after a later transaction's offsets and move the group back.
 
 Records written before 2026-12-03 carry the commands position alone (`POSITION_HEADER`, on the last event of a
 wallet or jackpot transaction): restores still read it (`recorded_position`); nothing writes it any more.
@@ -14,7 +17,6 @@ wallet or jackpot transaction): restores still read it (`recorded_position`); no
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -24,7 +26,7 @@ from aiokafka import TopicPartition
 POSITION_HEADER = "reelstream-commands-next-offset"
 # Every input's next offset, "<logical topic>=<offset>" joined by ";" (the spin's three inputs on its journal).
 INPUTS_HEADER = "reelstream-inputs-next-offsets"
-# How often the positions of committed transactions are also committed to the consumer group (for lag tools).
+# How often a partition's transactions also commit its positions to the consumer group (for lag tools), in seconds.
 GROUP_COMMIT_INTERVAL_S = 5.0
 
 
@@ -102,15 +104,16 @@ def undecided(records: list, start: int | None) -> list:
 class InputPositions:
     """A transactional loop's input positions, per partition of each input topic (the commands topic's by default):
     the next offset to decide (where the partition resumed, then past each batch taken), and the positions of
-    committed transactions still to be committed to the consumer group (every `group_interval_s`, for lag tools only;
-    recovery does not read them)."""
+    committed transactions the consumer group has not been told yet (a later transaction of the partition tells it,
+    at most every `group_interval_s`: `for_group`; for lag tools only, recovery reads the records)."""
 
     def __init__(self, topic: str, group_interval_s: float = GROUP_COMMIT_INTERVAL_S) -> None:
         self.topic = topic
         self.group_interval_s = group_interval_s
         self._next: dict[TopicPartition, int] = {}
         self._for_group: dict[TopicPartition, int] = {}
-        self._group_committed_at = time.monotonic()
+        self._group_at: dict[int, float] = {}  # partition -> when a transaction last committed its group offsets
+        self._started_at = time.monotonic()
 
     def take(self, partition: int, records: list, topic: str | None = None) -> list:
         """The records of a poll to decide now (`undecided` ones), the partition's next offset moved past them."""
@@ -133,29 +136,46 @@ class InputPositions:
             self._next[tp] = resume_at
 
     def committed(self, partition: int, next_offset: int, topic: str | None = None) -> None:
-        """A transaction up to `next_offset` committed: the group learns it at the next interval."""
-        self._for_group[TopicPartition(topic or self.topic, partition)] = next_offset
+        """A transaction up to `next_offset` committed: the group learns it with a later transaction."""
+        tp = TopicPartition(topic or self.topic, partition)
+        self._for_group[tp] = max(next_offset, self._for_group.get(tp, 0))
+
+    def for_group(
+        self, partition: int, offsets: dict[TopicPartition, int], now: float, *, due_only: bool = True
+    ) -> dict[TopicPartition, int]:
+        """The offsets a transaction of `partition` about to commit should also commit to the group: its own batch's
+        `offsets` with every position of the partition's committed transactions the group has not been told, when
+        the partition's interval has passed (or always, `due_only=False`: a batch that must commit its offsets there);
+        else none. The partition's transactions are strictly ordered, so these never run ahead of what committed."""
+        if due_only and now - self._group_at.get(partition, self._started_at) < self.group_interval_s:
+            return {}
+        pending = {tp: offset for tp, offset in self._for_group.items() if tp.partition == partition}
+        return {**pending, **offsets}
+
+    def group_committed(self, partition: int, sent: dict[TopicPartition, int], now: float) -> None:
+        """A transaction committed `sent` to the group (after `committed` for its own batch)."""
+        for tp, offset in sent.items():
+            if self._for_group.get(tp, -1) <= offset:
+                self._for_group.pop(tp, None)
+        self._group_at[partition] = now
+
+    def idle_due(self, owned: Iterable[int], now: float) -> list[int]:
+        """Owned partitions whose group has positions to learn and whose interval has passed: with no batch coming,
+        each needs a transaction of its own (offsets only) to tell it."""
+        waiting = {tp.partition for tp in self._for_group}
+        return [
+            partition
+            for partition in owned
+            if partition in waiting and now - self._group_at.get(partition, self._started_at) >= self.group_interval_s
+        ]
 
     def known(self, partition: int) -> dict[str, int]:
         """The next offset to decide of each input topic (physical name) of the partition that has one."""
         return {tp.topic: offset for tp, offset in self._next.items() if tp.partition == partition}
 
     def forget(self, partition: int) -> None:
-        for tp in [tp for tp in self._next if tp.partition == partition]:
-            del self._next[tp]
-
-    async def commit_group_if_due(self, consumer, owned: Iterable[int], log: logging.Logger) -> None:
-        """Commit the positions of committed transactions of the partitions still owned (a failure is logged; the next
-        interval tries again)."""
-        if time.monotonic() - self._group_committed_at < self.group_interval_s:
-            return
-        self._group_committed_at = time.monotonic()
-        owned = set(owned)
-        positions = {tp: offset for tp, offset in self._for_group.items() if tp.partition in owned}
-        self._for_group = {}
-        if not positions:
-            return
-        try:
-            await consumer.commit(positions)
-        except Exception as error:  # noqa: BLE001 - monitoring only
-            log.warning("group offset commit failed (the positions are kept in the events): %r", error)
+        """A partition released: its positions go with it (its next owner tells the group)."""
+        for positions in (self._next, self._for_group):
+            for tp in [tp for tp in positions if tp.partition == partition]:
+                del positions[tp]
+        self._group_at.pop(partition, None)

@@ -19,7 +19,9 @@ internal-command topics): `extra_inputs` are co-partitioned with the commands to
 partition's records of every input are decided together. Input positions: when the state folds outputs of its own
 that can carry them (`positions_on`: the spin's journal and answers, the wallet's and the jackpot's events), every
 input's position travels on the transaction's last such record and only a batch writing none of them commits its
-offsets inside its transaction (send_offsets_to_transaction); without `positions_on`, every batch does.
+offsets inside its transaction (send_offsets_to_transaction); without `positions_on`, every batch does. The group's
+offsets move only inside transactions: every `REELSTREAM_GROUP_COMMIT_S` a partition's next transaction commits them
+too (an idle partition's, in a transaction of its own), for lag tools.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from shared.kafka import (
 log = logging.getLogger("reelstream.loop")
 GC_FREEZE_ENV = "REELSTREAM_GC_FREEZE_S"
 GC_SWEEP_ENV = "REELSTREAM_GC_SWEEP_S"
-# How often the positions of committed transactions also reach the consumer group, for lag tools (seconds).
+# How often a partition's transactions also commit its positions to the consumer group, for lag tools (seconds).
 GROUP_COMMIT_ENV = "REELSTREAM_GROUP_COMMIT_S"
 EXIT_STOPPED = 70
 S = TypeVar("S")
@@ -256,7 +258,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 if heap.tick() == "sweep":
                     found, took = heap.last_sweep
                     log.info("heap swept: %d unreachable objects in %.0f ms", found, took * 1000)
-                await self._positions.commit_group_if_due(consumer, self.states, log)
+                if self._positions.idle_due(self.states, time.monotonic()):
+                    async with self.lock:
+                        await _guarded(self._tell_group())
         finally:
             if watching is not None:
                 watching.cancel()
@@ -332,6 +336,19 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             self._snapshots.committed(partition, None, None, True)
             self.stats.snapshots_written += 1
 
+    async def _tell_group(self) -> None:
+        """Each owned partition with nothing in flight whose group has positions to learn (`idle_due`), in a
+        transaction of its offsets alone: the group's offsets move only inside transactions (a busy partition's next
+        batch tells it)."""
+        for partition in self._positions.idle_due(self.states, time.monotonic()):
+            inflight, producer = self._inflight.get(partition), self.producers.get(partition)
+            if (inflight is not None and not inflight.done()) or producer is None:
+                continue
+            group = self._positions.for_group(partition, {}, time.monotonic())
+            async with producer.transaction():
+                await producer.send_offsets_to_transaction(group, self.config.group_id)
+            self._positions.group_committed(partition, group, time.monotonic())
+
     def _carried(self, partition: int) -> dict[str, int] | None:
         """The input positions a batch's carrying record names (logical topics), with `positions_on`; else None."""
         if not self.config.positions_on:
@@ -372,12 +389,16 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             ready = self._snapshots.ready(partition) if self._snapshots is not None else None
             if ready is not None:  # an image of an earlier batch, its bytes in: never waited for
                 await self._snapshots.send(producer, partition, ready)
-            if not positions_travel:  # no record carries the positions: they commit here
-                await producer.send_offsets_to_transaction(offsets, self.config.group_id)
+            # No record carries the positions: they commit here; else the group learns them now and then, here too.
+            group = self._positions.for_group(partition, offsets, time.monotonic(), due_only=positions_travel)
+            if group:
+                await producer.send_offsets_to_transaction(group, self.config.group_id)
             crash_point(f"{prefix}.before_commit")
         crash_point(f"{prefix}.after_commit")
         for tp, next_offset in offsets.items():
             self._positions.committed(partition, next_offset, tp.topic)
+        if group:
+            self._positions.group_committed(partition, group, time.monotonic())
         if self._snapshots is not None:
             wrote = ready is not None
             self._snapshots.committed(partition, offsets.get(commands), events_next, wrote, folds, carried)

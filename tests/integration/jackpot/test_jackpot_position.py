@@ -109,3 +109,69 @@ def test_a_restart_resumes_after_a_batch_of_dead_letters_alone_and_re_reads_noth
     second = asyncio.run(_run(config, lambda stats, later=False: stats.events >= 1))
     assert (second.records, second.dead_letters) == (1, 0), "resumed at the group's offset (13), past the recorded 10"
     assert len(read_all(kafka_bootstrap, prefix + dlq_name(JACKPOT_COMMANDS))) == 3
+
+
+def test_the_group_learns_the_positions_for_lag_tools_only_inside_transactions(
+    topics, kafka_bootstrap, make_producer, monkeypatch
+):
+    """Positions travel on the events; the group still learns them (lag tools read it), but never from a plain offset
+    commit: a group that gets both kinds logs a broker warning per transactional commit ("Mixing both types of offset
+    commits ... should be avoided"), and a plain commit in flight can land after a later transaction's offsets."""
+    from aiokafka import AIOKafkaConsumer
+
+    from shared.kafka import admin_client
+
+    monkeypatch.setattr(loop, "GROUP_COMMIT_INTERVAL_S", 0.5)
+    plain_commits: list = []
+    commit = AIOKafkaConsumer.commit
+
+    async def recording_commit(self, *args, **kwargs):
+        plain_commits.append(args)
+        return await commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(AIOKafkaConsumer, "commit", recording_commit)
+    prefix, writer = topics, make_producer()
+    commands = prefix + JACKPOT_COMMANDS
+    group = prefix + "reelstream-jackpot"
+    config = runner.JackpotConfig(
+        bootstrap=kafka_bootstrap,
+        commands_topic=commands,
+        events_topic=prefix + JACKPOT_EVENTS,
+        meters_topic=prefix + JACKPOT_METERS,
+        dlq_topic=prefix + dlq_name(JACKPOT_COMMANDS),
+        group_id=group,
+        session_timeout_ms=6000,
+    )
+    batch = [_contribution() for _ in range(10)]
+    items = [("jackpot.commands", key, value) for key, value in batch]
+    for (_, key, value), headers in zip(items, records.stand_in_batch(items, "spin")):
+        writer.send(commands, key=key, value=value, headers=headers)
+    writer.flush(timeout=30)
+    admin = admin_client(kafka_bootstrap)
+
+    def group_offsets() -> dict[int, int]:
+        found = admin.list_group_offsets({group: None}).get(group, {})
+        return {tp.partition: meta.offset for tp, meta in found.items() if tp.topic == commands}
+
+    async def run() -> tuple[runner.Stats, dict[int, int]]:
+        service = runner.JackpotService(config)
+        stop = asyncio.Event()
+        task = asyncio.create_task(service.run(stop))
+        seen: dict[int, int] = {}
+        try:
+            await _until(lambda: task.done() or service.stats.records >= 10, "the contributions decided")
+            deadline = asyncio.get_running_loop().time() + WAIT_S
+            while sum(seen.values()) < 10 and asyncio.get_running_loop().time() < deadline and not task.done():
+                await asyncio.sleep(0.5)
+                seen = await asyncio.to_thread(group_offsets)
+        finally:
+            stop.set()
+        return await task, seen
+
+    try:
+        stats, seen = asyncio.run(run())
+    finally:
+        admin.close()
+    assert stats.records == 10 and stats.events >= 1
+    assert sum(seen.values()) == 10, f"the group learned every decided position (lag 0): {seen}"
+    assert plain_commits == [], "the group's offsets moved only inside transactions"

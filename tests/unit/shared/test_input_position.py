@@ -81,22 +81,59 @@ def test_a_resumed_partition_is_sought_to_the_further_of_the_recorded_position_a
     assert [r.offset for r in positions.take(2, offsets(14))] == [14]
 
 
-def test_committed_positions_reach_the_group_once_per_interval_and_only_for_partitions_still_owned():
-    import asyncio
-    import logging
+def test_the_group_learns_committed_positions_from_a_later_transaction_of_the_partition_once_its_interval_passed():
+    from aiokafka import TopicPartition
 
     from shared.input_position import InputPositions
 
-    positions, consumer = InputPositions("t.commands", group_interval_s=0.0), FakeConsumer(committed=None)
+    commands, answers = TopicPartition("t.commands", 0), TopicPartition("t.answers", 0)
+    positions = InputPositions("t.commands", group_interval_s=5.0)
+    start = positions._started_at  # noqa: SLF001 - the clock the interval starts from
     positions.committed(0, 5)
+    positions.committed(0, 3, "t.answers")
     positions.committed(1, 7)
-    asyncio.run(positions.commit_group_if_due(consumer, {0}, logging.getLogger("test")))
-    asyncio.run(positions.commit_group_if_due(consumer, {0, 1}, logging.getLogger("test")))
-    assert consumer.commits == [{0: 5}], "partition 1 was not owned; nothing new after the first commit"
-    later = InputPositions("t.commands", group_interval_s=3600.0)
-    later.committed(0, 5)
-    asyncio.run(later.commit_group_if_due(consumer, {0}, logging.getLogger("test")))
-    assert consumer.commits == [{0: 5}], "not due yet"
+    assert positions.for_group(0, {commands: 9}, start + 4.9) == {}, "not due yet: the batch's transaction tells none"
+    assert positions.idle_due({0, 1}, start + 4.9) == []
+    sent = positions.for_group(0, {commands: 9}, start + 5.0)
+    assert sent == {commands: 9, answers: 3}, "the batch's own offsets over the positions still to tell"
+    positions.committed(0, 9)  # that batch committed, then what it told the group
+    positions.group_committed(0, sent, start + 5.0)
+    assert positions.for_group(0, {commands: 12}, start + 9.9) == {}, "the interval starts again"
+    assert positions.idle_due({0, 1}, start + 9.9) == [1], "partition 1 has positions to tell and no batch coming"
+    assert positions.idle_due({0}, start + 10.0) == [], "partition 0 told everything; 1 is not owned"
+    assert positions.for_group(1, {}, start + 10.0) == {TopicPartition("t.commands", 1): 7}
+
+
+def test_a_batch_whose_positions_travel_on_no_record_commits_its_offsets_to_the_group_whatever_the_interval():
+    from aiokafka import TopicPartition
+
+    from shared.input_position import InputPositions
+
+    commands = TopicPartition("t.commands", 0)
+    positions = InputPositions("t.commands", group_interval_s=3600.0)
+    positions.committed(0, 5)
+    now = positions._started_at  # noqa: SLF001
+    assert positions.for_group(0, {commands: 8}, now, due_only=False) == {commands: 8}
+    positions.committed(0, 8)
+    positions.group_committed(0, {commands: 8}, now)
+    assert positions.idle_due({0}, now + 7200) == [], "nothing left to tell"
+
+
+def test_a_told_position_overtaken_by_a_later_commit_is_still_told_and_a_released_partition_tells_nothing():
+    from aiokafka import TopicPartition
+
+    from shared.input_position import InputPositions
+
+    commands = TopicPartition("t.commands", 0)
+    positions = InputPositions("t.commands", group_interval_s=0.0)
+    now = positions._started_at  # noqa: SLF001
+    positions.committed(0, 5)
+    sent = positions.for_group(0, {}, now)
+    positions.committed(0, 9)  # a later transaction committed before the first one's told offsets were recorded
+    positions.group_committed(0, sent, now)
+    assert positions.for_group(0, {}, now) == {commands: 9}
+    positions.forget(0)
+    assert positions.idle_due({0}, now + 1) == [] and positions.for_group(0, {}, now + 1) == {}
 
 
 def out_to(topic: str, value: bytes, dead_letter: bool = False) -> Output:
