@@ -176,3 +176,29 @@ def test_an_event_with_micro_units_beyond_64_bits_is_refused_too():
 def test_derived_ids_are_the_rfc_4122_version_5_ids_of_their_causes(parts):
     assert derived_id(*parts) == uuid.uuid5(_ID_NAMESPACE, "/".join(str(part) for part in parts))
     assert derived_id(*parts).version == 5 and derived_id(*parts).variant == uuid.RFC_4122
+
+
+@given(
+    message=st.text(max_size=60),
+    correlation=st.none() | st.text(min_size=1, max_size=40),
+    request_id=st.none() | st.uuids(),
+    stake=st.none() | st.integers(min_value=-(2**63), max_value=2**63 - 1),
+)
+def test_encode_writes_exactly_what_pydantics_model_dump_json_writes(message, correlation, request_id, stake):
+    """`encode` calls the serializer itself: the same bytes as `model_dump_json(exclude_none=True).encode()`, None
+    attributes left out at every level, any text escaped alike."""
+    rejected = SpinRejected(
+        request_id=request_id, player_id="p-1", code="INSUFFICIENT_FUNDS", message=message, stake_minor=stake
+    )
+    deposited = Deposited(
+        transaction_id=uuid.UUID(int=4),
+        player_id="p-1",
+        recorded_at=NOW,
+        currency="EUR",
+        postings=(Posting(account="player:p-1:EUR", amount_micro=10**6),),
+        balance_after_minor=1,
+        amount_minor=1,
+    )
+    for data in (rejected, deposited, decode(a_spin_request()).data):
+        wrapped = envelope(data, source="test", time=NOW, id=uuid.UUID(int=3), correlationid=correlation)
+        assert encode(wrapped) == wrapped.model_dump_json(exclude_none=True).encode()
