@@ -339,12 +339,15 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     async def _tell_group(self) -> None:
         """Each owned partition with nothing in flight whose group has positions to learn (`idle_due`), in a
         transaction of its offsets alone: the group's offsets move only inside transactions (a busy partition's next
-        batch tells it)."""
+        batch tells it). Each is judged when its turn comes: a commit still in flight (pipelined) may have told the
+        group while an earlier partition's transaction was awaited."""
         for partition in self._positions.idle_due(self.states, time.monotonic()):
             inflight, producer = self._inflight.get(partition), self.producers.get(partition)
             if (inflight is not None and not inflight.done()) or producer is None:
                 continue
             group = self._positions.for_group(partition, {}, time.monotonic())
+            if not group:
+                continue
             async with producer.transaction():
                 await producer.send_offsets_to_transaction(group, self.config.group_id)
             self._positions.group_committed(partition, group, time.monotonic())

@@ -182,3 +182,52 @@ def test_every_input_topic_of_a_partition_resumes_at_its_own_recorded_position_a
     assert positions.known(1) == {"t.commands": 11, "t.other": 7} and positions.known(2) == {}
     positions.forget(1)
     assert positions.known(1) == {}
+
+
+def test_idle_partitions_tell_the_group_in_transactions_of_their_own_and_one_told_meanwhile_sends_nothing():
+    """`_tell_group`: an offsets-only transaction per idle partition with positions to tell; a partition whose
+    pipelined commit told the group while an earlier partition's transaction was awaited is skipped, never sent an
+    empty offsets map (aiokafka refuses one with ValueError, which stopped the wallet in the fault run)."""
+    import asyncio
+
+    from aiokafka import TopicPartition
+
+    from shared.loop import LoopConfig, Stateless, TransactionalLoop
+    from tests.unit.shared.test_loop_hooks import RecordingProducer
+
+    class Service(Stateless[dict]):
+        async def restore(self, partition: int):
+            raise AssertionError
+
+    class StrictProducer(RecordingProducer):
+        def __init__(self, meanwhile=None) -> None:
+            super().__init__()
+            self.meanwhile, self.sent = meanwhile, []
+
+        async def send_offsets_to_transaction(self, offsets, group_id) -> None:
+            if not offsets:
+                raise ValueError(offsets)
+            self.sent.append(dict(offsets))
+            if self.meanwhile is not None:
+                self.meanwhile()
+            await super().send_offsets_to_transaction(offsets, group_id)
+
+    config = LoopConfig(
+        bootstrap="unused", commands_topic="x.c", events_topic="x.e", dlq_topic="x.c.dlq", group_id="g", service="t"
+    )
+    loop = TransactionalLoop(config, Service())
+    loop._positions.group_interval_s = 0.0  # noqa: SLF001
+    first, third = TopicPartition("x.c", 0), TopicPartition("x.c", 2)
+
+    def third_told_by_its_commit() -> None:
+        loop._positions.group_committed(2, {third: 9}, 0.0)  # noqa: SLF001
+
+    producers = {0: StrictProducer(third_told_by_its_commit), 1: StrictProducer(), 2: StrictProducer()}
+    for partition, producer in producers.items():
+        loop.states[partition], loop.producers[partition] = {}, producer
+    loop._positions.committed(0, 5)  # noqa: SLF001
+    loop._positions.committed(2, 9)  # noqa: SLF001
+    asyncio.run(loop._tell_group())  # noqa: SLF001
+    assert [p.sent for p in producers.values()] == [[{first: 5}], [], []]
+    asyncio.run(loop._tell_group())  # noqa: SLF001
+    assert [len(p.sent) for p in producers.values()] == [1, 0, 0], "nothing left to tell"
