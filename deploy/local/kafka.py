@@ -160,7 +160,19 @@ def render_config(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | No
 
 def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str, heap: str = HEAP) -> list[str]:
     log4j = [f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}", f"-Dkafka.logs.dir={logs}"]
-    return [java, f"-Xmx{heap}", "-Xms256m", "-Djava.awt.headless=true", *log4j, "-cp", f"{libs}/*", main, *args]
+    return [
+        java,
+        f"-Xmx{heap}",
+        "-Xms256m",
+        "-Djava.awt.headless=true",
+        # A TLS 1.3 client's close_notify answered, not left for the client to wait out (shared/event_loop.py).
+        "-Djdk.tls.acknowledgeCloseNotify=true",
+        *log4j,
+        "-cp",
+        f"{libs}/*",
+        main,
+        *args,
+    ]
 
 
 def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> None:

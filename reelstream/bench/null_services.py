@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reelstream.bench.null_saga import SHAPES, Emit, Input, Sample, jackpot_step, sample_of, spin_step, wallet_step
-from shared import observability, records
+from shared import event_loop, observability, records
 from shared.config import Settings, load_settings
 from shared.events import broker_time
 from shared.input_position import Output
@@ -115,7 +115,7 @@ def main(argv: list[str]) -> None:
     role, shape = argv
     observability.setup(role)
     quiet_client_debug_logs()
-    asyncio.run(serve(role, shape))
+    event_loop.run(serve(role, shape))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import signal
 import sys
 
 from shared.readiness import ready_line
-from shared import observability
+from shared import event_loop, observability
 from shared.config import load_settings
 from shared.topics import JACKPOT_SNAPSHOTS
 
@@ -64,7 +64,7 @@ def main() -> None:
     require_self_test("jackpot")
     observability.setup("jackpot")
     try:
-        stats = asyncio.run(serve(live_config()))
+        stats = event_loop.run(serve(live_config()))
     finally:
         observability.shutdown_tracing()
     logging.getLogger("reelstream.jackpot").info(

@@ -9,7 +9,7 @@ import signal
 import sys
 
 from shared.readiness import ready_line
-from shared import observability
+from shared import event_loop, observability
 from shared.config import load_settings
 from services.projector.adapters.kafka_io import FETCH_MAX_RECORDS, SOURCE_TOPICS
 from services.projector.adapters.runner import Progress, Projector, ProjectorConfig
@@ -62,7 +62,7 @@ def main() -> None:
     require_self_test("projector")
     observability.setup("projector")
     try:
-        progress = asyncio.run(serve(live_config()))
+        progress = event_loop.run(serve(live_config()))
     finally:
         observability.shutdown_tracing()
     logging.getLogger("reelstream.projector").info(

@@ -15,7 +15,7 @@ from services.spin.adapters.seeds import seed_source
 from services.spin.core.catalog import Catalog, registry_catalog
 from services.spin.core.effects import Context
 from games.rng import SpinRng
-from shared import observability
+from shared import event_loop, observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
 from shared.warm import follow_until
@@ -129,6 +129,6 @@ def main(go: Callable[[], bool] | None = None) -> None:
     observability.setup("spin")
     quiet_client_debug_logs()  # at DEBUG aiokafka and kafka-python log whole records, session tokens included
     try:
-        asyncio.run(serve(go))
+        event_loop.run(serve(go))
     finally:
         observability.shutdown_tracing()

@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from shared import observability
+from shared import event_loop, observability
 from shared.config import load_settings
 from shared.observability.metrics import WALLET_LIABILITY_MINOR
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
@@ -92,7 +92,7 @@ def main() -> None:
     started = time.monotonic()
     observability.setup("wallet")
     try:
-        asyncio.run(serve(live_config(), started))
+        event_loop.run(serve(live_config(), started))
     finally:
         observability.shutdown_tracing()
 
