@@ -6,6 +6,8 @@ Every consumer of the platform (wallet, jackpot, spin, the projector) writes the
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from shared.events import DecodeError
@@ -20,6 +22,9 @@ SOURCE_OFFSET = "reelstream-dlq-offset"
 CONSUMER = "reelstream-dlq-consumer"
 # Set on a record put back on its source topic by `reelstream ops dlq redrive`: "<dlq topic>/<partition>/<offset>".
 REDRIVE = "reelstream-redrive-of"
+# On a dead letter that could not copy every header of the refused record: "<count> sha256:<hex>", the digest over
+# each dropped header's name bytes and value (length-prefixed, in order; a null value as length 0xffffffff).
+DROPPED_HEADERS = "reelstream-dlq-dropped-headers"
 
 Headers = list[tuple[str, bytes]]
 _OURS = frozenset({CODE, REASON, FIELD, SOURCE_TOPIC, SOURCE_PARTITION, SOURCE_OFFSET, CONSUMER})
@@ -73,14 +78,50 @@ def refusal_headers(
     """`code` is a stable word (UNDECODABLE, WRONG_TOPIC, WRONG_KEY, UNKNOWN_NETWORK, UNTRUSTED_WRITER, ...)."""
     kept = [(key, value) for key, value in original if key not in _OURS]
     return kept + [
-        (CODE, code[:100].encode()),
-        (REASON, reason[:1000].encode()),
-        (FIELD, field[:200].encode()),
+        (CODE, code[:100].encode(errors="backslashreplace")),
+        (REASON, reason[:1000].encode(errors="backslashreplace")),
+        (FIELD, field[:200].encode(errors="backslashreplace")),
         (SOURCE_TOPIC, topic.encode()),
         (SOURCE_PARTITION, str(partition).encode()),
         (SOURCE_OFFSET, str(offset).encode()),
         (CONSUMER, consumer.encode()),
     ]
+
+
+def copyable(headers: Iterable[tuple[str, bytes | None]], limit: int, once: frozenset[str] = frozenset()) -> Headers:
+    """The headers a dead letter can carry unchanged (a UTF-8 name, a value; the names in `once` only the first
+    time), at most `limit` of them, plus one DROPPED_HEADERS header counting and digesting the others, so the
+    evidence of every header stays checkable and the dead letter's own header set stays one a reader accepts."""
+    kept: Headers = []
+    dropped: list[tuple[bytes, bytes | None]] = []
+    seen: set[str] = set()
+    for name, value in headers:
+        raw_name = name.encode(errors="surrogateescape")
+        repeated = name in once and name in seen
+        if value is None or repeated or name == DROPPED_HEADERS or len(kept) >= limit or not _utf8(raw_name):
+            dropped.append((raw_name, value))
+        else:
+            kept.append((name, value))
+            seen.add(name)
+    if dropped:
+        kept.append((DROPPED_HEADERS, f"{len(dropped)} sha256:{_digest(dropped)}".encode()))
+    return kept
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _digest(headers: list[tuple[bytes, bytes | None]]) -> str:
+    hashed = hashlib.sha256()
+    for name, value in headers:
+        hashed.update(len(name).to_bytes(4, "big") + name)
+        hashed.update(b"\xff\xff\xff\xff" if value is None else len(value).to_bytes(4, "big") + value)
+    return hashed.hexdigest()
 
 
 def origin_of(headers: Headers) -> DeadLetterOrigin | None:
@@ -106,7 +147,7 @@ def redrive_marker(dlq_topic: str, partition: int, offset: int) -> str:
 def redrive_headers(original: Headers, marker: str) -> Headers:
     """Headers of a re-driven record: the original ones minus our DLQ reasons, the writer id the record came with
     (a re-drive re-sends the original record, so it is still only as trusted as its writer), and the re-drive marker."""
-    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER}
+    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER, DROPPED_HEADERS}
     kept = [(key, value) for key, value in original if key not in dropped]
     claimed = [(WRITER, value) for key, value in original if key == ORIGINAL_WRITER]
     return kept + claimed + [(REDRIVE, marker.encode())]

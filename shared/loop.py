@@ -48,6 +48,7 @@ from shared.input_position import (
     Output,
     with_inputs,
 )
+from shared.topics import DLQ_MAX_MESSAGE_BYTES
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
     AIOKAFKA_PRODUCER_SAFETY,
@@ -548,6 +549,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             client_id=f"reelstream-{self.config.service}",
             transactional_id=f"{self.config.group_id}-p{partition}",
             max_batch_size=self.config.producer_batch_bytes,
+            max_request_size=DLQ_MAX_MESSAGE_BYTES,  # a dead letter of the largest record its source topic takes
             **AIOKAFKA_PRODUCER_SAFETY,
         )
         await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from shared import dead_letters, operators, signing
+from shared.dead_letters import REDRIVE
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, WRITER
@@ -98,8 +99,21 @@ MOVED_FROM: dict[str, str] = {WALLET_COMMANDS: WALLET_INTERNAL, JACKPOT_COMMANDS
 UNTRUSTED_WRITER = "UNTRUSTED_WRITER"
 WRONG_TOPIC, WRONG_KEY = "WRONG_TOPIC", "WRONG_KEY"
 WRONG_PARTITION = "WRONG_PARTITION"
-# Topics keyed by player id: co-partitioned, so a record must sit on its key's murmur2 partition (the player's book).
-PLAYER_KEYED = frozenset(topic.name for topic in ALL_TOPICS if topic.key == "player id" and topic.kind != "dlq")
+# Topics keyed by player id (co-partitioned: the player's book) or network id (one partition orders a network's pools):
+# a record must sit on its key's murmur2 partition.
+KEYED = frozenset(
+    topic.name for topic in ALL_TOPICS if topic.key in ("player id", "network id") and topic.kind != "dlq"
+)
+# Headers a check or a decision reads (who wrote the record, its signature, a re-drive, its content type, the
+# jackpot's proof): each at most once, or which copy counts would depend on who reads first. (`traceparent` only
+# parents a span, and the tracer reads any bytes.)
+READ_ONCE = frozenset(
+    {WRITER, CONTENT_TYPE_HEADER, ORIGINAL_WRITER, REDRIVE, JACKPOT_PROOF, *signing.SIGNATURE_HEADERS}
+)
+# More headers than any record the platform writes carries (~8); a dead letter copies at most MAX_COPIED_HEADERS of
+# the refused record's (the rest counted and digested, shared/dead_letters.py), so it stays readable with its ~12 own.
+MAX_HEADERS = 64
+MAX_COPIED_HEADERS = 32
 
 
 def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers:
@@ -161,16 +175,13 @@ def _trusted(logical_topic: str, value: bytes | None) -> tuple[str | None, bool]
     return None, False
 
 
-def cashier_operator(
-    logical_topic: str, headers: Sequence[tuple[str, bytes | None]] | None, value: bytes | None
-) -> str | None:
-    """The operator a cashier command is bound to: the one whose cashier key (`cashier.<O>`) signed it; None for the
-    plain cashier's key or any other record. Call it once `provenance_problem` found nothing (the signature checks).
-    Without a key ring nothing is signed, and the writer id stands for the signer (as it does for every record)."""
+def cashier_operator(logical_topic: str, value: bytes | None, signer: str | None) -> str | None:
+    """The operator a cashier command is bound to: the one whose cashier key (`cashier.<O>`) signed it, `signer` as
+    `provenance` found it (never read from the headers a second time); None for the plain cashier's key or any other
+    record."""
     if _trusted(logical_topic, value)[0] != "cashier":
         return None
-    ring = signing.ring()
-    return operators.cashier_operator(ring.signer_of(headers) if ring is not None else writer_of(headers))
+    return operators.cashier_operator(signer)
 
 
 def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
@@ -180,18 +191,70 @@ def writer_of(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
     return None
 
 
+def provenance(
+    logical_topic: str,
+    headers: Sequence[tuple[str, bytes | None]] | None,
+    value: bytes | None = None,
+    key: bytes | None = None,
+) -> tuple[str | None, str | None]:
+    """(who vouches for the record, why it must not be trusted or None), one answer for both: the writer whose key
+    signed it (without a key ring, its writer id), None where anyone may write the record. Called on every consumed
+    record and every restore; a header set the platform would not write is never trusted, whoever wrote it."""
+    problem = header_problem(headers)
+    if problem is not None:
+        return None, problem
+    expected, named = _trusted(logical_topic, value)
+    if expected is None:
+        return None, None
+    written = _written_by(expected, headers) if named else None
+    if written is not None:
+        return None, written
+    ring = signing.ring()
+    if ring is None:
+        return writer_of(headers), None
+    return ring.verify(expected, logical_topic, key, value, headers)
+
+
 def provenance_problem(
     logical_topic: str,
     headers: Sequence[tuple[str, bytes | None]] | None,
     value: bytes | None = None,
     key: bytes | None = None,
 ) -> str | None:
-    """Why a consumed record must not be trusted, or None. Called on every consumed record and every restore."""
-    expected, named = _trusted(logical_topic, value)
-    if expected is None:
+    """Why a consumed record must not be trusted, or None (`provenance`'s second half)."""
+    return provenance(logical_topic, headers, value, key)[1]
+
+
+def header_problem(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
+    """Why a record's header set is none the platform reads: more than MAX_HEADERS headers, a name that is not UTF-8
+    (the consumers' record parser keeps such a name's bytes as surrogates, shared/record_batches.py), or a READ_ONCE
+    header more than once. None for a header set the checks can read unambiguously."""
+    if not headers:
         return None
-    written = _written_by(expected, headers) if named else None
-    return written or _signed_by(expected, logical_topic, key, value, headers)
+    if len(headers) > MAX_HEADERS:
+        return f"{len(headers)} headers, more than {MAX_HEADERS}"
+    seen: set[str] = set()
+    for name, _ in headers:
+        if not name.isascii() and not _utf8(name):
+            return f"a header name is not UTF-8: {shown_name(name)}"
+        if name in READ_ONCE:
+            if name in seen:
+                return f"header {name!r} appears more than once"
+            seen.add(name)
+    return None
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """A header name as printable text whatever its bytes (its non-UTF-8 bytes as \\x escapes), at most 80 long."""
+    return repr(name.encode(errors="surrogateescape")[:80])
 
 
 def provenance_problems(records: Sequence[Any], nodes: dict | None = None) -> list[str | None]:
@@ -205,7 +268,9 @@ def provenance_problems(records: Sequence[Any], nodes: dict | None = None) -> li
     checks: list[signing.Check] = []
     for index, record in enumerate(records):
         expected, named = _trusted(record.topic, record.value)
-        problem = _written_by(expected, record.headers) if expected is not None and named else None
+        problem = header_problem(record.headers)
+        if problem is None and expected is not None and named:
+            problem = _written_by(expected, record.headers)
         problems.append(problem)
         if expected is not None and problem is None and ring is not None:
             signed.append(index)
@@ -213,11 +278,6 @@ def provenance_problems(records: Sequence[Any], nodes: dict | None = None) -> li
     for index, problem in zip(signed, ring.problems(checks, nodes) if checks else ()):
         problems[index] = problem
     return problems
-
-
-def _signed_by(expected: str, logical_topic: str, key, value, headers) -> str | None:
-    ring = signing.ring()
-    return None if ring is None else ring.problem(expected, logical_topic, key, value, headers)
 
 
 def _written_by(expected: str, headers) -> str | None:
@@ -257,10 +317,15 @@ def decode_on(
     check_key: bool = True,
     keyless: bool = False,
     moved: Mapping[str, str] = MOVED_FROM,
+    headers: Sequence[tuple[str, bytes | None]] | None = None,
 ) -> Envelope:
     """A command of `logical_topic` (every guard of the codec), whose type belongs there (or moved from there to
     `moved[logical_topic]`: the migration) and, with `check_key`, whose record key is its subject (`keyless`: or no
-    key at all). Raises DecodeError (a Misfit for the last two)."""
+    key at all); with `headers` (a topic anyone may write, whose records no provenance check reads), whose header set
+    passes `header_problem`. Raises DecodeError (a Misfit for the two before)."""
+    problem = header_problem(headers)
+    if problem is not None:
+        raise DecodeError("headers", problem)
     message = decode_one_pass(value, expect_kind="command")
     if message.data.TOPIC != logical_topic and message.data.TOPIC != moved.get(logical_topic):
         raise Misfit(WRONG_TOPIC, "type", f"{message.type} does not belong on {logical_topic}", orjson.loads(value))
@@ -284,11 +349,12 @@ def dead_letter(
     logical_topic: str, physical_topic: str, record, *, code: str, reason: str, field: str = "$", consumer: str
 ) -> DeadLetter:
     """`record` has key, value, partition, offset and headers (an aiokafka or kafka-python record). The dead letter's
-    headers are complete: written by `consumer`, with the original writer (if any) kept as ORIGINAL_WRITER."""
-    original = [(k, v) for k, v in (record.headers or ()) if v is not None and k not in (WRITER, CONTENT_TYPE_HEADER)]
+    headers are complete: written by `consumer`, with the original writer (if any) kept as ORIGINAL_WRITER, and every
+    other header copied unless past MAX_COPIED_HEADERS or unwritable (shared/dead_letters.py: copyable)."""
     claimed = writer_of(record.headers)
-    if claimed is not None:
-        original.append((ORIGINAL_WRITER, claimed.encode()))
+    own = [(ORIGINAL_WRITER, claimed.encode())] if claimed is not None else []
+    others = [header for header in record.headers or () if header[0] not in (WRITER, CONTENT_TYPE_HEADER)]
+    original = dead_letters.copyable([*own, *others], MAX_COPIED_HEADERS, once=READ_ONCE)
     headers = dead_letters.refusal_headers(
         code,
         reason,
@@ -309,12 +375,18 @@ _TOKEN_FIELD = re.compile(rb'("session_token"\s*:\s*")((?:[^"\\]|\\.)*)(")')
 
 def redacted(value: bytes) -> bytes:
     """The record's bytes with every session token replaced by its SHA-256: dead letters are kept forever, bearer
-    tokens must not be (the hash still lets ops match a dead letter to a client's log)."""
+    tokens must not be (the hash still lets ops match a dead letter to a client's log). Never longer than the record,
+    so a dead letter fits wherever the record did: a token shorter than `sha256:<64 hex>` (no genuine token is) gets
+    that text cut to its own length."""
     if b"session_token" not in value:
         return value
-    return _TOKEN_FIELD.sub(
-        lambda m: m.group(1) + b"sha256:" + hashlib.sha256(m.group(2)).hexdigest().encode() + m.group(3), value
-    )
+    return _TOKEN_FIELD.sub(_hashed_token, value)
+
+
+def _hashed_token(match: re.Match[bytes]) -> bytes:
+    token = match.group(2)
+    marker = b"sha256:" + hashlib.sha256(token).hexdigest().encode()
+    return match.group(1) + marker[: len(token)] + match.group(3)
 
 
 def physical_dlq(physical_source: str, logical_source: str) -> str:
@@ -339,11 +411,12 @@ def quarantined(logical_topic: str, physical_topic: str, record, problem: str, *
 
 
 def placement_problem(logical_topic: str, record, partitions: int | None) -> str | None:
-    """Why a record of a player-keyed topic is not on its key's murmur2 partition, or None. Every consumer of such a
-    topic calls it (a record elsewhere would meet a book that knows nothing of its player); `partitions` is the
-    topic's partition count as the consumer's metadata has it (None or 0: not known yet, nothing is checked). A
-    record without a key is the decoder's business (the key must be the player id)."""
-    if logical_topic not in PLAYER_KEYED or not record.key or not partitions:
+    """Why a record of a player- or network-keyed topic is not on its key's murmur2 partition, or None. Every consumer
+    of such a topic calls it (a record elsewhere would meet a book that knows nothing of its player, or a network's
+    pools out of their one order); `partitions` is the topic's partition count as the consumer's metadata has it (None
+    or 0: not known yet, nothing is checked). A record without a key is the decoder's business (the key must be the
+    subject)."""
+    if logical_topic not in KEYED or not record.key or not partitions:
         return None
     return misplaced(record.key, record.partition, partitions)
 

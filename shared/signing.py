@@ -197,14 +197,22 @@ class KeyRing:
         self, expected: str, topic: str, key: bytes | None, value: bytes | None, headers: Headers | None
     ) -> str | None:
         """Why this record is not signed by `expected`'s key, or None."""
+        return self.verify(expected, topic, key, value, headers)[1]
+
+    def verify(
+        self, expected: str, topic: str, key: bytes | None, value: bytes | None, headers: Headers | None
+    ) -> tuple[str | None, str | None]:
+        """(the writer whose key signed this record, None) when a key of `expected` (or of a writer signing as it)
+        signed it, else (None, why not): whom a record binds comes from the very key that verified it."""
         claim = self._claim(expected, headers)
         if isinstance(claim, str):
-            return claim
-        kid, public, found = claim
+            return None, claim
+        kid, writer, public, found = claim
         root = root_of(record_digest(topic, key, value, headers), found[PATH])
         if root is None:
-            return "malformed signature path"
-        return self._accepted(kid, public, root, found[SIGNATURE])
+            return None, "malformed signature path"
+        problem = self._accepted(kid, public, root, found[SIGNATURE])
+        return (writer, None) if problem is None else (None, problem)
 
     def problems(self, checks: Iterable[Check], nodes: dict | None = None) -> list[str | None]:
         """`problem` of each (expected writer, topic, key, value, headers), the same answers, for many records at once
@@ -222,7 +230,7 @@ class KeyRing:
         claim = self._claim(expected, headers)
         if isinstance(claim, str):
             return claim
-        kid, public, found = claim
+        kid, _, public, found = claim
         path, signature = found[PATH], found[SIGNATURE]
         if not _well_formed(path):
             return "malformed signature path"
@@ -243,9 +251,19 @@ class KeyRing:
                 shared[inner] = (kid, signature, path, start)
         return None
 
-    def _claim(self, expected: str, headers: Headers | None) -> str | tuple[str, Ed25519PublicKey, dict[str, bytes]]:
-        """Why the record's signature headers cannot be `expected`'s, else (key id, its public key, the headers)."""
-        found = {k: v for k, v in headers or () if k in SIGNATURE_HEADERS and v is not None}
+    def _claim(
+        self, expected: str, headers: Headers | None
+    ) -> str | tuple[str, str, Ed25519PublicKey, dict[str, bytes]]:
+        """Why the record's signature headers cannot be `expected`'s, else (key id, its writer, its public key, the
+        headers). Each signature header must be there exactly once: with two key ids, which one verified and which one
+        named the signer would depend on who reads first."""
+        found: dict[str, bytes] = {}
+        for name, content in headers or ():
+            if name not in SIGNATURE_HEADERS:
+                continue
+            if name in found or content is None:
+                return f"signature header {name!r} is repeated or empty; only {expected!r} signs this"
+            found[name] = content
         if len(found) < len(SIGNATURE_HEADERS):
             return f"unsigned; only {expected!r} signs this"
         kid = found[KEY_ID].decode(errors="replace")
@@ -257,13 +275,7 @@ class KeyRing:
         writer, public = entry
         if writer != expected and SIGNS_AS.get(writer) != expected:
             return f"signed by {writer!r}, only {expected!r} signs this"
-        return kid, public, found
-
-    def signer_of(self, headers: Headers | None) -> str | None:
-        """The writer of the key that signed a record (its key id's), or None; meaningful once `problem` is None."""
-        kid = next((v for k, v in headers or () if k == KEY_ID and v is not None), None)
-        entry = self.keys.get(kid.decode(errors="replace")) if kid is not None else None
-        return entry[0] if entry is not None else None
+        return kid, writer, public, found
 
     def _accepted(self, kid: str, public: Ed25519PublicKey, root: bytes, signature: bytes) -> str | None:
         """Why `signature` is not `kid`'s over `root`, or None (a root verified before is not verified again)."""

@@ -160,6 +160,14 @@ def dlq_name(topic: str) -> str:
 _SERVICES = ("spin", "wallet", "jackpot", "projector")  # the monitor dead-letters nothing
 
 
+# The largest record batch a source topic takes: the broker's message.max.bytes default, which none overrides.
+SOURCE_MAX_MESSAGE_BYTES = 1024 * 1024 + 12
+# A dead letter is its source record unchanged (a token's hash is never longer than the token) plus its refusal
+# headers (~2 KiB; shared/dead_letters.py), so its topic takes any record its source topic took, with room to spare;
+# the producers that write dead letters raise their request bound to match.
+DLQ_MAX_MESSAGE_BYTES = 2 * 1024 * 1024
+
+
 def _dlq(spec: TopicSpec) -> TopicSpec:
     # Dead letters are kept forever: nothing undecodable is ever silently dropped. The services that read the source
     # topic write its dead letters; only oversight reads them (they may hold what a client sent, tokens included).
@@ -170,7 +178,7 @@ def _dlq(spec: TopicSpec) -> TopicSpec:
         spec.key,
         DLQ_PARTITIONS,
         "dlq",
-        {"cleanup.policy": "delete", **_FOREVER},
+        {"cleanup.policy": "delete", "max.message.bytes": str(DLQ_MAX_MESSAGE_BYTES), **_FOREVER},
         writers=writers,
         readers=_OVERSIGHT + ("monitor",),
     )

@@ -15,6 +15,9 @@ from shared.events.envelope import CommandEnvelope, Envelope, parametrized
 from shared.events.errors import DecodeError
 
 MAX_RECORD_BYTES = 1_000_000
+# Nesting no message of the contract comes near (the deepest, a settled spin's outcome, is under 10): a deeper record
+# is refused before anything reads its fields, whose containers a writer can nest as deep as the JSON parser goes.
+MAX_JSON_DEPTH = 32
 
 # type -> (its KIND, the validator of its envelope class): one dict look-up per record instead of a registry look-up,
 # a cached class look-up and pydantic's model_validate wrapper (~1.5 µs of a ~15 µs decode; the same validation).
@@ -56,6 +59,8 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
         raw = orjson.loads(value)
     except orjson.JSONDecodeError as error:
         raise DecodeError("$", f"not JSON: {error}") from None
+    if _deeper_than(value, raw, MAX_JSON_DEPTH):
+        raise DecodeError("$", f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
     if not isinstance(raw, dict):
         raise DecodeError("$", "a CloudEvent must be a JSON object")
     type_ = raw.get("type")
@@ -73,6 +78,24 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "$"
         raise DecodeError(field, first["msg"], raw) from None
+
+
+def _deeper_than(value: bytes, raw: Any, limit: int) -> bool:
+    """Whether the parsed JSON nests more than `limit` containers; a record with no more opening brackets than that
+    cannot, which settles almost every record without a walk."""
+    if value.count(b"[") + value.count(b"{") <= limit:
+        return False
+    level: list[Any] = [raw] if isinstance(raw, (dict, list)) else []
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return True
 
 
 # The envelope's `type` as `encode` writes it (no spaces): found in the bytes, it names the model to validate them with.

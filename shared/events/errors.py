@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
+
+# What a broken record's data may offer its rejection: scalars only (a container could be nested a thousand deep).
+_SCALARS = (str, int, float, bool)
 
 
 class DecodeError(ValueError):
@@ -35,9 +39,21 @@ class DecodeError(ValueError):
             return None
         return keyed if keyed is not None and ID_PATTERN.match(keyed) else None
 
-    def readable(self, key: str) -> Any:
-        """A top-level data attribute of the broken record, when it could be read (else None)."""
+    def readable(self, key: str) -> str | int | float | bool | None:
+        """A top-level data attribute of the broken record when it is a scalar (else None): never a container, which a
+        hostile writer can nest as deep as the JSON parser goes."""
         if not isinstance(self.raw, dict):
             return None
         data = self.raw.get("data")
-        return data.get(key) if isinstance(data, dict) else None
+        value = data.get(key) if isinstance(data, dict) else None
+        return value if isinstance(value, _SCALARS) else None
+
+    def readable_uuid(self, key: str) -> uuid.UUID | None:
+        """A top-level data attribute of the broken record when it is a UUID's text (else None)."""
+        value = self.readable(key)
+        if not isinstance(value, str) or len(value) > 64:
+            return None
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            return None

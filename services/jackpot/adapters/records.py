@@ -15,15 +15,19 @@ from services.jackpot.core.inputs import Incoming
 HEADERS = records.headers_for("jackpot")
 
 
-def to_incoming(record: Any) -> Incoming | tuple[str, str]:
+def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:
     """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command (or an internal
-    command's trusted writer, the spin service, did not send it)."""
+    command's trusted writer, the spin service, did not send it, or it is not keyed by its network or not on that
+    key's partition: `partitions`, the topic's partition count, None: not known yet)."""
     logical = logical_topic(record)
     problem = records.provenance_problem(logical, record.headers, record.value, record.key)
     if problem is not None:
         return records.UNTRUSTED_WRITER, problem
+    wrong = records.placement_problem(logical, record, partitions)
+    if wrong is not None:
+        return records.WRONG_PARTITION, wrong
     try:
-        command = records.decode_on(logical, record.value, record.key, keyless=True)
+        command = records.decode_on(logical, record.value, record.key)
     except records.Misfit as error:
         return error.code, error.reason
     except DecodeError as error:

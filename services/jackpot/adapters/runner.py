@@ -154,9 +154,10 @@ class JackpotService:
         by_network: dict[str, list[Incoming]] = {}
         outputs: list[Output] = []
         traces = observability.BatchTraces()
+        partitions = self.loop.input_partitions()
         for record in records:
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
-                incoming = to_incoming(record)
+                incoming = to_incoming(record, partitions)
             traces.add(
                 traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None)
             )

@@ -14,6 +14,7 @@ from shared import observability
 from shared import records as records_module
 from shared.events import DecodeError, broker_time
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer
+from shared.topics import DLQ_MAX_MESSAGE_BYTES
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
@@ -45,7 +46,14 @@ def consumer(bootstrap: str, role: str = "projector") -> AIOKafkaConsumer:
 
 
 def producer(bootstrap: str, role: str = "projector") -> AIOKafkaProducer:
-    return aio_producer(bootstrap, role=role, **AIOKAFKA_PRODUCER_SAFETY, request_timeout_ms=30_000)
+    # Its dead letters may be as large as the largest record of their source topics (shared/topics.py).
+    return aio_producer(
+        bootstrap,
+        role=role,
+        **AIOKAFKA_PRODUCER_SAFETY,
+        request_timeout_ms=30_000,
+        max_request_size=DLQ_MAX_MESSAGE_BYTES,
+    )
 
 
 async def partitions_of(bootstrap: str, topics: Iterable[str], role: str = "projector") -> list[TopicPartition]:

@@ -253,7 +253,7 @@ def request_message(record, partitions: int) -> Request | Undecodable:
     """A spin.requests record as the core's message: decoded, or why not (naming whom to answer, if anyone).
     `partitions`: the topic's partition count (0: unknown, the partition is not checked)."""
     try:
-        request = records.decode_on(SPIN_REQUESTS, record.value, record.key, check_key=False)
+        request = records.decode_on(SPIN_REQUESTS, record.value, record.key, check_key=False, headers=record.headers)
     except DecodeError as error:
         player_id = error.readable_player(record.key, or_key=True)
         return Undecodable(error, player_id, (SPIN_REQUESTS, record.partition, record.offset))

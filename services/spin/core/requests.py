@@ -120,7 +120,7 @@ def on_undecodable(draft: Draft, incoming: Undecodable, now: datetime) -> None:
         return
     error = incoming.error
     reply = _rejection(
-        _readable_uuid(error.readable("request_id")),
+        error.readable_uuid("request_id"),
         None,
         now,
         "INVALID_REQUEST",
@@ -129,10 +129,3 @@ def on_undecodable(draft: Draft, incoming: Undecodable, now: datetime) -> None:
         player_id=incoming.player_id,
     )
     draft.reply(reply)
-
-
-def _readable_uuid(value: Any) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value)) if value is not None else None
-    except ValueError:
-        return None

@@ -55,7 +55,7 @@ def handle(
     partition is dead-lettered WRONG_PARTITION (this partition's book does not hold its player)."""
     record = _Position(*position, key, value, headers or [])
     logical = WALLET_INTERNAL if position[0].endswith(WALLET_INTERNAL) else WALLET_COMMANDS
-    problem = records.provenance_problem(logical, headers, value, key)
+    signer, problem = records.provenance(logical, headers, value, key)
     if problem is not None:
         letter = records.quarantined(logical, position[0], record, problem, consumer="wallet")
         return [_letter(letter, position[0], logical)]
@@ -65,7 +65,7 @@ def handle(
         return [_letter(letter, position[0], logical)]
     message = command_message(key, value, position, partitions, logical)
     # A cashier command signed with an operator's cashier key is that operator's: bound here, its results copied.
-    operator = records.cashier_operator(logical, headers, value)
+    operator = records.cashier_operator(logical, value, signer)
     decision = decide(partition, message, broker_time(timestamp_ms), proofs=records.proof_problem, operator=operator)
     tagged = operator_answers.tag(operator)
     outputs = [Output(False, event.key, written(partition, event), HEADERS, tag=tagged) for event in decision.events]

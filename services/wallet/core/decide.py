@@ -75,7 +75,7 @@ def _undecodable(book: WalletBook, message: Undecodable, now: datetime) -> Decis
     error = message.error
     cause = derived_id("wallet", "undecodable", *message.cause)
     rejection = CommandRejected(
-        transaction_id=_uuid_or(error.readable("transaction_id"), cause),
+        transaction_id=error.readable_uuid("transaction_id") or cause,
         player_id=message.player_id,
         recorded_at=now,
         command_type=_raw_type(error.raw),
@@ -90,13 +90,6 @@ def _undecodable(book: WalletBook, message: Undecodable, now: datetime) -> Decis
 def _raw_type(raw: object) -> str:
     raw_type = raw.get("type") if isinstance(raw, dict) else None
     return raw_type if isinstance(raw_type, str) else "unknown"
-
-
-def _uuid_or(candidate: object, fallback: uuid.UUID) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(candidate)) if candidate is not None else fallback
-    except ValueError:
-        return fallback
 
 
 def decide_player(

@@ -123,6 +123,11 @@ def test_the_plain_cashiers_deposit_is_answered_on_wallet_events_alone(platform)
     assert all(_of(platform, wallet_answers_topic(o), player) == [] for o in OPERATORS)
 
 
+def _signer(record) -> str | None:
+    """Who signed a cashier command, as the wallet's one provenance check finds it."""
+    return records.provenance(WALLET_COMMANDS, record.headers, record.value, record.key)[0]
+
+
 def _cli(platform, monkeypatch, *argv: str) -> tuple[int, str, str]:
     """The CLI in this process against the platform's topics, with the clients folder of the module (cashier.<O>)."""
     monkeypatch.setenv("REELSTREAM_TOPIC_PREFIX", platform.prefix)
@@ -146,7 +151,7 @@ def test_the_cli_deposits_and_withdraws_as_as_cashier_answered_on_as_topic(platf
     assert {records.writer_of(copy.headers) for copy in copies} == {"wallet"}
     assert _of(platform, wallet_answers_topic(B), player) == []
     (command, *_) = [r for r in platform.read_raw(WALLET_COMMANDS) if r.key == player.encode()]
-    assert records.cashier_operator(WALLET_COMMANDS, command.headers, command.value) == A
+    assert records.cashier_operator(WALLET_COMMANDS, command.value, _signer(command)) == A
     code, out, err = _cli(platform, monkeypatch, "wallet", "balance", player, "--operator", A, "--units", "minor")
     assert code == 0, err
     assert "7,500" in out and "withdrawn" in out

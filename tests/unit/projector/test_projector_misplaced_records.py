@@ -1,5 +1,5 @@
-"""The projector's partition guard: a record of a player-keyed topic off its key's murmur2 partition is its one dead
-letter (WRONG_PARTITION), never a row; network-keyed topics are not checked. A fake producer stands in for the DLQ."""
+"""The projector's partition guard: a record of a player- or network-keyed topic off its key's murmur2 partition is its
+one dead letter (WRONG_PARTITION), never a row. A fake producer stands in for the DLQ."""
 
 from __future__ import annotations
 
@@ -57,10 +57,17 @@ def test_on_its_players_partition_the_same_record_is_judged_by_its_content_not_i
     assert origin_of(headers).code == "UNDECODABLE"
 
 
-def test_a_network_keyed_record_is_not_checked_for_its_partition():
+def test_a_network_keyed_record_off_its_networks_partition_is_dead_lettered_wrong_partition():
     home = partition_for(b"diamond-mystery", 6)
     dlq, _ = _fold(
         Record("pre.jackpot.events", (home + 1) % 6, b"diamond-mystery", headers=records.headers_for("jackpot"))
     )
+    [(_, _, headers)] = dlq.sent
+    assert origin_of(headers).code == records.WRONG_PARTITION
+
+
+def test_on_its_networks_partition_a_network_keyed_record_is_judged_by_its_content():
+    home = partition_for(b"diamond-mystery", 6)
+    dlq, _ = _fold(Record("pre.jackpot.events", home, b"diamond-mystery", headers=records.headers_for("jackpot")))
     [(_, _, headers)] = dlq.sent
     assert origin_of(headers).code == "UNDECODABLE"

@@ -26,7 +26,7 @@ def test_each_operator_has_an_answer_topic_like_spin_events_but_kept_only_as_lon
         assert (topic.key, topic.partitions, topic.kind) == ("player id", spec(SPIN_EVENTS).partitions, "answer")
         assert topic.configs["retention.ms"] == str(COMMAND_RETENTION_MS) != spec(SPIN_EVENTS).configs["retention.ms"]
         assert topic.writers == ("spin",) and topic.readers == (client_role(operator_id), "auditor", "ops")
-        assert records.OWNERS[topic.name] == "spin" and topic.name in records.PLAYER_KEYED
+        assert records.OWNERS[topic.name] == "spin" and topic.name in records.KEYED
 
 
 def test_an_operators_role_puts_requests_and_reads_its_own_answers_and_the_meters_only():
@@ -73,7 +73,7 @@ def test_each_operator_has_a_cashier_answer_topic_like_wallet_events_owned_and_s
         assert (topic.key, topic.partitions, topic.kind) == ("player id", spec(WALLET_EVENTS).partitions, "answer")
         assert topic.configs == spec(answers_topic(operator_id)).configs  # a delivery channel: finite retention
         assert topic.writers == ("wallet",) and topic.readers == (cashier_role(operator_id), "auditor", "ops")
-        assert records.OWNERS[topic.name] == "wallet" and topic.name in records.PLAYER_KEYED
+        assert records.OWNERS[topic.name] == "wallet" and topic.name in records.KEYED
 
 
 def test_an_operators_cashier_writes_the_cashier_commands_and_reads_its_own_results_only():

@@ -14,7 +14,8 @@ from shared.events.envelope import broker_time
 from shared.events.spin import SpinRequested
 from shared.events.wallet import DebitWager, Deposit
 
-TOKEN = "v1.cC0x.1800000000000.c2lnbmF0dXJl"
+# A genuine token's shape (`issue_token`): longer than its `sha256:<hex>` marker, as every genuine token is.
+TOKEN = "v2.2e4e6ff5.cC0x.1800000000000.SOROjGoi1lTJKKrYWBWlhvDkTHhAdJjhQG_vCnLuwjA"
 
 
 def _message(data) -> bytes:

@@ -121,6 +121,11 @@ def keys(tmp_path, monkeypatch):
     return folder
 
 
+def _signer(headers, value: bytes) -> str | None:
+    """Who signed the CLI's command for p-1, as the wallet's one provenance check finds it."""
+    return records.provenance(WALLET_COMMANDS, headers, value, b"p-1")[0]
+
+
 def _run(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -136,7 +141,7 @@ def test_a_deposit_with_an_operator_is_signed_and_sent_as_its_cashier_and_read_f
     assert (role, topic, key) == (f"cashier.{A}", WALLET_COMMANDS, b"p-1")
     assert decode(value, expect_kind="command").data.operator_id == A
     assert records.provenance_problem(WALLET_COMMANDS, headers, value, key) is None
-    assert records.cashier_operator(WALLET_COMMANDS, headers, value) == A
+    assert records.cashier_operator(WALLET_COMMANDS, value, _signer(headers, value)) == A
     assert broker.reader_roles == [f"cashier.{A}"]
     assert [tp.topic for tp in broker.assigned] == [f"wallet.answers.{A}"]
 
@@ -147,7 +152,7 @@ def test_without_an_operator_the_plain_cashier_sends_and_reads_wallet_events(bro
     ((role, _, _, value, headers),) = broker.sent
     assert role == "cashier"
     assert decode(value, expect_kind="command").data.operator_id is None
-    assert records.cashier_operator(WALLET_COMMANDS, headers, value) is None
+    assert records.cashier_operator(WALLET_COMMANDS, value, _signer(headers, value)) is None
     assert [tp.topic for tp in broker.assigned] == [WALLET_EVENTS]
 
 
