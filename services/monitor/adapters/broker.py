@@ -72,9 +72,10 @@ def _count_dead_letters(figures: BrokerFigures, reader, prefix: str) -> None:
         reader.seek(tp, figures._dlq_next.get(tp, 0))
     for batch in reader.poll(timeout_ms=1_000, max_records=MAX_DLQ_RECORDS_PER_POLL).values():
         for record in batch:
-            headers = dict(record.headers or ())
-            reason = headers.get(dead_letters.REASON, b"(no reason header)").decode(errors="replace")[:80]
-            figures.dead_letters[(record.topic[len(prefix) :], reason)] += 1
+            # By code, never by the free-text reason: a reason can quote what a hostile writer chose (its writer id),
+            # and one series per distinct text would grow without bound.
+            code = next((v for k, v in record.headers or () if k == dead_letters.CODE and v), b"(no code)")
+            figures.dead_letters[(record.topic[len(prefix) :], code.decode(errors="replace")[:40])] += 1
             figures._dlq_next[TopicPartition(record.topic, record.partition)] = record.offset + 1
 
 

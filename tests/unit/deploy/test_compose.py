@@ -127,3 +127,15 @@ def test_the_dashboard_is_current_and_names_only_exported_series():
             for series in re.findall(r"reelstream_[a-z_]+", target["expr"]):
                 base = re.sub(r"_(total|bucket|count|sum)$", "", series)
                 assert base in exported, series
+
+
+def test_the_hostile_input_alerts_are_loaded_and_name_only_exported_series():
+    prometheus = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    assert "/etc/prometheus/alerts.yml" in prometheus["rule_files"]
+    assert mounts("prometheus")["/etc/prometheus/alerts.yml"] == "./deploy/prometheus/alerts.yml"
+    rules = yaml.safe_load((ROOT / "deploy" / "prometheus" / "alerts.yml").read_text())["groups"][0]["rules"]
+    exported = {collector._name for collector in vars(metrics).values() if hasattr(collector, "_name")}
+    for rule in rules:
+        named = set(re.findall(r"(reelstream_[a-z_]+)_total", rule["expr"]))
+        assert named and named <= exported, rule["alert"]
+        assert rule["annotations"]["runbook"] == "docs/security.md#runbook-a-hostile-record"
