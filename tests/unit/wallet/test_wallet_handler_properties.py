@@ -68,9 +68,9 @@ def fold(book: WalletBook, history: list[LogRecord]) -> list[int]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(steps, max_size=40), st.integers(0, 60), st.lists(st.integers(0, 60), max_size=4))
 def test_the_handler_agrees_with_the_core_and_a_restore_from_any_snapshot_with_a_fresh_fold(sequence, cut, forged_at):
-    wallet = MirroredWallet()
+    wallet, first_sent_at = MirroredWallet(), {}
     for step in sequence:
-        apply(wallet, step)
+        apply(wallet, step, first_sent_at)
     live = wallet.partition
     assert live.players.get(PLAYER, PlayerState(PLAYER)) == wallet.state.player
     history = history_with_forgeries(wallet.outputs, forged_at)

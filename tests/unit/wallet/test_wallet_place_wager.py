@@ -93,9 +93,9 @@ outcomes = st.tuples(st.integers(0, 5_000), st.integers(0, 999_999))
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=st.lists(steps, max_size=30), stake=st.integers(1, 400), first=outcomes, second=outcomes)
 def test_acceptance_depends_on_the_stake_and_the_players_state_never_on_the_outcome(history, stake, first, second):
-    wallet = Wallet()
+    wallet, first_sent_at = Wallet(), {}
     for step in history:
-        apply(wallet, step)
+        apply(wallet, step, first_sent_at)
 
     def placed(outcome) -> PlaceWager:
         house, breakage = outcome

@@ -3,7 +3,7 @@ most once, and folding the emitted events from scratch gives the very state the 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -43,7 +43,10 @@ steps = st.one_of(
 )
 
 
-def apply(wallet: Wallet, step: tuple) -> None:
+def apply(wallet: Wallet, step: tuple, first_sent_at: dict[int, datetime]) -> None:
+    """One step. The spin sends the command that opens a wager (debit, place) again with the time it first sent it:
+    a re-send is a re-delivery, refused by age after the window (docs/wallet.md); dated anew it would be a new wager
+    by the window's contract. `first_sent_at` maps a wager's transaction number to that time."""
     kind, *args = step
     if kind == "wait":
         wallet.later(milliseconds=args[0])
@@ -52,13 +55,14 @@ def apply(wallet: Wallet, step: tuple) -> None:
     elif kind == "withdraw":
         wallet.withdraw(*args)
     elif kind == "debit":
-        wallet.debit(*args)
+        wallet.debit(*args, sent_at=first_sent_at.setdefault(args[0], wallet.now))
     elif kind == "settle":
         n, wager, house, jackpot, contribution = args
         wallet.settle(n + 100, wager, house_win_minor=house, jackpot_win_minor=jackpot, contribution_micro=contribution)
     elif kind == "place":
         n, stake, house, breakage, contribution = args
-        wallet.place(n + 500, stake, house, breakage_micro=breakage, contribution_micro=contribution)
+        sent_at = first_sent_at.setdefault(n + 500, wallet.now)
+        wallet.place(n + 500, stake, house, breakage_micro=breakage, contribution_micro=contribution, sent_at=sent_at)
     elif kind == "refund":
         wallet.refund(args[0] + 200, args[1])
     elif kind == "limit":
@@ -72,9 +76,9 @@ def apply(wallet: Wallet, step: tuple) -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(steps, max_size=40))
 def test_any_command_sequence_keeps_the_ledger_sound_and_the_state_a_fold_of_its_events(sequence):
-    wallet = Wallet()
+    wallet, first_sent_at = Wallet(), {}
     for step in sequence:
-        apply(wallet, step)
+        apply(wallet, step, first_sent_at)
         assert all(balance >= 0 for balance in wallet.state.player.balances_minor.values())
     closings: dict[str, set[str]] = {}
     debited: set[str] = set()

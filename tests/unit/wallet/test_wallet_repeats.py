@@ -70,6 +70,24 @@ def test_a_command_older_than_the_window_is_refused_by_age():
     assert code(wallet.deposit(1, 100, sent_at=wallet.now - WINDOW)) is None
 
 
+def test_a_wager_re_delivered_with_its_original_time_after_the_window_is_refused_by_age_and_settles_nothing():
+    # Scenario: the spin's PlaceWager and DebitWager were decided, then the same records come again (a re-delivery
+    # keeps its CloudEvents time) once the memory has forgotten them; the wager must not be taken or settled twice.
+    wallet = Wallet()
+    wallet.deposit(1, 100)
+    first_sent = wallet.now
+    wallet.place(2, 10, house_win_minor=4)
+    wallet.debit(3, 20)
+    wallet.later(milliseconds=DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1)
+    wallet.deposit(4, 1)  # the memory of the wagers is pruned
+    assert set(wallet.state.memory) == {str(tx(4))}
+    place_again = wallet.place(2, 10, house_win_minor=4, sent_at=first_sent)
+    debit_again = wallet.debit(3, 20, sent_at=first_sent)
+    assert [code(event) for event in (*place_again, debit_again)] == ["REQUEST_EXPIRED", "REQUEST_EXPIRED"]
+    assert wallet.balance() == 100 - 10 + 4 - 20 + 1
+    assert list(wallet.state.player.open_wagers) == [str(tx(3))]
+
+
 def test_a_command_dated_in_the_future_beyond_the_clock_skew_is_refused():
     wallet = Wallet()
     assert code(wallet.deposit(1, 100, sent_at=wallet.now + SKEW + timedelta(milliseconds=1))) == "REQUEST_EXPIRED"
