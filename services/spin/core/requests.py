@@ -14,7 +14,7 @@ from services.spin.core.validate import refusal
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.decision import Undecodable
 from shared.events import Envelope, decode, epoch_ms
-from shared.events.envelope import derived_id
+from shared.events.envelope import broker_time, derived_id
 from shared.events.spin import SpinAccepted, SpinRejected, SpinRequested
 
 
@@ -79,8 +79,8 @@ def _repeat(
         return _per_record(draft, request, now, "DUPLICATE_CONFLICT", text)
     if known.answer is not None:
         draft.reply(decode(known.answer, expect_kind="event"))  # the very answer again (the adapter keeps its bytes)
-    elif known.accepted:
-        draft.send(wager_command(ctx, known, now))
+    elif known.accepted:  # dated at acceptance: the very command, whose age the wallet judges after its window
+        draft.send(wager_command(ctx, known, broker_time(known.time_ms)))
     return None
 
 

@@ -59,6 +59,16 @@ def test_a_repeat_in_flight_asks_for_the_same_debit_again_and_never_a_second_wag
     assert wager_out(again.outputs).value == wager_out(first.outputs).value
 
 
+def test_a_repeat_in_flight_later_asks_for_the_wager_with_its_first_time_so_the_wallet_can_tell_its_age():
+    # Dated at the repeat's time, a wager the wallet has forgotten (after its de-duplication window) would be a new
+    # command and settle twice; dated at acceptance, it is the very same command, refused as expired that late.
+    book, ctx = SpinBook(), make_context()
+    request_id, raw = request_bytes()
+    first = handle(book, ctx, raw)
+    again = handle(book, ctx, raw, now_ms=NOW_MS + 600_000, offset=1)
+    assert wager_out(again.outputs).value == wager_out(first.outputs).value
+
+
 def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
     book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes(token="forged")
