@@ -10,3 +10,5 @@ ORIGINAL_WRITER = "reelstream-dlq-writer"
 # On the copy of a JackpotWon the jackpot writes to spin.jackpot-answers: the key and headers (signature included) it
 # has on jackpot.events, so the settlement can carry the jackpot's signed record to the wallet (shared/records.py).
 JACKPOT_PROOF = "reelstream-jackpot-proof"
+# On the record a consumer reads in place of a batch it refused (shared/record_batches.py): why, in ASCII.
+REFUSED_BATCH = "reelstream-refused-batch"

@@ -22,7 +22,7 @@ from shared import dead_letters, operators, signing
 from shared.dead_letters import REDRIVE
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
-from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, WRITER
+from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, REFUSED_BATCH, WRITER
 from shared.events.codec import decode_one_pass
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
@@ -227,16 +227,20 @@ def provenance_problem(
 
 def header_problem(headers: Sequence[tuple[str, bytes | None]] | None) -> str | None:
     """Why a record's header set is none the platform reads: more than MAX_HEADERS headers, a name that is not UTF-8
-    (the consumers' record parser keeps such a name's bytes as surrogates, shared/record_batches.py), or a READ_ONCE
-    header more than once. None for a header set the checks can read unambiguously."""
+    (the consumers' record parser keeps such a name's bytes as surrogates, shared/record_batches.py), the mark of a
+    batch that parser refused whole (REFUSED_BATCH: it inflates past its bound or does not decompress; the record's
+    value is the batch as fetched), or a READ_ONCE header more than once. None for a header set the checks can read
+    unambiguously."""
     if not headers:
         return None
     if len(headers) > MAX_HEADERS:
         return f"{len(headers)} headers, more than {MAX_HEADERS}"
     seen: set[str] = set()
-    for name, _ in headers:
+    for name, content in headers:
         if not name.isascii() and not _utf8(name):
             return f"a header name is not UTF-8: {shown_name(name)}"
+        if name == REFUSED_BATCH:
+            return f"the record's batch was refused: {(content or b'').decode(errors='replace')[:200]}"
         if name in READ_ONCE:
             if name in seen:
                 return f"header {name!r} appears more than once"

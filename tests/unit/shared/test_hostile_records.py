@@ -17,6 +17,7 @@ from shared.events.envelope import broker_time
 from shared.events.jackpot import DisablePool
 from shared.events.spin import SpinRequested
 from shared.events.wallet import Withdraw
+from shared.headers import REFUSED_BATCH
 from shared.operators import OPERATORS, cashier_role
 from shared.topics import JACKPOT_COMMANDS, SPIN_REQUESTS, WALLET_COMMANDS
 
@@ -81,6 +82,7 @@ def test_whom_a_cashier_command_binds_is_the_writer_of_the_key_that_verified_it(
         (records.headers_for("spin") + [(records.WRITER, b"spin")], "more than once"),
         (records.headers_for("spin") + [("content-type", b"text/plain")], "more than once"),
         ([(dead_letters.REDRIVE, b"a"), (dead_letters.REDRIVE, b"b")], "more than once"),
+        ([(REFUSED_BATCH, b"zstd batch inflates past 16777216 bytes")], "batch was refused: zstd batch inflates"),
     ],
 )
 def test_a_header_set_no_platform_writer_makes_is_never_trusted_on_any_topic(headers, why):
