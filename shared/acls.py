@@ -200,3 +200,24 @@ def revoke_prefix(admin, prefix: str) -> int:
     if not prefix or not authorizer_enabled(admin):
         return 0
     return len(delete_prefix_acls(admin, prefix))
+
+
+def cut_off_rules(member: Role, prefix: str = "") -> list[AclRule]:
+    """A DENY WRITE for each topic `member` may write under `prefix`: a DENY wins over any ALLOW, so the principal
+    writes nothing more from the moment the broker has the rules, and nothing else it does (nor any service) stops."""
+    return sorted(
+        AclRule(rule.principal, rule.resource, rule.name, rule.pattern, "WRITE", "DENY")
+        for rule in acl_rules(member, prefix)
+        if rule.resource == "TOPIC" and rule.operation == "WRITE" and rule.permission == "ALLOW"
+    )
+
+
+def cut_off(admin, member: Role, prefix: str = "", restore: bool = False) -> list[AclRule]:
+    """Deny `member` every write (or, with `restore`, take those DENY rules away again); returns the rules changed."""
+    rules = cut_off_rules(member, prefix)
+    if restore:
+        return delete_rules(admin, rules)
+    result = admin.create_acls([_kafka_acl(rule) for rule in rules])
+    if result["failed"]:
+        raise AclError(f"cannot deny {member.principal} its writes: {result['failed'][0]}")
+    return rules

@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.console import Console
 
-from shared.acls import AclError, apply_acls, apply_quotas, authorizer_enabled
+from shared.acls import AclError, apply_acls, apply_quotas, authorizer_enabled, cut_off
 from shared.config import load_settings
 from shared.kafka import admin_client
 from shared.roles import ROLES, acl_rules, acl_table, role
@@ -52,6 +52,33 @@ def apply(
     if any(report.extra for report in reports):
         _console.print("drift is reported, removed only with --prune: see docs/security.md", markup=False)
         raise typer.Exit(2)
+
+
+@app.command("cut-off")
+def cut_off_role(
+    name: str = typer.Argument(..., help="The role whose principal wrote hostile records (e.g. game-client.demo-b)."),
+    restore: bool = typer.Option(False, help="Take the DENY rules away again: the role writes as declared."),
+    prefix: str = typer.Option("", help="A deployment prefix (REELSTREAM_TOPIC_PREFIX)."),
+    bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
+) -> None:
+    """Deny a role every write at once, without restarting anything (DENY wins over ALLOW); --restore undoes it."""
+    try:
+        member = role(name)
+    except KeyError as error:
+        _console.print(str(error.args[0]), markup=False)
+        raise typer.Exit(1) from error
+    admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers, role="admin")
+    try:
+        changed = cut_off(admin, member, prefix, restore=restore)
+    except AclError as error:
+        _console.print(f"acl cut-off failed: {error}", markup=False)
+        raise typer.Exit(1) from error
+    finally:
+        admin.close()
+    verb = "writes again (DENY removed)" if restore else "may write nothing (DENY added)"
+    for rule in changed:
+        _console.print(f"{rule.principal} {rule.permission} {rule.operation} {rule.resource} {rule.name}", markup=False)
+    _console.print(f"{member.principal} {verb} on {len(changed)} topics", markup=False)
 
 
 @app.command()
