@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from shared.config import load_settings
-from shared import records
-from shared.events import broker_time, decode, encode, envelope
+from shared import records as records_module
+from shared.events import broker_time, encode, envelope
 from shared.events import jackpot as jp
 from shared.kafka import consumer, producer
 from reelstream import arguments
@@ -117,8 +117,8 @@ def win_rows(records: list) -> list[dict]:
     """Every JackpotWon, with the record that proves it (topic/partition/offset) and the spin it paid."""
     rows, seen = [], set()
     for record in records:
-        event = decode(record.value)
-        data = event.data
+        event, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
+        data = event.data if event is not None else None
         if not isinstance(data, jp.JackpotWon) or event.id in seen:
             continue
         seen.add(event.id)
@@ -182,7 +182,8 @@ def drop_rows(records: list) -> list[dict]:
     paid: dict[str, jp.JackpotWon] = {}
     reveals = []
     for record in records:
-        data = decode(record.value).data
+        event, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
+        data = event.data if event is not None else None
         if isinstance(data, jp.DropPointCommitted):
             committed.setdefault((data.pool_id, data.cycle), data.commitment)
         elif isinstance(data, jp.JackpotWon):
@@ -273,18 +274,25 @@ def meters(
         while any(reader.position(tp) < ends[tp] for tp in partitions):
             for batch in reader.poll(timeout_ms=500).values():
                 for record in batch:
-                    meter = decode(record.value).data
-                    latest[meter.pool_id] = meter
+                    meter = _meter(record)
+                    if meter is not None:
+                        latest[meter.pool_id] = meter
         rows = [_meter_row(m) for m in sorted(latest.values(), key=lambda m: (m.network_id, m.pool_id))]
         emit(View("meters", METER_COLUMNS, rows), format, units, console)
         while follow:
             for batch in reader.poll(timeout_ms=500).values():
-                changes = [_meter_row(decode(record.value).data) for record in batch]
+                changes = [_meter_row(meter) for meter in map(_meter, batch) if meter is not None]
                 emit(View("meters", METER_COLUMNS, changes), format, units, console)
     except KeyboardInterrupt:
         pass
     finally:
         reader.close(autocommit=False)
+
+
+def _meter(record) -> jp.JackpotMeter | None:
+    """A meter the jackpot wrote, or None: what anyone else put on the topic (ops may) is not shown."""
+    event, _ = records_module.trusted_event(JACKPOT_METERS, record)
+    return event.data if event is not None and isinstance(event.data, jp.JackpotMeter) else None
 
 
 def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
@@ -294,14 +302,15 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     message = envelope(command, source="reelstream-cli", time=datetime.now(timezone.utc))
     writer = producer(settings.kafka_bootstrap_servers, client_id="reelstream-cli", role="operator")
     value = encode(message)
-    headers = records.signed_headers("operator", JACKPOT_COMMANDS, message.key, value)
+    headers = records_module.signed_headers("operator", JACKPOT_COMMANDS, message.key, value)
     writer.send(settings.topic(JACKPOT_COMMANDS), key=message.key, value=value, headers=headers).get(timeout=30)
     writer.close()
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS), role="operator"):
-            event = decode(record.value).data
+            trusted, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
+            event = trusted.data if trusted is not None else None
             if getattr(event, "command_id", None) == command.command_id:
                 refusal = f"{event.code}: {event.message}" if hasattr(event, "code") else ""
                 console.print(f"answer: {event.TYPE} {refusal}")

@@ -15,7 +15,7 @@ from reelstream.client import ReelstreamClient
 from reelstream.demo.stats import DemoStats
 from reelstream.demo.view import live_view, summary
 from shared.config import Settings
-from shared.events import decode
+from shared import records
 from shared.events.jackpot import JackpotMeter
 from shared.kafka import consumer
 from shared.topics import JACKPOT_METERS
@@ -58,8 +58,8 @@ def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, st
     try:
         while not stop.is_set():
             for record in meters:
-                message = decode(record.value)
-                if isinstance(message.data, JackpotMeter):
+                message, _ = records.trusted_event(JACKPOT_METERS, record)  # what the jackpot wrote, nothing else
+                if message is not None and isinstance(message.data, JackpotMeter):
                     with lock:
                         stats.meter(message.data.pool_id, message.data.currency, message.data.level_minor)
                 if stop.is_set():

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from reelstream.commands.jackpot import drop_rows
 from services.jackpot.core.decide import decide
+from shared import records
 from shared.events import encode
 from shared.events import jackpot as jp
 from tests.support.mustdrop import drop_pools, secrets
@@ -18,7 +19,14 @@ DIAMOND = POOLS.network("diamond-mystery")
 
 def _records(events) -> list:
     return [
-        SimpleNamespace(value=encode(e), timestamp=1_800_000_000_000 + i, partition=0, offset=i)
+        SimpleNamespace(
+            value=encode(e),
+            key=e.key,
+            headers=records.headers_for("jackpot"),  # what the jackpot puts on every record it writes
+            timestamp=1_800_000_000_000 + i,
+            partition=0,
+            offset=i,
+        )
         for i, e in enumerate(events)
     ]
 
@@ -46,3 +54,15 @@ def test_a_reveal_that_does_not_match_its_commitment_says_no():
     forged = events[index].data.model_copy(update={"drop_value": events[index].data.drop_value + 1})
     events[index] = events[index].model_copy(update={"data": forged})
     assert [row["verified"] for row in drop_rows(_records(events))][0] == "NO"
+
+
+def test_what_the_jackpot_did_not_write_is_neither_shown_nor_fatal():
+    # Ops may write jackpot.events (re-drives): a reveal it wrote itself, and bytes that are no event at all, are
+    # skipped by the CLI's views as by every other reader, never shown as the jackpot's and never a traceback.
+    events = _history()
+    honest = drop_rows(_records(events))
+    planted = _records(events)
+    index = next(i for i, e in enumerate(events) if isinstance(e.data, jp.DropRevealed))
+    planted[index].headers = records.headers_for("ops")
+    planted.append(SimpleNamespace(value=b"[" * 2000, key=b"x", headers=[], timestamp=0, partition=0, offset=999))
+    assert len(drop_rows(planted)) == len(honest) - 1

@@ -44,10 +44,18 @@ def audited(history):
     return run_audit(history.records(), lookup=stand_in_lookup)
 
 
-def _kafka_like(records):
+def _kafka_like(played):
+    """Each played record as a consumer reads it: with its key and the headers its writer puts on every record."""
     return [
-        SimpleNamespace(value=r.value, timestamp=r.timestamp_ms, partition=r.partition, offset=r.offset)
-        for r in records
+        SimpleNamespace(
+            value=r.value,
+            key=r.key,
+            headers=records.headers_for("jackpot"),
+            timestamp=r.timestamp_ms,
+            partition=r.partition,
+            offset=r.offset,
+        )
+        for r in played
     ]
 
 
