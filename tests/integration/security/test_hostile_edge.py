@@ -123,11 +123,8 @@ def _players_on(partition: int, count: int, tag: str) -> list[str]:
     return found
 
 
-def _restart_all_and_spin(platform, player: str) -> None:
-    """Each service restarted meets every record refused before it (nothing stops a restore), then answers."""
-    for name in ("wallet", "jackpot", "spin"):
-        platform.services[name].stop()
-        platform.start(name).wait_ready(120)
+def _spins(platform, player: str) -> None:
+    """The platform still answers: a funded player's spin settles."""
     with client_for(platform) as client:
         assert isinstance(client.spin(player, "rising-joker", 10, "EUR", token_for(player), timeout_s=60), Settled)
 
@@ -143,7 +140,7 @@ def test_a_request_id_nested_a_thousand_deep_is_answered_invalid_and_the_spin_se
     assert isinstance(answer, SpinRejected) and answer.code == "INVALID_REQUEST" and answer.request_id is None
     [(origin, _)] = _wait_for(lambda: _letters(platform, SPIN_REQUESTS, [meta]))
     assert "nested deeper" in origin.reason
-    _restart_all_and_spin(platform, honest)
+    _spins(platform, honest)
 
 
 def test_a_header_name_that_is_not_utf8_is_refused_and_its_neighbours_in_the_batch_are_answered(platform):
@@ -171,7 +168,7 @@ def test_a_header_name_that_is_not_utf8_is_refused_and_its_neighbours_in_the_bat
     [(origin, letter)] = _wait_for(lambda: _letters(platform, SPIN_REQUESTS, [written[1]]))
     assert origin.field == "headers" and "\\xff\\xfe" in origin.reason
     assert letter.value == records.redacted(_sent_value(platform, written[1]))  # the evidence, token hashed
-    _restart_all_and_spin(platform, first)
+    _spins(platform, first)
 
 
 def _sent_value(platform, meta) -> bytes:
@@ -213,7 +210,7 @@ def test_a_cashiers_withdrawal_with_a_deep_transaction_id_is_refused_and_the_wal
     _send(platform, cashier_role(A), WALLET_COMMANDS, [(player.encode(), value, headers, None)])
     with _cashier_client(platform, A) as mine:
         assert isinstance(mine.deposit(player, 500, "EUR", timeout_s=60), Deposited)
-    _restart_all_and_spin(platform, _funded(platform))
+    _spins(platform, _funded(platform))
 
 
 def _funded(platform) -> str:
@@ -231,7 +228,7 @@ def test_a_request_just_under_the_size_limit_is_dead_lettered_whole(platform):
     )
     [(origin, letter)] = _wait_for(lambda: _letters(platform, SPIN_REQUESTS, [meta]))
     assert origin.code == "UNDECODABLE" and letter.value == value
-    _restart_all_and_spin(platform, _funded(platform))
+    _spins(platform, _funded(platform))
 
 
 def test_a_zstd_batch_that_inflates_past_the_bound_is_one_dead_letter_and_nothing_stops(platform):
@@ -248,7 +245,7 @@ def test_a_zstd_batch_that_inflates_past_the_bound_is_one_dead_letter_and_nothin
     [(origin, letter)] = _wait_for(lambda: _letters(platform, SPIN_REQUESTS, [meta]))
     assert "inflates past" in origin.reason
     assert len(letter.value) < 1024 * 1024  # the compressed batch as fetched, not its inflation
-    _restart_all_and_spin(platform, _funded(platform))
+    _spins(platform, _funded(platform))
 
 
 def test_a_pool_command_without_its_networks_key_or_off_its_partition_is_applied_nowhere(platform):
@@ -266,4 +263,12 @@ def test_a_pool_command_without_its_networks_key_or_off_its_partition_is_applied
     assert codes == sorted(["WRONG_KEY", records.WRONG_PARTITION]), f"dead letters of the two commands: {codes}"
     changed = [r for r in platform.read_raw("jackpot.events") if PoolStatusChanged.TYPE.encode() in (r.value or b"")]
     assert not changed, "a refused pool command changed a pool"
-    _restart_all_and_spin(platform, _funded(platform))
+    _spins(platform, _funded(platform))
+
+
+def test_after_every_refusal_above_each_service_restarts_meets_them_again_and_answers(platform):
+    # Last in the module: every hostile record above is in the logs each restore and each consumer reads again.
+    for name in ("wallet", "jackpot", "spin"):
+        platform.services[name].stop()
+        platform.start(name).wait_ready(120)
+    _spins(platform, _funded(platform))
