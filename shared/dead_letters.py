@@ -25,6 +25,9 @@ REDRIVE = "reelstream-redrive-of"
 # On a dead letter that could not copy every header of the refused record: "<count> sha256:<hex>", the digest over
 # each dropped header's name bytes and value (length-prefixed, in order; a null value as length 0xffffffff).
 DROPPED_HEADERS = "reelstream-dlq-dropped-headers"
+# On a dead letter whose refused key or value was too large to carry as it was (`shrunk`): how it is kept.
+SHRUNK_KEY = "reelstream-dlq-key"
+SHRUNK_VALUE = "reelstream-dlq-value"
 
 Headers = list[tuple[str, bytes]]
 _OURS = frozenset({CODE, REASON, FIELD, SOURCE_TOPIC, SOURCE_PARTITION, SOURCE_OFFSET, CONSUMER})
@@ -88,24 +91,44 @@ def refusal_headers(
     ]
 
 
-def copyable(headers: Iterable[tuple[str, bytes | None]], limit: int, once: frozenset[str] = frozenset()) -> Headers:
+def copyable(
+    headers: Iterable[tuple[str, bytes | None]], limit: int, budget: int, once: frozenset[str] = frozenset()
+) -> Headers:
     """The headers a dead letter can carry unchanged (a UTF-8 name, a value; the names in `once` only the first
-    time), at most `limit` of them, plus one DROPPED_HEADERS header counting and digesting the others, so the
-    evidence of every header stays checkable and the dead letter's own header set stays one a reader accepts."""
+    time), at most `limit` of them and `budget` bytes of names and values, plus one DROPPED_HEADERS header counting
+    and digesting the others, so the evidence of every header stays checkable and the dead letter's own header set
+    stays one a reader accepts and a size its topic takes."""
     kept: Headers = []
     dropped: list[tuple[bytes, bytes | None]] = []
     seen: set[str] = set()
     for name, value in headers:
         raw_name = name.encode(errors="surrogateescape")
         repeated = name in once and name in seen
-        if value is None or repeated or name == DROPPED_HEADERS or len(kept) >= limit or not _utf8(raw_name):
+        size = len(raw_name) + len(value or b"")
+        unwritable = value is None or repeated or name == DROPPED_HEADERS or not _utf8(raw_name)
+        if unwritable or len(kept) >= limit or size > budget:
             dropped.append((raw_name, value))
         else:
             kept.append((name, value))
             seen.add(name)
+            budget -= size
     if dropped:
         kept.append((DROPPED_HEADERS, f"{len(dropped)} sha256:{_digest(dropped)}".encode()))
     return kept
+
+
+def shrunk(content: bytes, limit: int) -> tuple[bytes, bytes | None]:
+    """A key or value as a dead letter carries it: unchanged up to `limit` bytes; past it (only a compressed batch
+    carries one that large) zstd-compressed whole, or, still past it, cut to `limit`; then also the note for its
+    SHRUNK header: "<zstd|cut> <length> sha256:<hex>", the length and digest of the bytes as they were."""
+    if len(content) <= limit:
+        return content, None
+    import zstandard
+
+    digest = hashlib.sha256(content).hexdigest()
+    packed = zstandard.ZstdCompressor(level=3).compress(content)
+    how, kept = ("zstd", packed) if len(packed) <= limit else ("cut", content[:limit])
+    return kept, f"{how} {len(content)} sha256:{digest}".encode()
 
 
 def _utf8(raw: bytes) -> bool:
@@ -147,7 +170,7 @@ def redrive_marker(dlq_topic: str, partition: int, offset: int) -> str:
 def redrive_headers(original: Headers, marker: str) -> Headers:
     """Headers of a re-driven record: the original ones minus our DLQ reasons, the writer id the record came with
     (a re-drive re-sends the original record, so it is still only as trusted as its writer), and the re-drive marker."""
-    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER, DROPPED_HEADERS}
+    dropped = _OURS | {REDRIVE, WRITER, ORIGINAL_WRITER, DROPPED_HEADERS, SHRUNK_KEY, SHRUNK_VALUE}
     kept = [(key, value) for key, value in original if key not in dropped]
     claimed = [(WRITER, value) for key, value in original if key == ORIGINAL_WRITER]
     return kept + claimed + [(REDRIVE, marker.encode())]

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from shared import dead_letters, operators, signing
-from shared.dead_letters import REDRIVE
+from shared.dead_letters import REDRIVE, SHRUNK_KEY, SHRUNK_VALUE
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, REFUSED_BATCH, WRITER
@@ -57,6 +57,7 @@ from shared.topics import (
     WALLET_EVENTS,
     WALLET_INTERNAL,
     WALLET_SNAPSHOTS,
+    SOURCE_MAX_MESSAGE_BYTES,
     dlq_name,
 )
 
@@ -114,6 +115,12 @@ READ_ONCE = frozenset(
 # the refused record's (the rest counted and digested, shared/dead_letters.py), so it stays readable with its ~12 own.
 MAX_HEADERS = 64
 MAX_COPIED_HEADERS = 32
+# What a dead letter carries of a refused record, at most: its value unchanged up to the source topic's limit (every
+# record that can decode is smaller, MAX_RECORD_BYTES), its key and copied headers up to 64 KiB each; a record from a
+# compressed batch can hold more (up to MAX_INFLATED_BYTES), which is kept compressed or cut, with its length and
+# digest (shared/dead_letters.py: shrunk). A dead letter so stays within its topic's DLQ_MAX_MESSAGE_BYTES.
+DEAD_LETTER_VALUE_BYTES = SOURCE_MAX_MESSAGE_BYTES
+DEAD_LETTER_KEY_BYTES = DEAD_LETTER_HEADER_BYTES = 64 * 1024
 
 
 def headers_for(writer: str, extra: Iterable[tuple[str, bytes]] = ()) -> Headers:
@@ -358,7 +365,10 @@ def dead_letter(
     claimed = writer_of(record.headers)
     own = [(ORIGINAL_WRITER, claimed.encode())] if claimed is not None else []
     others = [header for header in record.headers or () if header[0] not in (WRITER, CONTENT_TYPE_HEADER)]
-    original = dead_letters.copyable([*own, *others], MAX_COPIED_HEADERS, once=READ_ONCE)
+    original = dead_letters.copyable([*own, *others], MAX_COPIED_HEADERS, DEAD_LETTER_HEADER_BYTES, once=READ_ONCE)
+    key, key_note = dead_letters.shrunk(record.key, DEAD_LETTER_KEY_BYTES) if record.key else (record.key, None)
+    value, value_note = dead_letters.shrunk(redacted(record.value or b""), DEAD_LETTER_VALUE_BYTES)
+    notes = [(name, note) for name, note in ((SHRUNK_KEY, key_note), (SHRUNK_VALUE, value_note)) if note]
     headers = dead_letters.refusal_headers(
         code,
         reason,
@@ -367,10 +377,9 @@ def dead_letter(
         partition=record.partition,
         offset=record.offset,
         consumer=consumer,
-        original=headers_for(consumer, original),
+        original=headers_for(consumer, [*original, *notes]),
     )
-    value = redacted(record.value) if record.value is not None else b""
-    return DeadLetter(dlq_name(logical_topic), record.key, value, headers)
+    return DeadLetter(dlq_name(logical_topic), key, value, headers)
 
 
 # A bearer token as a JSON string value, wherever the record puts it (the record may be no valid JSON at all).

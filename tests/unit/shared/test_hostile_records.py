@@ -3,6 +3,7 @@ letters. Each test names a class of hostile input and what the guard must do wit
 
 from __future__ import annotations
 
+import random
 import uuid
 from types import SimpleNamespace
 
@@ -209,3 +210,42 @@ def test_network_keyed_topics_are_checked_for_their_keys_partition():
     moved = SimpleNamespace(key=b"diamond-mystery", partition=1)
     moved_problems = [records.placement_problem(t, moved, 2) for t in (JACKPOT_COMMANDS, "jackpot.internal")]
     assert sorted(map(bool, problems + moved_problems)) == [False, False, True, True]
+
+
+def _letter_size(letter) -> int:
+    headers = sum(len(name.encode()) + len(content) for name, content in letter.headers)
+    return len(letter.key or b"") + len(letter.value) + headers
+
+
+@pytest.mark.parametrize(
+    "key, value, how",
+    [
+        (b"k", b"0" * (4 * 1024 * 1024), {"value": "zstd"}),  # a compressed batch's record: compressible
+        (b"k", random.Random(7).randbytes(3 * 1024 * 1024), {"value": "cut"}),
+        (b"x" * (200 * 1024), b"{}", {"key": "zstd"}),
+    ],
+)
+def test_a_record_only_a_compressed_batch_can_carry_still_fits_its_dead_letter_with_its_digest(key, value, how):
+    import hashlib
+
+    from shared.topics import DLQ_MAX_MESSAGE_BYTES
+
+    headers = [("big", b"h" * (1024 * 1024)), *records.headers_for("game-client")]
+    record = SimpleNamespace(key=key, value=value, headers=headers, partition=0, offset=5)
+    letter = records.dead_letter(SPIN_REQUESTS, SPIN_REQUESTS, record, code="C", reason="r", consumer="spin")
+    assert _letter_size(letter) < DLQ_MAX_MESSAGE_BYTES - 64 * 1024
+    found = dict(letter.headers)
+    for part, kind in how.items():
+        original = {"key": key, "value": value}[part]
+        note = found[dead_letters.SHRUNK_KEY if part == "key" else dead_letters.SHRUNK_VALUE].decode()
+        assert note == f"{kind} {len(original)} sha256:{hashlib.sha256(original).hexdigest()}"
+    assert dead_letters.DROPPED_HEADERS in found  # the 1 MiB header: counted and digested, not copied
+
+
+def test_every_record_that_can_decode_keeps_its_bytes_in_its_dead_letter():
+    from shared.events.codec import MAX_RECORD_BYTES
+
+    value = b"v" * MAX_RECORD_BYTES
+    record = SimpleNamespace(key=b"k", value=value, headers=[], partition=0, offset=5)
+    letter = records.dead_letter(SPIN_REQUESTS, SPIN_REQUESTS, record, code="C", reason="r", consumer="spin")
+    assert letter.value == value and dead_letters.SHRUNK_VALUE not in dict(letter.headers)
