@@ -259,7 +259,7 @@ def request_message(record, partitions: int) -> Request | Undecodable:
         return Undecodable(error, player_id, (SPIN_REQUESTS, record.partition, record.offset))
     key = record.key.decode(errors="replace") if record.key is not None else None
     wrong = misplaced(record.key, record.partition, partitions) if partitions and key is not None else None
-    return Request(request, key, wrong)
+    return Request(request, key, wrong, (SPIN_REQUESTS, record.partition, record.offset))
 
 
 def event_message(

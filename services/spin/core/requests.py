@@ -26,6 +26,9 @@ class Request:
     request: Envelope[SpinRequested]
     key: str | None
     misplaced: str | None = None
+    # Where the record was read (topic, partition, offset): an answer to this one record takes its id from it, so two
+    # records that carry the same bytes (a client's re-send, a copy someone wrote elsewhere) never share an answer id.
+    cause: tuple[object, ...] = ()
 
 
 def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> None:
@@ -33,19 +36,19 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
     book, request, now_ms = draft.book, incoming.request, epoch_ms(now)
     data: SpinRequested = request.data
     if incoming.key != data.player_id:
-        return _per_record(draft, request, now, "INVALID_REQUEST", "the record key must be the player id")
+        return _per_record(draft, incoming, now, "INVALID_REQUEST", "the record key must be the player id")
     if incoming.misplaced is not None:  # not this book's player: answered where the key's partition is
-        return _per_record(draft, request, now, "WRONG_PARTITION", incoming.misplaced, rerouted=True)
+        return _per_record(draft, incoming, now, "WRONG_PARTITION", incoming.misplaced, rerouted=True)
     known = book.records.get(data.request_id)
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     if known is not None:
-        return _repeat(draft, ctx, known, fingerprint, request, now)
+        return _repeat(draft, ctx, known, fingerprint, incoming, now)
     age_ms = now_ms - epoch_ms(request.time)
     if age_ms > DEDUP_WINDOW_MS:
         text = f"the request is {age_ms} ms old (window {DEDUP_WINDOW_MS} ms)"
-        return _per_record(draft, request, now, "REQUEST_EXPIRED", text)
+        return _per_record(draft, incoming, now, "REQUEST_EXPIRED", text)
     if -age_ms > CLOCK_SKEW_MS:
-        return _per_record(draft, request, now, "INVALID_REQUEST", f"the request is dated {-age_ms} ms in the future")
+        return _per_record(draft, incoming, now, "INVALID_REQUEST", f"the request is dated {-age_ms} ms in the future")
     bound = ctx.token_operator(data.session_token)  # read once: the check and the accepted spin both use it
     refused = refusal(book, ctx, data, now_ms, bound)
     if refused is not None:
@@ -69,14 +72,16 @@ def _repeat(
     ctx: Context,
     known: SpinRecord,
     fingerprint: Fingerprint,
-    request: Envelope[SpinRequested],
+    incoming: Request,
     now: datetime,
 ) -> None:
     """Same id: the same answer again (or the wager command asked again while in flight); other content: a
     conflict."""
     if known.fingerprint != fingerprint:
-        text = f"request id {request.data.request_id} was used for another spin (player, game, stake or currency)"
-        return _per_record(draft, request, now, "DUPLICATE_CONFLICT", text)
+        text = (
+            f"request id {incoming.request.data.request_id} was used for another spin (player, game, stake or currency)"
+        )
+        return _per_record(draft, incoming, now, "DUPLICATE_CONFLICT", text)
     if known.answer is not None:
         draft.reply(decode(known.answer, expect_kind="event"))  # the very answer again (the adapter keeps its bytes)
     elif known.accepted:  # dated at acceptance: the very command, whose age the wallet judges after its window
@@ -105,11 +110,12 @@ def _rejection(
     return message(rejected, event_id, now, request_id or event_id)
 
 
-def _per_record(
-    draft: Draft, request: Envelope[SpinRequested], now: datetime, code: str, text: str, rerouted: bool = False
-) -> None:
-    """An answer to this one record (its id derives from the record's event id), never stored as the request's."""
-    reply = _rejection(request.data.request_id, request.data, now, code, text, derived_id(request.id, "rejected", code))
+def _per_record(draft: Draft, incoming: Request, now: datetime, code: str, text: str, rerouted: bool = False) -> None:
+    """An answer to this one record (its id derives from the record's event id and where it was read), never stored
+    as the request's."""
+    request = incoming.request
+    answer_id = derived_id(request.id, "rejected", code, *incoming.cause)
+    reply = _rejection(request.data.request_id, request.data, now, code, text, answer_id)
     (draft.rerouted if rerouted else draft.answers).append(reply)
 
 

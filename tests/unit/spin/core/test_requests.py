@@ -69,6 +69,25 @@ def test_a_repeat_in_flight_later_asks_for_the_wager_with_its_first_time_so_the_
     assert wager_out(again.outputs).value == wager_out(first.outputs).value
 
 
+def test_two_records_with_the_same_bytes_get_answers_of_their_own_and_a_redelivery_the_same_one():
+    # A per-record answer (here: a key that is not the player) names the record it answers: copies of one request
+    # written twice, at other times, never share an answer id with other bytes (the audit's duplicate-event-id).
+    book, ctx = SpinBook(), make_context()
+    _, raw = request_bytes()
+    first = only(handle(book, ctx, raw, player="someone-else", offset=0).outputs, "answer")
+    second = only(handle(book, ctx, raw, player="someone-else", now_ms=NOW_MS + 5, offset=1).outputs, "answer")
+    again = only(handle(book, ctx, raw, player="someone-else", offset=0).outputs, "answer")
+    assert decoded(first).code == decoded(second).code == "INVALID_REQUEST"
+    assert _event_id(first) != _event_id(second)
+    assert again.value == first.value
+
+
+def _event_id(out) -> str:
+    import json
+
+    return json.loads(out.value)["id"]
+
+
 def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
     book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes(token="forged")
