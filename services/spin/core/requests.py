@@ -53,7 +53,10 @@ def on_request(draft: Draft, ctx: Context, incoming: Request, now: datetime) -> 
     refused = refusal(book, ctx, data, now_ms, bound)
     if refused is not None:
         code, text = refused
-        draft.answer(_rejection(data.request_id, data, now, code, text, derived_id(data.request_id, "answer")))
+        # The player scopes the id: another player's request under the same id (on another partition's book, which
+        # knows nothing of this one) is answered under an id of its own.
+        answer_id = derived_id(data.request_id, "answer", data.player_id)
+        draft.answer(_rejection(data.request_id, data, now, code, text, answer_id))
         return None
     accepted = SpinAccepted(
         **wager_of(data),

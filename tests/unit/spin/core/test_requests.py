@@ -82,6 +82,17 @@ def test_two_records_with_the_same_bytes_get_answers_of_their_own_and_a_redelive
     assert again.value == first.value
 
 
+def test_two_players_refused_under_one_request_id_get_answers_of_their_own():
+    # Each partition's book knows only its players: a refusal under a request id another player also used (request
+    # ids are public on spin.events) must not share that player's answer id.
+    request_id, mine = request_bytes(token="forged")
+    _, theirs = request_bytes(request_id=request_id, player="p-2", token="forged")
+    first = only(handle(SpinBook(), make_context(), mine).outputs, "answer")
+    second = only(handle(SpinBook(), make_context(), theirs, player="p-2").outputs, "answer")
+    assert decoded(first).code == decoded(second).code == "UNAUTHENTICATED"
+    assert _event_id(first) != _event_id(second)
+
+
 def _event_id(out) -> str:
     import json
 
