@@ -62,11 +62,7 @@ def cut_off_role(
     bootstrap: str = typer.Option(None, help="Default: $KAFKA_BOOTSTRAP_SERVERS."),
 ) -> None:
     """Deny a role every write at once, without restarting anything (DENY wins over ALLOW); --restore undoes it."""
-    try:
-        member = role(name)
-    except KeyError as error:
-        _console.print(str(error.args[0]), markup=False)
-        raise typer.Exit(1) from error
+    member = _role(name)
     admin = admin_client(bootstrap or load_settings().kafka_bootstrap_servers, role="admin")
     try:
         changed = cut_off(admin, member, prefix, restore=restore)
@@ -86,13 +82,17 @@ def show(
     name: str = typer.Argument(..., help="A role name."), prefix: str = typer.Option("", help="Deployment prefix.")
 ) -> None:
     """Print the rules a role is declared to hold (no broker needed)."""
+    for rule in acl_rules(_role(name), prefix):
+        _console.print(f"{rule.principal} {rule.operation} {rule.resource} {rule.pattern} {rule.name}", markup=False)
+
+
+def _role(name: str):
+    """The declared role of that name, or the command ends with the list of the roles there are."""
     try:
-        member = role(name)
+        return role(name)
     except KeyError as error:
         _console.print(str(error.args[0]), markup=False)
         raise typer.Exit(1) from error
-    for rule in acl_rules(member, prefix):
-        _console.print(f"{rule.principal} {rule.operation} {rule.resource} {rule.pattern} {rule.name}", markup=False)
 
 
 @app.command()

@@ -37,6 +37,18 @@ def _value(data) -> bytes:
     return encode(envelope(data, source="test", time=broker_time(1_800_000_000_000)))
 
 
+def _request() -> bytes:
+    data = SpinRequested(
+        request_id=uuid.UUID(int=3),
+        player_id=PLAYER,
+        game="rising-joker",
+        stake_minor=10,
+        currency="EUR",
+        session_token="v1.x.1.y",
+    )
+    return _value(data)
+
+
 def _withdraw() -> bytes:
     return _value(Withdraw(transaction_id=uuid.UUID(int=7), player_id=PLAYER, amount_minor=1_000, currency="EUR"))
 
@@ -99,16 +111,7 @@ def test_the_headers_the_platform_writes_pass_the_header_guard(keys):
 
 
 def test_a_request_with_a_bad_header_set_is_refused_by_the_decoder_naming_the_headers():
-    value = _value(
-        SpinRequested(
-            request_id=uuid.UUID(int=3),
-            player_id=PLAYER,
-            game="rising-joker",
-            stake_minor=10,
-            currency="EUR",
-            session_token="v1.x.1.y",
-        )
-    )
+    value = _request()
     assert records.decode_on(SPIN_REQUESTS, value, PLAYER.encode(), check_key=False, headers=[]).data.stake_minor == 10
     with pytest.raises(DecodeError) as refused:
         records.decode_on(SPIN_REQUESTS, value, PLAYER.encode(), headers=[(_not_utf8(b"\xff"), b"")])
@@ -158,16 +161,7 @@ def test_a_dead_letters_value_is_never_longer_than_the_record(parts):
 
 @pytest.mark.parametrize("field", ["request_id", "player_id", "stake_minor", "session_token"])
 def test_a_field_nested_past_the_bound_is_refused_before_anything_reads_it(field):
-    value = _value(
-        SpinRequested(
-            request_id=uuid.UUID(int=3),
-            player_id=PLAYER,
-            game="rising-joker",
-            stake_minor=10,
-            currency="EUR",
-            session_token="v1.x.1.y",
-        )
-    )
+    value = _request()
     deep = b"[" * 1000 + b"]" * 1000
     hostile = value.replace(f'"{field}":'.encode(), f'"{field}":'.encode() + deep + b',"_":', 1)
     with pytest.raises(DecodeError) as refused:
