@@ -11,4 +11,4 @@ fuzz-long: topics ## 20,000 hostile records over every input topic, every servic
 
 test-fuzz: infra-up ## The fuzzer's unit tests, then the small campaign through the real broker
 	$(PY) -m pytest -q tests/unit/reelstream/chaos
-	$(WITH_ENV) $(PY) -m pytest -q tests/integration/security/test_hostile_records_campaign.py
+	$(WITH_ENV) $(PY) -m pytest -q -m campaign tests/integration/security/test_hostile_records_campaign.py

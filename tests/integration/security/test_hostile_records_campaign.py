@@ -1,5 +1,6 @@
 """Every consumer survives what a principal allowed on its topic can write (issue 40), as a property-based test through
-the real broker: the campaign runner of `reelstream fuzz` (reelstream/chaos/campaign_run.py) with a small budget.
+the real broker: the campaign runner of `reelstream fuzz` (reelstream/chaos/campaign_run.py) with a small budget. It
+runs in CI's chaos phase (`pytest -m campaign`, .ci/phases/20-chaos.sh), not in `make test`.
 
 Scenario: a throwaway platform (wallet, jackpot, spin, projector, monitor) on a fresh prefix; 600 hostile records
 drawn by hypothesis from a fixed seed over every input topic, written in two batches of 300, each record as its
@@ -25,6 +26,7 @@ SEED = int(os.environ.get("REELSTREAM_FUZZ_SEED", "40"))
 
 
 # A campaign that passes takes a few minutes; a failing batch's bisection may add its ten.
+@pytest.mark.campaign
 @pytest.mark.timeout(1200)
 def test_no_hostile_record_stops_a_consumer_or_moves_money(secured, database_url, tmp_path):
     plan = CampaignPlan(seed=SEED, records=600, batch=300, restart_every=1, bisect_max_s=600.0, probe_timeout_s=30.0)
