@@ -97,6 +97,21 @@ def as_json(result: CampaignResult) -> str:
     return json.dumps(document, indent=2, default=str) + "\n"
 
 
+def from_json(text: str) -> CampaignResult:
+    """A result file read back, so its page can be rendered again from it."""
+    document = json.loads(text)
+    fields = {name: document[name] for name in CampaignResult.__dataclass_fields__ if name in document}
+    for counted in ("written", "refused_by_broker"):
+        fields[counted] = Counter(fields.get(counted, {}))
+    fields["shapes"] = {name: Counter(counts) for name, counts in fields.get("shapes", {}).items()}
+    fields["rounds"] = [
+        ProbeRound(**{**round_, "findings": [Finding(**found) for found in round_["findings"]]})
+        for round_ in fields.get("rounds", [])
+    ]
+    fields["final"] = [Finding(**found) for found in fields.get("final", [])]
+    return CampaignResult(**fields)
+
+
 def as_markdown(result: CampaignResult) -> str:
     plan = result.plan
     lines = [
@@ -108,7 +123,8 @@ def as_markdown(result: CampaignResult) -> str:
         "",
         f"Records drawn by hypothesis {result.hypothesis} with seed {plan['seed']} at {result.records_at}"
         + (f", skipping {', '.join(plan['skip'])}" if plan["skip"] else "")
-        + ".",
+        + f": {result.drawn:,} drawn, {sum(result.refused_by_broker.values()):,} refused by the client or the broker "
+        + f"before any consumer could read them ({_refusals(result.refused_by_broker)}).",
         "",
         "| topic | written |",
         "|---|---:|",
@@ -128,6 +144,15 @@ def as_markdown(result: CampaignResult) -> str:
     if result.bisected:
         lines += _bisected_lines(result.bisected)
     return "\n".join(lines)
+
+
+def _refusals(refused: Counter) -> str:
+    """Refusals by error, most common first ("ValueError": kafka-python takes no record without key and value;
+    "InvalidRecordError": the broker takes no keyless record on a compacted topic)."""
+    errors: Counter = Counter()
+    for where, count in refused.items():
+        errors[where.split(": ", 1)[-1]] += count
+    return ", ".join(f"{error} {count:,}" for error, count in errors.most_common()) or "none"
 
 
 def _shapes(counts: Counter) -> str:
