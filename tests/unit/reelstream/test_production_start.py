@@ -64,6 +64,8 @@ def test_production_with_an_empty_or_unreadable_signing_directory_or_without_the
     assert (
         "cannot read the public keys" in production.problems(_env(keys, REELSTREAM_SIGNING_DIR=str(broken)), "spin")[0]
     )
+    (broken / signing.PUBLIC_FILE).write_text('{"keys": []}')
+    assert "lists no key" in production.problems(_env(keys, REELSTREAM_SIGNING_DIR=str(broken)), "projector")[0]
     readers_only = tmp_path / "readers"
     signing.generate(readers_only, writers=("wallet",))
     assert production.problems(_env(keys, REELSTREAM_SIGNING_DIR=str(readers_only)), "wallet") == []
