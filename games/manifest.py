@@ -6,7 +6,9 @@ A model version's manifest holds its model file, its game's engine (the modules 
 engine interface, the money rules and the jackpot's payout rules. It leaves out what decides nothing (par-sheet, proof
 and witness tooling, the pinning code here), the other model versions (a new release changes no earlier one's
 manifest) and the pool files (released under their own version, never edited). A change outside a manifest changes
-nothing about its spins' pins; a change inside it is a new release.
+nothing about its spins' pins; a change inside it is a new release: `reelstream math manifest` records the new hash and
+keeps the ones it replaces under `released`, so a spin pinned by any released manifest of its version stays a spin of
+certified code (the audit re-derives it with the code here, and any outcome that code no longer gives is a finding).
 
 `games/outcome-manifest.json` is the committed list (the test suite requires it to equal the files); spins pinned
 before the manifest existed named the sha256 of every source under `games/` instead, and `games/released-engines.json`
@@ -92,8 +94,7 @@ def released_versions() -> dict[str, str]:
 
 
 def computed(read: Reader = read_checkout) -> dict[str, dict]:
-    """Every released version's manifest as `games/outcome-manifest.json` holds it: its game, its files' hashes and
-    the manifest's own."""
+    """Every released version's manifest as the files give it: its game, its files' hashes and the manifest's own."""
     manifests = {}
     for version, game in sorted(released_versions().items()):
         listed = listing(game, version, read)
@@ -101,10 +102,35 @@ def computed(read: Reader = read_checkout) -> dict[str, dict]:
     return manifests
 
 
+def recorded(committed: dict[str, dict], now: dict[str, dict]) -> dict[str, dict]:
+    """`games/outcome-manifest.json` after a release: each version's manifest as now, and every hash it replaced
+    kept under `released` (in order, never dropped)."""
+    entries = {}
+    for version, entry in now.items():
+        before = committed.get(version, {})
+        kept = list(before.get("released", []))
+        if before.get("sha256") not in (None, entry["sha256"], *kept):
+            kept.append(before["sha256"])
+        entries[version] = {**entry, "released": kept}
+    return entries
+
+
 @lru_cache(maxsize=None)
 def outcome_manifest_sha256(game: str, model_version: str) -> str:
     """The manifest hash of a model version as this checkout's files give it (computed once per process)."""
     return digest(listing(game, model_version, read_checkout))
+
+
+@lru_cache(maxsize=1)
+def released_manifests() -> frozenset[tuple[str, str]]:
+    """(model version, manifest hash) of every manifest released: the committed ones, those they replaced, and those
+    of the history's trees (games/released-engines.json)."""
+    committed = json.loads(MANIFEST_FILE.read_text())
+    found = {
+        (version, sha) for version, entry in committed.items() for sha in (entry["sha256"], *entry.get("released", []))
+    }
+    found |= {(version, sha) for (version, _), manifests in released().items() for sha in manifests}
+    return frozenset(found)
 
 
 @lru_cache(maxsize=1)

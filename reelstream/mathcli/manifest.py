@@ -79,7 +79,8 @@ def _blob_reader(root: Path, tree: dict[str, str]):
 
 
 def write_manifest(path: Path = manifest.MANIFEST_FILE) -> dict:
-    manifests = manifest.computed()
+    committed = json.loads(path.read_text()) if path.exists() else {}
+    manifests = manifest.recorded(committed, manifest.computed())
     path.write_text(json.dumps(manifests, indent=2, sort_keys=True) + "\n")
     return manifests
 

@@ -82,44 +82,38 @@ def test_a_spin_of_a_pinned_model_without_its_pins_is_flagged(platform):
     assert any("outcome_manifest_sha256 missing" in d for d in details)
 
 
-def _pinned_before_the_manifest(platform, engine_code: str) -> list:
-    """The history as the code before the manifest recorded it: every settled spin names the engine code hash."""
+def _pinned_before_the_manifest(platform, engine_code) -> list:
+    """The history as code before the manifest recorded it: every settled spin names an engine code hash
+    (`engine_code(model_version)`) and no manifest."""
     emitted = list(platform.emitted)
     for index in settled_spins(platform):
         platform.emitted = emitted
-        emitted = with_pins(platform, index, outcome_manifest_sha256=None, engine_code_sha256=engine_code)
+        version = emitted[index].envelope.data.model_version
+        emitted = with_pins(platform, index, outcome_manifest_sha256=None, engine_code_sha256=engine_code(version))
     return emitted
 
 
-def _engine_hashes(model_version: str, today: bool) -> list[str]:
-    return [
-        code
-        for (version, code), manifests in manifest.released().items()
-        if version == model_version and (manifests == {today_manifest(version)}) == today
-    ]
-
-
-def today_manifest(model_version: str) -> str:
-    return manifest.outcome_manifest_sha256(manifest.released_versions()[model_version], model_version)
-
-
-def test_a_history_recorded_before_the_manifest_audits_clean_and_one_of_other_rules_is_flagged(platform):
-    """The engine code hash the code before the manifest wrote (65d3a744…, games/ as of d5344d6) maps to today's
-    manifest; one of an earlier tree with other outcome rules, or unknown, does not."""
-    versions = {platform.emitted[i].envelope.data.model_version for i in settled_spins(platform)}
-    assert versions == {"rising-joker-v2", "stjernestoev-v3"}
-    before = "65d3a7442eb6f80935a9325720d306ea7f616024ca83d067abf584f4a7fdc94c"
-    assert all(before in _engine_hashes(version, today=True) for version in versions)
+def test_a_history_recorded_before_the_manifest_audits_clean_and_unknown_rules_are_flagged(platform):
+    """Every engine code hash of the history (games/released-engines.json) is released code: the spins it pinned are
+    re-derived by the code here, clean while it gives the same outcomes; a hash or manifest never released is
+    flagged and not re-derived."""
+    before = "65d3a7442eb6f80935a9325720d306ea7f616024ca83d067abf584f4a7fdc94c"  # games/ as of d5344d6
+    oldest = {}
+    for version, code in manifest.released():  # each version's rows oldest first
+        oldest.setdefault(version, code)
     original = list(platform.emitted)
     try:
-        clean = audit_of(platform, _pinned_before_the_manifest(platform, before))
-        assert clean.discrepancies == [] and clean.spins.rederived == 24
-        older = _engine_hashes("rising-joker-v2", today=False)[0]
-        for engine_code, reason in ((older, "other outcome rules"), ("1" * 64, "no tree")):
+        for engine_code in (lambda version: before, oldest.__getitem__):
             platform.emitted = original
-            flagged = audit_of(platform, _pinned_before_the_manifest(platform, engine_code))
-            details = [d.detail for d in flagged.discrepancies if d.check == "spin-pin-mismatch"]
-            rising = sum(1 for i in settled_spins(platform) if original[i].envelope.data.game == "rising-joker")
-            assert len(details) >= rising and all(reason in d or "no tree" in d for d in details)
+            clean = audit_of(platform, _pinned_before_the_manifest(platform, engine_code))
+            assert clean.discrepancies == [] and clean.spins.rederived == 24
+        platform.emitted = original
+        unknown = audit_of(platform, _pinned_before_the_manifest(platform, lambda version: "1" * 64))
+        details = [d.detail for d in unknown.discrepancies if d.check == "spin-pin-mismatch"]
+        assert len(details) == 24 and all("no tree" in d for d in details) and unknown.spins.rederived == 0
+        platform.emitted = original
+        forged = audit_of(platform, with_pins(platform, settled_spins(platform)[5], outcome_manifest_sha256="2" * 64))
+        details = [d.detail for d in forged.discrepancies if d.check == "spin-pin-mismatch"]
+        assert len(details) == 1 and "no released manifest" in details[0]
     finally:
         platform.emitted = original

@@ -32,9 +32,20 @@ def _hash(version: str, read=manifest.read_checkout) -> str:
 
 def test_the_committed_manifest_is_the_files():
     committed = json.loads(manifest.MANIFEST_FILE.read_text())
-    assert committed == manifest.computed(), "run: reelstream math manifest (a change inside a manifest is a release)"
+    current = {version: {k: v for k, v in entry.items() if k != "released"} for version, entry in committed.items()}
+    assert current == manifest.computed(), "run: reelstream math manifest (a change inside a manifest is a release)"
     assert set(committed) == {f"rising-joker-v{n}" for n in (1, 2)} | {f"stjernestoev-v{n}" for n in (1, 2, 3)}
     assert all(None not in entry["files"].values() for entry in committed.values()), "every listed file exists"
+
+
+def test_a_release_keeps_every_manifest_it_replaces():
+    now = {"v": {"game": "g", "files": {}, "sha256": "b"}}
+    assert manifest.recorded({}, now)["v"]["released"] == []
+    assert manifest.recorded({"v": {"sha256": "a", "released": []}}, now)["v"]["released"] == ["a"]
+    again = manifest.recorded({"v": {"sha256": "b", "released": ["a"]}}, now)["v"]
+    assert (again["sha256"], again["released"]) == ("b", ["a"]), "an unchanged manifest records nothing"
+    back = manifest.recorded({"v": {"sha256": "c", "released": ["a", "b"]}}, now)["v"]
+    assert back["released"] == ["a", "b", "c"], "a return to an earlier manifest keeps the one it replaced"
 
 
 @pytest.mark.parametrize(
