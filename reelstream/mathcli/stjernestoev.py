@@ -23,6 +23,7 @@ from games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
 from games.stjernestoev.batch import STAT_NAMES, simulate_batch
 from games.stjernestoev.model import PROOF_CANDIDATE, SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
 from games.rng import SpinRng
+from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, TARGET_RTP_MAIN, criterion_text, verdict
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
 RESULTS_FILE = DOCS / "simulation-results.jsonl"
@@ -350,9 +351,6 @@ def draw_graph(path: Path) -> None:
     plt.close(fig)
 
 
-TARGET_RTP_MAIN = 0.935
-
-
 def _network_figures() -> dict[str, Any]:
     """Contribution rates and seeds from the one source, shared.pools.load_pools()."""
     from shared.pools import load_pools
@@ -429,6 +427,8 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
         "main_game_per_feature_x_stake_float": float(per_feature),
         "simulation": sim,
         "proof_batch_spins": PROOF_BATCH_SPINS,
+        "proof_target_batches": PROOF_TARGET_BATCHES,
+        "proof_criterion": criterion_text(),
         "wheel_rtp_main_from_feature_rate": feature_rate * float(per_feature) if feature_rate else None,
         "jackpots": jackpots,
         "operator_reseed_share_of_wagers": reseed,
@@ -514,13 +514,14 @@ def _pct(x: float | None, digits: int = 4) -> str:
 def _simulation_markdown(sim: dict[str, Any] | None, figures: dict[str, Any]) -> list[str]:
     if sim is None:
         return ["No simulation batches for this model hash yet (`make math-stjernestoev-proof`)."]
-    inside = sim["rtp_main_ci99"][0] <= TARGET_RTP_MAIN <= sim["rtp_main_ci99"][1]
+    passed = verdict(sim)["passed"] and sim["batches"] >= figures["proof_target_batches"]
     return [
         f"- spins: **{sim['spins']:,}** in {sim['batches']} independent batches of {figures['proof_batch_spins']:,} "
         "(each a fresh player carrying the bonus ring across its spins; seeds derived from the model hash)",
         f"- main-game RTP: **{_pct(sim['rtp_main'])}**, 99 % CI [{_pct(sim['rtp_main_ci99'][0])}, "
         f"{_pct(sim['rtp_main_ci99'][1])}], half-width **{sim['rtp_main_ci99_half_width'] * 100:.4f} pp** "
-        f"(target 93.50 % {'inside' if inside else 'NOT inside'} the CI; required half-width ≤ 0.10 pp)",
+        f"({'passes' if passed else 'does NOT pass'} the one criterion, docs/math/proof-record.md: "
+        f"{criterion_text()})",
         f"- of which clusters × multipliers {_pct(sim['rtp_clusters'])}, wheel fixed segments (exact mean per feature "
         f"× simulated feature rate) {_pct(figures['wheel_rtp_main_from_feature_rate'])}; the realised wheel draws gave "
         f"{_pct(sim['rtp_wheel_fixed_realised'])}",
@@ -733,7 +734,7 @@ def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """`python -m reelstream.mathcli.stjernestoev prove|agreement ...` (the make targets' entry points)."""
+    """`python -m reelstream.mathcli.stjernestoev prove|proof-status|proof-record|agreement ...` (make targets)."""
     import argparse
 
     from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, interim, prove
@@ -750,8 +751,14 @@ def main(argv: list[str]) -> None:
     status.add_argument("--record", action="store_true")
     agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
     agr.add_argument("--inputs", type=int, default=1_000_000)
+    sub.add_parser("proof-record", help="write docs/math/proof-record.md (criterion, tuning seeds, amendments)")
     args = parser.parse_args(argv)
-    if args.command == "proof-status":
+    if args.command == "proof-record":
+        from reelstream.mathcli.stjernestoev_proof import PROOF_RECORD_FILE, proof_record_markdown
+
+        PROOF_RECORD_FILE.write_text(proof_record_markdown(ATTEMPTS_FILE))
+        print(f"wrote {PROOF_RECORD_FILE}")
+    elif args.command == "proof-status":
         interim(
             model_version=args.model_version,
             target_batches=args.target_batches,
