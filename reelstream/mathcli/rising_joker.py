@@ -20,7 +20,7 @@ from reelstream.mathcli.parsheet_common import displayed_rtp_percent, pool_dynam
 from shared.pools import load_pools
 from games.rising_joker import engine_for_model
 from games.rising_joker import parsheet as sheet
-from games.rising_joker.engine import outcome_json
+from games.rising_joker.engine import odds_json, outcome_json
 from games.rising_joker.evaluate import evaluate_stops
 from reelstream.mathcli.witnesses import write_witnesses
 from games.rising_joker.fullcycle import Tables, enumerate_cycle, evaluate_batch, tables
@@ -86,6 +86,8 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "remainder_policy": model.remainder,
         "rtp_ranges": rtp_ranges(float(parts["base_total"]), stats["sd"]),
         "pool_economics": pool_economics(model, cycle),
+        "reveal": model.mystery.reveal,
+        "odds_per_trigger": odds_json(model.mystery),
         "highest_award_meeting_1e8": max(
             (a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]), key=lambda a: a["factor"]
         )["award"],
@@ -246,6 +248,15 @@ def _markdown(f: dict[str, Any]) -> str:
         f"{next(a['expected_in_100m'] for a in f['awards'] if a['award'] == f['highest_award_meeting_1e8']):.1f} "
         "times in 10^8 games. A reachability witness for each award (RNG words the engine replays to it) is in "
         "[witnesses.json](witnesses.json), replayed by `tests/unit/games/test_award_witnesses.py`.",
+        "",
+        f"Diamond Mystery reveal ({f['reveal']}): a triggered mystery's tier is drawn first, then 12 cards agree "
+        "with it, so the reveal is not a fair deal; per trigger the tiers come "
+        + ", ".join(f"{t['tier']} {t['chance']} (1 in {t['one_in']})" for t in f["odds_per_trigger"])
+        + (
+            ", and the outcome carries these odds for the reveal to show."
+            if f["reveal"] == "cards-with-odds"
+            else "; this model's outcome does not carry them."
+        ),
         "",
         "Tier odds are the same at every stake (the trigger and the tier draw never read the stake); the "
         "per-stake table is under 'Progressive pools'. Theoretical maximum win of one spin: "
