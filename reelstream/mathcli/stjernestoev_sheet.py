@@ -164,8 +164,8 @@ def attempts_markdown(path: Path) -> list[str]:
     if not path.exists():
         return ["(no proof attempts logged)"]
     lines = [
-        "| when (UTC) | model | event | spins | main-game RTP | 99 % CI | passed |",
-        "|---|---|---|---|---|---|---|",
+        "| when (UTC) | model | event | spins | main-game RTP | 99 % CI | passed | note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for entry in (json.loads(line) for line in path.read_text().splitlines() if line.strip()):
         result = "rtp_main" in entry
@@ -179,8 +179,16 @@ def attempts_markdown(path: Path) -> list[str]:
                 if result
                 else "| | |"
             )
+            + f" {_attempt_note(entry)} |"
         )
     return lines
+
+
+def _attempt_note(entry: dict[str, Any]) -> str:
+    """Whether a line was written after the fact or amended since (docs/math/proof-record.md says what and why)."""
+    notes = ["written after the fact"] if entry.get("recorded_after_the_fact") else []
+    notes += [f"amended {a['utc']}" for a in entry.get("amendments", [])]
+    return "; ".join(notes)
 
 
 def feature_markdown(f: dict[str, Any]) -> list[str]:
