@@ -139,3 +139,14 @@ def test_the_hostile_input_alerts_are_loaded_and_name_only_exported_series():
         named = set(re.findall(r"(reelstream_[a-z_]+)_total", rule["expr"]))
         assert named and named <= exported, rule["alert"]
         assert rule["annotations"]["runbook"] == "docs/security.md#runbook-a-hostile-record"
+
+
+def test_the_dashboard_names_no_datasource_uid_but_asks_for_one():
+    from deploy.grafana import build_dashboard
+
+    board = build_dashboard.dashboard()
+    assert [v["type"] for v in board["templating"]["list"]] == ["datasource"]
+    uids = {t["datasource"]["uid"] for p in board["panels"] for t in p["targets"]} | {
+        p["datasource"]["uid"] for p in board["panels"]
+    }
+    assert uids == {"${datasource}"}
