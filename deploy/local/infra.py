@@ -121,10 +121,12 @@ def up(
     return env
 
 
-def broker_up(paths: InfraPaths, kafka_at: kafka.KafkaEndpoint, echo: Echo) -> dict[str, str]:
-    """Start (or find) the single broker of `paths.kafka_version`; when secured, every role's SCRAM user, ACLs and
-    quotas and client files. Returns the env lines naming them (none for plaintext)."""
-    tls = kafka.up(paths, kafka_at, echo)
+def broker_up(
+    paths: InfraPaths, kafka_at: kafka.KafkaEndpoint, echo: Echo, jvm: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """Start (or find) the single broker of `paths.kafka_version` (`jvm`: flags for its JVM); when secured, every
+    role's SCRAM user, ACLs and quotas and client files. Returns the env lines naming them (none for plaintext)."""
+    tls = kafka.up(paths, kafka_at, echo, jvm)
     if tls is None:
         return {}
     from deploy.local.principals import provision

@@ -1,19 +1,39 @@
 """Each service started on this machine with exactly the environment and files its pod gets from the rendered demo
-overlay, against the local secured broker: it must come up ready over SASL_SSL as its own user, holding no other
-credential, and its mounted key must sign what its mounted public ring verifies.
+overlay, against a secured broker of the Kafka version the manifests deploy (deploy/k8s/manifests.py, 4.3.1): it must
+come up ready over SASL_SSL as its own user, holding no other credential, and what it writes must verify against its
+mounted public ring as signed by its mounted key.
 
-Scenario: the Secrets are materialised from the local PKI and keys (the broker's CA as `ca.crt`, each role's SCRAM
-password from `.reelstream/clients`, the signing keys and public ring from `$REELSTREAM_SIGNING_DIR`, the drop key
-from the local state). Three things are translated, nothing else: mount paths are re-rooted under a temporary folder
-(in the environment and in the mounted files' text), the bootstrap address points at the local broker, and the HTTP
-port is a free one. The manifests deploy Kafka 4.3.1; the local broker is Kafka 3.9.1 (docs/operations.md)."""
+Scenario: the module starts its own single Kafka 4.3.1 broker (KRaft, SASL_SSL with one SCRAM-SHA-512 user per role,
+the ACLs of shared/acls.py, a fresh PKI and fresh signing keys in a temporary state folder, ports of its own), creates
+the platform's topics and ACLs under a fresh prefix, and stops it at the end; the shared local broker is never used.
+The Secrets are materialised from that broker's PKI and keys (its CA as `ca.crt`, each role's SCRAM password, the
+signing keys and public ring, a fresh session ring and drop key, a database of its own as the projector's URI).
+Five things are translated, nothing else: mount paths are re-rooted under a temporary folder (in the environment and
+in the mounted files' text), the bootstrap address points at the module's broker, the HTTP port is a free one,
+REELSTREAM_TOPIC_PREFIX names the fresh prefix (a cluster has the whole broker to itself), and the spin's numba cache
+folder starts as a copy of this checkout's warm one (performance only: compiled kernels, keyed by the engine code).
+Then, acting as the outside roles: a spin request with a bad session token is answered SpinRejected (signed by spin),
+a cashier deposit Deposited (signed by wallet), an operator's OpenPool PoolOpened (signed by jackpot), each verified
+with the mounted public ring and its key id the mounted key's; the projector projects them into its database; the
+monitor reads the spin's answer and commits its position (it signs only alerts, none of which this raises).
+The services run in that order (the parametrisation's), each one stopped before the next starts.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import secrets
+import shutil
 import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -21,33 +41,120 @@ import pytest
 from deploy.k8s import workloads as wl
 from deploy.k8s.checks import containers, env_of
 from deploy.k8s.generate import render
+from deploy.k8s.manifests import KAFKA_VERSION as CLUSTER_KAFKA_VERSION
+from deploy.local import infra, kafka
+from deploy.local.paths import InfraPaths, default_paths
+from games.selftest import numba_cache_dir
 from reelstream.processes import spawn
+from services.jackpot.adapters.history import read_all
+from shared import records, signing
+from shared.events import decode, encode, envelope
+from shared.events.jackpot import OpenPool, PoolOpened
+from shared.events.spin import SpinRejected
+from shared.pools import load_pools
+from shared.topic_admin import ensure_topics
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, SPIN_EVENTS, WALLET_EVENTS
+from tests.integration.conftest import unavailable
+from tests.support.projector import admin_sql, database_url_for, projected_events
 
 REPO = Path(__file__).resolve().parents[2]
 STATE = Path(os.environ.get("REELSTREAM_STATE_DIR", REPO / ".reelstream"))
+READY_S = 60
+ANSWER_S = 30
 
 
-def _free_port() -> int:
+@dataclass(frozen=True)
+class ClusterStandIn:
+    """The module's broker of the manifests' Kafka version and what an operator would have made for a cluster."""
+
+    bootstrap: str
+    clients: Path  # every role's client files (its SCRAM password, the CA)
+    keys: Path  # every writer's signing key and public.json
+    session_keys: str
+    prefix: str
+    database_url: str  # a database of its own: the projector's Secret
+
+    def outside_env(self) -> dict[str, str]:
+        """The environment of this test process when it acts as a role outside the services."""
+        return {
+            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap,
+            "REELSTREAM_KAFKA_CLIENTS_DIR": str(self.clients),
+            "REELSTREAM_KAFKA_ROLE": "admin",
+            "REELSTREAM_SIGNING_DIR": str(self.keys),
+            "REELSTREAM_TOPIC_PREFIX": self.prefix,
+        }
+
+
+def _free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
-def _secrets() -> dict[tuple[str, str], bytes]:
-    clients = Path(os.environ["REELSTREAM_KAFKA_CLIENTS_DIR"])
-    signing = Path(os.environ["REELSTREAM_SIGNING_DIR"])
-    admin = json.loads((clients / "admin.json").read_text())
+def _free_ports(count: int, first: int = 19_092, last: int = 19_992) -> int:
+    """The first of `count` consecutive free ports (the broker's client, controller and internal listeners)."""
+    for base in range(first, last, 10):
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise AssertionError(f"no {count} consecutive free ports in {first}..{last}")
+
+
+@pytest.fixture(scope="module")
+def cluster_kafka(tmp_path_factory):
+    """A secured Kafka broker of the manifests' version, its state and ports its own, with every role provisioned and
+    the platform's topics under a fresh prefix; stopped (and its state discarded) after the module."""
+    database_url = os.environ.get("DATABASE_URL")
+    if not database_url:
+        unavailable("no PostgreSQL for the projector: DATABASE_URL is not set")
+    paths = InfraPaths(
+        state=tmp_path_factory.mktemp(f"kafka-{CLUSTER_KAFKA_VERSION}"),
+        cache=default_paths().cache,
+        kafka_version=CLUSTER_KAFKA_VERSION,
+    )
+    at = infra.kafka_endpoint(secure=True, environ={"REELSTREAM_KAFKA_PORT": str(_free_ports(3))})
+    database = f"t_pod_{uuid.uuid4().hex}"
+    try:
+        lines = infra.broker_up(paths, at, print, jvm=kafka.QUICK_START_JVM)
+        assert f"Kafka version: {CLUSTER_KAFKA_VERSION}" in (paths.kafka_dir / "kafka.log").read_text()  # its own word
+        keys = paths.state / "signing"
+        signing.generate(keys)
+        asyncio.run(admin_sql(database_url, f'CREATE DATABASE "{database}"'))
+        stand_in = ClusterStandIn(
+            bootstrap=at.bootstrap,
+            clients=Path(lines["REELSTREAM_KAFKA_CLIENTS_DIR"]),
+            keys=keys,
+            session_keys=f"k1:{secrets.token_hex(32)}",
+            prefix=f"pod{uuid.uuid4().hex[:10]}.",
+            database_url=database_url_for(database_url, database),
+        )
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in stand_in.outside_env().items():
+                patch.setenv(name, value)
+            ensure_topics(at.bootstrap, prefix=stand_in.prefix)
+        yield stand_in
+    finally:
+        kafka.down(paths, print)
+        asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+
+
+def _secrets(stand_in: ClusterStandIn) -> dict[tuple[str, str], bytes]:
+    admin = json.loads((stand_in.clients / "admin.json").read_text())
     made = {(wl.CA_SECRET, "ca.crt"): Path(admin["ssl_ca_file"]).read_bytes()}
     for w in wl.WORKLOADS:
-        made[(w.name, "password")] = json.loads((clients / f"{w.name}.json").read_text())["sasl_password"].encode()
-        key = signing / f"{w.name}.key.json"
+        role = json.loads((stand_in.clients / f"{w.name}.json").read_text())
+        made[(w.name, "password")] = role["sasl_password"].encode()
+        key = stand_in.keys / f"{w.name}.key.json"
         if key.exists():
             made[(wl.signing_secret(w.name), key.name)] = key.read_bytes()
-    drop = STATE / "secrets" / "jackpot-drop.key"
-    made[(wl.DROP_KEY_SECRET, "key")] = (drop.read_bytes() if drop.exists() else os.urandom(32)).hex().encode()
-    made[(wl.SESSION_SECRET, "keys")] = os.environ.get("REELSTREAM_SESSION_SECRET", "x" * 43).encode()
-    made[(wl.PG_SECRET, "uri")] = os.environ["DATABASE_URL"].encode()
-    made[(wl.SIGNING_PUBLIC, "public.json")] = (signing / "public.json").read_bytes()  # a ConfigMap on a cluster
+    made[(wl.DROP_KEY_SECRET, "key")] = secrets.token_hex(32).encode()
+    made[(wl.SESSION_SECRET, "keys")] = stand_in.session_keys.encode()
+    made[(wl.PG_SECRET, "uri")] = stand_in.database_url.encode()
+    made[(wl.SIGNING_PUBLIC, "public.json")] = (stand_in.keys / "public.json").read_bytes()  # a ConfigMap on a cluster
     return made
 
 
@@ -60,10 +167,10 @@ def _configmaps(resources) -> dict[tuple[str, str], bytes]:
     }
 
 
-def pod_environment(resources, service: str, root: Path) -> dict[str, str]:
+def pod_environment(resources, service: str, root: Path, stand_in: ClusterStandIn) -> dict[str, str]:
     """The service container's environment, its volumes written under `root` (paths re-rooted)."""
     _, pod, c = next(x for x in containers(resources) if x[2]["name"] == service)
-    data = {**_configmaps(resources), **_secrets()}
+    data = {**_configmaps(resources), **_secrets(stand_in)}
     reroot = {m["mountPath"]: str(root) + m["mountPath"] for m in c["volumeMounts"]}
 
     pattern = re.compile("|".join(re.escape(path) for path in sorted(reroot, key=len, reverse=True)))
@@ -92,7 +199,9 @@ def pod_environment(resources, service: str, root: Path) -> dict[str, str]:
             env[name] = data[(ref["name"], ref["key"])].decode()
         else:
             env[name] = f"{service}-0"  # fieldRef metadata.name: a StatefulSet's first pod
-    env["KAFKA_BOOTSTRAP_SERVERS"] = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
+    assert "REELSTREAM_TOPIC_PREFIX" not in env  # on a cluster the broker is the deployment's alone
+    env["KAFKA_BOOTSTRAP_SERVERS"] = stand_in.bootstrap
+    env["REELSTREAM_TOPIC_PREFIX"] = stand_in.prefix
     env["REELSTREAM_HTTP_PORT"] = "0"
     env["REELSTREAM_HTTP_HOST"] = "127.0.0.1"
     if service == "monitor":
@@ -100,40 +209,147 @@ def pod_environment(resources, service: str, root: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def secured_broker():
-    if not os.environ.get("REELSTREAM_KAFKA_CLIENTS_DIR") or not os.environ.get("REELSTREAM_SIGNING_DIR"):
-        pytest.skip("needs the local secured broker (`make infra-up`, env from .reelstream/env)")
+def _record(bootstrap: str, topic: str, found) -> object:
+    """The first record of `topic` (read as admin) for which `found(decoded envelope)` holds, waiting for it."""
+    deadline = time.monotonic() + ANSWER_S
+    while time.monotonic() < deadline:
+        for record in read_all(bootstrap, topic, role="admin"):
+            if found(decode(record.value)):
+                return record
+        time.sleep(0.5)
+    raise AssertionError(f"no matching record on {topic} within {ANSWER_S} s")
+
+
+def _assert_signed_by_its_mounted_key(writer: str, logical_topic: str, record, pod: dict[str, str]) -> None:
+    mounted = Path(pod["REELSTREAM_SIGNING_DIR"])
+    ring = signing.load_ring(mounted)  # the mounted public ring (the ConfigMap), not the test's key folder
+    assert records.writer_of(record.headers) == writer
+    assert ring.verify(writer, logical_topic, record.key, record.value, record.headers) == (writer, None)
+    key_id = dict(record.headers)[signing.KEY_ID].decode()
+    assert key_id == signing.load_signer(mounted, writer).key_id  # the very key mounted into this pod
+
+
+def _spin_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    from reelstream.client import ReelstreamClient
+
+    client = ReelstreamClient(stand_in.bootstrap, stand_in.prefix, client_id="pod-smoke", role="game-client")
+    try:
+        answer = client.spin(f"p-{uuid.uuid4().hex[:8]}", "rising-joker", 10, "EUR", "not-a-token", timeout_s=ANSWER_S)
+    finally:
+        client.close()
+    assert isinstance(answer.data, SpinRejected), answer
+    assert answer.code == "UNAUTHENTICATED"  # refused by the mounted session ring, before any wallet call
+    record = _record(stand_in.bootstrap, stand_in.prefix + SPIN_EVENTS, lambda event: event.id == answer.event_id)
+    _assert_signed_by_its_mounted_key("spin", SPIN_EVENTS, record, pod)
+
+
+def _wallet_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    from reelstream.client import ReelstreamClient
+
+    client = ReelstreamClient(stand_in.bootstrap, stand_in.prefix, client_id="pod-smoke", role="cashier")
+    transaction_id = uuid.uuid4()
+    try:
+        answer = client.deposit(f"p-{uuid.uuid4().hex[:8]}", 500, "EUR", transaction_id=transaction_id)
+    finally:
+        client.close()
+    assert answer.TYPE == "reelstream.wallet.deposited.v1", answer
+    record = _record(
+        stand_in.bootstrap,
+        stand_in.prefix + WALLET_EVENTS,
+        lambda event: getattr(event.data, "transaction_id", None) == transaction_id,
+    )
+    _assert_signed_by_its_mounted_key("wallet", WALLET_EVENTS, record, pod)
+
+
+def _jackpot_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    from shared.kafka import producer
+
+    network = load_pools().networks[0]
+    command = OpenPool(network_id=network.network_id, command_id=uuid.uuid4(), pool_id=network.pools[0].pool_id)
+    message = envelope(command, source="pod-smoke", time=datetime.now(timezone.utc))
+    value = encode(message)
+    headers = records.signed_headers("operator", JACKPOT_COMMANDS, message.key, value)
+    writer = producer(stand_in.bootstrap, client_id="pod-smoke", role="operator")
+    try:
+        topic = stand_in.prefix + JACKPOT_COMMANDS
+        writer.send(topic, key=message.key, value=value, headers=headers).get(timeout=ANSWER_S)
+    finally:
+        writer.close()
+    record = _record(
+        stand_in.bootstrap,
+        stand_in.prefix + JACKPOT_EVENTS,
+        lambda event: getattr(event.data, "command_id", None) == command.command_id,
+    )
+    assert isinstance(decode(record.value).data, PoolOpened)
+    _assert_signed_by_its_mounted_key("jackpot", JACKPOT_EVENTS, record, pod)
+
+
+def _projector_projects(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    """The answers the signing services gave above (this module runs them first) reach the projector's database."""
+    deadline = time.monotonic() + ANSWER_S
+    while projected_events(stand_in.database_url) < 1 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert projected_events(stand_in.database_url) >= 1
+
+
+def _monitor_reads(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    """Its faust app, as `monitor`, reads spin.events (the spin's answer above) and commits its position; its key loads
+    from the mount (it signs only alerts, and nothing here raises one)."""
+    from shared.config import load_settings
+    from shared.kafka import admin_client
+
+    group, topic = load_settings().group("monitor"), stand_in.prefix + SPIN_EVENTS
+    admin = admin_client(stand_in.bootstrap, client_id="pod-smoke")
+    try:
+        deadline, committed = time.monotonic() + ANSWER_S, 0
+        while committed < 1 and time.monotonic() < deadline:
+            offsets = admin.list_group_offsets({group: None}).get(group, {})
+            committed = sum(at.offset for tp, at in offsets.items() if tp.topic == topic and at.offset > 0)
+            time.sleep(0.5)
+    finally:
+        admin.close()
+    assert committed >= 1, f"{group} committed nothing on {topic} within {ANSWER_S} s"
+    check = "from shared import signing; print(signing.signer('monitor').key_id)"
+    found = subprocess.run([sys.executable, "-c", check], env=pod, capture_output=True, text=True, timeout=30)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == signing.load_signer(Path(pod["REELSTREAM_SIGNING_DIR"]), "monitor").key_id
+
+
+PROOFS = {
+    "spin": _spin_signs_its_answer,
+    "wallet": _wallet_signs_its_answer,
+    "jackpot": _jackpot_signs_its_answer,
+    "projector": _projector_projects,
+    "monitor": _monitor_reads,
+}
+
+
+def _warm_numba(pod: dict[str, str], service: str) -> Path | None:
+    """Copy this checkout's compiled kernels into the pod's cache folder (a performance-only translation)."""
+    warm = numba_cache_dir(STATE, service)
+    if "NUMBA_CACHE_DIR" in pod and warm.is_dir():
+        shutil.copytree(warm, pod["NUMBA_CACHE_DIR"], dirs_exist_ok=True)
+    return warm if "NUMBA_CACHE_DIR" in pod else None
 
 
 @pytest.mark.parametrize("service", [w.name for w in wl.WORKLOADS])
-def test_the_service_runs_on_exactly_its_pods_environment_as_its_own_principal(
-    service, secured_broker, tmp_path, monkeypatch
+def test_the_service_runs_on_exactly_its_pods_environment_as_its_own_principal_and_signs(
+    service, cluster_kafka, tmp_path, monkeypatch
 ):
-    env = pod_environment(render("demo"), service, tmp_path / "pod")
-    for name in [k for k in os.environ if k.startswith(("REELSTREAM_", "KAFKA_", "DATABASE_URL"))]:
+    pod = pod_environment(render("demo"), service, tmp_path / "pod", cluster_kafka)
+    for name in [k for k in os.environ if k.startswith(("REELSTREAM_", "KAFKA_", "DATABASE_URL", "NUMBA_"))]:
         monkeypatch.delenv(name)  # spawn adds this process's environment: nothing of the host's may leak in
-    assert "REELSTREAM_KAFKA_CLIENTS_DIR" not in env  # the only credential is the mounted one
-    settings = json.loads(Path(env["REELSTREAM_KAFKA_CLIENT_CONFIG"]).read_text())
+    assert "REELSTREAM_KAFKA_CLIENTS_DIR" not in pod  # the only credential is the mounted one
+    settings = json.loads(Path(pod["REELSTREAM_KAFKA_CLIENT_CONFIG"]).read_text())
     assert (settings["security_protocol"], settings["sasl_username"]) == ("SASL_SSL", service)
-    clean = dict(os.environ)
-    sign_check = (
-        "from shared import signing; ring = signing.ring(); assert ring is not None; "
-        "s = signing.signer(%r) if %r in signing.WRITERS else None; print(s.key_id if s else '-')" % (service, service)
-    )
-    state = Path(env["REELSTREAM_STATE_DIR"])
-    process = spawn(service, env=env, log_dir=tmp_path / "logs")
+    warm = _warm_numba(pod, service)
+    process = spawn(service, env=pod, log_dir=tmp_path / "logs")
     try:
-        process.wait_ready_by_probe(state, timeout_s=45)
+        process.wait_ready_by_probe(Path(pod["REELSTREAM_STATE_DIR"]), timeout_s=READY_S)
+        for name, value in cluster_kafka.outside_env().items():
+            monkeypatch.setenv(name, value)  # the test now acts as the outside roles, on the module's broker
+        PROOFS[service](cluster_kafka, pod)
     finally:
         process.stop()
-    import subprocess
-    import sys
-
-    signed = subprocess.run(
-        [sys.executable, "-c", sign_check], env={**clean, **env}, capture_output=True, text=True, timeout=30
-    )
-    assert signed.returncode == 0, signed.stderr
-    public = json.loads((Path(env["REELSTREAM_SIGNING_DIR"]) / "public.json").read_text())
-    if any(w.name == service and w.signs for w in wl.WORKLOADS):
-        assert signed.stdout.strip() in {k["key_id"] for k in public["keys"] if k["writer"] == service}
+        if warm is not None:  # keep what it compiled for the next run
+            shutil.copytree(pod["NUMBA_CACHE_DIR"], warm, dirs_exist_ok=True)
