@@ -15,7 +15,8 @@ folder starts as a copy of this checkout's warm one (performance only: compiled 
 Then, acting as the outside roles: a spin request with a bad session token is answered SpinRejected (signed by spin),
 a cashier deposit Deposited (signed by wallet), an operator's OpenPool PoolOpened (signed by jackpot), each verified
 with the mounted public ring and its key id the mounted key's; the projector projects them into its database; the
-monitor reads the spin's answer and commits its position (it signs only alerts, none of which this raises).
+monitor, given a copy of that PoolOpened that does not continue the pool's balance (written as `jackpot` and signed
+with its key: the test stands in for the jackpot), signs the PoolDrifted alert it raises.
 The services run in that order (the parametrisation's), each one stopped before the next starts.
 """
 
@@ -28,8 +29,6 @@ import re
 import secrets
 import shutil
 import socket
-import subprocess
-import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -50,10 +49,11 @@ from services.jackpot.adapters.history import read_all
 from shared import records, signing
 from shared.events import decode, encode, envelope
 from shared.events.jackpot import OpenPool, PoolOpened
+from shared.events.monitor import PoolDrifted
 from shared.events.spin import SpinRejected
 from shared.pools import load_pools
 from shared.topic_admin import ensure_topics
-from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, SPIN_EVENTS, WALLET_EVENTS
+from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, MONITOR_ALERTS, SPIN_EVENTS, WALLET_EVENTS
 from tests.integration.conftest import unavailable
 from tests.support.projector import admin_sql, database_url_for, projected_events
 
@@ -292,27 +292,39 @@ def _projector_projects(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
     assert projected_events(stand_in.database_url) >= 1
 
 
-def _monitor_reads(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
-    """Its faust app, as `monitor`, reads spin.events (the spin's answer above) and commits its position; its key loads
-    from the mount (it signs only alerts, and nothing here raises one)."""
-    from shared.config import load_settings
-    from shared.kafka import admin_client
+def _monitor_signs_a_drift_alert(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    """Its faust app, as `monitor`, reads jackpot.events and signs the alert a pool drift raises: a copy of the pool's
+    PoolOpened above whose opening does not continue its closing, written in the jackpot's name (as `jackpot`, signed
+    with the jackpot's key: the test stands in for it)."""
+    from shared.kafka import producer
 
-    group, topic = load_settings().group("monitor"), stand_in.prefix + SPIN_EVENTS
-    admin = admin_client(stand_in.bootstrap, client_id="pod-smoke")
+    events = stand_in.prefix + JACKPOT_EVENTS
+    opened = decode(_record(stand_in.bootstrap, events, lambda event: isinstance(event.data, PoolOpened)).value)
+    before = opened.data.movement
+    movement = before.model_copy(
+        update={
+            "opening_micro": before.closing_micro + 1,
+            "closing_micro": before.closing_micro + 1 + before.seeds_micro,
+        }
+    )
+    assert movement.balanced()  # only the continuity with the pool's last closing breaks
+    drifted = opened.model_copy(
+        update={"id": uuid.uuid4(), "data": opened.data.model_copy(update={"movement": movement})}
+    )
+    value = encode(drifted)
+    headers = records.headers_as_owner(JACKPOT_EVENTS, "jackpot", drifted.key, value)
+    writer = producer(stand_in.bootstrap, client_id="pod-smoke", role="jackpot")
     try:
-        deadline, committed = time.monotonic() + ANSWER_S, 0
-        while committed < 1 and time.monotonic() < deadline:
-            offsets = admin.list_group_offsets({group: None}).get(group, {})
-            committed = sum(at.offset for tp, at in offsets.items() if tp.topic == topic and at.offset > 0)
-            time.sleep(0.5)
+        writer.send(events, key=drifted.key, value=value, headers=headers).get(timeout=ANSWER_S)
     finally:
-        admin.close()
-    assert committed >= 1, f"{group} committed nothing on {topic} within {ANSWER_S} s"
-    check = "from shared import signing; print(signing.signer('monitor').key_id)"
-    found = subprocess.run([sys.executable, "-c", check], env=pod, capture_output=True, text=True, timeout=30)
-    assert found.returncode == 0, found.stderr
-    assert found.stdout.strip() == signing.load_signer(Path(pod["REELSTREAM_SIGNING_DIR"]), "monitor").key_id
+        writer.close()
+    alert = _record(
+        stand_in.bootstrap,
+        stand_in.prefix + MONITOR_ALERTS,
+        lambda event: isinstance(event.data, PoolDrifted) and event.data.event_id == str(drifted.id),
+    )
+    assert decode(alert.value).data.kind == "continuity"
+    _assert_signed_by_its_mounted_key("monitor", MONITOR_ALERTS, alert, pod)
 
 
 PROOFS = {
@@ -320,7 +332,7 @@ PROOFS = {
     "wallet": _wallet_signs_its_answer,
     "jackpot": _jackpot_signs_its_answer,
     "projector": _projector_projects,
-    "monitor": _monitor_reads,
+    "monitor": _monitor_signs_a_drift_alert,
 }
 
 
