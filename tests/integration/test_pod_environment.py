@@ -261,20 +261,24 @@ def _wallet_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> N
     _assert_signed_by_its_mounted_key("wallet", WALLET_EVENTS, record, pod)
 
 
-def _jackpot_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+def _write_as(role: str, stand_in: ClusterStandIn, logical_topic: str, key: bytes, value: bytes, headers) -> None:
+    """One record written to the module's broker as `role` (an outside role, or one the test stands in for)."""
     from shared.kafka import producer
 
+    writer = producer(stand_in.bootstrap, client_id="pod-smoke", role=role)
+    try:
+        writer.send(stand_in.prefix + logical_topic, key=key, value=value, headers=headers).get(timeout=ANSWER_S)
+    finally:
+        writer.close()
+
+
+def _jackpot_signs_its_answer(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
     network = load_pools().networks[0]
     command = OpenPool(network_id=network.network_id, command_id=uuid.uuid4(), pool_id=network.pools[0].pool_id)
     message = envelope(command, source="pod-smoke", time=datetime.now(timezone.utc))
     value = encode(message)
     headers = records.signed_headers("operator", JACKPOT_COMMANDS, message.key, value)
-    writer = producer(stand_in.bootstrap, client_id="pod-smoke", role="operator")
-    try:
-        topic = stand_in.prefix + JACKPOT_COMMANDS
-        writer.send(topic, key=message.key, value=value, headers=headers).get(timeout=ANSWER_S)
-    finally:
-        writer.close()
+    _write_as("operator", stand_in, JACKPOT_COMMANDS, message.key, value, headers)
     record = _record(
         stand_in.bootstrap,
         stand_in.prefix + JACKPOT_EVENTS,
@@ -296,8 +300,6 @@ def _monitor_signs_a_drift_alert(stand_in: ClusterStandIn, pod: dict[str, str]) 
     """Its faust app, as `monitor`, reads jackpot.events and signs the alert a pool drift raises: a copy of the pool's
     PoolOpened above whose opening does not continue its closing, written in the jackpot's name (as `jackpot`, signed
     with the jackpot's key: the test stands in for it)."""
-    from shared.kafka import producer
-
     events = stand_in.prefix + JACKPOT_EVENTS
     opened = decode(_record(stand_in.bootstrap, events, lambda event: isinstance(event.data, PoolOpened)).value)
     before = opened.data.movement
@@ -313,11 +315,7 @@ def _monitor_signs_a_drift_alert(stand_in: ClusterStandIn, pod: dict[str, str]) 
     )
     value = encode(drifted)
     headers = records.headers_as_owner(JACKPOT_EVENTS, "jackpot", drifted.key, value)
-    writer = producer(stand_in.bootstrap, client_id="pod-smoke", role="jackpot")
-    try:
-        writer.send(events, key=drifted.key, value=value, headers=headers).get(timeout=ANSWER_S)
-    finally:
-        writer.close()
+    _write_as("jackpot", stand_in, JACKPOT_EVENTS, drifted.key, value, headers)
     alert = _record(
         stand_in.bootstrap,
         stand_in.prefix + MONITOR_ALERTS,
