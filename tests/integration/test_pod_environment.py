@@ -9,15 +9,17 @@ the platform's topics and ACLs under a fresh prefix, and stops it at the end; th
 The Secrets are materialised from that broker's PKI and keys (its CA as `ca.crt`, each role's SCRAM password, the
 signing keys and public ring, a fresh session ring and drop key, a database of its own as the projector's URI).
 Five things are translated, nothing else: mount paths are re-rooted under a temporary folder (in the environment and
-in the mounted files' text), the bootstrap address points at the module's broker, the HTTP port is a free one,
-REELSTREAM_TOPIC_PREFIX names the fresh prefix (a cluster has the whole broker to itself), and the spin's numba cache
-folder starts as a copy of this checkout's warm one (performance only: compiled kernels, keyed by the engine code).
+in the mounted files' text), the bootstrap address points at the module's broker, the HTTP ports are free ones on
+loopback, REELSTREAM_TOPIC_PREFIX names the fresh prefix (a cluster has the whole broker to itself), and each service's
+numba cache folder starts as a copy of this checkout's warm one (performance only: compiled kernels, keyed by the
+engine code; the spin's cold compile is most of its start).
 Then, acting as the outside roles: a spin request with a bad session token is answered SpinRejected (signed by spin),
 a cashier deposit Deposited (signed by wallet), an operator's OpenPool PoolOpened (signed by jackpot), each verified
 with the mounted public ring and its key id the mounted key's; the projector projects them into its database; the
 monitor, given a copy of that PoolOpened that does not continue the pool's balance (written as `jackpot` and signed
 with its key: the test stands in for the jackpot), signs the PoolDrifted alert it raises.
-The services run in that order (the parametrisation's), each one stopped before the next starts.
+The services run one at a time in deploy/k8s/workloads.py's order (wallet, jackpot, spin, projector, monitor): the
+projector and the monitor read what the ones before them wrote.
 """
 
 from __future__ import annotations
