@@ -34,8 +34,8 @@ infra-status: venv ## Show the local infrastructure
 topics: infra-up ## Create every topic of the contract
 	$(WITH_ENV) $(RS) topics create
 
-test: infra-up ## Run the whole test suite against real Kafka and PostgreSQL
-	$(WITH_ENV) $(PY) -m pytest -q
+test: infra-up ## Run the whole test suite against real Kafka and PostgreSQL (the slowest 25 listed at the end)
+	$(WITH_ENV) $(PY) -m pytest -q --durations=25
 
 test-unit: venv ## Unit tests only (no Kafka, no Postgres)
 	$(PY) -m pytest -q tests/unit

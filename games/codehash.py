@@ -12,11 +12,16 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 def code_sha256(root: Path) -> str:
     """sha256 of (relative path, size, bytes) of every *.py under `root`, in path order."""
+    return code_sha256_of({path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*.py")})
+
+
+def code_sha256_of(sources: dict[str, bytes]) -> str:
+    """The same hash of sources given as {relative posix path: bytes} (a tree of the git history, say), in the
+    order a sorted `Path` walk gives: by path components."""
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        relative = path.relative_to(root).as_posix().encode()
-        body = path.read_bytes()
-        digest.update(b"%d:%s:%d:" % (len(relative), relative, len(body)))
+    for relative in sorted(sources, key=lambda name: tuple(name.split("/"))):
+        body = sources[relative]
+        digest.update(b"%d:%s:%d:" % (len(relative.encode()), relative.encode(), len(body)))
         digest.update(body)
     return digest.hexdigest()
 

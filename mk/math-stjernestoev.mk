@@ -1,5 +1,5 @@
 # Stjernestøv math: par sheet, the accumulating simulation proof, the engine/simulator agreement run, tests.
-.PHONY: math-stjernestoev-parsheet math-stjernestoev-proof math-stjernestoev-proof-status math-stjernestoev-agreement math-stjernestoev-test
+.PHONY: math-stjernestoev-parsheet math-stjernestoev-proof math-stjernestoev-proof-status math-stjernestoev-proof-record math-stjernestoev-agreement math-stjernestoev-test
 
 SJ_PROOF_BATCHES ?= 100
 SJ_PROOF_MODEL ?= stjernestoev-v3
@@ -15,6 +15,9 @@ math-stjernestoev-proof: venv ## Proof: SJ_PROOF_BATCHES x 1e7 fresh spins (resu
 
 math-stjernestoev-proof-status: venv ## Where an unfinished proof stands; SJ_RECORD=1 logs it as an interim entry
 	$(PY) -m reelstream.mathcli.stjernestoev proof-status --model-version $(SJ_PROOF_MODEL) --target-batches $(SJ_PROOF_BATCHES) $(if $(SJ_RECORD),--record)
+
+math-stjernestoev-proof-record: venv ## docs/math/proof-record.md from the criterion, tuning-seeds.json and the attempt log
+	$(PY) -m reelstream.mathcli.stjernestoev proof-record
 
 math-stjernestoev-agreement: venv ## Engine vs simulator on SJ_AGREEMENT_INPUTS shared inputs -> docs/math/stjernestoev/agreement.json
 	$(PY) -m reelstream.mathcli.stjernestoev agreement --inputs $(SJ_AGREEMENT_INPUTS)

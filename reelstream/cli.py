@@ -42,6 +42,7 @@ _GROUPS = {
     "recall": "Game recall: the last games of a player, step by step.",
     "reports": "Operator and regulator reports.",
     "chaos": "Faults during real traffic, then the audit: nothing lost, nothing twice.",
+    "fuzz": "Hostile records through the real broker as each topic's least privileged writer; probes, bisection.",
     "bench": "Benchmarks that print ratios against baselines measured in the same run.",
 }
 EXIT_USAGE = 2

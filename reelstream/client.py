@@ -328,6 +328,11 @@ class ReelstreamClient:
         if waiter is not None:
             waiter.offer(answer)
 
+    @property
+    def reading(self) -> bool:
+        """Whether the background answer reader still runs (a record it cannot parse would stop it)."""
+        return self._reader.is_alive()
+
     def close(self) -> None:
         self._stopping.set()
         self._reader.join(timeout=5)

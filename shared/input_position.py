@@ -134,6 +134,8 @@ class InputPositions:
             resume_at = max(offset, group[tp])
             consumer.seek(tp, resume_at)
             self._next[tp] = resume_at
+            if resume_at > group[tp]:  # decided before a restart, never told: else lag shows until the next record
+                self.committed(partition, resume_at, tp.topic)
 
     def committed(self, partition: int, next_offset: int, topic: str | None = None) -> None:
         """A transaction up to `next_offset` committed: the group learns it with a later transaction."""

@@ -1,15 +1,38 @@
-"""The operators of this deployment, as code: each gets its own answer topics and game-client and cashier roles
-(shared/topics.py, shared/roles.py), so one operator's backend reads only its own players' answers. Empty: a
-single-operator deployment, answered on spin.events and wallet.events alone. Adding an operator is a code change,
-reviewed like any ACL."""
+"""The operators of this deployment, from its operators file: each gets its own answer topics and game-client and
+cashier roles (shared/topics.py, shared/roles.py), so one operator's backend reads only its own players' answers.
+Empty: a single-operator deployment, answered on spin.events and wallet.events alone."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
-# The ids the session ring binds (`kid@operator:secret`, shared/session.py). Locally two demo operators, so the
-# per-operator topics and principals exist to be tried; a real deployment lists its own.
-OPERATORS: tuple[str, ...] = ("demo-a", "demo-b")
+FILE_ENV = "REELSTREAM_OPERATORS_FILE"
+# Outside production an unset variable means the two demo operators, so the per-operator topics and principals exist
+# to be tried locally and in CI; a production process names its file (deploy/operators/production.json lists none).
+DEMO_FILE = Path(__file__).resolve().parents[1] / "deploy" / "operators" / "demo.json"
+FILE_BYTES_MAX = 64 * 1024
+OPERATORS_MAX = 256
+# How an operator's players' money is held. Only the platform's own ledger exists yet; the seamless-wallet issue adds
+# its mode here, so a file may already name "ledger" and a file that names nothing means it.
+WALLET_MODES = ("ledger",)
+_KEYS = frozenset({"operators"})
+_OPERATOR_KEYS = frozenset({"id", "wallet_mode"})
+
+
+class OperatorsFileError(ValueError):
+    """The operators file is missing, unreadable or malformed (the message names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Operator:
+    id: str
+    wallet_mode: str = "ledger"
+
 
 ANSWERS_PREFIX = "spin.answers."
 CLIENT_PREFIX = "game-client."
@@ -39,14 +62,16 @@ def cashier_role(operator_id: str) -> str:
     return CASHIER_PREFIX + operator_id
 
 
-def cashier_operator(writer: str | None, operators: tuple[str, ...] = OPERATORS) -> str | None:
-    """The operator whose cashier `writer` is (`cashier.<O>` of a listed O), else None (the plain cashier, anyone)."""
+def cashier_operator(writer: str | None, operators: tuple[str, ...] | None = None) -> str | None:
+    """The operator whose cashier `writer` is (`cashier.<O>` of a listed O, by default of OPERATORS), else None (the
+    plain cashier, anyone)."""
     operator_id = writer.removeprefix(CASHIER_PREFIX) if writer and writer.startswith(CASHIER_PREFIX) else None
     return operator_id if known(operator_id, operators) else None
 
 
-def known(operator_id: str | None, operators: tuple[str, ...] = OPERATORS) -> bool:
-    return operator_id is not None and operator_id in operators
+def known(operator_id: str | None, operators: tuple[str, ...] | None = None) -> bool:
+    """Whether `operator_id` is one of `operators`, by default of this deployment's."""
+    return operator_id is not None and operator_id in (OPERATORS if operators is None else operators)
 
 
 def checked(operators: tuple[str, ...]) -> tuple[str, ...]:
@@ -59,4 +84,73 @@ def checked(operators: tuple[str, ...]) -> tuple[str, ...]:
     return operators
 
 
-checked(OPERATORS)
+def parse(text: bytes, source: str) -> tuple[Operator, ...]:
+    """The operators of a file's text, exactly `{"operators": [{"id": ...}, ...]}`; OperatorsFileError otherwise."""
+    if len(text) > FILE_BYTES_MAX:
+        raise OperatorsFileError(f"{source}: larger than {FILE_BYTES_MAX} bytes")
+    try:
+        document = json.loads(text, object_pairs_hook=_unique_keys)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise OperatorsFileError(f"{source}: not JSON ({error})") from None
+    if not isinstance(document, dict) or set(document) != _KEYS:
+        raise OperatorsFileError(f'{source}: must be an object with the one key "operators"')
+    entries = document["operators"]
+    if not isinstance(entries, list) or len(entries) > OPERATORS_MAX:
+        raise OperatorsFileError(f'{source}: "operators" must be a list of at most {OPERATORS_MAX} objects')
+    found = tuple(_operator(entry, source) for entry in entries)
+    try:
+        checked(tuple(operator.id for operator in found))
+    except ValueError as error:
+        raise OperatorsFileError(f"{source}: {error}") from None
+    return found
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"a key repeats in one object: {keys}")
+    return dict(pairs)
+
+
+def _operator(entry: object, source: str) -> Operator:
+    if not isinstance(entry, dict) or "id" not in entry:
+        raise OperatorsFileError(f'{source}: each operator must be an object with an "id", got {entry!r:.80}')
+    unknown = set(entry) - _OPERATOR_KEYS
+    if unknown:
+        raise OperatorsFileError(f"{source}: operator {entry['id']!r:.40} has unknown keys {sorted(unknown)}")
+    if not isinstance(entry["id"], str):
+        raise OperatorsFileError(f"{source}: an operator id must be a string, got {entry['id']!r:.40}")
+    mode = entry.get("wallet_mode", "ledger")
+    if mode not in WALLET_MODES:
+        raise OperatorsFileError(
+            f"{source}: operator {entry['id']!r}'s wallet_mode {mode!r:.40} is not one of {WALLET_MODES}"
+        )
+    return Operator(entry["id"], mode)
+
+
+def load_file(path: Path) -> tuple[Operator, ...]:
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(FILE_BYTES_MAX + 1)
+    except OSError as error:
+        raise OperatorsFileError(f"{path}: cannot read the operators file ({error.strerror})") from None
+    return parse(text, str(path))
+
+
+def file_of(environ: Mapping[str, str]) -> Path:
+    """The operators file this process reads: $REELSTREAM_OPERATORS_FILE; unset, the demo file outside production."""
+    named = environ.get(FILE_ENV, "").strip()
+    if named:
+        return Path(named)
+    if environ.get("REELSTREAM_ENV", "local") == "production":
+        raise OperatorsFileError(
+            f"{FILE_ENV} is not set: under REELSTREAM_ENV=production the operators come from a file "
+            "(deploy/operators/production.json for none)"
+        )
+    return DEMO_FILE
+
+
+# Read once at import: topics, roles, ACLs and signing writers are derived from the list when their modules load.
+CONFIGURED: tuple[Operator, ...] = load_file(file_of(os.environ))
+# The ids the session ring binds (`kid@operator:secret`, shared/session.py).
+OPERATORS: tuple[str, ...] = tuple(operator.id for operator in CONFIGURED)

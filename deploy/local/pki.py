@@ -10,8 +10,11 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from deploy.local.exceptions import InfraError
 
 BROKER_CN = "reelstream-broker"
 CA_CN = "reelstream local CA"
@@ -75,19 +78,66 @@ def _write_private(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
-def ensure_tls(folder: Path, now: datetime.datetime | None = None, hostnames: tuple[str, ...] = ()) -> TlsFiles:
+def ensure_tls(
+    folder: Path,
+    now: datetime.datetime | None = None,
+    hostnames: tuple[str, ...] = (),
+    broker_group: int | None = None,
+) -> TlsFiles:
     """The CA and broker files under `folder`, made when any is missing (all are made again together); the broker
-    certificate names `localhost`, `127.0.0.1` and `hostnames` (e.g. a container's name)."""
+    certificate names `localhost`, `127.0.0.1` and `hostnames` (e.g. a container's name). broker_group: the group of
+    a broker that runs as another user (a container image's): its key is readable by that group as well."""
+    files = TlsFiles(folder)
+    if not files.complete():
+        if broker_group is None:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
+        else:
+            _require_shared_folder(folder, broker_group)
+        _make(files, now, hostnames)
+    if broker_group is not None:
+        _share_with_broker(files, broker_group)
+    return files
+
+
+def _require_shared_folder(folder: Path, gid: int) -> None:
+    """A folder shared with the broker's group is made by whoever may give it that group (the compose secure-volumes
+    job): setgid, so every file made in it takes the group, and closed to everyone else."""
+    info = folder.stat()
+    if info.st_gid != gid or not info.st_mode & stat.S_ISGID or info.st_mode & 0o007:
+        raise InfraError(
+            f"{folder} must be a setgid folder of group {gid} that others cannot enter (mode 2750), "
+            f"found group {info.st_gid} mode {stat.S_IMODE(info.st_mode):o}"
+        )
+
+
+def _share_with_broker(files: TlsFiles, gid: int) -> None:
+    """The broker's key and keystore readable by its group too; the CA key stays its owner's alone."""
+    for path in (files.broker_key, files.broker_keystore):
+        try:
+            os.chown(path, -1, gid)
+        except PermissionError:
+            raise InfraError(f"cannot give {path} to group {gid}: its folder must be setgid group {gid}") from None
+        os.chmod(path, 0o640)
+    os.chmod(files.ca_key, 0o600)
+
+
+def publish_ca(files: TlsFiles, folder: Path) -> Path:
+    """The CA certificate alone in `folder`, readable by all: what a client needs to trust the broker, and no key."""
+    target = folder / files.ca_cert.name
+    temporary = target.with_suffix(".tmp")
+    temporary.write_bytes(files.ca_cert.read_bytes())
+    os.chmod(temporary, 0o644)
+    os.replace(temporary, target)
+    return target
+
+
+def _make(files: TlsFiles, now: datetime.datetime | None, hostnames: tuple[str, ...]) -> None:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import ExtendedKeyUsageOID
 
-    files = TlsFiles(folder)
-    if files.complete():
-        return files
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
     start = (now or datetime.datetime.now(datetime.timezone.utc)) - datetime.timedelta(minutes=5)
     end = start + datetime.timedelta(days=VALID_DAYS)
     ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -141,4 +191,3 @@ def ensure_tls(folder: Path, now: datetime.datetime | None = None, hostnames: tu
     _write_private(files.broker_keystore, _pkcs8(broker_key) + chain)
     files.broker_cert.write_bytes(chain)
     files.ca_cert.write_bytes(ca_cert.public_bytes(pem))
-    return files

@@ -32,13 +32,15 @@ def _password(folder: Path, role: str) -> str | None:
         return None
 
 
-def role_security(tls: TlsFiles, role: str, password: str) -> ClientSecurity:
+def role_security(tls: TlsFiles, role: str, password: str, client_ca: str | None = None) -> ClientSecurity:
+    """client_ca: where the role's clients find the CA certificate, when not at the path this process reads it from
+    (a container that mounts only the public CA)."""
     return ClientSecurity(
         protocol="SASL_SSL",
         mechanism=MECHANISM,
         username=role,
         password=password,
-        ca_file=str(tls.ca_cert),
+        ca_file=client_ca or str(tls.ca_cert),
         source=role,
     )
 
@@ -79,9 +81,17 @@ def remove_principals(admin, roles: Iterable[str]) -> None:
         raise InfraError(f"the broker refused to delete SCRAM users: {failed}")
 
 
-def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, folder: Path | None = None) -> Path:
+def provision(
+    admin,
+    state: Path,
+    tls: TlsFiles,
+    bootstrap: str,
+    echo: Echo,
+    folder: Path | None = None,
+    client_ca: str | None = None,
+) -> Path:
     """Upsert every role's SCRAM user, apply the un-prefixed ACLs and the quotas, write the client files (into
-    `folder`, by default the state's clients/)."""
+    `folder`, by default the state's clients/; naming `client_ca` as the CA, by default the broker's)."""
     folder = folder or clients_dir(state)
     known = {role: _password(folder, role) for role in ROLE_NAMES}
     passwords = {role: password or secrets.token_urlsafe(24) for role, password in known.items()}
@@ -89,7 +99,7 @@ def provision(admin, state: Path, tls: TlsFiles, bootstrap: str, echo: Echo, fol
     reports = apply_acls(admin)
     apply_quotas(admin)
     for role, password in passwords.items():
-        write_client_files(folder, role, role_security(tls, role, password), bootstrap)
+        write_client_files(folder, role, role_security(tls, role, password, client_ca), bootstrap)
     created, new_users = sum(len(report.created) for report in reports), sum(p is None for p in known.values())
     if created or new_users:  # a restart with nothing new stays quiet
         echo(f"kafka: {new_users} new SCRAM users, {created} ACLs created, quotas set; client settings in {folder}")

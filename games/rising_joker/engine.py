@@ -10,7 +10,7 @@ from shared.money import MICRO_PER_MINOR, micro_floor_to_minor
 from games import GameResult, engine_code_sha256
 from games.rising_joker.evaluate import SpinEvaluation
 from games.rising_joker.kernel import evaluator
-from games.rising_joker.model import RisingJokerModel, model_sha256
+from games.rising_joker.model import Mystery, RisingJokerModel, model_sha256
 from games.rising_joker.mystery import MysteryAward, draw_mystery
 from games.rng import SpinRng
 
@@ -32,7 +32,26 @@ def _rows(columns: tuple[tuple[str, ...], ...]) -> list[list[str]]:
     return [[column[row] for column in columns] for row in range(len(columns[0]))]
 
 
-def _mystery_json(drawn: bool, award: MysteryAward | None, stake_minor: int) -> dict[str, Any]:
+def odds_json(mystery: Mystery) -> list[dict[str, Any]]:
+    """Each tier's chance per trigger, exact and as '1 in N', for the reveal to show beside the cards."""
+    return [
+        {
+            "tier": t.tier,
+            "chance": f"{mystery.tier_chance(t.tier).numerator}/{mystery.tier_chance(t.tier).denominator}",
+            "one_in": f"{float(1 / mystery.tier_chance(t.tier)):,.4g}",
+        }
+        for t in mystery.tiers
+    ]
+
+
+def _mystery_json(mystery: Mystery, drawn: bool, award: MysteryAward | None, stake_minor: int) -> dict[str, Any]:
+    shown = _mystery_cards_json(drawn, award, stake_minor)
+    if award is not None and mystery.reveal == "cards-with-odds":
+        shown["odds_per_trigger"] = odds_json(mystery)
+    return shown
+
+
+def _mystery_cards_json(drawn: bool, award: MysteryAward | None, stake_minor: int) -> dict[str, Any]:
     if award is None:
         return {
             "drawn": drawn,
@@ -117,7 +136,7 @@ def outcome_json(
             "amount_micro": scatter_micro,
         },
         "losing_spin": spin.base_hundredths == 0,
-        "mystery": _mystery_json(mystery_drawn, award, stake_minor),
+        "mystery": _mystery_json(model.mystery, mystery_drawn, award, stake_minor),
         "totals": _totals(model, lines_micro, scatter_micro, fixed_micro, carried_in_micro),
     }
 

@@ -10,11 +10,12 @@ import hashlib
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-CURRENT_VERSION = "rising-joker-v2"
-RELEASED_VERSIONS: tuple[str, ...] = ("rising-joker-v1", "rising-joker-v2")
+CURRENT_VERSION = "rising-joker-v3"
+RELEASED_VERSIONS: tuple[str, ...] = ("rising-joker-v1", "rising-joker-v2", "rising-joker-v3")
 # What happens to a spin's sub-cent remainder: v1 sent it to the network pools as breakage (which pay in proportion to
 # stake, so the small stakes' return went to others); from v2 each player's remainder is carried in their game state
 # and paid with the spin that completes a cent, so every stake returns the same.
@@ -70,6 +71,9 @@ class Tier(_Frozen):
 class Mystery(_Frozen):
     trigger: Trigger
     tiers: tuple[Tier, ...]
+    # cards-with-odds (v3 on): the outcome states every tier's chance per trigger beside the 12 cards, so the reveal
+    # cannot read as a fair deal in which each tier would come first one time in four.
+    reveal: Literal["cards-only", "cards-with-odds"] = "cards-only"
 
     @model_validator(mode="after")
     def _all_tiers_once(self) -> "Mystery":
@@ -80,6 +84,10 @@ class Mystery(_Frozen):
     @property
     def weights(self) -> tuple[int, ...]:
         return tuple(t.weight for t in self.tiers)
+
+    def tier_chance(self, tier: str) -> Fraction:
+        """The chance that a triggered mystery awards `tier` (the tier draw; the cards are display only)."""
+        return Fraction(next(t.weight for t in self.tiers if t.tier == tier), sum(self.weights))
 
 
 class DeclaredRtp(_Frozen):

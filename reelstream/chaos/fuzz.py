@@ -1,38 +1,67 @@
-"""Hostile records for every input topic, as hypothesis strategies: what a tester writing to the topics would try.
-
-Each strategy draws a `Hostile(topic, key, value, headers)`: bytes that are not UTF-8 or not JSON, JSON that is not an
-object, valid messages with a field dropped, added or retyped (strings, floats, NaN, booleans, integers at and past
-the signed 64-bit bounds), unknown games, currencies, networks and tiers, forged, expired, empty or non-ASCII session
-tokens, oversized payloads, and records on a service's own topic or internal commands written by someone else. None
-of them may change a balance or a pool, stop a service or make a restore fail.
-
-The writer id is never the trusted writer of the topic or command: a record that the trusted writer really wrote is
-a compromised principal's, which the trust boundary (docs/security.md) and the audit catch, not the input checks.
-"""
+"""Hostile records for every input topic as hypothesis strategies: any key, value, header set, codec and partition a
+principal allowed on the topic could write (docs/chaos.md, "The fuzzer"); every byte comes from the draws, the given
+`now` and signer, so a seed draws the same records again."""
 
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 from hypothesis import strategies as st
 
-from shared.events import envelope
-from shared.events import jackpot as jp
-from shared.events.spin import SpinRequested
-from shared.events.wallet import Deposit, DebitWager, SettleWager, Withdraw
+from reelstream.chaos import fuzz_values as values
+from reelstream.chaos.fuzz_bytes import Headers, header_sets, keys
+from reelstream.chaos.fuzz_messages import ids_from, internal, valid
+from reelstream.chaos.fuzz_signed import Signer, signed_copy, signed_twice
+from shared import operators
 from shared.records import headers_for
+from shared.topics import spec
 
 WRITER = "fuzzer"
+# Every topic a consumer of the platform reads that a principal other than its owner may write, or that a second
+# service may (the internal commands, the jackpot's answers to the spin service).
+INPUT_TOPICS = (
+    "spin.requests",
+    "wallet.commands",
+    "jackpot.commands",
+    "wallet.internal",
+    "jackpot.internal",
+    "wallet.events",
+    "jackpot.events",
+    "jackpot.meters",
+    "spin.jackpot-answers",
+    "spin.journal",
+    "spin.events",
+)
+# Who writes each input topic's hostile records: the least privileged principal the ACLs let write it (checked
+# against shared/topics.py by tests/unit/reelstream/chaos). An outside role where one may; one operator's cashier
+# for the cashier's commands, so that a record of the signature class could try to act for another operator; ops for
+# the event topics (it may re-drive dead letters onto them); the one service the broker lets write the rest.
+PRINCIPALS = {
+    "spin.requests": "game-client",
+    "wallet.commands": operators.cashier_role(operators.OPERATORS[-1]),
+    "jackpot.commands": "operator",
+    "wallet.internal": "spin",
+    "jackpot.internal": "spin",
+    "spin.jackpot-answers": "jackpot",
+    **{topic: "ops" for topic in ("wallet.events", "jackpot.events", "jackpot.meters", "spin.journal", "spin.events")},
+}
+# The input topics whose writing principal holds a signing key of its own (shared/signing.py WRITERS).
+OWN_KEYS = ("wallet.commands", "jackpot.commands")
+CODECS = (None, "gzip", "snappy", "lz4", "zstd")
+# Snappy's best ratio is far lower than these three's: a snappy bomb would not get under the broker's limit.
+BOMB_CODECS = ("gzip", "lz4", "zstd")
 INT64_EDGES = (2**63 - 1, -(2**63), 2**63, 2**64, 2**49, -1, 0)
 HUGE = (2**63 - 1, 2**49, 10**12, -(10**12))  # amounts the models accept and no business allows
 ODD_VALUES = ("text", 1.5, True, None, [], {}, "été", "x" * 300)
-# How often each kind is drawn (a ~0.9 MB record once in 200: enough to cross the size guard, not to flood the log).
-SHAPES = ("bytes",) * 2 + ("not-object",) * 2 + ("mutated",) * 8 + ("internal",) * 2
+# How often each value shape is drawn. Records padded to the broker's limit and bombs are rare: enough to cross the
+# size guards every batch or two, few enough that a 500-record batch stays well under 30 MB.
+SHAPES = ("bytes",) * 2 + ("empty", "tombstone") + ("not-object",) * 2 + ("mutated",) * 8 + ("internal",) * 2
+SHAPES += ("wrong-type",) * 2 + ("deep",) * 2 + ("signed-copy",) * 2 + ("signed-twice",)
+HUGE_PER_1000, BOMBS_PER_1000 = 5, 2
 NOT_OBJECTS = (b"[1, 2, 3]", b"42", b'"a string"', b"null", b"true", b"[[[[[[[[[[]]]]]]]]]]")
 
 
@@ -40,74 +69,17 @@ NOT_OBJECTS = (b"[1, 2, 3]", b"42", b'"a string"', b"null", b"true", b"[[[[[[[[[
 class Hostile:
     topic: str  # logical name: the caller adds the deployment's prefix
     key: bytes | None
-    value: bytes
-    headers: list[tuple[str, bytes]]
-
-
-def _valid(topic: str, player_id: str, now: datetime) -> dict[str, Any]:
-    """A well-formed message of the topic as a JSON-ready dict, to be broken by a mutation."""
-    request_id = uuid.uuid4()
-    by_topic = {
-        "spin.requests": SpinRequested(
-            request_id=request_id,
-            player_id=player_id,
-            game="rising-joker",
-            stake_minor=10,
-            currency="EUR",
-            session_token="v1.x.1.y",
-        ),
-        "wallet.commands": Withdraw(transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR"),
-        "jackpot.commands": jp.Claim(
-            network_id="diamond-mystery",
-            claim_id=request_id,
-            request_id=request_id,
-            player_id=player_id,
-            game="rising-joker",
-            tier="green",
-            currency="EUR",
-            stake_minor=10,
-        ),
-    }
-    by_topic["jackpot.internal"] = by_topic["jackpot.commands"]  # a claim: the spin's to send, on either topic
-    data = by_topic.get(topic) or DebitWager(
-        transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR", game="rising-joker"
-    )
-    return envelope(data, source="fuzzer", time=now).model_dump(mode="json", exclude_none=True)
-
-
-def _internal(topic: str, player_id: str, now: datetime, huge: int) -> dict[str, Any]:
-    """An internal command or a service's own fact, well formed, with an amount no honest writer would send."""
-    wager = uuid.uuid4()
-    if topic in ("jackpot.commands", "jackpot.internal"):
-        data: Any = jp.Contribute(
-            network_id="diamond-mystery",
-            contribution_id=wager,
-            game="rising-joker",
-            currency="EUR",
-            stake_minor=huge,
-            contribution_micro=huge,
-            player_id=player_id,
-        )
-    elif topic in ("wallet.commands", "wallet.internal"):
-        data = SettleWager(
-            transaction_id=uuid.uuid4(),
-            player_id=player_id,
-            wager_id=wager,
-            currency="EUR",
-            house_win_minor=huge,
-            jackpot_win_minor=0,
-            breakage_micro=0,
-            contribution_micro=0,
-            network_id="diamond-mystery",
-        )
-    else:
-        data = Deposit(transaction_id=wager, player_id=player_id, amount_minor=huge, currency="EUR")
-    return envelope(data, source="fuzzer", time=now).model_dump(mode="json", exclude_none=True)
+    value: bytes | None
+    headers: Headers
+    codec: str | None = None  # the compression of the batch it is written in (None: uncompressed)
+    partition: int | None = None  # written there explicitly (None: the producer's partitioner picks by key)
+    shape: str = ""  # what kind of value, e.g. "deep/request_id"
+    key_shape: str = ""
+    header_shape: str = ""
 
 
 @st.composite
-def _mutated(draw, topic: str, player_id: str, now: datetime) -> bytes:
-    message = _valid(topic, player_id, now)
+def _mutated(draw, message: dict[str, Any], now: datetime) -> tuple[str, bytes]:
     data = message["data"]
     kind = draw(st.sampled_from(("drop", "extra", "retype", "edge", "unknown", "token", "time", "envelope")))
     field = draw(st.sampled_from(sorted(data)))
@@ -137,29 +109,73 @@ def _mutated(draw, topic: str, player_id: str, now: datetime) -> bytes:
         message.pop(draw(st.sampled_from(("specversion", "id", "type", "subject", "time", "source"))), None)
     if draw(st.booleans()) and kind == "retype":
         data[field] = float("nan")  # written as NaN: not JSON, as a careless client's encoder sends it
-    return json.dumps(message).encode()  # the stdlib writes integers past 64 bits too
+    return f"mutated/{kind}", json.dumps(message).encode()  # the stdlib writes integers past 64 bits too
 
 
-def hostile(topics: tuple[str, ...], players: tuple[str, ...], now: datetime | None = None) -> st.SearchStrategy:
-    """One hostile record for one of `topics`, keyed by one of `players` (or by nothing, or by garbage)."""
-    moment = now or datetime.now(timezone.utc)
+@st.composite
+def _value(draw, shape: str, topic: str, player_id: str, now: datetime, salt: int) -> tuple[str, bytes | None]:
+    """(shape, value) of the shapes that leave the key and headers to their own draws."""
+    ids = ids_from(salt, 5)
+    message = valid(topic, player_id, now, ids[:2])
+    if shape == "bytes":
+        return shape, draw(st.binary(min_size=1, max_size=64).filter(lambda raw: not raw.startswith(b"{")))
+    if shape in ("empty", "tombstone"):
+        return shape, b"" if shape == "empty" else None
+    if shape == "not-object":
+        return shape, draw(st.sampled_from(NOT_OBJECTS))
+    if shape == "internal":
+        return shape, orjson.dumps(internal(topic, player_id, now, draw(st.sampled_from(HUGE)), ids[2:]))
+    if shape == "wrong-type":
+        return draw(values.wrong_types(message))
+    if shape == "deep":
+        return draw(values.deep(message))
+    return draw(_mutated(message, now))
+
+
+def _shape(draw, topic: str) -> str:
+    rare = draw(st.sampled_from(range(1000)))
+    if rare < HUGE_PER_1000:
+        return "huge"
+    if rare < HUGE_PER_1000 + BOMBS_PER_1000:
+        return "bomb"
+    shape = draw(st.sampled_from(SHAPES))
+    return "signed-copy" if shape == "signed-twice" and topic not in OWN_KEYS else shape
+
+
+def _unsigned(writer: str, topic: str, key: bytes | None, value: bytes | None, headers: Headers) -> Headers:
+    return list(headers)
+
+
+def hostile(
+    topics: tuple[str, ...], players: tuple[str, ...], now: datetime, signer: Signer = _unsigned
+) -> st.SearchStrategy[Hostile]:
+    """One hostile record for one of `topics`, about one of `players`; `signer` signs the signature class's records
+    (`shared.signing.sign_one`: the environment's keys)."""
 
     @st.composite
     def one(draw) -> Hostile:
+        salt = draw(st.integers(0, 2**64 - 1))  # every id and filler byte of the record comes from this one draw
         topic = draw(st.sampled_from(topics))
         player_id = draw(st.sampled_from(players))
-        shape = "big" if draw(st.integers(0, 199)) == 0 else draw(st.sampled_from(SHAPES))
-        if shape == "bytes":
-            value = draw(st.binary(min_size=1, max_size=64).filter(lambda raw: not raw.startswith(b"{")))
-        elif shape == "not-object":
-            value = draw(st.sampled_from(NOT_OBJECTS))
-        elif shape == "internal":
-            value = orjson.dumps(_internal(topic, player_id, moment, draw(st.sampled_from(HUGE))))
-        elif shape == "big":
-            value = b'{"type": "' + b"x" * 900_000 + b'"}'
-        else:
-            value = draw(_mutated(topic, player_id, moment))
-        key = draw(st.sampled_from((player_id.encode(), None, b"\xff\xfe", b"other-player")))
-        return Hostile(topic, key, value, headers_for(WRITER))
+        shape = _shape(draw, topic)
+        codec = draw(st.sampled_from(BOMB_CODECS if shape == "bomb" else CODECS))
+        partition = draw(st.sampled_from((None,) * 5 + tuple(range(spec(topic).partitions))))
+        if shape in ("huge", "bomb"):
+            message = valid(topic, player_id, now, ids_from(salt, 2))
+            size = draw(st.sampled_from(values.HUGE_SIZES if shape == "huge" else values.BOMB_SIZES))
+            value = values.padded(message, size, salt) if shape == "huge" else values.bomb(message, size)
+            return Hostile(
+                topic, player_id.encode(), value, headers_for(WRITER), codec, None, shape, "player", "default"
+            )
+        if shape == "signed-copy":
+            detail, key, value, headers = draw(signed_copy(topic, player_id, now, signer, salt))
+            return Hostile(topic, key, value, headers, codec, None, detail, "subject", "signed")
+        if shape == "signed-twice":
+            detail, key, value, headers = draw(signed_twice(topic, PRINCIPALS[topic], player_id, now, signer, salt))
+            return Hostile(topic, key, value, headers, codec, None, detail, "subject", "signed")
+        detail, value = draw(_value(shape, topic, player_id, now, salt))
+        key_shape, key = draw(keys(player_id.encode(), salt))
+        header_shape, headers = draw(header_sets(headers_for(WRITER), salt))
+        return Hostile(topic, key, value, headers, codec, partition, detail, key_shape, header_shape)
 
     return one()

@@ -11,12 +11,10 @@ each fault: from the fault to the first answer after it.
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import json
 import os
 import random
-import signal
 import statistics
 import threading
 import time
@@ -26,19 +24,18 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import asyncpg
 from kafka.errors import KafkaError
 
+from reelstream.chaos.deployment import fresh_deployment, sigterm_unwinds
 from reelstream.chaos.schedule import BROKER_CLEAR_S, KILL_SPACING_S, PG_CLEAR_S, fault_schedule
 from reelstream.client import ReelstreamClient, Rejected, Settled, SpinTimeout
 from reelstream.processes import ServiceProcess, spawn
-from shared import records
+from shared import records, signing
 from shared.config import Settings, load_settings
 from shared.events import decode, encode, envelope
 from shared.events.wallet import Withdraw
 from shared.kafka import producer
 from shared.session import issue_token
-from shared.topic_admin import delete_prefixed, ensure_topics
 
 SERVICES = ("wallet", "jackpot", "spin", "projector")
 GAMES = (("rising-joker", "EUR", (10, 20, 100, 200, 500, 2000)), ("stjernestoev", "DKK", (50, 100, 200)))
@@ -96,6 +93,7 @@ class ChaosReport:
     restarts: int = 0
     fuzzed: int = 0
     quarantined: int = 0
+    impersonations: int = 0  # hostile records the audit names as claiming a writer they cannot prove
     final_spin: str = ""
     faults: list[Fault] = field(default_factory=list)
     answers_per_request_max: int = 0
@@ -405,59 +403,39 @@ def _clearance_s(kind: str) -> float:
     return KILL_SPACING_S
 
 
-def exit_on_sigterm(signum: int, _frame) -> None:
-    """A SIGTERM to a run (a long one stopped by hand) ends it through its `finally`: the services it started are
-    stopped and the report is written (the default action left the platform's processes running)."""
-    raise SystemExit(128 + signum)
-
-
 def run_chaos(plan: ChaosPlan, out_dir: Path, echo: Echo = print) -> ChaosReport:
     """The whole run; the platform's topics and database are dropped afterwards, the report kept."""
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, exit_on_sigterm) if main else None
-    try:
+    with sigterm_unwinds():
         return _run(plan, out_dir, echo)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _run(plan: ChaosPlan, out_dir: Path, echo: Echo) -> ChaosReport:
     base = load_settings()
-    prefix = f"chaos-{uuid.uuid4().hex[:10]}."
-    database = prefix.rstrip(".").replace("-", "_")
-    database_url = base.database_url.rsplit("/", 1)[0] + "/" + database
-    settings = Settings(base.kafka_bootstrap_servers, database_url, base.session_secret, base.environment, prefix)
     _check_owned_servers(plan, base)
     report = ChaosReport(plan=asdict(plan), started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     started = time.monotonic()
     out_dir.mkdir(parents=True, exist_ok=True)
-    ensure_topics(settings.kafka_bootstrap_servers, prefix=prefix)
-    asyncio.run(_sql(base.database_url, f'CREATE DATABASE "{database}"'))
     env = {
-        "REELSTREAM_TOPIC_PREFIX": prefix,
-        "DATABASE_URL": database_url,
-        "REELSTREAM_SESSION_SECRET": settings.session_secret,
         "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
         # the services log warnings and alerts only; REELSTREAM_CHAOS_LOG_LEVEL=INFO shows their restore timings too
         "REELSTREAM_LOG_LEVEL": os.environ.get("REELSTREAM_CHAOS_LOG_LEVEL", "WARNING"),
     }
-    supervisor = Supervisor({**os.environ, **env}, out_dir / "logs")
-    try:
-        supervisor.start()
-        _load_with_faults(settings, plan, supervisor, report, echo)
-        if plan.fuzz:
-            echo("chaos: restarting every service, then one normal spin")
-            supervisor.restart_all()
-            report.final_spin = _normal_spin(settings)
-        report.restarts = supervisor.restarts
-        _check(settings, report, echo, deadline=time.monotonic() + 300)
-    finally:
-        supervisor.stop()
-        report.duration_s = round(time.monotonic() - started, 1)
-        _write_report(report, out_dir)
-        delete_prefixed(settings.kafka_bootstrap_servers, prefix)
-        asyncio.run(_sql(base.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    with fresh_deployment(base, "chaos", env) as deployment:
+        settings = deployment.settings
+        supervisor = Supervisor({**os.environ, **deployment.env}, out_dir / "logs")
+        try:
+            supervisor.start()
+            _load_with_faults(settings, plan, supervisor, report, echo)
+            if plan.fuzz:
+                echo("chaos: restarting every service, then one normal spin")
+                supervisor.restart_all()
+                report.final_spin = _normal_spin(settings)
+            report.restarts = supervisor.restarts
+            _check(settings, report, echo, deadline=time.monotonic() + 300)
+        finally:
+            supervisor.stop()
+            report.duration_s = round(time.monotonic() - started, 1)
+            _write_report(report, out_dir)
     return report
 
 
@@ -498,7 +476,7 @@ def _load_with_faults(
         for index in range(plan.clients)
     ]
     targets = tuple(player_name(plan, index, 0, 0) for index in range(min(plan.clients, 4)))
-    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan.fuzz, report, targets), name="chaos-fuzz", daemon=True)
+    fuzzer = threading.Thread(target=_fuzz, args=(settings, plan, report, targets), name="chaos-fuzz", daemon=True)
     injector.start()
     fuzzer.start()
     for client in clients:
@@ -515,57 +493,24 @@ def _load_with_faults(
     _count_answers(settings, load.request_ids, report)
 
 
-FUZZED_TOPICS = (
-    "spin.requests",
-    "wallet.commands",
-    "jackpot.commands",
-    "wallet.internal",
-    "jackpot.internal",
-    "wallet.events",
-    "jackpot.events",
-    "spin.jackpot-answers",
-    "spin.journal",
-    "spin.events",
-)
-
-
 def player_name(plan: ChaosPlan, client: int, worker: int, n: int) -> str:
     tag = f"{client}" if plan.concurrency == 1 else f"{client}w{worker}"
     return f"chaos-{tag}-{n}"
 
 
-def _fuzz(settings: Settings, count: int, report: ChaosReport, players: tuple[str, ...]) -> None:
-    """`count` hostile records drawn by hypothesis, written while the load runs."""
-    if count <= 0:
+def _fuzz(settings: Settings, plan: ChaosPlan, report: ChaosReport, players: tuple[str, ...]) -> None:
+    """`plan.fuzz` hostile records drawn from the run's seed (reelstream/chaos/fuzz.py) over every input topic,
+    written while the load runs in batches of at most 500, each as its topic's least privileged principal."""
+    if plan.fuzz <= 0:
         return
-    from hypothesis import HealthCheck, Phase, given
-    from hypothesis import settings as hypothesis_settings
+    from reelstream.chaos.campaign import BATCH_MAX, batches, draw_records
+    from reelstream.chaos.writers import HostileWriter
 
-    from reelstream.chaos.fuzz import hostile
-
-    drawn: list = []
-    examples = hypothesis_settings(
-        max_examples=count,
-        database=None,
-        phases=[Phase.generate],
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-
-    @examples
-    @given(hostile(FUZZED_TOPICS, players))  # the load's own players: their books and balances meet the records
-    def draw(item) -> None:
-        drawn.append(item)
-
-    draw()
-    writer = producer(settings.kafka_bootstrap_servers, client_id="chaos-fuzzer", max_request_size=2_000_000)
-    try:
-        for item in drawn[:count]:
-            writer.send(settings.topic(item.topic), key=item.key, value=item.value, headers=item.headers)
-            report.fuzzed += 1
-        writer.flush(120)
-    finally:
-        writer.close(10)
+    # The load's own players: their books and balances meet the records.
+    items = draw_records(plan.seed, plan.fuzz, datetime.now(timezone.utc), signing.sign_one, players)
+    with HostileWriter(settings.kafka_bootstrap_servers, settings.topic) as writer:
+        for span in batches(len(items), BATCH_MAX):
+            report.fuzzed += len(writer.write(items[span.start : span.stop]).taken)
 
 
 def _normal_spin(settings: Settings) -> str:
@@ -610,10 +555,13 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
     """The audit, once the projector has caught up (it may be a few records behind just after the load)."""
     from services.audit.adapters.runner import audit_platform
     from services.audit.core.scope import Scope
+    from services.audit.core.trust import CHECK as UNTRUSTED
 
     while True:
         run = audit_platform(settings, Scope())
-        report.discrepancies = [str(item) for item in run.discrepancies]
+        # The audit names each hostile record that claims a writer it cannot prove: the trust boundary at work.
+        report.discrepancies = [str(item) for item in run.discrepancies if item.check != UNTRUSTED]
+        report.impersonations = len(run.discrepancies) - len(report.discrepancies)
         report.projection = run.projection
         report.quarantined = len(run.result.facts.quarantined)
         report.audited = True
@@ -621,14 +569,6 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
             return
         echo(f"chaos: audit found {len(report.discrepancies)} discrepancies ({run.projection}); again in 5 s")
         time.sleep(5)
-
-
-async def _sql(url: str, statement: str) -> None:
-    conn = await asyncpg.connect(url, timeout=30)
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
 
 
 def _write_report(report: ChaosReport, out_dir: Path) -> None:
@@ -665,6 +605,7 @@ def _write_report(report: ChaosReport, out_dir: Path) -> None:
                 ("service restarts by the supervisor", report.restarts),
                 ("hostile records written", report.fuzzed),
                 ("records the audit set aside as untrusted", report.quarantined),
+                ("records the audit names as impersonations", report.impersonations),
                 ("requests without an answer", report.unanswered),
                 ("most distinct answers of one request", report.answers_per_request_max),
                 ("audit discrepancies", len(report.discrepancies)),

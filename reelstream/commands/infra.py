@@ -110,12 +110,18 @@ def status(format: Format = FORMAT, units: Units = UNITS) -> None:
 def pki(
     folder: Path = typer.Argument(..., help="Where the CA and broker files go (made once; kept when present)."),
     hostname: list[str] = typer.Option([], "--hostname", help="Another name for the broker certificate."),
+    public: Path | None = typer.Option(None, help="A folder for the CA certificate alone (what clients mount)."),
+    broker_group: int | None = typer.Option(
+        None, min=0, max=2**31 - 1, help="The broker's group id: its key is readable by that group (FOLDER setgid)."
+    ),
 ) -> None:
     """Make the private CA and broker certificate for a secured broker elsewhere (the compose `secure` profile)."""
-    from deploy.local.pki import ensure_tls
+    from deploy.local.pki import ensure_tls, publish_ca
 
-    files = ensure_tls(folder, hostnames=tuple(hostname))
+    files = ensure_tls(folder, hostnames=tuple(hostname), broker_group=broker_group)
     _echo(f"CA {files.ca_cert}; broker keystore {files.broker_keystore}")
+    if public is not None:
+        _echo(f"CA certificate for clients: {publish_ca(files, public)}")
 
 
 @app.command()
@@ -124,6 +130,7 @@ def provision(
     internal: str = typer.Option(..., help="The broker's mTLS listener (the broker certificate is a super user)."),
     bootstrap: str = typer.Option(..., help="The SASL_SSL bootstrap the role files name."),
     clients: Path = typer.Option(..., help="Where <role>.properties|conf|json go."),
+    client_ca: str | None = typer.Option(None, help="The CA path the role files name (default: the TLS dir's)."),
 ) -> None:
     """SCRAM users, ACLs and quotas of every role on a secured broker, and each role's client files."""
     from deploy.local.kafka import broker_security
@@ -140,7 +147,7 @@ def provision(
     )
     admin = admin_client(internal, client_id="reelstream-provision", security=broker_security(tls))
     try:
-        provision_roles(admin, clients.parent, tls, bootstrap, _echo, folder=clients)
+        provision_roles(admin, clients.parent, tls, bootstrap, _echo, folder=clients, client_ca=client_ca)
     finally:
         admin.close()
 

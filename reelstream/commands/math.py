@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Optional
@@ -103,3 +104,48 @@ def rng_dump(
     )
     for n, row in manifest["scaled"].items():
         typer.echo(f"  below({n}): chi-square {row['statistic']:.1f} on {row['dof']} dof, p = {row['p_value']:.3f}")
+
+
+@app.command("manifest")
+def outcome_manifest(
+    check: bool = typer.Option(False, "--check", help="Compare the committed manifest with the files; exit 1 on any."),
+    history: Optional[str] = typer.Option(
+        None,
+        "--history",
+        metavar="COMMIT",
+        help="Also rewrite games/released-engines.json from the git history up to COMMIT (the last to pin spins by "
+        "their engine code hash).",
+    ),
+) -> None:
+    """The outcome manifest of each model version: the files that decide an outcome or a payment, hashed."""
+    from games import manifest
+    from reelstream.mathcli.manifest import released_rows, write_manifest, write_released
+
+    if check:
+        committed = json.loads(manifest.MANIFEST_FILE.read_text())
+        drifted = [
+            f"{version}: {path} {want} committed, {got} here"
+            for version, now in manifest.computed().items()
+            for path, got in now["files"].items()
+            if (want := committed.get(version, {}).get("files", {}).get(path)) != got
+        ]
+        gone = set(committed) - set(manifest.computed())
+        drifted += [f"{version}: committed, no such model here" for version in sorted(gone)]
+        for line in drifted:
+            typer.echo(line, err=True)
+        if drifted:
+            raise typer.Exit(1)
+        typer.echo(f"outcome manifest holds: {', '.join(sorted(committed))}")
+        return
+    for version, written in write_manifest().items():
+        typer.echo(f"{version}: {len(written['files'])} files, manifest {written['sha256']}")
+    if history:
+        until = subprocess.run(
+            ["git", "-C", str(manifest.ROOT), "rev-parse", "--verify", f"{history}^{{commit}}"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        rows = released_rows(manifest.ROOT, until, echo=typer.echo)
+        write_released(rows, until)
+        typer.echo(f"{len(rows)} (model version, engine code hash) rows written to {manifest.RELEASED_FILE}")

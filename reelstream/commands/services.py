@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from reelstream import arguments
+from reelstream import arguments, production
 from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from games.selftest import numba_cache_dir
 from reelstream.processes import SERVICES, probe_state, spawn
@@ -30,6 +30,11 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
     """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
+    try:
+        production.require_ready(os.environ, name)
+    except production.ProductionRefused as refused:
+        sys.stderr.write(f"reelstream-{name}: {refused}\n")
+        raise SystemExit(78) from None  # EX_CONFIG, as the RNG self-test's refusal
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
     module = importlib.import_module(f"services.{name}.app")
     main = module.main

@@ -1,4 +1,4 @@
-"""`reelstream signing keys | rotate WRITER | retire KEY_ID`: the writers' Ed25519 transaction-signing keys in
+"""`reelstream signing generate | keys | rotate WRITER | retire KEY_ID`: the writers' Ed25519 signing keys in
 $REELSTREAM_SIGNING_DIR (shared/signing.py). Prints key ids only, never a key."""
 
 from __future__ import annotations
@@ -17,6 +17,13 @@ def _folder():
             f"error: {signing.SIGNING_DIR_ENV} is not set (`reelstream infra up` writes it into .reelstream/env)"
         )
     return folder
+
+
+@app.command()
+def generate() -> None:
+    """A key for each writer that has none yet (what `reelstream infra up` does; the compose secure-signing job)."""
+    made = signing.generate(_folder())
+    typer.echo(f"made keys {', '.join(made)}" if made else "every writer has a key")
 
 
 @app.command()

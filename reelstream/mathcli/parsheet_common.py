@@ -60,3 +60,9 @@ def pool_dynamics(
         "mean_topup_per_win": float(topped.mean()),
         "reseed_per_spin": float(topped.mean() * win_chance),
     }
+
+
+def displayed_rtp_percent(long_run_percent: float) -> str:
+    """The RTP shown to players: the stake-funded long-run return truncated to two decimals, so it never
+    overstates; operator-funded reseeds are never in it (they depend on the network, not on the stake)."""
+    return f"{math.floor(round(long_run_percent * 100, 6)) / 100:.2f} %"

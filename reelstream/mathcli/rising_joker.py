@@ -16,11 +16,11 @@ import typer
 from numba import njit, prange
 
 from shared.invariant import InvariantViolation
-from reelstream.mathcli.parsheet_common import pool_dynamics, rtp_ranges, rtp_ranges_markdown
+from reelstream.mathcli.parsheet_common import displayed_rtp_percent, pool_dynamics, rtp_ranges, rtp_ranges_markdown
 from shared.pools import load_pools
 from games.rising_joker import engine_for_model
 from games.rising_joker import parsheet as sheet
-from games.rising_joker.engine import outcome_json
+from games.rising_joker.engine import odds_json, outcome_json
 from games.rising_joker.evaluate import evaluate_stops
 from reelstream.mathcli.witnesses import write_witnesses
 from games.rising_joker.fullcycle import Tables, enumerate_cycle, evaluate_batch, tables
@@ -86,6 +86,8 @@ def parsheet_figures(model: RisingJokerModel) -> dict[str, Any]:
         "remainder_policy": model.remainder,
         "rtp_ranges": rtp_ranges(float(parts["base_total"]), stats["sd"]),
         "pool_economics": pool_economics(model, cycle),
+        "reveal": model.mystery.reveal,
+        "odds_per_trigger": odds_json(model.mystery),
         "highest_award_meeting_1e8": max(
             (a for a in sheet.awards(model, cycle, parts) if a["reachable_in_100m"]), key=lambda a: a["factor"]
         )["award"],
@@ -112,8 +114,11 @@ def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
     for stake in model.stakes_minor:
         for tier in model.mystery.tiers:
             pool = network.pool_for_tier(tier.tier)
-            chance = float(lose * model.mystery.trigger.probability * Fraction(tier.weight, weight_sum))
+            exact_chance = lose * model.mystery.trigger.probability * Fraction(tier.weight, weight_sum)
+            chance = float(exact_chance)
             share = min(1.0, stake / pool.payout.full_share_stake_minor)
+            rate = Fraction(pool.contribution_ppm, 1_000_000)
+            level = pool.payout.full_share_stake_minor * rate / exact_chance
             dyn = pool_dynamics(
                 contribution_per_spin=stake * pool.contribution_ppm / 1e6,
                 win_chance=chance,
@@ -130,9 +135,11 @@ def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
                     "chance_per_spin": chance,
                     "one_in": 1 / chance,
                     "share_of_pool": share,
-                    "mean_level_at_win_minor": dyn["mean_level_at_win"],
-                    "mean_pool_award_minor": dyn["mean_award"],
-                    "pool_return": dyn["mean_award"] * chance / stake,
+                    "pool_return_exact": _frac(rate),
+                    "mean_level_at_win_from_contributions_minor": float(level),
+                    "mean_pool_award_from_contributions_minor": float(share * level),
+                    "simulated_mean_level_at_win_minor": dyn["mean_level_at_win"],
+                    "simulated_pool_return": dyn["mean_award"] * chance / stake,
                     "reseed_return": dyn["reseed_per_spin"] / stake,
                     "award_with_pool_p999_minor": fixed_minor + share * dyn["level_at_win_p999"],
                 }
@@ -142,27 +149,49 @@ def pool_economics(model: RisingJokerModel, cycle: Any) -> list[dict[str, Any]]:
 
 def _pool_markdown(f: dict[str, Any]) -> list[str]:
     out = [
-        "Simulated pool dynamics with every player at one stake (4,000 wins per row from the seed, first 5 % "
-        "dropped): the pool grows by its rate × stake each spin, a win takes stake / 20 EUR of it, the operator "
-        "tops it up to its seed when a win leaves less. 'pool return' is what the pool pays players per unit staked: "
-        "the contributions (1.00 % in all, in the long run) plus the reseeds, shown apart as 'reseed return' (the "
-        "operator's money on top; e.g. +0.32 pp at €20, where a win empties the pool). "
-        "'with pool' is the fixed prize plus "
-        "the share at the 99.9th percentile level at a win (the pools have no cap).",
+        "**Exact** ('pool return', 'mean level at win', 'mean pool award'): a win at stake s takes s / 20 EUR of a "
+        "pool that every stake shares, with a chance per spin that does not depend on the stake, so a player at "
+        "stake s receives p · E[level at a win] / 20 EUR per unit staked: the same at every stake. Over the network "
+        "the pools pay out what flows in (nothing is capped or kept), so that common figure is the pool's "
+        "contribution rate plus the operator's reseeds per unit staked. The contribution part is exact and shown "
+        "here; the mean level at a win that it funds is 20 EUR × rate / p. Reseeds add to both and depend on the "
+        "stakes the network holds, so they are shown apart.",
         "",
-        "| stake € | tier | 1 in | share | mean level at win € | mean pool award € | pool return | "
-        "reseed return | award with pool (p99.9) € |",
+        "**Simulated** ('reseed return', 'award with pool'): pool dynamics with every player at one stake (4,000 "
+        "wins per row from the seed, first 5 % dropped), the operator topping a pool up to its seed when a win "
+        "leaves less (e.g. at €20, where a win empties the pool); 'award with pool' is the fixed prize plus the share "
+        "at the 99.9th percentile level at a win (the pools have no cap).",
+        "",
+        "| stake € | tier | 1 in | share | pool return (exact) | mean level at win € (exact) | "
+        "mean pool award € (exact) | reseed return (sim.) | award with pool p99.9 € (sim.) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in f["pool_economics"]:
         out.append(
             f"| {r['stake_minor'] / 100:.2f} | {r['tier']} | {r['one_in']:,.0f} | "
-            f"{r['share_of_pool'] * 100:.1f} % | "
-            f"{r['mean_level_at_win_minor'] / 100:,.2f} | {r['mean_pool_award_minor'] / 100:,.2f} | "
-            f"{r['pool_return'] * 100:.3f} % | {r['reseed_return'] * 100:.3f} % | "
-            f"{r['award_with_pool_p999_minor'] / 100:,.2f} |"
+            f"{r['share_of_pool'] * 100:.1f} % | {r['pool_return_exact']['percent']:.3f} % | "
+            f"{r['mean_level_at_win_from_contributions_minor'] / 100:,.2f} | "
+            f"{r['mean_pool_award_from_contributions_minor'] / 100:,.2f} | "
+            f"{r['reseed_return'] * 100:.3f} % | {r['award_with_pool_p999_minor'] / 100:,.2f} |"
         )
+    tiers = {r["tier"]: r["pool_return_exact"]["percent"] for r in f["pool_economics"]}
+    out += [
+        "",
+        f"At every stake the tiers return {' + '.join(f'{v:.3f} %' for v in tiers.values())} = "
+        f"{sum(tiers.values()):.3f} % from contributions, plus the reseeds.",
+    ]
     return out
+
+
+def _displayed_rtp_markdown(f: dict[str, Any]) -> list[str]:
+    total = f["rtp"]["total"]["percent"]
+    return [
+        f"**Displayed RTP: {displayed_rtp_percent(total)}** — the house return "
+        f"{f['rtp']['base_total']['percent']:.6f} % plus the pool contributions "
+        f"{f['rtp']['contribution']['percent']:.6f} % (paid back through the pools at every stake, see 'Progressive "
+        f"pools') = {total:.6f} %, truncated to two decimals. The operator's reseeds (table below) come on top and "
+        "are not displayed: they depend on how the network's stakes drain the pools, not on the game.",
+    ]
 
 
 def _markdown(f: dict[str, Any]) -> str:
@@ -179,6 +208,8 @@ def _markdown(f: dict[str, Any]) -> str:
         f"- total within 95.50 % ± 0.05: **{f['within_target']}**",
         "",
         "## Return to player (per unit of total stake, exact)",
+        "",
+        *_displayed_rtp_markdown(f),
         "",
         "| component | fraction | percent |",
         "|---|---|---|",
@@ -217,6 +248,15 @@ def _markdown(f: dict[str, Any]) -> str:
         f"{next(a['expected_in_100m'] for a in f['awards'] if a['award'] == f['highest_award_meeting_1e8']):.1f} "
         "times in 10^8 games. A reachability witness for each award (RNG words the engine replays to it) is in "
         "[witnesses.json](witnesses.json), replayed by `tests/unit/games/test_award_witnesses.py`.",
+        "",
+        f"Diamond Mystery reveal ({f['reveal']}): a triggered mystery's tier is drawn first, then 12 cards agree "
+        "with it, so the reveal is not a fair deal; per trigger the tiers come "
+        + ", ".join(f"{t['tier']} {t['chance']} (1 in {t['one_in']})" for t in f["odds_per_trigger"])
+        + (
+            ", and the outcome carries these odds for the reveal to show."
+            if f["reveal"] == "cards-with-odds"
+            else "; this model's outcome does not carry them."
+        ),
         "",
         "Tier odds are the same at every stake (the trigger and the tier draw never read the stake); the "
         "per-stake table is under 'Progressive pools'. Theoretical maximum win of one spin: "
@@ -263,7 +303,44 @@ def _markdown(f: dict[str, Any]) -> str:
             f"| {b['stake_minor']} | {'yes' if b['half_cents'] else 'no'} | {b['paid_by_house']['percent']:.6f} % | "
             f"{b['breakage_to_pools']['percent']:.6f} % | {total:.6f} % |"
         )
+    if carried:
+        out += ["", *_finite_session_markdown(f)]
     return "\n".join(out) + "\n"
+
+
+SESSION_SPINS = (100, 1_000, 10_000)
+
+
+def _finite_session_markdown(f: dict[str, Any]) -> list[str]:
+    """What 'the same return at every stake' means for a session that ends: the remainder held at its end."""
+    rtp = f["rtp"]["base_total"]["percent"]
+    half = [b for b in f["breakage"] if b["half_cents"]]
+    out = [
+        "### A finite session",
+        "",
+        f"{rtp:.6f} % at all {len(f['breakage'])} stakes is a long-run stationary expectation. A session of n spins "
+        "at stake s that starts with no remainder is paid its exact wins less r_n, the remainder the player holds "
+        f"when it ends, so its expected return is {rtp:.6f} % − E[r_n] / (n · s). At the "
+        f"{len(f['breakage']) - len(half)} stakes that make no half cents r_n is always 0 and every session returns "
+        f"{rtp:.6f} % in expectation. At the {len(half)} others r_n is 0 or ½ cent (stationary mean ¼ cent): the "
+        "session falls short by at most ½ cent / (n · s), by ¼ cent / (n · s) once the remainder has mixed. "
+        "Whether the held remainder is paid when the session ends (a move to a stake that cannot complete it, "
+        "self-exclusion, closure) is the wallet's remainder rule; where nothing pays it, it is the player's loss.",
+        "",
+        "| stake (cents) | "
+        + " | ".join(f"shortfall after {n:,} spins (stationary; at most)" for n in SESSION_SPINS)
+        + " |",
+        "|---|" + "---|" * len(SESSION_SPINS),
+    ]
+    for b in half:
+        mean_cents = sum(b["remainder_states_micro"]) / len(b["remainder_states_micro"]) / 1_000_000
+        most_cents = max(b["remainder_states_micro"]) / 1_000_000
+        cells = [
+            f"{100 * mean_cents / (n * b['stake_minor']):.4f} pp; {100 * most_cents / (n * b['stake_minor']):.4f} pp"
+            for n in SESSION_SPINS
+        ]
+        out.append(f"| {b['stake_minor']} | " + " | ".join(cells) + " |")
+    return out
 
 
 def _plot(figures: dict[str, Any], path: Path) -> None:

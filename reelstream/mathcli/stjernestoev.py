@@ -23,6 +23,7 @@ from games.stjernestoev.analytics import Z_99, batch_ci, fixed_ev_per_feature
 from games.stjernestoev.batch import STAT_NAMES, simulate_batch
 from games.stjernestoev.model import PROOF_CANDIDATE, SEGMENTS, STAKES_MINOR, SYMBOLS, load_model
 from games.rng import SpinRng
+from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, TARGET_RTP_MAIN, criterion_text, verdict
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev"
 RESULTS_FILE = DOCS / "simulation-results.jsonl"
@@ -350,9 +351,6 @@ def draw_graph(path: Path) -> None:
     plt.close(fig)
 
 
-TARGET_RTP_MAIN = 0.935
-
-
 def _network_figures() -> dict[str, Any]:
     """Contribution rates and seeds from the one source, shared.pools.load_pools()."""
     from shared.pools import load_pools
@@ -429,6 +427,8 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
         "main_game_per_feature_x_stake_float": float(per_feature),
         "simulation": sim,
         "proof_batch_spins": PROOF_BATCH_SPINS,
+        "proof_target_batches": PROOF_TARGET_BATCHES,
+        "proof_criterion": criterion_text(),
         "wheel_rtp_main_from_feature_rate": feature_rate * float(per_feature) if feature_rate else None,
         "jackpots": jackpots,
         "operator_reseed_share_of_wagers": reseed,
@@ -437,6 +437,7 @@ def parsheet_figures(model_version: str | None = None) -> dict[str, Any]:
         "full_board_chance": full_board,
         "awards_rarer_than_1e8": rare,
         "cluster_awards_not_seen": _unseen_clusters(sim),
+        "forfeit": _forfeit_figures(model.sha256),
     } | _certification_figures(model, sim, feature_rate, jackpots, network)
 
 
@@ -484,6 +485,11 @@ def parsheet(out_dir: Path, *, model_version: str | None = None) -> dict[str, An
             f"Stjernestøv {figures['model_version']}: accumulated proof",
         )
     (out_dir / "parsheet.md").write_text(parsheet_markdown(figures))
+    if figures.get("awards"):
+        from reelstream.mathcli.stjernestoev_sheet import player_paytable
+
+        table = json.dumps(player_paytable(figures), indent=2, sort_keys=True, ensure_ascii=False)
+        (out_dir / "player-paytable.json").write_text(table + "\n")
     from reelstream.mathcli.witnesses import write_witnesses
 
     write_witnesses("stjernestoev", out_dir, figures["model_version"])
@@ -514,13 +520,14 @@ def _pct(x: float | None, digits: int = 4) -> str:
 def _simulation_markdown(sim: dict[str, Any] | None, figures: dict[str, Any]) -> list[str]:
     if sim is None:
         return ["No simulation batches for this model hash yet (`make math-stjernestoev-proof`)."]
-    inside = sim["rtp_main_ci99"][0] <= TARGET_RTP_MAIN <= sim["rtp_main_ci99"][1]
+    passed = verdict(sim)["passed"] and sim["batches"] >= figures["proof_target_batches"]
     return [
         f"- spins: **{sim['spins']:,}** in {sim['batches']} independent batches of {figures['proof_batch_spins']:,} "
         "(each a fresh player carrying the bonus ring across its spins; seeds derived from the model hash)",
         f"- main-game RTP: **{_pct(sim['rtp_main'])}**, 99 % CI [{_pct(sim['rtp_main_ci99'][0])}, "
         f"{_pct(sim['rtp_main_ci99'][1])}], half-width **{sim['rtp_main_ci99_half_width'] * 100:.4f} pp** "
-        f"(target 93.50 % {'inside' if inside else 'NOT inside'} the CI; required half-width ≤ 0.10 pp)",
+        f"({'passes' if passed else 'does NOT pass'} the one criterion, docs/math/proof-record.md: "
+        f"{criterion_text()})",
         f"- of which clusters × multipliers {_pct(sim['rtp_clusters'])}, wheel fixed segments (exact mean per feature "
         f"× simulated feature rate) {_pct(figures['wheel_rtp_main_from_feature_rate'])}; the realised wheel draws gave "
         f"{_pct(sim['rtp_wheel_fixed_realised'])}",
@@ -575,8 +582,9 @@ def _jackpot_markdown(figures: dict[str, Any]) -> list[str]:
             "",
             f"Operator-funded reseeds on top of the 0.47 %: jackpot {_pct(reseed['jackpot'])}, supernova "
             f"{_pct(reseed['supernova'])} of wagers (seed ÷ wagers between wins; the same at every stake "
-            "because the chance per øre staked is the same), so players receive "
-            f"{_pct(figures['target_rtp_total'] + reseed['jackpot'] + reseed['supernova'], 3)} in the long run.",
+            "because the chance per øre staked is the same), so on the target players receive "
+            f"{_pct(figures['target_rtp_total'] + reseed['jackpot'] + reseed['supernova'], 3)} in the long run "
+            "(on the proof's estimate, see 'Displayed RTP' above).",
         ]
     return lines
 
@@ -599,8 +607,71 @@ def _cluster_markdown(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _displayed_rtp_markdown(figures: dict[str, Any]) -> list[str]:
+    """Which RTP the player is shown, and how it relates to the proof's estimate and the operator's reseeds."""
+    from reelstream.mathcli.parsheet_common import displayed_rtp_percent
+
+    sim, reseed = figures["simulation"], sum(figures["operator_reseed_share_of_wagers"].values())
+    pools = figures["network"]["contribution_ppm_total"] / 1e6
+    shown = displayed_rtp_percent(figures["target_rtp_total"] * 100)
+    if sim is None:
+        return [f"**Displayed RTP: {shown}** (the target; no proof batches yet)."]
+    low, high = sim["rtp_main_ci99"]
+    return [
+        f"**Displayed RTP: {shown}** — the main game's target {_pct(TARGET_RTP_MAIN, 2)}, which the proof holds it "
+        f"to (99 % CI {_pct(low)} – {_pct(high)}), plus the pool contributions {_pct(pools, 2)}, truncated to two "
+        f"decimals. The proof's estimate gives {_pct(sim['rtp_main'])} + {_pct(pools, 2)} = "
+        f"{_pct(sim['rtp_main'] + pools)}; with the operator's reseeds ({_pct(reseed)}, seed ÷ wagers between "
+        f"wins) the long-run return is {_pct(sim['rtp_main'] + pools + reseed, 3)}. Neither is displayed: the "
+        "estimate is a measurement with the interval above, and the reseeds are operator money that a win's "
+        "timing, not the stake, decides.",
+    ]
+
+
+def _forfeit_figures(model_sha256: str) -> dict[str, Any] | None:
+    """The committed forfeit-value result, when it was computed for this very model."""
+    from reelstream.mathcli.stjernestoev_forfeit import RESULT_FILE
+
+    if not RESULT_FILE.exists():
+        return None
+    figures = json.loads(RESULT_FILE.read_text())
+    return figures if figures["model_sha256"] == model_sha256 else None
+
+
+def _forfeit_markdown(figures: dict[str, Any]) -> list[str]:
+    f = figures.get("forfeit")
+    if f is None:
+        return ["Not computed for this model yet (`python -m reelstream.mathcli.stjernestoev forfeit-value`)."]
+    low, high = f["ci99_x_stake"]
+    return [
+        "The seed forbids a stake change while the bonus ring holds anything; `forfeit_bonus_ring` (outside the "
+        "seed) lets a player clear the ring and change stake. What they give up is the ring's expected extra win at "
+        f"the old stake: **{f['mean_x_stake']:.4f} × stake** on average (99 % CI {low:.4f} – {high:.4f}), e.g. "
+        f"{f['mean_x_stake'] * 100:.2f} kr at a 100 kr stake. Computed by forfeit-value.json ("
+        "`reelstream/mathcli/stjernestoev_forfeit.py`): {samples:,} ring states a player holds (one long session, "
+        "one spin in {gap} when its ring is not empty), each played {horizon} spins twice on the same words, with the "
+        "ring and cleared; the figure is the mean difference of the main-game return (wheel at its exact mean per "
+        "feature, so a kept Astro Flash's chance at the pools is not in it). In {zero:.1f} % of the samples the "
+        "ring changed nothing; the 99th percentile is {p99:.2f} × stake, the largest {top:.2f} × stake.".format(
+            samples=f["samples"],
+            gap=f["gap_spins"],
+            horizon=f["horizon_spins"],
+            zero=f["share_zero"] * 100,
+            p99=f["p99_x_stake"],
+            top=f["max_x_stake"],
+        ),
+    ]
+
+
+def _rare_award_section(figures: dict[str, Any]) -> list[str]:
+    from reelstream.mathcli.stjernestoev_sheet import player_paytable, rare_award_markdown
+
+    if not figures.get("awards"):
+        return ["(no award odds without simulated batches)"]
+    return rare_award_markdown(figures, player_paytable(figures))
+
+
 def parsheet_markdown(figures: dict[str, Any]) -> str:
-    rare = "\n".join(f"| {r['award']} | 1 in {r['one_in']:.3e} |" for r in figures["awards_rarer_than_1e8"])
     lines = [
         f"# Stjernestøv par sheet — {figures['model_version']}",
         "",
@@ -611,6 +682,8 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         "",
         f"Target: main game 93.50 % + progressive jackpots {figures['network']['contribution_ppm_total'] / 1e4:.2f} % "
         f"= {_pct(figures['target_rtp_total'], 2)} at every stake.",
+        "",
+        *_displayed_rtp_markdown(figures),
         "",
         "### Simulation proof (accumulated in simulation-results.jsonl, keyed by the model hash)",
         "",
@@ -631,20 +704,19 @@ def parsheet_markdown(figures: dict[str, Any]) -> str:
         f"Per feature the main game receives {figures['main_game_per_feature_x_stake']} = "
         f"{figures['main_game_per_feature_x_stake_float']:.6f} × stake at every stake.",
         "",
+        "## Forfeiting the bonus ring to change stake",
+        "",
+        *_forfeit_markdown(figures),
+        "",
         "## Progressive jackpots",
         "",
         *_jackpot_markdown(figures),
         "",
-        "## Awards rarer than 1 in 100 million (disclosed odds, GLI-19 §4.7.3)",
+        "## Awards rarer than 1 in 100 million: the position and what it rests on",
         "",
-        "| award | odds per spin |",
-        "|---|---|",
-        rare,
+        *_rare_award_section(figures),
         "",
-        "Every cluster award's odds, with their method, are in 'Every award: odds, method, reachability' below.",
-        "",
-        "Bonus multipliers stack on top (up to 4 × 4 × ... per matching circle, WILD up to 5×), so the largest awards "
-        "(a 21-BAR cluster reaching several matching circles) are rarer still than the full-board odds above.",
+        "Every award's odds, with their method, are in 'Every award: odds, method, reachability' below.",
         "",
         "## Paying clusters by size (simulated, 1 in N spins; — = not seen)",
         "",
@@ -733,7 +805,7 @@ def engine_state(ring: np.ndarray, stake_minor: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    """`python -m reelstream.mathcli.stjernestoev prove|agreement ...` (the make targets' entry points)."""
+    """`python -m reelstream.mathcli.stjernestoev prove|proof-status|proof-record|agreement ...` (make targets)."""
     import argparse
 
     from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, interim, prove
@@ -750,8 +822,19 @@ def main(argv: list[str]) -> None:
     status.add_argument("--record", action="store_true")
     agr = sub.add_parser("agreement", help="engine vs simulator on shared inputs; writes agreement.json")
     agr.add_argument("--inputs", type=int, default=1_000_000)
+    sub.add_parser("proof-record", help="write docs/math/proof-record.md (criterion, tuning seeds, amendments)")
+    sub.add_parser("forfeit-value", help="the bonus ring forfeit's expected value -> forfeit-value.json")
     args = parser.parse_args(argv)
-    if args.command == "proof-status":
+    if args.command == "forfeit-value":
+        from reelstream.mathcli.stjernestoev_forfeit import write_forfeit_value
+
+        print(json.dumps(write_forfeit_value(), indent=2))
+    elif args.command == "proof-record":
+        from reelstream.mathcli.stjernestoev_proof import PROOF_RECORD_FILE, proof_record_markdown
+
+        PROOF_RECORD_FILE.write_text(proof_record_markdown(ATTEMPTS_FILE))
+        print(f"wrote {PROOF_RECORD_FILE}")
+    elif args.command == "proof-status":
         interim(
             model_version=args.model_version,
             target_batches=args.target_batches,

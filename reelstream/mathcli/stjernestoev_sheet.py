@@ -164,8 +164,8 @@ def attempts_markdown(path: Path) -> list[str]:
     if not path.exists():
         return ["(no proof attempts logged)"]
     lines = [
-        "| when (UTC) | model | event | spins | main-game RTP | 99 % CI | passed |",
-        "|---|---|---|---|---|---|---|",
+        "| when (UTC) | model | event | spins | main-game RTP | 99 % CI | passed | note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for entry in (json.loads(line) for line in path.read_text().splitlines() if line.strip()):
         result = "rtp_main" in entry
@@ -179,8 +179,16 @@ def attempts_markdown(path: Path) -> list[str]:
                 if result
                 else "| | |"
             )
+            + f" {_attempt_note(entry)} |"
         )
     return lines
+
+
+def _attempt_note(entry: dict[str, Any]) -> str:
+    """Whether a line was written after the fact or amended since (docs/math/proof-record.md says what and why)."""
+    notes = ["written after the fact"] if entry.get("recorded_after_the_fact") else []
+    notes += [f"amended {a['utc']}" for a in entry.get("amendments", [])]
+    return "; ".join(notes)
 
 
 def feature_markdown(f: dict[str, Any]) -> list[str]:
@@ -223,8 +231,9 @@ def sections_markdown(f: dict[str, Any], attempts_path: Path) -> list[str]:
         "## Every award: odds, method, reachability",
         "",
         f"Top award {bar['top_award']} is far rarer than 1 in 10^8 (GLI-11's bar), as are "
-        f"{len(bar['rarer_than_1e8'])} of the {len(f['awards'])} awards listed; their odds are disclosed here "
-        f"(GLI-19 §4.7.3). The highest award that meets the bar: **{bar['highest_meeting_bar']}**; the highest "
+        f"{len(bar['rarer_than_1e8'])} of the {len(f['awards'])} awards listed on their estimate; the paytable shown "
+        "to players marks them not reachable in practice (the position above). The highest award that meets the "
+        f"bar: **{bar['highest_meeting_bar']}**; the highest "
         f"cluster award: **{bar['highest_cluster_meeting_bar']}**. Every award has a witness (RNG words the engine "
         "replays to it) in [witnesses.json](witnesses.json), replayed by "
         "`tests/unit/games/test_award_witnesses.py`; "
@@ -280,5 +289,97 @@ def sections_markdown(f: dict[str, Any], attempts_path: Path) -> list[str]:
         "",
         *attempts_markdown(attempts_path),
         "",
+    ]
+    return out
+
+
+RARE_AWARDS_FILE = Path(__file__).resolve().parents[2] / "docs" / "math" / "stjernestoev" / "rare-awards.json"
+
+
+def _rare_end_one_in(row: dict[str, Any]) -> float | None:
+    """The rarer end of an award's 99 % interval, as '1 in'; None where it is unbounded; the point for exact ones."""
+    if "ci99_one_in" not in row:
+        return row["one_in"]
+    return row["ci99_one_in"][1]
+
+
+def reachable_in_practice(one_in: float | None, rare_end: float | None, bar: float) -> bool:
+    """Shown as reachable only when its odds are at least 1 in `bar` at 99 % confidence, not just on the estimate."""
+    return one_in is not None and rare_end is not None and rare_end <= bar
+
+
+def player_paytable(f: dict[str, Any]) -> dict[str, Any]:
+    """The paytable data a game client shows: every cluster award and every wheel segment per stake, with its odds
+    and whether it is shown as reachable in practice (the rare-award position, rare-awards.json)."""
+    bar = json.loads(RARE_AWARDS_FILE.read_text())["bar_one_in"]
+    clusters = [
+        {
+            "award": r["award"],
+            "factor_x_stake": r["factor_x_stake"],
+            "one_in": r["one_in"],
+            "reachable_in_practice": reachable_in_practice(r["one_in"], _rare_end_one_in(r), bar),
+        }
+        for r in f["awards"]
+        if not r["award"].startswith("wheel")
+    ]
+    per_feature = f["simulation"]["feature_one_in"]
+    wheel = []
+    for row in f["wheel_by_stake"]:
+        total = sum(row["weights"].values())
+        for segment, weight in row["weights"].items():
+            one_in = per_feature * total / weight
+            wheel.append(
+                {
+                    "stake_minor": row["stake_minor"],
+                    "award": f"wheel {segment}",
+                    "one_in": one_in,
+                    "reachable_in_practice": one_in <= bar,
+                }
+            )
+    return {
+        "model_version": f["model_version"],
+        "model_sha256": f["model_sha256"],
+        "bar_one_in": bar,
+        "rule": "shown as 'not reachable in practice' with its odds when they are not at least 1 in bar_one_in at "
+        "99 % confidence (wheel segments: exact weight × simulated feature rate, per stake)",
+        "clusters": clusters,
+        "wheel": wheel,
+    }
+
+
+def rare_award_markdown(f: dict[str, Any], table: dict[str, Any]) -> list[str]:
+    """The position on awards rarer than the bar: what was read, what was not, and what the paytable shows."""
+    source = json.loads(RARE_AWARDS_FILE.read_text())
+    hidden = [a for a in table["clusters"] if not a["reachable_in_practice"]]
+    hidden_wheel = [w for w in table["wheel"] if not w["reachable_in_practice"]]
+    out = [
+        f"{len(hidden)} of the {len(table['clusters'])} cluster awards and {len(hidden_wheel)} of the "
+        f"{len(table['wheel'])} wheel awards (per stake) are not shown to be at least 1 in {source['bar_one_in']:,} "
+        f"at 99 % confidence; the top award is ~1 in {max(a['one_in'] for a in hidden):.2g}.",
+        "",
+        f"**Position.** {source['position']}",
+        "",
+        "**Read** (quoted as found):",
+        "",
+    ]
+    for s in source["read"]:
+        out += [
+            f"- {s['document']}, version {s['version']}, {s['clause']} — read via {s['url']} ({s['how_read']}):",
+            f"  > {s['text']}",
+            f"  Bearing: {s['bearing']}.",
+        ]
+    out += ["", "**Not obtained** (so not relied on):", ""]
+    out += [f"- {s['document']}, {s['version']}, {s['clause']}: {s['found']}." for s in source["not_obtained"]]
+    out += [
+        "",
+        "Shown as not reachable in practice (player-paytable.json):",
+        "",
+        "| award | × stake | 1 in |",
+        "|---|---|---|",
+        *(f"| {a['award']} | {a['factor_x_stake']:g} | {a['one_in']:.3g} |" for a in hidden),
+        *(f"| {w['award']} at {w['stake_minor']} øre | pool | {w['one_in']:.3g} |" for w in hidden_wheel),
+        "",
+        "Bonus multipliers stack on top (WILD up to 5×, symbols up to 4× per matching circle), so a listed cluster "
+        "award with multipliers is rarer still than the cluster alone.",
     ]
     return out

@@ -38,7 +38,7 @@ class StandInEngine:
     currency: str
     model_version: str = "stand-in-v1"
     model_sha256: str = hashlib.sha256(b"stand-in-v1").hexdigest()
-    code_hash: str = hashlib.sha256(b"reelstream.synthetic.spins.StandInEngine").hexdigest()
+    outcome_manifest_sha256: str = hashlib.sha256(b"reelstream.synthetic.spins.StandInEngine").hexdigest()
     stakes_minor: tuple[int, ...] = (10, 50, 100, 200, 2000)
     tiers: tuple[str, ...] = ("green",)
 

@@ -94,11 +94,17 @@ class SpinSettled(EventData):
     # The request's broker time, as the spin service recorded it on acceptance: latency = this answer's broker time
     # minus it (the monitor's percentiles).
     accepted_at: datetime | None = None
-    # The exact rules that evaluated the spin (absent on spins settled before pinning): the audit re-derives only with
-    # an engine whose model file and engine code hash to these.
+    # The exact rules that evaluated and paid the spin (absent on spins settled before pinning): the audit re-derives
+    # only with an engine whose model file and outcome manifest hash to these (games/pins.py).
     model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the model file")
+    outcome_manifest_sha256: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="sha256 of the game's outcome manifest (games/outcome-manifest.json): engine, money, payout rules",
+    )
+    # Spins settled before the outcome manifest: sha256 of every games/ source (games/released-engines.json maps it).
     engine_code_sha256: str | None = Field(
-        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the engine code (games.engine_code_sha256)"
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of every games/ source (spins before the manifest)"
     )
 
 

@@ -75,6 +75,18 @@ class PoolConfig(_Frozen):
     reseed: ReseedPolicy
     kind: PoolKind = "random"
     must_drop: MustDrop | None = None
+    # A wager below this stake pays nothing into the pool (pools-v3: a stake that can never win a pool never feeds it).
+    contribution_min_stake_minor: int = Field(default=0, ge=0)
+
+    def contribution_ppm_at(self, stake_minor: int) -> int:
+        """The rate a wager at this stake pays into the pool."""
+        return self.contribution_ppm if stake_minor >= self.contribution_min_stake_minor else 0
+
+    def can_be_won_at(self, stake_minor: int) -> bool:
+        """Whether a wager at this stake can ever win the pool (a reserve is never won: it funds reseeds)."""
+        if self.hidden:
+            return False
+        return self.must_drop is None or stake_minor >= self.must_drop.min_stake_minor
 
     @model_validator(mode="after")
     def _kind_rules(self) -> "PoolConfig":
@@ -137,15 +149,29 @@ class NetworkConfig(_Frozen):
     def reserve_pool(self) -> PoolConfig | None:
         return next((pool for pool in self.pools if pool.hidden), None)
 
+    def contribution_ppm_at(self, stake_minor: int) -> int:
+        """The network's total contribution rate for a wager at this stake."""
+        return sum(pool.contribution_ppm_at(stake_minor) for pool in self.pools)
+
     def wager_contribution_micro(self, stake_minor: int) -> int:
         """What one wager adds to this network's pools in total, in micro-units (exact)."""
-        return sum(contribution_micro(stake_minor, pool.contribution_ppm) for pool in self.pools)
+        return sum(contribution_micro(stake_minor, pool.contribution_ppm_at(stake_minor)) for pool in self.pools)
+
+    def reseeded_by(self, reserve: PoolConfig) -> tuple[PoolConfig, ...]:
+        """The pools whose reseeds a reserve funds (and whose overflow it receives)."""
+        return tuple(
+            pool
+            for pool in self.drop_pools()
+            if pool.reseed.funded_by == "reserve" or pool.must_drop.overflow_pool_id == reserve.pool_id
+        )
 
 
 class PoolsConfig(_Frozen):
     version: str
     micro_per_minor: int
     networks: tuple[NetworkConfig, ...]
+    # winning-stakes-only (pools-v3 on): the loader refuses a pool fed by a stake that can never win it.
+    contributions: Literal["every-stake", "winning-stakes-only"] = "every-stake"
 
     @model_validator(mode="after")
     def _ids_unique(self) -> "PoolsConfig":
@@ -157,6 +183,8 @@ class PoolsConfig(_Frozen):
             raise ValueError("a game joins at most one network")
         for network in self.networks:
             _check_drop_links(network)
+            if self.contributions == "winning-stakes-only":
+                _check_only_winning_stakes_contribute(network)
         return self
 
     def network(self, network_id: str) -> NetworkConfig:
@@ -183,6 +211,18 @@ def _check_drop_links(network: NetworkConfig) -> None:
             raise ValueError(f"{pool.pool_id}: the overflow pool cannot itself be a must-drop pool")
         if pool.reseed.funded_by == "reserve" and network.reserve_pool() is None:
             raise ValueError(f"{pool.pool_id}: reseeds from a reserve, but the network has none")
+
+
+def _check_only_winning_stakes_contribute(network: NetworkConfig) -> None:
+    """A pool's contribution floor is at least the stake its win needs; a reserve's, the highest floor among the
+    drop pools it reseeds, since what it holds goes back only into them."""
+    for pool in network.pools:
+        if pool.must_drop is not None and pool.contribution_min_stake_minor < pool.must_drop.min_stake_minor:
+            raise ValueError(f"{pool.pool_id}: stakes below {pool.must_drop.min_stake_minor} cannot win it")
+        if pool.hidden:
+            floors = [p.must_drop.min_stake_minor for p in network.reseeded_by(pool)]
+            if pool.contribution_min_stake_minor < max(floors, default=0):
+                raise ValueError(f"{pool.pool_id}: it funds only pools that stakes below {max(floors)} cannot win")
 
 
 def drop_claim_id(request_id: uuid.UUID, pool_id: str) -> uuid.UUID:

@@ -84,7 +84,7 @@ def simulate(pool: PoolConfig, mix: StakeMix, drops: int, rng: random.Random) ->
             stake = mix.stakes_minor[bisect_right(cumulative, rng.randrange(cumulative[-1]))]
             sheet.wagers += 1
             sheet.wagers_by_stake[stake] = sheet.wagers_by_stake.get(stake, 0) + 1
-            level_micro = min(ceiling_micro, level_micro + stake * pool.contribution_ppm)
+            level_micro = min(ceiling_micro, level_micro + stake * pool.contribution_ppm_at(stake))
             if level_micro >= point_micro and stake >= rules.min_stake_minor:
                 break
         sheet.drop_levels_micro.append(level_micro)
@@ -97,8 +97,8 @@ def expected_drop_level_minor(pool: PoolConfig, mix: StakeMix) -> float:
     """Renewal-theory approximation without a minimum stake: E[point] + E[c²] / (2 E[c]) (the mean overshoot),
     valid while contributions are small against the range."""
     total = sum(mix.weights)
-    mean_c = sum(w * s * pool.contribution_ppm for s, w in zip(mix.stakes_minor, mix.weights)) / total
-    mean_c2 = sum(w * (s * pool.contribution_ppm) ** 2 for s, w in zip(mix.stakes_minor, mix.weights)) / total
+    mean_c = sum(w * s * pool.contribution_ppm_at(s) for s, w in zip(mix.stakes_minor, mix.weights)) / total
+    mean_c2 = sum(w * (s * pool.contribution_ppm_at(s)) ** 2 for s, w in zip(mix.stakes_minor, mix.weights)) / total
     mean_point_minor = (pool.seed_minor + 1 + pool.must_drop.ceiling_minor) / 2
     return mean_point_minor + mean_c2 / (2 * mean_c) / MICRO_PER_MINOR
 

@@ -104,6 +104,31 @@ def expected_counts(all_samples: list[Sample]) -> dict[str, int]:
     return {"events": len(distinct), "spins": types.count("reelstream.spin.settled.v1")}
 
 
+def assert_exactly_once(url: str, published) -> None:
+    """Each published fact projected once: one events row per id, every posting once, balances equal to a fresh sum."""
+    expected = expected_counts(published)
+    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.events")) == expected["events"]
+    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.spins")) == expected["spins"]
+    postings = sum(
+        len(s.envelope.data.postings)
+        for s in {s.envelope.id: s for s in published}.values()
+        if hasattr(s.envelope.data, "postings")
+    )
+    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.ledger_postings")) == postings
+    folded_vs_sum = asyncio.run(
+        fetchval(
+            url,
+            """
+        SELECT count(*) FROM projection.account_balances b FULL JOIN (
+            SELECT account, currency, sum(amount_micro) AS total, count(*) AS n
+            FROM projection.ledger_postings GROUP BY account, currency) p USING (account, currency)
+        WHERE b.balance_micro IS DISTINCT FROM p.total OR b.postings IS DISTINCT FROM p.n""",
+        )
+    )
+    assert folded_vs_sum == 0
+    assert asyncio.run(fetchval(url, "SELECT sum(balance_micro) FROM projection.account_balances")) == 0
+
+
 def at_log_end(deployment: Deployment) -> bool:
     """The stored positions of the live projection equal the end offsets of every source partition."""
     from services.projector.adapters.kafka_io import SOURCE_TOPICS

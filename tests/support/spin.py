@@ -37,7 +37,7 @@ class SeedReadingSlot:
     currency: str = "EUR"
     model_version: str = "fake-slot-v1"
     model_sha256: str = "a" * 64
-    code_hash: str = "c" * 64
+    outcome_manifest_sha256: str = "c" * 64
     stakes_minor: tuple[int, ...] = (10, 20, 100)
     fail: bool = False
 
@@ -66,7 +66,7 @@ class RingGame:
     currency: str = "DKK"
     model_version: str = "fake-ring-v1"
     model_sha256: str = "b" * 64
-    code_hash: str = "c" * 64
+    outcome_manifest_sha256: str = "c" * 64
     stakes_minor: tuple[int, ...] = (50, 100)
 
     def initial_state(self) -> dict[str, Any]:

@@ -46,10 +46,9 @@ def replay(
 
 
 def refused_pins(lookup: EngineLookup, settled: Any) -> list[str]:
-    """Why the engine here must not re-derive this spin: its model or engine code hash differs from the recorded one."""
+    """Why the engine here must not re-derive this spin: its model or outcome rules differ from the recorded ones."""
     recorded = {
-        "model_sha256": getattr(settled, "model_sha256", None),
-        "engine_code_sha256": getattr(settled, "engine_code_sha256", None),
+        name: getattr(settled, name, None) for name in ("model_sha256", "outcome_manifest_sha256", "engine_code_sha256")
     }
     return pin_problems(recorded, lookup(settled.game, settled.model_version), settled.model_version)
 

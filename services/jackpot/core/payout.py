@@ -11,7 +11,7 @@ from shared.pools import PayoutPolicy, PoolConfig
 
 def split_contribution(pools: Sequence[PoolConfig], stake_minor: int, breakage_micro: int) -> list[int]:
     """Each pool's exact part of one wager in micro-units: stake x its rate, plus its rate-weighted part of breakage."""
-    rates = [pool.contribution_ppm for pool in pools]
+    rates = [pool.contribution_ppm_at(stake_minor) for pool in pools]
     breakage_parts = split_by_weights(breakage_micro, rates) if breakage_micro else [0] * len(rates)
     return [contribution_micro(stake_minor, rate) + part for rate, part in zip(rates, breakage_parts)]
 

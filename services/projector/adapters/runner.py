@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import asyncpg
 from aiokafka import TopicPartition
 
-from services.projector.adapters import kafka_io
+from services.projector.adapters import kafka_io, single_writer
 from shared import observability
 from services.projector.adapters.schema import prepare_live
 from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions
@@ -40,6 +40,10 @@ PG_DOWN = (
     asyncpg.PostgresConnectionError,
     asyncpg.exceptions.OperatorInterventionError,
 )
+
+
+class StoppedStandingBy(Exception):
+    """Stopped while another projector held the single-writer lock: nothing was written."""
 
 
 @dataclass
@@ -97,11 +101,16 @@ class Projector:
         self.schema: str | None = config.target_schema
         self._conn: asyncpg.Connection | None = None
         self._writer: BatchWriter | None = None
+        self._stop = asyncio.Event()
 
     async def _open_pg(self) -> None:
         for attempt in range(1_000_000):
             try:
                 self._conn = await connect(self.config.database_url)
+                if self.config.target_schema is None and not await single_writer.hold(
+                    self._conn, single_writer.lock_key(self.config.topic_prefix), self._stop
+                ):
+                    raise StoppedStandingBy()
                 if self.config.asynchronous_commit:
                     await self._conn.execute("SET synchronous_commit = off")
                 if self.config.target_schema is None:
@@ -143,8 +152,12 @@ class Projector:
     ) -> Progress:
         """Project until `stop` is set, or until every position reaches `until` (a rebuild's end offsets);
         until_end=True: until the end offsets this consumer reads once its partitions are assigned (`self.until`)."""
+        self._stop = stop
         with batch_gc():
-            return await self._run(stop, until, on_ready, on_batch, until_end)
+            try:
+                return await self._run(stop, until, on_ready, on_batch, until_end)
+            except StoppedStandingBy:
+                return self.progress
 
     async def _run(
         self,

@@ -8,40 +8,15 @@ each fact once: one events row per id, balances equal to a fresh sum of the post
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 
 from reelstream.processes import spawn
-from tests.support.projector import at_log_end, expected_counts, fetchval, projected_events, samples
+from tests.support.projector import assert_exactly_once, at_log_end, expected_counts, projected_events, samples
 
 pytestmark = pytest.mark.integration
 # Many small transactions, so kills and crash hooks land between batches that are partly projected.
 SMALL_BATCHES = {"REELSTREAM_PROJECTOR_MAX_RECORDS": "200"}
-
-
-def _assert_exactly_once(url: str, published) -> None:
-    expected = expected_counts(published)
-    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.events")) == expected["events"]
-    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.spins")) == expected["spins"]
-    postings = sum(
-        len(s.envelope.data.postings)
-        for s in {s.envelope.id: s for s in published}.values()
-        if hasattr(s.envelope.data, "postings")
-    )
-    assert asyncio.run(fetchval(url, "SELECT count(*) FROM projection.ledger_postings")) == postings
-    folded_vs_sum = asyncio.run(
-        fetchval(
-            url,
-            """
-        SELECT count(*) FROM projection.account_balances b FULL JOIN (
-            SELECT account, currency, sum(amount_micro) AS total, count(*) AS n
-            FROM projection.ledger_postings GROUP BY account, currency) p USING (account, currency)
-        WHERE b.balance_micro IS DISTINCT FROM p.total OR b.postings IS DISTINCT FROM p.n""",
-        )
-    )
-    assert folded_vs_sum == 0
-    assert asyncio.run(fetchval(url, "SELECT sum(balance_micro) FROM projection.account_balances")) == 0
 
 
 def test_projects_every_event_once_across_a_sigkill_and_redeliveries(deployment, eventually):
@@ -62,7 +37,7 @@ def test_projects_every_event_once_across_a_sigkill_and_redeliveries(deployment,
         eventually(lambda: at_log_end(deployment), 30, 0.2)
     finally:
         projector.stop()
-    _assert_exactly_once(deployment.database_url, first + second)
+    assert_exactly_once(deployment.database_url, first + second)
 
 
 def test_crashes_between_the_row_write_and_the_commit_lose_and_duplicate_nothing(deployment, eventually):
@@ -82,4 +57,4 @@ def test_crashes_between_the_row_write_and_the_commit_lose_and_duplicate_nothing
     finally:
         projector.stop()
     assert projector.log_text().count("crash hook") == 2
-    _assert_exactly_once(deployment.database_url, published)
+    assert_exactly_once(deployment.database_url, published)

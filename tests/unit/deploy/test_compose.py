@@ -1,6 +1,7 @@
 """docker-compose.yml as an operator relies on it (CI has no Docker to run it): valid against the Compose schema
 (committed, no download), every piece of state on a named volume where the image writes it, a health check on
-every long-running service on /ready, dependencies on health, and Prometheus + Grafana with the dashboard."""
+every long-running service on /ready, dependencies on health, and Prometheus + Grafana with the dashboard; and the
+rules of deploy/compose_check.py hold for it and the Dockerfile, each naming every harmful change listed here."""
 
 from __future__ import annotations
 
@@ -12,12 +13,109 @@ import jsonschema
 import pytest
 import yaml
 
+from deploy import compose_check
 from shared.observability import metrics
 
 ROOT = Path(__file__).resolve().parents[3]
-COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text()
+COMPOSE = yaml.safe_load(COMPOSE_TEXT)
 SERVICES = ("wallet", "jackpot", "spin", "projector")
 DOCKERFILE = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
+_SECURE_VOLUMES = """  volumes: &secure-volumes
+    - tls:/tls:ro
+"""
+# Harmful changes (docs/deploy-mutations-compose.md): (id, "compose" | "dockerfile", text, replacement, what the
+# rules must then name). Each text occurs in the file; the first occurrence is changed.
+MUTATIONS = [
+    (
+        "prometheus-latest",
+        "compose",
+        "image: prom/prometheus:v3.5.0",
+        "image: prom/prometheus:latest",
+        "prometheus: image",
+    ),
+    ("postgres-latest", "compose", "image: postgres:15", "image: postgres:latest", "postgres: image"),
+    (
+        "secret-default-changeme",
+        "compose",
+        "${REELSTREAM_SESSION_SECRET:?set REELSTREAM_SESSION_SECRET to a random value}",
+        "${REELSTREAM_SESSION_SECRET:-changeme}",
+        "secret REELSTREAM_SESSION_SECRET has a default",
+    ),
+    ("pip-unconstrained", "dockerfile", "pip install -c constraints.txt .", "pip install .", "without -c constraints"),
+    ("image-healthcheck-removed", "dockerfile", "HEALTHCHECK", "# HEALTHCHECK", "no HEALTHCHECK"),
+    ("from-python-latest", "dockerfile", "FROM python:3.11-slim-bookworm", "FROM python:latest", "FROM python:latest"),
+    ("image-runs-as-root", "dockerfile", "USER 10001", "USER root", "runs as root"),
+    (
+        "compose-healthcheck-removed",
+        "compose",
+        '    healthcheck:\n      test: ["CMD-SHELL", "pg_isready',
+        '    x-h:\n      test: ["',
+        "postgres: no health check",
+    ),
+    (
+        "allow-everyone-if-no-acl",
+        "compose",
+        'KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND: "false"',
+        'KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND: "true"',
+        "KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND is not false",
+    ),
+    (
+        "kafka-log-dir-in-tmp",
+        "compose",
+        "KAFKA_LOG_DIRS: /var/lib/kafka/data",
+        "KAFKA_LOG_DIRS: /tmp/kraft-combined-logs",
+        "kafka: Kafka's log dir /tmp/kraft-combined-logs",
+    ),
+    (
+        "secure-kafka-log-dir-unset",
+        "compose",
+        "      # The image's default is /tmp/kraft-combined-logs: inside the container, gone when it is recreated.\n"
+        "      KAFKA_LOG_DIRS: /var/lib/kafka/data\n      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: 1\n"
+        "      KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: 1\n      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: 1\n",
+        "",
+        "kafka: Kafka's log dir /tmp/kraft-combined-logs",
+    ),
+    ("ca-key-in-app-container", "compose", _SECURE_VOLUMES, _SECURE_VOLUMES + "    - pki:/pki:ro\n", "with the CA key"),
+    (
+        "second-projector-same-database",
+        "compose",
+        "postgresql://reelstream:reelstream@postgres-secure:5432/reelstream",
+        "postgresql://reelstream:reelstream@postgres:5432/reelstream",
+        "two projectors write the one database",
+    ),
+    (
+        "monitor-secure-wrong-port",
+        "compose",
+        "    # Like the plain monitor: faust's own web port, not REELSTREAM_HTTP_PORT.\n    healthcheck:",
+        "    x-healthcheck:",
+        "monitor-secure: its health check does not probe /ready on its web port 8088",
+    ),
+    ("signing-unset", "compose", "    REELSTREAM_SIGNING_DIR: /signing\n  #", "  #", "nothing signed or verified"),
+    (
+        "operators-file-unset",
+        "compose",
+        "    REELSTREAM_OPERATORS_FILE: /app/deploy/operators/demo.json\n",
+        "",
+        "REELSTREAM_OPERATORS_FILE '' is not an operators file",
+    ),
+    ("kafka-secure-user-unset", "compose", '    user: "1000:1000"\n', "", "kafka-secure: runs as the image user"),
+    (
+        "broker-key-not-shared",
+        "compose",
+        ', "--broker-group", "1000"]',
+        "]",
+        "kafka-secure: runs as 1000:1000, not the group",
+    ),
+    ("volumes-job-all-capabilities", "compose", "    cap_drop: [ALL]\n", "", "secure-volumes: runs as root with more"),
+    (
+        "pki-job-as-root",
+        "compose",
+        '    command: ["infra", "pki"',
+        '    user: "0"\n    command: ["infra", "pki"',
+        "secure-pki: does not run as",
+    ),
+]
 
 
 def mounts(service: str) -> dict[str, str]:
@@ -81,7 +179,14 @@ def test_the_image_holds_every_package_the_services_import():
 
 def test_every_long_running_service_has_a_health_check_on_ready_and_waits_on_health():
     one_shots = {name for name, service in COMPOSE["services"].items() if service.get("restart") == "no"}
-    assert {"topics", "secure-pki", "secure-provision", "secure-topics"} == one_shots
+    assert {
+        "topics",
+        "secure-volumes",
+        "secure-pki",
+        "secure-signing",
+        "secure-provision",
+        "secure-topics",
+    } == one_shots
     for name, service in COMPOSE["services"].items():
         for dependency, condition in service.get("depends_on", {}).items():
             wanted = "service_completed_successfully" if dependency in one_shots else "service_healthy"
@@ -150,3 +255,23 @@ def test_the_dashboard_names_no_datasource_uid_but_asks_for_one():
         p["datasource"]["uid"] for p in board["panels"]
     }
     assert uids == {"${datasource}"}
+
+
+def test_the_compose_file_and_the_dockerfile_break_no_rule():
+    assert compose_check.problems(COMPOSE_TEXT, DOCKERFILE) == []
+
+
+def _mutated(where: str, text: str, replacement: str) -> tuple[str, str]:
+    original = COMPOSE_TEXT if where == "compose" else DOCKERFILE
+    assert text in original, text
+    changed = original.replace(text, replacement, 1)
+    return (changed, DOCKERFILE) if where == "compose" else (COMPOSE_TEXT, changed)
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "replacement", "named"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS]
+)
+def test_the_rules_name_each_harmful_change(where, text, replacement, named):
+    """Each change of docs/deploy-mutations-compose.md, applied to the files' text in memory, is named by a rule."""
+    found = compose_check.problems(*_mutated(where, text, replacement))
+    assert any(named in problem for problem in found), found

@@ -169,6 +169,23 @@ def test_a_malformed_inputs_header_is_refused_and_none_is_empty():
             recorded_inputs([(INPUTS_HEADER, bad)])
 
 
+def test_a_partition_resumed_past_its_groups_offset_tells_the_group_when_idle_and_one_at_it_tells_nothing():
+    """Decided and recorded before a restart but never told to the group: with no record coming, the lag tools would
+    show those records as waiting until the next one arrived (the hostile-record campaign's "spin behind")."""
+    import asyncio
+
+    from aiokafka import TopicPartition
+
+    from shared.input_position import InputPositions
+
+    positions, consumer = InputPositions("t.commands", group_interval_s=1.0), FakeConsumer(committed=5)
+    start = positions._started_at  # noqa: SLF001 - the clock the interval starts from
+    asyncio.run(positions.resume(consumer, 1, {"t.commands": 10, "t.other": 3}))
+    asyncio.run(positions.resume(consumer, 2, {"t.commands": 5}))
+    assert positions.idle_due({1, 2}, start + 1.0) == [1], "partition 2 resumed at the group's own offset"
+    assert positions.for_group(1, {}, start + 1.0) == {TopicPartition("t.commands", 1): 10}
+
+
 def test_every_input_topic_of_a_partition_resumes_at_its_own_recorded_position_and_is_taken_once():
     import asyncio
 

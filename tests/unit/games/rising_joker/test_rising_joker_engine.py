@@ -26,12 +26,12 @@ LOSING = [
 
 def test_engine_exposes_the_contract_the_spin_service_expects():
     engine = current_engine()
-    assert (engine.game, engine.currency, engine.model_version) == ("rising-joker", "EUR", "rising-joker-v2")
+    assert (engine.game, engine.currency, engine.model_version) == ("rising-joker", "EUR", "rising-joker-v3")
     assert engine.stakes_minor == (10, 20, 30, 40, 50, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000)
     assert engine.initial_state() == {"remainder_micro": 0}
     assert engine.locked_stake({"remainder_micro": 500_000}) is None
     assert engine.forfeit({"remainder_micro": 500_000}) == {"remainder_micro": 500_000}
-    assert engine_for_model("rising-joker-v2") is engine
+    assert engine_for_model("rising-joker-v3") is engine
     v1 = engine_for_model("rising-joker-v1")
     assert (v1.model_version, v1.initial_state()) == ("rising-joker-v1", {})
 

@@ -12,6 +12,7 @@ from games.rising_joker.model import TIERS, model_bytes, model_from_data, model_
 RELEASED_SHA256 = {
     "rising-joker-v1": "4a8a78cc178232cf7b70709cfd5fb24e6388549331b1c9f74abc111d8dff0045",
     "rising-joker-v2": "b77cd9f8cab335e9976bd9af4f3190574b5a6acb9f68e5eb52e3cf20dbafcfc8",
+    "rising-joker-v3": "c8177b3c030c2ad7680bd393bc050be19bbd3ff223498096a5ed1a035f6365bb",
 }
 
 

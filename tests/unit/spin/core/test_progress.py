@@ -54,7 +54,8 @@ def test_a_spin_without_a_claim_is_one_place_wager_committed_with_its_seed_and_c
     assert (settled.request_id, settled.win_minor, settled.balance_after_minor) == (request_id, 20, 1234)
     assert settled.seed == NO_CLAIM.hex()
     assert settled.model_version == "fake-slot-v1"
-    assert (settled.model_sha256, settled.engine_code_sha256) == ("a" * 64, "c" * 64)  # the engine's pins
+    assert (settled.model_sha256, settled.outcome_manifest_sha256) == ("a" * 64, "c" * 64)  # the engine's pins
+    assert settled.engine_code_sha256 is None
     assert seeds.drawn == 1
 
 
