@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shared import operators
-from shared.roles import ROLES, Role, acl_rules
+from shared.roles import Role, acl_rules, roles_for
 from shared.topics import ALL_TOPICS, ANSWER_TOPICS, TopicSpec, answers_spec, wallet_answers_spec
 
 OPERATORS_DIR = Path(__file__).resolve().parents[1] / "operators"
@@ -35,19 +35,9 @@ def operator_topics(ids: tuple[str, ...]) -> tuple[TopicSpec, ...]:
     return tuple(answers_spec(o) for o in ids) + tuple(wallet_answers_spec(o) for o in ids)
 
 
-def _per_operator_roles() -> dict[str, str]:
-    """role name -> its operator, for the per-operator roles shared/roles.py declares."""
-    return {role_of(o): o for o in operators.OPERATORS for role_of in (operators.client_role, operators.cashier_role)}
-
-
 def roles(ids: tuple[str, ...]) -> tuple[Role, ...]:
-    """The roles of a deployment with these operators: every shared role but other operators' own ones. An operator
-    the roles do not declare yet cannot be deployed (its front ends would miss ACLs on the shared topics)."""
-    per_operator = _per_operator_roles()
-    missing = sorted(set(ids) - set(per_operator.values()))
-    if missing:
-        raise ValueError(f"operators {missing} have no roles in shared/roles.py (REELSTREAM_OPERATORS_FILE)")
-    return tuple(r for r in ROLES if r.name not in per_operator or per_operator[r.name] in ids)
+    """The roles of a deployment with these operators: the shared ones and each operator's own."""
+    return roles_for(ids)
 
 
 def kafka_users(ids: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -24,8 +24,8 @@ DOCKERFILE = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
 _SECURE_VOLUMES = """  volumes: &secure-volumes
     - tls:/tls:ro
 """
-# Harmful changes (docs/deploy-mutations-compose.md): (id, "compose" | "dockerfile", text, replacement, what the
-# rules must then name). Each text occurs in the file; the first occurrence is changed.
+# Harmful changes (docs/operations.md, "Compose and image mutations"): (id, "compose" | "dockerfile", text,
+# replacement, what the rules must then name). Each text occurs in the file; the first occurrence is changed.
 MUTATIONS = [
     (
         "prometheus-latest",
@@ -272,6 +272,7 @@ def _mutated(where: str, text: str, replacement: str) -> tuple[str, str]:
     ("where", "text", "replacement", "named"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS]
 )
 def test_the_rules_name_each_harmful_change(where, text, replacement, named):
-    """Each change of docs/deploy-mutations-compose.md, applied to the files' text in memory, is named by a rule."""
+    """Each change of docs/operations.md's "Compose and image mutations", applied to the files' text in memory, is
+    named by a rule."""
     found = compose_check.problems(*_mutated(where, text, replacement))
     assert any(named in problem for problem in found), found

@@ -179,3 +179,12 @@ def test_each_service_runs_bounded_by_its_partitions_with_probes_requests_and_a_
     selected = [s for s in services if all(s["metadata"]["labels"].get(k) == v for k, v in wanted)]
     assert len(selected) == len(manifests.WORKLOADS)
     assert all(s["spec"]["ports"][0]["name"] == monitor["spec"]["endpoints"][0]["port"] for s in selected)
+
+
+def test_an_overlays_own_operator_gets_its_users_whatever_the_process_runs_with():
+    """The manifests of an overlay follow its operators file, not the operators of the process that renders them."""
+    from deploy.k8s import tenants
+
+    names = {user["metadata"]["name"] for user in tenants.kafka_users(("acme",))}
+    assert {"game-client.acme", "cashier.acme", "spin", "wallet", "admin"} <= names
+    assert not any("demo-" in name for name in names)
