@@ -58,16 +58,29 @@ def _service(name: str, about: str, transactional: bool = True) -> Role:
 _OUTSIDE_QUOTAS = {"producer_byte_rate": 1_048_576.0, "consumer_byte_rate": 4_194_304.0, "request_percentage": 50.0}
 
 
-def _per_operator(role_of: Callable[[str], str], does: str) -> tuple[Role, ...]:
-    """One role per operator (shared/operators.py), named by `role_of`, with its own consumer groups."""
+def _per_operator(ids: tuple[str, ...], role_of: Callable[[str], str], does: str) -> tuple[Role, ...]:
+    """One role per operator, named by `role_of`, with its own consumer groups."""
     return tuple(
         Role(role_of(o), f"operator {o}'s {does}", group_prefixes=(f"{role_of(o)}.",), quotas=_OUTSIDE_QUOTAS)
-        for o in operators.OPERATORS
+        for o in ids
     )
 
 
 _ALL = "*"
-ROLES: tuple[Role, ...] = (
+
+
+def roles_for(ids: tuple[str, ...]) -> tuple[Role, ...]:
+    """Every role of a deployment whose operators are `ids` (the manifests of an overlay name their own)."""
+    return (
+        _SHARED_BEFORE
+        + _per_operator(ids, operators.client_role, _CLIENT)
+        + _CASHIER
+        + _per_operator(ids, operators.cashier_role, _CASHIER_OF)
+        + _SHARED_AFTER
+    )
+
+
+_SHARED_BEFORE: tuple[Role, ...] = (
     _service("spin", "the spin service: requests in; wallet and jackpot commands, journal and answers out"),
     _service("wallet", "the wallet service: wallet commands in, wallet events out (transactional)"),
     _service("jackpot", "the jackpot service: jackpot commands in, jackpot events and meters out (transactional)"),
@@ -92,16 +105,20 @@ ROLES: tuple[Role, ...] = (
         group_prefixes=("game-client.",),
         quotas=_OUTSIDE_QUOTAS,
     ),
-    # One per operator (shared/operators.py): its front ends read only its own players' answers (spin.answers.<O>).
-    *_per_operator(operators.client_role, "game front ends: spin requests out; its players' answers and meters in"),
+)
+# Then one per operator (shared/operators.py): its front ends read only its own players' answers (spin.answers.<O>).
+_CLIENT = "game front ends: spin requests out; its players' answers and meters in"
+_CASHIER = (
     Role(
         "cashier",
         "the cashier: deposits and withdrawals out, their results in",
         group_prefixes=("cashier.",),
         quotas=_OUTSIDE_QUOTAS,
     ),
-    # One per operator: its cashier's commands out (signed with its own key), their results in (wallet.answers.<O>).
-    *_per_operator(operators.cashier_role, "cashier: its deposits and withdrawals out, their results in"),
+)
+# Then one per operator: its cashier's commands out (signed with its own key), their results in (wallet.answers.<O>).
+_CASHIER_OF = "cashier: its deposits and withdrawals out, their results in"
+_SHARED_AFTER: tuple[Role, ...] = (
     Role(
         "operator",
         "pool administration: jackpot commands out, pools and meters in",
@@ -154,6 +171,7 @@ ROLES: tuple[Role, ...] = (
         ),
     ),
 )
+ROLES = roles_for(operators.OPERATORS)
 ROLE_NAMES = tuple(role.name for role in ROLES)
 BREAK_GLASS = "break-glass"
 # The role tools and tests act as when they name none locally (provisioning: creates and deletes deployments).

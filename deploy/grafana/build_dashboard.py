@@ -7,7 +7,17 @@ import json
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "dashboards" / "reelstream.json"
-DATASOURCE = {"type": "prometheus", "uid": "reelstream-prometheus"}
+# A variable, not a uid: the dashboard imports into any Grafana and asks which Prometheus to read.
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+DATASOURCE_VARIABLE = {
+    "name": "datasource",
+    "label": "Prometheus",
+    "type": "datasource",
+    "query": "prometheus",
+    "current": {},
+    "hide": 0,
+    "refresh": 1,
+}
 
 # (title, unit, [(legend, PromQL)])
 PANELS = [
@@ -110,6 +120,7 @@ def dashboard() -> dict:
         "refresh": "10s",
         "time": {"from": "now-30m", "to": "now"},
         "tags": ["reelstream"],
+        "templating": {"list": [DATASOURCE_VARIABLE]},
         "panels": panels,
     }
 

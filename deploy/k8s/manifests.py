@@ -1,27 +1,38 @@
-"""The Kubernetes resources of a reelstream deployment, as data: Strimzi Kafka (KRaft node pool of 3) and its topics
-generated from shared/topics.py, one workload per service with probes, requests and a disruption budget, a
-CloudNativePG cluster and a ServiceMonitor. `python -m deploy.k8s.generate` writes them; a test fails when stale."""
+"""The Kubernetes resources of a reelstream deployment, as data: a kustomize base (Strimzi Kafka on a KRaft node pool
+of 3 with SCRAM over TLS and simple authorization, the topics every deployment has, the workloads, NetworkPolicies,
+a CloudNativePG cluster, monitoring) and one overlay per operators file (its answer topics, KafkaUsers, environment).
+`python -m deploy.k8s.generate` writes them; a test fails when stale."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from deploy.k8s import tenants
+from deploy.k8s.network import EXPORTER, network_resources
+from deploy.k8s.workloads import (
+    CLUSTER,
+    DEPLOYMENT_CONFIGMAP,
+    KAFKA_CLIENT_LABEL,
+    KAFKA_TLS_PORT,
+    NAMESPACE,
+    OPERATORS_CONFIGMAP,
+    PART_OF,
+    PG_CLUSTER,
+    WORKLOADS,
+    _meta,
+    service_resources,
+)
 from shared.kafka import expected_configs
-from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, PLAYER_PARTITIONS, SPIN_REQUESTS, WALLET_COMMANDS, spec
+from shared.topics import PLAYER_PARTITIONS, TopicSpec
 
-NAMESPACE = "reelstream"
-CLUSTER = "reelstream"  # the Strimzi cluster: its bootstrap Service is <cluster>-kafka-bootstrap
-PG_CLUSTER = "reelstream-pg"  # CloudNativePG writes the app user's URI to the Secret <cluster>-app, key `uri`
-IMAGE = "ghcr.io/reelstream/reelstream:0.1.0"
 REPLICATION_FACTOR = 3
-HTTP_PORT = 9400
 KAFKA_VERSION = "4.3.1"
 KAFKA_METADATA_VERSION = "4.3-IV0"
-PART_OF = {"app.kubernetes.io/part-of": "reelstream"}
-
-
-def _meta(name: str, **labels: str) -> dict[str, Any]:
-    return {"name": name, "namespace": NAMESPACE, "labels": {**PART_OF, **labels}}
+# kube-prometheus-stack's Prometheus selects ServiceMonitors and PrometheusRules by `release: <its release name>`:
+# an overlay patches this label when the release is named otherwise (docs/operations.md).
+PROMETHEUS_RELEASE = {"release": "kube-prometheus-stack"}
+# The environment each overlay runs as (REELSTREAM_ENV): production refuses to start unsigned.
+ENVIRONMENTS = {"demo": "demo", "production": "production"}
 
 
 def kafka_resources() -> list[dict[str, Any]]:
@@ -57,10 +68,19 @@ def kafka_resources() -> list[dict[str, Any]]:
             "kafka": {
                 "version": KAFKA_VERSION,
                 "metadataVersion": KAFKA_METADATA_VERSION,
+                # One listener: SCRAM-SHA-512 over TLS (the cluster CA), reachable only from the reelstream pods.
                 "listeners": [
-                    {"name": "plain", "port": 9092, "type": "internal", "tls": False},
-                    {"name": "tls", "port": 9093, "type": "internal", "tls": True},
+                    {
+                        "name": "tls",
+                        "port": KAFKA_TLS_PORT,
+                        "type": "internal",
+                        "tls": True,
+                        "authentication": {"type": "scram-sha-512"},
+                        "networkPolicyPeers": [{"podSelector": {"matchLabels": KAFKA_CLIENT_LABEL}}],
+                    }
                 ],
+                # No role is a super user (Strimzi adds its own operators): admin's DENY on event topics must hold.
+                "authorization": {"type": "simple", "superUsers": []},
                 "config": {
                     "offsets.topic.replication.factor": REPLICATION_FACTOR,
                     "transaction.state.log.replication.factor": REPLICATION_FACTOR,
@@ -72,13 +92,15 @@ def kafka_resources() -> list[dict[str, Any]]:
                 },
             },
             "entityOperator": {"topicOperator": {}, "userOperator": {}},
+            # Under-replicated partitions and group lag as metrics (kafka_topic_partition_under_replicated_partition).
+            "kafkaExporter": {"topicRegex": ".*", "groupRegex": ".*"},
         },
     }
     return [pool, kafka]
 
 
-def topic_resources() -> list[dict[str, Any]]:
-    """One KafkaTopic per declared topic (names under no prefix), with the configs `topics create` would set."""
+def topic_resources(specs: tuple[TopicSpec, ...]) -> list[dict[str, Any]]:
+    """One KafkaTopic per topic (names under no prefix), with the configs `topics create` would set."""
     return [
         {
             "apiVersion": "kafka.strimzi.io/v1",
@@ -91,16 +113,14 @@ def topic_resources() -> list[dict[str, Any]]:
                 "config": expected_configs(topic, REPLICATION_FACTOR),
             },
         }
-        for topic in ALL_TOPICS
+        for topic in specs
     ]
 
 
-def user_resources() -> list[dict[str, Any]]:
-    """KafkaUser resources (principals, ACLs, quotas) from the role definitions of shared/roles.py, in this
-    cluster's namespace and under its Strimzi cluster label."""
-    from deploy.k8s.users import kafka_users
-
-    users = kafka_users()
+def user_resources(ids: tuple[str, ...]) -> list[dict[str, Any]]:
+    """KafkaUser resources (principals, ACLs, quotas) of a deployment with these operators, in this cluster's
+    namespace and under its Strimzi cluster label."""
+    users = tenants.kafka_users(ids)
     for user in users:
         user["metadata"] = {
             **user["metadata"],
@@ -108,142 +128,6 @@ def user_resources() -> list[dict[str, Any]]:
             "labels": {**user["metadata"]["labels"], "strimzi.io/cluster": CLUSTER},
         }
     return users
-
-
-# (service, the input topic whose partitions bound its replicas, replicas, stateful, cpu request, memory request)
-WORKLOADS = (
-    ("wallet", WALLET_COMMANDS, 3, True, "500m", "512Mi"),
-    ("jackpot", JACKPOT_COMMANDS, 2, False, "250m", "256Mi"),
-    ("spin", SPIN_REQUESTS, 3, False, "1", "768Mi"),
-    # One projector over every partition (positions in Postgres, no consumer group): never two at once.
-    ("projector", None, 1, False, "500m", "512Mi"),
-)
-
-
-def max_replicas(input_topic: str | None) -> int:
-    return spec(input_topic).partitions if input_topic else 1
-
-
-def _env() -> list[dict[str, Any]]:
-    return [
-        {"name": "KAFKA_BOOTSTRAP_SERVERS", "value": f"{CLUSTER}-kafka-bootstrap:9092"},
-        {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": f"{PG_CLUSTER}-app", "key": "uri"}}},
-        {"name": "REELSTREAM_ENV", "value": "production"},
-        {
-            "name": "REELSTREAM_SESSION_SECRET",
-            "valueFrom": {"secretKeyRef": {"name": "reelstream-session", "key": "secret"}},
-        },
-        {"name": "REELSTREAM_STATE_DIR", "value": "/var/lib/reelstream"},
-        {"name": "NUMBA_CACHE_DIR", "value": "/var/cache/reelstream/numba"},
-        {"name": "REELSTREAM_HTTP_HOST", "value": "0.0.0.0"},
-        {"name": "REELSTREAM_HTTP_PORT", "value": str(HTTP_PORT)},
-    ]
-
-
-def _container(name: str, cpu: str, memory: str) -> dict[str, Any]:
-    def probe(path: str, period_s: int, failures: int) -> dict[str, Any]:
-        return {
-            "httpGet": {"path": path, "port": "metrics"},
-            "periodSeconds": period_s,
-            "timeoutSeconds": 3,
-            "failureThreshold": failures,
-        }
-
-    return {
-        "name": name,
-        "image": IMAGE,
-        "args": ["services", "run", name],
-        "env": _env(),
-        "ports": [{"name": "metrics", "containerPort": HTTP_PORT}],
-        # Restores can take minutes on a long history: the startup probe holds liveness off meanwhile.
-        "startupProbe": probe("/health", 5, 60),
-        "livenessProbe": probe("/health", 10, 3),
-        "readinessProbe": probe("/ready", 5, 3),
-        "resources": {"requests": {"cpu": cpu, "memory": memory}, "limits": {"memory": memory}},
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": 10001,
-            "allowPrivilegeEscalation": False,
-            "readOnlyRootFilesystem": True,
-            "capabilities": {"drop": ["ALL"]},
-        },
-        "volumeMounts": [
-            {"name": "state", "mountPath": "/var/lib/reelstream"},
-            {"name": "numba-cache", "mountPath": "/var/cache/reelstream/numba"},
-            {"name": "tmp", "mountPath": "/tmp"},
-        ],
-    }
-
-
-def workload(name: str, input_topic: str | None, replicas: int, stateful: bool, cpu: str, memory: str) -> dict:
-    assert replicas <= max_replicas(input_topic), (name, replicas)
-    labels = {"app.kubernetes.io/name": name, **PART_OF}
-    volumes = [{"name": "numba-cache", "emptyDir": {}}, {"name": "tmp", "emptyDir": {}}]
-    if not stateful:
-        volumes.append({"name": "state", "emptyDir": {}})
-    pod = {
-        "metadata": {"labels": labels},
-        "spec": {
-            "containers": [_container(name, cpu, memory)],
-            "volumes": volumes,
-            "terminationGracePeriodSeconds": 30,
-            "securityContext": {"fsGroup": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
-        },
-    }
-    body: dict[str, Any] = {
-        "replicas": replicas,
-        "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
-        "template": pod,
-    }
-    if stateful:  # the wallet's snapshots: a restart folds only the tail after them
-        body.update(
-            serviceName=name,
-            volumeClaimTemplates=[
-                {
-                    "metadata": {"name": "state"},
-                    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}},
-                }
-            ],
-        )
-    elif name == "projector":
-        body["strategy"] = {"type": "Recreate"}  # never two projectors writing one schema
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet" if stateful else "Deployment",
-        "metadata": _meta(name, **{"app.kubernetes.io/name": name}),
-        "spec": body,
-    }
-
-
-def service_resources() -> list[dict[str, Any]]:
-    resources = []
-    for name, topic, replicas, stateful, cpu, memory in WORKLOADS:
-        selector = {"app.kubernetes.io/name": name}
-        resources.append(workload(name, topic, replicas, stateful, cpu, memory))
-        resources.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Service",
-                "metadata": _meta(name, **selector),
-                "spec": {
-                    "selector": selector,
-                    "clusterIP": "None" if stateful else None,
-                    "ports": [{"name": "metrics", "port": HTTP_PORT, "targetPort": "metrics"}],
-                },
-            }
-        )
-        resources.append(
-            {
-                "apiVersion": "policy/v1",
-                "kind": "PodDisruptionBudget",
-                "metadata": _meta(name, **selector),
-                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": selector}},
-            }
-        )
-    for resource in resources:  # drop the unset clusterIP of headless-or-not Services
-        if resource["kind"] == "Service" and resource["spec"]["clusterIP"] is None:
-            del resource["spec"]["clusterIP"]
-    return resources
 
 
 def postgres_resources() -> list[dict[str, Any]]:
@@ -264,33 +148,147 @@ def postgres_resources() -> list[dict[str, Any]]:
     ]
 
 
+def _rule(alert: str, expr: str, duration: str, severity: str, summary: str) -> dict[str, Any]:
+    return {
+        "alert": alert,
+        "expr": expr,
+        "for": duration,
+        "labels": {"severity": severity},
+        "annotations": {"summary": summary, "runbook": "docs/operations.md"},
+    }
+
+
+RULES = [
+    _rule(
+        "ReelstreamConsumerLag",
+        "max by (service, topic) (reelstream_consumer_lag) > 1000",
+        "5m",
+        "warning",
+        "{{ $labels.service }} is {{ $value }} records behind on {{ $labels.topic }}",
+    ),
+    _rule(
+        "ReelstreamNotReady",
+        "min by (service, pod) (reelstream_ready) == 0",
+        "5m",
+        "critical",
+        "{{ $labels.pod }} ({{ $labels.service }}) has not been ready for 5 minutes",
+    ),
+    _rule(
+        "ReelstreamDown",
+        f'up{{namespace="{NAMESPACE}", job=~"{"|".join(w.name for w in WORKLOADS)}"}} == 0',
+        "2m",
+        "critical",
+        "{{ $labels.pod }} answers no scrape",
+    ),
+    # The monitor's series carry the source topic: one per dead-letter topic it counts.
+    _rule(
+        "ReelstreamDeadLetters",
+        'sum by (topic, reason) (increase(reelstream_dead_letters_total{topic!=""}[5m])) > 0',
+        "0m",
+        "warning",
+        "{{ $value }} records dead-lettered on {{ $labels.topic }} ({{ $labels.reason }})",
+    ),
+    _rule(
+        "KafkaUnderReplicatedPartitions",
+        "sum by (topic) (kafka_topic_partition_under_replicated_partition) > 0",
+        "5m",
+        "critical",
+        "{{ $labels.topic }} has {{ $value }} under-replicated partitions",
+    ),
+]
+
+
 def monitoring_resources() -> list[dict[str, Any]]:
+    exporter = {"app.kubernetes.io/name": "kafka-exporter"}
     return [
         {
             "apiVersion": "monitoring.coreos.com/v1",
             "kind": "ServiceMonitor",
-            "metadata": _meta("reelstream"),
+            "metadata": _meta("reelstream", **PROMETHEUS_RELEASE),
             "spec": {
-                "selector": {"matchLabels": PART_OF},
+                "selector": {"matchLabels": {"reelstream.io/scrape": "true"}},
                 "namespaceSelector": {"matchNames": [NAMESPACE]},
                 "endpoints": [{"port": "metrics", "path": "/metrics", "interval": "15s"}],
+            },
+        },
+        {  # Strimzi makes no Service for its Kafka Exporter: this one lets a ServiceMonitor find it.
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": _meta(f"{CLUSTER}-kafka-exporter-metrics", **exporter),
+            "spec": {"selector": EXPORTER, "ports": [{"name": "metrics", "port": 9404, "targetPort": 9404}]},
+        },
+        {
+            "apiVersion": "monitoring.coreos.com/v1",
+            "kind": "ServiceMonitor",
+            "metadata": _meta("kafka-exporter", **PROMETHEUS_RELEASE),
+            "spec": {
+                "selector": {"matchLabels": exporter},
+                "namespaceSelector": {"matchNames": [NAMESPACE]},
+                "endpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
+            },
+        },
+        {
+            "apiVersion": "monitoring.coreos.com/v1",
+            "kind": "PrometheusRule",
+            "metadata": _meta("reelstream", **PROMETHEUS_RELEASE),
+            "spec": {"groups": [{"name": "reelstream", "rules": RULES}]},
+        },
+    ]
+
+
+def namespace_resources() -> list[dict[str, Any]]:
+    """The namespace, under the restricted Pod Security Standard (Strimzi's operator must then make restricted pods:
+    STRIMZI_POD_SECURITY_PROVIDER_CLASS=restricted)."""
+    psa = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": NAMESPACE,
+                "labels": {**PART_OF, **psa, "pod-security.kubernetes.io/enforce-version": "v1.33"},
             },
         }
     ]
 
 
-def namespace_resources() -> list[dict[str, Any]]:
-    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": dict(PART_OF)}}]
+def overlay_configmaps(overlay: str) -> list[dict[str, Any]]:
+    """The environment and the operators file (REELSTREAM_OPERATORS_FILE) of an overlay's pods."""
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": _meta(DEPLOYMENT_CONFIGMAP),
+            "data": {"environment": ENVIRONMENTS[overlay]},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": _meta(OPERATORS_CONFIGMAP),
+            "data": {"operators.json": tenants.operators_text(overlay)},
+        },
+    ]
 
 
-# file name -> its resources, in the order `kubectl apply -k deploy/k8s` should create them.
-FILES = {
+# file name -> its resources, in the order `kubectl apply -k` should create them.
+BASE = {
     "namespace.yaml": namespace_resources,
     "kafka.yaml": kafka_resources,
-    "topics.yaml": topic_resources,
-    "users.yaml": user_resources,
+    "topics.yaml": lambda: topic_resources(tenants.common_topics()),
     "postgres.yaml": postgres_resources,
     "services.yaml": service_resources,
+    "network.yaml": network_resources,
     "monitoring.yaml": monitoring_resources,
 }
-assert PLAYER_PARTITIONS >= max(replicas for _, _, replicas, *_ in WORKLOADS)
+
+
+def overlay_files(overlay: str) -> dict[str, list[dict[str, Any]]]:
+    ids = tenants.operator_ids(overlay)
+    return {
+        "config.yaml": overlay_configmaps(overlay),
+        "topics.yaml": topic_resources(tenants.operator_topics(ids)),
+        "users.yaml": user_resources(ids),
+    }
+
+
+assert PLAYER_PARTITIONS >= max(w.replicas for w in WORKLOADS)

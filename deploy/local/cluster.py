@@ -93,17 +93,18 @@ def start_node(paths: InfraPaths, at: Cluster, node: Node, echo: Echo) -> int:
     for port in (node.port, node.controller_port):
         if procs.port_open(node.host, port):
             raise InfraError(f"port {port} is taken by {who_listens(port)}, not by a node this state dir started")
-    java, libs = find_java(), ensure_jars(paths, echo)
+    java = find_java()
+    ensure_jars(paths, echo)
     config = render(paths, at, node)
     if not (folder / "data" / "meta.properties").exists():
         cluster_id = _cluster_id(paths.state / "kafka-cluster")
         argv = _java_argv(
-            java, libs, folder, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config), heap=HEAP
+            java, paths, folder, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config), heap=HEAP
         )
         result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
             raise InfraError(f"StorageTool format of node {node.node_id} failed:\n{result.stdout}\n{result.stderr}")
-    argv = _java_argv(java, libs, folder, "kafka.Kafka", str(config), heap=HEAP)
+    argv = _java_argv(java, paths, folder, "kafka.Kafka", str(config), heap=HEAP)
     pid = procs.spawn_daemon(argv, folder / "kafka.out", folder / "kafka.pid", folder, dict(os.environ))
     echo(f"kafka node {node.node_id}: started pid {pid} on {node.address}, log {folder / 'kafka.log'}")
     return pid

@@ -2,7 +2,8 @@
 
 Ports: REELSTREAM_KAFKA_PORT (9092; the controller listener is the next port, a secured broker's internal listener
 the one after, its optional plaintext benchmark listener the one after that) and REELSTREAM_POSTGRES_PORT (5433), so
-a second checkout can run its own servers beside the shared ones.
+a second checkout can run its own servers beside the shared ones. With REELSTREAM_STATE_DIR and REELSTREAM_KAFKA_PORT
+also another Kafka version beside them (`paths.kafka_version`, `reelstream infra up --kafka-version 4.3.1`).
 """
 
 from __future__ import annotations
@@ -111,27 +112,37 @@ def up(
     if kafka.running_pid(paths) is not None and current_endpoint(paths).bench_port:
         bench_listener = True  # a running broker keeps its benchmark listener; only the security mode must match
     kafka_at, postgres_at = kafka_endpoint(secure, bench_listener), postgres_endpoint()
-    tls = kafka.up(paths, kafka_at, echo)
+    broker_lines = broker_up(paths, kafka_at, echo)
     if with_postgres:
         postgres.up(paths, postgres_at, echo)
-    extra = {**_session_lines(paths), **signing_lines(paths, echo)}
-    if tls is not None:
-        from deploy.local.principals import provision
-        from shared.kafka import admin_client
-
-        bootstrap, security = kafka.admin_access(kafka_at, tls)
-        admin = admin_client(bootstrap, client_id="reelstream-infra", security=security)
-        try:
-            folder = provision(admin, paths.state, tls, kafka_at.bootstrap, echo)
-        finally:
-            admin.close()
-        # Tools and tests that name no role act as the break-glass admin locally; every service names its own.
-        extra.update(REELSTREAM_KAFKA_CLIENTS_DIR=str(folder), REELSTREAM_KAFKA_ROLE="admin")
-        if kafka_at.bench_bootstrap:
-            extra["REELSTREAM_KAFKA_BENCH_BOOTSTRAP"] = kafka_at.bench_bootstrap
-    env = LocalEnv(kafka_at.bootstrap, postgres_at.url, extra)
+    env = LocalEnv(kafka_at.bootstrap, postgres_at.url, {**_session_lines(paths), **signing_lines(paths, echo)})
+    env.extra.update(broker_lines)
     _write_env(paths, env)
     return env
+
+
+def broker_up(
+    paths: InfraPaths, kafka_at: kafka.KafkaEndpoint, echo: Echo, jvm: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """Start (or find) the single broker of `paths.kafka_version` (`jvm`: flags for its JVM); when secured, every
+    role's SCRAM user, ACLs and quotas and client files. Returns the env lines naming them (none for plaintext)."""
+    tls = kafka.up(paths, kafka_at, echo, jvm)
+    if tls is None:
+        return {}
+    from deploy.local.principals import provision
+    from shared.kafka import admin_client
+
+    bootstrap, security = kafka.admin_access(kafka_at, tls)
+    admin = admin_client(bootstrap, client_id="reelstream-infra", security=security)
+    try:
+        folder = provision(admin, paths.state, tls, kafka_at.bootstrap, echo)
+    finally:
+        admin.close()
+    # Tools and tests that name no role act as the break-glass admin locally; every service names its own.
+    lines = {"REELSTREAM_KAFKA_CLIENTS_DIR": str(folder), "REELSTREAM_KAFKA_ROLE": "admin"}
+    if kafka_at.bench_bootstrap:
+        lines["REELSTREAM_KAFKA_BENCH_BOOTSTRAP"] = kafka_at.bench_bootstrap
+    return lines
 
 
 def _cluster_up(paths: InfraPaths, echo: Echo, brokers: int, kafka_port: int | None, with_postgres: bool) -> LocalEnv:
@@ -183,6 +194,7 @@ def status(paths: InfraPaths) -> list[tuple[str, str, str]]:
         answers = kafka.broker_answers(*kafka.admin_access(kafka_at, tls))
         kafka_state = f"up (pid {kafka_pid})" if answers else f"starting (pid {kafka_pid})"
         kafka_state += ", secured (SASL_SSL, ACLs)" if kafka_at.secure else ", plaintext"
+        kafka_state += f", Kafka {kafka.formatted_by(paths) or paths.kafka_version}"
     postgres_state = f"up (pid {postgres_pid})" if postgres_pid is not None else "stopped"
     nodes = cluster.recorded(paths)
     node_rows = [

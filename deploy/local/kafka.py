@@ -1,4 +1,5 @@
-"""Local Kafka: fetch the official jars with Maven once, format KRaft storage, run kafka.Kafka as a daemon."""
+"""Local Kafka: fetch the official jars of a version with Maven once, format KRaft storage, run kafka.Kafka as a
+daemon. 3.9.1 by default (InfraPaths.kafka_version); 4.x differs here only in its logging (log4j 2)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ from shared.security import ClientSecurity, security_for
 HEAP = "1g"
 START_TIMEOUT_S = 90
 STOP_TIMEOUT_S = 30
+# For a broker that lives only as long as a test module: the client compiler only and one GC thread start it in about
+# half the time (format 5.7 -> 1.7 s, ready 16.9 -> 9.1 s on a loaded 2-core machine) at the cost of peak throughput,
+# so never for the shared broker that benchmarks measure.
+QUICK_START_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 _MARKER = "kafka.Kafka"
 Echo = Callable[[str], None]
 
@@ -54,16 +59,35 @@ class KafkaEndpoint:
         return tuple(port for port in (self.port, self.controller_port, self.internal_port, self.bench_port) if port)
 
 
+def major(version: str) -> int:
+    return int(version.split(".", 1)[0])
+
+
+def logging_profile(version: str) -> str:
+    """The pom.xml profile with the logging binding of this Kafka version: log4j 2 from 4.0 on, reload4j before."""
+    assert major(version) >= 3, f"Kafka {version}: only 3.x (ZooKeeper-free KRaft) and later are supported"
+    return "log4j2" if major(version) >= 4 else "reload4j"
+
+
+def maven_argv(mvn: str, version: str, staging: Path) -> list[str]:
+    pom = str(TEMPLATES / "pom.xml")
+    return [
+        *(mvn, "-B", "-f", pom, "dependency:copy-dependencies", f"-DoutputDirectory={staging}"),
+        *(f"-Dkafka.version={version}", "-P", logging_profile(version)),
+    ]
+
+
 def ensure_jars(paths: InfraPaths, echo: Echo) -> Path:
-    """The cached Kafka libs folder; fetched with Maven copy-dependencies into a temp folder, then renamed."""
-    libs = paths.kafka_libs
+    """The cached libs folder of `paths.kafka_version`; fetched with Maven copy-dependencies into a temp folder, then
+    renamed."""
+    libs, version = paths.kafka_libs, paths.kafka_version
     if (libs / ".complete").exists():
         return libs
     mvn = find_maven()
     staging = libs.with_name(f"libs.partial-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
-    echo(f"fetching Kafka {KAFKA_VERSION} jars from Maven Central into {libs} (once per machine) ...")
-    argv = [mvn, "-B", "-f", str(TEMPLATES / "pom.xml"), "dependency:copy-dependencies", f"-DoutputDirectory={staging}"]
+    echo(f"fetching Kafka {version} jars from Maven Central into {libs} (once per machine) ...")
+    argv = maven_argv(mvn, version, staging)
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
         fetched, transcript = 0, []
         for line in process.stdout:  # type: ignore[union-attr]
@@ -75,7 +99,7 @@ def ensure_jars(paths: InfraPaths, echo: Echo) -> Path:
         code = process.wait()
     if code != 0:
         raise InfraError("Maven could not fetch the Kafka jars:\n" + "\n".join(transcript[-25:]))
-    (staging / ".complete").write_text(f"kafka {KAFKA_VERSION}\n")
+    (staging / ".complete").write_text(f"kafka {version}\n")
     shutil.rmtree(libs, ignore_errors=True)
     staging.rename(libs)
     echo(f"  {len(list(libs.glob('*.jar')))} jars in {libs}")
@@ -158,16 +182,27 @@ def render_config(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | No
     return config
 
 
-def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str, heap: str = HEAP) -> list[str]:
-    log4j = [f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}", f"-Dkafka.logs.dir={logs}"]
+def logging_flags(version: str, logs: Path) -> list[str]:
+    if logging_profile(version) == "log4j2":
+        return [f"-Dlog4j2.configurationFile={TEMPLATES / 'log4j2.yaml'}", f"-Dkafka.logs.dir={logs}"]
+    return [f"-Dlog4j.configuration=file:{TEMPLATES / 'log4j.properties'}", f"-Dkafka.logs.dir={logs}"]
+
+
+def _java_argv(
+    java: str, paths: InfraPaths, logs: Path, main: str, *args: str, heap: str = HEAP, jvm: tuple[str, ...] = ()
+) -> list[str]:
+    """kafka.Kafka or a Kafka tool on the jars of `paths.kafka_version` (fetched: `ensure_jars`), `jvm` flags added."""
+    libs = paths.kafka_libs
+    assert (libs / ".complete").exists(), f"Kafka {paths.kafka_version} jars not fetched into {libs}"
     return [
         java,
         f"-Xmx{heap}",
         "-Xms256m",
+        *jvm,
         "-Djava.awt.headless=true",
         # A TLS 1.3 client's close_notify answered, not left for the client to wait out (shared/event_loop.py).
         "-Djdk.tls.acknowledgeCloseNotify=true",
-        *log4j,
+        *logging_flags(paths.kafka_version, logs),
         "-cp",
         f"{libs}/*",
         main,
@@ -175,16 +210,37 @@ def _java_argv(java: str, libs: Path, logs: Path, main: str, *args: str, heap: s
     ]
 
 
-def _format_storage(java: str, libs: Path, config: Path, paths: InfraPaths) -> None:
-    if (paths.kafka_dir / "data" / "meta.properties").exists():
+def formatted_by(paths: InfraPaths) -> str | None:
+    """The Kafka version that formatted this state's log dir (None: not formatted yet)."""
+    if not (paths.kafka_dir / "data" / "meta.properties").exists():
+        return None
+    recorded = paths.kafka_dir / "kafka-version"
+    return recorded.read_text().strip() if recorded.exists() else KAFKA_VERSION  # formatted before versions were kept
+
+
+def _check_version(paths: InfraPaths) -> None:
+    """A state folder keeps the Kafka version it was made with: a 3.9 log dir is not silently upgraded by starting
+    4.x on it, nor is a running broker of one version taken for the other."""
+    made_by = formatted_by(paths)
+    if made_by is not None and made_by != paths.kafka_version:
+        raise InfraError(
+            f"{paths.kafka_dir} holds a Kafka {made_by} broker; run Kafka {paths.kafka_version} with another "
+            "REELSTREAM_STATE_DIR (and REELSTREAM_KAFKA_PORT)"
+        )
+
+
+def _format_storage(java: str, config: Path, paths: InfraPaths, jvm: tuple[str, ...] = ()) -> None:
+    """Format the log dir once, and record which Kafka version did."""
+    if formatted_by(paths) is not None:
         return
     cluster_id = _cluster_id(paths.kafka_dir)
     argv = _java_argv(
-        java, libs, paths.kafka_dir, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)
+        java, paths, paths.kafka_dir, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config), jvm=jvm
     )
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         raise InfraError(f"kafka StorageTool format failed:\n{result.stdout}\n{result.stderr}")
+    (paths.kafka_dir / "kafka-version").write_text(paths.kafka_version + "\n")
 
 
 def broker_answers(bootstrap: str, security: ClientSecurity | None = None) -> bool:
@@ -234,9 +290,11 @@ def tls_files(paths: InfraPaths) -> TlsFiles:
     return TlsFiles(paths.kafka_dir / "tls")
 
 
-def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> TlsFiles | None:
-    """Start (or find running) the broker; returns the TLS files of a secured one (None for plaintext)."""
+def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo, jvm: tuple[str, ...] = ()) -> TlsFiles | None:
+    """Start (or find running) the broker (its JVM with `jvm` flags added); returns the TLS files of a secured one (None
+    for plaintext)."""
     paths.kafka_dir.mkdir(parents=True, exist_ok=True)
+    _check_version(paths)
     tls = ensure_tls(tls_files(paths).folder) if endpoint.secure else None
     wanted = listener_lines(endpoint, tls)[0]
     pid = running_pid(paths)
@@ -256,14 +314,14 @@ def up(paths: InfraPaths, endpoint: KafkaEndpoint, echo: Echo) -> TlsFiles | Non
                     "started; stop it (or its owner) and run `reelstream infra up` again."
                 )
         java = find_java()
-        libs = ensure_jars(paths, echo)
+        ensure_jars(paths, echo)
         config = render_config(paths, endpoint, tls)
-        _format_storage(java, libs, config, paths)
-        argv = _java_argv(java, libs, paths.kafka_dir, "kafka.Kafka", str(config))
+        _format_storage(java, config, paths, jvm)
+        argv = _java_argv(java, paths, paths.kafka_dir, "kafka.Kafka", str(config), jvm=jvm)
         # kafka.log is the broker's rolling log; kafka.out catches what the JVM prints before logging starts.
         out = paths.kafka_dir / "kafka.out"
         pid = procs.spawn_daemon(argv, out, paths.kafka_dir / "kafka.pid", paths.kafka_dir, dict(os.environ))
-        echo(f"kafka: started pid {pid}, log {paths.kafka_dir / 'kafka.log'}")
+        echo(f"kafka {paths.kafka_version}: started pid {pid}, log {paths.kafka_dir / 'kafka.log'}")
     _wait_ready(paths, endpoint, tls, pid)
     return tls
 
@@ -274,11 +332,13 @@ def _logs(paths: InfraPaths) -> str:
 
 def _wait_ready(paths: InfraPaths, endpoint: KafkaEndpoint, tls: TlsFiles | None, pid: int) -> None:
     bootstrap, security = admin_access(endpoint, tls)
+    host, port = bootstrap.rsplit(":", 1)
 
     def ready() -> bool:
         if not procs.alive(pid):
             raise InfraError(f"kafka exited during startup; last log lines:\n{_logs(paths)}")
-        return broker_answers(bootstrap, security)
+        # An admin client made before the listener accepts connections takes seconds to give up: ask only once it does.
+        return procs.port_open(host, int(port)) and broker_answers(bootstrap, security)
 
     try:
         wait_until(ready, START_TIMEOUT_S, interval_s=0.5, what=f"kafka metadata on {bootstrap}")

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+# What local development, compose and CI run; the Kubernetes manifests run deploy/k8s/manifests.py's KAFKA_VERSION,
+# which the pod-environment smoke test starts locally beside this one (`reelstream infra up --kafka-version`).
 KAFKA_VERSION = "3.9.1"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent
@@ -15,6 +17,7 @@ TEMPLATES = Path(__file__).resolve().parent
 class InfraPaths:
     state: Path  # <repo>/.reelstream: pid files, logs, Kafka log dirs, the Postgres cluster, the env file
     cache: Path  # ~/.cache/reelstream: Kafka jars, fetched once per machine and user
+    kafka_version: str = KAFKA_VERSION  # whose jars `kafka_libs` holds and this state's broker runs
 
     @property
     def env_file(self) -> Path:
@@ -22,7 +25,7 @@ class InfraPaths:
 
     @property
     def kafka_libs(self) -> Path:
-        return self.cache / f"kafka-{KAFKA_VERSION}" / "libs"
+        return self.cache / f"kafka-{self.kafka_version}" / "libs"
 
     @property
     def kafka_dir(self) -> Path:

@@ -12,10 +12,22 @@ from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 
 from deploy.local import infra
 from deploy.local.exceptions import InfraError
-from deploy.local.paths import default_paths
+from deploy.local.paths import KAFKA_VERSION, InfraPaths, default_paths
 
 app = typer.Typer(no_args_is_help=True)
 _console = Console(highlight=False)
+KAFKA_VERSION_OPTION = typer.Option(
+    KAFKA_VERSION,
+    "--kafka-version",
+    help="The Kafka release (3.x or 4.x) to fetch and run; 4.3.1 is what deploy/k8s runs. Another version than the "
+    "default needs its own REELSTREAM_STATE_DIR and REELSTREAM_KAFKA_PORT.",
+)
+
+
+def _paths(kafka_version: str) -> InfraPaths:
+    from dataclasses import replace
+
+    return replace(default_paths(), kafka_version=kafka_version)
 
 
 def _echo(line: str) -> None:
@@ -44,10 +56,11 @@ def up(
     ),
     kafka_port: int = typer.Option(None, min=1024, max=65000, help="First broker port (default 9092)."),
     postgres_: bool = typer.Option(True, "--postgres/--no-postgres", help="Start PostgreSQL too."),
+    kafka_version: str = KAFKA_VERSION_OPTION,
 ) -> None:
     """Start Kafka (KRaft, 127.0.0.1:9092; --brokers 3: a local three-broker cluster) and PostgreSQL (127.0.0.1:5433);
     idempotent; writes .reelstream/env."""
-    paths = default_paths()
+    paths = _paths(kafka_version)
     started = time.monotonic()
     try:
         env = infra.up(
@@ -140,11 +153,11 @@ def provision(
 
 
 @app.command()
-def fetch() -> None:
+def fetch(kafka_version: str = KAFKA_VERSION_OPTION) -> None:
     """Fetch the Kafka jars with Maven into the per-user cache (once; `up` does it too when needed)."""
     from deploy.local.kafka import ensure_jars
 
-    paths = default_paths()
+    paths = _paths(kafka_version)
     try:
         libs = ensure_jars(paths, _echo)
     except InfraError as error:

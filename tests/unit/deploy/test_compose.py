@@ -24,8 +24,8 @@ DOCKERFILE = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
 _SECURE_VOLUMES = """  volumes: &secure-volumes
     - tls:/tls:ro
 """
-# Harmful changes (docs/deploy-mutations-compose.md): (id, "compose" | "dockerfile", text, replacement, what the
-# rules must then name). Each text occurs in the file; the first occurrence is changed.
+# Harmful changes (docs/operations.md, "Compose and image mutations"): (id, "compose" | "dockerfile", text,
+# replacement, what the rules must then name). Each text occurs in the file; the first occurrence is changed.
 MUTATIONS = [
     (
         "prometheus-latest",
@@ -246,6 +246,17 @@ def test_the_hostile_input_alerts_are_loaded_and_name_only_exported_series():
         assert rule["annotations"]["runbook"] == "docs/security.md#runbook-a-hostile-record"
 
 
+def test_the_dashboard_names_no_datasource_uid_but_asks_for_one():
+    from deploy.grafana import build_dashboard
+
+    board = build_dashboard.dashboard()
+    assert [v["type"] for v in board["templating"]["list"]] == ["datasource"]
+    uids = {t["datasource"]["uid"] for p in board["panels"] for t in p["targets"]} | {
+        p["datasource"]["uid"] for p in board["panels"]
+    }
+    assert uids == {"${datasource}"}
+
+
 def test_the_compose_file_and_the_dockerfile_break_no_rule():
     assert compose_check.problems(COMPOSE_TEXT, DOCKERFILE) == []
 
@@ -261,6 +272,7 @@ def _mutated(where: str, text: str, replacement: str) -> tuple[str, str]:
     ("where", "text", "replacement", "named"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS]
 )
 def test_the_rules_name_each_harmful_change(where, text, replacement, named):
-    """Each change of docs/deploy-mutations-compose.md, applied to the files' text in memory, is named by a rule."""
+    """Each change of docs/operations.md's "Compose and image mutations", applied to the files' text in memory, is
+    named by a rule."""
     found = compose_check.problems(*_mutated(where, text, replacement))
     assert any(named in problem for problem in found), found

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from deploy.k8s import generate, manifests
+from deploy.k8s.workloads import max_replicas
 from shared.topics import ALL_TOPICS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,9 +24,14 @@ CRDS = ROOT / "deploy" / "schemas" / "crds"
 KUBERNETES_VERSION = "1.33.0"
 
 
-def committed() -> list[dict]:
-    names = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
-    return [doc for name in names for doc in yaml.safe_load_all((K8S / name).read_text()) if doc]
+def committed(overlay: str = "demo") -> list[dict]:
+    """What kustomize makes of the committed overlay: the base's files and the overlay's own, as listed."""
+    docs = []
+    for folder in (K8S / "base", K8S / "overlays" / overlay):
+        for name in yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]:
+            if not name.startswith(".."):
+                docs += [doc for doc in yaml.safe_load_all((folder / name).read_text()) if doc]
+    return docs
 
 
 def strict(schema: dict) -> dict:
@@ -58,8 +64,10 @@ def custom_validator(api_version: str, kind: str) -> jsonschema.Validator:
 
 
 def validate(resource: dict) -> None:
-    """Custom resources (an API group with a dot) against their CRD schema, core kinds with kubernetes-validate."""
-    if "." in resource["apiVersion"].split("/")[0]:
+    """Custom resources (an API group with a dot, not Kubernetes' own) against their CRD schema, core kinds with
+    kubernetes-validate."""
+    group = resource["apiVersion"].split("/")[0]
+    if "." in group and not group.endswith(".k8s.io"):
         custom_validator(resource["apiVersion"], resource["kind"]).validate(resource)
     else:
         kubernetes_validate.validate(resource, KUBERNETES_VERSION, strict=True)
@@ -69,18 +77,22 @@ def test_the_generated_manifests_are_current():
     files = generate.rendered()
     for name, text in files.items():
         assert (K8S / name).read_text() == text, f"deploy/k8s/{name} is stale: run python -m deploy.k8s.generate"
-    generated = {path.name for path in K8S.glob("*.yaml")}
+    generated = {str(path.relative_to(K8S)) for path in K8S.rglob("*.yaml")}
     assert generated == set(files), "a stale manifest is left in deploy/k8s"
 
 
-def test_every_resource_validates_against_its_schema():
-    resources = committed()
+@pytest.mark.parametrize("overlay", ["demo", "production"])
+def test_every_resource_validates_against_its_schema(overlay):
+    resources = committed(overlay)
+    assert resources == generate.render(overlay)
     assert {r["kind"] for r in resources} >= {
         "Kafka",
         "KafkaNodePool",
         "KafkaTopic",
         "Cluster",
         "ServiceMonitor",
+        "PrometheusRule",
+        "NetworkPolicy",
         "Deployment",
         "StatefulSet",
         "Service",
@@ -96,7 +108,8 @@ def test_every_resource_validates_against_its_schema():
         ("KafkaTopic", ("spec",), {"partitionz": 6}),
         ("Kafka", ("spec", "kafka"), {"listeners": "plain"}),
         ("Cluster", ("spec",), {"instances": "three"}),
-        ("Deployment", ("spec", "template", "spec", "containers", 0), {"readinesProbe": {}}),
+        ("StatefulSet", ("spec", "template", "spec", "containers", 0), {"readinesProbe": {}}),
+        ("PrometheusRule", ("spec", "groups", 0), {"rulez": []}),
     ],
 )
 def test_the_validation_refuses_a_broken_resource(kind, path, bad):
@@ -112,13 +125,21 @@ def test_the_validation_refuses_a_broken_resource(kind, path, bad):
 
 def test_one_kafkatopic_per_declared_topic_with_replication_3_and_min_insync_2():
     topics = {r["spec"]["topicName"]: r["spec"] for r in committed() if r["kind"] == "KafkaTopic"}
-    assert set(topics) == {topic.name for topic in ALL_TOPICS}
+    assert set(topics) == {topic.name for topic in ALL_TOPICS}  # the demo overlay's operators are shared/operators'
     for topic in ALL_TOPICS:
         found = topics[topic.name]
         assert found["partitions"] == topic.partitions
         assert found["replicas"] == 3
         assert found["config"]["min.insync.replicas"] == "2"
         assert {k: v for k, v in found["config"].items() if k != "min.insync.replicas"} == topic.configs
+
+
+def test_the_production_overlay_has_no_demo_tenant():
+    resources = committed("production")
+    names = {r["metadata"]["name"] for r in resources} | {r["spec"].get("topicName") for r in resources if "spec" in r}
+    assert not any("demo-" in str(name) for name in names)
+    operators = next(r for r in resources if r["metadata"]["name"] == "reelstream-operators")
+    assert json.loads(operators["data"]["operators.json"]) == {"operators": []}
 
 
 def test_kafka_is_kraft_with_a_node_pool_of_three_brokers():
@@ -134,11 +155,10 @@ def test_kafka_is_kraft_with_a_node_pool_of_three_brokers():
 def test_each_service_runs_bounded_by_its_partitions_with_probes_requests_and_a_budget():
     resources = committed()
     workloads = {r["metadata"]["name"]: r for r in resources if r["kind"] in ("Deployment", "StatefulSet")}
-    assert set(workloads) == {"wallet", "jackpot", "spin", "projector"}
-    assert workloads["wallet"]["kind"] == "StatefulSet"  # its snapshots live on disk
-    for name, topic, *_ in manifests.WORKLOADS:
-        body = workloads[name]["spec"]
-        assert 1 <= body["replicas"] <= manifests.max_replicas(topic), name
+    assert set(workloads) == {w.name for w in manifests.WORKLOADS}
+    for w in manifests.WORKLOADS:
+        body = workloads[w.name]["spec"]
+        assert 1 <= body["replicas"] <= max_replicas(w.input_topic), w.name
         container = body["template"]["spec"]["containers"][0]
         assert container["livenessProbe"]["httpGet"]["path"] == "/health"
         assert container["readinessProbe"]["httpGet"]["path"] == "/ready"
@@ -152,10 +172,19 @@ def test_each_service_runs_bounded_by_its_partitions_with_probes_requests_and_a_
             if r["kind"] == "PodDisruptionBudget"
             and r["spec"]["selector"]["matchLabels"] == body["selector"]["matchLabels"]
         ]
-        assert len(budgets) == 1, name
-    monitor = next(r for r in resources if r["kind"] == "ServiceMonitor")
+        assert len(budgets) == 1, w.name
+    monitor = next(r for r in resources if r["kind"] == "ServiceMonitor" and r["metadata"]["name"] == "reelstream")
     services = [r for r in resources if r["kind"] == "Service"]
     wanted = monitor["spec"]["selector"]["matchLabels"].items()
     selected = [s for s in services if all(s["metadata"]["labels"].get(k) == v for k, v in wanted)]
-    assert len(selected) == 4
+    assert len(selected) == len(manifests.WORKLOADS)
     assert all(s["spec"]["ports"][0]["name"] == monitor["spec"]["endpoints"][0]["port"] for s in selected)
+
+
+def test_an_overlays_own_operator_gets_its_users_whatever_the_process_runs_with():
+    """The manifests of an overlay follow its operators file, not the operators of the process that renders them."""
+    from deploy.k8s import tenants
+
+    names = {user["metadata"]["name"] for user in tenants.kafka_users(("acme",))}
+    assert {"game-client.acme", "cashier.acme", "spin", "wallet", "admin"} <= names
+    assert not any("demo-" in name for name in names)

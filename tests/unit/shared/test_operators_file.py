@@ -101,3 +101,13 @@ def test_a_process_reads_its_file_at_start_and_one_without_a_file_under_producti
         text=True,
     )
     assert refused.returncode != 0 and f"{FILE_ENV} is not set" in refused.stderr
+
+
+def test_the_local_default_is_package_data_so_an_installed_build_has_it():
+    """`pip install .` (the image) ships what the editable checkout reads: deploy.operators is a package."""
+    from importlib import resources
+
+    from shared import operators
+
+    shipped = resources.files("deploy.operators") / "demo.json"
+    assert shipped.is_file() and shipped.read_bytes() == operators.DEMO_FILE.read_bytes()

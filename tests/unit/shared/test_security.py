@@ -124,4 +124,4 @@ def test_the_roles_table_in_docs_security_is_current():
 
 
 def test_the_strimzi_users_are_current():
-    assert USERS_FILE.read_text() == rendered()["users.yaml"], "run `python -m deploy.k8s.generate`"
+    assert USERS_FILE.read_text() == rendered()["overlays/demo/users.yaml"], "run `python -m deploy.k8s.generate`"
