@@ -27,11 +27,19 @@ def services(compose: Compose) -> dict[str, dict]:
 
 
 def mounts(service: dict) -> dict[str, str]:
-    """container path -> source (a volume name or a host path) of a service's short-syntax mounts."""
+    """container path -> source (a volume name or a host path) of a service's mounts."""
+    return {target: source for target, (source, _) in mounted(service).items()}
+
+
+def mounted(service: dict) -> dict[str, tuple[str, str | None]]:
+    """container path -> (source, the volume's subpath or None), from the short and the long syntax."""
     found = {}
     for entry in service.get("volumes", []):
-        source, target = entry.split(":")[:2]
-        found[target] = source
+        if isinstance(entry, dict):
+            found[entry["target"]] = (entry["source"], entry.get("volume", {}).get("subpath"))
+        else:
+            source, target = entry.split(":")[:2]
+            found[target] = (source, None)
     return found
 
 
@@ -174,6 +182,25 @@ def secure_services_sign(compose: Compose, dockerfile: str) -> Iterator[str]:
                 yield f"{name}: REELSTREAM_SIGNING_DIR is not the signing job's volume: nothing signed or verified"
 
 
+def own_credentials_only(compose: Compose, dockerfile: str) -> Iterator[str]:
+    """A secure service mounts its own role's client file and its own signing key alone (the subpaths secure-mounts
+    lays out), never the whole `clients` or `signing` volume: another role's password or key is not its to read."""
+    layout = " ".join(command(services(compose).get("secure-mounts", {})))
+    for name, service in services(compose).items():
+        if "secure" not in service.get("profiles", []) or not (is_app(service) or command(service)[:1] == ["topics"]):
+            continue
+        role = command(service)[2] if is_app(service) else "admin"
+        wanted = {"clients": f"by-role/{role}", "signing": f"by-writer/{role if is_app(service) else 'projector'}"}
+        for target, (source, subpath) in mounted(service).items():
+            if source in wanted and subpath != wanted[source]:
+                yield f"{name}: mounts {source}:{subpath or '/'} at {target}, not its own {wanted[source]} alone"
+            elif source in wanted and f"/{source}/{wanted[source].split('/')[0]}/" not in layout:
+                yield f"{name}: {source}:{subpath} is no folder secure-mounts lays out"
+        config = service.get("environment", {}).get("REELSTREAM_KAFKA_CLIENT_CONFIG", "")
+        if not config.endswith(f"/{role}.json") or "REELSTREAM_KAFKA_CLIENTS_DIR" in service.get("environment", {}):
+            yield f"{name}: does not connect with its own role's client file ({config or 'none named'})"
+
+
 def operators_file(compose: Compose, dockerfile: str) -> Iterator[str]:
     """Every reelstream container names its operators file, one the image carries (deploy/ is copied to /app)."""
     for name, service in services(compose).items():
@@ -196,6 +223,7 @@ RULES: tuple[Rule, ...] = (
     private_keys_stay_with_the_broker,
     secure_volumes_owned,
     secure_services_sign,
+    own_credentials_only,
     operators_file,
 )
 

@@ -21,8 +21,8 @@ COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text()
 COMPOSE = yaml.safe_load(COMPOSE_TEXT)
 SERVICES = ("wallet", "jackpot", "spin", "projector")
 DOCKERFILE = (ROOT / "deploy" / "docker" / "Dockerfile").read_text()
-_SECURE_VOLUMES = """  volumes: &secure-volumes
-    - tls:/tls:ro
+_FIRST_SECURE_VOLUMES = """    volumes:
+      - tls:/tls:ro
 """
 # Harmful changes (docs/operations.md, "Compose and image mutations"): (id, "compose" | "dockerfile", text,
 # replacement, what the rules must then name). Each text occurs in the file; the first occurrence is changed.
@@ -76,7 +76,13 @@ MUTATIONS = [
         "",
         "kafka: Kafka's log dir /tmp/kraft-combined-logs",
     ),
-    ("ca-key-in-app-container", "compose", _SECURE_VOLUMES, _SECURE_VOLUMES + "    - pki:/pki:ro\n", "with the CA key"),
+    (
+        "ca-key-in-app-container",
+        "compose",
+        _FIRST_SECURE_VOLUMES,
+        _FIRST_SECURE_VOLUMES + "      - pki:/pki:ro\n",
+        "with the CA key",
+    ),
     (
         "second-projector-same-database",
         "compose",
@@ -114,6 +120,27 @@ MUTATIONS = [
         '    command: ["infra", "pki"',
         '    user: "0"\n    command: ["infra", "pki"',
         "secure-pki: does not run as",
+    ),
+    (
+        "a-service-mounts-every-key",
+        "compose",
+        "{type: volume, source: signing, target: /signing, read_only: true, volume: {subpath: by-writer/spin}}",
+        "signing:/signing:ro",
+        "spin-secure: mounts signing:/",
+    ),
+    (
+        "a-service-mounts-another-roles-password",
+        "compose",
+        "subpath: by-role/wallet",
+        "subpath: by-role/spin",
+        "wallet-secure: mounts clients:by-role/spin",
+    ),
+    (
+        "a-service-reads-every-role-file",
+        "compose",
+        "REELSTREAM_KAFKA_CLIENT_CONFIG: /client/jackpot.json",
+        "REELSTREAM_KAFKA_CLIENTS_DIR: /client",
+        "jackpot-secure: does not connect with its own role's client file",
     ),
 ]
 
@@ -185,6 +212,7 @@ def test_every_long_running_service_has_a_health_check_on_ready_and_waits_on_hea
         "secure-pki",
         "secure-signing",
         "secure-provision",
+        "secure-mounts",
         "secure-topics",
     } == one_shots
     for name, service in COMPOSE["services"].items():

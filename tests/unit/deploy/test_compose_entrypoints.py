@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deploy.compose_check import command, is_app, mounts
+from deploy.compose_check import command, is_app, mounted, mounts
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -102,7 +102,11 @@ class Volumes:
 
     def of(self, service: str) -> dict[str, Path]:
         """container path -> host folder of a service's named-volume mounts."""
-        return {target: self.base / source for target, source in mounts(SERVICES[service]).items() if "/" not in source}
+        return {
+            target: self.base / source / (subpath or "")
+            for target, (source, subpath) in mounted(SERVICES[service]).items()
+            if "/" not in source
+        }
 
     def translate(self, service: str, text: str) -> str:
         """`text` with the service's mount points replaced by their host folders."""
@@ -144,9 +148,54 @@ def volumes():
         assert as_user(*user_of("secure-pki"), cli(found.argv("secure-pki"))) == 0
         signing_env = found.env("secure-signing", "REELSTREAM_SIGNING_DIR")
         assert as_user(*user_of("secure-signing"), cli(found.argv("secure-signing")), env=signing_env) == 0
+        _provisioned_role_files(found)
+        script = found.translate("secure-mounts", command(SERVICES["secure-mounts"])[0]).replace("$$", "$")
+        mounts_job = ["setpriv", f"--reuid={APP}", f"--regid={APP}", "--clear-groups", "--", "sh", "-euc", script]
+        subprocess.run(mounts_job, check=True, capture_output=True)
         yield found
     finally:
         shutil.rmtree(base)
+
+
+def _provisioned_role_files(volumes: Volumes) -> None:
+    """What the provisioning job writes into the `clients` volume (as the image's user), for every role a secure
+    container connects as; its broker calls are not run here."""
+    from deploy.local.pki import TlsFiles
+    from deploy.local.principals import role_security
+    from shared.client_files import write_client_files
+
+    words = command(SERVICES["secure-provision"])
+    option = dict(zip(words[2::2], words[3::2]))
+    clients = Path(volumes.translate("secure-provision", option["--clients"]))
+    tls = TlsFiles(Path(volumes.translate("secure-provision", option["--tls-dir"])))
+
+    def write() -> None:
+        for role in ("admin", "spin", "wallet", "jackpot", "projector", "monitor"):
+            security = role_security(tls, role, f"{role}-pw" * 4, option["--client-ca"])
+            write_client_files(clients, role, security, "k:19092")
+
+    assert as_user(*user_of("secure-provision"), write) == 0
+
+
+def test_each_secure_container_mounts_its_own_credential_and_key_alone(volumes):
+    """The subpaths secure-mounts lays out: a container's client folder holds its role's file alone (its password,
+    no one else's), its signing folder the public ring and its own key alone (the projector's, the ring only)."""
+    checked = 0
+    for name, service in SERVICES.items():
+        if "secure" not in service.get("profiles", []) or not (is_app(service) or name == "secure-topics"):
+            continue
+        role = command(service)[2] if is_app(service) else "admin"
+        places = volumes.of(name)
+        config = Path(service["environment"]["REELSTREAM_KAFKA_CLIENT_CONFIG"])
+        client_folder = places[str(config.parent)]
+        assert sorted(p.name for p in client_folder.iterdir()) == [f"{role}.json"], name
+        assert f'"{role}-pw' in (client_folder / f"{role}.json").read_text(), name
+        keys = sorted(p.name for p in places[service["environment"]["REELSTREAM_SIGNING_DIR"]].iterdir())
+        own = [f"{role}.key.json"] if role in ("spin", "wallet", "jackpot", "monitor") else []
+        assert keys == sorted(["public.json", *own]), name
+        assert as_user(APP, APP, readable(client_folder / f"{role}.json")) == 0
+        checked += 1
+    assert checked == 6
 
 
 def _owner_mode(path: Path) -> tuple[int, int, int]:
@@ -211,7 +260,8 @@ def test_the_provisioning_jobs_role_files_are_the_apps_user_s_and_name_the_ca_th
         if is_app(service) and "secure" in service.get("profiles", []):
             ca = Path(option["--client-ca"])
             assert mounts(service)[str(ca.parent)] == mounts(SERVICES["secure-pki"])["/tls"], name
-            assert service["environment"]["REELSTREAM_KAFKA_CLIENTS_DIR"] == option["--clients"], name
+            assert mounts(service)["/client"] == "clients", name
+            assert "REELSTREAM_KAFKA_CLIENTS_DIR" not in service["environment"], name
 
 
 def test_no_application_service_mounts_a_volume_holding_a_ca_or_broker_key(volumes):

@@ -80,5 +80,5 @@ def test_the_compose_secure_profile_runs_a_secured_broker_and_each_service_as_it
     for name in SERVICES:
         service = services[f"{name}-secure"]
         assert service["profiles"] == ["secure"] and service["command"] == ["services", "run", name]
-        assert service["environment"]["REELSTREAM_KAFKA_CLIENTS_DIR"] == "/clients/roles"
+        assert service["environment"]["REELSTREAM_KAFKA_CLIENT_CONFIG"] == f"/client/{name}.json"  # its own role's
     assert all("reelstream-local-dev-secret" not in str(service) for service in services.values())
