@@ -258,3 +258,21 @@ def down(paths: InfraPaths, echo: Echo) -> None:
         )
         echo(f"postgres: stopped pid {pid}")
     (paths.postgres_dir / "reelstream.pid").unlink(missing_ok=True)
+
+
+async def drop_database(server_url: str, database: str, attempts: int = 20, pause_s: float = 0.5) -> None:
+    """DROP DATABASE ... WITH (FORCE), retried briefly: FORCE cannot end an autovacuum worker in that database (a
+    process of no role the caller belongs to: InsufficientPrivilegeError), which finishes on its own."""
+    import asyncpg
+
+    for attempt in range(attempts):
+        conn = await asyncpg.connect(server_url, timeout=30)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            return
+        except (asyncpg.InsufficientPrivilegeError, asyncpg.ObjectInUseError):
+            if attempt == attempts - 1:
+                raise
+        finally:
+            await conn.close()
+        await asyncio.sleep(pause_s)

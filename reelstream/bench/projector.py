@@ -36,6 +36,7 @@ from reelstream.synthetic.samples import sample_events
 from services.projector.core.tables import COLUMNS
 from services.projector.adapters.kafka_io import SOURCE_TOPICS
 from shared.config import load_settings
+from deploy.local.postgres import drop_database
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS
 
@@ -98,17 +99,6 @@ async def _admin(url: str, sql: str) -> None:
         await conn.close()
 
 
-async def _drop_database(url: str, database: str) -> None:
-    """WITH (FORCE) cannot end an autovacuum worker (a superuser's process) in the bench database: retry briefly."""
-    for attempt in range(20):
-        try:
-            return await _admin(url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        except (asyncpg.InsufficientPrivilegeError, asyncpg.ObjectInUseError):
-            if attempt == 19:
-                raise
-            await asyncio.sleep(0.5)
-
-
 def _decode_ceiling(samples) -> float:
     """events/s of decode (shared.events.decode) + row mapping alone, in this process: the projector's CPU ceiling."""
     from shared.events import encode
@@ -157,7 +147,7 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         executemany_s.append(await _baseline(url, "proj_base_executemany_after", rows, copy=False))
     finally:
         try:
-            await _drop_database(settings.database_url, database)
+            await drop_database(settings.database_url, database)
         finally:  # the round's topics go even when its database could not be dropped
             delete_topics(settings.kafka_bootstrap_servers, [prefix + spec.name for spec in ALL_TOPICS])
     return {

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from deploy.local.postgres import drop_database
 from shared.config import Settings
 from shared.topic_admin import delete_prefixed, ensure_topics
 
@@ -52,7 +53,7 @@ def fresh_deployment(base: Settings, tag: str, env: dict[str, str] | None = None
         )
     finally:
         delete_prefixed(settings.kafka_bootstrap_servers, prefix)
-        asyncio.run(sql(base.database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        asyncio.run(drop_database(base.database_url, database))
 
 
 async def sql(url: str, statement: str) -> None:

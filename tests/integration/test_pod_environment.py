@@ -24,6 +24,7 @@ projector and the monitor read what the ones before them wrote.
 
 from __future__ import annotations
 
+from deploy.local.postgres import drop_database
 import asyncio
 import json
 import os
@@ -141,7 +142,7 @@ def cluster_kafka(tmp_path_factory):
         yield stand_in
     finally:
         kafka.down(paths, print)
-        asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        asyncio.run(drop_database(database_url, database))
 
 
 def _secrets(stand_in: ClusterStandIn) -> dict[tuple[str, str], bytes]:

@@ -8,6 +8,7 @@ with the projection comparison on. Then `UPDATE projection.spins` changes one wi
 
 from __future__ import annotations
 
+from deploy.local.postgres import drop_database
 import asyncio
 import os
 import uuid
@@ -49,7 +50,7 @@ def fresh_database(database_url):
     name = f"t_{uuid.uuid4().hex}"
     asyncio.run(_admin(database_url, f'CREATE DATABASE "{name}"'))
     yield _with_database(database_url, name)
-    asyncio.run(_admin(database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    asyncio.run(drop_database(database_url, name))
 
 
 @pytest.fixture

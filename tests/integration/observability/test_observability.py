@@ -9,6 +9,7 @@ form one tree across spin, wallet and jackpot, and its trace id is in each of th
 
 from __future__ import annotations
 
+from deploy.local.postgres import drop_database
 import asyncio
 import os
 import subprocess
@@ -104,7 +105,7 @@ def platform(kafka_bootstrap: str, database_url: str, tmp_path_factory):
     finally:
         for process in processes.values():
             process.stop()
-        asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+        asyncio.run(drop_database(database_url, database))
         delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 

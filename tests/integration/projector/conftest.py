@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from deploy.local.postgres import drop_database
 import asyncio
 import uuid
 from pathlib import Path
@@ -21,7 +22,7 @@ def deployment(kafka_bootstrap: str, database_url: str, tmp_path: Path):
     ensure_topics(kafka_bootstrap, prefix=prefix)
     asyncio.run(admin_sql(database_url, f'CREATE DATABASE "{database}"'))
     yield Deployment(prefix, kafka_bootstrap, database_url_for(database_url, database), tmp_path / "logs")
-    asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    asyncio.run(drop_database(database_url, database))
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 
@@ -31,4 +32,4 @@ def fresh_database(database_url: str):
     database = f"t_{uuid.uuid4().hex}"
     asyncio.run(admin_sql(database_url, f'CREATE DATABASE "{database}"'))
     yield database_url_for(database_url, database)
-    asyncio.run(admin_sql(database_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    asyncio.run(drop_database(database_url, database))
