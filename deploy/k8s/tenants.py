@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shared import operators
-from shared.roles import Role, acl_rules, roles_for
+from shared.roles import acl_rules, roles_for
 from shared.topics import ALL_TOPICS, ANSWER_TOPICS, TopicSpec, answers_spec, wallet_answers_spec
 
 OPERATORS_DIR = Path(__file__).resolve().parents[1] / "operators"
@@ -35,14 +35,9 @@ def operator_topics(ids: tuple[str, ...]) -> tuple[TopicSpec, ...]:
     return tuple(answers_spec(o) for o in ids) + tuple(wallet_answers_spec(o) for o in ids)
 
 
-def roles(ids: tuple[str, ...]) -> tuple[Role, ...]:
-    """The roles of a deployment with these operators: the shared ones and each operator's own."""
-    return roles_for(ids)
-
-
 def kafka_users(ids: tuple[str, ...]) -> list[dict[str, Any]]:
     """One KafkaUser per role, its ACLs over exactly this deployment's topics."""
     from deploy.k8s.users import kafka_user
 
     specs = common_topics() + operator_topics(ids)
-    return [kafka_user(member, acl_rules(member, "", specs)) for member in roles(ids)]
+    return [kafka_user(member, acl_rules(member, "", specs)) for member in roles_for(ids)]

@@ -122,14 +122,14 @@ def outcome_manifest(
     from reelstream.mathcli.manifest import released_rows, write_manifest, write_released
 
     if check:
-        committed = json.loads(manifest.MANIFEST_FILE.read_text())
+        committed, computed = json.loads(manifest.MANIFEST_FILE.read_text()), manifest.computed()
         drifted = [
             f"{version}: {path} {want} committed, {got} here"
-            for version, now in manifest.computed().items()
+            for version, now in computed.items()
             for path, got in now["files"].items()
             if (want := committed.get(version, {}).get("files", {}).get(path)) != got
         ]
-        gone = set(committed) - set(manifest.computed())
+        gone = set(committed) - set(computed)
         drifted += [f"{version}: committed, no such model here" for version in sorted(gone)]
         for line in drifted:
             typer.echo(line, err=True)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from games import manifest
+from games import manifest, registry
 
 VERSIONS = manifest.released_versions()
 RISING_JOKER = {version for version, game in VERSIONS.items() if game == "rising-joker"}
@@ -97,12 +98,12 @@ print(json.dumps([getattr(m, "__file__", None) for m in list(sys.modules.values(
         loaded = {
             path.relative_to(manifest.ROOT).as_posix()
             for file in json.loads(out)
-            if file and (path := __import__("pathlib").Path(file).resolve()).is_relative_to(manifest.ROOT)
+            if file and (path := Path(file).resolve()).is_relative_to(manifest.ROOT)
         }
         ours = {path for path in loaded if path.split("/", 1)[0] in PACKAGES}  # not a virtualenv inside the checkout
         sources = {path for path in ours if not path.endswith("__init__.py") or path.startswith("games/")}
         assert "games/rng.py" in sources, sorted(ours)
-        version = __import__("games.registry", fromlist=["engine"]).engine(game).model_version
+        version = registry.engine(game).model_version
         missing = sources - set(manifest.files(game, version)) - not_deciding
         assert not missing, f"{game}: a play imports {sorted(missing)}, outside its manifest"
 
