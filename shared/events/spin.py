@@ -189,6 +189,27 @@ class BonusRingForfeited(EventData):
     forfeited_at: datetime
 
 
+class RemainderStranded(EventData):
+    """Journal: a Rising Joker player's carried sub-cent remainder can no longer be completed, so the wallet credits it
+    rounded up to one cent and the player's state carries none. `reason` "stake-change": this spin's stake
+    (`request_id`) can never complete it, and its wager asks for the credit (restored if the wager is refused);
+    "self-exclusion" or "closure": the wallet credited it (`wallet_event_id`), and the spin follows."""
+
+    TYPE = "reelstream.spin.remainder-stranded.v1"
+    SUBJECT_FIELD = "player_id"
+    TOPIC = SPIN_JOURNAL
+
+    player_id: str
+    game: str
+    reason: Literal["stake-change", "self-exclusion", "closure"]
+    remainder_micro: Micro
+    state_before: dict[str, Any]
+    state_after: dict[str, Any]
+    stranded_at: datetime
+    request_id: uuid.UUID | None = None
+    wallet_event_id: str | None = Field(default=None, max_length=128)
+
+
 class SpinVoided(EventData):
     """Journal: the wallet refused a seeded spin's wager (`code`), so its drawn outcome never happened and is never
     shown; the player's game state is the one before the spin (and before a forfeit of its bonus ring)."""

@@ -12,7 +12,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from shared.events.base import CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL
@@ -38,9 +38,13 @@ REJECTION_CODES = (
     "INVALID_REQUEST",
     "JACKPOT_UNPROVEN",
     "OPERATOR_MISMATCH",
+    "ACCOUNT_CLOSED",
 )
 # A settlement carries one JackpotWon per pool share it pays, at most this many (a spin's claims are fewer).
 MAX_JACKPOT_PROOFS = 16
+# Why a player's outstanding sub-cent remainder is credited (rounded up to one cent) before it can be completed.
+REMAINDER_CREDIT_REASONS = ("stake-change", "self-exclusion", "closure")
+RemainderMicro = Annotated[int, Strict(), Field(ge=0, lt=1_000_000, description="a sub-cent remainder in micro-units")]
 
 
 def player_account(player_id: str) -> str:
@@ -97,6 +101,11 @@ class DebitWager(_InternalCommand):
     currency: CurrencyCode
     game: Ident
     operator_id: Ident | None = None
+    # The player's sub-cent remainder in `game` as the spin holds it (None: the game keeps none); it must equal the
+    # wallet's record. `remainder_stranded`: this stake can never complete it, so credit it in this transaction
+    # (docs/wallet.md, "Remainders").
+    remainder_before_micro: RemainderMicro | None = None
+    remainder_stranded: Literal[True] | None = None
 
 
 class ProofHeader(BaseModel):
@@ -137,6 +146,8 @@ class SettleWager(_InternalCommand):
     breakage_micro: Micro
     contribution_micro: Micro
     network_id: Ident
+    # The player's sub-cent remainder in the wager's game after this spin (None: the game keeps none).
+    remainder_after_micro: RemainderMicro | None = None
     # Absent (None) when no pool share is paid, so a settlement without one reads as before.
     jackpot_proofs: Annotated[tuple[JackpotWonProof, ...], Field(max_length=MAX_JACKPOT_PROOFS)] | None = None
 
@@ -157,11 +168,14 @@ class PlaceWager(_InternalCommand):
     currency: CurrencyCode
     game: Ident
     operator_id: Ident | None = None
+    remainder_before_micro: RemainderMicro | None = None
+    remainder_stranded: Literal[True] | None = None
     settlement_id: uuid.UUID
     house_win_minor: Minor
     breakage_micro: Micro
     contribution_micro: Micro
     network_id: Ident
+    remainder_after_micro: RemainderMicro | None = None
 
 
 class RefundWager(_InternalCommand):
@@ -189,6 +203,13 @@ class SelfExclude(_CashierCommand):
 
     TYPE = "reelstream.wallet.self-exclude.v1"
     until: datetime | None = None
+
+
+class CloseAccount(_CashierCommand):
+    """Cashier: close the player's account for good. Wagers and deposits are refused from then on (ACCOUNT_CLOSED);
+    withdrawals are not, so the player can take out what is left."""
+
+    TYPE = "reelstream.wallet.close-account.v1"
 
 
 class Posting(Part):
@@ -231,6 +252,8 @@ class WagerDebited(_PostedEvent):
     amount_minor: Minor
     game: str
     operator_id: str | None = None
+    # The player's remainder in `game` the wager carries in (None: the game keeps none).
+    remainder_before_micro: Micro | None = None
 
 
 class WagerSettled(_PostedEvent):
@@ -242,6 +265,7 @@ class WagerSettled(_PostedEvent):
     breakage_micro: Micro
     contribution_micro: Micro
     network_id: str
+    remainder_after_micro: Micro | None = None
 
 
 class WagerRefunded(_PostedEvent):
@@ -249,6 +273,19 @@ class WagerRefunded(_PostedEvent):
     wager_id: uuid.UUID
     amount_minor: Minor
     reason: str
+
+
+class RemainderCredited(_PostedEvent):
+    """A player's outstanding sub-cent remainder in `game`, credited rounded up to one cent (`amount_minor`) by the
+    house because it can no longer be completed (`reason`), in the transaction of the command that strands it.
+    `wager_id`: the wager whose settlement left it (None: unknown, a remainder from before the wallet kept them)."""
+
+    TYPE = "reelstream.wallet.remainder-credited.v1"
+    game: str
+    remainder_micro: Micro
+    amount_minor: Minor
+    reason: Literal["stake-change", "self-exclusion", "closure"]
+    wager_id: uuid.UUID | None = None
 
 
 class LimitSet(_WalletEvent):
@@ -264,6 +301,10 @@ class LimitSet(_WalletEvent):
 class SelfExcluded(_WalletEvent):
     TYPE = "reelstream.wallet.self-excluded.v1"
     until: datetime | None = None
+
+
+class AccountClosed(_WalletEvent):
+    TYPE = "reelstream.wallet.account-closed.v1"
 
 
 class CommandRejected(_WalletEvent):

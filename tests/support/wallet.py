@@ -65,10 +65,13 @@ class Wallet:
         breakage_micro: int = 0,
         contribution_micro: int = 0,
         game: str = "rising-joker",
+        remainder: dict[str, Any] | None = None,
         **kw,
     ) -> tuple:
-        """A whole spin in one command: wager `tx(n)`, its settlement `tx(n + 10_000)`."""
+        """A whole spin in one command: wager `tx(n)`, its settlement `tx(n + 10_000)`; `remainder`: its remainder
+        fields (remainder_before_micro, remainder_stranded, remainder_after_micro)."""
         data = PlaceWager(
+            **(remainder or {}),
             transaction_id=tx(n),
             player_id=PLAYER,
             amount_minor=amount_minor,
@@ -98,10 +101,17 @@ class Wallet:
         return self.send(Withdraw(transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency))
 
     def debit(self, n: int, amount_minor: int, currency: str = "EUR", **kw):
-        data = DebitWager(
-            transaction_id=tx(n), player_id=PLAYER, amount_minor=amount_minor, currency=currency, game="rising-joker"
+        return self.send(self.debit_command(n, amount_minor, currency), **kw)
+
+    def debit_command(self, n: int, amount_minor: int, currency: str = "EUR", **fields) -> DebitWager:
+        return DebitWager(
+            transaction_id=tx(n),
+            player_id=PLAYER,
+            amount_minor=amount_minor,
+            currency=currency,
+            game="rising-joker",
+            **fields,
         )
-        return self.send(data, **kw)
 
     def settle(
         self,
@@ -113,12 +123,16 @@ class Wallet:
         breakage_micro: int = 0,
         contribution_micro: int = 0,
         proofs: tuple[JackpotWonProof, ...] | None = None,
+        remainder_after_micro: int | None = None,
+        every: bool = False,
     ):
-        """`proofs` default: for a jackpot amount, the jackpot's JackpotWon of this wager paying all of it."""
+        """`proofs` default: for a jackpot amount, the jackpot's JackpotWon of this wager paying all of it. `every`:
+        all the events (a settlement may be followed by a remainder's credit), else the one."""
         if proofs is None and jackpot_win_minor:
             proofs = (proven(jackpot_won(tx(wager), PLAYER, jackpot_win_minor, self.stake(wager), currency=currency)),)
-        return self.send(
+        return (self.send_all if every else self.send)(
             SettleWager(
+                remainder_after_micro=remainder_after_micro,
                 transaction_id=tx(n),
                 player_id=PLAYER,
                 wager_id=tx(wager),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.wallet.core.state import LimitRule, OpenWager, PlayerState, Remembered, Usage
+from services.wallet.core.state import LimitRule, OpenWager, PlayerState, Remainder, Remembered, Usage
 from services.wallet.exceptions import StoreCorrupted
 
 
@@ -13,12 +13,14 @@ def player_doc(player: PlayerState) -> dict[str, Any]:
         "id": player.player_id,
         "seq": player.seq,
         "bal": dict(player.balances_minor),
-        "open": {k: [w.currency, w.amount_minor, w.debited_ms] for k, w in player.open_wagers.items()},
+        "open": {k: [w.currency, w.amount_minor, w.debited_ms, w.game] for k, w in player.open_wagers.items()},
         "lim": {k: [r.amount_minor, r.pending_amount_minor, r.pending_effective_ms] for k, r in player.limits.items()},
         "use": {k: [u.period_key, u.used_minor] for k, u in player.usage.items()},
         "exu": player.excluded_until_ms,
         "exi": player.excluded_indefinitely,
         "op": player.operator_id,
+        "rem": {k: [r.currency, r.micro, r.wager_id, r.held_by] for k, r in player.remainders.items()},
+        "cl": player.closed,
     }
 
 
@@ -34,6 +36,8 @@ def load_player(doc: dict[str, Any]) -> PlayerState:
             excluded_until_ms=doc["exu"],
             excluded_indefinitely=doc["exi"],
             operator_id=doc.get("op"),  # absent in snapshots written before accounts were bound to operators
+            remainders={k: Remainder(*v) for k, v in doc.get("rem", {}).items()},  # absent before remainders
+            closed=doc.get("cl", False),
         )
     except (KeyError, TypeError, AttributeError) as error:
         raise StoreCorrupted(f"player state unreadable: {error}") from error

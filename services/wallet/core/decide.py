@@ -13,11 +13,13 @@ from shared.events import decode
 from shared.events.base import CommandData, EventData
 from shared.events.envelope import Envelope, derived_id, envelope, epoch_ms
 from shared.events.wallet import (
+    CloseAccount,
     CommandRejected,
     DebitWager,
     Deposit,
     PlaceWager,
     RefundWager,
+    RemainderCredited,
     SelfExclude,
     SetLimit,
     SettleWager,
@@ -25,7 +27,7 @@ from shared.events.wallet import (
 )
 from shared.invariant import invariant
 
-from services.wallet.core import rules
+from services.wallet.core import remainders, rules
 from services.wallet.core.book import WalletBook
 from services.wallet.core.evolve import evolve
 from services.wallet.core.fingerprint import fingerprint
@@ -42,9 +44,10 @@ _RULES = {
     PlaceWager: rules.place_wager,
     SetLimit: rules.set_limit,
     SelfExclude: rules.self_exclude,
+    CloseAccount: rules.close_account,
 }
 _WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
-_CASHIER_COMMANDS = (Deposit, Withdraw, SetLimit, SelfExclude)
+_CASHIER_COMMANDS = (Deposit, Withdraw, SetLimit, SelfExclude, CloseAccount)
 OPERATOR_MISMATCH = "OPERATOR_MISMATCH"
 
 
@@ -148,8 +151,14 @@ def decide_player(
 
 
 def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) -> tuple[Envelope[Any], ...]:
-    """A repeat: the very events of the first time (an accepted PlaceWager wrote its debit and its settlement)."""
+    """A repeat: the very events of the first time, in their order (an accepted PlaceWager wrote its debit, the
+    credit of a remainder it stranded, and its settlement; a closing command the credits it made)."""
     events = [remembered.event_bytes]
+    if remembered.event_type != CommandRejected.TYPE:
+        for game in sorted(state.player.remainders):
+            credited = lookup(state, str(remainders.credit_id(data.transaction_id, game)), now_ms)
+            if credited is not None:
+                events.append(credited.event_bytes)
     if isinstance(data, PlaceWager) and remembered.event_type != CommandRejected.TYPE:
         settled = lookup(state, str(data.settlement_id), now_ms)
         invariant(settled is not None, "an accepted place-wager's settlement is remembered with its debit")
@@ -216,6 +225,8 @@ def _unremembered(command: Envelope[Any], content: str, now: datetime, code: str
 def _remembered_id(data: CommandData, outcome: EventData, now_ms: int) -> uuid.UUID:
     """Deterministic for a record processed again (same broker time); distinct when an id is used anew after its
     memory expired, which is a new command by the window's contract and so a new fact."""
+    if isinstance(outcome, RemainderCredited):  # one a game, so the game tells them apart
+        return derived_id("wallet", data.player_id, data.transaction_id, outcome.TYPE, now_ms, outcome.game)
     return derived_id("wallet", data.player_id, data.transaction_id, outcome.TYPE, now_ms)
 
 

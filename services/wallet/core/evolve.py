@@ -9,9 +9,11 @@ from typing import Any
 from shared.events import encode
 from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import (
+    AccountClosed,
     CommandRejected,
     Deposited,
     LimitSet,
+    RemainderCredited,
     SelfExcluded,
     WagerDebited,
     WagerRefunded,
@@ -21,7 +23,7 @@ from shared.events.wallet import (
 )
 from shared.invariant import invariant
 
-from services.wallet.core import limits
+from services.wallet.core import limits, remainders
 from services.wallet.core.book import WalletBook
 from services.wallet.core.memory import remembers
 from services.wallet.core.postings import player_delta_minor
@@ -82,6 +84,8 @@ def evolve_player(player: PlayerState, data: Any) -> PlayerState:
         return _limit_set(player, data)
     if isinstance(data, SelfExcluded):
         return _self_excluded(player, data)
+    if isinstance(data, AccountClosed):
+        return replace(player, closed=True)
     invariant(isinstance(data, (_PostedEvent, CommandRejected)), f"unknown wallet event {data.TYPE}")
     return player
 
@@ -98,16 +102,23 @@ def _posted(player: PlayerState, data: _PostedEvent) -> PlayerState:
     if isinstance(data, Deposited):
         usage = limits.with_usage(player, data.currency, "deposit", data.amount_minor, now_ms)
     elif isinstance(data, WagerDebited):
-        invariant(str(data.transaction_id) not in open_wagers, "a wager is debited once")
-        open_wagers = {**open_wagers, str(data.transaction_id): OpenWager(data.currency, data.amount_minor, now_ms)}
+        wager_id = str(data.transaction_id)
+        invariant(wager_id not in open_wagers, "a wager is debited once")
+        open_wagers = {**open_wagers, wager_id: OpenWager(data.currency, data.amount_minor, now_ms, data.game)}
         usage = limits.with_usage(player, data.currency, "loss", data.amount_minor, now_ms)
+        player = remainders.after_debit(player, data.game, data.currency, wager_id, data.remainder_before_micro)
+    elif isinstance(data, RemainderCredited):
+        player = remainders.after_credit(player, data)  # the house's money: it counts against no limit
     elif not isinstance(data, Withdrawn):
         invariant(isinstance(data, (WagerSettled, WagerRefunded)), f"unknown posted event {data.TYPE}")
         wager_id = str(data.wager_id)
         invariant(wager_id in open_wagers, "only an open wager is settled or refunded, once")
+        wager = open_wagers[wager_id]
         open_wagers = {key: value for key, value in open_wagers.items() if key != wager_id}
         credit = data.win_minor if isinstance(data, WagerSettled) else data.amount_minor
         usage = limits.with_usage(player, data.currency, "loss", -credit, now_ms)
+        after = data.remainder_after_micro if isinstance(data, WagerSettled) else None
+        player = remainders.after_close(player, wager.game, data.currency, wager_id, after)
     return replace(player, balances_minor=balances, open_wagers=open_wagers, usage=usage)
 
 

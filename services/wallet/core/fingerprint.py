@@ -7,12 +7,18 @@ import hashlib
 import orjson
 
 from shared.events.base import CommandData
-from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw
+from shared.events.wallet import DebitWager, Deposit, PlaceWager, SelfExclude, SetLimit, SettleWager, Withdraw
 
 # Fields a command gained after its fingerprints were first stored: left out while unset, so a command without them
 # keeps the fingerprint it always had (a repeat across the upgrade is still a repeat).
 _LATER_FIELDS: dict[type, tuple[str, ...]] = {
-    command: ("operator_id",) for command in (Deposit, Withdraw, SetLimit, SelfExclude)
+    Deposit: ("operator_id",),
+    Withdraw: ("operator_id",),
+    SetLimit: ("operator_id",),
+    SelfExclude: ("operator_id",),
+    DebitWager: ("remainder_before_micro", "remainder_stranded"),
+    PlaceWager: ("remainder_before_micro", "remainder_stranded", "remainder_after_micro"),
+    SettleWager: ("remainder_after_micro",),
 }
 
 

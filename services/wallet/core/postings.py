@@ -33,6 +33,11 @@ def wager_refund(player_id: str, amount_minor: int) -> tuple[Posting, ...]:
     return _balanced((HOUSE, -amount), (player_account(player_id), amount))
 
 
+def remainder_credit(player_id: str, amount_minor: int) -> tuple[Posting, ...]:
+    amount = minor_to_micro(amount_minor)
+    return _balanced((HOUSE, -amount), (player_account(player_id), amount))
+
+
 def settlement(
     player_id: str,
     network_id: str,

@@ -9,12 +9,15 @@ from services.wallet.core.awards import above_max_award, award_problem
 from services.wallet.core.proofs import ProofCheck, unproven
 
 from shared.events.wallet import (
+    AccountClosed,
+    CloseAccount,
     DebitWager,
     Deposit,
     Deposited,
     LimitSet,
     PlaceWager,
     RefundWager,
+    RemainderCredited,
     SelfExclude,
     SelfExcluded,
     SetLimit,
@@ -28,8 +31,8 @@ from shared.events.wallet import (
 from shared.events.envelope import broker_time, epoch_ms
 from shared.money import CURRENCIES, MICRO_PER_MINOR
 
-from services.wallet.core import limits, postings
-from services.wallet.core.state import PlayerState, WalletState, limit_key
+from services.wallet.core import limits, postings, remainders
+from services.wallet.core.state import PlayerState, Remainder, WalletState, limit_key
 
 # A limit on everything: no single amount above 10^12 minor units (ten billion EUR) is plausible.
 MAX_AMOUNT_MINOR = 10**12
@@ -61,6 +64,8 @@ def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str,
     player, currency, amount = state.player, command.currency, command.amount_minor
     if refusal := _amount_refusal(amount, currency):
         return refusal
+    if player.closed:
+        return Refusal("ACCOUNT_CLOSED", "the account is closed", currency)
     if is_excluded(player, now_ms):
         return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
     if period := limits.first_exceeded(player, currency, "deposit", amount, now_ms):
@@ -98,6 +103,8 @@ def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int)
     outcome (a loss limit counts the stake), so a player at a limit cannot keep only the winning spins."""
     if refusal := _amount_refusal(amount, currency):
         return refusal
+    if player.closed:
+        return Refusal("ACCOUNT_CLOSED", "the account is closed", currency)
     if is_excluded(player, now_ms):
         return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
     if currency not in player.balances_minor:
@@ -109,25 +116,44 @@ def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int)
     return None
 
 
-def debit_wager(state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]) -> WagerDebited | Refusal:
+def debit_wager(
+    state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]
+) -> tuple[WagerDebited, ...] | tuple[WagerDebited, RemainderCredited] | Refusal:
     player, currency, amount = state.player, command.currency, command.amount_minor
-    if refusal := _stake_refusal(player, currency, amount, now_ms):
+    if refusal := _wager_refusal(player, command, now_ms):
         return refusal
     return _debited(player, command, common, player.balances_minor[currency])
 
 
-def _debited(player, command: DebitWager | PlaceWager, common: dict[str, Any], balance: int) -> WagerDebited:
-    """The stake taken (a DebitWager's or a PlaceWager's), from `balance` before it."""
+def _wager_refusal(player: PlayerState, command: DebitWager | PlaceWager, now_ms: int) -> Refusal | None:
+    if refusal := _stake_refusal(player, command.currency, command.amount_minor, now_ms):
+        return refusal
+    if problem := remainders.carried_problem(player, command):
+        return Refusal("INVALID_REQUEST", problem, command.currency)
+    return None
+
+
+def _debited(
+    player, command: DebitWager | PlaceWager, common: dict[str, Any], balance: int
+) -> tuple[WagerDebited, ...] | tuple[WagerDebited, RemainderCredited]:
+    """The stake taken (a DebitWager's or a PlaceWager's), from `balance` before it, and the credit of the remainder
+    the wager strands (a stake that can never complete it)."""
     stake = command.amount_minor
-    return WagerDebited(
+    debited = WagerDebited(
         **common,
         currency=command.currency,
         amount_minor=stake,
         game=command.game,
         operator_id=command.operator_id,
+        remainder_before_micro=command.remainder_before_micro,
         balance_after_minor=balance - stake,
         postings=postings.wager_debit(player.player_id, stake),
     )
+    if not command.remainder_stranded:
+        return (debited,)
+    known = player.remainders.get(command.game)
+    record = Remainder(command.currency, command.remainder_before_micro, known.wager_id if known else None)
+    return debited, remainders.credit(player, record, command.game, "stake-change", common, balance - stake)
 
 
 def _settled(
@@ -145,6 +171,7 @@ def _settled(
         breakage_micro=command.breakage_micro,
         contribution_micro=command.contribution_micro,
         network_id=command.network_id,
+        remainder_after_micro=command.remainder_after_micro,
         balance_after_minor=balance + win,
         postings=postings.settlement(
             player.player_id,
@@ -159,18 +186,17 @@ def _settled(
 
 def place_wager(
     state: WalletState, command: PlaceWager, now_ms: int, common: dict[str, Any]
-) -> tuple[WagerDebited, WagerSettled] | Refusal:
+) -> tuple[WagerDebited | RemainderCredited | WagerSettled, ...] | Refusal:
     """A whole spin without a pool share: the debit's checks on the stake decide; the outcome's amounts are only
     checked for what they must be (a malformed command is refused whatever the player's state)."""
-    player, currency, stake = state.player, command.currency, command.amount_minor
-    if refusal := _outcome_refusal(command, currency, stake):
+    player, currency = state.player, command.currency
+    if refusal := _outcome_refusal(command, currency, command.amount_minor):
         return refusal
-    if refusal := _stake_refusal(player, currency, stake, now_ms):
+    if refusal := _wager_refusal(player, command, now_ms):
         return refusal
-    balance = player.balances_minor[currency]
-    debited = _debited(player, command, common, balance)
+    taken = _debited(player, command, common, player.balances_minor[currency])
     common = {**common, "transaction_id": command.settlement_id}
-    return debited, _settled(player, command, common, command.transaction_id, 0, balance - stake)
+    return *taken, _settled(player, command, common, command.transaction_id, 0, taken[-1].balance_after_minor)
 
 
 def _outcome_refusal(command: PlaceWager, currency: str, stake: int) -> Refusal | None:
@@ -195,7 +221,7 @@ def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memo
 
 def settle_wager(
     state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
-) -> WagerSettled | Refusal:
+) -> tuple[WagerSettled | RemainderCredited, ...] | Refusal:
     """`check` verifies each JackpotWon the settlement carries (services/wallet/core/proofs.py)."""
     currency, wager_id = command.currency, str(command.wager_id)
     for name in ("house_win_minor", "jackpot_win_minor"):
@@ -215,12 +241,26 @@ def settle_wager(
     if problem := unproven(command, wager.amount_minor, check):
         return Refusal("JACKPOT_UNPROVEN", problem[:500], currency)
     balance = state.player.balances_minor[currency]
-    return _settled(state.player, command, common, command.wager_id, command.jackpot_win_minor, balance)
+    settled = _settled(state.player, command, common, command.wager_id, command.jackpot_win_minor, balance)
+    after = command.remainder_after_micro
+    left = None if after is None else Remainder(currency, after, wager_id)
+    return settled, *_stranded_at_close(state.player, wager, left, now_ms, common, settled.balance_after_minor)
+
+
+def _stranded_at_close(
+    player: PlayerState, wager, left: Remainder | None, now_ms: int, common: dict[str, Any], balance: int
+) -> tuple[RemainderCredited, ...]:
+    """The credit of the remainder a closing wager leaves (`left`) when the player can no longer complete it: the
+    account closed, or self-excluded, while the wager was open."""
+    reason = remainders.stranding_reason(player, is_excluded(player, now_ms))
+    if reason is None or left is None or left.micro == 0 or not wager.game:
+        return ()
+    return (remainders.credit(player, left, wager.game, reason, common, balance),)
 
 
 def refund_wager(
     state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
-) -> WagerRefunded | Refusal:
+) -> tuple[WagerRefunded | RemainderCredited, ...] | Refusal:
     """`check` is the wager rules' common port; a refund pays no pool share and needs none."""
     currency, wager_id = command.currency, str(command.wager_id)
     wager = state.player.open_wagers.get(wager_id)
@@ -228,7 +268,7 @@ def refund_wager(
         return _closed_wager_refusal(state, wager_id, currency, debit_entry)
     if wager.currency != currency:
         return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
-    return WagerRefunded(
+    refunded = WagerRefunded(
         **common,
         currency=currency,
         wager_id=command.wager_id,
@@ -237,6 +277,9 @@ def refund_wager(
         balance_after_minor=state.player.balances_minor[currency] + wager.amount_minor,
         postings=postings.wager_refund(state.player.player_id, wager.amount_minor),
     )
+    carried = state.player.remainders.get(wager.game)
+    left = carried if carried is not None and carried.held_by == wager_id else None
+    return refunded, *_stranded_at_close(state.player, wager, left, now_ms, common, refunded.balance_after_minor)
 
 
 def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[str, Any]) -> LimitSet | Refusal:
@@ -258,9 +301,20 @@ def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[s
 
 def self_exclude(
     state: WalletState, command: SelfExclude, now_ms: int, common: dict[str, Any]
-) -> SelfExcluded | Refusal:
+) -> tuple[SelfExcluded | RemainderCredited, ...] | Refusal:
     if command.until is not None and command.until.tzinfo is None:
         return Refusal("INVALID_REQUEST", "`until` must carry a time zone")
     if command.until is not None and epoch_ms(command.until) <= now_ms:
         return Refusal("INVALID_REQUEST", "a self-exclusion must end in the future")
-    return SelfExcluded(**common, until=command.until)
+    player = state.player
+    credits = remainders.credits_now(player, "self-exclusion", common, dict(player.balances_minor))
+    return SelfExcluded(**common, until=command.until), *credits
+
+
+def close_account(
+    state: WalletState, command: CloseAccount, now_ms: int, common: dict[str, Any]
+) -> tuple[AccountClosed | RemainderCredited, ...]:
+    """Closing is final and may be repeated; every remainder no open wager carries is credited with it."""
+    player = state.player
+    credits = remainders.credits_now(player, "closure", common, dict(player.balances_minor))
+    return AccountClosed(**common), *credits

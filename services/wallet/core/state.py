@@ -13,6 +13,19 @@ class OpenWager:
     currency: str
     amount_minor: int
     debited_ms: int
+    game: str = ""  # "" in snapshots written before wagers named their game
+
+
+@dataclass(frozen=True, slots=True)
+class Remainder:
+    """A player's outstanding sub-cent remainder in one game: owed by the house until a spin completes it or the
+    wallet credits it. `wager_id`: the wager whose settlement left it; `held_by`: an open wager that carried it in
+    (its settlement or refund decides what is left)."""
+
+    currency: str
+    micro: int
+    wager_id: str | None = None
+    held_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +74,9 @@ class PlayerState:
     # The operator the account belongs to: the one of its first deposit signed with an operator's cashier key (None:
     # no operator's yet). Another operator's cashier commands and wagers are refused (decide: OPERATOR_MISMATCH).
     operator_id: str | None = None
+    # Per game: the outstanding sub-cent remainder (docs/wallet.md, "Remainders").
+    remainders: Mapping[str, Remainder] = field(default_factory=dict)
+    closed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
