@@ -53,5 +53,14 @@ class GameEngine(Protocol):
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
         """The state after the player forfeits what locks the stake (e.g. the Stjernestøv bonus ring)."""
 
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        """The player's carried sub-cent remainder in micro-units (None: the game carries none)."""
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        """The carried remainder no spin at `stake_minor` can ever complete (credited by the wallet), else 0."""
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The state once its carried remainder is credited."""
+
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         """One paid spin at `stake_minor` (must be in `stakes_minor`), drawing only from `rng`."""

@@ -141,6 +141,14 @@ def outcome_json(
     }
 
 
+def moves_remainder(model: RisingJokerModel, stake_minor: int) -> bool:
+    """Whether a win at `stake_minor` can have a sub-cent part, so a carried remainder there is completed in time.
+    Every total is a sum of the paytable's factors, so when each factor pays whole cents at this stake, every win
+    does, and a carried remainder can never be completed at this stake."""
+    factors = [pays.for_count(n) for pays in (*model.line_pays.values(), model.scatter_pays) for n in (3, 4, 5)]
+    return any(hundredths_to_micro(factor, stake_minor) % MICRO_PER_MINOR for factor in factors)
+
+
 @dataclass(frozen=True)
 class RisingJokerEngine:
     """One released model version, playable by the spin service (implements the GameEngine protocol)."""
@@ -178,6 +186,17 @@ class RisingJokerEngine:
         invariant(type(carried) is int, "the carried remainder is an integer")
         invariant(0 <= carried < MICRO_PER_MINOR, "the carried remainder is below one cent")
         return carried
+
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        return self.carried_in_micro(state) if self.model.carries_remainder else None
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        carried = self.carried_in_micro(state)
+        return carried if carried and not moves_remainder(self.model, stake_minor) else 0
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        self.carried_in_micro(state)  # checks the state's shape
+        return self.initial_state()  # the carried remainder is all a player's state holds
 
     def locked_stake(self, state: dict[str, Any]) -> int | None:
         return None  # the carried remainder is money, not a stake-bound feature: any stake may follow

@@ -60,6 +60,15 @@ class StjernestoevEngine:
         ring_from_state(state)
         return self.initial_state()
 
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        return None  # every amount is paid in whole øre: no remainder is carried
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        return 0
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
+
     def run_kernel(
         self, ring: np.ndarray, stake_minor: int, rng: SpinRng
     ) -> tuple[np.ndarray, np.ndarray, list[int], int]:

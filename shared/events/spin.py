@@ -170,6 +170,10 @@ class SeedDrawn(EventData):
     operator_id: Ident | None = None
     request_event_id: uuid.UUID | None = None
     requested_at: datetime | None = None
+    # The wager's view of the player's carried remainder (DebitWager/PlaceWager): before any credit this spin's stake
+    # strands (a RemainderStranded journaled first), and whether it strands it. Absent: the game carries none.
+    remainder_before_micro: Micro | None = None
+    remainder_stranded: Literal[True] | None = None
 
 
 class BonusRingForfeited(EventData):

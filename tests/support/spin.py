@@ -50,6 +50,15 @@ class SeedReadingSlot:
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
         return state
 
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        return None
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        return 0
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
+
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         if self.fail:
             raise RuntimeError("engine broken")
@@ -77,6 +86,15 @@ class RingGame:
 
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
         return self.initial_state()
+
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        return None
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        return 0
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         assert self.locked_stake(state) in (None, stake_minor)

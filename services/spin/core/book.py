@@ -56,9 +56,14 @@ class SpinRecord:
     answer_id: uuid.UUID | None = None
     answer_code: str | None = None
     settled_state_after: dict[str, Any] | None = None
-    forfeit_state_before: dict[str, Any] | None = None  # before a forfeit of the ring: restored if the spin is voided
+    # The state a voided spin restores when it is not `state_before`: before a forfeit of the ring or a stranded
+    # remainder's credit this spin asked for, or without a remainder the wallet credited while it was in flight.
+    forfeit_state_before: dict[str, Any] | None = None
     # Seeded when accepted (the three-hop flow); False: seeded after its debit, by code before it (settled as then).
     drawn_at_acceptance: bool = False
+    # The SeedDrawn's remainder fields, which its wager command carries.
+    remainder_before_micro: int | None = None
+    remainder_stranded: bool = False
 
     @property
     def player_id(self) -> str:

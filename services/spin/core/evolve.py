@@ -16,7 +16,15 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinAccepted, SpinRejected, SpinSettled, SpinVoided
+from shared.events.spin import (
+    BonusRingForfeited,
+    RemainderStranded,
+    SeedDrawn,
+    SpinAccepted,
+    SpinRejected,
+    SpinSettled,
+    SpinVoided,
+)
 from shared.events.wallet import JackpotWonProof
 
 # Rejections that answer one record, not the request id (they must not become "the" answer of that id).
@@ -77,6 +85,24 @@ def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes
         record.forfeit_state_before = dict(data.state_before)
 
 
+def _stranded(book: SpinBook, message: Envelope[RemainderStranded], raw: bytes | None) -> None:
+    """A carried remainder credited. For a stake change, as a forfeit: the spin plays from the state without it, and
+    a refused wager restores it. For a credit the wallet made (self-exclusion, closure): the player's state loses it;
+    when a spin that carried it in is in flight (`request_id`), that spin will be refused, and restores the state
+    without it."""
+    data = message.data
+    key = (data.player_id, data.game)
+    record = book.records.get(data.request_id) if data.request_id is not None else None
+    if data.reason == "stake-change":
+        book.game_states[key] = dict(data.state_after)
+        if record is not None and record.forfeit_state_before is None:
+            record.forfeit_state_before = dict(data.state_before)
+    elif record is not None:
+        record.forfeit_state_before = dict(data.state_after)
+    else:
+        book.game_states[key] = dict(data.state_after)
+
+
 def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) -> None:
     """The wallet refused the wager: the drawn outcome never happened, so the player's state is the one before the
     spin, and before the forfeit of a ring the spin asked for (a refused wager never costs the player the ring)."""
@@ -106,6 +132,8 @@ def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None)
     record.seed_hex = data.seed
     record.model_version = data.model_version
     record.state_before = dict(data.state_before)
+    record.remainder_before_micro = data.remainder_before_micro
+    record.remainder_stranded = bool(data.remainder_stranded)
     book.game_states[(data.player_id, data.game)] = Pending(data.request_id)
 
 
@@ -172,6 +200,7 @@ def _claim_rejected(book: SpinBook, message: Envelope[ClaimRejected], raw: bytes
 _HANDLERS = {
     SpinAccepted: _accepted,
     BonusRingForfeited: _forfeited,
+    RemainderStranded: _stranded,
     SeedDrawn: _seed_drawn,
     SpinVoided: _voided,
     SpinSettled: _settled,

@@ -110,6 +110,8 @@ def _record_row(r: SpinRecord) -> list[Any]:
         r.settled_state_after,
         r.forfeit_state_before,
         r.drawn_at_acceptance,
+        r.remainder_before_micro,
+        r.remainder_stranded,
     ]
 
 
@@ -119,6 +121,9 @@ def _record_of(row: list[Any]) -> SpinRecord:
     # An image of format 1 written before the three-hop flow has 16 fields (no forfeit kept, seeded after the debit).
     forfeit_before = row[16] if len(row) > 16 else None
     at_acceptance = bool(row[17]) if len(row) > 17 else False
+    # Written before the wallet kept remainders: 18 fields.
+    remainder_before = row[18] if len(row) > 18 else None
+    stranded = bool(row[19]) if len(row) > 19 else False
     return SpinRecord(
         request_id=uuid.UUID(rid),
         fingerprint=Fingerprint(*fp),
@@ -138,6 +143,8 @@ def _record_of(row: list[Any]) -> SpinRecord:
         settled_state_after=after,
         forfeit_state_before=forfeit_before,
         drawn_at_acceptance=at_acceptance,
+        remainder_before_micro=remainder_before,
+        remainder_stranded=stranded,
     )
 
 

@@ -15,6 +15,7 @@ from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
 from shared.events.spin import (
     BonusRingForfeited,
     JackpotAward,
+    RemainderStranded,
     SeedDrawn,
     SpinAccepted,
     SpinRejected,
@@ -27,6 +28,7 @@ from shared.events.wallet import (
     RefundWager,
     JackpotWonProof,
     PlaceWager,
+    RemainderCredited,
     SettleWager,
     WagerDebited,
     WagerRefunded,
@@ -35,7 +37,7 @@ from shared.events.wallet import (
 from games.pins import pins
 from shared.invariant import invariant
 
-WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded)
+WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded, RemainderCredited)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
 WAGER_COMMAND_TYPES = frozenset({DebitWager.TYPE, PlaceWager.TYPE})
 
@@ -61,6 +63,46 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
         if record is not None and record.answer is None:
             text = f"the spin could not complete; wager refunded: {data.reason}"
             _reject(draft, record, now, "WAGER_REFUNDED", text)
+    elif isinstance(data, RemainderCredited) and data.reason != "stake-change":
+        _credited(draft, ctx, event, now)
+
+
+def _credited(draft: Draft, ctx: Context, event: Envelope[RemainderCredited], now: datetime) -> None:
+    """The wallet credited a remainder the player can no longer complete (self-exclusion, closure): the player's state
+    carries it no more. A spin in flight that carried it in is refused by the wallet, and restores the state without
+    it. A credit of a stake change is the spin's own (journaled when it drew the seed)."""
+    data, book = event.data, draft.book
+    engine = ctx.catalog.current(data.game)
+    if engine is None:
+        return
+    flying = _carrying(book, data.player_id, data.game)
+    if flying is not None:
+        state = flying.forfeit_state_before if flying.forfeit_state_before is not None else flying.state_before
+    else:
+        state = fold.game_state(book, ctx.catalog, data.player_id, data.game)
+    if not engine.remainder_micro(state or {}):
+        return  # already without one (a fact read again)
+    stranded = RemainderStranded(
+        player_id=data.player_id,
+        game=data.game,
+        reason=data.reason,
+        remainder_micro=data.remainder_micro,
+        state_before=state,
+        state_after=engine.without_remainder(state),
+        stranded_at=now,
+        request_id=flying.request_id if flying is not None else None,
+        wallet_event_id=str(event.id),
+    )
+    draft.record(message(stranded, derived_id(event.id, "remainder-stranded"), now, data.transaction_id))
+
+
+def _carrying(book: SpinBook, player_id: str, game: str) -> SpinRecord | None:
+    """The seeded, unanswered spin whose outcome the player's state waits on, if any."""
+    pending = book.game_states.get((player_id, game))
+    if not isinstance(pending, fold.Pending):
+        return None
+    record = book.records.get(pending.request_id)
+    return record if record is not None and record.answer is None else None
 
 
 def start_wager(draft: Draft, ctx: Context, accepted: SpinAccepted, now: datetime) -> None:
@@ -96,7 +138,8 @@ def _place_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[
 
 
 def _stake_fields(record: SpinRecord) -> dict[str, Any]:
-    """What the wallet judges a wager by: the stake taken (DebitWager and PlaceWager alike)."""
+    """What the wallet judges a wager by: the stake taken and the remainder it carries in or strands (DebitWager and
+    PlaceWager alike)."""
     return {
         "transaction_id": record.request_id,
         "player_id": record.player_id,
@@ -104,18 +147,25 @@ def _stake_fields(record: SpinRecord) -> dict[str, Any]:
         "currency": record.currency,
         "game": record.game,
         "operator_id": record.operator_id,
+        "remainder_before_micro": record.remainder_before_micro,
+        "remainder_stranded": True if record.remainder_stranded else None,
     }
 
 
 def _outcome_fields(ctx: Context, record: SpinRecord) -> dict[str, Any]:
     """What the settlement posts besides the pool shares won (SettleWager and PlaceWager alike)."""
     network = ctx.catalog.network_for_game(record.game)
+    engine = ctx.catalog.engine_for_model(record.game, record.model_version or "")
     return {
         "settlement_id": derived_id(record.request_id, "settlement"),
         "house_win_minor": record.result.win_minor,
         "breakage_micro": record.result.breakage_micro,
         "contribution_micro": network.wager_contribution_micro(record.stake_minor),
         "network_id": network.network_id,
+        # The remainder the wallet records only when the wager carried one in (a spin of code before it: none).
+        "remainder_after_micro": (
+            engine.remainder_micro(record.result.state_after) if record.remainder_before_micro is not None else None
+        ),
     }
 
 
@@ -182,9 +232,11 @@ def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: Spin
     state = fold.game_state(draft.book, ctx.catalog, spin.player_id, spin.game)
     locked = engine.locked_stake(state)
     drawn_at_acceptance = acceptance is not None
+    journaled = False  # the acceptance, when a journal record comes before the seed (which repeats its fields)
     if spin.forfeit_bonus_ring and locked is not None and locked != spin.stake_minor:
         if acceptance is not None:
             draft.record(message(acceptance, derived_id(rid, "accepted"), now, rid))
+            journaled = True
         cleared = engine.forfeit(state)
         forfeited = BonusRingForfeited(
             request_id=rid,
@@ -198,11 +250,29 @@ def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: Spin
         )
         draft.record(message(forfeited, derived_id(rid, "forfeited"), now, rid))
         state = cleared
+    carried = engine.remainder_micro(state)
+    stranded = engine.stranded_remainder_micro(state, spin.stake_minor)
+    if stranded:
+        if acceptance is not None and not journaled:
+            draft.record(message(acceptance, derived_id(rid, "accepted"), now, rid))
+        cleared = engine.without_remainder(state)
+        credit = RemainderStranded(
+            player_id=spin.player_id,
+            game=spin.game,
+            reason="stake-change",
+            remainder_micro=stranded,
+            state_before=state,
+            state_after=cleared,
+            stranded_at=now,
+            request_id=rid,
+        )
+        draft.record(message(credit, derived_id(rid, "remainder-stranded"), now, rid))
+        state = cleared
     seed = ctx.draw_seed(spin.player_id, rid)
     invariant(isinstance(seed, bytes) and len(seed) == 32, "a seed is 32 bytes from the OS CSPRNG")
-    carried = {}
+    fields = {}
     if drawn_at_acceptance:  # the acceptance's fields: they mark a seed drawn at acceptance
-        carried = {
+        fields = {
             "operator_id": acceptance.operator_id,
             "request_event_id": acceptance.request_event_id,
             "requested_at": acceptance.requested_at,
@@ -213,7 +283,9 @@ def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: Spin
         seed=seed.hex(),
         state_before=state,
         drawn_at=now,
-        **carried,
+        remainder_before_micro=carried,
+        remainder_stranded=True if stranded else None,
+        **fields,
     )
     draft.record(message(drawn, derived_id(rid, "seed-drawn"), now, rid))
     fold.ensure_result(draft.book.records[rid], ctx.catalog)

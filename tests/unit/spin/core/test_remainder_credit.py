@@ -1,0 +1,157 @@
+"""The remainder as money, between the spin core and the real wallet core: a Rising Joker player's carried ½ cent is
+on the wallet's record after the spin that leaves it; a stake that can never complete it has it credited in the
+wager's own transaction; self-exclusion and closure credit it and the player's state carries it no more; a spin in
+flight that carried it in is refused, so it is never paid twice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from games.rising_joker.engine import RisingJokerEngine
+from games.rising_joker.model import CURRENT_VERSION, load_model
+from games.rng import SpinRng
+from services.spin.core.book import SpinBook
+from services.wallet.core import WalletBook, decide as wallet_decide
+from shared import records
+from shared.events import decode, encode, envelope
+from shared.events.envelope import broker_time
+from shared.events.spin import RemainderStranded, SeedDrawn, SpinSettled, SpinRejected
+from shared.events.wallet import CloseAccount, Deposit, RemainderCredited, SelfExclude, SetLimit
+from tests.support.spin import NOW_MS, Seeds, decoded, handle_event, handle_request, make_context, request_bytes
+from tests.support.wallet import tx
+
+ENGINE = RisingJokerEngine(load_model(CURRENT_VERSION))
+HALF = 500_000
+NOW = broker_time(NOW_MS)
+
+
+def seed_leaving(stake: int, carried: int, left: int) -> bytes:
+    """The first counter seed of a spin without a claim at `stake` that leaves `left` of a `carried` remainder."""
+    for n in range(1, 100_000):
+        seed = n.to_bytes(32, "big")
+        result = ENGINE.play({"remainder_micro": carried}, stake, SpinRng(seed))
+        if not result.claims and result.state_after["remainder_micro"] == left and result.win_minor:
+            return seed
+    raise AssertionError("no such seed")
+
+
+HALF_AT_10 = seed_leaving(10, 0, HALF)
+ANY_AT_20 = seed_leaving(20, 0, 0)
+
+
+class Pair:
+    """One player's spin book and wallet book, each record passed between them as the services pass them."""
+
+    def __init__(self, *seeds: bytes) -> None:
+        self.book = SpinBook()
+        self.ctx = make_context(Seeds(*seeds), slot=ENGINE)
+        self.wallet = WalletBook(0)
+        self.journal: list = []
+        self.answers: list = []
+        self.cashier(Deposit(transaction_id=tx(1), player_id="p-1", amount_minor=10_000, currency="EUR"))
+
+    def cashier(self, data) -> list:
+        return self.to_wallet(envelope(data, source="test", time=NOW))
+
+    def to_wallet(self, command) -> list:
+        events = wallet_decide(self.wallet, command, NOW, proofs=records.proof_problem).events
+        for event in events:
+            self.from_wallet(decode(encode(event)))
+        return [event.data for event in events]
+
+    def from_wallet(self, event) -> None:
+        self.follow(handle_event(self.book, self.ctx, event))
+
+    def follow(self, effects) -> None:
+        self.journal += [decoded(out) for out in effects.journal]
+        self.answers += [decoded(out) for out in effects.outputs if out.kind == "answer"]
+        for out in effects.outputs:
+            if out.kind in ("place", "debit", "settle"):
+                self.to_wallet(decode(out.value))
+
+    def request(self, stake: int):
+        """A spin request; what the wallet answers goes back to the spin at once (a wager in flight: `hold`)."""
+        _, raw = request_bytes(stake=stake)
+        return handle_request(self.book, self.ctx, raw, b"p-1", NOW_MS, 0, 0)
+
+    def spin(self, stake: int):
+        self.follow(self.request(stake))
+        return self.answers[-1]
+
+    def remainder(self) -> int:
+        return self.wallet.state_of("p-1").player.remainders["rising-joker"].micro
+
+    def balance(self) -> int:
+        return self.wallet.state_of("p-1").player.balances_minor["EUR"]
+
+
+def of(kind, facts) -> list:
+    return [fact for fact in facts if isinstance(fact, kind)]
+
+
+def test_the_remainder_a_spin_leaves_is_on_the_wallets_record_and_the_next_spin_carries_it_in():
+    pair = Pair(HALF_AT_10, seed_leaving(10, HALF, 0))
+    first = pair.spin(10)
+    assert isinstance(first, SpinSettled) and first.state_after == {"remainder_micro": HALF}
+    assert pair.remainder() == HALF
+    second = pair.spin(10)
+    assert second.state_before == {"remainder_micro": HALF} and pair.remainder() == 0
+    assert of(RemainderStranded, pair.journal) == []
+
+
+def test_a_stake_that_can_never_complete_the_half_cent_has_it_credited_in_the_wagers_transaction():
+    pair = Pair(HALF_AT_10, ANY_AT_20)
+    pair.spin(10)
+    before = pair.balance()
+    settled = pair.spin(20)
+    (stranded,) = of(RemainderStranded, pair.journal)
+    assert (stranded.reason, stranded.remainder_micro, stranded.state_after) == (
+        "stake-change",
+        HALF,
+        {"remainder_micro": 0},
+    )
+    assert settled.state_before == {"remainder_micro": 0}  # the outcome is drawn without it
+    seed = of(SeedDrawn, pair.journal)[-1]
+    assert (seed.remainder_before_micro, seed.remainder_stranded) == (HALF, True)
+    assert pair.balance() == before - 20 + 1 + settled.win_minor and pair.remainder() == 0
+
+
+def test_a_refused_stranding_wager_leaves_the_half_cent_carried():
+    pair = Pair(HALF_AT_10, ANY_AT_20, seed_leaving(10, HALF, 0))
+    pair.spin(10)
+    pair.cashier(
+        SetLimit(transaction_id=tx(2), player_id="p-1", currency="EUR", kind="loss", period="day", amount_minor=5)
+    )
+    refused = pair.spin(20)
+    assert isinstance(refused, SpinRejected) and refused.code == "LIMIT_EXCEEDED"
+    assert pair.remainder() == HALF
+    assert pair.book.game_states[("p-1", "rising-joker")] == {"remainder_micro": HALF}
+
+
+def test_self_exclusion_credits_the_half_cent_and_the_spins_state_carries_it_no_more():
+    pair = Pair(HALF_AT_10, seed_leaving(10, 0, HALF))
+    pair.spin(10)
+    before = pair.balance()
+    until = NOW + timedelta(seconds=1)
+    facts = pair.cashier(SelfExclude(transaction_id=tx(2), player_id="p-1", until=until))
+    (credited,) = of(RemainderCredited, facts)
+    assert credited.reason == "self-exclusion" and pair.balance() == before + 1
+    (stranded,) = of(RemainderStranded, pair.journal)
+    assert stranded.state_after == {"remainder_micro": 0} and stranded.request_id is None
+    again = pair.spin(10)  # the broker's clock stands still here: still excluded
+    assert isinstance(again, SpinRejected) and again.code == "SELF_EXCLUDED"
+    assert pair.book.game_states[("p-1", "rising-joker")] == {"remainder_micro": 0}
+
+
+def test_closure_while_a_spin_carrying_the_half_cent_is_in_flight_pays_it_once():
+    pair = Pair(HALF_AT_10, seed_leaving(10, HALF, 0))
+    pair.spin(10)
+    before = pair.balance()
+    flying = pair.request(10)  # its PlaceWager carries ½ cent in and has not reached the wallet yet
+    pair.cashier(CloseAccount(transaction_id=tx(2), player_id="p-1"))
+    pair.follow(flying)  # now it arrives: refused, the account is closed
+    assert isinstance(pair.answers[-1], SpinRejected) and pair.answers[-1].code == "ACCOUNT_CLOSED"
+    (stranded,) = of(RemainderStranded, pair.journal)
+    assert stranded.request_id is not None and stranded.reason == "closure"
+    assert pair.balance() == before + 1 and pair.remainder() == 0
+    assert pair.book.game_states[("p-1", "rising-joker")] == {"remainder_micro": 0}
