@@ -118,8 +118,8 @@ def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int)
 
 def debit_wager(
     state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]
-) -> tuple[WagerDebited, ...] | tuple[WagerDebited, RemainderCredited] | Refusal:
-    player, currency, amount = state.player, command.currency, command.amount_minor
+) -> tuple[WagerDebited | RemainderCredited, ...] | Refusal:
+    player, currency = state.player, command.currency
     if refusal := _wager_refusal(player, command, now_ms):
         return refusal
     return _debited(player, command, common, player.balances_minor[currency])
@@ -135,7 +135,7 @@ def _wager_refusal(player: PlayerState, command: DebitWager | PlaceWager, now_ms
 
 def _debited(
     player, command: DebitWager | PlaceWager, common: dict[str, Any], balance: int
-) -> tuple[WagerDebited, ...] | tuple[WagerDebited, RemainderCredited]:
+) -> tuple[WagerDebited | RemainderCredited, ...]:
     """The stake taken (a DebitWager's or a PlaceWager's), from `balance` before it, and the credit of the remainder
     the wager strands (a stake that can never complete it)."""
     stake = command.amount_minor
