@@ -320,5 +320,9 @@ class CommandRejected(_WalletEvent):
     balance_after_minor: Minor | None = None
 
 
+# Every event that moves money: its postings change balances.
+POSTED_EVENTS = (Deposited, Withdrawn, WagerDebited, WagerSettled, WagerRefunded, RemainderCredited)
+
+
 def postings_balanced(postings: tuple[Posting, ...]) -> bool:
     return sum(posting.amount_micro for posting in postings) == 0

@@ -13,10 +13,11 @@ from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.jackpots import JackpotCheck, check_jackpots
 from services.audit.core.ledger import Ledger, fold_ledger, open_too_long
 from services.audit.core.pools import Pools, fold_pools
-from services.audit.core.rederive import EngineLookup, default_lookup
+from services.audit.core import remainders
+from services.audit.core.rederive import EngineLookup, carried_remainder, default_lookup
 from services.audit.core.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
-from services.audit.core.spins import Spins, check_spins
+from services.audit.core.spins import Spins, check_spins, state_now
 from shared.config import SAGA_TIME_LIMIT_MS
 from shared.events.spin import SpinSettled
 from shared.pools import PoolsConfig, load_pools
@@ -84,6 +85,9 @@ def run_audit(
 
     spins = check_spins(spin_facts, ledger, config, lookup, in_scope, seam.spins if seam else None)
     jackpots = check_jackpots(ledger, pools, spins, config)
+    unreconciled = remainders.reconcile(
+        ledger.remainders, lambda key: state_now(spins, key), lambda wager: wager in spins.settled, carried_remainder
+    )
     latest_ms = max([fact.timestamp_ms for fact in facts.facts] + [seam.latest_ms if seam else 0])
     stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, SAGA_TIME_LIMIT_MS)
     drops = seam.drops if seam else Drops()
@@ -95,6 +99,7 @@ def run_audit(
         + pools.discrepancies
         + spins.discrepancies
         + jackpots.discrepancies
+        + unreconciled
     ) + check_drops(jackpot_facts, config, drops, pools.wins)
     result = AuditResult(scope, facts, ledger, pools, spins, jackpots, drops=drops, latest_ms=latest_ms)
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)

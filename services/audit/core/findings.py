@@ -76,6 +76,8 @@ CHECKS: dict[str, str] = {
     "seed-mismatch": "the seed in spin.settled differs from the seed persisted in the journal",
     "voided-outcome-shown": "a spin voided after its wager was refused was answered spin.settled all the same",
     "voided-wager-taken": "the wallet holds a wager of a spin whose outcome was voided as refused",
+    "remainder-credit-mismatch": "a remainder credit is not the wallet's outstanding remainder rounded up to a cent",
+    "remainder-mismatch": "a player's outstanding remainder on the wallet's record differs from the spins' state",
     "state-chain-broken": "a spin's state_before differs from the player's state after the previous spin",
     "projection-unreadable": "the projection could not be read, so it could not be compared",
     "projection-row-missing": "the projection lacks a row the events imply",

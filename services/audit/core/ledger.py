@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from services.audit.core import remainders
 from services.audit.core.collect import Fact
 from services.audit.core.findings import Discrepancy, fact_finding
 from shared.events.wallet import (
     CASHIER,
     HOUSE,
+    POSTED_EVENTS,
     Deposited,
+    RemainderCredited,
     WagerDebited,
     WagerRefunded,
     WagerSettled,
@@ -20,7 +23,7 @@ from shared.events.wallet import (
 )
 from shared.money import MICRO_PER_MINOR
 
-_POSTED = (Deposited, Withdrawn, WagerDebited, WagerSettled, WagerRefunded)
+_POSTED = POSTED_EVENTS
 
 
 @dataclass
@@ -41,7 +44,12 @@ class Ledger:
     balances_micro: Counter = field(default_factory=Counter)  # (account, currency) -> micro
     wagers: dict[str, Wager] = field(default_factory=dict)
     jackpot_credits_minor: dict[str, int] = field(default_factory=dict)  # wager id -> jackpot_win_minor
+    remainders: dict[remainders.Key, remainders.Outstanding] = field(default_factory=dict)
     discrepancies: list[Discrepancy] = field(default_factory=list)
+
+    def game_of(self, wager_id: str) -> str | None:
+        wager = self.wagers.get(wager_id)
+        return wager.data.game if wager is not None else None
 
     def jackpot_liability_micro(self, network_id: str, currency: str) -> int:
         return self.balances_micro[(jackpot_account(network_id), currency)]
@@ -61,6 +69,9 @@ def expected_postings(data) -> Counter:
         net[player] -= data.amount_minor * MICRO_PER_MINOR
         net[HOUSE] += data.amount_minor * MICRO_PER_MINOR
     elif isinstance(data, WagerRefunded):
+        net[player] += data.amount_minor * MICRO_PER_MINOR
+        net[HOUSE] -= data.amount_minor * MICRO_PER_MINOR
+    elif isinstance(data, RemainderCredited):
         net[player] += data.amount_minor * MICRO_PER_MINOR
         net[HOUSE] -= data.amount_minor * MICRO_PER_MINOR
     elif isinstance(data, WagerSettled):
@@ -100,6 +111,7 @@ def _apply(ledger: Ledger, fact: Fact) -> None:
         problems.append(_found("postings-mismatch", fact, "win_minor != house_win_minor + jackpot_win_minor"))
     _check_player_balance(ledger, fact)
     track_wager(ledger, fact)
+    problems += remainders.fold(ledger.remainders, fact, ledger.game_of)
 
 
 def _check_player_balance(ledger: Ledger, fact: Fact) -> None:

@@ -88,7 +88,7 @@ def expected_rows(result: AuditResult) -> Expected:
         data = fact.data
         if isinstance(data, sp.SpinSettled):
             _spin(expected, fact, data)
-        elif isinstance(data, (wl.Deposited, wl.Withdrawn, wl.WagerDebited, wl.WagerSettled, wl.WagerRefunded)):
+        elif isinstance(data, wl.POSTED_EVENTS):
             _posted(expected, fact, data)
         elif fact.topic == "jackpot.events":
             _jackpot(expected, fact, data)

@@ -23,6 +23,16 @@ def default_lookup(game: str, model_version: str) -> GameEngine:
     return engine_for_model(game, model_version)
 
 
+def carried_remainder(game: str, state: dict[str, Any]) -> int | None:
+    """The remainder a player's state carries, read by the game's current engine (None: the game keeps none)."""
+    from games.registry import UnknownGame, engine
+
+    try:
+        return engine(game).remainder_micro(state)
+    except UnknownGame:
+        return None
+
+
 _AS_JSON = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 

@@ -15,11 +15,12 @@ from services.audit.core.drops import Drops
 from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger, Wager
 from services.audit.core.pools import Pools, PoolState
+from services.audit.core.remainders import Outstanding
 from services.audit.core.rtp import RtpSample
 from services.audit.core.spins import Spins
 from shared.events import decode, encode
 from shared.events.jackpot import ContributionsApplied, JackpotWon
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled
+from shared.events.spin import BonusRingForfeited, RemainderStranded, SeedDrawn, SpinSettled
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled
 
 FORMAT = "reelstream.audit.seam.v1"
@@ -42,6 +43,7 @@ END_STATE_CHECKS = frozenset(
         "jackpot-won-without-claim",
         "jackpot-credit-mismatch",
         "jackpot-liability-mismatch",
+        "remainder-mismatch",
     }
 )
 
@@ -76,6 +78,8 @@ def related_ids(fact: Fact) -> tuple[str, ...]:
         return (str(data.wager_id),)
     if isinstance(data, (SpinSettled, SeedDrawn, BonusRingForfeited, JackpotWon)):
         return (str(data.request_id),)
+    if isinstance(data, RemainderStranded) and data.reason == "stake-change":
+        return (str(data.request_id),)
     if isinstance(data, ContributionsApplied):
         return tuple(str(c.contribution_id) for c in data.contributions)
     return ()
@@ -95,6 +99,7 @@ def cut(
         balances_micro=Counter({k: v for k, v in ledger.balances_micro.items() if v}),
         wagers={k: v for k, v in ledger.wagers.items() if k in live},
         jackpot_credits_minor={k: v for k, v in ledger.jackpot_credits_minor.items() if k in live},
+        remainders=dict(ledger.remainders),
     )
     kept_pools = Pools(
         pools={k: replace(v, history=[]) for k, v in pools.pools.items()},
@@ -105,6 +110,8 @@ def cut(
         settled={k: f for k, f in spins.settled.items() if k in live},
         seeds={k: f for k, f in spins.seeds.items() if k in live},
         forfeits={k: f for k, f in spins.forfeits.items() if k in live},
+        strands={k: f for k, f in spins.strands.items() if k in live},
+        pending={k: list(v) for k, v in spins.pending.items() if v},
         claims={k: v for k, v in spins.claims.items() if k in live},
         last_state=dict(spins.last_state),
     )
@@ -130,7 +137,7 @@ def _live_ids(result: Any, recent_ms: int) -> set[str]:
     by_id: dict[str, list[Fact]] = defaultdict(list)
     for wager_id, wager in ledger.wagers.items():
         by_id[wager_id] += [f for f in (wager.debit, wager.settlement, wager.refund) if f is not None]
-    for facts in (spins.settled, spins.seeds, spins.forfeits):
+    for facts in (spins.settled, spins.seeds, spins.forfeits, spins.strands):
         for request_id, fact in facts.items():
             by_id[request_id].append(fact)
     for contribution_id, (_, fact) in pools.applied.items():
@@ -170,8 +177,19 @@ def _facts_of(ledger: Ledger, pools: Pools, spins: Spins, drops: Drops) -> list[
                 found[id(fact)] = fact
     for _, fact in pools.applied.values():
         found[id(fact)] = fact
-    for facts in (pools.wins, spins.settled, spins.seeds, spins.forfeits, drops.committed, drops.revealed):
+    for facts in (
+        pools.wins,
+        spins.settled,
+        spins.seeds,
+        spins.forfeits,
+        spins.strands,
+        drops.committed,
+        drops.revealed,
+    ):
         for fact in facts.values():
+            found[id(fact)] = fact
+    for pending in spins.pending.values():
+        for fact in pending:
             found[id(fact)] = fact
     return sorted(found.values(), key=lambda f: (f.topic, f.partition, f.offset))
 
@@ -207,8 +225,10 @@ def encode_seam(seam: Seam) -> bytes:
         "wins": [[k, at(f)] for k, f in seam.pools.wins.items()],
         **{
             name: [[k, at(f)] for k, f in getattr(seam.spins, name).items()]
-            for name in ("settled", "seeds", "forfeits")
+            for name in ("settled", "seeds", "forfeits", "strands")
         },
+        "pending": sorted([p, g, [at(f) for f in facts]] for (p, g), facts in seam.spins.pending.items()),
+        "remainders": sorted([p, g, r.currency, r.micro, r.wager_id] for (p, g), r in seam.ledger.remainders.items()),
         "claims": sorted([k, list(v)] for k, v in seam.spins.claims.items()),
         "last_state": sorted([p, g, s] for (p, g), s in seam.spins.last_state.items()),
         "committed": [[p, c, at(f)] for (p, c), f in seam.drops.committed.items()],
@@ -251,6 +271,7 @@ def _seam_of(raw: dict) -> Seam:
         balances_micro=Counter({(a, c): v for a, c, v in raw["balances"]}),
         wagers={k: Wager(facts[d], at(s), at(r)) for k, d, s, r in raw["wagers"]},
         jackpot_credits_minor={k: v for k, v in raw["credits"]},
+        remainders={(p, g): Outstanding(c, m, w) for p, g, c, m, w in raw.get("remainders", [])},  # absent: none
     )
     pool_fields = {f.name for f in fields(PoolState)}
     pools = Pools(
@@ -260,6 +281,8 @@ def _seam_of(raw: dict) -> Seam:
     )
     spins = Spins(
         **{name: {k: facts[n] for k, n in raw[name]} for name in ("settled", "seeds", "forfeits")},
+        strands={k: facts[n] for k, n in raw.get("strands", [])},  # absent in a checkpoint from before remainders
+        pending={(p, g): [facts[n] for n in ns] for p, g, ns in raw.get("pending", [])},
         claims={k: tuple(v) for k, v in raw["claims"]},
         last_state={(p, g): s for p, g, s in raw["last_state"]},
     )

@@ -9,7 +9,7 @@ from services.audit.core.collect import Fact
 from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger
 from services.audit.core.rederive import EngineLookup, as_json, compare_settled, first_difference, refused_pins, replay
-from shared.events.spin import BonusRingForfeited, SeedDrawn, SpinSettled, SpinVoided
+from shared.events.spin import BonusRingForfeited, RemainderStranded, SeedDrawn, SpinSettled, SpinVoided
 from shared.pools import PoolsConfig
 
 
@@ -18,6 +18,10 @@ class Spins:
     settled: dict[str, Fact] = field(default_factory=dict)  # request id -> spin.settled
     seeds: dict[str, Fact] = field(default_factory=dict)  # request id -> seed-drawn
     forfeits: dict[str, Fact] = field(default_factory=dict)  # request id -> bonus-ring-forfeited (the last one read)
+    strands: dict[str, Fact] = field(default_factory=dict)  # request id -> remainder-stranded by its stake
+    # (player, game) -> remainders the wallet credited (self-exclusion, closure), in journal order, until the chain
+    # reaches the next seed journaled after them.
+    pending: dict[tuple[str, str], list[Fact]] = field(default_factory=dict)
     claims: dict[str, tuple[str, ...]] = field(default_factory=dict)  # request id -> re-derived claim tiers
     last_state: dict[tuple[str, str], Any] = field(default_factory=dict)  # (player, game) -> state after, as JSON
     rederived: int = 0
@@ -38,6 +42,11 @@ def check_spins(
     spins = spins or Spins()
     spins.forfeits.update((str(f.data.request_id), f) for f in facts if isinstance(f.data, BonusRingForfeited))
     for fact in facts:
+        if isinstance(fact.data, RemainderStranded) and fact.data.reason == "stake-change":
+            spins.strands[str(fact.data.request_id)] = fact
+        elif isinstance(fact.data, RemainderStranded):
+            spins.pending.setdefault((fact.data.player_id, fact.data.game), []).append(fact)
+    for fact in facts:
         if isinstance(fact.data, SeedDrawn):
             spins.seeds.setdefault(str(fact.data.request_id), fact)
     for fact in facts:
@@ -51,7 +60,7 @@ def check_spins(
             )
             continue
         spins.settled[request_id] = fact
-        _check_chain(spins, fact, spins.forfeits.get(request_id), spins.last_state, lookup)
+        _check_chain(spins, fact, lookup)
         if in_scope(fact):
             _rederive(spins, fact, lookup, config)
     for fact in spins.settled.values():
@@ -135,26 +144,54 @@ def _check_seed(spins: Spins, fact: Fact) -> None:
         spins.discrepancies.append(_found("seed-mismatch", fact, "state_before differs from the journal's seed-drawn"))
 
 
-def _check_chain(spins: Spins, fact: Fact, forfeit: Fact | None, last_state: dict, lookup: EngineLookup) -> None:
+def _check_chain(spins: Spins, fact: Fact, lookup: EngineLookup) -> None:
+    """The spin's state_before is the player's state after the previous spin, changed only by what the journal holds
+    between them: a remainder the wallet credited, then this spin's forfeit of a ring or its stranded remainder."""
     data: SpinSettled = fact.data
-    key = (data.player_id, data.game)
-    if key in last_state:
-        expected = last_state[key]
+    key, request_id = (data.player_id, data.game), str(data.request_id)
+    if key in spins.last_state:
+        expected = spins.last_state[key]
     else:
         try:
             expected = as_json(lookup(data.game, data.model_version).initial_state())
         except Exception:  # noqa: BLE001 - the re-derivation reports an unknown game or model
             expected = as_json(data.state_before)
-    if forfeit is not None:
-        if as_json(forfeit.data.state_before) != expected:
+    seed = spins.seeds.get(request_id)
+    changes = _credited_before(spins, key, seed) + [spins.forfeits.get(request_id), spins.strands.get(request_id)]
+    for change in changes:
+        if change is None:
+            continue
+        if as_json(change.data.state_before) != expected:
+            what = "forfeit" if isinstance(change.data, BonusRingForfeited) else "stranded remainder"
             spins.discrepancies.append(
-                _found("state-chain-broken", forfeit, "forfeit's state_before is not the last state")
+                _found("state-chain-broken", change, f"{what}'s state_before is not the last state")
             )
-        expected = as_json(forfeit.data.state_after)
+        expected = as_json(change.data.state_after)
     difference = first_difference(expected, as_json(data.state_before), "state_before")
     if difference:
         spins.discrepancies.append(_found("state-chain-broken", fact, difference))
-    last_state[key] = as_json(data.state_after)
+    spins.last_state[key] = as_json(data.state_after)
+
+
+def _credited_before(spins: Spins, key: tuple[str, str], seed: Fact | None) -> list[Fact]:
+    """The wallet's credits journaled before this spin's seed (taken off the pending list)."""
+    pending = spins.pending.get(key, [])
+    if seed is None:
+        return []
+    before = [f for f in pending if (f.partition, f.offset) < (seed.partition, seed.offset)]
+    if before:
+        spins.pending[key] = [f for f in pending if f not in before]
+    return before
+
+
+def state_now(spins: Spins, key: tuple[str, str]) -> Any:
+    """The player's state after the chain read so far and every credit journaled after its last spin (None: none)."""
+    if key not in spins.last_state:
+        return None
+    state = spins.last_state[key]
+    for change in spins.pending.get(key, []):
+        state = as_json(change.data.state_after)
+    return state
 
 
 def _check_wallet(spins: Spins, fact: Fact, ledger: Ledger, config: PoolsConfig) -> None:

@@ -7,82 +7,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from games.rising_joker.engine import RisingJokerEngine
-from games.rising_joker.model import CURRENT_VERSION, load_model
-from games.rng import SpinRng
-from services.spin.core.book import SpinBook
-from services.wallet.core import WalletBook, decide as wallet_decide
-from shared import records
-from shared.events import decode, encode, envelope
-from shared.events.envelope import broker_time
-from shared.events.spin import RemainderStranded, SeedDrawn, SpinSettled, SpinRejected
-from shared.events.wallet import CloseAccount, Deposit, RemainderCredited, SelfExclude, SetLimit
-from tests.support.spin import NOW_MS, Seeds, decoded, handle_event, handle_request, make_context, request_bytes
+from shared.events.spin import RemainderStranded, SeedDrawn, SpinRejected, SpinSettled
+from shared.events.wallet import CloseAccount, RemainderCredited, SelfExclude, SetLimit
+from tests.support.remainders import HALF, NOW, Pair, seed_leaving
 from tests.support.wallet import tx
-
-ENGINE = RisingJokerEngine(load_model(CURRENT_VERSION))
-HALF = 500_000
-NOW = broker_time(NOW_MS)
-
-
-def seed_leaving(stake: int, carried: int, left: int) -> bytes:
-    """The first counter seed of a spin without a claim at `stake` that leaves `left` of a `carried` remainder."""
-    for n in range(1, 100_000):
-        seed = n.to_bytes(32, "big")
-        result = ENGINE.play({"remainder_micro": carried}, stake, SpinRng(seed))
-        if not result.claims and result.state_after["remainder_micro"] == left and result.win_minor:
-            return seed
-    raise AssertionError("no such seed")
-
 
 HALF_AT_10 = seed_leaving(10, 0, HALF)
 ANY_AT_20 = seed_leaving(20, 0, 0)
-
-
-class Pair:
-    """One player's spin book and wallet book, each record passed between them as the services pass them."""
-
-    def __init__(self, *seeds: bytes) -> None:
-        self.book = SpinBook()
-        self.ctx = make_context(Seeds(*seeds), slot=ENGINE)
-        self.wallet = WalletBook(0)
-        self.journal: list = []
-        self.answers: list = []
-        self.cashier(Deposit(transaction_id=tx(1), player_id="p-1", amount_minor=10_000, currency="EUR"))
-
-    def cashier(self, data) -> list:
-        return self.to_wallet(envelope(data, source="test", time=NOW))
-
-    def to_wallet(self, command) -> list:
-        events = wallet_decide(self.wallet, command, NOW, proofs=records.proof_problem).events
-        for event in events:
-            self.from_wallet(decode(encode(event)))
-        return [event.data for event in events]
-
-    def from_wallet(self, event) -> None:
-        self.follow(handle_event(self.book, self.ctx, event))
-
-    def follow(self, effects) -> None:
-        self.journal += [decoded(out) for out in effects.journal]
-        self.answers += [decoded(out) for out in effects.outputs if out.kind == "answer"]
-        for out in effects.outputs:
-            if out.kind in ("place", "debit", "settle"):
-                self.to_wallet(decode(out.value))
-
-    def request(self, stake: int):
-        """A spin request; what the wallet answers goes back to the spin at once (a wager in flight: `hold`)."""
-        _, raw = request_bytes(stake=stake)
-        return handle_request(self.book, self.ctx, raw, b"p-1", NOW_MS, 0, 0)
-
-    def spin(self, stake: int):
-        self.follow(self.request(stake))
-        return self.answers[-1]
-
-    def remainder(self) -> int:
-        return self.wallet.state_of("p-1").player.remainders["rising-joker"].micro
-
-    def balance(self) -> int:
-        return self.wallet.state_of("p-1").player.balances_minor["EUR"]
 
 
 def of(kind, facts) -> list:

@@ -1,0 +1,99 @@
+"""A Rising Joker player's spin book and wallet book side by side (the real cores, the real engine), each record
+passed between them as the services pass them, and every fact kept as the topics would hold it (for the audit)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from games.rising_joker.engine import RisingJokerEngine
+from games.rising_joker.model import CURRENT_VERSION, load_model
+from games.rng import SpinRng
+from services.audit.core.collect import RawRecord
+from services.spin.core.book import SpinBook
+from services.wallet.core import WalletBook, decide as wallet_decide
+from shared import records
+from shared.events import Envelope, decode, encode, envelope
+from shared.events.envelope import broker_time, epoch_ms
+from shared.events.wallet import Deposit
+from tests.support.spin import NOW_MS, Seeds, handle_event, handle_request, make_context, request_bytes
+from tests.support.wallet import tx
+
+ENGINE = RisingJokerEngine(load_model(CURRENT_VERSION))
+HALF = 500_000
+NOW = broker_time(NOW_MS)
+
+
+def seed_leaving(stake: int, carried: int, left: int) -> bytes:
+    """The first counter seed of a winning spin without a claim at `stake` that leaves `left` of `carried`."""
+    for n in range(1, 100_000):
+        seed = n.to_bytes(32, "big")
+        result = ENGINE.play({"remainder_micro": carried}, stake, SpinRng(seed))
+        if not result.claims and result.state_after["remainder_micro"] == left and result.win_minor:
+            return seed
+    raise AssertionError("no such seed")
+
+
+class Pair:
+    """One player's spin book and wallet book; `facts` holds (topic, envelope) in the order they were written."""
+
+    def __init__(self, *seeds: bytes) -> None:
+        self.book = SpinBook()
+        self.ctx = make_context(Seeds(*seeds), slot=ENGINE)
+        self.wallet = WalletBook(0)
+        self.journal: list = []
+        self.answers: list = []
+        self.facts: list[tuple[str, Envelope[Any]]] = []
+        self.now_ms = NOW_MS
+        self.cashier(Deposit(transaction_id=tx(1), player_id="p-1", amount_minor=10_000, currency="EUR"))
+
+    def cashier(self, data) -> list:
+        return self.to_wallet(envelope(data, source="test", time=broker_time(self.now_ms)))
+
+    def to_wallet(self, command) -> list:
+        now = broker_time(self.now_ms)
+        events = wallet_decide(self.wallet, command, now, proofs=records.proof_problem).events
+        for event in events:
+            self.facts.append(("wallet.events", event))
+            self.from_wallet(decode(encode(event)))
+        return [event.data for event in events]
+
+    def from_wallet(self, event) -> None:
+        self.follow(handle_event(self.book, self.ctx, event, self.now_ms))
+
+    def follow(self, effects) -> None:
+        for topic, outs in (("spin.journal", effects.journal), ("spin.events", effects.outputs)):
+            for out in outs:
+                if topic == "spin.journal" or out.kind == "answer":
+                    self.facts.append((topic, decode(out.value)))
+        self.journal += [decode(out.value).data for out in effects.journal]
+        self.answers += [decode(out.value).data for out in effects.outputs if out.kind == "answer"]
+        for out in effects.outputs:
+            if out.kind in ("place", "debit", "settle"):
+                self.to_wallet(decode(out.value))
+
+    def request(self, stake: int):
+        """A spin request decided; its wager is in flight until `follow` passes the effects on."""
+        _, raw = request_bytes(stake=stake, time_ms=self.now_ms)
+        return handle_request(self.book, self.ctx, raw, b"p-1", self.now_ms, 0, 0)
+
+    def spin(self, stake: int):
+        self.follow(self.request(stake))
+        return self.answers[-1]
+
+    def remainder(self) -> int:
+        return self.wallet.state_of("p-1").player.remainders["rising-joker"].micro
+
+    def balance(self) -> int:
+        return self.wallet.state_of("p-1").player.balances_minor["EUR"]
+
+    def records(self) -> list[RawRecord]:
+        """The facts as raw records of one partition per topic, signed as their owners sign them."""
+        offsets: dict[str, int] = defaultdict(int)
+        out = []
+        for topic, event in self.facts:
+            value = encode(event)
+            headers = tuple(records.headers_as_owner(topic, "test", event.key, value))
+            out.append(RawRecord(topic, 0, offsets[topic], epoch_ms(event.time), event.key, value, headers))
+            offsets[topic] += 1
+        return out
