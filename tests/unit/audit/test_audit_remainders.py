@@ -9,7 +9,7 @@ from datetime import timedelta
 from services.audit.core.audit import run_audit
 from services.audit.core.remainders import report_rows
 from services.audit.core.seam import cut, decode_seam, encode_seam
-from shared.events import encode, envelope
+from shared.events import envelope
 from shared.events.wallet import CloseAccount, RemainderCredited, SelfExclude, WagerSettled
 from tests.support.remainders import HALF, NOW, Pair, seed_leaving
 from tests.support.wallet import tx
