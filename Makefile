@@ -49,8 +49,9 @@ format: venv ## ruff format over the tree
 contract: venv ## Regenerate the AsyncAPI document and JSON Schemas from the models
 	$(RS) contract generate
 
-bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-encode loop, round-trip latency
-	$(WITH_ENV) $(RS) bench kafka
+bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-encode loop, round-trip latency (docs/results/kafka/)
+	$(WITH_ENV) $(RS) bench kafka --out $(RESULTS)/kafka/kafka-$(RUN_ID).json
+	$(STAMP) $(RESULTS)/kafka/kafka-$(RUN_ID).json
 
 -include mk/*.mk
 

@@ -11,8 +11,9 @@ ci: ## What CI runs: packages, venv, jars, Kafka + Postgres, topics, tests, tear
 	bash .ci/run
 
 .PHONY: three-brokers three-brokers-ci
-three-brokers: venv ## 1 vs 3 local brokers (own ports 29092+, own state dir): throughput side by side, then 2,000 spins with a broker and a spin instance killed midway, audited (docs/three-brokers.json, committed)
-	flock /tmp/reelstream-bench.lock $(RS) bench brokers --spins 2000 --throughput-spins 1000 --out docs/three-brokers.json
+three-brokers: venv ## 1 vs 3 local brokers (own ports 29092+, own state dir): throughput side by side, then 2,000 spins with a broker and a spin instance killed midway, audited (docs/results/brokers/, committed)
+	flock /tmp/reelstream-bench.lock $(RS) bench brokers --spins 2000 --throughput-spins 1000 --out $(RESULTS)/brokers/three-brokers-$(RUN_ID).json
+	$(STAMP) $(RESULTS)/brokers/three-brokers-$(RUN_ID).json
 
 three-brokers-ci: venv ## The short CI variant of three-brokers (300 spins)
 	$(RS) bench brokers --spins 300 --throughput-spins 200 --out .reelstream/ci/three-brokers.json

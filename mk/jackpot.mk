@@ -7,8 +7,9 @@ test-jackpot: venv ## Jackpot core unit tests (no Kafka)
 test-jackpot-integration: infra-up ## Jackpot service on the real broker, killed at its dangerous points
 	$(WITH_ENV) $(PY) -m pytest -q tests/integration/jackpot
 
-bench-jackpot: topics ## Contributions/s on one network partition vs the bare transform loop (writes bench-results/jackpot.json)
-	$(WITH_ENV) $(RS) bench jackpot
+bench-jackpot: topics ## Contributions/s on one network partition vs the bare transform loop (writes docs/results/jackpot/)
+	$(WITH_ENV) $(RS) bench jackpot --out $(RESULTS)/jackpot/jackpot-$(RUN_ID).json
+	$(STAMP) $(RESULTS)/jackpot/jackpot-$(RUN_ID).json
 
 jackpot-pools: infra-up ## Pool levels, totals, last winners and liability per operator
 	$(WITH_ENV) $(RS) jackpot pools

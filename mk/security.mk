@@ -5,9 +5,9 @@
 
 FUZZ_SEED ?= 40
 
-fuzz-long: topics ## 20,000 hostile records over every input topic, every service restarted every 4 batches; writes docs/security/fuzz-long.json + .md (commit it)
+fuzz-long: topics ## 20,000 hostile records over every input topic, every service restarted every 4 batches; writes docs/results/security/fuzz-long.json + .md (commit it)
 	$(WITH_ENV) $(RS) fuzz --seed $(FUZZ_SEED) --records 20000 --batch 500 --restart-every 4 \
-		--out docs/security --name fuzz-long $(FUZZ_LONG_ARGS)
+		--out docs/results/security --name fuzz-long $(FUZZ_LONG_ARGS)
 
 test-fuzz: infra-up ## The fuzzer's unit tests, then the small campaign through the real broker
 	$(PY) -m pytest -q tests/unit/reelstream/chaos

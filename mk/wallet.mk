@@ -8,7 +8,8 @@ test-wallet-integration: venv ## Wallet service on the real broker: commands, de
 	$(WITH_ENV) $(PY) -m pytest -q tests/integration/wallet
 
 bench-wallet: venv ## Wallet commands/s vs the bare Kafka loop and a bare faust agent (3 interleaved rounds); latency; restart
-	$(WITH_ENV) $(RS) bench wallet --rounds 3 --out bench-results/wallet.json
+	$(WITH_ENV) $(RS) bench wallet --rounds 3 --out $(RESULTS)/wallet/wallet-$(RUN_ID).json
+	$(STAMP) $(RESULTS)/wallet/wallet-$(RUN_ID).json
 
 wallet-run: venv ## Run the wallet service in the foreground
 	$(WITH_ENV) $(RS) services run wallet

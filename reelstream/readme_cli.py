@@ -1,11 +1,11 @@
-"""The README's CLI table, generated from the typer app (a test fails when the README's copy is stale):
+"""The CLI table of docs/cli.md, generated from the typer app (a test fails when the page's copy is stale):
 `python -m reelstream.readme_cli` rewrites it between its markers."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 START, END = "<!-- cli-table:start (python -m reelstream.readme_cli) -->", "<!-- cli-table:end -->"
 
 

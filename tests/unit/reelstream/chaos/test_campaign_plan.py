@@ -176,12 +176,12 @@ def test_the_result_reads_back_as_json_and_the_page_names_the_bisected_record():
 
 
 def test_the_long_runs_page_is_rendered_from_its_result_file():
-    """docs/security/fuzz-long.md is what its .json gives, and the .json reads back to itself."""
+    """docs/results/security/fuzz-long.md is what its .json gives, and the .json reads back to itself."""
     from pathlib import Path
 
     from reelstream.chaos.campaign_report import as_json, as_markdown, from_json
 
-    folder = Path(__file__).resolve().parents[4] / "docs" / "security"
+    folder = Path(__file__).resolve().parents[4] / "docs" / "results" / "security"
     text = (folder / "fuzz-long.json").read_text()
     result = from_json(text)
     assert as_json(result) == text

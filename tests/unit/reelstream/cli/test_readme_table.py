@@ -1,4 +1,4 @@
-"""The README's CLI table lists every command of the typer app, as generated (python -m reelstream.readme_cli)."""
+"""docs/cli.md's CLI table lists every command of the typer app, as generated (python -m reelstream.readme_cli)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from reelstream.cli import leaf_commands
 from reelstream.readme_cli import README, table, with_table
 
 
-def test_the_readme_cli_table_is_current():
+def test_the_cli_page_table_is_current():
     readme = README.read_text()
     assert with_table(readme) == readme, "stale: run python -m reelstream.readme_cli"
 
