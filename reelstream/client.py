@@ -32,15 +32,28 @@ from reelstream.cashier_balance import CashierBalance, cashier_balances
 from shared.config import load_settings
 from shared.events import DecodeError, decode, encode, envelope, may_be
 from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
-from shared.events.wallet import CommandRejected, Deposit, Deposited, Withdraw, Withdrawn
+from shared.events.wallet import (
+    AccountClosed,
+    CloseAccount,
+    CommandRejected,
+    Deposit,
+    Deposited,
+    SelfExclude,
+    SelfExcluded,
+    Withdraw,
+    Withdrawn,
+)
 from shared.kafka import kafka_consumer, producer as make_producer
 from shared.operators import answers_topic, cashier_role, wallet_answers_topic
 from shared.records import signed_headers
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_EVENTS
 
 # The answers a client waits for; every other record of spin.events and wallet.events is skipped unvalidated.
-_ANSWER_TYPES = frozenset({SpinSettled.TYPE, SpinRejected.TYPE, Deposited.TYPE, Withdrawn.TYPE, CommandRejected.TYPE})
-_CASHIER_TYPES = (Deposit.TYPE, Withdraw.TYPE)
+_CASHIER_ANSWERS = (Deposited, Withdrawn, SelfExcluded, AccountClosed)
+_ANSWER_TYPES = frozenset(
+    {SpinSettled.TYPE, SpinRejected.TYPE, CommandRejected.TYPE, *(answer.TYPE for answer in _CASHIER_ANSWERS)}
+)
+_CASHIER_TYPES = (Deposit.TYPE, Withdraw.TYPE, SelfExclude.TYPE, CloseAccount.TYPE)
 
 _SEEN_MAX = 200_000
 _RECENT_MAX = 20_000
@@ -236,6 +249,22 @@ class ReelstreamClient:
             )
         return cashier_balances(self._bootstrap, self._prefix, self.operator_id, player_id, self._cashier).balances
 
+    def self_exclude(self, player_id: str, until: datetime | None, *, timeout_s: float = 10.0) -> Any:
+        """Self-exclusion until `until` (None: indefinitely): the wallet's SelfExcluded or CommandRejected payload."""
+        return self._send_cashier(
+            SelfExclude(transaction_id=uuid.uuid4(), player_id=player_id, until=until, operator_id=self._named(None)),
+            timeout_s,
+        )
+
+    def close_account(self, player_id: str, *, timeout_s: float = 10.0) -> Any:
+        """Close the account for good: the wallet's AccountClosed or CommandRejected payload."""
+        return self._send_cashier(
+            CloseAccount(transaction_id=uuid.uuid4(), player_id=player_id, operator_id=self._named(None)), timeout_s
+        )
+
+    def _named(self, operator_id: str | None) -> str | None:
+        return operator_id or (self.operator_id if self._cashier != "cashier" else None)
+
     def _cashier_command(
         self,
         model: type[Deposit] | type[Withdraw],
@@ -246,15 +275,17 @@ class ReelstreamClient:
         timeout_s: float,
         operator_id: str | None,
     ) -> Any:
-        transaction_id = transaction_id or uuid.uuid4()
-        named = operator_id or (self.operator_id if self._cashier != "cashier" else None)
         data = model(
-            transaction_id=transaction_id,
+            transaction_id=transaction_id or uuid.uuid4(),
             player_id=player_id,
             amount_minor=amount_minor,
             currency=currency,
-            operator_id=named,
+            operator_id=self._named(operator_id),
         )
+        return self._send_cashier(data, timeout_s)
+
+    def _send_cashier(self, data: Any, timeout_s: float) -> Any:
+        transaction_id, player_id = data.transaction_id, data.player_id
         value = encode(envelope(data, source="reelstream-client", time=datetime.now(timezone.utc)))
         waiter = _Waiter("", 0)
         with self._lock:
@@ -308,7 +339,7 @@ class ReelstreamClient:
             answer, key = Settled(message.id, data), ("spin", data.request_id)
         elif isinstance(data, SpinRejected) and data.request_id is not None:
             answer, key = Rejected(message.id, data), ("spin", data.request_id)
-        elif isinstance(data, (Deposited, Withdrawn)) or (
+        elif isinstance(data, _CASHIER_ANSWERS) or (
             isinstance(data, CommandRejected) and data.command_type in _CASHIER_TYPES
         ):
             answer, key = message, ("cashier", data.transaction_id)

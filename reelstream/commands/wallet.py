@@ -1,4 +1,4 @@
-"""`reelstream wallet deposit|withdraw|set-limit|self-exclude|balance|history|players`: cashier commands, read-backs.
+"""`reelstream wallet deposit|withdraw|set-limit|self-exclude|close-account|balance|history|players`: the cashier.
 
 Commands go to wallet.commands and the answer (the fact or the rejection) is read from the player's partition of
 wallet.events; balance, history and players fold the postings on wallet.events (the same fold an auditor runs).
@@ -25,7 +25,7 @@ from shared.config import load_settings
 from shared import records, signing
 from shared.deposit_cap import deposit_refusal
 from shared.events import decode, encode, envelope
-from shared.events.wallet import Deposit, SelfExclude, SetLimit, Withdraw, player_account
+from shared.events.wallet import CloseAccount, Deposit, SelfExclude, SetLimit, Withdraw, player_account
 from shared.kafka import consumer, producer
 from shared.money import format_minor
 from shared.operators import cashier_role, wallet_answers_topic
@@ -35,6 +35,7 @@ from shared.topics import PLAYER_PARTITIONS, WALLET_COMMANDS, WALLET_EVENTS
 app = typer.Typer(no_args_is_help=True)
 console = Console(highlight=False)
 EXIT_NOT_FOUND = 3
+EXIT_USAGE = 2  # as the CLI's own usage errors
 
 _PLAYER = typer.Argument(..., parser=arguments.player_id, metavar="PLAYER_ID", help="The pseudonymous player id.")
 _AMOUNT = typer.Argument(
@@ -252,6 +253,23 @@ def self_exclude(
     command = SelfExclude(
         transaction_id=uuid.uuid4(), player_id=player_id, until=until, operator_id=cashier.operator_id
     )
+    _send_and_wait(command, timeout_s, cashier)
+
+
+@app.command("close-account")
+def close_account(
+    player_id: str = _PLAYER,
+    yes: bool = typer.Option(False, "--yes", help="Confirm: closing an account cannot be undone."),
+    timeout_s: float = _TIMEOUT,
+    operator_id: str = _OPERATOR,
+) -> None:
+    """Close an account for good: no wagers or deposits from then on, withdrawals still; an outstanding sub-cent
+    remainder is credited, rounded up to a cent, with the closure."""
+    if not yes:
+        typer.echo(f"closing {player_id}'s account cannot be undone: repeat with --yes", err=True)
+        raise typer.Exit(EXIT_USAGE)
+    cashier = cashier_for(operator_id)
+    command = CloseAccount(transaction_id=uuid.uuid4(), player_id=player_id, operator_id=cashier.operator_id)
     _send_and_wait(command, timeout_s, cashier)
 
 

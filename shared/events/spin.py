@@ -34,6 +34,9 @@ REJECTION_CODES = (
     "WRONG_PARTITION",
     # More than the per-player rate of accepted spins (services/spin/core/validate.py: SPIN_RATE).
     "RATE_LIMITED",
+    # The wallet refused the wager: the account is closed, or the remainder the spin carried in was credited meanwhile.
+    "ACCOUNT_CLOSED",
+    "REMAINDER_MISMATCH",
 )
 
 

@@ -39,6 +39,7 @@ REJECTION_CODES = (
     "JACKPOT_UNPROVEN",
     "OPERATOR_MISMATCH",
     "ACCOUNT_CLOSED",
+    "REMAINDER_MISMATCH",
 )
 # A settlement carries one JackpotWon per pool share it pays, at most this many (a spin's claims are fewer).
 MAX_JACKPOT_PROOFS = 16

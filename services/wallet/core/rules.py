@@ -129,7 +129,7 @@ def _wager_refusal(player: PlayerState, command: DebitWager | PlaceWager, now_ms
     if refusal := _stake_refusal(player, command.currency, command.amount_minor, now_ms):
         return refusal
     if problem := remainders.carried_problem(player, command):
-        return Refusal("INVALID_REQUEST", problem, command.currency)
+        return Refusal("REMAINDER_MISMATCH", problem, command.currency)
     return None
 
 

@@ -19,16 +19,25 @@ from shared.config import DEDUP_WINDOW_MS
 from shared.events import encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.jackpot import JackpotWon, PoolReseeded
-from shared.events.spin import BonusRingForfeited, SpinRejected, SpinRequested, SpinSettled
-from shared.events.wallet import WagerSettled
+from shared.events.spin import BonusRingForfeited, RemainderStranded, SpinRejected, SpinRequested, SpinSettled
+from shared.events.wallet import RemainderCredited, WagerSettled
 from shared.kafka import producer
 
 from conftest import client_for, token_for
+from tests.support.remainders import HALF, seed_leaving
 
 MYSTERY_SEED = "0000000000000000000000000000000000000000000000000000000000000807"  # green tier, first spin
 LOCKING_SEED = "0000000000000000000000000000000000000000000000000000000000000008"  # a bonus symbol stays on the ring
 JACKPOT_SEED = "0000000000000000000000000000000000000000000000000000000000016c41"  # Astro Flash wheel: Jackpot
-ARMED = {"rj-mystery": MYSTERY_SEED, "sn-locker": LOCKING_SEED}
+HALF_CENT_AT_10 = seed_leaving(10, 0, HALF).hex()  # a win at €0.10 that leaves ½ cent carried
+WHOLE_AT_20 = seed_leaving(20, 0, 0).hex()
+ARMED = {
+    "rj-mystery": MYSTERY_SEED,
+    "sn-locker": LOCKING_SEED,
+    "rj-half": f"{HALF_CENT_AT_10},{WHOLE_AT_20}",
+    "rj-excl": HALF_CENT_AT_10,
+    "rj-close": HALF_CENT_AT_10,
+}
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +179,38 @@ def test_a_request_older_than_the_window_is_refused_by_age(platform, client):
             assert [a.code for a in answers] == ["REQUEST_EXPIRED"]
             return
     pytest.fail("no answer to the stale request")
+
+
+def test_a_carried_half_cent_is_credited_when_a_stake_change_self_exclusion_or_closure_strands_it(platform, client):
+    for player in ("rj-half", "rj-excl", "rj-close"):
+        client.deposit(player, 1_000, "EUR")
+        first = client.spin(player, "rising-joker", 10, "EUR", token_for(player))
+        assert isinstance(first, Settled) and first.data.state_after == {"remainder_micro": HALF}
+    changed = client.spin("rj-half", "rising-joker", 20, "EUR", token_for("rj-half"))
+    assert isinstance(changed, Settled) and changed.data.state_before == {"remainder_micro": 0}
+    assert changed.balance_after_minor == 1_000 - 10 + first.win_minor - 20 + 1 + changed.win_minor
+    assert client.self_exclude("rj-excl", None).TYPE.endswith("self-excluded.v1")
+    assert client.close_account("rj-close").TYPE.endswith("account-closed.v1")
+    credits = {
+        e.data.player_id: (e.data.reason, e.data.remainder_micro, e.data.amount_minor)
+        for e in platform.read_all("wallet.events")
+        if isinstance(e.data, RemainderCredited)
+    }
+    assert credits == {
+        "rj-half": ("stake-change", HALF, 1),
+        "rj-excl": ("self-exclusion", HALF, 1),
+        "rj-close": ("closure", HALF, 1),
+    }
+    deadline, stranded = time.monotonic() + 15, {}
+    while len(stranded) < 3 and time.monotonic() < deadline:  # the spin follows the wallet's credits
+        stranded = {
+            e.data.player_id: e.data.reason
+            for e in platform.read_all("spin.journal")
+            if isinstance(e.data, RemainderStranded)
+        }
+    assert stranded == {"rj-half": "stake-change", "rj-excl": "self-exclusion", "rj-close": "closure"}
+    refused = client.spin("rj-close", "rising-joker", 10, "EUR", token_for("rj-close"))
+    assert isinstance(refused, Rejected) and refused.code == "ACCOUNT_CLOSED"
 
 
 def test_every_request_got_exactly_one_distinct_answer(platform, client):

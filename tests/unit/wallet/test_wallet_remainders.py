@@ -82,9 +82,9 @@ def test_a_refused_stranding_wager_credits_nothing_and_the_remainder_stays():
 def test_a_wager_whose_remainder_differs_from_the_wallets_record_is_refused():
     wallet = with_half_cent()
     (refused,) = wallet.place(3, 10, remainder={"remainder_before_micro": 0, "remainder_after_micro": 0})
-    assert refused.data.code == "INVALID_REQUEST" and "500000 micro, not 0" in refused.data.message
+    assert refused.data.code == "REMAINDER_MISMATCH" and "500000 micro, not 0" in refused.data.message
     (nothing,) = wallet.place(4, 10, remainder={"remainder_before_micro": 0, "remainder_stranded": True})
-    assert nothing.data.code == "INVALID_REQUEST"
+    assert nothing.data.code == "REMAINDER_MISMATCH"
 
 
 def test_self_exclusion_credits_every_outstanding_remainder_with_the_exclusion():
@@ -135,7 +135,7 @@ def test_a_wager_carrying_a_remainder_the_wallet_already_credited_is_refused():
     wallet = with_half_cent()
     wallet.send_all(_exclude(wallet, 3, minutes=1))
     (refused,) = wallet.later(minutes=2).place(4, 10, remainder={"remainder_before_micro": HALF})
-    assert isinstance(refused.data, CommandRejected) and refused.data.code == "INVALID_REQUEST"
+    assert isinstance(refused.data, CommandRejected) and refused.data.code == "REMAINDER_MISMATCH"
     assert wallet.balance() == 993
 
 

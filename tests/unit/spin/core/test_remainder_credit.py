@@ -86,3 +86,19 @@ def test_closure_while_a_spin_carrying_the_half_cent_is_in_flight_pays_it_once()
     assert stranded.request_id is not None and stranded.reason == "closure"
     assert pair.balance() == before + 1 and pair.remainder() == 0
     assert pair.book.game_states[("p-1", "rising-joker")] == {"remainder_micro": 0}
+
+
+def test_a_spin_in_flight_when_a_short_self_exclusion_credited_its_half_cent_is_refused_and_play_goes_on():
+    """The exclusion ends before the spin's wager reaches the wallet: the wager carried in a ½ cent the wallet has
+    credited, so it is refused (REMAINDER_MISMATCH), the spin is answered, and the next spin starts without it."""
+    pair = Pair(HALF_AT_10, seed_leaving(10, HALF, 0), ANY_AT_20)
+    pair.spin(10)
+    before = pair.balance()
+    flying = pair.request(10)
+    pair.cashier(SelfExclude(transaction_id=tx(2), player_id="p-1", until=NOW + timedelta(seconds=1)))
+    pair.now_ms += 2_000
+    pair.follow(flying)
+    assert isinstance(pair.answers[-1], SpinRejected) and pair.answers[-1].code == "REMAINDER_MISMATCH"
+    after = pair.spin(10)
+    assert isinstance(after, SpinSettled) and after.state_before == {"remainder_micro": 0}
+    assert pair.balance() == before + 1 - 10 + after.win_minor
