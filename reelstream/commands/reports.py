@@ -103,11 +103,12 @@ def liability(
     by_kind: bool = typer.Option(False, "--by-kind", help="Sum the pools per kind (random, must-drop-*, reserve)."),
 ) -> None:
     """Jackpot liability per pool (its level, kind, reserve in and overflow out) and per operator (its players'
-    contributions minus their wins); --by-kind sums the pools per network and pool kind."""
+    contributions minus their wins), and the players' outstanding sub-cent remainders per currency; --by-kind sums the
+    pools per network and pool kind."""
     from services.audit.core.reports import liability_by_pool_kind, liability_rows
 
-    _, pools, config = _folds(until)
-    rows = liability_rows(pools, config)
+    ledger, pools, config = _folds(until)
+    rows = liability_rows(pools, config, ledger)
     if by_kind:
         view = as_view("liability", liability_by_pool_kind(rows), ("pool_kind", "level"), "liability by pool kind")
     else:

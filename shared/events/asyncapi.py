@@ -13,7 +13,15 @@ from shared.events.base import Payload, registered_types
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.json_schemas import asyncapi_schema, standalone_schema
 from shared.events.spin import SpinRejected, SpinSettled
-from shared.events.wallet import CommandRejected, Deposited, LimitSet, SelfExcluded, Withdrawn
+from shared.events.wallet import (
+    AccountClosed,
+    CommandRejected,
+    Deposited,
+    LimitSet,
+    RemainderCredited,
+    SelfExcluded,
+    Withdrawn,
+)
 from shared.operators import OPERATORS
 from shared.topics import (
     ALL_TOPICS,
@@ -39,7 +47,15 @@ WALLET_ANSWERS = wallet_answers_spec("{operator}")
 _FORWARDED: dict[str, tuple[type[Payload], ...]] = {
     SPIN_JACKPOT_ANSWERS: (JackpotWon, ClaimRejected),
     ANSWERS.name: (SpinSettled, SpinRejected),
-    WALLET_ANSWERS.name: (Deposited, Withdrawn, LimitSet, SelfExcluded, CommandRejected),
+    WALLET_ANSWERS.name: (
+        Deposited,
+        Withdrawn,
+        LimitSet,
+        SelfExcluded,
+        AccountClosed,
+        RemainderCredited,
+        CommandRejected,
+    ),
 }
 
 
@@ -107,7 +123,8 @@ _ANSWERS_ABOUT = {
     ANSWERS.name: "the SpinSettled / SpinRejected of that operator's players (the operator the session token bound), "
     "the very bytes of spin.events, written in the same transaction; only the role game-client.{operator} reads it. "
     "Key: player id. A deployment without operators has none (answers on spin.events alone).",
-    WALLET_ANSWERS.name: "the wallet's results (Deposited, Withdrawn, LimitSet, SelfExcluded, CommandRejected) of "
+    WALLET_ANSWERS.name: "the wallet's results (Deposited, Withdrawn, LimitSet, SelfExcluded, AccountClosed, "
+    "RemainderCredited, CommandRejected) of "
     "that operator's cashier commands (the operator whose cashier key, cashier.{operator}, signed the command), the "
     "very bytes of wallet.events, written in the same transaction; only the role cashier.{operator} reads it. Key: "
     "player id. Commands signed with the plain cashier key are answered on wallet.events alone.",

@@ -10,6 +10,7 @@ from typing import Any
 
 from services.audit.adapters import report_html
 from services.audit.adapters.report_sections import Section, sections
+from services.audit.core.remainders import report_rows
 from services.audit.core.audit import AuditResult
 from services.audit.core.findings import CHECKS, Discrepancy
 from services.audit.adapters.report_plots import write_plots
@@ -69,6 +70,7 @@ def report_json(
             }
             for p in result.pools.pools.values()
         ],
+        "remainders": report_rows(result.ledger.remainders),
         "rtp": [sample.as_json(par_rtp(game, math_docs)) for game, sample in sorted(result.rtp.items())],
         "checks": CHECKS,
     }

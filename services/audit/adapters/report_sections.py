@@ -119,6 +119,17 @@ def _liabilities(body: dict[str, Any]) -> Section:
     return Section("Jackpot liability", [words], table if body["liabilities"] else [])
 
 
+def _remainders(body: dict[str, Any]) -> Section:
+    table = [["currency", "players", "outstanding"]]
+    for row in body.get("remainders", []):
+        table.append([row["currency"], f"{row['players']:,}", _money(row["outstanding_micro"], row["currency"])])
+    words = (
+        "The sub-cent remainders the house owes players until a spin completes them or the wallet credits them "
+        "(rounded up to a cent), as the wallet's record holds them; the audit checks them against the spins' state."
+    )
+    return Section("Outstanding remainders", [words], table if len(table) > 1 else [])
+
+
 def sections(body: dict[str, Any]) -> list[Section]:
     count = body["discrepancy_count"]
     verdict = "0 discrepancies" if not count else f"{count} discrepancies"
@@ -146,6 +157,7 @@ def sections(body: dict[str, Any]) -> list[Section]:
         _rtp(body),
         _pools(body),
         _liabilities(body),
+        _remainders(body),
         Section("Events read", [], types if len(types) > 1 else []),
         Section("Checks performed", [], [["check", "a finding when"], *map(list, body["checks"].items())]),
     ]

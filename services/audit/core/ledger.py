@@ -45,6 +45,7 @@ class Ledger:
     wagers: dict[str, Wager] = field(default_factory=dict)
     jackpot_credits_minor: dict[str, int] = field(default_factory=dict)  # wager id -> jackpot_win_minor
     remainders: dict[remainders.Key, remainders.Outstanding] = field(default_factory=dict)
+    credits: list[Fact] = field(default_factory=list)  # RemainderCredited, for the reports (not carried by a seam)
     discrepancies: list[Discrepancy] = field(default_factory=list)
 
     def game_of(self, wager_id: str) -> str | None:
@@ -112,6 +113,8 @@ def _apply(ledger: Ledger, fact: Fact) -> None:
     _check_player_balance(ledger, fact)
     track_wager(ledger, fact)
     problems += remainders.fold(ledger.remainders, fact, ledger.game_of)
+    if isinstance(data, RemainderCredited):
+        ledger.credits.append(fact)
 
 
 def _check_player_balance(ledger: Ledger, fact: Fact) -> None:

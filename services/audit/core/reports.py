@@ -10,6 +10,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from typing import Any
 
+from services.audit.core import remainders
 from services.audit.core.ledger import Ledger
 from services.audit.core.pools import Pools
 from shared.money import MICRO_PER_MINOR
@@ -23,47 +24,65 @@ def _day(timestamp_ms: int) -> str:
 
 
 def ggr_rows(ledger: Ledger) -> list[Row]:
-    """One row per (day of settlement, game, currency, operator) over settled wagers; refunded wagers are no revenue."""
+    """One row per (day of settlement, game, currency, operator) over settled wagers; refunded wagers are no revenue.
+    A remainder the house credited (rounded up to a cent) is paid out on the day of the credit."""
     totals: dict[tuple, Row] = {}
     for wager in ledger.wagers.values():
         if wager.settlement is None:
             continue
         debit, settled = wager.data, wager.settlement.data
         key = (_day(wager.settlement.timestamp_ms), debit.game, debit.currency, debit.operator_id or "")
-        row = totals.setdefault(
-            key,
-            {
-                "day": key[0],
-                "game": key[1],
-                "currency": key[2],
-                "operator_id": key[3],
-                "wagers": 0,
-                "stakes_minor": 0,
-                "house_wins_minor": 0,
-                "breakage_micro": 0,
-                "contributions_micro": 0,
-                "jackpot_wins_minor": 0,
-                "ggr_micro": 0,
-            },
-        )
-        row["wagers"] += 1
-        row["stakes_minor"] += debit.amount_minor
-        row["house_wins_minor"] += settled.house_win_minor
-        row["breakage_micro"] += settled.breakage_micro
-        row["contributions_micro"] += settled.contribution_micro
-        row["jackpot_wins_minor"] += settled.jackpot_win_minor
-        row["ggr_micro"] += (
-            (debit.amount_minor - settled.house_win_minor) * MICRO_PER_MINOR
-            - settled.breakage_micro
-            - settled.contribution_micro
-        )
+        row = _ggr_row(totals, key)
+        _add_wager(row, debit, settled)
+    for fact in ledger.credits:
+        credit = fact.data
+        wager = ledger.wagers.get(str(credit.wager_id))
+        operator = (wager.data.operator_id or "") if wager is not None else ""
+        row = _ggr_row(totals, (_day(fact.timestamp_ms), credit.game, credit.currency, operator))
+        row["remainder_credits_minor"] += credit.amount_minor
+        row["ggr_micro"] -= credit.amount_minor * MICRO_PER_MINOR
     return [totals[key] for key in sorted(totals)]
 
 
-def liability_rows(pools: Pools, config: PoolsConfig | None = None) -> list[Row]:
+def _ggr_row(totals: dict[tuple, Row], key: tuple) -> Row:
+    return totals.setdefault(
+        key,
+        {
+            "day": key[0],
+            "game": key[1],
+            "currency": key[2],
+            "operator_id": key[3],
+            "wagers": 0,
+            "stakes_minor": 0,
+            "house_wins_minor": 0,
+            "breakage_micro": 0,
+            "contributions_micro": 0,
+            "jackpot_wins_minor": 0,
+            "remainder_credits_minor": 0,
+            "ggr_micro": 0,
+        },
+    )
+
+
+def _add_wager(row: Row, debit, settled) -> None:
+    row["wagers"] += 1
+    row["stakes_minor"] += debit.amount_minor
+    row["house_wins_minor"] += settled.house_win_minor
+    row["breakage_micro"] += settled.breakage_micro
+    row["contributions_micro"] += settled.contribution_micro
+    row["jackpot_wins_minor"] += settled.jackpot_win_minor
+    row["ggr_micro"] += (
+        (debit.amount_minor - settled.house_win_minor) * MICRO_PER_MINOR
+        - settled.breakage_micro
+        - settled.contribution_micro
+    )
+
+
+def liability_rows(pools: Pools, config: PoolsConfig | None = None, ledger: Ledger | None = None) -> list[Row]:
     """Per pool: the level owed to players and how it came about (for must-drop pools also the reserve taken in and
     the overflow sent on: contributions + transferred_in + seeds - paid - transferred_out = level), with its kind;
-    per operator: what its players put in and won."""
+    per operator: what its players put in and won; per currency: the players' outstanding sub-cent remainders, which
+    the house owes until a spin completes them or the wallet credits them (`ledger` given)."""
     rows = [
         {
             "kind": "pool",
@@ -92,6 +111,23 @@ def liability_rows(pools: Pools, config: PoolsConfig | None = None) -> list[Row]
         row = by_operator[key]
         row["level_micro"] = row["contributions_micro"] - row["paid_micro"]  # the operator's net share of the liability
         rows.append(row)
+    for owed in remainders.report_rows(ledger.remainders) if ledger is not None else []:
+        rows.append(
+            {
+                "kind": "remainders",
+                "network_id": "",
+                "pool_id": "",
+                "operator_id": "",
+                "currency": owed["currency"],
+                "level_micro": owed["outstanding_micro"],
+                "contributions_micro": 0,
+                "seeds_micro": 0,
+                "paid_micro": 0,
+                "pool_kind": f"{owed['players']} players' sub-cent remainders",
+                "transferred_in_micro": 0,
+                "transferred_out_micro": 0,
+            }
+        )
     return rows
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.audit.core.audit import run_audit
+from services.audit.core.pools import Pools
 from services.audit.core.remainders import report_rows
+from services.audit.core.reports import ggr_rows, liability_rows
 from services.audit.core.seam import cut, decode_seam, encode_seam
 from shared.events import envelope
 from shared.events.wallet import CloseAccount, RemainderCredited, SelfExclude, WagerSettled
@@ -88,3 +90,19 @@ def test_an_audit_resumed_from_a_checkpoint_at_any_record_reconciles_as_the_full
             tail = run_audit(read[at:], seam=seam)
             assert tail.discrepancies == [], at
             assert tail.ledger.remainders == full.ledger.remainders, at
+
+
+def test_the_reports_show_what_is_outstanding_and_what_the_house_credited():
+    pair = Pair(HALF_AT_10, HALF_AT_10)
+    pair.spin(10)
+    pair.cashier(SelfExclude(transaction_id=tx(2), player_id="p-1", until=NOW + timedelta(seconds=1)))
+    pair.now_ms += 2_000
+    pair.spin(10)
+    ledger = run_audit(pair.records()).ledger
+    (owed,) = [row for row in liability_rows(Pools(), None, ledger) if row["kind"] == "remainders"]
+    assert (owed["currency"], owed["level_micro"]) == ("EUR", HALF)
+    (day,) = ggr_rows(ledger)
+    assert day["remainder_credits_minor"] == 1
+    assert (
+        day["ggr_micro"] == (day["stakes_minor"] - day["house_wins_minor"] - 1) * 1_000_000 - day["contributions_micro"]
+    )
