@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import pytest
 from kafka import TopicPartition
 
-from deploy.local.waits import WaitTimeout
+from shared.waits import WaitTimeout
 
 from reelstream.monitor_process import free_port, get_json, start_monitor
 from bench.synthetic.publish import publish

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from shared.money import MICRO_PER_MINOR, MINOR_DIGITS, format_minor
 
-from reelstream.output.cells import Money
-from reelstream.output.options import Units
+from shared.display.cells import Money
+from shared.display.units import Units
 
 
 def as_micro(money: Money) -> int:
