@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from shared.events import epoch_ms
 from shared.events.jackpot import JackpotMeter, JackpotWon
 from shared.events.spin import SpinRejected, SpinSettled
-from services.audit.core.rtp import spin_return_micro
+from shared.rtp import spin_return_micro
 
 
 @dataclass(frozen=True)
