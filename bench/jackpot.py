@@ -1,10 +1,9 @@
-"""Jackpot aggregator: contributions/s on ONE network partition vs the bare consume→decode→encode→produce loop.
+"""Jackpot aggregator: contributions/s on ONE network partition vs the bare consume→decode→encode→produce loop."""
 
-Both are measured in the same run on the same records (Stjernestøv contributions, all keyed by one network id, so
-all on one partition): the baseline is bench.kafka's `transform_loop`; the jackpot figure is the real
-service (decode, decide, one ContributionsApplied per ≤1,000 contributions, one Kafka transaction per batch with the
-offsets) run in-process on fresh prefixed topics. Medians of `repeats` runs.
-"""
+# Both are measured in the same run on the same records (Stjernestøv contributions, all keyed by one network id, so
+# all on one partition): the baseline is bench.kafka's `transform_loop`; the jackpot figure is the real
+# service (decode, decide, one ContributionsApplied per ≤1,000 contributions, one Kafka transaction per batch with the
+# offsets) run in-process on fresh prefixed topics. Medians of `repeats` runs.
 
 from __future__ import annotations
 

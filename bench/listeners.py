@@ -1,11 +1,10 @@
 """Secured vs plaintext listener in one run (`reelstream bench spins --compare-plaintext N`): the same spin burst on a
 platform connected through the SASL_SSL listener and on one through the plaintext benchmark listener of the same
-broker (`reelstream infra up --bench-listener`), interleaved A/B/A/B, medians compared (target secured >= 0.8 x).
+broker (`reelstream infra up --bench-listener`), interleaved A/B/A/B, medians compared (target secured >= 0.8 x)."""
 
-Both platforms run the same code with the same signing keys; only the connection differs (TLS and SCRAM, each service
-its own principal, against plaintext as the listener's super user). Both stay up for the whole run, so each burst
-meets an idle twin, not a start-up.
-"""
+# Both platforms run the same code with the same signing keys; only the connection differs (TLS and SCRAM, each service
+# its own principal, against plaintext as the listener's super user). Both stay up for the whole run, so each burst
+# meets an idle twin, not a start-up.
 
 from __future__ import annotations
 

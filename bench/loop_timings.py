@@ -1,11 +1,10 @@
 """Where a loop service's time goes during a bench phase, from its own /metrics (shared/observability/metrics.py):
-deciding a polled batch (`reelstream_handler_seconds`), its transaction from first write to commit acknowledged
-(`reelstream_transaction_commit_seconds`) and the whole batch from its poll to its commit
-(`reelstream_batch_seconds`), as the histograms' growth between two scrapes.
+deciding a polled batch, its transaction from first write to commit acknowledged and the whole batch from its poll to
+its commit, as the histograms' growth between two scrapes."""
 
-Quantiles are interpolated linearly inside the histogram's buckets, as Prometheus's `histogram_quantile` does, so a
-p99 is as fine as the buckets around it (1, 2.5, 5, 10, 25, 50, 100, 250 ms, ...); the mean is exact.
-"""
+# The histograms: `reelstream_handler_seconds`, `reelstream_transaction_commit_seconds`, `reelstream_batch_seconds`.
+# Quantiles are interpolated linearly inside the histogram's buckets, as Prometheus's `histogram_quantile` does, so a
+# p99 is as fine as the buckets around it (shared/observability/metrics.py); the mean is exact.
 
 from __future__ import annotations
 

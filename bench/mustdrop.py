@@ -1,8 +1,9 @@
-"""A must-drop pool's par sheet against the platform: the same pool (pools-v2's dm-drop at Mega Drop's 2 % with a
-2 EUR range, so thousands of drops come quickly) simulated by shared/pools/parsheet.py and run through the real
-jackpot service on the broker; drop levels compared by a two-sample Kolmogorov–Smirnov test, hit frequency per stake
-and RTP share side by side. `make mustdrop-parsheet`; results in bench-results/mustdrop.json.
-"""
+"""A must-drop pool's par sheet against the platform: one pool simulated by shared/pools/parsheet.py and run through
+the real jackpot service on the broker; drop levels compared by a two-sample Kolmogorov–Smirnov test, hit frequency
+per stake and RTP share side by side. `make mustdrop-parsheet`; results in bench-results/mustdrop.json."""
+
+# The pool is pools-v2's dm-drop at Mega Drop's contribution rate with a 2 EUR range, so thousands of drops come
+# quickly.
 
 from __future__ import annotations
 

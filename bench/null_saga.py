@@ -1,11 +1,10 @@
 """Null sagas, the baselines of #17: the spin's processes, hops and records with handlers that only check provenance,
 decode the input with the project's models, build the next message of the saga's shape and encode it. Pure: the
-processes around them (bench/null_services.py) run them on the shared transactional loop.
+processes around them (bench/null_services.py) run them on the shared transactional loop."""
 
-N6 is today's shape (request → debit → seed → settlement → settled → answer); N3 the three-hop one, in which the spin
-writes its journal and one wager command in one transaction, the wallet applies it, and the spin answers. No combined
-wager command exists yet, so N3's stands in as a SettleWager (and the wallet's fact as a WagerSettled).
-"""
+# N6 is today's shape (request → debit → seed → settlement → settled → answer); N3 the three-hop one, in which the spin
+# writes its journal and one wager command in one transaction, the wallet applies it, and the spin answers. No combined
+# wager command exists yet, so N3's stands in as a SettleWager (and the wallet's fact as a WagerSettled).
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""Projector throughput: live rows/s and rebuild events/s as ratios against asyncpg executemany and COPY baselines.
+"""Projector throughput: live rows/s and rebuild events/s as ratios against asyncpg executemany and COPY baselines."""
 
-One run, one fresh database and fresh uuid-prefixed topics: the same rows are written three ways — executemany in
-1,000-row batches, COPY in 5,000-row batches (both straight into the projection's tables, no Kafka, no decode, no
-de-duplication; each measured before and after the projector, times averaged), and by the projector itself (Kafka →
-decode → stage → de-duplicate → fold → positions, one transaction per fetch) — then a rebuild folds the same log into a
-fresh schema.
-"""
+# One run, one fresh database and fresh uuid-prefixed topics: the same rows are written three ways — executemany in
+# 1,000-row batches, COPY in 5,000-row batches (both straight into the projection's tables, no Kafka, no decode, no
+# de-duplication; each measured before and after the projector, times averaged), and by the projector itself (Kafka →
+# decode → stage → de-duplicate → fold → positions, one transaction per fetch) — then a rebuild folds the same log
+# into a fresh schema.
 
 from __future__ import annotations
 

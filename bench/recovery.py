@@ -1,14 +1,12 @@
 """Recovery as history grows: restart time, tail folded and memory, with and without a snapshot; the audit's rate.
-
 Measured for the wallet, the jackpot and the spin service, and the audit's time against the raw consume rate of the
-same records.
+same records."""
 
-For each size a synthetic history (`bench/synthetic`, the same number of players at every size) goes to fresh
-prefixed topics, as the services would have written it. Each service then starts with no snapshot (it folds its
-events from offset 0), stops with SIGTERM (which writes each partition's snapshot), and starts again (newest snapshot
-+ the tail). `ready_s` is the time from spawn to the ready line, `rss_mb` the resident memory right after it.
-Run it under `flock /tmp/reelstream-bench.lock` (docs/snapshots.md records the figures).
-"""
+# For each size a synthetic history (`bench/synthetic`, the same number of players at every size) goes to fresh
+# prefixed topics, as the services would have written it. Each service then starts with no snapshot (it folds its
+# events from offset 0), stops with SIGTERM (which writes each partition's snapshot), and starts again (newest snapshot
+# + the tail). `ready_s` is the time from spawn to the ready line, `rss_mb` the resident memory right after it.
+# Run it under `flock /tmp/reelstream-bench.lock` (docs/snapshots.md records the figures).
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """A settled spin's logic CPU per service, without a broker: the spin service's decision on a request, the wallet's on
-the PlaceWager it wrote, the spin's on the wallet's two facts, the jackpot's on the Contribute. Each service's own
-record handling (`SpinRunner._handle`, the wallet's `handle`, `JackpotService.decide`) is fed the others' real bytes,
-so this is the saga's work minus what the null sagas also do (fetch, produce, transactions, signatures): the part
-#17's burst and 250 spins/s targets need smaller (docs/spin.md, "Three hops: the logic's CPU per spin").
+the PlaceWager it wrote, the spin's on the wallet's two facts, the jackpot's on the Contribute."""
 
-`make bench-saga-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS rounds, µs per settled spin, each
-round on fresh books (PLAYERS funded players, SPINS spins of Rising Joker). Records are not signed (the environment's
-signing directory is set aside while it runs): `reelstream bench signing` measures the signatures.
-"""
+# Each service's own record handling (`SpinRunner._handle`, the wallet's `handle`, `JackpotService.decide`) is fed the
+# others' real bytes, so this is the saga's work minus what the null sagas also do (fetch, produce, transactions,
+# signatures): the part #17's burst and rate targets need smaller (docs/spin.md, "Three hops: the logic's CPU
+# per spin").
+# `make bench-saga-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS rounds, µs per settled spin, each
+# round on fresh books (PLAYERS funded players, SPINS spins of Rising Joker). Records are not signed (the environment's
+# signing directory is set aside while it runs): `reelstream bench signing` measures the signatures.
 
 from __future__ import annotations
 

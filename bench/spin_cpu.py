@@ -1,8 +1,7 @@
 """Per-spin CPU of the spin service's Python, without a broker: the Rising Joker play (compiled kernel against the
-pure-Python evaluation), a request's decode (one pass over the bytes, and through a dict), an encode, a derived id.
+pure-Python evaluation), a request's decode (one pass over the bytes, and through a dict), an encode, a derived id."""
 
-`make bench-spin-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS interleaved rounds, in µs per call.
-"""
+# `make bench-spin-cpu` (under `flock /tmp/reelstream-bench.lock`): medians of ROUNDS interleaved rounds, µs per call.
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at 50 % load.
+"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at half load."""
 
-Starts the three services on fresh uuid-prefixed topics, measures the foundation baselines (bench kafka) in the same
-run, then: (1) a burst of spin requests as fast as the platform settles them, (2) an open-loop load at 50 % of that
-rate for the latency percentiles. Targets: spins/s x m >= 0.35 x the bare consume-decode-encode-produce loop's msg/s;
-p99 <= 5 x raw round-trip p99 x sequential hops.
-"""
+# Starts the three services on fresh uuid-prefixed topics, measures the foundation baselines (bench kafka) in the same
+# run, then: (1) a burst of spin requests as fast as the platform settles them, (2) an open-loop load at half that
+# rate for the latency percentiles. Targets: spins/s x m >= 0.35 x the bare consume-decode-encode-produce loop's msg/s;
+# p99 <= 5 x raw round-trip p99 x sequential hops.
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""Wallet service throughput and latency through the running service, as a ratio against the bare Kafka loop.
+"""Wallet service throughput and latency through the running service, as a ratio against the bare Kafka loop."""
 
-Interleaved rounds on the same N pre-loaded commands: the bare consume → decode → validate → encode → produce loop
-(kafka-python, bench/kafka.py), a bare faust agent doing the same (what the wallet's former adapter was
-built on), and the wallet service (rate = events / (last − first LogAppendTime on wallet.events)); medians over the
-rounds. Then latency at half the measured rate (broker time of the event − broker time of its command), and restart
-to ready with the partition snapshots kept (written at SIGTERM) and wiped (a full fold of wallet.events).
-"""
+# Interleaved rounds on the same N pre-loaded commands: the bare consume → decode → validate → encode → produce loop
+# (kafka-python, bench/kafka.py), a bare faust agent doing the same (what the wallet's former adapter was
+# built on), and the wallet service (rate = events / (last − first LogAppendTime on wallet.events)); medians over the
+# rounds. Then latency at half the measured rate (broker time of the event − broker time of its command), and restart
+# to ready with the partition snapshots kept (written at SIGTERM) and wiped (a full fold of wallet.events).
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Stjernestøv math tools: par sheet, spin replay, compiled Monte Carlo with a resumable proof file, benchmark.
-
-The simulator runs the engine's own kernel (games/stjernestoev/kernel.py) in numba; only the word
-source differs from the service (splitmix64 instead of ChaCha20).
-"""
+The simulator runs the engine's own kernel (games/stjernestoev/kernel.py) in numba; only the word source differs
+from the service (splitmix64 instead of ChaCha20)."""
 
 from __future__ import annotations
 

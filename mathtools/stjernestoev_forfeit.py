@@ -1,11 +1,10 @@
-"""What a Stjernestøv player gives up by forfeiting a bonus ring to change stake: the ring's expected extra win.
+"""What a Stjernestøv player gives up by forfeiting a bonus ring to change stake: the ring's expected extra win."""
 
-From ring states a player actually holds (sampled along one long simulated session), each sample plays the next
-HORIZON_SPINS twice on the same splitmix64 words, once with the ring and once with it cleared; the mean difference of
-the main-game return is the forfeit's value. Common words make the difference's variance small, and after
-HORIZON_SPINS every circle the ring held has left it, so the horizon loses only the rare later effects of a changed
-explosion.
-"""
+# From ring states a player actually holds (sampled along one long simulated session), each sample plays the next
+# HORIZON_SPINS twice on the same splitmix64 words, once with the ring and once with it cleared; the mean difference of
+# the main-game return is the forfeit's value. Common words make the difference's variance small, and after
+# HORIZON_SPINS every circle the ring held has left it, so the horizon loses only the rare later effects of a changed
+# explosion.
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
-"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a 99 % CI per award.
+"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a 99 % CI per award."""
 
-Per symbol, spins are split equally over a mixture of initial-board laws: the true one and tilts that give the symbol
-a share p of each ring's weight (refills, circle entries and replacements keep their true weights). Big clusters of
-the other symbols mostly form one step after a big red cluster leaves (the survivors slide together), so for them the
-mixture also holds boards rich in both the symbol and red. Each spin is weighted by the balance-heuristic ratio
-p(board) / Σ_j α_j q_j(board), which never exceeds 1 / α_true, so the estimate is unbiased. Where the plain proof
-simulation counted an award often enough the par sheet uses that count and shows both.
-"""
+# Per symbol, spins are split equally over a mixture of initial-board laws: the true one and tilts that give the symbol
+# a share p of each ring's weight (refills, circle entries and replacements keep their true weights). Big clusters of
+# the other symbols mostly form one step after a big red cluster leaves (the survivors slide together), so for them the
+# mixture also holds boards rich in both the symbol and red. Each spin is weighted by the balance-heuristic ratio
+# p(board) / Σ_j α_j q_j(board), which never exceeds 1 / α_true, so the estimate is unbiased. Where the plain proof
+# simulation counted an award often enough the par sheet uses that count and shows both.
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Stjernestøv's simulation proof: a fixed number of fresh batches seeded from the frozen model's hash, resumable,
-with every attempt (start, resume, result) appended to a committed log so that no failed proof can vanish.
+with every attempt (start, resume, result) appended to a committed log so that no failed proof can vanish."""
 
-The tuning inputs of a model are kept apart (docs/math/stjernestoev/<version>-tuning.json); no proof seed is a
-tuning seed, because proof seeds are derived from the hash of the model the tuning produced.
-"""
+# The tuning inputs of a model are kept apart (docs/math/stjernestoev/<version>-tuning.json); no proof seed is a
+# tuning seed, because proof seeds are derived from the hash of the model the tuning produced.
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Consistent synthetic histories for audit tests and demos: what the four services would have written, built with
-the shared payload models (no Kafka here; an adapter produces them). Randomness and time come in as arguments.
+"""Consistent synthetic histories for audit tests, benches and demos: what the four services would have written, built
+with the shared payload models (no Kafka here; an adapter produces them). Randomness and time come in as arguments."""
 
-`StandInEngine` is a tiny GameEngine for tests while (or instead of) the real engines: deterministic from the RNG,
-with wins, breakage, claims and a per-player state, so every audit rule has something to bite on.
-"""
+# `StandInEngine` is a tiny GameEngine for tests while (or instead of) the real engines: deterministic from the RNG,
+# with wins, breakage, claims and a per-player state, so every audit rule has something to bite on.
 
 from __future__ import annotations
 
