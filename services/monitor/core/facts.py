@@ -31,7 +31,7 @@ class SpinFact:
     operator_id: str
     house_win_minor: int
     pool_win_minor: int
-    return_micro: int  # the par basis: house win + breakage + contribution (services/audit/core/rtp.py)
+    return_micro: int  # the par basis: house win + breakage + contribution (shared/rtp.py)
     latency_ms: int | None
 
     @property
