@@ -1,4 +1,4 @@
-"""Monitor: its lag behind the platform under paced spins, and its msg/s on a backlog against the bare loop."""
+"""Monitor: its lag behind the platform while spins run at 50/s, and its msg/s on a backlog against the bare loop."""
 
 # Two phases on fresh prefixes. Lag: wallet, jackpot, spin and the monitor run; spins are paced at `rate`/s for
 # `seconds`, and the monitor's /api/ops is sampled twice a second (lag in records, and in seconds: how old the newest

@@ -1,4 +1,4 @@
-"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at half load."""
+"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at 50 % load."""
 
 # Starts the three services on fresh uuid-prefixed topics, measures the foundation baselines (bench kafka) in the same
 # run, then: (1) a burst of spin requests as fast as the platform settles them, (2) an open-loop load at half that
