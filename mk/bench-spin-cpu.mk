@@ -2,10 +2,10 @@
 .PHONY: bench-spin-cpu
 
 bench-spin-cpu: venv ## Per-spin CPU micro-benchmark (medians of 5 rounds; the compiled/pure Rising Joker ratio)
-	flock /tmp/reelstream-bench.lock $(PY) -m reelstream.bench.spin_cpu
+	flock /tmp/reelstream-bench.lock $(PY) -m bench.spin_cpu
 
 # A settled spin's logic CPU per service, no broker: the spin's, the wallet's and the jackpot's deciders fed each other's records.
 .PHONY: bench-saga-cpu
 
 bench-saga-cpu: venv ## Logic CPU per settled spin by service (medians of 5 rounds of 2,000 spins; docs/spin.md)
-	flock /tmp/reelstream-bench.lock $(PY) -m reelstream.bench.saga_cpu
+	flock /tmp/reelstream-bench.lock $(PY) -m bench.saga_cpu

@@ -16,4 +16,4 @@ jackpot-pools: infra-up ## Pool levels, totals, last winners and liability per o
 
 .PHONY: mustdrop-parsheet
 mustdrop-parsheet: topics ## Must-drop par sheet vs a platform run (>= 1,000 drops; KS on drop levels; bench-results/mustdrop.json)
-	$(WITH_ENV) nice -n 10 $(PY) -m reelstream.bench.mustdrop
+	$(WITH_ENV) nice -n 10 $(PY) -m bench.mustdrop

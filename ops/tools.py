@@ -8,16 +8,14 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, Protocol
 
 from aiokafka import TopicPartition
 
-from shared.events import DecodeError, decode, epoch_ms
-from services.projector.adapters import kafka_io
-from services.projector.adapters.runner import connect
-from services.projector.adapters.schema import CONTROL, active_schema, ensure_control
-from services.projector.adapters.store import BatchWriter
+from shared.events import DecodeError, Envelope, decode, epoch_ms
+from shared import assigned
 from shared import dead_letters as dl
-from services.projector.core.batch import Batch
+from ops import markers
 from ops.rules import REPLAY_HEADER, PartitionRange, clamp, refusal_of_redrive_letter
 
 Tick = Callable[[int], None]
@@ -44,10 +42,10 @@ async def plan_ranges(
     until: datetime | None = None,
 ) -> list[PartitionRange]:
     """Per partition, the offsets [start, end) to read: by offsets, or by broker time (first record at/after)."""
-    kafka = kafka_io.consumer(bootstrap, role="ops")
+    kafka = assigned.consumer(bootstrap, role="ops")
     await kafka.start()
     try:
-        partitions = await kafka_io.partitions_of(bootstrap, (topic,), role="ops")
+        partitions = await assigned.partitions_of(bootstrap, (topic,), role="ops")
         firsts = await kafka.beginning_offsets(partitions)
         ends = await kafka.end_offsets(partitions)
         starts = await _offsets_at(kafka, partitions, since) if since else {}
@@ -71,7 +69,7 @@ async def read_ranges(bootstrap: str, topic: str, ranges: list[PartitionRange]) 
     wanted = {r.partition: r for r in ranges if r.size}
     if not wanted:
         return
-    kafka = kafka_io.consumer(bootstrap, role="ops")
+    kafka = assigned.consumer(bootstrap, role="ops")
     await kafka.start()
     try:
         kafka.assign([TopicPartition(topic, p) for p in wanted])
@@ -99,7 +97,7 @@ async def replay_to_topic(
 ) -> Summary:
     """Copy records (key, value, headers + where they came from) to the same partition of a new topic."""
     summary = Summary()
-    producer = None if dry_run else kafka_io.producer(bootstrap, role="ops")
+    producer = None if dry_run else assigned.producer(bootstrap, role="ops")
     if producer:
         await _ensure_topic_like(bootstrap, topic, target)
         await producer.start()
@@ -125,43 +123,36 @@ async def replay_to_topic(
     return summary
 
 
+class ProjectionTarget(Protocol):
+    """Where a replay into the projection writes (the projector's adapter, given by the caller)."""
+
+    async def apply(self, events: list[tuple[Envelope, Any]], *, dry_run: bool) -> int: ...
+
+
 async def replay_to_projection(
     bootstrap: str,
-    database_url: str,
     topic: str,
     ranges: list[PartitionRange],
+    projection: ProjectionTarget,
     *,
     dry_run: bool,
     tick: Tick = lambda n: None,
 ) -> Summary:
     """Apply records to the live projection (events already there are skipped by id; positions do not move)."""
     summary = Summary()
-    conn = await connect(database_url)
-    try:
-        schema = await active_schema(conn)
-        if schema is None:
-            raise RuntimeError("no live projection yet: start the projector first")
-        writer = BatchWriter(conn, schema, live=True, crash_prefix="ops")
-        async for records in read_ranges(bootstrap, topic, ranges):
-            batch = Batch()
-            for rec in records:
-                summary.read += 1
-                try:
-                    env = decode(rec.value, expect_kind="event")
-                except DecodeError:
-                    summary.undecodable += 1
-                    continue
-                summary.types[env.type] += 1
-                batch.add_event(env, kafka_io.meta_of(rec))
-            ids = [row[0] for row in batch.rows.get("events", [])]
-            known = await conn.fetchval(f'SELECT count(*) FROM "{schema}".events WHERE event_id = ANY($1::uuid[])', ids)
-            if dry_run:
-                summary.new_events += len(ids) - known
-            else:
-                summary.new_events += await writer.write(batch, move_positions=False)
-            tick(len(records))
-    finally:
-        await conn.close()
+    async for records in read_ranges(bootstrap, topic, ranges):
+        events = []
+        for rec in records:
+            summary.read += 1
+            try:
+                env = decode(rec.value, expect_kind="event")
+            except DecodeError:
+                summary.undecodable += 1
+                continue
+            summary.types[env.type] += 1
+            events.append((env, rec))
+        summary.new_events += await projection.apply(events, dry_run=dry_run)
+        tick(len(records))
     return summary
 
 
@@ -205,15 +196,9 @@ class DeadLetter:
 
 async def dead_letters(bootstrap: str, database_url: str, dlq_topic: str) -> list[DeadLetter]:
     ranges = await plan_ranges(bootstrap, dlq_topic)
-    conn = await connect(database_url)
+    conn = await markers.connect(database_url)
     try:
-        await ensure_control(conn)
-        done = {
-            (r["dlq_partition"], r["dlq_offset"])
-            for r in await conn.fetch(
-                f"SELECT dlq_partition, dlq_offset FROM {CONTROL}.dlq_redrives WHERE dlq_topic = $1", dlq_topic
-            )
-        }
+        done = await markers.redriven(conn, dlq_topic)
     finally:
         await conn.close()
     letters = []
@@ -248,8 +233,8 @@ async def redrive(
     (a crash in between re-sends it once more: consumers de-duplicate by event id)."""
     summary = Summary()
     letters = await dead_letters(bootstrap, database_url, dlq_topic)
-    producer = None if dry_run else kafka_io.producer(bootstrap, role="ops")
-    conn = await connect(database_url)
+    producer = None if dry_run else assigned.producer(bootstrap, role="ops")
+    conn = await markers.connect(database_url)
     if producer:
         await producer.start()
     try:
@@ -279,14 +264,7 @@ async def redrive(
             await producer.send_and_wait(
                 source, letter.value, key=letter.key, headers=dl.redrive_headers(letter.headers, marker)
             )
-            await conn.execute(
-                f"INSERT INTO {CONTROL}.dlq_redrives (dlq_topic, dlq_partition, dlq_offset, target) "
-                "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                dlq_topic,
-                letter.partition,
-                letter.offset,
-                source,
-            )
+            await markers.mark(conn, dlq_topic, letter.partition, letter.offset, source)
             summary.written += 1
     finally:
         await conn.close()

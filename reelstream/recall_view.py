@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 
 from reelstream.output import Money, Units
-from reelstream.output.amounts import cell_text, exact_major
+from shared.display.amounts import cell_text, exact_major
 from reelstream.output.boards import (
     STJERNESTOEV_RINGS,
     circle_text,
@@ -19,7 +19,7 @@ from reelstream.output.boards import (
     stjernestoev_rings,
     winning_cells,
 )
-from reelstream.output.times import table_time
+from shared.display.times import table_time
 
 _NOT_WORDS = {
     "board",

@@ -179,7 +179,7 @@ def authorizer_enabled(admin) -> bool:
 def grant_prefix(admin, prefix: str, timeout_s: float = 15, roles: Iterable[Role] = ROLES) -> int:
     """Apply every role's rules under a test or benchmark deployment's prefix and wait until the broker's authorizer
     shows them all; returns how many were created (0 without an authorizer)."""
-    from deploy.local.waits import wait_until
+    from shared.waits import wait_until
 
     if not prefix or not authorizer_enabled(admin):
         return 0

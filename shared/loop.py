@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import logging
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
@@ -41,6 +40,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
 from shared import observability, signing, snapshots
 from shared.crash import crash_point
+from shared.heap import HeapFreezer
 from shared.observability.stalls import StallWatch
 from shared.input_position import (
     GROUP_COMMIT_INTERVAL_S,
@@ -60,8 +60,6 @@ from shared.kafka import (
 )
 
 log = logging.getLogger("reelstream.loop")
-GC_FREEZE_ENV = "REELSTREAM_GC_FREEZE_S"
-GC_SWEEP_ENV = "REELSTREAM_GC_SWEEP_S"
 # How often a partition's transactions also commit its positions to the consumer group, for lag tools (seconds).
 GROUP_COMMIT_ENV = "REELSTREAM_GROUP_COMMIT_S"
 EXIT_STOPPED = 70
@@ -585,50 +583,6 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             producer = self.producers.pop(partition, None)
             if producer is not None:
                 await producer.stop()
-
-
-@dataclass
-class HeapFreezer:
-    """Every `every_s` seconds, `gc.freeze()`: what the process holds by then (books, de-duplication memory) leaves the
-    cyclic collector's generations, so a full collection scans only what came since. Without it a spin book of 20,000
-    requests (~770k tracked objects) cost a full collection of 320 ms, a stall of every partition each time the heap
-    had grown by a quarter; after a freeze, ~0 ms (measured 2026-12-03). Freezing costs O(1).
-
-    What the books drop later is freed by reference counting (their records hold no cycles), but a frozen object that
-    dies inside a reference cycle (a future and its callbacks, say) is not: every `sweep_every_s` the heap is unfrozen
-    and collected in full once, then frozen again. That sweep is itself a full collection (130–440 ms here), and at
-    every ten minutes the three services' sweeps fell inside a 50 spins/s phase together; sweeps every 120 s under
-    that load found 0 unreachable objects each (2026-12-03, docs/spin.md "Three hops, the stalls named"): so one an
-    hour, a safety net whose finds are logged. `every_s` 0 turns it off (`REELSTREAM_GC_FREEZE_S`);
-    `REELSTREAM_GC_SWEEP_S` sets the sweep's interval. Each sweep's unreachable objects and duration are kept in
-    `last_sweep` (logged by the loop)."""
-
-    every_s: float = 30.0
-    sweep_every_s: float = 3600.0
-    frozen_at: float = field(default_factory=time.monotonic)
-    swept_at: float = field(default_factory=time.monotonic)
-    last_sweep: tuple[int, float] | None = None  # (unreachable objects found, seconds)
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "HeapFreezer":
-        env = env if env is not None else os.environ
-        return cls(float(env.get(GC_FREEZE_ENV, cls.every_s)), float(env.get(GC_SWEEP_ENV, cls.sweep_every_s)))
-
-    def tick(self, now: float | None = None) -> str | None:
-        """ "sweep" (unfrozen, collected, frozen), "freeze", or None (not yet, or off)."""
-        now = time.monotonic() if now is None else now
-        if self.every_s <= 0 or now - self.frozen_at < self.every_s:
-            return None
-        done = "freeze"
-        if now - self.swept_at >= self.sweep_every_s:
-            started = time.perf_counter()
-            gc.unfreeze()
-            found = gc.collect()
-            self.last_sweep = (found, time.perf_counter() - started)
-            self.swept_at, done = now, "sweep"
-        gc.freeze()
-        self.frozen_at = now
-        return done
 
 
 def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tuple[TopicPartition, list[Any]]]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deploy.local.waits import wait_until, wait_until_async
+from shared.waits import wait_until, wait_until_async
 
 _INTEGRATION = Path(__file__).resolve().parent / "integration"
 # No secret lives in the source: a test run without a configured session key gets a random one of its own.

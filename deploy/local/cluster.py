@@ -15,7 +15,7 @@ from deploy.local.exceptions import InfraError
 from deploy.local.kafka import _cluster_id, _java_argv, ensure_jars
 from deploy.local.paths import TEMPLATES, InfraPaths
 from deploy.local.tools import find_java, who_listens
-from deploy.local.waits import WaitTimeout, wait_until
+from shared.waits import WaitTimeout, wait_until
 
 HEAP = "512m"
 START_TIMEOUT_S = 120

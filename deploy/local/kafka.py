@@ -17,7 +17,7 @@ from deploy.local.exceptions import InfraError
 from deploy.local.paths import KAFKA_VERSION, TEMPLATES, InfraPaths
 from deploy.local.pki import TlsFiles, ensure_tls
 from deploy.local.tools import find_java, find_maven, who_listens
-from deploy.local.waits import WaitTimeout, wait_until
+from shared.waits import WaitTimeout, wait_until
 from shared.security import ClientSecurity, security_for
 
 HEAP = "1g"

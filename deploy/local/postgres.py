@@ -16,7 +16,7 @@ from deploy.local import procs
 from deploy.local.exceptions import InfraError
 from deploy.local.paths import InfraPaths
 from deploy.local.tools import who_listens
-from deploy.local.waits import WaitTimeout, wait_until_async
+from shared.waits import WaitTimeout, wait_until_async
 
 START_TIMEOUT_S = 60
 Echo = Callable[[str], None]

@@ -8,7 +8,7 @@ import socket
 import subprocess
 from pathlib import Path
 
-from deploy.local.waits import WaitTimeout, wait_until
+from shared.waits import WaitTimeout, wait_until
 
 
 def port_open(host: str, port: int, timeout_s: float = 0.5) -> bool:

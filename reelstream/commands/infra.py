@@ -139,7 +139,7 @@ def provision(
     from shared.kafka import admin_client
 
     from deploy.local.kafka import START_TIMEOUT_S, broker_answers
-    from deploy.local.waits import wait_until
+    from shared.waits import wait_until
 
     tls = TlsFiles(tls_dir)
     wait_until(

@@ -1,4 +1,4 @@
-"""`reelstream math parsheet|evaluate|simulate GAME`: dispatch to the game's module in reelstream/mathcli/."""
+"""`reelstream math parsheet|evaluate|simulate GAME`: dispatch to the game's module in mathtools/."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import typer
 
 app = typer.Typer(no_args_is_help=True)
 
-_GAME_MODULES = {"rising-joker": "reelstream.mathcli.rising_joker", "stjernestoev": "reelstream.mathcli.stjernestoev"}
+_GAME_MODULES = {"rising-joker": "mathtools.rising_joker", "stjernestoev": "mathtools.stjernestoev"}
 
 
 def _game_module(game: str):
@@ -96,7 +96,7 @@ def rng_dump(
     label: str = typer.Option("rng-dump", help="Seeds are sha256(label:i), so the dump can be regenerated."),
 ) -> None:
     """Raw and scaled RNG output for external test suites (NIST STS, TestU01, dieharder, PractRand)."""
-    from reelstream.mathcli.rng import dump
+    from mathtools.rng import dump
 
     manifest = dump(out_dir, label=label, seeds=seeds, words_per_seed=words_per_seed)
     typer.echo(
@@ -119,7 +119,7 @@ def outcome_manifest(
 ) -> None:
     """The outcome manifest of each model version: the files that decide an outcome or a payment, hashed."""
     from games import manifest
-    from reelstream.mathcli.manifest import released_rows, write_manifest, write_released
+    from mathtools.manifest import released_rows, write_manifest, write_released
 
     if check:
         committed, computed = json.loads(manifest.MANIFEST_FILE.read_text()), manifest.computed()

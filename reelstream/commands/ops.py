@@ -116,12 +116,18 @@ def replay(
                 )
             )
         else:
-            summary = asyncio.run(
-                ops.replay_to_projection(
-                    settings.kafka_bootstrap_servers, settings.database_url, source, ranges, dry_run=dry_run, tick=tick
-                )
-            )
+            summary = asyncio.run(_replay_to_projection(settings, source, ranges, dry_run, tick))
     _summary("replay", summary, dry_run)
+
+
+async def _replay_to_projection(settings, source: str, ranges, dry_run: bool, tick):
+    from ops import tools as ops
+    from services.projector.adapters.replay import ProjectionReplay
+
+    async with ProjectionReplay(settings.database_url) as projection:
+        return await ops.replay_to_projection(
+            settings.kafka_bootstrap_servers, source, ranges, projection, dry_run=dry_run, tick=tick
+        )
 
 
 def _known_topic(topic: str, settings) -> None:

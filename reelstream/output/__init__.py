@@ -1,7 +1,7 @@
-"""One output layer for every read command: amounts as people read them, one time format, tables that fit the
+"""One output layer for every read command: amounts and times as shared/display/ writes them, tables that fit the
 terminal, and JSON/CSV with stable field names for scripts."""
 
-from reelstream.output.cells import Column, Money
+from shared.display.cells import Column, Money
 from reelstream.output.options import FORMAT, UNITS, Format, Units
 from reelstream.output.render import View, emit, render_text
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reelstream.output.amounts import exact_major
-from reelstream.output.cells import Money
+from shared.display.amounts import exact_major
+from shared.display.cells import Money
 
 
 def winning_cells(line_wins: list[dict[str, Any]]) -> set[tuple[int, int]]:

@@ -6,17 +6,13 @@ from enum import Enum
 
 import typer
 
+from shared.display.units import Units
+
 
 class Format(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
-
-
-class Units(str, Enum):
-    major = "major"
-    minor = "minor"
-    micro = "micro"
 
 
 FORMAT = typer.Option(Format.table, "--format", help="table for people; json or csv with stable field names.")

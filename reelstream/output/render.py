@@ -12,8 +12,8 @@ from typing import Any
 
 from rich.console import Console
 
-from reelstream.output import amounts, times
-from reelstream.output.cells import Column, Money
+from shared.display import amounts, times
+from shared.display.cells import Column, Money
 from reelstream.output.options import Format, Units
 from reelstream.output.tables import fitted
 

@@ -9,7 +9,7 @@ import textwrap
 from rich import box
 from rich.table import Table
 
-from reelstream.output.cells import Column
+from shared.display.cells import Column
 
 GAP = 3  # between two columns: one space of padding on each side and the (blank) separator
 TEXT_MIN = 16  # a word longer than this (a long id) may be folded rather than push numbers out

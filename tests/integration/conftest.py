@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from deploy.local.waits import WaitTimeout, wait_until
+from shared.waits import WaitTimeout, wait_until
 from shared.acls import grant_prefix, revoke_prefix
 from shared.kafka import admin_client, consumer, ensure_topics, producer
 from shared.topic_admin import topics_under

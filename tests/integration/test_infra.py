@@ -8,7 +8,7 @@ import uuid
 import pytest
 from kafka import OffsetAndMetadata
 
-from deploy.local.waits import wait_until
+from shared.waits import wait_until
 from shared.kafka import admin_client, describe, drift
 from shared.topics import ALL_TOPICS
 

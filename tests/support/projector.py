@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import asyncpg
-from reelstream.synthetic.publish import publish
-from reelstream.synthetic.samples import Sample, sample_events
+from bench.synthetic.publish import publish
+from bench.synthetic.samples import Sample, sample_events
 from services.projector.core.tables import COMPARED_TABLES
 
 START = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

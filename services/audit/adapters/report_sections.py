@@ -7,9 +7,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from reelstream.output import Money, Units
-from reelstream.output.amounts import cell_text
-from reelstream.output.times import table_time
+from shared.display.cells import Money
+from shared.display.amounts import cell_text
+from shared.display.times import table_time
+from shared.display.units import Units
 
 
 @dataclass

@@ -15,7 +15,7 @@ from services.audit.core.ledger import Ledger, fold_ledger, open_too_long
 from services.audit.core.pools import Pools, fold_pools
 from services.audit.core import remainders
 from services.audit.core.rederive import EngineLookup, carried_remainder, default_lookup
-from services.audit.core.rtp import RtpSample, spin_return_micro
+from shared.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
 from services.audit.core.spins import Spins, check_spins, state_now
 from shared.config import SAGA_TIME_LIMIT_MS

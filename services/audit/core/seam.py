@@ -16,7 +16,7 @@ from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger, Wager
 from services.audit.core.pools import Pools, PoolState
 from services.audit.core.remainders import Outstanding
-from services.audit.core.rtp import RtpSample
+from shared.rtp import RtpSample
 from services.audit.core.spins import Spins
 from shared.events import decode, encode
 from shared.events.jackpot import ContributionsApplied, JackpotWon

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from services.audit.adapters.report import MATH_DOCS, par_rtp
+from shared.par_sheets import MATH_DOCS, par_rtp
 from services.monitor.core.par import ParFigures
 from shared.pools import load_pools
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from shared.events import epoch_ms
 from shared.events.jackpot import JackpotMeter, JackpotWon
 from shared.events.spin import SpinRejected, SpinSettled
-from services.audit.core.rtp import spin_return_micro
+from shared.rtp import spin_return_micro
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class SpinFact:
     operator_id: str
     house_win_minor: int
     pool_win_minor: int
-    return_micro: int  # the par basis: house win + breakage + contribution (services/audit/core/rtp.py)
+    return_micro: int  # the par basis: house win + breakage + contribution (shared/rtp.py)
     latency_ms: int | None
 
     @property

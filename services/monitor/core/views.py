@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from services.jackpot.core.payout import payout_minor, share_ppm
+from shared.pools.payout import payout_minor, share_ppm
 from services.monitor.core import latency
 from services.monitor.core.facts import split_cell
 from services.monitor.core.fold import empty_stats, merge_stats

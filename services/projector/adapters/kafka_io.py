@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -13,8 +13,6 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from shared import observability
 from shared import records as records_module
 from shared.events import DecodeError, broker_time
-from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, admin_client, aio_consumer, aio_producer
-from shared.topics import DLQ_MAX_MESSAGE_BYTES
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta
@@ -28,54 +26,6 @@ CONSUMER_NAME = "projector"
 # write). 25 records (~1 ms) against 100: live 1.85/1.52 s vs 1.90/1.66 s, rebuild 1.62/1.35 s vs 1.79/1.32 s in two
 # sets of 6 paired runs (docs/projection.md, "Throughput").
 DECODE_CHUNK = 25
-
-
-def consumer(bootstrap: str, role: str = "projector") -> AIOKafkaConsumer:
-    # No group id: partitions are assigned by hand and positions come from Postgres, never from Kafka group offsets.
-    return aio_consumer(
-        bootstrap=bootstrap,
-        role=role,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        auto_offset_reset="earliest",
-        max_partition_fetch_bytes=4 * 1024 * 1024,
-        fetch_max_bytes=32 * 1024 * 1024,
-        request_timeout_ms=30_000,
-    )
-
-
-def producer(bootstrap: str, role: str = "projector") -> AIOKafkaProducer:
-    # Its dead letters may be as large as the largest record of their source topics (shared/topics.py).
-    return aio_producer(
-        bootstrap,
-        role=role,
-        **AIOKAFKA_PRODUCER_SAFETY,
-        request_timeout_ms=30_000,
-        max_request_size=DLQ_MAX_MESSAGE_BYTES,
-    )
-
-
-async def partitions_of(bootstrap: str, topics: Iterable[str], role: str = "projector") -> list[TopicPartition]:
-    """Every partition of the topics (from the broker's metadata); a missing topic is an error (no auto-creation)."""
-    return await asyncio.to_thread(_describe_partitions, bootstrap, list(topics), role)
-
-
-def _describe_partitions(bootstrap: str, topics: list[str], role: str) -> list[TopicPartition]:
-    admin = admin_client(bootstrap, client_id="reelstream-projector-metadata", role=role)
-    try:
-        known = set(admin.list_topics())
-        missing = [topic for topic in topics if topic not in known]
-        if missing:
-            raise RuntimeError(f"topics {missing} do not exist (run `reelstream topics create`)")
-        described = {entry["name"]: entry for entry in admin.describe_topics(topics)}
-        return [
-            TopicPartition(topic, index)
-            for topic in topics
-            for index in sorted(p["partition_index"] for p in described[topic]["partitions"])
-        ]
-    finally:
-        admin.close()
 
 
 async def seek_all(

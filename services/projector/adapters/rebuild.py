@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 
-from services.projector.adapters import kafka_io
+from shared import assigned
 from services.projector.adapters.runner import Hook, Progress, Projector, ProjectorConfig, connect, reached
 from services.projector.adapters.schema import (
     active_schema,
@@ -42,10 +42,10 @@ class RebuildResult:
 
 async def end_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
     """The current end (high watermark) of every partition: what a rebuild must reach before it switches."""
-    kafka = kafka_io.consumer(bootstrap)
+    kafka = assigned.consumer(bootstrap, role="projector")
     await kafka.start()
     try:
-        partitions = await kafka_io.partitions_of(bootstrap, topics)
+        partitions = await assigned.partitions_of(bootstrap, topics, role="projector")
         kafka.assign(
             partitions
         )  # fetches their leaders now: unassigned, each look-up retried on stale metadata (~0.5 s)
@@ -56,10 +56,10 @@ async def end_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
 
 
 async def beginning_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
-    kafka = kafka_io.consumer(bootstrap)
+    kafka = assigned.consumer(bootstrap, role="projector")
     await kafka.start()
     try:
-        partitions = await kafka_io.partitions_of(bootstrap, topics)
+        partitions = await assigned.partitions_of(bootstrap, topics, role="projector")
         kafka.assign(partitions)
         starts = await kafka.beginning_offsets(partitions)
         return {(tp.topic, tp.partition): offset for tp, offset in starts.items()}

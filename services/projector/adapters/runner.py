@@ -16,7 +16,7 @@ import asyncpg
 from aiokafka import TopicPartition
 
 from services.projector.adapters import kafka_io, single_writer
-from shared import observability
+from shared import assigned, observability
 from services.projector.adapters.schema import prepare_live
 from services.projector.adapters.store import BatchWriter, Positions, SchemaSwitched, load_positions
 from services.projector.core.batch import Batch
@@ -167,8 +167,8 @@ class Projector:
         on_batch: Hook | None,
         until_end: bool,
     ) -> Progress:
-        kafka = kafka_io.consumer(self.config.bootstrap)
-        dlq = kafka_io.producer(self.config.bootstrap)
+        kafka = assigned.consumer(self.config.bootstrap, role="projector")
+        dlq = assigned.producer(self.config.bootstrap, role="projector")
         pool = kafka_io.decode_pool(self.config.decode_workers)
         observability.watch(kafka)
         try:
@@ -258,7 +258,7 @@ class Projector:
     async def _partitions(self) -> list[TopicPartition]:
         if self.config.partitions:
             return [TopicPartition(topic, index) for topic, index in self.config.partitions]
-        return await kafka_io.partitions_of(self.config.bootstrap, self.config.topics)
+        return await assigned.partitions_of(self.config.bootstrap, self.config.topics, role="projector")
 
     async def _skip_gaps(self, kafka, until: Positions) -> None:
         """A partition whose log ends in records we never see (transaction markers, compaction) counts as read once

@@ -60,10 +60,6 @@ async def ensure_control(conn: asyncpg.Connection) -> None:
                 singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
                 schema_name text NOT NULL,
                 switched_at timestamptz NOT NULL DEFAULT now());
-            CREATE TABLE IF NOT EXISTS {CONTROL}.dlq_redrives (
-                dlq_topic text NOT NULL, dlq_partition integer NOT NULL, dlq_offset bigint NOT NULL,
-                target text NOT NULL, redriven_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (dlq_topic, dlq_partition, dlq_offset));
         """)
 
 

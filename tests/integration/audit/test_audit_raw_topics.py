@@ -15,7 +15,7 @@ import pytest
 from services.audit.adapters.runner import audit_platform
 from services.audit.adapters.topics import read_topics
 from services.audit.core.scope import Scope
-from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
+from bench.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.config import load_settings
 from shared import records
 from shared.events import encode, envelope

@@ -18,7 +18,7 @@ import pytest
 from services.audit.adapters.checkpoints import CheckpointError
 from services.audit.adapters.runner import Checkpointing, audit_platform
 from services.audit.core.scope import Scope
-from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
+from bench.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.events import envelope
 from shared.events import wallet as wl
 

@@ -16,8 +16,8 @@ from selenium.webdriver.common.by import By
 
 from reelstream.client import ReelstreamClient
 from reelstream.processes import spawn
-from reelstream.synthetic.publish import publish
-from reelstream.synthetic.samples import Sample
+from bench.synthetic.publish import publish
+from bench.synthetic.samples import Sample
 from shared.config import load_settings
 from shared.events import envelope
 from shared.events import jackpot as jp

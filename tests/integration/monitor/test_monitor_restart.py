@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 import pytest
 from kafka import TopicPartition
 
-from deploy.local.waits import WaitTimeout
+from shared.waits import WaitTimeout
 
 from reelstream.monitor_process import free_port, get_json, start_monitor
-from reelstream.synthetic.publish import publish
-from reelstream.synthetic.samples import Sample, sample_events
+from bench.synthetic.publish import publish
+from bench.synthetic.samples import Sample, sample_events
 from shared.events import decode, derived_id
 from shared.events.monitor import PoolDrifted, RtpOutOfBand
 from shared.kafka import kafka_consumer

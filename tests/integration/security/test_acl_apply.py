@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from deploy.local.waits import wait_until
+from shared.waits import wait_until
 from reelstream.cli import app
 from shared.acls import _kafka_acl, broker_rules
 from shared.kafka import admin_client

@@ -12,7 +12,7 @@ import pytest
 from kafka.errors import TopicAuthorizationFailedError
 from typer.testing import CliRunner
 
-from deploy.local.waits import wait_until
+from shared.waits import wait_until
 from reelstream.cli import app
 from shared.acls import broker_rules, cut_off_rules
 from shared.kafka import admin_client, producer

@@ -13,7 +13,7 @@ from services.audit.adapters import checkpoints
 from services.audit.adapters.checkpoints import CheckpointError
 from services.audit.core.audit import run_audit
 from services.audit.core.seam import cut, encode_seam
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from shared import signing
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from services.audit.adapters.report import write_report
 from services.audit.adapters.runner import records_behind
 from services.audit.core.audit import run_audit

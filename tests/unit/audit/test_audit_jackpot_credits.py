@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reelstream.synthetic.spins import play_history
+from bench.synthetic.spins import play_history
 from shared.events import wallet as wl
 from tests.unit.audit.test_audit_tampering import audit, first, replaced
 

@@ -8,7 +8,7 @@ debit is flagged `wager-open-too-long`.
 from __future__ import annotations
 
 from services.audit.core.audit import run_audit
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from shared.config import SAGA_TIME_LIMIT_MS
 from shared.events import wallet as wl
 

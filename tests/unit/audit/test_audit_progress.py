@@ -4,7 +4,7 @@ does."""
 
 from __future__ import annotations
 
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from services.audit.adapters.runner import counting
 from services.audit.core.audit import run_audit
 

@@ -9,7 +9,7 @@ import pytest
 
 from services.audit.core.audit import run_audit
 from services.audit.core.projection import Snapshot, compare_projection, expected_rows
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from services.audit.core.audit import run_audit
 from services.audit.core.rederive import default_lookup
-from reelstream.synthetic.spins import Emitted, play_history
+from bench.synthetic.spins import Emitted, play_history
 from shared.events import envelope
 from shared.events import spin as sp
 

@@ -7,8 +7,8 @@ import pytest
 from services.audit.core.audit import run_audit
 from services.audit.core.recall import recall_games
 from services.audit.core.reports import ggr_rows, liability_rows, reconciliation_rows
-from services.audit.core.rtp import RtpSample
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from shared.rtp import RtpSample
+from bench.synthetic.spins import play_history, stand_in_lookup
 from shared.events import spin as sp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import load_pools

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from services.audit.core.audit import run_audit
 from services.audit.core.collect import RawRecord
 from services.audit.core.seam import SEEN_FOR_MS, SeamError, cut, decode_seam, digest, encode_seam
-from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
+from bench.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.events import derived_id, encode, envelope
 from shared.events import jackpot as jp
 from shared.events import spin as sp

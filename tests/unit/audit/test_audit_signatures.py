@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from services.audit.core.audit import run_audit
 from services.audit.core.collect import RawRecord
 from services.audit.core.scope import Scope

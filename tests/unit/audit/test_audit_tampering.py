@@ -14,7 +14,7 @@ import pytest
 from services.audit.core.audit import run_audit
 from services.audit.core.collect import RawRecord
 from services.audit.core.scope import Scope
-from reelstream.synthetic.spins import Emitted, play_history, stand_in_lookup
+from bench.synthetic.spins import Emitted, play_history, stand_in_lookup
 from shared.events import encode, envelope
 from shared.records import headers_as_owner
 from shared.events import jackpot as jp

@@ -109,7 +109,7 @@ print(json.dumps([getattr(m, "__file__", None) for m in list(sys.modules.values(
 
 
 def test_the_table_of_hashes_pinned_before_the_manifest_is_what_the_history_gives():
-    from reelstream.mathcli.manifest import released_rows
+    from mathtools.manifest import released_rows
 
     table = json.loads(manifest.RELEASED_FILE.read_text())
     shallow = subprocess.run(

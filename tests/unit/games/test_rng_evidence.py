@@ -10,7 +10,7 @@ import pytest
 
 from games import selftest
 from games.rng import SpinRng
-from reelstream.mathcli.rng import binned, chi_square_uniform, dump, seeds_for
+from mathtools.rng import binned, chi_square_uniform, dump, seeds_for
 
 DRAWS = 60_000
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from reelstream.synthetic.samples import sample_events
+from bench.synthetic.samples import sample_events
 from services.monitor.adapters import records
 from shared import records as provenance
 from shared.events import encode

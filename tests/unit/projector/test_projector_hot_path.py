@@ -12,7 +12,7 @@ from services.projector.adapters.runner import GC_THRESHOLDS, batch_gc
 from services.projector.core.batch import Batch
 from services.projector.core.decoding import decode_rows
 from services.projector.core.mapping import RecordMeta, rows_of
-from reelstream.synthetic.samples import sample_events
+from bench.synthetic.samples import sample_events
 from shared.events import broker_time, encode
 from shared.invariant import InvariantViolation
 

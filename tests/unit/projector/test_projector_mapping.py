@@ -9,7 +9,7 @@ from services.projector.adapters.schema import migrations, schema_name_at
 from services.projector.core.batch import Batch, fold_inputs
 from services.projector.core.folds import balance_deltas, latest_levels
 from services.projector.core.mapping import RecordMeta, mapped_types, rows_of
-from reelstream.synthetic.samples import sample_events
+from bench.synthetic.samples import sample_events
 from services.projector.core.tables import COLUMNS
 from shared.events import registered_types
 

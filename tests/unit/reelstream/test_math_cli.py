@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from reelstream.commands import math as math_commands
-from reelstream.mathcli import rising_joker
+from mathtools import rising_joker
 
 
 def fake_parsheet(seen: list):

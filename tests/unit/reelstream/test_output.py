@@ -10,8 +10,8 @@ from pydantic_core import PydanticCustomError
 
 from reelstream import arguments
 from reelstream.output import Column, Format, Money, Units, View, render_text
-from reelstream.output.amounts import cell_text, exact_major, machine_value
-from reelstream.output.times import machine_time, table_time
+from shared.display.amounts import cell_text, exact_major, machine_value
+from shared.display.times import machine_time, table_time
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reelstream.synthetic.spins import play_history
+from bench.synthetic.spins import play_history
 from shared.events import DecodeError, decode, encode, envelope
 from shared.events.codec import decode_one_pass
 from shared.events.spin import SpinRequested

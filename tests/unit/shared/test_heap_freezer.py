@@ -1,11 +1,11 @@
-"""The loop's HeapFreezer: gc.freeze() every `every_s` seconds (never with 0), so the cyclic collector's full
+"""The HeapFreezer (shared/heap.py): gc.freeze() every `every_s` seconds (never with 0), so the cyclic collector's full
 collections scan only what came since the last freeze, not the books."""
 
 from __future__ import annotations
 
 import gc
 
-from shared.loop import GC_FREEZE_ENV, GC_SWEEP_ENV, HeapFreezer
+from shared.heap import GC_FREEZE_ENV, GC_SWEEP_ENV, HeapFreezer
 
 
 def test_it_freezes_once_the_interval_has_passed_and_not_before():

@@ -7,7 +7,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from reelstream.mathcli.parsheet_common import displayed_rtp_percent
+from mathtools.parsheet_common import displayed_rtp_percent
 from shared.pools import load_pools
 
 DOCS = Path(__file__).resolve().parents[4] / "docs" / "math" / "rising-joker"

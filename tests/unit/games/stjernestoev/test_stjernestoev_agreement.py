@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from reelstream.mathcli.stjernestoev import agreement
+from mathtools.stjernestoev import agreement
 from games.stjernestoev.batch import sim_spin, splitmix64_fill
 from games.stjernestoev.kernel import COUNTERS_SIZE, EMPTY, WORK_SIZE, play_kernel
 from stjernestoev_helpers import CIRCLE_MULT, CIRCLE_SYM, MODEL

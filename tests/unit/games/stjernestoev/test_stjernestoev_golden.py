@@ -118,7 +118,7 @@ V1_GOLDEN_1_SHA256 = "b0313e7042dbc7ab3856032a209394c42c113ae1688b103203532e1312
 
 
 def test_the_cli_replays_a_spin_exactly_as_the_service_played_it():
-    from reelstream.mathcli.stjernestoev import evaluate
+    from mathtools.stjernestoev import evaluate
 
     seed = hashlib.sha256(b"golden-1").hexdigest()
     replay = evaluate(stake_minor=500, seed=seed, state=RING, model_version="stjernestoev-v2")
@@ -130,7 +130,7 @@ def test_the_cli_replays_a_spin_exactly_as_the_service_played_it():
 def test_v3_plays_every_v2_golden_spin_alike_except_for_the_model_fields():
     """v3 moved weight between the wheel's fixed segments only, at the same total: the same words give the same
     boards, cascades, segment draws (these goldens hold no feature with a different segment) and ring."""
-    from reelstream.mathcli.stjernestoev import evaluate
+    from mathtools.stjernestoev import evaluate
 
     for label, state, stake, win_minor, claims, _, state_after in GOLDEN:
         replay = evaluate(
@@ -144,7 +144,7 @@ def test_v3_plays_every_v2_golden_spin_alike_except_for_the_model_fields():
 
 
 def test_a_spin_recorded_under_the_released_v1_model_still_replays_to_its_pinned_outcome():
-    from reelstream.mathcli.stjernestoev import evaluate
+    from mathtools.stjernestoev import evaluate
 
     seed = hashlib.sha256(b"golden-1").hexdigest()
     replay = evaluate(stake_minor=500, seed=seed, state=RING, model_version="stjernestoev-v1")

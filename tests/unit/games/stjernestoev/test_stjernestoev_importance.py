@@ -7,7 +7,7 @@ import numpy as np
 
 from games.stjernestoev.importance import importance_batch, stationary_rings
 from games.stjernestoev.model import load_model
-from reelstream.mathcli.stjernestoev_odds import TILTS, log_q_over_p, symbol_odds
+from mathtools.stjernestoev_odds import TILTS, log_q_over_p, symbol_odds
 
 MODEL = load_model()
 RINGS = stationary_rings(MODEL.arrays, 500, 3)

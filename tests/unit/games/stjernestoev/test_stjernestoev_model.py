@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games.stjernestoev.model import load_model, model_bytes, parse_model
-from reelstream.mathcli.stjernestoev_proof import criterion_text, verdict
+from mathtools.stjernestoev_proof import criterion_text, verdict
 from shared.invariant import InvariantViolation
 
 PINNED_SHA256 = {

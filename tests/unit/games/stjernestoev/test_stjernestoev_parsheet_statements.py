@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from games.stjernestoev.model import load_model
-from reelstream.mathcli.stjernestoev_sheet import RARE_AWARDS_FILE
+from mathtools.stjernestoev_sheet import RARE_AWARDS_FILE
 
 DOCS = Path(__file__).resolve().parents[4] / "docs" / "math" / "stjernestoev"
 SHEET = (DOCS / "parsheet.md").read_text()

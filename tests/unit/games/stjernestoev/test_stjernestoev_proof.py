@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from games.stjernestoev.model import PROOF_CANDIDATE, RELEASED_VERSIONS, load_model
-from reelstream.mathcli.stjernestoev import ATTEMPTS_FILE, RESULTS_FILE, batch_seed, PROOF_BATCH_SPINS
-from reelstream.mathcli.stjernestoev_proof import (
+from mathtools.stjernestoev_batches import ATTEMPTS_FILE, RESULTS_FILE, batch_seed, PROOF_BATCH_SPINS
+from mathtools.stjernestoev_proof import (
     HALF_WIDTH_MAX,
     PROOF_RECORD_FILE,
     PROOF_TARGET_BATCHES,

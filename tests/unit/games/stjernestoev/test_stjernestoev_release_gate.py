@@ -1,11 +1,11 @@
 """The release gate: the model the service plays has a passed proof in the committed attempt log, under its hash,
-and that proof meets the one criterion (reelstream/mathcli/stjernestoev_proof.py) over the batches fixed for it."""
+and that proof meets the one criterion (mathtools/stjernestoev_proof.py) over the batches fixed for it."""
 
 from __future__ import annotations
 
 from games.stjernestoev.model import CURRENT_VERSION, load_model
-from reelstream.mathcli.stjernestoev import ATTEMPTS_FILE, PROOF_BATCH_SPINS
-from reelstream.mathcli.stjernestoev_proof import PROOF_TARGET_BATCHES, attempts, verdict
+from mathtools.stjernestoev_batches import ATTEMPTS_FILE, PROOF_BATCH_SPINS
+from mathtools.stjernestoev_proof import PROOF_TARGET_BATCHES, attempts, verdict
 
 
 def _results_for(sha256: str) -> list[dict]:

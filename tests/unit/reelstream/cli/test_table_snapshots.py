@@ -15,7 +15,7 @@ from reelstream.commands.jackpot import WIN_COLUMNS, pool_views, win_rows
 from reelstream.commands.reports import as_view
 from reelstream.commands.wallet import HISTORY_COLUMNS, history_rows, player_rows
 from reelstream.output import Column, Format, Units, View, render_text
-from reelstream.synthetic.spins import play_history, stand_in_lookup
+from bench.synthetic.spins import play_history, stand_in_lookup
 from services.audit.core.audit import run_audit
 from services.audit.core.reports import ggr_rows, liability_rows, reconciliation_rows
 from services.jackpot.adapters.history import fold_events
