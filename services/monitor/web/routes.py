@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from pathlib import Path
 
@@ -17,19 +16,19 @@ from services.monitor.adapters import records
 from services.monitor.adapters.broker import last_audit
 from services.monitor.core import sequential, views
 from services.monitor.core.facts import split_cell
+from shared.config import last_audit_report
 from shared.pools import load_pools
 
 STATIC = Path(__file__).parent / "static"
 PUSH_MIN_INTERVAL_S = 0.5
 HEARTBEAT_S = 10.0
-AUDIT_REPORT_ENV = "REELSTREAM_AUDIT_REPORT"
 
 
 def install_web(app, tables, live, pars, settings) -> None:
     networks = load_pools().networks
     rising = engine("rising-joker")
     fixed = {tier.tier: tier.fixed_hundredths for tier in rising.model.mystery.tiers}
-    audit_path = Path(os.environ.get(AUDIT_REPORT_ENV, Path.cwd() / "audit-report" / "audit.json"))
+    audit_path = last_audit_report()
 
     def meters_body(stake_minor: int) -> dict:
         dm = next(n for n in networks if n.network_id == "diamond-mystery")
