@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared import record_batches
+from shared.roles import ends_with_commit_marker
 from shared.security import ClientSecurity, note_client, security_for
 from shared.topics import TopicSpec, with_min_insync
 
@@ -154,14 +155,30 @@ def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **option
     return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
-def group_lag(admin, reader, group: str) -> int | None:
+def records_behind(end: int, committed: int, ends_with_marker: bool) -> int:
+    """Records between a committed offset and a partition's end. A consumer commits the offset after the last record
+    it processed; where every write ends with a commit marker, a caught-up consumer's offset is that marker's, one
+    before the end, and the marker is no record to read."""
+    return max(0, end - committed - (1 if ends_with_marker else 0))
+
+
+def group_lag(admin, reader, group: str, prefix: str | None = None) -> int | None:
     """Records behind the group's committed offsets, summed over what it committed (None: it committed nothing);
-    `admin` a kafka-python admin client, `reader` a kafka-python consumer (for the end offsets)."""
+    `admin` a kafka-python admin client, `reader` a kafka-python consumer (for the end offsets). Given the deployment's
+    topic `prefix`, a topic written only in transactions does not count its final commit marker as a record."""
     committed = admin.list_group_offsets({group: None}).get(group, {})
     if not committed:
         return None
     ends = reader.end_offsets(list(committed))
-    return sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0)
+    return sum(
+        records_behind(ends[tp], meta.offset, _ends_with_marker(tp.topic, prefix))
+        for tp, meta in committed.items()
+        if meta.offset >= 0
+    )
+
+
+def _ends_with_marker(topic: str, prefix: str | None) -> bool:
+    return prefix is not None and topic.startswith(prefix) and ends_with_commit_marker(topic[len(prefix) :])
 
 
 def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):

@@ -178,6 +178,14 @@ BREAK_GLASS = "break-glass"
 ADMIN = "admin"
 
 
+def ends_with_commit_marker(topic: str) -> bool:
+    """Whether every write to a contract topic ends with a transaction's commit marker, an offset that holds no record:
+    all its writers write in transactions. Ops' dead-letter re-drives (by hand, without one) are left aside."""
+    spec = next((spec for spec in ALL_TOPICS if spec.name == topic), None)
+    writers = () if spec is None else tuple(writer for writer in spec.writers if writer != "ops")
+    return bool(writers) and all(role(writer).transactional_prefixes for writer in writers)
+
+
 def role(name: str) -> Role:
     for candidate in ROLES:
         if candidate.name == name:

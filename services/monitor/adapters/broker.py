@@ -54,7 +54,7 @@ def _lags(admin, reader, prefix: str) -> dict[str, int]:
     )
     lags = {}
     for group in groups[:MAX_GROUPS]:
-        lag = group_lag(admin, reader, group)
+        lag = group_lag(admin, reader, group, prefix)
         if lag is not None:
             lags[group[len(prefix) :]] = lag
     return lags
