@@ -1,10 +1,5 @@
-"""Principals and ACLs as code: one Kafka principal per role, its ACLs derived from the topics' writers and readers
-(shared/topics.py), its consumer groups and transactional ids from here, and its quotas (pure; applied by shared.acls).
-
-Evidence stays put: only the `break-glass` role may alter a topic's configuration or delete its records. `admin`
-(provisioning, test and benchmark deployments) is DENIED both on the live event topics, so retention changes and
-DeleteRecords on event topics are refused for every role but break-glass (and the audit fails after one).
-"""
+"""Principals and ACLs as code: one Kafka principal per role, its ACLs derived from the topics' writers and readers, its
+groups, transactional ids and quotas (pure); only `break-glass` may alter or delete evidence (docs/security.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One time format and one zone (UTC) for every command: people read 2026-11-30 07:40:51, scripts RFC 3339."""
+"""One time format and one zone (UTC) for every command: people read `YYYY-MM-DD hh:mm:ss`, scripts RFC 3339."""
 
 from __future__ import annotations
 
