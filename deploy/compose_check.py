@@ -1,7 +1,5 @@
-"""What docker-compose.yml and the image's Dockerfile must hold, as rules over their text (no Docker needed): each
-returns the problems it finds, named, so a test can feed it a harmfully changed copy and see the change named.
-tests/unit/deploy/test_compose.py runs them on the files and on each change of docs/operations.md's "Compose and image
-mutations"."""
+"""What docker-compose.yml and the image's Dockerfile must hold, as rules over their text (no Docker needed), each
+naming the problems it finds (tests/unit/deploy/test_compose.py)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,5 @@
-"""The outcome manifest: per released model version, the files that decide a spin's outcome or its payment, each
-with its sha256 — what a test lab signs off, and what every newly settled spin names by one hash
-(`outcome_manifest_sha256`).
-
-A model version's manifest holds its model file, its game's engine (the modules a play imports), the RNG and the
-engine interface, the money rules and the jackpot's payout rules. It leaves out what decides nothing (par-sheet, proof
-and witness tooling, the pinning code here), the other model versions (a new release changes no earlier one's
-manifest) and the pool files (released under their own version, never edited). A change outside a manifest changes
-nothing about its spins' pins; a change inside it is a new release: `reelstream math manifest` records the new hash and
-keeps the ones it replaces under `released`, so a spin pinned by any released manifest of its version stays a spin of
-certified code (the audit re-derives it with the code here, and any outcome that code no longer gives is a finding).
-
-`games/outcome-manifest.json` is the committed list (the test suite requires it to equal the files); spins pinned
-before the manifest existed named the sha256 of every source under `games/` instead, and `games/released-engines.json`
-maps each such (model version, engine code hash) of the project's history to the manifests of the trees that had it.
-"""
+"""The outcome manifest: per released model version, the files that decide a spin's outcome or its payment, each with
+its sha256, and the one hash a settled spin names (docs/math/outcome-manifest.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """What pins a recorded spin to the exact rules that evaluated and paid it: the model file's sha256 and the game's
-outcome manifest hash (games/manifest.py).
-
-The spin service writes both into spin.settled. The audit re-derives a spin only with the engine of its model file,
-and only when its outcome rules were released: a manifest of its version committed now or earlier, or, for spins
-settled before the manifest (`engine_code_sha256`, the sha256 of every games/ source), a tree of the project's history
-(games/released-engines.json). Whatever the code here no longer gives for such a spin is a re-derivation finding.
-"""
+outcome manifest hash; how the audit uses them: docs/math/outcome-manifest.md."""
 
 from __future__ import annotations
 

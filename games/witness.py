@@ -1,8 +1,5 @@
-"""Reachability witnesses: RNG words that, fed to an engine in place of a seed's stream, produce a named award, so a
-lab can replay every advertised award through the service's own engine (a seed cannot be searched for below 1e-8).
-
-A witness is a word prefix; after it the feed continues with a fixed ChaCha20 stream, so cascades end as usual.
-"""
+"""Reachability witnesses: RNG words that, fed to an engine in place of a seed's stream, produce a named award, so a lab
+replays every advertised award through the service's own engine; after the prefix a fixed ChaCha20 stream runs."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 # Audit, reports and game recall (docs/audit.md). Runs against the platform in .reelstream/env.
 .PHONY: audit audit-test reports
 
-audit: ## Audit every event from the earliest offsets; writes audit-report/ and exits non-zero on any discrepancy
-	$(WITH_ENV) $(RS) audit --out audit-report
+audit: ## Audit every event from the earliest offsets; writes .reelstream/audit/ (where the ops page looks) and exits non-zero on any discrepancy
+	$(WITH_ENV) $(RS) audit
 
 audit-test: venv ## Audit unit tests, then the integration tests (need `make infra-up`)
 	$(PY) -m pytest -q tests/unit/audit

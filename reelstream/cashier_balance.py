@@ -1,10 +1,5 @@
-"""An operator's own players' balances from the one wallet topic its cashier may read (wallet.answers.<O>): the
-balance each of the player's cashier results carries, as of that result. Wagers are not copied there, so a balance seen
-this way leaves out every spin since the player's latest deposit, withdrawal or refusal (docs/security.md).
-
-Read by the SDK (`ReelstreamClient(operator_id=O, role="cashier.O").balances(player)`) and the CLI
-(`reelstream wallet balance PLAYER --operator O`).
-"""
+"""An operator's own players' balances from the one wallet topic its cashier may read (wallet.answers.<O>), as of each
+player's latest cashier result: spins since are left out (docs/security.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The `reelstream` command: one CLI for everything a person runs. Each group lives in reelstream/commands/.
-
-`run` is the one place where outcomes become exit codes: 0 done, 1 a failure or a programmer error (shown with its
-name and traceback, never disguised), 2 a bad argument (one line: what was wrong and the hint), 3 not found.
-"""
+"""The `reelstream` command: one CLI for everything a person runs; each group lives in reelstream/commands/. `run` alone
+turns outcomes into exit codes: 0 done, 1 a failure or a programmer error, 2 a bad argument, 3 not found."""
 
 from __future__ import annotations
 

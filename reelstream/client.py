@@ -1,20 +1,5 @@
 """The Python client SDK of reelstream (kafka-python): one spin request in, one settled outcome or rejection out.
-
-    client = ReelstreamClient(bootstrap_servers="127.0.0.1:9092")
-    answer = client.spin("p-1", "rising-joker", 100, "EUR", token)   # Settled | Rejected
-    client.close()
-
-An operator's front end (shared/operators.py) connects as its own role and reads its own answer topic:
-`ReelstreamClient(operator_id="demo-a", role="game-client.demo-a")` reads spin.answers.demo-a, not spin.events; its
-cashier, `ReelstreamClient(operator_id="demo-a", role="cashier.demo-a")`, signs deposits and withdrawals with its own
-key (cashier.demo-a) and reads their results from wallet.answers.demo-a, not wallet.events; its `balances(player)` is
-the balance the player's latest cashier result there carries, as of that result (reelstream/cashier_balance.py).
-
-Threads: one client may be shared by many threads (requests are correlated by request id; one background thread
-reads answers, the producer is thread-safe). Answers are de-duplicated by event id (a redelivery after a service crash
-is byte-identical). A timeout raises SpinTimeout carrying the request id: call `spin(..., request_id=that id)` to retry
-safely — the service answers a repeated id with the same answer and never debits twice.
-"""
+Operators' roles, threads and safe retries: docs/client-guide.md."""
 
 from __future__ import annotations
 

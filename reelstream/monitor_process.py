@@ -21,7 +21,7 @@ def free_port() -> int:
 
 
 def start_monitor(bootstrap: str, prefix: str, port: int, log_dir: Path) -> ServiceProcess:
-    """A killed monitor's partitions move on after 6 s (not the 10 s default): restarts in tests stay short."""
+    """A killed monitor's partitions move on after a short session timeout: restarts in tests stay short."""
     env = {
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
         "REELSTREAM_TOPIC_PREFIX": prefix,

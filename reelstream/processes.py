@@ -1,7 +1,5 @@
-"""Start the platform's service processes (each `python -m reelstream.cli services run NAME`), wait for them, stop them.
-
-Used by `reelstream services up|down`, `make run`, the demo and integration tests (which kill them for real).
-"""
+"""Start the platform's service processes (each `python -m reelstream.cli services run NAME`), wait for them, stop them:
+for `reelstream services up|down`, `make run`, the demo and integration tests."""
 
 from __future__ import annotations
 

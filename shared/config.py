@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from shared.money import CURRENCIES
 
@@ -23,6 +24,13 @@ SAGA_TIME_LIMIT_MS = 15 * 60 * 1000
 COMMAND_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 # The largest cashier deposit per currency without an operator override (REELSTREAM_DEPOSIT_CAP_MINOR_<CURRENCY>).
 DEFAULT_DEPOSIT_CAPS_MINOR = {"EUR": 1_000_000, "DKK": 7_500_000}  # 10,000.00 EUR; 75,000.00 DKK
+# The local state directory (pid files, logs, audit reports): REELSTREAM_STATE_DIR, else .reelstream/ here.
+STATE_DIR_ENV = "REELSTREAM_STATE_DIR"
+# `reelstream audit` writes its report into AUDIT_DIR under the state directory unless told otherwise, and the ops
+# page shows the verdict of the AUDIT_JSON there unless REELSTREAM_AUDIT_REPORT names another report.
+AUDIT_DIR = "audit"
+AUDIT_JSON = "audit.json"
+AUDIT_REPORT_ENV = "REELSTREAM_AUDIT_REPORT"
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,22 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         topic_prefix=env.get("REELSTREAM_TOPIC_PREFIX", ""),
         deposit_caps_minor=deposit_caps_minor(env),
     )
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env.get(STATE_DIR_ENV) or Path.cwd() / ".reelstream")
+
+
+def audit_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where `reelstream audit` writes its report by default."""
+    return state_dir(env) / AUDIT_DIR
+
+
+def last_audit_report(env: Mapping[str, str] | None = None) -> Path:
+    """The audit report whose verdict the ops page shows: REELSTREAM_AUDIT_REPORT, else the audit's default output."""
+    env = os.environ if env is None else env
+    return Path(env[AUDIT_REPORT_ENV]) if env.get(AUDIT_REPORT_ENV) else audit_dir(env) / AUDIT_JSON
 
 
 def deposit_caps_minor(env: Mapping[str, str]) -> dict[str, int]:

@@ -1,9 +1,5 @@
-"""Test-only crash hooks: make a service process die at a named dangerous point, like a SIGKILL would.
-
-REELSTREAM_CRASH_AT="wallet.after_produce:3" kills the process (exit 137, no cleanup, no flush) the 3rd time the point
-`wallet.after_produce` is passed; several points may be given comma-separated. Honoured only with
-REELSTREAM_TEST_HOOKS=1 outside production (shared.test_only; armed otherwise, the process refuses to start).
-"""
+"""Test-only crash hooks: REELSTREAM_CRASH_AT="wallet.after_produce:3" kills the process like a SIGKILL (exit 137, no
+cleanup) the 3rd time it passes that point; only with REELSTREAM_TEST_HOOKS=1 outside production."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Dead letters: the one vocabulary of headers that says why and where a record was refused, and the re-drive marker.
-
-Every consumer of the platform (wallet, jackpot, spin, the projector) writes these names, so
-`reelstream ops dlq list` shows a code and a reason for every dead letter whoever wrote it (pure).
-"""
+"""Dead letters: the one vocabulary of headers that says why and where a record was refused, and the re-drive marker;
+every consumer writes these names, so `reelstream ops dlq list` reads them all (pure)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""The one contract of every service core: `decide(state, message, now) -> Decision`, `evolve(state, event) -> state`.
-
-Both work on decoded models only (no bytes, topics, headers or Kafka kinds). The choice shared by wallet, jackpot and
-spin is **in-place state with one writer**: `evolve` is the only code that changes a state (it changes it in place
-and returns it), and `decide` folds each event it decides with that `evolve` as it decides it, so the rest of the
-message (or batch) sees it. The adapter then writes what the Decision names and folds nothing itself; a restore calls
-`evolve` alone over the events read back. Copying a window of remembered ids per event would cost more than the
-whole hot path, and each partition's state has exactly one owner (its handler), so nothing else can observe it
-half-changed. `evolve` may take the event as written (`raw`) where a repeat must be re-emitted byte for byte; the
-core keeps those bytes opaque and never parses them.
-"""
+"""The one contract of every service core: `decide(state, message, now) -> Decision`, `evolve(state, event) -> state`,
+on decoded models only, with in-place state and one writer (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Bytes computed from this process's memory as it is now, in a forked child (copy-on-write), while the caller goes on.
-
-The wallet's and the jackpot's snapshot images (the spin's are captured and encoded in pieces instead: a fork's
-cost is the whole process's memory, and under load it stalled the spin's loop: docs/snapshots.md, "Large state").
-What such an image costs the event loop is a fork (~1 ms per 100 MB resident when idle), not its encoding: the
-child sees the state frozen at the fork, encodes and compresses it, hands the bytes over a pipe and exits; the parent
-reads them on a worker thread (`start` returns a `concurrent.futures.Future`). Redis writes its background snapshots
-the same way.
-
-The child runs only `work` (pure: no logging, no locks, no sockets), at niceness 19 (it yields the cores to the
-services), and leaves by `os._exit`, whatever happens, so it
-never returns into the parent's event loop, atexit handlers or open transactions. Without `fork` (or with
-`REELSTREAM_SNAPSHOT_FORK=0`) `start` runs `work` at once, in the caller.
-"""
+"""Bytes computed from this process's memory as it is now, in a forked child (copy-on-write), while the caller goes on:
+the wallet's and the jackpot's snapshot images (docs/snapshots.md)."""
 
 from __future__ import annotations
 

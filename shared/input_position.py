@@ -1,19 +1,5 @@
-"""The input positions travel with the records: a header on one record of each transaction, and reading it back.
-
-A service whose state folds some of its own outputs puts the next offset of every input of the partition on the
-transaction's last such record (`INPUTS_HEADER`, by logical topic name: `with_inputs`; the wallet's and the jackpot's
-events, the spin's journal and answers), so the positions commit atomically with what they produced and the
-transaction needs no `send_offsets_to_transaction` (AddOffsetsToTxn + TxnOffsetCommit and a marker on
-__consumer_offsets: ~3 ms of broker CPU and two round trips each; docs/wallet.md, "Input position"). Recovery folds
-those records anyway and keeps the last positions they carry (`recorded_inputs`); a new owner resumes there (or at the
-group's offset when that is further). The group's offsets are still committed now and then, for lag tools, and only
-ever inside a transaction (`for_group`): a group that also got plain commits logged a broker warning per transactional
-commit ("Mixing both types of offset commits ... should be avoided", ~120 lines a second under load), and a plain
-commit in flight could land after a later transaction's offsets and move the group back.
-
-Records written before 2026-12-03 carry the commands position alone (`POSITION_HEADER`, on the last event of a
-wallet or jackpot transaction): restores still read it (`recorded_position`); nothing writes it any more.
-"""
+"""The input positions travel with the records: a header on one record of each transaction, and reading it back
+(docs/wallet.md, "Input position"); records with the older `POSITION_HEADER` carry the commands position alone."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Kafka client factories with the safety options spelled out, and topics-as-code reconciliation (kafka-python).
-
-Producers: acks=all + idempotence (no duplicates or reordering on retry). Consumers: no auto-commit (offsets are
-committed after the effect), read_committed (never see aborted transactional writes), an explicit reset policy.
-"""
+"""Kafka client factories with the safety options spelled out (acks=all + idempotence; no auto-commit, read_committed,
+an explicit reset policy), and topics-as-code reconciliation (kafka-python)."""
 
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared import record_batches
+from shared.roles import ends_with_commit_marker
 from shared.security import ClientSecurity, note_client, security_for
 from shared.topics import TopicSpec, with_min_insync
 
@@ -34,8 +32,8 @@ CONSUMER_SAFETY: dict[str, Any] = {
 AIOKAFKA_PRODUCER_SAFETY: dict[str, Any] = {"acks": "all", "enable_idempotence": True, "linger_ms": 5}
 AIOKAFKA_CONSUMER_SAFETY: dict[str, Any] = dict(CONSUMER_SAFETY)
 # A reader that reads a partition to its end and stops (restores, snapshot reads): aiokafka's stop() waits for the
-# fetch in flight, which the broker holds for fetch_max_wait_ms (500 ms by default) once the reader is at the end.
-# A spin partition's restore of empty topics took 1.1 s that way, 0.11 s at 10 ms (2026-12-02).
+# fetch in flight, which the broker holds for fetch_max_wait_ms (aiokafka's default is long) once the reader is at the
+# end: a short wait keeps a restore of empty topics short.
 AIOKAFKA_READER_SAFETY: dict[str, Any] = {**AIOKAFKA_CONSUMER_SAFETY, "fetch_max_wait_ms": 10}
 
 
@@ -43,10 +41,10 @@ def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str,
     """How the services' aiokafka consumers fetch when records are not flowing (the wallet, jackpot and spin loops).
 
     aiokafka sends no new fetch to a broker while one is in flight there, and the broker holds a fetch up to
-    fetch_max_wait_ms when the partitions in it have nothing new: partitions just drained wait behind it. The 500 ms
-    default made each hop of a spin cost ~350 ms at 120 spins/s; 25 ms costs wallet + jackpot + spin 17 % of a core
-    at idle (3.6 % at 500 ms, 33 % at 10 ms; docs/spin.md, "Latency"). While records flow, `FetchPacing` switches to
-    `busy_fetch_options`. Overrides: REELSTREAM_FETCH_MAX_WAIT_MS, REELSTREAM_FETCH_MIN_BYTES.
+    fetch_max_wait_ms when the partitions in it have nothing new: partitions just drained wait behind it. aiokafka's
+    default wait is paid on every hop of a spin; a shorter one costs idle CPU, the shorter the more (docs/spin.md,
+    "Latency", weighs the two). While records flow, `FetchPacing` switches to `busy_fetch_options`. Overrides:
+    REELSTREAM_FETCH_MAX_WAIT_MS, REELSTREAM_FETCH_MIN_BYTES.
     """
     import os
 
@@ -58,9 +56,10 @@ def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str,
 
 
 def busy_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, int]:
-    """How they fetch while records flow: the broker gathers up to the wait (or 64 KB) into one fetch, so each loop
-    iteration, transaction and produce carries more records. At 266 spins/s this took p50/p99 from 1,074/1,833 ms to
-    321/660 ms (docs/spin.md). Overrides: REELSTREAM_FETCH_BUSY_MAX_WAIT_MS, REELSTREAM_FETCH_BUSY_MIN_BYTES.
+    """How they fetch while records flow: the broker gathers up to the wait (or the minimum bytes) into one fetch, so
+    each loop iteration, transaction and produce carries more records, which shortens the latency under load
+    (docs/spin.md).
+    Overrides: REELSTREAM_FETCH_BUSY_MAX_WAIT_MS, REELSTREAM_FETCH_BUSY_MIN_BYTES.
     """
     import os
 
@@ -75,9 +74,9 @@ class FetchPacing:
     """Coalesce fetches while records flow, answer at once when they start again.
 
     After a poll that returned records the consumer's next fetches use the busy options (held by the broker for the
-    wait unless 64 KB gather); after an empty poll, the idle ones (returned as soon as one record arrives). aiokafka
-    builds each fetch request from its fetcher's `_fetch_max_wait_ms` / `_fetch_min_bytes`, which only its
-    constructor sets: this pokes them (aiokafka is pinned; tests/unit/shared/test_kafka.py fails if they move).
+    wait unless the minimum bytes gather); after an empty poll, the idle ones (returned as soon as one record
+    arrives). aiokafka builds each fetch request from its fetcher's `_fetch_max_wait_ms` / `_fetch_min_bytes`, which
+    only its constructor sets: this pokes them (aiokafka is pinned; tests/unit/shared/test_kafka.py fails if they move).
     """
 
     def __init__(self, idle: dict[str, int], busy: dict[str, int]) -> None:
@@ -154,14 +153,30 @@ def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **option
     return AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
-def group_lag(admin, reader, group: str) -> int | None:
+def records_behind(end: int, committed: int, ends_with_marker: bool) -> int:
+    """Records between a committed offset and a partition's end. A consumer commits the offset after the last record
+    it processed; where every write ends with a commit marker, a caught-up consumer's offset is that marker's, one
+    before the end, and the marker is no record to read."""
+    return max(0, end - committed - (1 if ends_with_marker else 0))
+
+
+def group_lag(admin, reader, group: str, prefix: str | None = None) -> int | None:
     """Records behind the group's committed offsets, summed over what it committed (None: it committed nothing);
-    `admin` a kafka-python admin client, `reader` a kafka-python consumer (for the end offsets)."""
+    `admin` a kafka-python admin client, `reader` a kafka-python consumer (for the end offsets). Given the deployment's
+    topic `prefix`, a topic written only in transactions does not count its final commit marker as a record."""
     committed = admin.list_group_offsets({group: None}).get(group, {})
     if not committed:
         return None
     ends = reader.end_offsets(list(committed))
-    return sum(max(0, ends[tp] - meta.offset) for tp, meta in committed.items() if meta.offset >= 0)
+    return sum(
+        records_behind(ends[tp], meta.offset, _ends_with_marker(tp.topic, prefix))
+        for tp, meta in committed.items()
+        if meta.offset >= 0
+    )
+
+
+def _ends_with_marker(topic: str, prefix: str | None) -> bool:
+    return prefix is not None and topic.startswith(prefix) and ends_with_commit_marker(topic[len(prefix) :])
 
 
 def kafka_consumer(bootstrap: str, *, role: str | None = None, **options: Any):
@@ -297,7 +312,7 @@ def describe(admin, names: list[str]) -> list[dict[str, Any]]:
 def group_membership(environ: Mapping[str, str] | None = None, session_timeout_ms: int | None = None) -> dict[str, Any]:
     """How the services' consumers take part in their groups: one place for the wallet, jackpot and spin loops.
 
-    REELSTREAM_KAFKA_SESSION_TIMEOUT_MS (default 10 s): how long a silent member keeps its partitions.
+    REELSTREAM_KAFKA_SESSION_TIMEOUT_MS (its default is below): how long a silent member keeps its partitions.
     REELSTREAM_INSTANCE_ID (unset by default): static membership (KIP-345), e.g. a StatefulSet pod name; a member that
     restarts with the same id inside the session timeout gets its partitions back without a rebalance (aiokafka sends
     no LeaveGroup for a static member, so a stopped one holds them until the timeout). Two live processes must never

@@ -1,28 +1,6 @@
-"""The one transactional loop of the money path: `<x>.commands` → decide per partition → one Kafka transaction per
-partition and polled batch holding the batch's events (on the command's partition number), its dead letters and its
-input position.
-
-A transactional producer per input partition (`transactional_id` = group + partition): a restarted or new owner
-fences its predecessor and aborts whatever it left open, so a crash anywhere in a batch leaves nothing visible to
-read_committed readers and the batch is decided again from the committed state. The input position commits with the
-events (shared/input_position.py); only a batch without events commits its offset inside the transaction. Any failure
-in a batch or a restore stops the process unacked: the in-memory state may be ahead of what Kafka committed, and the
-restarted process rebuilds it from the events. Correctness still rests on deterministic, idempotent decisions.
-
-Pipelined (the wallet): while a partition's batch is being committed (broker round trips), the next polled batch is
-decided (CPU); transactions of one partition stay strictly in order, at most one waits behind the one in flight.
-Not pipelined (the jackpot): each batch is decided and committed under `lock`, so whoever holds the lock (the meter
-publisher) sees only committed state. A service provides its state per partition through `PartitionService`.
-
-More inputs (the spin: wallet.events and its jackpot answers beside spin.requests; the wallet and the jackpot: their
-internal-command topics): `extra_inputs` are co-partitioned with the commands topic (range assignment) and a
-partition's records of every input are decided together. Input positions: when the state folds outputs of its own
-that can carry them (`positions_on`: the spin's journal and answers, the wallet's and the jackpot's events), every
-input's position travels on the transaction's last such record and only a batch writing none of them commits its
-offsets inside its transaction (send_offsets_to_transaction); without `positions_on`, every batch does. The group's
-offsets move only inside transactions: every `REELSTREAM_GROUP_COMMIT_S` a partition's next transaction commits them
-too (an idle partition's, in a transaction of its own), for lag tools.
-"""
+"""The one transactional loop of the money path: `<x>.commands` (and co-partitioned inputs) → decide per partition → one
+Kafka transaction per partition and polled batch with its events, dead letters and input position (docs/architecture.md,
+"One core contract, one loop")."""
 
 from __future__ import annotations
 
@@ -76,10 +54,10 @@ class LoopConfig:
     service: str  # the client id suffix and the prefix of the crash hooks ("wallet" -> "wallet.mid_transaction")
     batch_max: int = 2000
     poll_ms: int = 50
-    session_timeout_ms: int | None = None  # None: shared.kafka.group_membership's (environment or 10 s)
+    session_timeout_ms: int | None = None  # None: shared.kafka.group_membership's (environment or its default)
     pipelined: bool = False
-    # One producer writes one partition: aiokafka sends one batch per partition per request, so the default 16 KB
-    # batch would turn a 2,000-event transaction (~1.6 MB) into ~100 sequential round trips. Below the 1 MB limit.
+    # One producer writes one partition: aiokafka sends one batch per partition per request, so its small default batch
+    # would turn a transaction of `batch_max` events into many sequential round trips. Below the topic's record limit.
     producer_batch_bytes: int = 512 * 1024
     # Co-partitioned topics read with the commands topic (their offsets commit in the batches' transactions).
     extra_inputs: tuple[str, ...] = ()

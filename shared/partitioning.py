@@ -1,8 +1,5 @@
-"""Kafka's default key partitioner, exactly as the Java client computes it: the rule every player-keyed record obeys.
-
-`partition_for(key, n) = toPositive(murmur2(key)) % n` (org.apache.kafka.common.utils.Utils); records of one player
-must sit on that partition, whatever partitioner the producer was configured with, or two books hold one player.
-"""
+"""Kafka's default key partitioner, exactly as the Java client computes it (`toPositive(murmur2(key)) % n`): every
+player-keyed record sits on that partition, whatever partitioner its producer used."""
 
 from __future__ import annotations
 

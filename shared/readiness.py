@@ -1,7 +1,5 @@
-"""The line a service prints (to stderr) once it consumes its inputs; `services up` and the tests wait for it.
-
-It lives on the ground floor so that no service imports the CLI package to announce itself.
-"""
+"""The line a service prints (to stderr) once it consumes its inputs; `services up` and the tests wait for it. It lives
+on the ground floor so that no service imports the CLI package to announce itself."""
 
 from __future__ import annotations
 

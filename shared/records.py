@@ -1,10 +1,5 @@
-"""The one path between Kafka records and the services: headers with provenance on everything the platform writes,
-the verify hook every consumer and every restore calls, dead letters in one vocabulary, and a guarded type peek.
-
-Provenance is the writer id (`reelstream-writer`) and, where the environment has a key ring (shared/signing.py), the
-writer's Ed25519 transaction signature: a record on a service's own topic, or a command, that its trusted writer did
-not write and sign is quarantined (never applied, never folded, never fatal).
-"""
+"""The one path between Kafka records and the services: provenance headers and signatures on everything the platform
+writes, the verify hook every consumer calls, dead letters, and a guarded type peek (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -116,9 +111,9 @@ READ_ONCE = frozenset(
 MAX_HEADERS = 64
 MAX_COPIED_HEADERS = 32
 # What a dead letter carries of a refused record, at most: its value unchanged up to the source topic's limit (every
-# record that can decode is smaller, MAX_RECORD_BYTES), its key and copied headers up to 64 KiB each; a record from a
-# compressed batch can hold more (up to MAX_INFLATED_BYTES), which is kept compressed or cut, with its length and
-# digest (shared/dead_letters.py: shrunk). A dead letter so stays within its topic's DLQ_MAX_MESSAGE_BYTES.
+# record that can decode is smaller, MAX_RECORD_BYTES), its key and copied headers up to DEAD_LETTER_KEY_BYTES each;
+# a record from a compressed batch can hold more (up to MAX_INFLATED_BYTES), which is kept compressed or cut, with its
+# length and digest (shared/dead_letters.py: shrunk). A dead letter so stays within its topic's DLQ_MAX_MESSAGE_BYTES.
 DEAD_LETTER_VALUE_BYTES = SOURCE_MAX_MESSAGE_BYTES
 DEAD_LETTER_KEY_BYTES = DEAD_LETTER_HEADER_BYTES = 64 * 1024
 

@@ -1,10 +1,5 @@
-"""Principals and ACLs as code: one Kafka principal per role, its ACLs derived from the topics' writers and readers
-(shared/topics.py), its consumer groups and transactional ids from here, and its quotas (pure; applied by shared.acls).
-
-Evidence stays put: only the `break-glass` role may alter a topic's configuration or delete its records. `admin`
-(provisioning, test and benchmark deployments) is DENIED both on the live event topics, so retention changes and
-DeleteRecords on event topics are refused for every role but break-glass (and the audit fails after one).
-"""
+"""Principals and ACLs as code: one Kafka principal per role, its ACLs derived from the topics' writers and readers, its
+groups, transactional ids and quotas (pure); only `break-glass` may alter or delete evidence (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -176,6 +171,14 @@ ROLE_NAMES = tuple(role.name for role in ROLES)
 BREAK_GLASS = "break-glass"
 # The role tools and tests act as when they name none locally (provisioning: creates and deletes deployments).
 ADMIN = "admin"
+
+
+def ends_with_commit_marker(topic: str) -> bool:
+    """Whether every write to a contract topic ends with a transaction's commit marker, an offset that holds no record:
+    all its writers write in transactions. Ops' dead-letter re-drives (by hand, without one) are left aside."""
+    spec = next((spec for spec in ALL_TOPICS if spec.name == topic), None)
+    writers = () if spec is None else tuple(writer for writer in spec.writers if writer != "ops")
+    return bool(writers) and all(role(writer).transactional_prefixes for writer in writers)
 
 
 def role(name: str) -> Role:

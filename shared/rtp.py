@@ -1,4 +1,4 @@
-"""Observed return to player per game, with a 95 % confidence band, from settled spins (statistics, not money)."""
+"""Observed return to player per game, with a confidence band (Z_95), from settled spins (statistics, not money)."""
 
 from __future__ import annotations
 

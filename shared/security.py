@@ -1,16 +1,5 @@
-"""Kafka connection security from configuration, in one place: the environment or a role's JSON file becomes the
-settings of kafka-python and aiokafka clients (PLAINTEXT | SSL | SASL_PLAINTEXT | SASL_SSL; SCRAM-SHA-512,
-SCRAM-SHA-256 or PLAIN; a CA file, an optional client certificate and key for mTLS; hostname verification always on).
-
-Where a client's settings come from, first match wins:
-1. `$REELSTREAM_KAFKA_CLIENTS_DIR/<role>.json` when the call site names a role (or `$REELSTREAM_KAFKA_ROLE` does);
-2. the JSON file `$REELSTREAM_KAFKA_CLIENT_CONFIG`;
-3. `KAFKA_SECURITY_PROTOCOL`, `KAFKA_SASL_MECHANISM`, `KAFKA_SASL_USERNAME`, `KAFKA_SASL_PASSWORD` (or
-   `KAFKA_SASL_PASSWORD_FILE`), `KAFKA_SSL_CA_FILE`, `KAFKA_SSL_CERT_FILE`, `KAFKA_SSL_KEY_FILE`,
-   `KAFKA_SSL_KEY_PASSWORD` (or `_FILE`); nothing set means PLAINTEXT.
-The JSON files use the same names in lower case without `KAFKA_` (`security_protocol`, `sasl_password`, ...).
-Passwords never appear in a repr, a log line or an error message.
-"""
+"""Kafka connection security from configuration, in one place: a role's JSON file or the environment becomes the
+settings of kafka-python and aiokafka clients (docs/security.md, "Client settings")."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""Signed session tokens: HMAC-SHA256 over (key id, player id, expiry), checked against a record's broker time.
-
-Format (ASCII, URL-safe): `v2.<key id>.<player id, base64url>.<expiry, ms since the epoch>.<HMAC-SHA256, base64url>`.
-A key ring holds the keys accepted now; the first one signs. Rotating adds a new first key and keeps the previous
-ones accepted until they are dropped, so nobody is logged out by a rotation. The ring comes from
-REELSTREAM_SESSION_KEYS (`kid:secret,kid:secret`, newest first) or REELSTREAM_SESSION_SECRET (one key, its id derived
-from it); there is no built-in secret. A token is a bearer secret: never log it, never copy it into an event.
-
-Operators are tenants: a key written `kid@operator:secret` belongs to that operator, whose backend alone holds it; a
-token signed with it binds its spins to that operator, whatever operator id the request names (the spin core refuses
-a request naming another). Keys without an operator bind none (a single-operator deployment).
-"""
+"""Signed session tokens: HMAC-SHA256 over (key id, player id, expiry), checked against a record's broker time; key
+rings, rotation and operators' keys: docs/security.md, "Session tokens"."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Ed25519 signatures per transaction (defence in depth behind the ACLs): a record's digest is a leaf of a Merkle tree
-over the records a writer commits together, the root is signed once, and each record carries the key id, the signature
-and its inclusion path, so a consumer verifies any record alone with one Ed25519 verify per transaction it sees.
-
-Keys: one per writing service (and the cashier and operator), made by `reelstream infra up` into
-`$REELSTREAM_SIGNING_DIR`: `<writer>.key.json` (private, 0600; on a cluster the writer's own secret) and `public.json`
-(the accepted public keys by key id, every writer's; rotation adds a key and later drops the old one). Without a
-signing directory nothing is signed or required (the writer id alone is checked, shared/records.py).
-"""
+"""Ed25519 signatures per transaction (defence in depth behind the ACLs): a Merkle tree over the records a writer
+commits together, its root signed once (docs/security.md, "Transaction signatures")."""
 
 from __future__ import annotations
 
@@ -403,7 +396,8 @@ _signers: dict[tuple[Path, str], Signer] = {}
 
 def ring() -> KeyRing | None:
     """The environment's key ring (loaded once per directory), or None: signatures are then not required. Called for
-    every record read, so the setting's text is looked up before any path is built (an audit's reads: ~5 % of it)."""
+    every record read, so the setting's text is looked up before any path is built (a path per record would be a
+    visible share of an audit)."""
     setting = os.environ.get(SIGNING_DIR_ENV, "")
     known = _ring_by_setting.get(setting)
     if known is not None:

@@ -1,15 +1,5 @@
-"""Snapshots of a partition's state on `<service>.snapshots`, so any instance restores from the newest valid one plus
-the tail of the events instead of folding years of events (docs/snapshots.md).
-
-A snapshot is chunks + a manifest, all in one Kafka transaction (the loop puts them in the partition's first
-transaction after the one of the batch whose outputs they reflect, once the image is encoded, shared/loop.py): the
-manifest names the state-format version, the input position (next
-commands offset) and output position (next events offset) the state reflects, the events offsets it quarantined, and
-each chunk's SHA-256. Records are keyed by slot (`<partition>/<slot>/...`), two slots written in turn, so compaction
-keeps two generations. Every record carries the platform's record headers and the service's signature, and is verified
-on read (`records.provenance_problem`, as every record of a service's own topic), so a forged snapshot is not a side
-door into the state.
-"""
+"""Snapshots of a partition's state on `<service>.snapshots`: chunks and a manifest in one transaction, verified on
+read, so any instance restores from the newest valid one plus the events' tail (docs/snapshots.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +20,7 @@ from shared.crash import crash_point
 
 log = logging.getLogger("reelstream.snapshots")
 MANIFEST_VERSION = 1
-CHUNK_BYTES = 256 * 1024  # under the producer batch (512 KB) and the topic's 1 MB record limit
+CHUNK_BYTES = 256 * 1024  # under the loop's producer batch (producer_batch_bytes) and the topic's record limit
 KEEP = 2  # valid generations a read keeps (newest first): the fallback for an unusable newest one
 # A restore reads a snapshots partition from its end: first the last TAIL_RECORDS offsets, a window widened ×4 until it
 # holds KEEP valid snapshots or starts at the log start. So its cost is the newest snapshots, however many older ones

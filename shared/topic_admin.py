@@ -1,8 +1,5 @@
-"""One-call topic set-up for tools and tests: the platform's topics under an optional prefix (see shared.kafka).
-
-On a broker with an authorizer a prefixed deployment also gets every role's ACLs under its prefix (shared.acls), and
-loses them again when its topics are deleted, so tests and benchmarks run each service as its own principal.
-"""
+"""One-call topic set-up for tools and tests: the platform's topics under an optional prefix and, on a broker with an
+authorizer, every role's ACLs under it, removed again with its topics (shared.acls)."""
 
 from __future__ import annotations
 

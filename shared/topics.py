@@ -1,11 +1,5 @@
-"""Every Kafka topic of the platform as code: names, keys, partitions and configs (created by `reelstream topics
-create`).
-
-Partition counts: player-keyed topics are co-partitioned (same count) so the spin and wallet state of a player lives on
-one partition number everywhere. Network-keyed topics have few partitions: all claims and contributions of a network
-are on one partition, totally ordered. Single-node here: replication factor 1 and min.insync.replicas 1; on a cluster
-use replication factor 3 and min.insync.replicas 2 (with acks=all producers), see docs/operations.md.
-"""
+"""Every Kafka topic of the platform as code: names, keys, partitions and configs (`reelstream topics create`);
+player-keyed topics are co-partitioned, network-keyed ones few (docs/operations.md, "Topics")."""
 
 from __future__ import annotations
 
@@ -163,8 +157,8 @@ _SERVICES = ("spin", "wallet", "jackpot", "projector")  # the monitor dead-lette
 # The largest record batch a source topic takes: the broker's message.max.bytes default, which none overrides.
 SOURCE_MAX_MESSAGE_BYTES = 1024 * 1024 + 12
 # A dead letter is its source record unchanged (a token's hash is never longer than the token) plus its refusal
-# headers (~2 KiB; shared/dead_letters.py), so its topic takes any record its source topic took, with room to spare;
-# the producers that write dead letters raise their request bound to match.
+# headers (a few KiB at most; shared/dead_letters.py), so its topic takes any record its source topic took, with room
+# to spare; the producers that write dead letters raise their request bound to match.
 DLQ_MAX_MESSAGE_BYTES = 2 * 1024 * 1024
 
 

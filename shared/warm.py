@@ -1,15 +1,5 @@
-"""A warm spare's states: what a spare process (reelstream/commands/services.py) keeps while it waits for its go, so a
-takeover folds a fraction of a second of records instead of reading a snapshot of the whole de-duplication window.
-
-`Follower` is the lifecycle every such spare shares (restore once, then keep up every STEP_S; a failure starts over
-after RETRY_S; a cancellation leaves nothing behind), and `follow_until` the go: the states are handed over only when
-they are a cut (ready and no step cut short). `WarmStates` is the follower of a service whose state is the fold of its
-own events topic alone (the wallet: wallet.events): every partition restored from its newest snapshot plus tail, then
-each step folds every partition's committed records up to the last stable offset. One topic read under read_committed
-up to its last stable offset is always a cut, so a step needs no settling; the takeover (`take`, then
-`snapshots.resume` after the new owner's producer has fenced the old one) folds from the step's end. The spin, whose
-state folds three topics, has its own steps (services/spin/adapters/warm.py) on the same lifecycle.
-"""
+"""A warm spare's states: what a spare process keeps while it waits for its go, so a takeover folds only the records
+since its last step; `Follower` is the lifecycle every spare shares (docs/snapshots.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The Kubernetes resources of a reelstream deployment, as data: a kustomize base (Strimzi Kafka on a KRaft node pool
-of 3 with SCRAM over TLS and simple authorization, the topics every deployment has, the workloads, NetworkPolicies,
-a CloudNativePG cluster, monitoring) and one overlay per operators file (its answer topics, KafkaUsers, environment).
-`python -m deploy.k8s.generate` writes them; a test fails when stale."""
+"""The Kubernetes resources of a reelstream deployment, as data: a kustomize base and one overlay per operators file
+(docs/operations.md); `python -m deploy.k8s.generate` writes them, a test fails when stale."""
 
 from __future__ import annotations
 

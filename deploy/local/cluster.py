@@ -1,5 +1,5 @@
 """A local Kafka cluster of several KRaft nodes (broker + controller each) on one machine: separate ports, log dirs
-and 512 MB heaps, replication factor 3 and min.insync.replicas 2, to prove the services on a real multi-broker
+and `HEAP` heaps, replication factor 3 and min.insync.replicas 2, to prove the services on a real multi-broker
 cluster (`reelstream infra up --brokers 3`). Node i listens on base_port + 2i, its controller on base_port + 2i + 1."""
 
 from __future__ import annotations

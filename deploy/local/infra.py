@@ -1,10 +1,5 @@
-"""`reelstream infra up|down|status`: start both local servers, write .reelstream/env, stop only what we started.
-
-Ports: REELSTREAM_KAFKA_PORT (9092; the controller listener is the next port, a secured broker's internal listener
-the one after, its optional plaintext benchmark listener the one after that) and REELSTREAM_POSTGRES_PORT (5433), so
-a second checkout can run its own servers beside the shared ones. With REELSTREAM_STATE_DIR and REELSTREAM_KAFKA_PORT
-also another Kafka version beside them (`paths.kafka_version`, `reelstream infra up --kafka-version 4.3.1`).
-"""
+"""`reelstream infra up|down|status`: start both local servers, write .reelstream/env, stop only what we started. Ports
+and a second checkout's own servers: docs/operations.md."""
 
 from __future__ import annotations
 

@@ -24,8 +24,7 @@ HEAP = "1g"
 START_TIMEOUT_S = 90
 STOP_TIMEOUT_S = 30
 # For a broker that lives only as long as a test module: the client compiler only and one GC thread start it in about
-# half the time (format 5.7 -> 1.7 s, ready 16.9 -> 9.1 s on a loaded 2-core machine) at the cost of peak throughput,
-# so never for the shared broker that benchmarks measure.
+# half the time at the cost of peak throughput, so never for the shared broker that benchmarks measure.
 QUICK_START_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 _MARKER = "kafka.Kafka"
 Echo = Callable[[str], None]

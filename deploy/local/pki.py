@@ -1,9 +1,5 @@
-"""The local broker's private CA and certificate, made once on first secured start (cryptography, EC P-256).
-
-The broker key is unencrypted PKCS#8 (Java 17 cannot read the PBES2 that `BestAvailableEncryption` writes) in a 0600
-file beside its certificate chain: Kafka 3.9 reads that PEM file as its keystore, the CA certificate as truststore.
-The same certificate authenticates the broker to its own controller and inter-broker listeners (mTLS).
-"""
+"""The local broker's private CA and certificate, made once on first secured start (cryptography, EC P-256); why the key
+is unencrypted PKCS#8: docs/operations.md."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Full-cycle enumeration and batch evaluation of Rising Joker stops with numba (math tooling, not the service path).
-
-Both kernels read the same tables: each reel stop's 3 visible cells with every joker reel already expanded (the
-full expansion gives the same wins as the service's 'expand only what wins' window), and its star count before
-expansion. Awards are numbered symbol * 3 + (count - 3) for lines and symbols * 3 + (stars - 3) for the scatter.
-"""
+"""Full-cycle enumeration and batch evaluation of Rising Joker stops with numba (math tooling, not the service path);
+both kernels read per-stop tables with every joker reel already expanded."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Par sheet figures of a Rising Joker model from its full-cycle counts: exact fractions, no I/O.
-
-All figures are per unit of total stake. X = the exact house win of one spin (lines + scatter + fixed mystery prize).
-"""
+"""Par sheet figures of a Rising Joker model from its full-cycle counts: exact fractions, no I/O. All figures are per
+unit of total stake; X is the exact house win of one spin (lines + scatter + fixed mystery prize)."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from games.rising_joker.model import RisingJokerModel
 
 TARGET_TOTAL = Fraction(9550, 10000)
 TOLERANCE = Fraction(5, 10000)
-Z_90 = 1.6448536269514722  # two-sided 90 %: the volatility index is z * SD
+Z_90 = 1.6448536269514722  # two-sided, at 0.90 confidence: the volatility index is z * SD
 GAMES_100M = 100_000_000
 BUCKETS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**9)  # in stakes, left-closed
 

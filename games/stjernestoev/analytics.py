@@ -10,7 +10,7 @@ from shared.invariant import invariant
 from games.stjernestoev import kernel
 from games.stjernestoev.model import RINGS, SEGMENTS, STAKES_MINOR, SYMBOLS, StjernestoevModel
 
-Z_99 = 2.5758293035489004  # two-sided 99 % normal quantile
+Z_99 = 2.5758293035489004  # two-sided normal quantile at 0.99 confidence
 
 
 def wheel_by_stake(model: StjernestoevModel) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ def ring_empty_upper_bound(model: StjernestoevModel) -> float:
 
 
 def batch_ci(batch_means: list[float]) -> dict[str, float]:
-    """Mean of independent equal-size batches and its 99 % normal confidence half-width."""
+    """Mean of independent equal-size batches and its normal confidence half-width at Z_99."""
     k = len(batch_means)
     invariant(k >= 2, "a confidence interval needs at least two batches")
     mean = sum(batch_means) / k

@@ -1,7 +1,5 @@
-"""A compiled simulation batch: one player carrying the bonus ring across spins, words from splitmix64.
-
-It calls the same `play_kernel` as the service engine; only the word source differs (ChaCha20 there).
-"""
+"""A compiled simulation batch: one player carrying the bonus ring across spins, words from splitmix64. It calls the
+same `play_kernel` as the service engine; only the word source differs (ChaCha20 there)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Importance sampling of Stjernestøv's rare cluster awards: the engine's own kernel plays spins whose initial board
-is drawn with tilted weights, and each spin is weighted by its likelihood ratio (the board's true probability, read
-back from the kernel's trace, over its probability under the mixture of tilts), so E[ratio × awards] is the award's
-true rate per spin.
-
-Each spin starts from a bonus ring drawn from the untilted game (a ring a real player holds), so the estimate is the
-stationary per-spin rate; circle entries and Astro Flash replacements are drawn with their true weights (ratio 1).
-"""
+"""Importance sampling of Stjernestøv's rare cluster awards: the engine's own kernel plays tilted initial boards, each
+spin weighted by its likelihood ratio (docs/math/stjernestoev/README.md)."""
 
 from __future__ import annotations
 

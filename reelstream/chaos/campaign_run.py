@@ -25,7 +25,7 @@ from reelstream.chaos.fuzz import Hostile
 from reelstream.chaos.platform import Platform
 from reelstream.chaos.probes import Probes, session_ring
 from reelstream.chaos.writers import HostileWriter, Written
-from services.audit.adapters.checkpoints import state_dir
+from shared.config import state_dir
 from shared import signing
 from shared.config import Settings, load_settings
 

@@ -58,7 +58,7 @@ INT64_EDGES = (2**63 - 1, -(2**63), 2**63, 2**64, 2**49, -1, 0)
 HUGE = (2**63 - 1, 2**49, 10**12, -(10**12))  # amounts the models accept and no business allows
 ODD_VALUES = ("text", 1.5, True, None, [], {}, "été", "x" * 300)
 # How often each value shape is drawn. Records padded to the broker's limit and bombs are rare: enough to cross the
-# size guards every batch or two, few enough that a 500-record batch stays well under 30 MB.
+# size guards every batch or two, few enough that a batch of records stays well under the broker's request size.
 SHAPES = ("bytes",) * 2 + ("empty", "tombstone") + ("not-object",) * 2 + ("mutated",) * 8 + ("internal",) * 2
 SHAPES += ("wrong-type",) * 2 + ("deep",) * 2 + ("signed-copy",) * 2 + ("signed-twice",)
 HUGE_PER_1000, BOMBS_PER_1000 = 5, 2

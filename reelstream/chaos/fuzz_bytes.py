@@ -83,7 +83,7 @@ def filler(size: int, seed: int) -> bytes:
 
 @st.composite
 def keys(draw, player_key: bytes, salt: int) -> tuple[str, bytes | None]:
-    """(shape, key): the player's id mostly, else none, empty, up to 64 KiB, not UTF-8 or another player's."""
+    """(shape, key): the player's id mostly, else none, empty, oversized, not UTF-8 or another player's."""
     shape = draw(st.sampled_from(KEY_SHAPES))
     if shape == "player":
         return shape, player_key

@@ -1,13 +1,5 @@
-"""`reelstream chaos`: a throwaway platform under load and faults, then the audit — nothing lost, nothing twice.
-
-A fresh topic prefix and database; the four services under a supervisor that restarts whatever exits at once; players
-of both games spinning from several clients with deposits and withdrawals mixed in; meanwhile random services are
-SIGKILLed, the local broker is restarted once and PostgreSQL is stopped for a while once. Afterwards, with every
-request answered and the projector caught up, the run passes only when each request has one distinct answer and
-`reelstream audit` finds 0 discrepancies (every debit settled or refunded once, balances and pool identities exact,
-the projection equal to the events). The report counts everything injected and checked, and the answer gap after
-each fault: from the fault to the first answer after it.
-"""
+"""`reelstream chaos`: a throwaway platform under load and faults, then the audit — nothing lost, nothing twice
+(docs/chaos.md says what is injected and what passes)."""
 
 from __future__ import annotations
 
@@ -50,10 +42,10 @@ WARM_UP_MAX_S = 300.0  # the faults wait this long at most for the load's first 
 # A replaced service's next warm spare starts this long after the takeover (kills are KILL_SPACING_S apart).
 SPARE_DELAY_S = 5.0
 # Spares kept per service (else one). The spin's and the wallet's spares keep their books warm, and that warm-up
-# (their first restore of every partition: the de-duplication window's images) took 10–31 s in the long run on the
-# loaded machine; a second kill before it was done got a cold takeover (5–10 s). The second spare is warm then.
+# (their first restore of every partition: the de-duplication window's images) can outlast KILL_SPACING_S on a loaded
+# machine; a second kill before it was done got a cold takeover. The second spare is warm then.
 SPARES = {"spin": 2}
-CLIENT_TIMEOUT_RETRIES = 40  # of 15 s each: ten minutes without an answer is a lost request
+CLIENT_TIMEOUT_RETRIES = 40  # of the client's spin timeout each: ten minutes without an answer is a lost request
 
 
 @dataclass(frozen=True)

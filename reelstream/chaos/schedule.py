@@ -1,10 +1,5 @@
 """When the chaos run injects its faults (pure): a kill never lands inside the broker restart or the PostgreSQL stop,
-nor close to another kill, so each kill's answer gap measures that kill alone.
-
-The rule: the broker restart blocks kills from `BEFORE_S` before it until `BROKER_CLEAR_S` after it began (the
-broker's own restart and the groups' rejoin), the PostgreSQL stop from `BEFORE_S` before it until `PG_CLEAR_S` after
-it ended, and kills are at least `KILL_SPACING_S` apart (longer than a restarted service's start-up and restore).
-"""
+nor close to another kill, so each kill's answer gap measures that kill alone."""
 
 from __future__ import annotations
 
@@ -47,7 +42,7 @@ def fault_schedule(
 
 
 def fitting_window_s(kills: int, broker_restart: bool, postgres_stop_s: float) -> float:
-    """A window in which the kills fit between the blocked spans, with 60 % more than the spacing for each kill."""
+    """A window in which the kills fit between the blocked spans, with 1.6 × KILL_SPACING_S for each kill."""
     blocked = (BEFORE_S + BROKER_CLEAR_S if broker_restart else 0.0) + (
         BEFORE_S + postgres_stop_s + PG_CLEAR_S if postgres_stop_s > 0 else 0.0
     )

@@ -3,7 +3,6 @@ discrepancy. Writes audit.json, audit.md and a self-contained audit.html (defaul
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -11,13 +10,9 @@ import typer
 from rich.console import Console
 
 from reelstream import arguments
-from shared.config import load_settings
+from shared.config import audit_dir, load_settings
 
 _console = Console(highlight=False)
-
-
-def default_out() -> Path:
-    return Path(os.environ.get("REELSTREAM_STATE_DIR", Path.cwd() / ".reelstream")) / "audit"
 
 
 def app(
@@ -93,7 +88,7 @@ def app(
 
         try:
             run = audit_platform(
-                settings, scope, out or default_out(), projection, progress=progress, checkpointing=checkpointing
+                settings, scope, out or audit_dir(), projection, progress=progress, checkpointing=checkpointing
             )
         except checkpoints.CheckpointError as error:
             typer.echo(f"reelstream audit: error: {error}", err=True)

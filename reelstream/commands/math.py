@@ -25,7 +25,8 @@ def _game_module(game: str):
 
 def _summarised(run, as_json: bool) -> None:
     """Run a par sheet or simulation; with --json its narration goes to stderr and stdout holds only the summary
-    (the main RTP as a fraction with its 99 % CI); without, the narration ends with the RTP as a percentage."""
+    (the main RTP as a fraction with its confidence interval); without, the narration ends with the RTP as a
+    percentage."""
     if not as_json:
         run()
         return
@@ -34,7 +35,10 @@ def _summarised(run, as_json: bool) -> None:
     typer.echo(json.dumps(summary, sort_keys=True))
 
 
-@app.command()
+# The help text is the command's user-facing sentence (the README's CLI table quotes it), not a docstring.
+@app.command(
+    help="Write the game's par sheet (Markdown + JSON + PNG + witnesses) and print the main RTP with its 99 % CI."
+)
 def parsheet(
     game: str,
     out_dir: Path = typer.Option(
@@ -45,7 +49,6 @@ def parsheet(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (fractions) on stdout."),
     model_version: Optional[str] = typer.Option(None, help="A released model other than the current (Stjernestøv)."),
 ) -> None:
-    """Write the game's par sheet (Markdown + JSON + PNG + witnesses) and print the main RTP with its 99 % CI."""
     module = _game_module(game)
     target = out_dir or Path("bench-results") / "parsheet" / game
     extra = {"model_version": model_version} if model_version else {}
@@ -72,7 +75,7 @@ def evaluate(
     typer.echo(json.dumps(result, indent=2, sort_keys=True))
 
 
-@app.command()
+@app.command(help="Monte Carlo simulation; prints the main RTP as a percentage with its 99 % CI.")
 def simulate(
     game: str,
     spins: int = typer.Option(1_000_000, help="Number of spins."),
@@ -81,7 +84,6 @@ def simulate(
     stake_minor: Optional[int] = typer.Option(None, help="Stake in minor units (default: the game's smallest)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (fractions) on stdout."),
 ) -> None:
-    """Monte Carlo simulation; prints the main RTP as a percentage with its 99 % CI."""
     module = _game_module(game)
     _summarised(lambda: module.simulate(spins=spins, procs=procs, seed=seed, stake_minor=stake_minor), as_json)
 

@@ -1,7 +1,5 @@
-"""`reelstream ops replay|dlq list|dlq redrive|reset-group`: replay ranges, re-drive dead letters, reset groups.
-
-Every command shows a progress bar and ends with a summary; `--dry-run` reads and counts but changes nothing.
-"""
+"""`reelstream ops replay|dlq list|dlq redrive|reset-group`: replay ranges, re-drive dead letters, reset groups. Each
+shows progress and ends with a summary; `--dry-run` reads and counts but changes nothing."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""`reelstream reports ggr|liability|reconciliation`: operator and regulator reports from the raw topics.
-
-The pure rows (services/audit/core/reports.py) carry exact integers named `*_minor` / `*_micro`; here each becomes an
-amount under its name without the suffix, shown in major units by default (`--units minor|micro` for exact integers).
-"""
+"""`reelstream reports ggr|liability|reconciliation`: operator and regulator reports from the raw topics, exact
+`*_minor` / `*_micro` integers shown in major units by default (`--units minor|micro` for exact integers)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""`reelstream wallet deposit|withdraw|set-limit|self-exclude|close-account|balance|history|players`: the cashier.
-
-Commands go to wallet.commands and the answer (the fact or the rejection) is read from the player's partition of
-wallet.events; balance, history and players fold the postings on wallet.events (the same fold an auditor runs).
-With `--operator O` a cashier command is signed and sent as that operator's cashier (cashier.<O>: its own key and
-principal, naming O) and its answer read from wallet.answers.<O>, the only answer topic that principal may read.
-"""
+"""`reelstream wallet deposit|withdraw|set-limit|self-exclude|close-account|balance|history|players`: cashier commands
+and read-backs folded from wallet.events; `--operator O` acts as that operator's cashier (docs/cli.md)."""
 
 from __future__ import annotations
 

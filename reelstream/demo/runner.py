@@ -125,8 +125,7 @@ def run_demo(settings: Settings, duration_s: float, per_game: int, console: Cons
     deadline = started + duration_s
     threads = [threading.Thread(target=follow_meters, args=(settings, stats, lock, stop), daemon=True)]
     # One SDK client for all players, as a game server hosts many: each client reads spin.events and wallet.events
-    # whole, so six of them cost the shared 2 cores ~6x that (measured: 10.4 spins/s, p50 542 ms with a client per
-    # player; see docs/client-guide.md).
+    # whole, so a client per player costs that many times the reading (docs/client-guide.md).
     client = ReelstreamClient(bootstrap_servers=settings.kafka_bootstrap_servers, topic_prefix=settings.topic_prefix)
     threads += [
         threading.Thread(target=play, args=(settings, client, p, stats, lock, deadline, stop), daemon=True)

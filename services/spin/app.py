@@ -31,10 +31,9 @@ TAKE_WAIT_S = 1.0  # a spare's go waits this long for the warm books' step in pr
 
 
 def snapshot_policy(env) -> SnapshotPolicy:
-    """Every 20,000 input records or 600 s with anything new. A snapshot costs the whole book (pruned, captured, encoded
-    in pieces, a few MB through a transaction) however little changed: every 60 s per partition, the stall watch
-    put them among the spin's tail at 50 spins/s (docs/spin.md, "Three hops, the stalls named"); a crash's tail to fold
-    is at most the 20,000 records either way."""
+    """Every `every_records` input records or `every_s` seconds with anything new (SnapshotPolicy's defaults). A
+    snapshot costs the whole book (pruned, captured, encoded in pieces, through a transaction) however little changed,
+    so they are rare; a crash's tail to fold is at most `every_records` records either way."""
     return SnapshotPolicy(
         every_records=int(env.get(SNAPSHOT_RECORDS_ENV, SnapshotPolicy.every_records)),
         every_s=float(env.get(SNAPSHOT_SECONDS_ENV, SnapshotPolicy.every_s)),
@@ -43,8 +42,8 @@ def snapshot_policy(env) -> SnapshotPolicy:
 
 def prepare() -> None:
     """What a warm spare does before its go (reelstream/commands/services.py): load the games' compiled kernels and play
-    each game once, so a restart after a crash spends none of its answer gap on it (0.6–0.8 s on a quiet machine
-    here; serve's own warm_up is then ~1 ms)."""
+    each game once, so a restart after a crash spends none of its answer gap on it (serve's own warm_up then finds
+    them loaded)."""
     warm_up(registry_catalog())
 
 

@@ -1,8 +1,5 @@
-"""Base classes of message payloads: commands are validated strictly, events are read tolerantly.
-
-Every payload class declares its CloudEvents `TYPE` and which field is the message key (`SUBJECT_FIELD`); defining a
-subclass registers it, so the codec can find the model of any type it reads.
-"""
+"""Base classes of message payloads: commands are validated strictly, events are read tolerantly. Each declares its
+CloudEvents `TYPE` and key field (`SUBJECT_FIELD`); defining a subclass registers it with the codec."""
 
 from __future__ import annotations
 

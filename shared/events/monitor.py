@@ -1,8 +1,5 @@
-"""The monitor's integrity alerts on monitor.alerts: a cell's RTP left its band, or a pool's balances drifted.
-
-Alert ids are derived from what they name, so a monitor rebuilt from the events emits the same alert again under the
-same id (consumers de-duplicate by id) instead of a new one.
-"""
+"""The monitor's integrity alerts on monitor.alerts: a cell's RTP left its band, or a pool's balances drifted. Ids
+derive from what they name, so a rebuilt monitor re-emits an alert under the same id."""
 
 from __future__ import annotations
 

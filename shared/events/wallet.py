@@ -1,10 +1,5 @@
-"""Wallet messages: cashier commands on wallet.commands, the spin service's internal ones on wallet.internal,
-double-entry facts on wallet.events.
-
-Postings are in micro-units (1 minor = 1,000,000 micro) so the jackpot liability is exact; player and cashier postings
-are always whole minor units. Accounts: `player:<player id>`, `house`, `jackpot:<network id>`, `seed-funding`,
-`cashier`. The postings of every event sum to zero (one currency per event).
-"""
+"""Wallet messages: cashier commands on wallet.commands, the spin's internal ones on wallet.internal, double-entry facts
+on wallet.events; postings in micro-units sum to zero per event (docs/wallet.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What an operator sees of a service process: /health, /ready and /metrics on one HTTP port, JSON logs and traces.
-
-One configuration for every service: `setup(service)` in its `main()`, `await serve_http()` in its `serve()`, and a
-few calls in the loops (`process.py` holds them), so the loops stay free of prometheus and OpenTelemetry details.
-"""
+"""What an operator sees of a service process: /health, /ready and /metrics on one HTTP port, JSON logs and traces;
+`setup(service)` in `main()`, `await serve_http()` in `serve()`, and the loops' few calls in `process.py`."""
 
 from shared.observability.process import (  # noqa: F401
     PROCESS,

@@ -1,7 +1,5 @@
-"""One HTTP endpoint per process: /health (the event loop answers), /ready (200 or 503, see readiness.py) and
-/metrics (Prometheus text). REELSTREAM_HTTP_HOST / REELSTREAM_HTTP_PORT choose the address (port 0: any free one,
-for tests and several instances on one machine); the address is written to
-$REELSTREAM_STATE_DIR/services/endpoints/<service>-<pid>.json, where `reelstream services status` lists it."""
+"""One HTTP endpoint per process: /health, /ready (readiness.py) and /metrics, at REELSTREAM_HTTP_HOST /
+REELSTREAM_HTTP_PORT (0: any free port), recorded under the state directory for `reelstream services status`."""
 
 from __future__ import annotations
 

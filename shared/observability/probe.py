@@ -1,8 +1,5 @@
-"""`python -m shared.observability.probe ready|health [PORT]`: exit 0 when this container's service answers 200 there.
-
-For health checks in images without curl (the compose file's and any orchestrator's exec probe); the port is the
-service's own REELSTREAM_HTTP_PORT unless given (the monitor serves its pages and /ready on its own port).
-"""
+"""`python -m shared.observability.probe ready|health [PORT]`: exit 0 when this container's service answers 200 there;
+an exec health check for images without curl (default port: REELSTREAM_HTTP_PORT)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,5 @@
 """Stalls of a service's event loop, named: how long the loop could not run, how much of that was the cyclic garbage
-collector, and where the loop's thread was when the stall was noticed.
-
-A spin's latency tail on this machine came from pauses of a whole process, not of one hop (docs/spin.md, "Three
-hops, the tails"): every partition of the process waits while its one thread encodes a snapshot or collects a heap.
-`StallWatch` measures them as they happen, in three parts:
-
-- a loop task that sleeps `tick_s` at a time: each time it wakes later than asked, the difference is the loop's lag
-  (`reelstream_event_loop_lag_seconds`);
-- a watchdog thread that, when the loop task has not woken for `threshold_s`, samples the loop thread's stack once:
-  the innermost frames of this project's code then running are the stall's site;
-- `gc.callbacks`, timing every collection (`reelstream_gc_pause_seconds` by generation), so a stall's share of
-  collector time is known;
-- the process's CPU time across the stall: a loop that was blocked but hardly ran was waiting for a core (two cores
-  shared by a dozen processes) or in a blocking call, not running code.
-
-A stall of at least `threshold_s` is counted by cause — `gc` when the collector took at least half of it, else `code`
-when the process ran for at least half of it, else `waiting` — and logged at WARNING as one `stall` line with
-`stall_ms`, `gc_ms`, `cpu_ms`, `cause` and `site` fields (the benches read these lines from the services' logs).
-Costs: one wake-up of the loop and of the thread every `tick_s` (20 ms).
-"""
+collector, and where the loop's thread was (docs/operations.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""W3C trace context across the saga: a span per handled record, child of the `traceparent` Kafka header it came
-with, and that span's `traceparent` on every record its handling writes (never in the CloudEvents body, which
-strict validation and byte-identical redeliveries must not see change).
-
-Exported with OTLP over HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set; REELSTREAM_TRACE_FILE appends finished spans
-as JSON lines (tests); neither set: no tracer provider, and `consume_span` costs one attribute look-up per record.
-"""
+"""W3C trace context across the saga: a span per handled record, child of its `traceparent` header, and that span's
+`traceparent` on every record it writes (never in the CloudEvents body); OTLP when configured."""
 
 from __future__ import annotations
 

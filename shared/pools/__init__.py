@@ -1,7 +1,5 @@
-"""Jackpot pool configuration: the one source of contribution rates, seeds and payout policies.
-
-Released versions never change (a test pins their hashes); a new configuration gets a new file and version.
-"""
+"""Jackpot pool configuration: the one source of contribution rates, seeds and payout policies. Released versions never
+change (a test pins their hashes); a new configuration gets a new file and version."""
 
 from __future__ import annotations
 

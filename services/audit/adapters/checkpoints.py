@@ -13,6 +13,7 @@ import orjson
 
 from services.audit.core.seam import Seam, SeamError, decode_seam, digest
 from shared import signing
+from shared.config import audit_dir
 
 FORMAT = "reelstream.audit.checkpoint.v1"
 AUDITOR = "auditor"
@@ -35,19 +36,14 @@ class Stored:
     key_id: str
 
 
-def state_dir(env: dict[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    return Path(env.get("REELSTREAM_STATE_DIR") or Path.cwd() / ".reelstream")
-
-
 def default_path(prefix: str, env: dict[str, str] | None = None) -> Path:
     """One checkpoint per topic prefix under the state directory."""
-    return state_dir(env) / "audit" / "checkpoints" / f"{prefix.rstrip('-.') or 'default'}.json"
+    return audit_dir(env) / "checkpoints" / f"{prefix.rstrip('-.') or 'default'}.json"
 
 
 def key_dir(env: dict[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
-    return Path(env[KEY_DIR_ENV]) if env.get(KEY_DIR_ENV) else state_dir(env) / "audit" / "keys"
+    return Path(env[KEY_DIR_ENV]) if env.get(KEY_DIR_ENV) else audit_dir(env) / "keys"
 
 
 def write(path: Path, body: bytes, prefix: str, keys: Path, previous: str | None) -> str:

@@ -15,6 +15,7 @@ from services.audit.core.audit import AuditResult
 from services.audit.core.findings import CHECKS, Discrepancy
 from services.audit.adapters.report_plots import write_plots
 from shared.par_sheets import MATH_DOCS, par_rtp
+from shared.config import AUDIT_JSON
 
 
 def report_json(
@@ -61,7 +62,7 @@ def write_report(
 ) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     body = report_json(result, discrepancies, projection, math_docs)
-    paths = {"json": out_dir / "audit.json", "markdown": out_dir / "audit.md", "html": out_dir / "audit.html"}
+    paths = {"json": out_dir / AUDIT_JSON, "markdown": out_dir / "audit.md", "html": out_dir / "audit.html"}
     paths["json"].write_text(json.dumps(body, indent=2, sort_keys=True, default=str))
     plots = write_plots(result, body, out_dir)
     paths |= plots

@@ -1,7 +1,5 @@
-"""Read raw event topics from the earliest offsets to the end offsets captured at start (own consumer, no group).
-
-Read through aiokafka: its record batches are unpacked in C, where kafka-python's pure-Python unpacking was a third of
-the full audit's time (docs/snapshots.md, "The audit: where its time goes")."""
+"""Read raw event topics from the earliest offsets to the end offsets captured at start (own consumer, no group),
+through aiokafka, whose batches unpack in C (docs/snapshots.md, "The audit: where its time goes")."""
 
 from __future__ import annotations
 

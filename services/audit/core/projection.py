@@ -1,9 +1,5 @@
-"""The projection, checked row by row against an independent fold of the same events (never the projector's code).
-
-Rows are compared as normalized dicts: uuids as text, times as UTC ISO text, numerics as int, jsonb as JSON values.
-A row of an event the projector has not reached yet (its position is at or before the event's offset) is lag, not a
-discrepancy; aggregate tables are compared only when the projector stands exactly where the audit stopped reading.
-"""
+"""The projection, checked row by row against an independent fold of the same events (never the projector's code); a row
+the projector has not reached yet is lag, not a discrepancy (docs/audit.md)."""
 
 from __future__ import annotations
 

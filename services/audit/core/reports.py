@@ -1,8 +1,5 @@
-"""Operator and regulator reports from the folds: daily GGR, jackpot liability, and the jackpot reconciliation.
-
-GGR per day, game, currency and operator = stakes - house wins (exact, breakage included) - jackpot contributions,
-in micro-units. Jackpot wins are not subtracted: they are paid from the contributions already subtracted.
-"""
+"""Operator and regulator reports from the folds: daily GGR, jackpot liability, and the jackpot reconciliation. GGR =
+stakes - house wins - jackpot contributions, in micro-units; jackpot wins are paid from those contributions."""
 
 from __future__ import annotations
 

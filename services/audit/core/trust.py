@@ -1,7 +1,5 @@
-"""The audit's signature check: a record that claims its trusted writer, or names no writer at all, but lacks that
-writer's valid signature is an impersonation (a principal allowed on the topic without the writer's key), cashier and
-operator commands included. Records openly written by someone else (junk, fuzz) are only quarantined and counted:
-they name their writer, and no service applies them."""
+"""The audit's signature check: a record that claims its trusted writer, or names none, without that writer's valid
+signature is an impersonation; records openly written by someone else are only quarantined and counted."""
 
 from __future__ import annotations
 

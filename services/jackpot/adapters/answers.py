@@ -1,10 +1,5 @@
-"""The claim's answer on the player's partition: each JackpotWon / ClaimRejected the jackpot writes to the
-network-keyed jackpot.events goes, in the same transaction, to spin.jackpot-answers keyed by player id, where the
-spin's state machine of the claiming request lives (no router hop; both visible together or not at all).
-
-The copy is the value byte for byte; a JackpotWon also carries its jackpot.events key and signed headers in one
-header (records.proof_header), so the spin's settlement can prove the pool share to the wallet.
-"""
+"""The claim's answer on the player's partition: each JackpotWon / ClaimRejected goes, in the same transaction and byte
+for byte, to spin.jackpot-answers keyed by player id (docs/jackpot.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Read a whole topic as it is now (read_committed, every partition to its end) and fold jackpot.events into states.
-
-Used by `reelstream jackpot pools` and the tests; the live service restores per partition (restore.py).
-"""
+"""Read a whole topic as it is now (read_committed, every partition to its end) and fold jackpot.events into states, for
+`reelstream jackpot pools` and the tests; the live service restores per partition (restore.py)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """Restore the networks of one partition: the newest valid snapshot on jackpot.snapshots, then the fold of the
-jackpot.events tail after it (read_committed); without a snapshot, from the beginning.
-
-The events are the state's source of truth, and they carry the input position too: each transaction's last event
-records the next jackpot.commands offset (shared/input_position.py), so the fold and the position always agree.
-A record the jackpot service did not write, or one that does not decode, is quarantined: logged as an alert,
-never folded, never fatal (the projector dead-letters it once).
-"""
+jackpot.events tail after it, whose events carry the input position (docs/jackpot.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The jackpot on the shared transactional loop (shared/loop.py, not pipelined): jackpot.commands (the operator's)
-and jackpot.internal (the spin service's contributions and claims), co-partitioned, → decide per network →
-jackpot.events, and the live meters of committed levels on jackpot.meters; a snapshot of a partition's
-networks on jackpot.snapshots, in a transaction after the batch it reflects, every so many events or seconds.
-
-Each batch is decided and committed under the loop's lock, and the meter publisher takes the same lock, so a meter
-only ever shows a level whose events are committed. Restore loads the newest valid snapshot and folds the tail of
-jackpot.events after it (the events are the state's source of truth and carry the input position).
-"""
+"""The jackpot on the shared transactional loop (not pipelined): jackpot.commands and jackpot.internal in, decided per
+network, jackpot.events and committed levels' meters out (docs/jackpot.md)."""
 
 from __future__ import annotations
 

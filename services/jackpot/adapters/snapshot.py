@@ -1,7 +1,5 @@
-"""The jackpot's state format inside a snapshot (shared/snapshots.py): one partition's networks (pools, operator
-liabilities, the de-duplication memory and the kept answers) as a JSON document, and reading it back. A must-drop
-pool's drop point stays sealed: its opened value is decide's cache, never in a snapshot (other roles read them).
-"""
+"""The jackpot's state format inside a snapshot (shared/snapshots.py): one partition's networks as a JSON document, and
+reading it back; a must-drop pool's drop point stays sealed (never in a snapshot)."""
 
 from __future__ import annotations
 

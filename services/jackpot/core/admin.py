@@ -1,8 +1,5 @@
-"""Administrative commands on a pool: open (at its seed), disable, resume, decommission (balance moves to a sibling).
-
-A disabled pool keeps taking its share of every wager (the wallet already moved it into the jackpot liability) but
-pays no claim; a decommissioned pool's balance and its later shares go to the pool named in the command.
-"""
+"""Administrative commands on a pool: open (at its seed), disable, resume, decommission (balance moves to a sibling). A
+disabled pool keeps taking its share but pays no claim; a decommissioned one's balance and shares go on."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """decide(state, batch, now, network=...) -> Decision: a batch of one network's commands, in partition order, becomes
-that network's events.
-
-Each emitted event is folded into the state at once (`evolve`), so a claim sees every contribution ordered before
-it, and the second of two claims sees the level after the first one's reseed. Runs of consecutive contributions
-become one ContributionsApplied each (at most MAX_CONTRIBUTIONS_PER_EVENT, so a record stays far below 1 MB).
-"""
+that network's events, each folded at once so later claims see it (docs/jackpot.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""evolve(state, event, raw) -> state: the one fold of a network's own events, live (each event decide emits) and on
-restore.
-
-It updates the state in place and returns it — the same choice as the wallet's book and the spin service's books:
-one owner per network (the partition's handler), and copying a window of seen ids per event would cost more than the
-whole hot path.
-"""
+"""evolve(state, event, raw) -> state: the one fold of a network's own events, live and on restore; it changes the state
+in place, as every service core does (shared/decision.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Figures the ops page shows that no table holds: consumer lag per group, dead letters by reason, the last audit.
-
-Read with kafka-python in a worker thread every few seconds (bounded: the groups and `.dlq` topics under this
-deployment's prefix); when the broker cannot be reached the page says so instead of showing stale figures.
-"""
+"""Figures the ops page shows that no table holds: consumer lag per group, dead letters by reason, the last audit; read
+in a worker thread, bounded, and shown as unreachable rather than stale when the broker is down."""
 
 from __future__ import annotations
 
@@ -54,7 +51,7 @@ def _lags(admin, reader, prefix: str) -> dict[str, int]:
     )
     lags = {}
     for group in groups[:MAX_GROUPS]:
-        lag = group_lag(admin, reader, group)
+        lag = group_lag(admin, reader, group, prefix)
         if lag is not None:
             lags[group[len(prefix) :]] = lag
     return lags

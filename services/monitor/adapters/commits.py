@@ -1,17 +1,5 @@
-"""What the monitor may commit: input offsets only up to what its agents applied, and only once every table write
-before them is acknowledged.
-
-The loss measured (2 records of a partition after a kill, in 4 of 13 runs) came from the recovery's order and is
-closed by `hold_inputs_until_seeked`; with only the other two rules in place it still happened (1 run of 2). Those
-two close the holes read in faust's code: faust acks the events of a `take_events` batch whether or not the agent
-applied them, so its own commits are clamped to the positions the agents applied (`clamp_commits`).
-
-faust's commit flushes its producer first, but its buffer's flush gives up after 0.1 s without a send
-(`ProducerBuffer.flush_atmost`), and a write its sender has taken off the buffer but not yet handed to aiokafka is
-in neither queue: under load (a full CI run) faust committed input offsets whose table writes were still unsent,
-and a monitor killed then came back short of them for good. Every faust commit path (the periodic one, the one on
-revocation, ours) calls the producer's flush, so the producer buffer's flush is replaced by one that waits for every
-tracked write to be acknowledged; a failed write raises, and nothing is committed past it."""
+"""What the monitor may commit: input offsets only up to what its agents applied, and only once every table write before
+them is acknowledged (docs/monitor.md)."""
 
 from __future__ import annotations
 

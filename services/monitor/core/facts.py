@@ -1,8 +1,5 @@
-"""The few facts the monitor keeps from each record it reads: a settled or rejected spin, a meter, a pool movement.
-
-A fact carries where it was read (partition, offset) so every table update is idempotent under redelivery, and the
-record's broker time (LogAppendTime) so windows are the same on a rebuild as live.
-"""
+"""The few facts the monitor keeps from each record: a settled or rejected spin, a meter, a pool movement, each with
+where it was read (idempotent updates) and its broker time (the same windows on a rebuild as live)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The monitor's folds: how each table value changes with a group of facts, idempotent under redelivery.
-
-Every value carries `pos`, the last offset it applied per source partition: a fact at or below it was applied
-already (at-least-once redelivery after a crash) and changes nothing. The faust tables and `MonitorFold` (a fresh
-fold of the topics, for tests and rebuild checks) call the same functions, so they cannot disagree.
-"""
+"""The monitor's folds: how each table value changes with a group of facts, idempotent under redelivery (each value's
+`pos` per source partition); the faust tables and `MonitorFold` call the same functions."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import bisect
 import math
 
-# Bucket upper bounds 10^(k/20) ms (12 % apart) from 1 ms to 100 s; a percentile is reported as its bucket's bound.
+# Bucket upper bounds 10^(k/20) milliseconds, k = 0..100 (each a factor 10^(1/20) above the last); a percentile is
+# reported as its bucket's bound.
 BOUNDS_MS: tuple[float, ...] = tuple(10 ** (k / 20) for k in range(0, 101))
 
 

@@ -1,16 +1,5 @@
-"""A sequential test of each cell's RTP against its par sheet, safe to look at after every spin.
-
-Per cell (game × stake × currency × operator, so one stake per cell), S_n = Σ (r_i − μ) in stakes, r_i a spin's
-return on the par basis, μ and σ the par sheet's. The alarm fires when S_n leaves a time-uniform boundary:
-
-    b(n) = sqrt((nσ² + ρ) · (log(1 + nσ²/ρ) + 2·log(1/α))) + c · log(1/α)
-
-The square root is Robbins' normal-mixture boundary (Ville's inequality: P(ever crossed) ≤ α for sub-Gaussian
-increments, whatever the number of looks); ρ = σ²·n₀ tunes it to be tightest near n₀ spins. The linear term is a
-Bernstein correction for how far one spin can push S on that side: c = μ/3 below (a spin returns at least 0), and
-c = max_win/3 above, where one rare big win may jump by thousands of stakes; the upper side also counts each return
-at most max_win. Many cells: α = α_family / (2 · MAX_CELLS) (Bonferroni over both sides of every cell there may be).
-"""
+"""A sequential test of each cell's RTP against its par sheet, safe to look at after every spin: a time-uniform boundary
+with a Bernstein correction, Bonferroni over the cells (docs/monitor.md, "Sequential test")."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from pathlib import Path
 
@@ -17,19 +16,22 @@ from services.monitor.adapters import records
 from services.monitor.adapters.broker import last_audit
 from services.monitor.core import sequential, views
 from services.monitor.core.facts import split_cell
+from shared.config import last_audit_report
+from shared.kafka import records_behind
 from shared.pools import load_pools
+from shared.roles import ends_with_commit_marker
 
 STATIC = Path(__file__).parent / "static"
 PUSH_MIN_INTERVAL_S = 0.5
 HEARTBEAT_S = 10.0
-AUDIT_REPORT_ENV = "REELSTREAM_AUDIT_REPORT"
 
 
 def install_web(app, tables, live, pars, settings) -> None:
     networks = load_pools().networks
     rising = engine("rising-joker")
     fixed = {tier.tier: tier.fixed_hundredths for tier in rising.model.mystery.tiers}
-    audit_path = Path(os.environ.get(AUDIT_REPORT_ENV, Path.cwd() / "audit-report" / "audit.json"))
+    audit_path = last_audit_report()
+    prefix = settings.topic_prefix
 
     def meters_body(stake_minor: int) -> dict:
         dm = next(n for n in networks if n.network_id == "diamond-mystery")
@@ -52,8 +54,10 @@ def install_web(app, tables, live, pars, settings) -> None:
         now = _now_ms()
         minutes = _windows(tables, "cells_1m")
         body = views.ops_view(minutes, _windows(tables, "cells_1d"), pars, now)
-        # A transaction's commit marker takes the last offset of a partition: one offset there is not a record.
-        lag_records = sum(max(0, (_highwater(app, tp) or 0) - nxt - 1) for tp, nxt in live.next_offset.items())
+        lag_records = sum(
+            records_behind(_highwater(app, tp) or 0, nxt, ends_with_commit_marker(tp[0][len(prefix) :]))
+            for tp, nxt in live.next_offset.items()
+        )
         tests = {cell: value for cell, value in tables.plain["rtp_test"].items() if value}
         return {
             **body,

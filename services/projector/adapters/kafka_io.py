@@ -21,10 +21,8 @@ from services.projector.core.mapping import RecordMeta
 SOURCE_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "jackpot.meters")
 FETCH_MAX_RECORDS = 5_000
 CONSUMER_NAME = "projector"
-# Records decoded between two yields to the event loop: the pending write's next round trip waits for one chunk
-# (500 records took 20-60 ms: 50-120 ms per round trip of a write overlapped with a decode, ~20 round trips per
-# write). 25 records (~1 ms) against 100: live 1.85/1.52 s vs 1.90/1.66 s, rebuild 1.62/1.35 s vs 1.79/1.32 s in two
-# sets of 6 paired runs (docs/projection.md, "Throughput").
+# Records decoded between two yields to the event loop: the pending write's next round trip waits for one chunk, so a
+# chunk is kept short of a write's round trip (docs/projection.md, "Throughput", compares the chunk sizes).
 DECODE_CHUNK = 25
 
 

@@ -25,8 +25,7 @@ from services.projector.adapters.store import Positions, load_positions
 
 
 # Connections building the deferred indexes after the fill. Each build ends with an fsync of its index file (the
-# index is WAL-logged), so builds on more connections than cores still overlap: 26 builds over the bench's 56,199 rows
-# took 0.31-0.62 s on 2 connections and 0.21-0.29 s on 4 (0.15-0.22 s of it Postgres CPU).
+# index is WAL-logged), so builds on more connections than cores still overlap (docs/projection.md, "Throughput").
 INDEX_BUILDERS = 4
 
 

@@ -29,9 +29,8 @@ COMMAND_TIMEOUT_S = 60
 # A batch allocates ~40 container objects per event and keeps them until its COPY: with the default thresholds
 # (700, 10, 10) the cyclic collector re-scans them over and over — measured: half of decode + mapping's CPU. The
 # projector runs with a young generation of 200,000 objects instead (cycles are still collected, just less often):
-# a young collection costs ~1 µs per object still alive (the batches in flight), so its cost per event falls with
-# the threshold — at 50,000, 2-3 collections of 40-70 ms per 14,848-event bench run (0.10-0.22 s, 7-13 % of the
-# projector's CPU); at 200,000, one of ~1 ms (docs/projection.md, "Throughput").
+# a young collection costs time per object still alive (the batches in flight), so its cost per event falls as the
+# threshold rises (docs/projection.md, "Throughput").
 GC_THRESHOLDS = (200_000, 20, 100)
 PG_DOWN = (
     OSError,

@@ -1,8 +1,5 @@
-"""Postgres schemas of the projection: the control schema, versioned migrations per physical schema, the view schema.
-
-Physical schemas `proj_<timestamp>` hold the rows; `projector_control.active` names the live one and the `projection`
-views point at it. Switching (after a rebuild) changes both in one transaction.
-"""
+"""Postgres schemas of the projection: the control schema, versioned migrations per physical schema `proj_<time>`, and
+the `projection` views that point at the live one (switched in one transaction after a rebuild)."""
 
 from __future__ import annotations
 
@@ -167,7 +164,7 @@ async def prepare_live(conn: asyncpg.Connection, now: datetime) -> str:
 # A rebuild fills a fresh schema nobody reads yet: its high-volume COPY-only tables (a row or more per spin) take rows
 # faster without their indexes, which are built once after the fill (and before the switch). `events` keeps its
 # primary key (the de-duplication by event id); the upserted tables (positions, account_balances, pools) and the
-# low-volume tables keep everything (a build costs a fixed ~5 ms and an fsync even for a handful of rows).
+# low-volume tables keep everything (a build costs a fixed overhead and an fsync even for a handful of rows).
 BULK_TABLES = (
     "events",
     "spins",

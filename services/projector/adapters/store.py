@@ -1,9 +1,5 @@
-"""Write one batch into a physical schema with asyncpg — rows, folds and consumer positions in ONE transaction.
-
-Fast path: COPY the events straight into `events` inside a savepoint; a unique violation (a redelivered event id)
-rolls back to the savepoint and takes the slow path: COPY into a temp stage, INSERT ... ON CONFLICT DO NOTHING
-RETURNING the ids that are new. Either way only rows of new events are COPied into the other tables and folded.
-"""
+"""Write one batch into a physical schema with asyncpg — rows, folds and consumer positions in ONE transaction; a
+redelivered event id takes the slow path from a savepoint (docs/projection.md)."""
 
 from __future__ import annotations
 

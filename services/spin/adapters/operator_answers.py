@@ -1,11 +1,5 @@
-"""Each answer also on its operator's topic (shared/operators.py): a SpinSettled / SpinRejected written to spin.events
-goes, in the same transaction and byte for byte, to spin.answers.<operator>, so an operator's front ends read their
-own players' answers and nobody else's (the loop's `derived` hook, as the jackpot copies its claims' answers).
-
-The operator is the one the session token bound (SpinAccepted.operator_id; for a key of no operator, the request's
-own). A request refused before it was accepted goes to the token's operator when the token checks, else to the one
-the request names; an id not in the deployment's list (or none) gets no copy: the answer is on spin.events alone.
-"""
+"""Each answer also on its operator's topic: a SpinSettled / SpinRejected on spin.events goes, in the same transaction
+and byte for byte, to spin.answers.<operator> (which operator: docs/security.md)."""
 
 from __future__ import annotations
 

@@ -29,11 +29,11 @@ log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
 FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
 # The fold yields to the event loop this often: the group heartbeats share it, and a long history folded in one go
-# outlasted the session timeout (seen in the long chaos run: evicted and rebuilt again every ~17 s, never ready).
+# outlasted the session timeout (the member was evicted and rebuilt again and again, never ready).
 FOLD_YIELD_EVERY = 1000
 # A restore reads each topic partition in chunks of this many offsets and folds the three topics merged by broker time
 # (the order the live book saw them), pruning as the live path does: its memory is the de-duplication window plus a
-# chunk a topic, not the partition's whole history (a 1M-spin rebuild read whole peaked at 2.1 GB).
+# chunk a topic, not the partition's whole history (read whole, a long history's rebuild ran out of memory).
 READ_CHUNK = 5000
 PRUNE_EVERY_RECORDS = 5000
 # A record a fact touched less than this long ago (broker time) is not pruned on the way: the rest of that fact's

@@ -1,14 +1,5 @@
-"""The spin state machine on the shared transactional loop (shared/loop.py, pipelined): spin.requests, wallet.events
-and spin.jackpot-answers in (co-partitioned), a SpinBook per partition, restored from what the spin service wrote.
-
-Per partition and polled batch, one Kafka transaction: the batch's journal facts, commands and answers sent
-together, the next offsets of all three inputs on its last journal fact (or answer), which the restore reads back
-(a batch writing neither commits them in the transaction: two round trips more). A read_committed reader sees the
-seed and what reveals the outcome together or neither (the journal used to be acknowledged first: one produce round
-trip more per batch). A crash anywhere aborts the transaction: nothing of the batch is visible to read_committed
-readers, and the restarted owner decides it again from the committed books (the seed is drawn again: the aborted
-one was never revealed). While one batch commits, the next is decided (pipelined).
-"""
+"""The spin state machine on the shared transactional loop (pipelined): spin.requests, wallet.events and
+spin.jackpot-answers in, one SpinBook per partition, one Kafka transaction per batch (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -291,8 +282,8 @@ _DEBITED_TYPE = b'"type":"%s"' % WagerDebited.TYPE.encode()
 
 def _unread_debit(book: SpinBook, value: bytes | None) -> bool:
     """A WagerDebited the spin has nothing to do with (`reads_debit`), told from its bytes before any signature check
-    or validation (a third of a combined spin's wallet facts' reading: 69 of 280 µs); a record that is not plainly
-    one is read as any other."""
+    or validation (a large share of reading a combined spin's wallet facts); a record that is not plainly one is read
+    as any other."""
     if not value or _DEBITED_TYPE not in value:
         return False
     try:

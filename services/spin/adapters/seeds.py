@@ -1,10 +1,5 @@
-"""The seed source: 32 bytes from the OS CSPRNG, or (tests only, never in production) seeds armed per player.
-
-REELSTREAM_TEST_SEEDS="p-1=<64 hex>,<64 hex>;p-2=<64 hex>" makes the next spins of p-1 and p-2 draw those seeds in
-order (then the CSPRNG again), so integration tests can force a Diamond Mystery claim or a Stjernestøv jackpot. It is
-honoured only with REELSTREAM_TEST_HOOKS=1 and never in production (shared.test_only: the service refuses to start
-otherwise), and the service warns loudly whenever it is armed.
-"""
+"""The seed source: 32 bytes from the OS CSPRNG, or (tests only, never in production) seeds armed per player with
+REELSTREAM_TEST_SEEDS under REELSTREAM_TEST_HOOKS=1 (docs/architecture.md, "Randomness")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""A warm spare's books: every partition of the spin's topics restored once (newest snapshot + tail), then kept up
-with the topics' committed tails while the spare waits for its go, so a takeover folds only what came after the last
-step — a fraction of a second of records, not a snapshot interval on top of a decoded image (docs/snapshots.md).
-
-Each step reads spin.events and spin.jackpot-answers up to their ends, then spin.journal up to an end taken after
-those and past every transaction open on it at that moment: whatever a step folds of the answers, the journal facts
-they follow are folded with it (tests/unit/spin/core/test_book_image.py proves steps cut that way equal a fold from
-the beginning). A takeover (`take`) hands the book over with its positions; the new owner has fenced the old one's
-producer first, then folds from those positions to the end, as a restore from a snapshot would."""
+"""A warm spare's books: every partition of the spin's topics restored once, then kept up with the committed tails in
+steps cut so a takeover folds only what came after the last one (docs/snapshots.md)."""
 
 from __future__ import annotations
 

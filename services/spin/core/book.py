@@ -1,8 +1,5 @@
-"""The spin state of one player partition: every request in the de-duplication window and each player's game state.
-
-The book is a cache: it is rebuilt by folding the partition's spin.journal, spin.events and spin.jackpot-answers
-(`evolve.evolve`), and `decide` changes it only through that same fold, so live and rebuilt books agree.
-"""
+"""The spin state of one player partition: every request in the de-duplication window and each player's game state; a
+cache rebuilt by the same fold (`evolve.evolve`) that `decide` changes it through."""
 
 from __future__ import annotations
 

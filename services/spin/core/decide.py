@@ -1,9 +1,5 @@
-"""decide(book, message, now, ctx=...) -> Decision: one spin.requests record, wallet fact or jackpot answer decided.
-
-The messages are decoded models (the adapter decodes and verifies): a `Request`, an `Undecodable` request record, a
-wallet.events fact or a jackpot answer; anything else is none of the spin's business. State changes in place, only
-through `evolve` (shared/decision.py).
-"""
+"""decide(book, message, now, ctx=...) -> Decision: one decoded spin.requests record, wallet fact or jackpot answer
+decided (anything else is none of the spin's business); state changes only through `evolve`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A SpinBook as bytes and back, for snapshots on spin.snapshots (docs/snapshots.md): every field the fold sets,
-nothing it derives. Outcomes (`SpinRecord.result`) are not stored: they are a pure function of model, seed and state
-before, recomputed on load for the spins still in flight, and on first use for the others, as a rebuilt book does.
-"""
+"""A SpinBook as bytes and back, for snapshots on spin.snapshots (docs/snapshots.md): every field the fold sets, nothing
+it derives (outcomes are recomputed from model, seed and state before)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """One record of wallet.commands or wallet.internal in, the records to produce out: verify, decode, decide against the
-partition.
-
-Free of Kafka: the loop passes its WalletBook and the record; tests pass them directly. `decide` folds every event
-into the book as it decides it (the same `evolve` restore folds with). An internal command its trusted writer did not
-send is quarantined; a dead letter carries the reason in headers (shared/records.py); nothing here raises on bad input.
-"""
+partition; free of Kafka, and nothing here raises on bad input (quarantine or dead letter)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Each result of an operator's cashier command also on that operator's topic (shared/operators.py): the wallet's
-events answering a command signed with `cashier.<O>`'s key go, in the same transaction and byte for byte, to
-wallet.answers.<O>, so an operator's cashier reads its own results and nobody else's (the loop's `derived` hook, as the
-spin copies its answers to spin.answers.<O>). The plain cashier's key binds no operator: wallet.events alone.
-"""
+"""Each result of an operator's cashier command also on that operator's topic: the answering events go, in the same
+transaction and byte for byte, to wallet.answers.<O>; the plain cashier's key binds no operator."""
 
 from __future__ import annotations
 

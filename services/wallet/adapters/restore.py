@@ -1,11 +1,5 @@
 """Rebuild one partition's wallet state on assignment: the newest valid snapshot on wallet.snapshots, then the fold of
-the wallet.events tail after it (shared/snapshots.py).
-
-wallet.events is the changelog (one record per command): every event the loop produced was applied to the live
-state with the same `core.evolve`, so the fold gives the live state back exactly. Without a snapshot the fold starts
-at the beginning of the partition. A record the wallet did not write, or one that does not decode, is quarantined:
-logged as an alert and counted, never folded and never fatal (the projector dead-letters it once).
-"""
+the wallet.events tail after it (docs/wallet.md)."""
 
 from __future__ import annotations
 

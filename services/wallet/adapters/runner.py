@@ -1,11 +1,5 @@
-"""The wallet on the shared transactional loop (shared/loop.py, pipelined): wallet.commands (the cashier's) and
-wallet.internal (the spin service's), co-partitioned, → the handler per record, in partition order → wallet.events,
-with a snapshot of a partition's book on wallet.snapshots when one is due.
-
-The snapshot image is taken right after a batch is decided and goes into that batch's transaction (shared/loop.py),
-so it reflects exactly the committed outputs it travels with; a restore from it plus the tail of wallet.events gives
-the live book back exactly, on any instance.
-"""
+"""The wallet on the shared transactional loop (pipelined): wallet.commands and wallet.internal in, the handler per
+record, wallet.events out, and a snapshot in the transaction of the batch it reflects (docs/wallet.md)."""
 
 from __future__ import annotations
 
@@ -42,7 +36,7 @@ class WalletConfig:
     poll_ms: int = 50
     session_timeout_ms: int | None = None
     snapshot_every_records: int = 20_000
-    # 600 s, not 30: a snapshot costs the whole state, changed or not (docs/spin.md, "Three hops, the stalls named").
+    # Rare: a snapshot costs the whole state, changed or not, and stalls the loop while it is taken.
     snapshot_every_s: float = 600.0
     # wallet.internal (physical name): the spin service's commands, read in the same loop (one book per partition
     # number); None: wallet.commands alone (tools and tests that send everything there, the migration's old topic).

@@ -1,10 +1,5 @@
-"""The wallet state of one partition: players, the de-duplication memory, and the wallet.events offset it covers.
-
-`core.evolve.evolve(book, event, bytes)` is the ONE way it changes, live (each event the loop is about to produce)
-and on recovery (each event folded from wallet.events), so a rebuilt partition equals the live one by construction.
-Like every service's state it is mutated in place by evolve only; decide reads it and never changes it. Memory
-entries are pruned in arrival order (a FIFO) by the record time of the events, which is the same on both paths.
-"""
+"""The wallet state of one partition: players, the de-duplication memory, and the wallet.events offset it covers;
+`core.evolve.evolve` is the one way it changes, live and on recovery (docs/wallet.md)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def period_key(period: str, now_ms: int) -> str:
-    """The calendar period that contains `now_ms`, e.g. "2026-11-30", "2026-W48", "2026-11"."""
+    """The calendar period that contains `now_ms`, as "YYYY-MM-DD", "YYYY-Www" or "YYYY-MM"."""
     return _period_key(period, now_ms // _DAY_MS)
 
 

@@ -1,7 +1,5 @@
-"""A settlement pays pool shares only with the jackpot service's own JackpotWon for each: the awards answer this very
-wager, once each, and sum to its jackpot amount. Whether a JackpotWon is the jackpot's signed record is the adapter's
-port (`ProofCheck`: shared/records.py verifies it), so the core stays pure and the wallet never reads jackpot topics.
-"""
+"""A settlement pays pool shares only with the jackpot's own JackpotWon for each, answering this very wager once each
+and summing to its jackpot amount; the signature check is the adapter's port (`ProofCheck`)."""
 
 from __future__ import annotations
 
