@@ -1,7 +1,7 @@
 """Three brokers against one: spins on a local KRaft cluster, a broker and a service instance killed midway, audited."""
 
 # `reelstream bench brokers` starts (in its own state dir and ports, never the shared broker) a one-broker cluster and
-# a three-broker one (512 MB heaps; topics with replication factor 3 and min.insync.replicas 2 on the latter; acks=all
+# a three-broker one (small heaps; topics with replication factor 3 and min.insync.replicas 2 on the latter; acks=all
 # producers everywhere), runs two instances of wallet, jackpot and spin on each, measures the same burst of spins on
 # both, then on the three brokers sends --spins more and SIGKILLs one broker and one spin instance when half are
 # answered. Every request must get its answer, and `reelstream audit` over the topics must find 0 discrepancies.

@@ -1,7 +1,5 @@
 """Kafka baselines on the local broker: raw produce/consume, a decode-validate-encode loop, round-trip latency.
-
-Later benchmarks (wallet, jackpot, spins) call `measure_baselines()` in their own run and quote ratios against it.
-"""
+Later benchmarks (wallet, jackpot, spins) call `measure_baselines()` in their own run and quote ratios against it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A must-drop pool's par sheet against the platform: one pool simulated by shared/pools/parsheet.py and run through
 the real jackpot service on the broker; drop levels compared by a two-sample Kolmogorov–Smirnov test, hit frequency
-per stake and RTP share side by side. `make mustdrop-parsheet`; results in bench-results/mustdrop.json."""
+per stake and RTP share side by side. `make mustdrop-parsheet`; results in docs/results/jackpot/."""
 
 # The pool is pools-v2's dm-drop at Mega Drop's contribution rate with a 2 EUR range, so thousands of drops come
 # quickly.
@@ -189,7 +189,9 @@ def pool_rate(result: dict) -> float:
 
 
 def main() -> None:
-    result = compare(out=Path("bench-results/mustdrop.json"))
+    import sys
+
+    result = compare(out=Path(sys.argv[1] if len(sys.argv) > 1 else "bench-results/mustdrop.json"))
     sim, run, ks = result["simulation"], result["platform"], result["ks_drop_levels"]
     print(f"drops: simulated {sim['drops']}, platform {run['drops']} ({run['elapsed_s']} s)")
     print(

@@ -1,7 +1,6 @@
-"""`reelstream bench spins --null-sagas`: the real spin saga against its null baselines (#17) in one run, interleaved:
-N6 (today's six hops) and N3 (the three-hop shape), whose handlers only decode, encode and forward
-(bench/null_saga.py). Burst spins/s, p50/p99 at fixed loads, records and markers per spin, hops.
-"""
+"""`reelstream bench spins --null-sagas`: the real spin saga against its null baselines N6 and N3 in one run,
+interleaved; their handlers only decode, encode and forward (bench/null_saga.py). Burst spins/s, p50/p99 at fixed
+loads, records and markers per spin, hops."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The null sagas' processes: `python -m bench.null_services ROLE SHAPE` runs the null spin, wallet or
-jackpot (bench/null_saga.py) on the shared transactional loop, with the loop settings, principal, topics,
-groups and transactional ids of the real service, so the loop's costs per hop are the real ones.
-"""
+"""The null sagas' processes: `python -m bench.null_services ROLE SHAPE` runs the null spin, wallet or jackpot on the
+shared transactional loop with the real service's settings, principal, topics, groups and transactional ids, so the
+loop's costs per hop are the real ones."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ async def _round(settings, samples, rows, decode_workers: int, profile: Path | N
         publish(settings.kafka_bootstrap_servers, samples, lambda name: prefix + name)
         row_count = sum(len(r) for r in rows.values())
         # The baselines bracket the projector (before and after it, averaged): the machine's load drifts within a
-        # round, and a ratio against baselines measured only at its start carried that drift (±50 % seen).
+        # round, and a ratio against baselines measured only at its start carried that drift.
         executemany_s = [await _baseline(url, "proj_base_executemany", rows, copy=False)]
         copy_s = [await _baseline(url, "proj_base_copy", rows, copy=True)]
         config = ProjectorConfig(

@@ -490,7 +490,7 @@ def _simulate_worker(args: tuple[int, int, int, int]) -> dict[str, int]:
 
 
 def simulate(*, spins: int, procs: int, seed: int, stake_minor: int | None) -> dict[str, Any]:
-    """Monte Carlo RTP with a 99 % confidence interval, checked against the exact enumerated figure."""
+    """Monte Carlo RTP with a confidence interval at the 0.99 level, checked against the exact enumerated figure."""
     model = load_model()
     stake = stake_minor or model.stakes_minor[0]
     if stake not in model.stakes_minor:

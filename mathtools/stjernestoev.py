@@ -62,7 +62,7 @@ def evaluate(
 
 
 def plot_convergence(batches: list[dict[str, Any]], target: float, path: Path, title: str) -> None:
-    """Running main-game RTP over all simulated spins with its 99 % band (iid estimate) and the target."""
+    """Running main-game RTP over all simulated spins with its band at the 0.99 level (iid estimate) and the target."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -376,7 +376,7 @@ def figures_factor(model, symbol: str, size: int) -> str:
 
 
 def _unseen_clusters(sim: dict[str, Any] | None) -> dict[str, list[int]]:
-    """Per symbol, the cluster sizes the simulation never produced (their chance is below 3/spins at 95 %)."""
+    """Per symbol, the cluster sizes the simulation never produced (their chance is below 3/spins at the 0.95 level)."""
     if not sim or not sim["paying_clusters_spins"]:
         return {}
     return {

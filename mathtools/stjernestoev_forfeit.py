@@ -92,7 +92,7 @@ def forfeit_differences(model, stake_index, samples, gap, horizon, seed, fixed_e
 
 
 def forfeit_value(*, samples: int = SAMPLES, model_version: str | None = None) -> dict[str, Any]:
-    """The forfeit's mean value × stake with its 99 % interval, for the current (or given) model."""
+    """The forfeit's mean value × stake with its interval at the 0.99 level, for the current (or given) model."""
     model = load_model(model_version) if model_version else load_model()
     fixed_ev = float(fixed_ev_per_feature(model)) * 100
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a 99 % CI per award."""
+"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a CI at the 0.99 level per award."""
 
 # Per symbol, spins are split equally over a mixture of initial-board laws: the true one and tilts that give the symbol
 # a share p of each ring's weight (refills, circle entries and replacements keep their true weights). Big clusters of
@@ -84,7 +84,7 @@ def symbol_odds(
 def award_odds(
     model: StjernestoevModel, *, spins_per_tilt: int, seed: int, ring_count: int = 20_000
 ) -> list[dict[str, Any]]:
-    """Per cluster award: rate per spin, 99 % CI, method, sampled spins holding it."""
+    """Per cluster award: rate per spin, CI at the 0.99 level, method, sampled spins holding it."""
     started = time.perf_counter()
     rings = stationary_rings(model.arrays, ring_count, seed)
     rows = []

@@ -104,7 +104,7 @@ def award_rows(
 
 
 def poisson_upper_99(count: int) -> float:
-    """One-sided 99 % upper bound of a Poisson mean after `count` events (Wilson-Hilferty; 4.61 for 0)."""
+    """One-sided upper bound at the 0.99 level of a Poisson mean after `count` events (Wilson-Hilferty; 4.61 for 0)."""
     k = count + 1
     return k * (1 - 1 / (9 * k) + 2.3263478740408408 / (3 * math.sqrt(k))) ** 3
 
@@ -297,14 +297,14 @@ RARE_AWARDS_FILE = Path(__file__).resolve().parents[1] / "docs" / "math" / "stje
 
 
 def _rare_end_one_in(row: dict[str, Any]) -> float | None:
-    """The rarer end of an award's 99 % interval, as '1 in'; None where it is unbounded; the point for exact ones."""
+    """The rarer end of an award's interval at the 0.99 level, as '1 in'; None where it is unbounded; the point for exact ones."""
     if "ci99_one_in" not in row:
         return row["one_in"]
     return row["ci99_one_in"][1]
 
 
 def reachable_in_practice(one_in: float | None, rare_end: float | None, bar: float) -> bool:
-    """Shown as reachable only when its odds are at least 1 in `bar` at 99 % confidence, not just on the estimate."""
+    """Shown as reachable only when its odds are at least 1 in `bar` at the 0.99 confidence level, not just on the estimate."""
     return one_in is not None and rare_end is not None and rare_end <= bar
 
 

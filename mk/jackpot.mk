@@ -15,5 +15,6 @@ jackpot-pools: infra-up ## Pool levels, totals, last winners and liability per o
 	$(WITH_ENV) $(RS) jackpot pools
 
 .PHONY: mustdrop-parsheet
-mustdrop-parsheet: topics ## Must-drop par sheet vs a platform run (>= 1,000 drops; KS on drop levels; bench-results/mustdrop.json)
-	$(WITH_ENV) nice -n 10 $(PY) -m bench.mustdrop
+mustdrop-parsheet: topics ## Must-drop par sheet vs a platform run (>= 1,000 drops; KS on drop levels; docs/results/jackpot/)
+	$(WITH_ENV) nice -n 10 $(PY) -m bench.mustdrop $(RESULTS)/jackpot/mustdrop-$(RUN_ID).json
+	$(STAMP) $(RESULTS)/jackpot/mustdrop-$(RUN_ID).json

@@ -83,7 +83,7 @@ class SyntheticPlatform:
     rng: random.Random
     lookup: EngineLookup = stand_in_lookup
     config: PoolsConfig = field(default_factory=load_pools)
-    now_ms: int = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+    now_ms: int = 1_767_225_600_000  # midnight UTC at the start of the synthetic history's first day
     step_ms: int = 1_000
     emitted: list[Emitted] = field(default_factory=list)
     balances_minor: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))

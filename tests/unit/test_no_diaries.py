@@ -26,6 +26,7 @@ DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 # TEMPORARY, to be removed when issue 43's package moves merge: the folders another branch is moving and cleaning.
 # Their hits are still found (test_the_folders_being_moved_still_hold_diaries) but do not fail this branch.
 
+
 def product_packages() -> list[str]:
     """The top-level packages pyproject.toml ships, and any other top-level package but the tests'."""
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]

@@ -45,9 +45,7 @@ async def end_offsets(bootstrap: str, topics: tuple[str, ...]) -> Positions:
     await kafka.start()
     try:
         partitions = await assigned.partitions_of(bootstrap, topics, role="projector")
-        kafka.assign(
-            partitions
-        )  # fetches their leaders now: unassigned, each look-up retried on stale metadata (~0.5 s)
+        kafka.assign(partitions)  # fetches their leaders now: unassigned, each look-up retried on stale metadata
         ends = await kafka.end_offsets(partitions)
         return {(tp.topic, tp.partition): offset for tp, offset in ends.items()}
     finally:
