@@ -1,4 +1,4 @@
-"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages per spin, latency at half the burst rate."""
+"""Spins end to end through wallet, jackpot and spin: settled spins/s, Kafka messages a spin, latency at half load."""
 
 # Starts the three services on fresh uuid-prefixed topics, measures the foundation baselines (bench kafka) in the same
 # run, then: (1) a burst of spin requests as fast as the platform settles them, (2) an open-loop load at half that
@@ -194,7 +194,7 @@ def command(
     ),
     rounds: int = typer.Option(2, min=1, help="With --null-sagas: turns per saga at each load (interleaving)."),
 ) -> None:
-    """Spins end to end with all services: spins/s, messages per spin, p50/p99 at half the burst rate, against baselines."""
+    """Spins end to end with all services: spins/s, messages per spin, p50/p99 at half the burst vs baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
     bootstrap = bootstrap or load_settings().kafka_bootstrap_servers
     load_before = os.getloadavg()[0]

@@ -61,7 +61,7 @@ def run_batches(jobs: list[tuple[int, int, int, int]], procs: int) -> list[dict[
 
 
 def summarise(batches: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pooled figures of equal-size batches: main-game RTP with a CI at the 0.99 level, hit rate, SD, features, max win."""
+    """Pooled figures of equal-size batches: main-game RTP (0.99 CI), hit rate, SD, features, max win."""
     spins = sum(b["spins"] for b in batches)
     total = {name: sum(b["stats"].get(name, 0) for b in batches) for name in STAT_NAMES}
     for name in ("max_win_hundredths", "max_cluster_multiplier"):

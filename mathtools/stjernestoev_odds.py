@@ -1,4 +1,4 @@
-"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a CI at the 0.99 level per award."""
+"""Odds of every Stjernestøv cluster award (symbol × size) by importance sampling, with a 0.99 CI per award."""
 
 # Per symbol, spins are split equally over a mixture of initial-board laws: the true one and tilts that give the symbol
 # a share p of each ring's weight (refills, circle entries and replacements keep their true weights). Big clusters of

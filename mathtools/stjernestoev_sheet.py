@@ -297,14 +297,14 @@ RARE_AWARDS_FILE = Path(__file__).resolve().parents[1] / "docs" / "math" / "stje
 
 
 def _rare_end_one_in(row: dict[str, Any]) -> float | None:
-    """The rarer end of an award's interval at the 0.99 level, as '1 in'; None where it is unbounded; the point for exact ones."""
+    """The rarer end of an award's 0.99 interval, as '1 in'; None where it is unbounded; the point for exact ones."""
     if "ci99_one_in" not in row:
         return row["one_in"]
     return row["ci99_one_in"][1]
 
 
 def reachable_in_practice(one_in: float | None, rare_end: float | None, bar: float) -> bool:
-    """Shown as reachable only when its odds are at least 1 in `bar` at the 0.99 confidence level, not just on the estimate."""
+    """Shown as reachable only when its odds are at least 1 in `bar` at 0.99 confidence, not just on the estimate."""
     return one_in is not None and rare_end is not None and rare_end <= bar
 
 
