@@ -24,16 +24,17 @@ from typing import Any
 
 from aiokafka.structs import ConsumerRecord
 
+from services.jackpot.adapters.records import INPUTS as JACKPOT_INPUTS
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.spin.adapters.outputs import Effects
-from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
+from services.spin.adapters.runner import SPECS, SnapshotPolicy, SpinRunner
 from services.spin.app import warm_up
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from services.wallet.adapters.handler import handle as wallet_handle
 from services.wallet.core.book import WalletBook
-from shared import records
+from shared import inbound, records
 from shared.config import load_settings
 from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time
@@ -70,7 +71,8 @@ class Saga:
 
     def spin_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         effects = Effects()
-        self.spin._handle(0, self.spin_book, self._consumed(topic, key, value, headers, at_ms), effects, 0)
+        record = self._consumed(topic, key, value, headers, at_ms)
+        self.spin._handle(0, self.spin_book, inbound.read(SPECS[topic], record, 0, self.spin_book), effects)
         return [self.spin._output(out) for out in (*effects.journal, *effects.outputs)]
 
     def wallet_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
@@ -79,7 +81,7 @@ class Saga:
 
     def jackpot_step(self, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         record = self._consumed(JACKPOT_INTERNAL, key, value, headers, at_ms)
-        return self.jackpot.decide(0, self.jackpot_states, [record])
+        return self.jackpot.decide(0, self.jackpot_states, [inbound.read(JACKPOT_INPUTS[1], record, None)])
 
     def _consumed(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> ConsumerRecord:
         """The record as the services' loops hand one over: aiokafka's own type, broker (LogAppendTime) time."""

@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 
-from shared import observability, signing, snapshots
+from shared import inbound, observability, signing, snapshots
 from shared.crash import crash_point
 from shared.heap import HeapFreezer
 from shared.observability.stalls import StallWatch
@@ -130,11 +130,14 @@ class Restored(Generic[S]):
 
 
 class PartitionService(Protocol[S]):
-    """What a service gives the loop: its restore, its decisions, and what it does around commits."""
+    """What a service gives the loop: its restore, its decisions, and what it does around commits. A service with
+    `inputs` (one shared/inbound.py Input per LoopConfig.inputs topic, in that order) gets its records read by the
+    loop, once each: `decide` then iterates Inbounds (each read when the service reaches it, against the state its
+    earlier ones left), and the loop dead-letters or quarantines the refused ones itself."""
 
     async def restore(self, partition: int) -> Restored[S]: ...
 
-    def decide(self, partition: int, state: S, records: list[Any]) -> list[Output]:
+    def decide(self, partition: int, state: S, records: Any) -> list[Output]:
         """The batch's outputs (events and dead letters), the state evolved by its events."""
 
     def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
@@ -190,6 +193,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         group_interval_s = float(os.environ.get(GROUP_COMMIT_ENV, GROUP_COMMIT_INTERVAL_S))
         self._positions = InputPositions(config.commands_topic, group_interval_s)
         self._snapshots = _keeper(config, service)
+        # Physical input topic -> how it is read (the service's `inputs`, in the order of config.inputs).
+        self._inputs = dict(zip(config.inputs, getattr(service, "inputs", ())))
 
     def input_partitions(self) -> int | None:
         """The commands topic's partition count as the consumer's metadata has it (None outside a running loop): the
@@ -279,7 +284,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
                 self.service.quiet(partition, state)
             started = time.perf_counter()
             with observability.handler_timer():
-                outputs = self.service.decide(partition, state, records)
+                outputs = self._decide(partition, state, records)
             # No await since decide: the image is the state of exactly these outputs.
             image = self._snapshots.image(partition, state) if self._snapshots is not None and not imaged else None
             imaged = imaged or image is not None
@@ -297,6 +302,25 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         started = time.perf_counter()
         await asyncio.gather(*(task for task in previous if task is not None))
         self.stats.commit_s += time.perf_counter() - started
+
+    def _decide(self, partition: int, state: S, records: list[Any]) -> list[Output]:
+        """The service's outputs for the batch; with its `inputs`, the records read once each on the way (Inbounds) and
+        the refused ones' dead letters after its outputs."""
+        if not self._inputs:
+            return self.service.decide(partition, state, records)
+        refused: list[Output] = []
+        outputs = self.service.decide(partition, state, self._read(state, records, refused))
+        return [*outputs, *refused]
+
+    def _read(self, state: S, records: list[Any], refused: list[Output]):
+        partitions = self.input_partitions()
+        for record in records:
+            found = inbound.read(self._inputs[record.topic], record, partitions, state)
+            if found.refusal is not None:
+                letter = inbound.refused(found, self.config.service, self.config.commands_topic)
+                if letter is not None:
+                    refused.append(Output(True, letter.key, letter.value, letter.headers, letter.topic))
+            yield found
 
     async def _write_held(self) -> None:
         """Each held image whose bytes are in, of a partition with nothing in flight, in a transaction of its own: an

@@ -164,24 +164,27 @@ def trusted_writer(logical_topic: str, value: bytes | None) -> str | None:
     return _trusted(logical_topic, value)[0]
 
 
-def _trusted(logical_topic: str, value: bytes | None) -> tuple[str | None, bool]:
+def _trusted(logical_topic: str, value: bytes | None, decoded: str | None = None) -> tuple[str | None, bool]:
     """Who must have signed this record (None: anyone may write it), and whether its writer id must name them too
-    (a topic's owner, the spin service's internal commands; the cashier's and operator's commands are signed only)."""
+    (a topic's owner, the spin service's internal commands; the cashier's and operator's commands are signed only).
+    `decoded`: the record's type when the loop decoded it already (the bytes are not read again)."""
     owner = OWNERS.get(logical_topic)
     if owner is not None:
         return owner, True
     if logical_topic in COMMAND_TOPICS:
-        type_ = peek_type(value) or ""
+        type_ = decoded or peek_type(value) or ""
         sender = INTERNAL_COMMANDS.get(type_)
         return (sender, True) if sender is not None else (SIGNED_COMMANDS.get(type_), False)
     return None, False
 
 
-def cashier_operator(logical_topic: str, value: bytes | None, signer: str | None) -> str | None:
+def cashier_operator(
+    logical_topic: str, value: bytes | None, signer: str | None, *, type_: str | None = None
+) -> str | None:
     """The operator a cashier command is bound to: the one whose cashier key (`cashier.<O>`) signed it, `signer` as
     `provenance` found it (never read from the headers a second time); None for the plain cashier's key or any other
-    record."""
-    if _trusted(logical_topic, value)[0] != "cashier":
+    record. `type_`: the record's type when decoded already (else peeked from `value`)."""
+    if _trusted(logical_topic, value, type_)[0] != "cashier":
         return None
     return operators.cashier_operator(signer)
 
@@ -198,14 +201,17 @@ def provenance(
     headers: Sequence[tuple[str, bytes | None]] | None,
     value: bytes | None = None,
     key: bytes | None = None,
+    *,
+    type_: str | None = None,
 ) -> tuple[str | None, str | None]:
     """(who vouches for the record, why it must not be trusted or None), one answer for both: the writer whose key
     signed it (without a key ring, its writer id), None where anyone may write the record. Called on every consumed
-    record and every restore; a header set the platform would not write is never trusted, whoever wrote it."""
+    record and every restore; a header set the platform would not write is never trusted, whoever wrote it. `type_`:
+    the record's type when decoded already."""
     problem = header_problem(headers)
     if problem is not None:
         return None, problem
-    expected, named = _trusted(logical_topic, value)
+    expected, named = _trusted(logical_topic, value, type_)
     if expected is None:
         return None, None
     written = _written_by(expected, headers) if named else None
@@ -341,11 +347,17 @@ def decode_on(
     return message
 
 
+def decode_event(value: bytes | None) -> Envelope:
+    """An event of a topic its owner writes (every guard of the codec, unknown fields ignored). Raises DecodeError."""
+    return decode_one_pass(value, expect_kind="event")
+
+
 @dataclass(frozen=True)
 class DeadLetter:
-    """A refused record, bytes untouched, for `<source topic>.dlq` (logical name: the caller adds its prefix)."""
+    """A refused record, bytes untouched, for `<source topic>.dlq` (logical name: the caller adds its prefix; the
+    loop names the physical topic, None: its commands topic's DLQ)."""
 
-    topic: str
+    topic: str | None
     key: bytes | None
     value: bytes
     headers: Headers
@@ -429,10 +441,6 @@ def placement_problem(logical_topic: str, record, partitions: int | None) -> str
     return misplaced(record.key, record.partition, partitions)
 
 
-def misplaced_letter(logical_topic: str, physical_topic: str, record, problem: str, *, consumer: str) -> DeadLetter:
-    return dead_letter(logical_topic, physical_topic, record, code=WRONG_PARTITION, reason=problem, consumer=consumer)
-
-
 def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None]:
     """(the decoded event, None) of a record its topic's owner wrote and that decodes, else (None, why not): what a
     restore or a tool folding a service's own topic may fold; the rest is quarantined, never fatal."""
@@ -440,7 +448,7 @@ def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None
     if problem is not None:
         return None, problem
     try:
-        return decode_one_pass(record.value, expect_kind="event"), None
+        return decode_event(record.value), None
     except DecodeError as error:
         return None, f"unreadable: {error}"
 

@@ -1,38 +1,41 @@
-"""Between Kafka records and the core: verify and decode commands of jackpot.commands (the operator's) and
-jackpot.internal (the spin service's), or dead-letter them to their own topic's DLQ; build the records to publish."""
+"""Between Kafka records and the core: commands of jackpot.commands (the operator's) and jackpot.internal (the spin
+service's) as the loop reads them (shared/inbound.py), the core's input or why not; the records to publish."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from shared import records
+from shared import inbound, records
+from shared.decision import Undecodable
+from shared.inbound import Inbound, Input
 from shared.input_position import Output
-from shared.events import DecodeError, Envelope, encode
+from shared.events import Envelope, encode
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_INTERNAL
 
 from services.jackpot.core.inputs import Incoming
 
 HEADERS = records.headers_for("jackpot")
+INPUTS = (Input(JACKPOT_COMMANDS), Input(JACKPOT_INTERNAL))  # the operator's commands, then the spin service's
 
 
 def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:
     """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command (or an internal
     command's trusted writer, the spin service, did not send it, or it is not keyed by its network or not on that
     key's partition: `partitions`, the topic's partition count, None: not known yet)."""
-    logical = logical_topic(record)
-    problem = records.provenance_problem(logical, record.headers, record.value, record.key)
-    if problem is not None:
-        return records.UNTRUSTED_WRITER, problem
-    wrong = records.placement_problem(logical, record, partitions)
-    if wrong is not None:
-        return records.WRONG_PARTITION, wrong
-    try:
-        command = records.decode_on(logical, record.value, record.key)
-    except records.Misfit as error:
-        return error.code, error.reason
-    except DecodeError as error:
-        return "UNDECODABLE", str(error)
-    return Incoming(command, record.timestamp, position=record)
+    spec = INPUTS[1] if record.topic.endswith(JACKPOT_INTERNAL) else INPUTS[0]
+    return incoming_of(inbound.read(spec, record, partitions))
+
+
+def incoming_of(found: Inbound) -> Incoming | tuple[str, str]:
+    """A read record as the core's input, or (code, reason) of its refusal: the loop's, or the decoder's."""
+    if found.refusal is not None:
+        return found.refusal.code, found.refusal.reason
+    assert found.message is not None, "every jackpot record is read: a message or a refusal"
+    payload = found.message.payload
+    if isinstance(payload, Undecodable):
+        error = payload.error
+        return (error.code, error.reason) if isinstance(error, records.Misfit) else ("UNDECODABLE", str(error))
+    return Incoming(payload, found.message.broker_ms, position=found.record)
 
 
 def logical_topic(record: Any) -> str:

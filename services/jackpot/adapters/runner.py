@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from aiokafka import AIOKafkaProducer
 
 from shared import observability, signing, snapshots
 from shared.events import broker_time
+from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
@@ -24,7 +25,7 @@ from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
 from services.jackpot.adapters import answers, snapshot
-from services.jackpot.adapters.records import dead_letter_record, event_record, to_incoming
+from services.jackpot.adapters.records import INPUTS, dead_letter_record, event_record, incoming_of
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.decide import decide, new_network, unknown_network
@@ -142,15 +143,20 @@ class JackpotService:
         )
         return Restored(restored.states, restored.commands_offset, restored, restored.cursor, inputs=restored.inputs)
 
-    def decide(self, partition: int, states: States, records: list[Any]) -> list[Output]:
-        """Decode, group by network (order kept inside each), decide; the events and dead letters to publish."""
+    inputs = INPUTS  # jackpot.commands, then jackpot.internal: read by the loop (shared/inbound.py)
+
+    def decide(self, partition: int, states: States, inbounds: Iterable[Inbound]) -> list[Output]:
+        """Group the read commands by network (order kept inside each), decide; the events and dead letters to
+        publish (the loop dead-letters what it refused reading)."""
         by_network: dict[str, list[Incoming]] = {}
         outputs: list[Output] = []
         traces = observability.BatchTraces()
-        partitions = self.loop.input_partitions()
-        for record in records:
+        for found in inbounds:
+            if found.refusal is not None:
+                continue
+            record = found.record
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
-                incoming = to_incoming(record, partitions)
+                incoming = incoming_of(found)
             traces.add(
                 traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None)
             )

@@ -8,6 +8,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -26,16 +27,15 @@ from services.spin.core.decide import decide
 from services.spin.core.effects import Context
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit, stray_wager
 from services.spin.core.requests import Request
-from shared import observability, records, snapshots
+from shared import inbound, observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.decision import Undecodable
-from shared.events import DecodeError, Envelope, broker_time, may_be
-from shared.events.codec import decode_one_pass
+from shared.events import Envelope, broker_time
+from shared.inbound import DATA_OR_KEY, QUARANTINE, Inbound, Input
 from shared.events.wallet import WagerDebited
 from shared.input_position import Output
 from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
-from shared.partitioning import misplaced
 from shared.topics import (
     SPIN_EVENTS,
     SPIN_JACKPOT_ANSWERS,
@@ -101,7 +101,7 @@ class SpinRunner(Stateless[SpinBook]):
         self.settings, self.ctx, self.policy = settings, ctx, policy
         self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
-        self.logical = {settings.topic(name): name for name in INPUTS}
+        self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers: the loop reads them
         self.handled = 0
         self.unsnapshotted: dict[int, int] = {}  # input records decided since the partition's last snapshot
         self.snapshot_at: dict[int, float] = {}
@@ -173,24 +173,22 @@ class SpinRunner(Stateless[SpinBook]):
         # a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md, "Large state").
         return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
 
-    def decide(self, partition: int, book: SpinBook, polled: list[Any]) -> list[Output]:
-        effects = Effects()
-        partitions = self.loop.input_partitions() or 0
-        for record in polled:
-            self._handle(partition, book, record, effects, partitions)
-        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + len(polled)
+    def decide(self, partition: int, book: SpinBook, inbounds: Iterable[Inbound]) -> list[Output]:
+        effects, decided = Effects(), 0
+        for found in inbounds:
+            self._handle(partition, book, found, effects)
+            decided += 1
+        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + decided
         return [self._output(out) for out in (*effects.journal, *effects.outputs)]
 
-    def _handle(self, partition: int, book: SpinBook, record, effects: Effects, partitions: int) -> None:
+    def _handle(self, partition: int, book: SpinBook, found: Inbound, effects: Effects) -> None:
+        record = found.record
         book.now_ms = max(book.now_ms, record.timestamp)
-        logical = self.logical[record.topic]
+        logical = found.input.logical
         with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
-            if logical == SPIN_REQUESTS:
-                message = request_message(record, partitions)
-            else:
-                message = event_message(logical, record, partitions, book)
-                _alert_if_stray(book, logical, record, message)
-            proof = records.forwarded_proof(record) if logical == SPIN_JACKPOT_ANSWERS else None
+            message = core_message(found)
+            _alert_if_stray(book, logical, record, message)
+            proof = found.message.proof if found.message is not None else None
             decision = (
                 decide(book, message, broker_time(record.timestamp), ctx=self.ctx, proof=proof) if message else None
             )
@@ -240,17 +238,24 @@ class SpinRunner(Stateless[SpinBook]):
             self.assigned.set()
 
 
+def core_message(found: Inbound) -> Request | Envelope[Any] | Undecodable | None:
+    """A read record as the spin core's message: a request (with its key and whether it is in its place), a wallet
+    fact or jackpot answer, an undecodable one; None: refused (the loop quarantined it) or none of the spin's
+    business."""
+    message = found.message
+    if message is None:
+        return None
+    if found.input.logical != SPIN_REQUESTS or isinstance(message.payload, Undecodable):
+        return message.payload
+    return Request(message.payload, message.key, message.misplaced, message.cause)
+
+
 def request_message(record, partitions: int) -> Request | Undecodable:
     """A spin.requests record as the core's message: decoded, or why not (naming whom to answer, if anyone).
     `partitions`: the topic's partition count (0: unknown, the partition is not checked)."""
-    try:
-        request = records.decode_on(SPIN_REQUESTS, record.value, record.key, check_key=False, headers=record.headers)
-    except DecodeError as error:
-        player_id = error.readable_player(record.key, or_key=True)
-        return Undecodable(error, player_id, (SPIN_REQUESTS, record.partition, record.offset))
-    key = record.key.decode(errors="replace") if record.key is not None else None
-    wrong = misplaced(record.key, record.partition, partitions) if partitions and key is not None else None
-    return Request(request, key, wrong, (SPIN_REQUESTS, record.partition, record.offset))
+    found = core_message(inbound.read(INPUT_SPECS[0], record, partitions))
+    assert found is not None, "every spin.requests record is read"
+    return found
 
 
 def event_message(
@@ -260,31 +265,20 @@ def event_message(
     Not written by its topic's owner, or off its key's partition (`partitions`: the co-partitioned topics' count, 0:
     unknown), it is quarantined with an alert (the projector dead-letters it). With the partition's `book`, a debit it
     has nothing to do with is not read either (`reads_debit`)."""
-    wanted = _WALLET_TYPE_NAMES if logical == WALLET_EVENTS else _JACKPOT_TYPE_NAMES
-    if not may_be(record.value, wanted):
-        return None  # other facts on the topic (deposits, limits, ...) are none of the spin's business
-    if logical == WALLET_EVENTS and book is not None and _unread_debit(book, record.value):
-        return None
-    problem = records.provenance_problem(logical, record.headers, record.value, record.key)
-    problem = problem or records.placement_problem(logical, record, partitions)
-    if problem is not None:  # quarantined: never applied
-        where = (record.topic, record.partition, record.offset)
-        observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s", *where, problem)
-        return None
-    try:
-        return decode_one_pass(record.value, expect_kind="event")  # one validation, straight from the bytes
-    except DecodeError as error:
-        return Undecodable(error, None, (logical, record.partition, record.offset))
+    found = inbound.read(SPECS[logical], record, partitions, book)
+    if found.refusal is not None:
+        inbound.refused(found, "spin", "")  # quarantined: never applied
+    return core_message(found)
 
 
 _DEBITED_TYPE = b'"type":"%s"' % WagerDebited.TYPE.encode()
 
 
-def _unread_debit(book: SpinBook, value: bytes | None) -> bool:
+def _unread_debit(book: SpinBook | None, value: bytes | None) -> bool:
     """A WagerDebited the spin has nothing to do with (`reads_debit`), told from its bytes before any signature check
     or validation (a large share of reading a combined spin's wallet facts); a record that is not plainly one is read
     as any other."""
-    if not value or _DEBITED_TYPE not in value:
+    if book is None or not value or _DEBITED_TYPE not in value:
         return False
     try:
         raw = orjson.loads(value)
@@ -292,6 +286,30 @@ def _unread_debit(book: SpinBook, value: bytes | None) -> bool:
     except (orjson.JSONDecodeError, TypeError, KeyError, ValueError, AttributeError):
         return False
     return raw.get("type") == WagerDebited.TYPE and not reads_debit(book, wager_id)
+
+
+# How the loop reads the spin's inputs: requests anyone may write (answered, even when broken or misplaced); the
+# wallet's facts and the jackpot's answers, quarantined unless their owner wrote them on their key's partition.
+INPUT_SPECS = (
+    Input(SPIN_REQUESTS, public=True, check_key=False, misplaced=None, answer=DATA_OR_KEY),
+    Input(
+        WALLET_EVENTS,
+        kind="event",
+        types=frozenset(_WALLET_TYPE_NAMES),
+        skip=_unread_debit,
+        untrusted=QUARANTINE,
+        misplaced=QUARANTINE,
+    ),
+    Input(
+        SPIN_JACKPOT_ANSWERS,
+        kind="event",
+        types=frozenset(_JACKPOT_TYPE_NAMES),
+        untrusted=QUARANTINE,
+        misplaced=QUARANTINE,
+        proofs=True,
+    ),
+)
+SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
 
 
 def _alert_if_stray(book: SpinBook, logical: str, record, message) -> None:

@@ -1,15 +1,13 @@
-"""One record of wallet.commands or wallet.internal in, the records to produce out: verify, decode, decide against the
-partition; free of Kafka, and nothing here raises on bad input (quarantine or dead letter)."""
+"""One record of wallet.commands or wallet.internal in, the records to produce out: read once (shared/inbound.py: the
+loop's path), decided against the partition; free of Kafka, and nothing here raises on bad input."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared import records
-from shared.decision import Undecodable
-from shared.partitioning import misplaced
+from shared import inbound, records
+from shared.inbound import DATA, Input, Inbound
 from shared.input_position import Output
-from shared.events import DecodeError, Envelope
 from shared.events.envelope import broker_time
 from shared.topics import WALLET_COMMANDS, WALLET_INTERNAL
 
@@ -19,11 +17,14 @@ from services.wallet.core import decide
 from services.wallet.core.evolve import written
 
 HEADERS = records.headers_for("wallet")
+# Both inputs: a cashier's or operator's command, and the spin service's; an undecodable one is answered to the
+# player its data names when this partition is theirs (its id derives from where the record was read).
+INPUTS = tuple(Input(logical, answer=DATA, cause_physical=True) for logical in (WALLET_COMMANDS, WALLET_INTERNAL))
 
 
 @dataclass(frozen=True)
 class _Position:
-    """Where a record came from, in the shape the record module's dead letters read."""
+    """A record in the shape the loop reads (tests and tools hand the handler its parts)."""
 
     topic: str
     partition: int
@@ -31,6 +32,7 @@ class _Position:
     key: bytes | None
     value: bytes | None
     headers: list[tuple[str, bytes]]
+    timestamp: int
 
 
 def handle(
@@ -48,57 +50,32 @@ def handle(
     service wrote it; a cashier command signed with `cashier.<O>`'s key is bound to operator O (its events are tagged
     for wallet.answers.<O>: operator_answers). `partitions` is the topic's partition count: a command off its key's
     partition is dead-lettered WRONG_PARTITION (this partition's book does not hold its player)."""
-    record = _Position(*position, key, value, headers or [])
-    logical = WALLET_INTERNAL if position[0].endswith(WALLET_INTERNAL) else WALLET_COMMANDS
-    signer, problem = records.provenance(logical, headers, value, key)
-    if problem is not None:
-        letter = records.quarantined(logical, position[0], record, problem, consumer="wallet")
-        return [_letter(letter, position[0], logical)]
-    wrong = records.placement_problem(logical, record, partitions)
-    if wrong is not None:
-        letter = records.misplaced_letter(logical, position[0], record, wrong, consumer="wallet")
-        return [_letter(letter, position[0], logical)]
-    message = command_message(key, value, position, partitions, logical)
-    # A cashier command signed with an operator's cashier key is that operator's: bound here, its results copied.
-    operator = records.cashier_operator(logical, value, signer)
-    decision = decide(partition, message, broker_time(timestamp_ms), proofs=records.proof_problem, operator=operator)
-    tagged = operator_answers.tag(operator)
+    record = _Position(*position, key, value, headers or [], timestamp_ms)
+    spec = INPUTS[1] if position[0].endswith(WALLET_INTERNAL) else INPUTS[0]
+    found = inbound.read(spec, record, partitions)
+    if found.refusal is not None:
+        letter = inbound.refused(found, "wallet", _commands_topic(position[0]))
+        return [Output(True, letter.key, letter.value, letter.headers, letter.topic)] if letter is not None else []
+    return decided(partition, found)
+
+
+def decided(partition: WalletBook, found: Inbound) -> list[Output]:
+    """The records one read command makes the wallet write: its events (tagged for an operator's copy), then the
+    dead letters of what the core refused."""
+    message = found.message
+    assert message is not None, "only a read message is decided"
+    now = broker_time(message.broker_ms)
+    decision = decide(partition, message.payload, now, proofs=records.proof_problem, operator=message.operator)
+    tagged = operator_answers.tag(message.operator)
     outputs = [Output(False, event.key, written(partition, event), HEADERS, tag=tagged) for event in decision.events]
+    commands_topic = _commands_topic(found.record.topic)
     for refusal in decision.dead_letters:
-        letter = records.dead_letter(
-            logical,
-            position[0],
-            record,
-            code=refusal.code,
-            reason=refusal.reason,
-            field=refusal.field,
-            consumer="wallet",
-        )
-        outputs.append(_letter(letter, position[0], logical))
+        letter = inbound.dead_letter(found, refusal, "wallet", commands_topic)
+        outputs.append(Output(True, letter.key, letter.value, letter.headers, letter.topic))
     return outputs
 
 
-def _letter(letter: records.DeadLetter, physical: str, logical: str) -> Output:
-    """A dead letter for the DLQ of the record's own topic (the loop's DLQ is wallet.commands'; another input's
-    letters name their topic, under the deployment's prefix)."""
-    topic = None if logical == WALLET_COMMANDS else records.physical_dlq(physical, logical)
-    return Output(True, letter.key, letter.value, letter.headers, topic)
-
-
-def command_message(
-    key: bytes | None,
-    value: bytes | None,
-    position: tuple[str, int, int],
-    partitions: int | None = None,
-    logical: str = WALLET_COMMANDS,
-) -> Envelope | Undecodable:
-    """The record as the core's message: a wallet command keyed by its player, or why it is not one. An undecodable
-    record names its player only when this partition is that player's (a rejection lands on this partition; a
-    keyless record may sit anywhere)."""
-    try:
-        return records.decode_on(logical, value, key)
-    except DecodeError as error:
-        player_id = error.readable_player(key)
-        if player_id is not None and partitions and misplaced(player_id.encode(), position[1], partitions):
-            player_id = None
-        return Undecodable(error, player_id, position)
+def _commands_topic(physical: str) -> str:
+    """The physical wallet.commands topic beside `physical` (whose DLQ is the loop's own)."""
+    logical = WALLET_INTERNAL if physical.endswith(WALLET_INTERNAL) else WALLET_COMMANDS
+    return physical.removesuffix(logical) + WALLET_COMMANDS

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from shared import observability, snapshots
 from shared.crash import crash_point
+from shared.inbound import Inbound
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
 from shared.topics import WALLET_EVENTS
 from shared.warm import WarmStates
 
 from services.wallet.adapters import operator_answers, snapshot
-from services.wallet.adapters.handler import Output, handle
+from services.wallet.adapters.handler import INPUTS, Output, decided
 from services.wallet.adapters.restore import Restored as RestoreReport
 from services.wallet.adapters.restore import restore_partition
 from services.wallet.core.book import WalletBook
@@ -100,21 +100,17 @@ class WalletService:
         )
         return Restored(report.state, report.state.commands_offset, report, report.cursor, inputs=report.inputs)
 
-    def decide(self, partition: int, book: WalletBook, records: list[Any]) -> list[Output]:
+    inputs = INPUTS  # wallet.commands, then wallet.internal: read by the loop (shared/inbound.py)
+
+    def decide(self, partition: int, book: WalletBook, inbounds: Iterable[Inbound]) -> list[Output]:
         outputs: list[Output] = []
-        partitions = self.loop.input_partitions()
-        for record in records:
+        for found in inbounds:
+            if found.message is None:  # refused: the loop dead-letters it
+                continue
+            record = found.record
             with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
-                found = handle(
-                    book,
-                    record.key,
-                    record.value,
-                    record.timestamp,
-                    (record.topic, record.partition, record.offset),
-                    list(record.headers or ()),
-                    partitions,
-                )
-            outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in found)
+                made = decided(book, found)
+            outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in made)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         return outputs
 

@@ -10,9 +10,9 @@ import pytest
 
 from services.spin.adapters import operator_answers
 from services.spin.adapters.outputs import Effects
-from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
+from services.spin.adapters.runner import SPECS, SnapshotPolicy, SpinRunner
 from services.spin.core.book import SpinBook
-from shared import records
+from shared import inbound, records
 from shared.config import load_settings
 from shared.events import decode, encode
 from shared.operators import answers_topic
@@ -42,7 +42,8 @@ def _through(runner: SpinRunner, book: SpinBook, topic: str, value: bytes, key: 
     """One consumed record through the runner: its Outputs, then the copies the loop adds to its transaction."""
     headers = tuple(records.headers_for("wallet")) if topic == WALLET_EVENTS else ()
     effects = Effects()
-    runner._handle(0, book, Record(topic, 0, 0, key, value, NOW_MS, headers), effects, 0)
+    record = Record(topic, 0, 0, key, value, NOW_MS, headers)
+    runner._handle(0, book, inbound.read(SPECS[topic], record, 0, book), effects)  # as the loop reads it
     sent = [runner._output(out) for out in (*effects.journal, *effects.outputs)]
     return sent + runner.derived(0, sent)
 
