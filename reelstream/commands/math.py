@@ -121,9 +121,8 @@ def outcome_manifest(
 ) -> None:
     """The outcome manifest of each model version: the files that decide an outcome or a payment, hashed."""
     from games import manifest
-    from mathtools.manifest import released_rows, write_manifest, write_released
 
-    if check:
+    if check:  # what a lab's tool runs on an installed image, which ships no mathtools/
         committed, computed = json.loads(manifest.MANIFEST_FILE.read_text()), manifest.computed()
         drifted = [
             f"{version}: {path} {want} committed, {got} here"
@@ -139,6 +138,8 @@ def outcome_manifest(
             raise typer.Exit(1)
         typer.echo(f"outcome manifest holds: {', '.join(sorted(committed))}")
         return
+    from mathtools.manifest import released_rows, write_manifest, write_released
+
     for version, written in write_manifest().items():
         typer.echo(f"{version}: {len(written['files'])} files, manifest {written['sha256']}")
     if history:

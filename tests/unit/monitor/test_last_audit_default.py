@@ -30,7 +30,7 @@ def test_the_audit_checkpoints_and_keys_live_beside_the_report(tmp_path: Path):
 
 
 def test_the_ops_page_shows_the_verdict_of_a_report_written_to_the_audit_default(tmp_path: Path):
-    from reelstream.synthetic.spins import play_history, stand_in_lookup
+    from bench.synthetic.spins import play_history, stand_in_lookup
     from services.audit.adapters.report import write_report
     from services.audit.core.audit import run_audit
     from services.monitor.adapters.broker import last_audit
