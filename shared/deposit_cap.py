@@ -12,19 +12,21 @@ DEPOSIT_ABOVE_CAP = "DEPOSIT_ABOVE_CAP"
 
 
 @dataclass(frozen=True)
-class Refusal:
+class CapExceeded:
+    """Why a deposit needs an operator's override: a code and a message for the cashier."""
+
     code: str
     message: str
 
 
 def deposit_refusal(
     amount_minor: int, currency: str, caps_minor: Mapping[str, int], override: bool = False
-) -> Refusal | None:
+) -> CapExceeded | None:
     """Why a deposit must not go through without an operator override, or None (no cap for a currency: no limit)."""
     cap_minor = caps_minor.get(currency)
     if override or cap_minor is None or amount_minor <= cap_minor:
         return None
-    return Refusal(
+    return CapExceeded(
         DEPOSIT_ABOVE_CAP,
         f"{format_minor(amount_minor, currency)} is above the deposit cap of {format_minor(cap_minor, currency)}",
     )

@@ -130,10 +130,13 @@ class Restored(Generic[S]):
 
 
 class PartitionService(Protocol[S]):
-    """What a service gives the loop: its restore, its decisions, and what it does around commits. A service with
-    `inputs` (one shared/inbound.py Input per LoopConfig.inputs topic, in that order) gets its records read by the
-    loop, once each: `decide` then iterates Inbounds (each read when the service reaches it, against the state its
-    earlier ones left), and the loop dead-letters or quarantines the refused ones itself."""
+    """What a service gives the loop: how it reads its inputs, its restore, its decisions, and what it does around
+    commits (Stateless gives the defaults of all but restore, decide and acquired)."""
+
+    # One shared/inbound.py Input per LoopConfig.inputs topic, in that order: the loop reads each record once and
+    # `decide` iterates Inbounds (each read when the service reaches it, against the state its earlier ones left); the
+    # loop dead-letters or quarantines the refused ones itself. Empty: `decide` gets the records as polled.
+    inputs: tuple[inbound.Input, ...]
 
     async def restore(self, partition: int) -> Restored[S]: ...
 
@@ -143,36 +146,39 @@ class PartitionService(Protocol[S]):
     def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
         """The batch's transaction committed; `event_offsets` are the events' offsets in the events topic."""
 
-    def quiet(self, partition: int, state: S, force: bool = False) -> None:
-        """Nothing of the partition is in flight (its state is what Kafka committed): e.g. write a snapshot."""
+    def derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        """More outputs made from the transaction's signed records (a copy that carries a record's signature: the
+        jackpot's answers on spin.jackpot-answers), signed by a second signature of their own and sent in the same
+        transaction."""
 
-    def snapshot_due(self, partition: int, state: S) -> bool: ...
+    def acknowledged(self, partition: int, outputs: list[Output]) -> None:
+        """Called inside the transaction once all its outputs are acknowledged, before the commit: crash hooks."""
+
+    def snapshot_image(self, partition: int, state: S, force: bool = False) -> snapshots.Image | None:
+        """With LoopConfig.snapshots_topic: the image of the partition's state right after `decide` when a snapshot is
+        due (`force`: at shutdown, when anything changed since the last one), else None (shared/snapshots.py)."""
 
     async def acquired(self, restored: dict[int, Restored[S]]) -> None: ...
 
     def released(self, partition: int, state: S) -> None: ...
 
-    # Optional: `derived(partition, signed_outputs)`, more outputs made from the transaction's signed records (a copy
-    # that carries a record's signature: the jackpot's answers on spin.jackpot-answers), signed by a second signature
-    # of their own and sent in the same transaction.
-    # Optional: `acknowledged(partition, outputs)`, called inside the transaction once all its outputs are
-    # acknowledged, before the commit: a service's own crash hooks.
-    # Optional, with LoopConfig.snapshots_topic: `snapshot_image(partition, state, force=False)`, the image of the
-    # partition's state right after `decide` when a snapshot is due (`force`: at shutdown, when anything changed since
-    # the last one), else None (shared/snapshots.py).
-
 
 class Stateless(Generic[S]):
-    """No-op defaults of a PartitionService's hooks, for a service that keeps nothing beyond its events."""
+    """The defaults of a PartitionService's hooks: raw records, nothing around commits, no copies, no snapshots."""
+
+    inputs: tuple[inbound.Input, ...] = ()
 
     def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
         return None
 
-    def quiet(self, partition: int, state: S, force: bool = False) -> None:
+    def derived(self, partition: int, sent: list[Output]) -> list[Output]:
+        return []
+
+    def acknowledged(self, partition: int, outputs: list[Output]) -> None:
         return None
 
-    def snapshot_due(self, partition: int, state: S) -> bool:
-        return False
+    def snapshot_image(self, partition: int, state: S, force: bool = False) -> snapshots.Image | None:
+        return None
 
     def released(self, partition: int, state: S) -> None:
         return None
@@ -194,7 +200,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self._positions = InputPositions(config.commands_topic, group_interval_s)
         self._snapshots = _keeper(config, service)
         # Physical input topic -> how it is read (the service's `inputs`, in the order of config.inputs).
-        self._inputs = dict(zip(config.inputs, getattr(service, "inputs", ())))
+        self._inputs = dict(zip(config.inputs, service.inputs))
 
     def input_partitions(self) -> int | None:
         """The commands topic's partition count as the consumer's metadata has it (None outside a running loop): the
@@ -279,9 +285,6 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             if not records:
                 continue
             before = self._inflight.get(partition)
-            if before is not None and not imaged and self.service.snapshot_due(partition, state):
-                await before  # the partition's state must be committed state: drain it first
-                self.service.quiet(partition, state)
             started = time.perf_counter()
             with observability.handler_timer():
                 outputs = self._decide(partition, state, records)
@@ -376,7 +379,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         commands = TopicPartition(self.config.commands_topic, partition)
         outputs, positions_travel = self._with_positions(outputs, carried)
         sent = signed(self.config, outputs)
-        sent += signed(self.config, self._derived(partition, sent))
+        sent += signed(self.config, self.service.derived(partition, sent))
         crash_point(f"{prefix}.before_transaction")
         async with observability.commit_timer(), producer.transaction():
             futures = [await self._send(producer, partition, out) for out in sent]
@@ -384,7 +387,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             metas = await asyncio.gather(*futures)
             for _ in metas:
                 crash_point(f"{prefix}.after_produce")  # acknowledged, the transaction (and position) not committed
-            self._acknowledged(partition, sent)
+            if sent:
+                self.service.acknowledged(partition, sent)
             event_offsets = [meta.offset for out, meta in zip(sent, metas) if not out.dead_letter and out.topic is None]
             events_next = event_offsets[-1] + 1 if event_offsets else None
             folds = self._fold_positions(partition, offsets, metas)
@@ -418,8 +422,6 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         self.stats.dead_letters += len(sent) - events
         self.stats.last_commit_s = time.perf_counter()
         self.service.committed(partition, state, offsets.get(commands, 0), event_offsets)
-        if self._inflight.get(partition) is asyncio.current_task():  # nothing decided beyond this commit
-            self.service.quiet(partition, state)
 
     def _with_positions(self, outputs: list[Output], carried: dict[str, int] | None) -> tuple[list[Output], bool]:
         """The batch's outputs with every input's position on a carrying output (`positions_on`), and whether they
@@ -453,15 +455,6 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         else:
             target = None if out.dead_letter else partition  # events are co-partitioned by key
         return await producer.send(self._topic_of(out), out.value, key=out.key, headers=out.headers, partition=target)
-
-    def _derived(self, partition: int, sent: list[Output]) -> list[Output]:
-        hook = getattr(self.service, "derived", None)
-        return hook(partition, sent) if hook is not None else []
-
-    def _acknowledged(self, partition: int, outputs: list[Output]) -> None:
-        hook = getattr(self.service, "acknowledged", None)
-        if hook is not None and outputs:
-            hook(partition, outputs)
 
     async def drain(self) -> None:
         """Wait until every decided batch is committed (under `lock`: nothing new is decided meanwhile)."""
@@ -580,7 +573,6 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             if self._snapshots is not None:
                 self._snapshots.forget(partition)
             if state is not None:
-                self.service.quiet(partition, state, force=True)  # a restart or the next owner folds only the tail
                 self.service.released(partition, state)
             producer = self.producers.pop(partition, None)
             if producer is not None:
@@ -596,14 +588,15 @@ def _by_partition(polled: dict[TopicPartition, list[Any]]) -> dict[int, list[tup
 
 
 def _keeper(config: LoopConfig, service: Any) -> snapshots.Keeper | None:
-    """The loop's snapshot keeper when the config names a snapshots topic and the service makes images."""
-    make = getattr(service, "snapshot_image", None)
-    if config.snapshots_topic is None or make is None:
+    """The loop's snapshot keeper when the config names a snapshots topic (the service then makes the images)."""
+    if config.snapshots_topic is None:
         return None
     # A manifest names the commands topic's position, and every input's when the records carry them (positions_on).
     if config.extra_inputs and not config.snapshot_folds and not config.positions_on:
         raise ValueError("snapshots of a loop with extra inputs need the positions of what it folds: snapshot_folds")
-    return snapshots.Keeper(config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), make)
+    return snapshots.Keeper(
+        config.service, config.snapshots_topic, _declared_name(config.snapshots_topic), service.snapshot_image
+    )
 
 
 def signed(config: LoopConfig, outputs: list[Output]) -> list[Output]:

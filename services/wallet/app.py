@@ -15,7 +15,7 @@ from shared.observability.metrics import WALLET_LIABILITY_MINOR
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
 
 from services.wallet.adapters.liabilities import liabilities_minor
-from services.wallet.adapters.restore import Restored
+from services.wallet.adapters.restore import RestoreReport
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from games.selftest import require_self_test
 
@@ -48,7 +48,7 @@ async def serve(config: WalletConfig, started: float) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
-    def ready(restored: list[Restored]) -> None:
+    def ready(restored: list[RestoreReport]) -> None:
         from shared.readiness import ready_line
 
         with_snapshot = sum(1 for r in restored if r.snapshot_offset is not None)

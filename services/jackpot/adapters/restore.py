@@ -25,7 +25,7 @@ _FORGET_EVERY = 10_000
 
 
 @dataclass
-class Restored:
+class RestoreReport:
     """One partition's networks, and the input position its events recorded."""
 
     states: dict[str, NetworkState] = field(default_factory=dict)
@@ -50,7 +50,7 @@ def fold_record(states: dict[str, NetworkState], record, config: PoolsConfig) ->
 
 async def restore_partition(
     bootstrap: str, events_topic: str, partition: int, config: PoolsConfig, snapshots_topic: str | None = None
-) -> Restored:
+) -> RestoreReport:
     """The newest valid snapshot on jackpot.snapshots (if any) and the fold of the jackpot.events tail after it."""
     folded = [0]
 
@@ -77,7 +77,7 @@ async def restore_partition(
     except PartitionReadTimeout as error:
         raise RestoreError(str(error)) from error
     _forget_old(restoration.state)
-    return Restored(
+    return RestoreReport(
         restoration.state,
         restoration.commands_next(JACKPOT_COMMANDS),
         list(restoration.quarantined),

@@ -16,7 +16,7 @@ from shared import observability, signing, snapshots
 from shared.events import broker_time
 from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
-from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS
 from shared.topics import dlq_name
@@ -89,7 +89,7 @@ class Stats(LoopStats):
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
 
-class JackpotService:
+class JackpotService(Stateless[States]):
     """The jackpot's part of the loop: restore the partition's networks, decide a batch per network, publish meters."""
 
     def __init__(
@@ -183,15 +183,6 @@ class JackpotService:
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
         """The claims' answers for the players' partitions, made from the signed jackpot.events records."""
         return answers.answers(self.config.answers_topic, sent) if self.config.answers_topic is not None else []
-
-    def committed(self, partition: int, states: States, next_offset: int, event_offsets: list[int]) -> None:
-        return None
-
-    def snapshot_due(self, partition: int, states: States) -> bool:
-        return False
-
-    def quiet(self, partition: int, states: States, force: bool = False) -> None:
-        return None
 
     def snapshot_image(self, partition: int, states: States, force: bool = False) -> snapshots.Image | None:
         """The networks' image when a snapshot is due (every `snapshot_every_events` events or `snapshot_every_s`

@@ -20,7 +20,7 @@ from shared.pools import NetworkConfig, PoolsConfig
 
 from services.jackpot.core import admin, claims, mustdrop
 from services.jackpot.core.commitment import DropSecrets
-from services.jackpot.core.inputs import SOURCE, DeadLetter, Incoming, Outcome, is_expired
+from services.jackpot.core.inputs import SOURCE, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import split_contribution
 from services.jackpot.core.evolve import evolve
 from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
@@ -28,12 +28,12 @@ from services.jackpot.core.state import NetworkState, contribution_fingerprint, 
 MAX_CONTRIBUTIONS_PER_EVENT = 1000
 
 
-def unknown_network(pools: PoolsConfig, incoming: Incoming) -> DeadLetter | None:
+def unknown_network(pools: PoolsConfig, incoming: Incoming) -> Refusal | None:
     """A command for a network this deployment does not run: a dead letter, never a new network."""
     network_id = incoming.command.data.network_id
     if any(network.network_id == network_id for network in pools.networks):
         return None
-    return DeadLetter(incoming.position, "UNKNOWN_NETWORK", f"no network {network_id!r}")
+    return Refusal("UNKNOWN_NETWORK", f"no network {network_id!r}", subject=incoming.position)
 
 
 def new_network(network: NetworkConfig) -> NetworkState:
@@ -56,7 +56,7 @@ def decide(
     outcome = _decide(state, network, batch, epoch_ms(now), secrets)
     return Decision(
         events=tuple(outcome.events),
-        dead_letters=tuple(Refusal(d.code, d.reason, subject=d.position) for d in outcome.dead_letters),
+        dead_letters=tuple(outcome.dead_letters),
         repeats=outcome.repeats,
     )
 
@@ -159,14 +159,14 @@ def _accept_contribution(
     if earlier_fingerprint is not None:
         if earlier_fingerprint != fingerprint:
             outcome.dead_letters.append(
-                DeadLetter(incoming.position, "DUPLICATE_CONFLICT", "contribution id reused with other content")
+                Refusal("DUPLICATE_CONFLICT", "contribution id reused with other content", subject=incoming.position)
             )
         else:
             outcome.repeats += 1
         return None
     problem = _contribution_problem(network, incoming)
     if problem is not None:
-        outcome.dead_letters.append(DeadLetter(incoming.position, *problem))
+        outcome.dead_letters.append(Refusal(*problem, subject=incoming.position))
         return None
     pending[data.contribution_id] = fingerprint
     return split_contribution(network.pools, data.stake_minor, data.breakage_micro)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.decision import Refusal
 from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 
 SOURCE = "reelstream/jackpot"
@@ -20,19 +21,10 @@ class Incoming:
     position: Any = None
 
 
-@dataclass(frozen=True)
-class DeadLetter:
-    """A command the core refuses to apply and that has no answer event (it goes to the DLQ with the reason)."""
-
-    position: Any
-    code: str
-    reason: str
-
-
 @dataclass
 class Outcome:
     events: list[Envelope[Any]] = field(default_factory=list)
-    dead_letters: list[DeadLetter] = field(default_factory=list)
+    dead_letters: list[Refusal] = field(default_factory=list)  # subject: the refused input's position
     repeats: int = 0
 
 
@@ -58,7 +50,7 @@ def answered_before(
         return False
     if seen.fingerprint != fingerprint:
         reason = f"{what} reused with other content"
-        outcome.dead_letters.append(DeadLetter(incoming.position, "DUPLICATE_CONFLICT", reason))
+        outcome.dead_letters.append(Refusal("DUPLICATE_CONFLICT", reason, subject=incoming.position))
         return True
     outcome.repeats += 1
     outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)

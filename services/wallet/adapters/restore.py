@@ -16,7 +16,7 @@ from services.wallet.core.book import WalletBook
 
 
 @dataclass(frozen=True)
-class Restored:
+class RestoreReport:
     state: WalletBook
     snapshot_offset: int | None  # where the snapshot left off (None: folded from the beginning)
     folded: int  # events folded from wallet.events
@@ -67,7 +67,7 @@ async def restore_partition(
     partition: int,
     snapshots_topic: str | None,
     warm: snapshots.Restoration | None = None,
-) -> Restored:
+) -> RestoreReport:
     """The partition's book: from its newest snapshot plus tail, or from a warm spare's book (`warm`) plus the records
     after its last step (the caller has fenced the previous owner)."""
     started = time.perf_counter()
@@ -82,7 +82,7 @@ async def restore_partition(
     book.commands_offset = restored.commands_next(WALLET_COMMANDS)
     snapshot_offset = restored.snapshot.output_next if restored.snapshot else None
     millis = (time.perf_counter() - started) * 1000
-    return Restored(
+    return RestoreReport(
         book,
         snapshot_offset,
         restored.folded,

@@ -11,13 +11,13 @@ from dataclasses import dataclass, replace
 from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.inbound import Inbound
-from shared.loop import LoopConfig, LoopStats, loop_config, Restored, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
 from shared.topics import WALLET_EVENTS
 from shared.warm import WarmStates
 
 from services.wallet.adapters import operator_answers, snapshot
 from services.wallet.adapters.handler import INPUTS, Output, decided
-from services.wallet.adapters.restore import Restored as RestoreReport
+from services.wallet.adapters.restore import RestoreReport
 from services.wallet.adapters.restore import restore_partition
 from services.wallet.core.book import WalletBook
 
@@ -61,8 +61,9 @@ class Stats(LoopStats):
     snapshot_s: float = 0.0
 
 
-class WalletService:
-    """The wallet's part of the loop: restore from snapshot + tail, decide through the handler, snapshot when quiet."""
+class WalletService(Stateless[WalletBook]):
+    """The wallet's part of the loop: restore from snapshot + tail, decide what the loop read, snapshot in the
+    transaction of the batch it reflects."""
 
     def __init__(
         self,
@@ -124,12 +125,6 @@ class WalletService:
             book.commands_offset = next_offset
         if event_offsets:
             book.events_offset = event_offsets[-1] + 1
-
-    def snapshot_due(self, partition: int, book: WalletBook) -> bool:
-        return False  # snapshots need no quiet partition: they travel in the transaction of what they reflect
-
-    def quiet(self, partition: int, book: WalletBook, force: bool = False) -> None:
-        return None
 
     def snapshot_image(self, partition: int, book: WalletBook, force: bool = False) -> snapshots.Image | None:
         """The book's image when a snapshot is due: every `snapshot_every_records` events or `snapshot_every_s`

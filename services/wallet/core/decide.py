@@ -144,7 +144,7 @@ def decide_player(
         outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, proofs)
     else:
         outcome = _RULES[type(data)](state, data, now_ms, common)
-    if isinstance(outcome, rules.Refusal):
+    if isinstance(outcome, rules.Rejection):
         outcome = _rejection(state, data, common, outcome)
     outcomes = outcome if isinstance(outcome, tuple) else (outcome,)
     return tuple(_wrap(command, each, _remembered_id(data, each, now_ms)) for each in outcomes)
@@ -190,7 +190,7 @@ def _wager_id(data: CommandData) -> uuid.UUID | None:
 
 
 def _rejection(
-    state: WalletState, data: CommandData, common: dict[str, Any], refusal: rules.Refusal
+    state: WalletState, data: CommandData, common: dict[str, Any], refusal: rules.Rejection
 ) -> CommandRejected:
     currency = refusal.currency or getattr(data, "currency", None)
     return CommandRejected(

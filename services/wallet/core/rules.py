@@ -1,4 +1,4 @@
-"""The business rules of each wallet command: an event payload when accepted, a Refusal (code, message) when not."""
+"""The business rules of each wallet command: an event payload when accepted, a Rejection (code, message) when not."""
 
 from __future__ import annotations
 
@@ -40,19 +40,21 @@ _ADJECTIVE = {"day": "daily", "week": "weekly", "month": "monthly"}
 
 
 @dataclass(frozen=True)
-class Refusal:
+class Rejection:
+    """A command a rule turns down: answered with a CommandRejected (code, message), never a dead letter."""
+
     code: str
     message: str
     currency: str | None = None
 
 
-def _amount_refusal(amount_minor: int, currency: str, *, zero_allowed: bool = False) -> Refusal | None:
+def _amount_refusal(amount_minor: int, currency: str, *, zero_allowed: bool = False) -> Rejection | None:
     if amount_minor < 0 or (amount_minor == 0 and not zero_allowed):
-        return Refusal("INVALID_AMOUNT", f"amount {amount_minor} must be positive", currency)
+        return Rejection("INVALID_AMOUNT", f"amount {amount_minor} must be positive", currency)
     if amount_minor > MAX_AMOUNT_MINOR:
-        return Refusal("INVALID_AMOUNT", f"amount {amount_minor} is above {MAX_AMOUNT_MINOR}", currency)
+        return Rejection("INVALID_AMOUNT", f"amount {amount_minor} is above {MAX_AMOUNT_MINOR}", currency)
     if currency not in CURRENCIES:
-        return Refusal("CURRENCY_MISMATCH", f"unknown currency {currency!r}", currency)
+        return Rejection("CURRENCY_MISMATCH", f"unknown currency {currency!r}", currency)
     return None
 
 
@@ -60,16 +62,16 @@ def is_excluded(player: PlayerState, now_ms: int) -> bool:
     return player.excluded_indefinitely or (player.excluded_until_ms is not None and now_ms < player.excluded_until_ms)
 
 
-def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str, Any]) -> Deposited | Refusal:
+def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str, Any]) -> Deposited | Rejection:
     player, currency, amount = state.player, command.currency, command.amount_minor
     if refusal := _amount_refusal(amount, currency):
         return refusal
     if player.closed:
-        return Refusal("ACCOUNT_CLOSED", "the account is closed", currency)
+        return Rejection("ACCOUNT_CLOSED", "the account is closed", currency)
     if is_excluded(player, now_ms):
-        return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
+        return Rejection("SELF_EXCLUDED", "the player is self-excluded", currency)
     if period := limits.first_exceeded(player, currency, "deposit", amount, now_ms):
-        return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} deposit limit would be exceeded", currency)
+        return Rejection("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} deposit limit would be exceeded", currency)
     balance = player.balances_minor.get(currency, 0) + amount
     return Deposited(
         **common,
@@ -81,14 +83,14 @@ def deposit(state: WalletState, command: Deposit, now_ms: int, common: dict[str,
     )
 
 
-def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[str, Any]) -> Withdrawn | Refusal:
+def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[str, Any]) -> Withdrawn | Rejection:
     player, currency, amount = state.player, command.currency, command.amount_minor
     if refusal := _amount_refusal(amount, currency):
         return refusal
     if currency not in player.balances_minor:
-        return Refusal("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
+        return Rejection("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
     if amount > player.balances_minor[currency]:
-        return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
+        return Rejection("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
     return Withdrawn(
         **common,
         currency=currency,
@@ -98,38 +100,38 @@ def withdraw(state: WalletState, command: Withdraw, now_ms: int, common: dict[st
     )
 
 
-def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int) -> Refusal | None:
+def _stake_refusal(player: PlayerState, currency: str, amount: int, now_ms: int) -> Rejection | None:
     """Whether a wager of `amount` may be taken: judged on the stake and the player's state only, never on an
     outcome (a loss limit counts the stake), so a player at a limit cannot keep only the winning spins."""
     if refusal := _amount_refusal(amount, currency):
         return refusal
     if player.closed:
-        return Refusal("ACCOUNT_CLOSED", "the account is closed", currency)
+        return Rejection("ACCOUNT_CLOSED", "the account is closed", currency)
     if is_excluded(player, now_ms):
-        return Refusal("SELF_EXCLUDED", "the player is self-excluded", currency)
+        return Rejection("SELF_EXCLUDED", "the player is self-excluded", currency)
     if currency not in player.balances_minor:
-        return Refusal("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
+        return Rejection("ACCOUNT_NOT_FOUND", f"no {currency} account", currency)
     if period := limits.first_exceeded(player, currency, "loss", amount, now_ms):
-        return Refusal("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} loss limit would be exceeded", currency)
+        return Rejection("LIMIT_EXCEEDED", f"the {_ADJECTIVE[period]} loss limit would be exceeded", currency)
     if amount > player.balances_minor[currency]:
-        return Refusal("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
+        return Rejection("INSUFFICIENT_FUNDS", f"balance is below {amount}", currency)
     return None
 
 
 def debit_wager(
     state: WalletState, command: DebitWager, now_ms: int, common: dict[str, Any]
-) -> tuple[WagerDebited | RemainderCredited, ...] | Refusal:
+) -> tuple[WagerDebited | RemainderCredited, ...] | Rejection:
     player, currency = state.player, command.currency
     if refusal := _wager_refusal(player, command, now_ms):
         return refusal
     return _debited(player, command, common, player.balances_minor[currency])
 
 
-def _wager_refusal(player: PlayerState, command: DebitWager | PlaceWager, now_ms: int) -> Refusal | None:
+def _wager_refusal(player: PlayerState, command: DebitWager | PlaceWager, now_ms: int) -> Rejection | None:
     if refusal := _stake_refusal(player, command.currency, command.amount_minor, now_ms):
         return refusal
     if problem := remainders.carried_problem(player, command):
-        return Refusal("REMAINDER_MISMATCH", problem, command.currency)
+        return Rejection("REMAINDER_MISMATCH", problem, command.currency)
     return None
 
 
@@ -186,7 +188,7 @@ def _settled(
 
 def place_wager(
     state: WalletState, command: PlaceWager, now_ms: int, common: dict[str, Any]
-) -> tuple[WagerDebited | RemainderCredited | WagerSettled, ...] | Refusal:
+) -> tuple[WagerDebited | RemainderCredited | WagerSettled, ...] | Rejection:
     """A whole spin without a pool share: the debit's checks on the stake decide; the outcome's amounts are only
     checked for what they must be (a malformed command is refused whatever the player's state)."""
     player, currency = state.player, command.currency
@@ -199,47 +201,47 @@ def place_wager(
     return *taken, _settled(player, command, common, command.transaction_id, 0, taken[-1].balance_after_minor)
 
 
-def _outcome_refusal(command: PlaceWager, currency: str, stake: int) -> Refusal | None:
+def _outcome_refusal(command: PlaceWager, currency: str, stake: int) -> Rejection | None:
     """What makes a PlaceWager's outcome impossible (the same bounds a SettleWager meets), else None."""
     if refusal := _amount_refusal(command.house_win_minor, currency, zero_allowed=True):
         return refusal
     if command.settlement_id == command.transaction_id:
-        return Refusal("INVALID_REQUEST", "the settlement needs its own transaction id", currency)
+        return Rejection("INVALID_REQUEST", "the settlement needs its own transaction id", currency)
     if command.contribution_micro > stake * MICRO_PER_MINOR:
-        return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
+        return Rejection("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
     if above := award_problem(command.game, stake, command.house_win_minor):
-        return Refusal("INVALID_AMOUNT", above, currency)
+        return Rejection("INVALID_AMOUNT", above, currency)
     return None
 
 
-def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memory_entry) -> Refusal:
+def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memory_entry) -> Rejection:
     """Not open: already settled or refunded when its debit is still remembered as accepted, else unknown."""
     if memory_entry is not None and memory_entry.event_type == WagerDebited.TYPE:
-        return Refusal("WAGER_ALREADY_CLOSED", f"wager {wager_id} was already settled or refunded", currency)
-    return Refusal("WAGER_NOT_FOUND", f"no open wager {wager_id}", currency)
+        return Rejection("WAGER_ALREADY_CLOSED", f"wager {wager_id} was already settled or refunded", currency)
+    return Rejection("WAGER_NOT_FOUND", f"no open wager {wager_id}", currency)
 
 
 def settle_wager(
     state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
-) -> tuple[WagerSettled | RemainderCredited, ...] | Refusal:
+) -> tuple[WagerSettled | RemainderCredited, ...] | Rejection:
     """`check` verifies each JackpotWon the settlement carries (services/wallet/core/proofs.py)."""
     currency, wager_id = command.currency, str(command.wager_id)
     for name in ("house_win_minor", "jackpot_win_minor"):
         if refusal := _amount_refusal(getattr(command, name), currency, zero_allowed=True):
             return refusal
     if command.breakage_micro < 0 or command.contribution_micro < 0:
-        return Refusal("INVALID_AMOUNT", "breakage and contribution must not be negative", currency)
+        return Rejection("INVALID_AMOUNT", "breakage and contribution must not be negative", currency)
     wager = state.player.open_wagers.get(wager_id)
     if wager is None:
         return _closed_wager_refusal(state, wager_id, currency, debit_entry)
     if wager.currency != currency:
-        return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
+        return Rejection("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
     if command.contribution_micro > wager.amount_minor * MICRO_PER_MINOR:
-        return Refusal("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
+        return Rejection("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
     if above := above_max_award(debit_entry, wager.amount_minor, command.house_win_minor):
-        return Refusal("INVALID_AMOUNT", above, currency)
+        return Rejection("INVALID_AMOUNT", above, currency)
     if problem := unproven(command, wager.amount_minor, check):
-        return Refusal("JACKPOT_UNPROVEN", problem[:500], currency)
+        return Rejection("JACKPOT_UNPROVEN", problem[:500], currency)
     balance = state.player.balances_minor[currency]
     settled = _settled(state.player, command, common, command.wager_id, command.jackpot_win_minor, balance)
     after = command.remainder_after_micro
@@ -260,14 +262,14 @@ def _stranded_at_close(
 
 def refund_wager(
     state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
-) -> tuple[WagerRefunded | RemainderCredited, ...] | Refusal:
+) -> tuple[WagerRefunded | RemainderCredited, ...] | Rejection:
     """`check` is the wager rules' common port; a refund pays no pool share and needs none."""
     currency, wager_id = command.currency, str(command.wager_id)
     wager = state.player.open_wagers.get(wager_id)
     if wager is None:
         return _closed_wager_refusal(state, wager_id, currency, debit_entry)
     if wager.currency != currency:
-        return Refusal("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
+        return Rejection("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
     refunded = WagerRefunded(
         **common,
         currency=currency,
@@ -282,7 +284,7 @@ def refund_wager(
     return refunded, *_stranded_at_close(state.player, wager, left, now_ms, common, refunded.balance_after_minor)
 
 
-def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[str, Any]) -> LimitSet | Refusal:
+def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[str, Any]) -> LimitSet | Rejection:
     currency, amount = command.currency, command.amount_minor
     if refusal := _amount_refusal(0 if amount is None else amount, currency, zero_allowed=True):
         return refusal
@@ -301,11 +303,11 @@ def set_limit(state: WalletState, command: SetLimit, now_ms: int, common: dict[s
 
 def self_exclude(
     state: WalletState, command: SelfExclude, now_ms: int, common: dict[str, Any]
-) -> tuple[SelfExcluded | RemainderCredited, ...] | Refusal:
+) -> tuple[SelfExcluded | RemainderCredited, ...] | Rejection:
     if command.until is not None and command.until.tzinfo is None:
-        return Refusal("INVALID_REQUEST", "`until` must carry a time zone")
+        return Rejection("INVALID_REQUEST", "`until` must carry a time zone")
     if command.until is not None and epoch_ms(command.until) <= now_ms:
-        return Refusal("INVALID_REQUEST", "a self-exclusion must end in the future")
+        return Rejection("INVALID_REQUEST", "a self-exclusion must end in the future")
     player = state.player
     credits = remainders.credits_now(player, "self-exclusion", common, dict(player.balances_minor))
     return SelfExcluded(**common, until=command.until), *credits
