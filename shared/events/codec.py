@@ -31,6 +31,16 @@ def encode(message: Envelope[Any]) -> bytes:
     return message.__pydantic_serializer__.to_json(message, exclude_none=True)
 
 
+def canonical(type_: str, data: Any, unset_later: tuple[str, ...] = ()) -> bytes:
+    """A message's content as canonical JSON (its type and every data field, keys sorted; no envelope): what a
+    fingerprint hashes. Fields of `unset_later` (added after fingerprints were first stored) are left out while None."""
+    fields = data.model_dump(mode="json")
+    for name in unset_later:
+        if fields.get(name) is None:
+            fields.pop(name, None)
+    return orjson.dumps({"type": type_, "data": fields}, option=orjson.OPT_SORT_KEYS)
+
+
 def may_be(value: bytes | None, types) -> bool:
     """False only when the record is certainly none of `types` (its bytes hold no such type name) or certainly a
     well-formed record of another type: a cheap filter before `decode` for readers that want a few types of a busy

@@ -14,7 +14,7 @@ from typing import Any
 from aiokafka import TopicPartition
 
 from services.spin.core import evolve as fold
-from services.spin.core import image
+from services.spin.adapters import image
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
 from shared import observability, records, snapshots

@@ -21,7 +21,7 @@ from services.spin.adapters.outputs import Effects, Out, outputs_of
 from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters.rebuild import FOLD_ORDER, restore_book, resume_book
 from services.spin.core import evolve as fold
-from services.spin.core import image as book_image
+from services.spin.adapters import image as book_image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.effects import Context

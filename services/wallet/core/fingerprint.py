@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-import orjson
-
 from shared.events.base import CommandData
+from shared.events.codec import canonical
 from shared.events.wallet import DebitWager, Deposit, PlaceWager, SelfExclude, SetLimit, SettleWager, Withdraw
 
 # Fields a command gained after its fingerprints were first stored: left out while unset, so a command without them
@@ -24,9 +23,4 @@ _LATER_FIELDS: dict[type, tuple[str, ...]] = {
 
 def fingerprint(command: CommandData) -> str:
     """sha256 of the type and every data field (sorted keys); the envelope (id, time, source) is not content."""
-    data = command.model_dump(mode="json")
-    for name in _LATER_FIELDS.get(type(command), ()):
-        if data.get(name) is None:
-            data.pop(name, None)
-    content = {"type": command.TYPE, "data": data}
-    return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return hashlib.sha256(canonical(command.TYPE, command, _LATER_FIELDS.get(type(command), ()))).hexdigest()

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from services.spin.adapters import rebuild
 from services.spin.core import evolve as fold
-from services.spin.core import image
+from services.spin.adapters import image
 from services.spin.core.book import SpinBook
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode

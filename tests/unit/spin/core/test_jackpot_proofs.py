@@ -13,7 +13,7 @@ import pytest
 
 from services.spin.adapters.outputs import Effects, outputs_of
 from services.spin.core import evolve as fold
-from services.spin.core import image
+from services.spin.adapters import image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.progress import settle_command

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from services.spin.core import evolve as fold
-from services.spin.core import image
+from services.spin.adapters import image
 from services.spin.core.book import Pending, SpinBook
 from shared.events import decode
 from tests.support.spin import (
