@@ -126,14 +126,6 @@ def refused(found: Inbound, consumer: str, commands_topic: str) -> records.DeadL
 def dead_letter(inbound: Inbound, refusal: Refusal, consumer: str, commands_topic: str) -> records.DeadLetter:
     """The refused record, bytes untouched, for its own topic's DLQ (`topic` None: the loop's commands topic's)."""
     record, logical = inbound.record, inbound.input.logical
-    letter = records.dead_letter(
-        logical,
-        record.topic,
-        record,
-        code=refusal.code,
-        reason=refusal.reason,
-        field=refusal.field,
-        consumer=consumer,
-    )
+    letter = records.refused_letter(logical, record, refusal, consumer=consumer)
     topic = None if record.topic == commands_topic else records.physical_dlq(record.topic, logical)
     return records.DeadLetter(topic, letter.key, letter.value, letter.headers)

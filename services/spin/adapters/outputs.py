@@ -44,15 +44,7 @@ def outputs_of(
     """Append the records of one input's Decision to the batch's effects (`traced`: the input's trace headers)."""
     traced = tuple(traced)
     for refusal in decision.dead_letters:
-        letter = records.dead_letter(
-            logical,
-            record.topic,
-            record,
-            code=refusal.code,
-            reason=refusal.reason,
-            field=refusal.field,
-            consumer="spin",
-        )
+        letter = records.refused_letter(logical, record, refusal, consumer="spin")
         effects.outputs.append(Out(letter.topic, letter.key or b"", letter.value, "dlq", tuple(letter.headers)))
     for fact in decision.events:
         kind = "seed" if isinstance(fact.data, SeedDrawn) else "journal"

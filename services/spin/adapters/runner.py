@@ -290,24 +290,15 @@ def _unread_debit(book: SpinBook | None, value: bytes | None) -> bool:
 
 # How the loop reads the spin's inputs: requests anyone may write (answered, even when broken or misplaced); the
 # wallet's facts and the jackpot's answers, quarantined unless their owner wrote them on their key's partition.
+def _owned(logical: str, types: set[str], **more: Any) -> Input:
+    """An input another service owns: the types the spin reads, the rest quarantined when not its owner's."""
+    return Input(logical, kind="event", types=frozenset(types), untrusted=QUARANTINE, misplaced=QUARANTINE, **more)
+
+
 INPUT_SPECS = (
     Input(SPIN_REQUESTS, public=True, check_key=False, misplaced=None, answer=DATA_OR_KEY),
-    Input(
-        WALLET_EVENTS,
-        kind="event",
-        types=frozenset(_WALLET_TYPE_NAMES),
-        skip=_unread_debit,
-        untrusted=QUARANTINE,
-        misplaced=QUARANTINE,
-    ),
-    Input(
-        SPIN_JACKPOT_ANSWERS,
-        kind="event",
-        types=frozenset(_JACKPOT_TYPE_NAMES),
-        untrusted=QUARANTINE,
-        misplaced=QUARANTINE,
-        proofs=True,
-    ),
+    _owned(WALLET_EVENTS, _WALLET_TYPE_NAMES, skip=_unread_debit),
+    _owned(SPIN_JACKPOT_ANSWERS, _JACKPOT_TYPE_NAMES, proofs=True),
 )
 SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
 
