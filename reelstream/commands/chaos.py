@@ -35,6 +35,9 @@ def app(
     load_max_s: float = typer.Option(
         0.0, min=0.0, max=86_400.0, help="No new request after this long (0: until --spins); every fault still lands."
     ),
+    checked_players: int = typer.Option(
+        4, min=1, max=64, help="Players every worker operates on concurrently; their history is checked by porcupine."
+    ),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
@@ -51,6 +54,7 @@ def app(
         broker_restart=broker_restart,
         postgres_stop_s=postgres_stop_s,
         fuzz=fuzz,
+        checked_players=checked_players,
     )
     report = run_chaos(plan, out, echo=typer.echo)
     takeover, recovery = report.takeover, report.recovery
