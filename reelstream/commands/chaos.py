@@ -1,7 +1,5 @@
-"""`reelstream chaos`: a throwaway platform under spins, kills, a broker restart and a PostgreSQL stop, then the
-audit and the history check; exit 1 unless every request has one answer, the audit finds 0 discrepancies and no open
-wager, the checked players' history is linearizable and every fault was taken over and recovered from
-(reelstream/chaos/run.py)."""
+"""`reelstream chaos`: a throwaway platform under load and faults, then the audit and the history check; exit 1
+unless nothing was lost, no wager is open, the history is linearizable and every fault was measured (run.py)."""
 
 from __future__ import annotations
 
