@@ -275,6 +275,9 @@ class ReelstreamClient:
         waiter = _Waiter("", 0)
         with self._lock:
             self._waiters[("cashier", transaction_id)] = waiter
+            earlier = self._recent.get(("cashier", transaction_id))
+        if earlier is not None:  # asked again after a timeout: the answer came meanwhile (a repeat has its event id)
+            waiter.offer(earlier)
         try:
             headers = signed_headers(self._cashier, WALLET_COMMANDS, player_id.encode(), value)
             return self._send_and_wait(

@@ -1,18 +1,26 @@
-"""`reelstream chaos` exits 0 only when nothing was lost and every kill was answered again within the limit: 1 when
-something was lost or not proven, 2 when nothing was lost but a kill's answer gap outlasted KILL_GAP_LIMIT_S."""
+"""`reelstream chaos` exits 0 only when nothing was lost, no wager is open, the checked history is linearizable and
+every fault was taken over and recovered from; 1 otherwise (a slow takeover is a figure, not a failure)."""
 
 from __future__ import annotations
 
 import pytest
 
-from reelstream.chaos.run import KILL_GAP_LIMIT_S, ChaosReport, Fault
+from reelstream.chaos.run import ChaosReport, Fault
 from reelstream.commands.chaos import exit_code
 
 
-def report(gaps: list[float], **overrides) -> ChaosReport:
-    found = ChaosReport(plan={}, started_at="now", answers_per_request_max=1, audited=True, final_spin="settled")
-    found.faults = [Fault("kill spin", 10.0 * n, gap) for n, gap in enumerate(gaps)]
-    found.faults.append(Fault("broker restart", 99.0, 30.0))  # measured apart: not a kill
+def report(takeovers: list[float | None], **overrides) -> ChaosReport:
+    found = ChaosReport(
+        plan={},
+        started_at="now",
+        answers_per_request_max=1,
+        audited=True,
+        final_spin="settled",
+        open_wagers=0,
+        linearizable=True,
+    )
+    found.faults = [Fault("kill spin", 10.0 * n, takeover, recovery_s=0.5) for n, takeover in enumerate(takeovers)]
+    found.faults.append(Fault("broker restart", 99.0, recovery_s=30.0))  # no takeover: nothing was killed
     for name, value in overrides.items():
         setattr(found, name, value)
     return found
@@ -21,12 +29,27 @@ def report(gaps: list[float], **overrides) -> ChaosReport:
 @pytest.mark.parametrize(
     ("found", "code"),
     [
-        (report([0.1, KILL_GAP_LIMIT_S]), 0),
-        (report([0.1, KILL_GAP_LIMIT_S + 0.01]), 2),
+        (report([0.1, 12.0]), 0),
+        (report([0.1, None]), 1),
         (report([0.1], discrepancies=["a debit settled twice"]), 1),
-        (report([KILL_GAP_LIMIT_S + 1], unanswered=1), 1),
+        (report([0.1], unanswered=1), 1),
+        (report([0.1], open_wagers=1), 1),
+        (report([0.1], open_wagers=None), 1),
+        (report([0.1], linearizable=False), 1),
+        (report([0.1], linearizable=None), 1),
         (report([0.1], audited=False), 1),
     ],
 )
-def test_the_exit_code_tells_a_loss_from_a_missed_gap_limit(found, code):
+def test_the_exit_code_fails_on_a_loss_an_open_wager_a_broken_history_or_an_unmeasured_fault(found, code):
     assert exit_code(found) == code
+
+
+def test_a_client_that_gave_up_is_counted_apart_and_fails_nothing_by_itself():
+    assert exit_code(report([0.1], gave_up=2)) == 0
+
+
+def test_a_fault_not_recovered_from_fails_the_run():
+    found = report([0.1])
+    found.faults[-1].recovery_s = None
+    assert found.unmeasured == ["broker restart at 99.0 s: no recovery"]
+    assert exit_code(found) == 1

@@ -1,0 +1,218 @@
+"""Watched from outside after a fault: the takeover (the killed service's group commits again on every partition of
+its inputs that holds a record past its committed position at the kill) and the recovery (a probe spin sent after
+the fault to every player partition is answered). docs/chaos.md, "What a fault is measured by", defines both."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import asyncpg
+from kafka import TopicPartition
+from kafka.errors import KafkaError
+
+from ops.groups import committed_records_between
+from reelstream.client import ReelstreamClient, SpinTimeout
+from services.projector.adapters.kafka_io import SOURCE_TOPICS
+from shared.config import Settings
+from shared.kafka import CONSUMER_SAFETY, admin_client, kafka_consumer
+from shared.partitioning import partition_for
+from shared.session import issue_token
+from shared.topics import (
+    JACKPOT_COMMANDS,
+    JACKPOT_INTERNAL,
+    PLAYER_PARTITIONS,
+    SPIN_JACKPOT_ANSWERS,
+    SPIN_REQUESTS,
+    WALLET_COMMANDS,
+    WALLET_EVENTS,
+    WALLET_INTERNAL,
+)
+
+# The topics each service consumes (its runner's inputs); the projector commits its positions in PostgreSQL.
+INPUTS = {
+    "spin": (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS),
+    "wallet": (WALLET_COMMANDS, WALLET_INTERNAL),
+    "jackpot": (JACKPOT_COMMANDS, JACKPOT_INTERNAL),
+    "projector": SOURCE_TOPICS,
+}
+WATCH_MAX_S = 60.0  # after the fault ended: a takeover or recovery not seen by then is none (the run fails)
+POLL_S = 0.05  # the resolution of takeover_s
+PROBE_GAME, PROBE_CURRENCY, PROBE_STAKE_MINOR = "rising-joker", "EUR", 10
+PROBE_DEPOSIT_MINOR = 10_000_000
+PROBE_TIMEOUT_S = 10.0
+
+
+def probe_players(partitions: int = PLAYER_PARTITIONS) -> tuple[str, ...]:
+    """One player name per player partition (Kafka's murmur2 partitioner), in partition order."""
+    by_partition: dict[int, str] = {}
+    n = 0
+    while len(by_partition) < partitions:
+        name = f"chaos-probe-{n}"
+        by_partition.setdefault(partition_for(name.encode(), partitions), name)
+        n += 1
+    return tuple(by_partition[p] for p in range(partitions))
+
+
+@dataclass
+class Measured:
+    takeover_s: float | None = None
+    takeover_partitions: int = 0  # partitions of the killed service's inputs that had a record to take over
+    recovery_s: float | None = None
+    probe_request_ids: list[uuid.UUID] = field(default_factory=list)
+
+
+class Committed:
+    """A service's committed positions: its consumer group's offsets, or the projector's positions table."""
+
+    def __init__(self, settings: Settings, service: str) -> None:
+        self.settings, self.service = settings, service
+        self.admin = admin_client(settings.kafka_bootstrap_servers, client_id="chaos-takeover")
+        self.reader = kafka_consumer(
+            settings.kafka_bootstrap_servers, group_id=None, client_id="chaos-takeover", **CONSUMER_SAFETY
+        )
+        self.partitions = [
+            TopicPartition(settings.topic(name), p)
+            for name in INPUTS[service]
+            for p in sorted(self.reader.partitions_for_topic(settings.topic(name)) or ())
+        ]
+
+    def now(self) -> dict[TopicPartition, int]:
+        if self.service == "projector":
+            rows = asyncio.run(_projector_positions(self.settings.database_url))
+            found = {TopicPartition(topic, partition): offset for topic, partition, offset in rows}
+        else:
+            group = self.settings.group(self.service)
+            committed = self.admin.list_group_offsets({group: None}).get(group, {})
+            found = {tp: meta.offset for tp, meta in committed.items()}
+        return {tp: max(found.get(tp, 0), 0) for tp in self.partitions}
+
+    def ends(self) -> dict[TopicPartition, int]:
+        """The partitions' end offsets; none this time when the broker does not give them all (kafka-python raises
+        a KeyError for a partition it got no offset for): the next poll asks again."""
+        try:
+            return self.reader.end_offsets(self.partitions)
+        except (KafkaError, KeyError):
+            return {}
+
+    def has_record(self, tp: TopicPartition, start: int, end: int) -> bool:
+        """Whether a read_committed reader finds a record from `start` up to `end` (markers are offsets, not
+        records)."""
+        return end > start and committed_records_between(self.reader, tp, start, end)[0] > 0
+
+    def close(self) -> None:
+        self.admin.close()
+        self.reader.close(autocommit=False)
+
+
+async def _projector_positions(url: str) -> list[tuple[str, int, int]]:
+    conn = await asyncpg.connect(url, timeout=10)
+    try:
+        if not await conn.fetchval("SELECT to_regclass('projection.positions') IS NOT NULL"):
+            return []
+        rows = await conn.fetch("SELECT topic, partition, next_offset FROM projection.positions")
+    finally:
+        await conn.close()
+    return [(row["topic"], row["partition"], row["next_offset"]) for row in rows]
+
+
+class Prober:
+    """Probe spins, one per player partition, from a client of their own (its players deposited once)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.players = probe_players()
+        self.client = ReelstreamClient(settings.kafka_bootstrap_servers, settings.topic_prefix, client_id="chaos-probe")
+        for player in self.players:
+            self.client.deposit(player, PROBE_DEPOSIT_MINOR, PROBE_CURRENCY, timeout_s=60)
+
+    def spin_all(self, measured: Measured, answered_at: list[float], deadline: float) -> list[threading.Thread]:
+        threads = []
+        for player in self.players:
+            request_id = uuid.uuid4()
+            measured.probe_request_ids.append(request_id)
+            thread = threading.Thread(
+                target=self._spin, args=(player, request_id, answered_at, deadline), name="chaos-probe", daemon=True
+            )
+            thread.start()
+            threads.append(thread)
+        return threads
+
+    def _spin(self, player: str, request_id: uuid.UUID, answered_at: list[float], deadline: float) -> None:
+        token = issue_token(self.settings.session_secret, player, int(time.time() * 1000) + 3_600_000)
+        while time.monotonic() < deadline:
+            try:
+                self.client.spin(
+                    player,
+                    PROBE_GAME,
+                    PROBE_STAKE_MINOR,
+                    PROBE_CURRENCY,
+                    token,
+                    request_id=request_id,
+                    timeout_s=PROBE_TIMEOUT_S,
+                )
+            except SpinTimeout:
+                continue
+            except KafkaError:
+                time.sleep(0.5)  # the broker restarting under the probe
+                continue
+            answered_at.append(time.monotonic())
+            return
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def measure(prober: Prober, fault_at: float, committed: Committed | None = None) -> Measured:
+    """Right after a fault (`fault_at`, monotonic): probes to every player partition, and for a kill the killed
+    service's committed positions (read first: `committed` was connected before the kill) watched until each
+    partition with a record past its position at the kill was committed past it."""
+    measured, answered_at = Measured(), []
+    deadline = time.monotonic() + WATCH_MAX_S  # from the fault's end: a broker restart itself can take a minute
+    at_kill = committed.now() if committed is not None else {}
+    probes = prober.spin_all(measured, answered_at, deadline)
+    if committed is not None:
+        measured.takeover_s, measured.takeover_partitions = _watch(committed, at_kill, fault_at, deadline, probes)
+    for probe in probes:
+        probe.join(max(0.0, deadline - time.monotonic()))
+    if len(answered_at) == len(prober.players):
+        measured.recovery_s = round(max(answered_at) - fault_at, 3)
+    return measured
+
+
+def _watch(
+    committed: Committed,
+    at_kill: dict[TopicPartition, int],
+    fault_at: float,
+    deadline: float,
+    probes: list[threading.Thread],
+) -> tuple[float | None, int]:
+    """(takeover_s, partitions with work): polled until every partition holding a record past its position at the
+    kill was committed past it, looked at again once the probes are answered (their records reach every input)."""
+    moved_at: dict[TopicPartition, float] = {}
+    with_work: set[TopicPartition] = set()
+    looked_to: dict[TopicPartition, int] = dict(at_kill)  # how far each partition was searched for a record
+    final_look = False
+    while time.monotonic() < deadline:
+        positions = committed.now()
+        now = time.monotonic()  # after the read: a commit it shows happened before (an upper bound)
+        for tp, position in positions.items():
+            if tp not in moved_at and position > at_kill[tp]:
+                moved_at[tp] = now
+                with_work.add(tp)  # it committed past the kill: there was a record to take over
+        for tp, end in committed.ends().items():
+            if tp not in with_work and end > looked_to[tp]:
+                if committed.has_record(tp, at_kill[tp], end):
+                    with_work.add(tp)
+                looked_to[tp] = end
+        if not with_work - set(moved_at):
+            if final_look:
+                break
+            final_look = not any(probe.is_alive() for probe in probes)
+        time.sleep(POLL_S)
+    if with_work - set(moved_at) or not with_work:
+        return None, len(with_work)
+    return round(max(moved_at[tp] for tp in with_work) - fault_at, 3), len(with_work)
