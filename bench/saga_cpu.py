@@ -32,7 +32,8 @@ from services.spin.app import warm_up
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
-from services.wallet.adapters.handler import handle as wallet_handle
+from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
+from services.wallet.adapters.handler import decided as wallet_decided
 from services.wallet.core.book import WalletBook
 from shared import inbound, records
 from shared.config import load_settings
@@ -76,8 +77,9 @@ class Saga:
         return [self.spin._output(out) for out in (*effects.journal, *effects.outputs)]
 
     def wallet_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
-        self.offset += 1
-        return wallet_handle(self.wallet_book, key, value, at_ms, (topic, 0, self.offset), list(headers), None)
+        record = self._consumed(topic, key, value, headers, at_ms)
+        spec = WALLET_INPUTS[1] if topic == WALLET_INTERNAL else WALLET_INPUTS[0]
+        return wallet_decided(self.wallet_book, inbound.read(spec, record, None))
 
     def jackpot_step(self, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         record = self._consumed(JACKPOT_INTERNAL, key, value, headers, at_ms)

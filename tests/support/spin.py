@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.spin.adapters.outputs import Effects, outputs_of
-from services.spin.adapters.runner import request_message
+from tests.support.reads import request_message
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
 from services.spin.core.decide import decide

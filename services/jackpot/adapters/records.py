@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared import inbound, records
+from shared import records
 from shared.decision import Undecodable
 from shared.inbound import Inbound, Input
 from shared.input_position import Output
@@ -16,14 +16,6 @@ from services.jackpot.core.inputs import Incoming
 
 HEADERS = records.headers_for("jackpot")
 INPUTS = (Input(JACKPOT_COMMANDS), Input(JACKPOT_INTERNAL))  # the operator's commands, then the spin service's
-
-
-def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:
-    """A record as the core's input, or (code, reason) when it cannot be read as a jackpot command (or an internal
-    command's trusted writer, the spin service, did not send it, or it is not keyed by its network or not on that
-    key's partition: `partitions`, the topic's partition count, None: not known yet)."""
-    spec = INPUTS[1] if record.topic.endswith(JACKPOT_INTERNAL) else INPUTS[0]
-    return incoming_of(inbound.read(spec, record, partitions))
 
 
 def incoming_of(found: Inbound) -> Incoming | tuple[str, str]:

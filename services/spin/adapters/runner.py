@@ -27,7 +27,7 @@ from services.spin.core.decide import decide
 from services.spin.core.effects import Context
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit, stray_wager
 from services.spin.core.requests import Request
-from shared import inbound, observability, records, snapshots
+from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.decision import Undecodable
@@ -248,27 +248,6 @@ def core_message(found: Inbound) -> Request | Envelope[Any] | Undecodable | None
     if found.input.logical != SPIN_REQUESTS or isinstance(message.payload, Undecodable):
         return message.payload
     return Request(message.payload, message.key, message.misplaced, message.cause)
-
-
-def request_message(record, partitions: int) -> Request | Undecodable:
-    """A spin.requests record as the core's message: decoded, or why not (naming whom to answer, if anyone).
-    `partitions`: the topic's partition count (0: unknown, the partition is not checked)."""
-    found = core_message(inbound.read(INPUT_SPECS[0], record, partitions))
-    assert found is not None, "every spin.requests record is read"
-    return found
-
-
-def event_message(
-    logical: str, record, partitions: int = 0, book: SpinBook | None = None
-) -> Envelope[Any] | Undecodable | None:
-    """A wallet fact or a jackpot answer for the core, an Undecodable one (dead-lettered), or None: not ours.
-    Not written by its topic's owner, or off its key's partition (`partitions`: the co-partitioned topics' count, 0:
-    unknown), it is quarantined with an alert (the projector dead-letters it). With the partition's `book`, a debit it
-    has nothing to do with is not read either (`reads_debit`)."""
-    found = inbound.read(SPECS[logical], record, partitions, book)
-    if found.refusal is not None:
-        inbound.refused(found, "spin", "")  # quarantined: never applied
-    return core_message(found)
 
 
 _DEBITED_TYPE = b'"type":"%s"' % WagerDebited.TYPE.encode()

@@ -9,7 +9,8 @@ from shared.money import MICRO_PER_MINOR
 
 from tests.support.jackpot import Network, contribute
 from services.jackpot.adapters.meters import MeterBoard
-from services.jackpot.adapters.records import dead_letter_record, to_incoming
+from services.jackpot.adapters.records import dead_letter_record
+from tests.support.reads import to_incoming
 
 
 def test_a_meter_shows_the_level_rounded_down_and_is_due_again_only_when_a_whole_unit_moved():

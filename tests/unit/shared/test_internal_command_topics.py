@@ -14,9 +14,10 @@ import orjson
 import pytest
 
 from ops.rules import refusal_of_redrive, refusal_of_redrive_letter
-from services.jackpot.adapters.records import dead_letter_record, to_incoming
+from services.jackpot.adapters.records import dead_letter_record
+from tests.support.reads import to_incoming
 from services.spin.adapters.outputs import Effects, outputs_of
-from services.wallet.adapters.handler import handle
+from tests.support.reads import handle
 from services.wallet.core.book import WalletBook
 from shared import records
 from shared.dead_letters import origin_of

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 
-from services.spin.adapters.runner import _alert_if_stray, event_message
+from services.spin.adapters.runner import _alert_if_stray
+from tests.support.reads import event_message
 from services.spin.core.book import SpinBook
 from shared import records
 from shared.events import encode

@@ -13,7 +13,7 @@ from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time, epoch_ms
 from shared.events.wallet import Deposit, Withdraw
 
-from services.wallet.adapters.handler import handle
+from tests.support.reads import handle
 from shared.dead_letters import FIELD as DLQ_FIELD
 from shared.dead_letters import REASON as DLQ_REASON
 from services.wallet.core import evolve

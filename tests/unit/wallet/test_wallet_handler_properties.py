@@ -13,7 +13,7 @@ from shared.events import encode, envelope
 from shared.events.envelope import epoch_ms
 
 from services.wallet.adapters import snapshot
-from services.wallet.adapters.handler import handle
+from tests.support.reads import handle
 from services.wallet.adapters.restore import fold_record
 from shared import records
 from shared.topics import WALLET_SNAPSHOTS

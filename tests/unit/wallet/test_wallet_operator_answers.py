@@ -11,7 +11,7 @@ from datetime import timedelta
 import orjson
 import pytest
 
-from services.wallet.adapters.handler import handle
+from tests.support.reads import handle
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from services.wallet.core.book import WalletBook
 from services.wallet.core.fingerprint import fingerprint

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from services.wallet.adapters.handler import handle
+from tests.support.reads import handle
 from services.wallet.core.book import WalletBook
 from shared.dead_letters import CODE as DLQ_CODE
 from shared.events import decode

@@ -7,7 +7,7 @@ import copy
 import logging
 import uuid
 
-from services.spin.adapters.runner import event_message
+from tests.support.reads import event_message
 from services.spin.core.book import SpinBook
 from services.spin.core.progress import reads_debit
 from shared import records

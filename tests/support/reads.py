@@ -1,0 +1,77 @@
+"""One record read the way the loop reads it (shared/inbound.py: the service's Input for its topic), for tests that
+hand a service a single record: the wallet's outputs for it, the spin core's message, the jackpot core's input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from services.jackpot.adapters.records import INPUTS as JACKPOT_INPUTS
+from services.jackpot.adapters.records import incoming_of
+from services.jackpot.core.inputs import Incoming
+from services.spin.adapters.runner import SPECS, core_message
+from services.spin.core.book import SpinBook
+from services.spin.core.requests import Request
+from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
+from services.wallet.adapters.handler import commands_topic, decided
+from services.wallet.core.book import WalletBook
+from shared import inbound
+from shared.decision import Undecodable
+from shared.events import Envelope
+from shared.input_position import Output
+from shared.topics import JACKPOT_INTERNAL, SPIN_REQUESTS, WALLET_INTERNAL
+
+
+@dataclass(frozen=True)
+class _Record:
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes]]
+    timestamp: int
+
+
+def handle(
+    partition: WalletBook,
+    key: bytes | None,
+    value: bytes | None,
+    timestamp_ms: int,
+    position: tuple[str, int, int],
+    headers: list[tuple[str, bytes]] | None = None,
+    partitions: int | None = None,
+) -> list[Output]:
+    """The wallet's outputs for one record at `position` (topic, partition, offset): its dead letter when the loop
+    refuses it, else what the wallet decides (`partitions`: the topic's partition count, None: unknown)."""
+    record = _Record(*position, key, value, headers or [], timestamp_ms)
+    spec = WALLET_INPUTS[1] if position[0].endswith(WALLET_INTERNAL) else WALLET_INPUTS[0]
+    found = inbound.read(spec, record, partitions)
+    if found.refusal is not None:
+        letter = inbound.refused(found, "wallet", commands_topic(position[0]))
+        return [Output(True, letter.key, letter.value, letter.headers, letter.topic)] if letter is not None else []
+    return decided(partition, found)
+
+
+def request_message(record: Any, partitions: int) -> Request | Undecodable:
+    """A spin.requests record as the spin core's message (`partitions`: 0, unknown: the partition is not checked)."""
+    found = core_message(inbound.read(SPECS[SPIN_REQUESTS], record, partitions))
+    assert found is not None, "every spin.requests record is read"
+    return found
+
+
+def event_message(
+    logical: str, record: Any, partitions: int = 0, book: SpinBook | None = None
+) -> Envelope[Any] | Undecodable | None:
+    """A wallet fact or jackpot answer as the spin core's message, or None: quarantined (with its alert) or none of
+    the spin's business (with `book`: a debit it has nothing to do with)."""
+    found = inbound.read(SPECS[logical], record, partitions, book)
+    if found.refusal is not None:
+        inbound.refused(found, "spin", "")
+    return core_message(found)
+
+
+def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:
+    """A jackpot.commands or jackpot.internal record as the jackpot core's input, or (code, reason) of its refusal."""
+    spec = JACKPOT_INPUTS[1] if record.topic.endswith(JACKPOT_INTERNAL) else JACKPOT_INPUTS[0]
+    return incoming_of(inbound.read(spec, record, partitions))
