@@ -74,6 +74,7 @@ async def test_a_round_and_its_repeats_move_money_once(wallet, protocol):
         win = a_win(bet, 500)
         assert (await client.call(win)).balance_minor == START_MINOR + 200
         assert (await client.call(win)).balance_minor == START_MINOR + 200
+        assert await client.call(bet) == first, "a repeat gets the first answer, not today's balance"
         assert await wallet.balance_minor() == START_MINOR + 200
         balance = await client.call(BalanceCall(request_id=uuid.uuid4(), player_id=PLAYER))
         assert (balance.status, balance.balance_minor) == (Status.OK, START_MINOR + 200)
