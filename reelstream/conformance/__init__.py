@@ -1,1 +1,2 @@
-"""The conformance kit: language-neutral vectors (docs/contract/conformance) run through any client command."""
+"""The conformance kits: language-neutral vectors (docs/contract/conformance) run through any client command, and the
+operator-wallet cases (wallet.py) run against an operator's wallet."""

@@ -37,6 +37,9 @@ REJECTION_CODES = (
     # The wallet refused the wager: the account is closed, or the remainder the spin carried in was credited meanwhile.
     "ACCOUNT_CLOSED",
     "REMAINDER_MISMATCH",
+    # Seamless mode (docs/seamless.md): the operator's wallet gave no answer in time, an error or a refusal of the
+    # integration (signature, syntax); the bet is rolled back.
+    "WALLET_UNAVAILABLE",
 )
 
 

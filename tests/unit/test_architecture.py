@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOORS = {
     "shared": 0,
     "games": 1,
+    "seamless": 1,
     "services": 2,
     "deploy": 2,
+    "refwallet": 2,
     "ops": 3,
     "mathtools": 3,
     "reelstream": 4,
