@@ -29,8 +29,21 @@ NOW_MS = 1_800_000_000_000
 GOOD_TOKEN = "good"
 
 
+class _NoRemainder:
+    """The fakes carry no sub-cent remainder (the real Rising Joker engine is used where one matters)."""
+
+    def remainder_micro(self, state: dict[str, Any]) -> int | None:
+        return None
+
+    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
+        return 0
+
+    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
+        return state
+
+
 @dataclass
-class SeedReadingSlot:
+class SeedReadingSlot(_NoRemainder):
     """Stateless (like Rising Joker): win = first seed word % 3 x stake; a claim of "green" when the word % 7 == 0."""
 
     game: str = "rising-joker"
@@ -50,15 +63,6 @@ class SeedReadingSlot:
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
         return state
 
-    def remainder_micro(self, state: dict[str, Any]) -> int | None:
-        return None
-
-    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
-        return 0
-
-    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
-        return state
-
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         if self.fail:
             raise RuntimeError("engine broken")
@@ -68,7 +72,7 @@ class SeedReadingSlot:
 
 
 @dataclass
-class RingGame:
+class RingGame(_NoRemainder):
     """Stateful (like Stjernestøv): an odd first word adds a bonus symbol to the ring, locking the stake."""
 
     game: str = "stjernestoev"
@@ -86,15 +90,6 @@ class RingGame:
 
     def forfeit(self, state: dict[str, Any]) -> dict[str, Any]:
         return self.initial_state()
-
-    def remainder_micro(self, state: dict[str, Any]) -> int | None:
-        return None
-
-    def stranded_remainder_micro(self, state: dict[str, Any], stake_minor: int) -> int:
-        return 0
-
-    def without_remainder(self, state: dict[str, Any]) -> dict[str, Any]:
-        return state
 
     def play(self, state: dict[str, Any], stake_minor: int, rng: SpinRng) -> GameResult:
         assert self.locked_stake(state) in (None, stake_minor)
