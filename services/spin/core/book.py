@@ -63,6 +63,11 @@ class SpinRecord:
     remainder_stranded: bool = False
 
     @property
+    def restored_state(self) -> dict[str, Any] | None:
+        """The player's state should this spin be voided (its wager refused)."""
+        return self.forfeit_state_before if self.forfeit_state_before is not None else self.state_before
+
+    @property
     def player_id(self) -> str:
         return self.fingerprint.player_id
 

@@ -115,8 +115,7 @@ def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) ->
     pending = book.game_states.get(key)
     if not (isinstance(pending, Pending) and pending.request_id == data.request_id):
         return
-    before = record.forfeit_state_before if record.forfeit_state_before is not None else record.state_before
-    book.game_states[key] = dict(before or {})
+    book.game_states[key] = dict(record.restored_state or {})
 
 
 def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:

@@ -77,7 +77,7 @@ def _credited(draft: Draft, ctx: Context, event: Envelope[RemainderCredited], no
         return
     flying = _carrying(book, data.player_id, data.game)
     if flying is not None:
-        state = flying.forfeit_state_before if flying.forfeit_state_before is not None else flying.state_before
+        state = flying.restored_state
     else:
         state = fold.game_state(book, ctx.catalog, data.player_id, data.game)
     if not engine.remainder_micro(state or {}):
