@@ -4,10 +4,13 @@ on decoded models only, with in-place state and one writer (docs/architecture.md
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
+
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,19 @@ class Message:
     key: str | None = None
     misplaced: str | None = None
     cause: tuple[Any, ...] = ()
+
+
+class Core(Protocol[S]):
+    """A money service's core as the loop runs it: one signature in every service. What does not vary per record (the
+    RNG, pool secrets, the key ring, the catalog) is a port the core is given once at construction; what does (the
+    writer, the operator a key binds, an attached proof) is the message's provenance.
+
+    new_state: a partition's empty state; decide: what one message makes the service write at broker time `now`,
+    its events folded into `state` by `evolve` as they are decided; evolve: one of the service's facts folded into
+    `state` (in place), live and on restore alike."""
+
+    def new_state(self, partition: int) -> S: ...
+
+    def decide(self, state: S, message: Message, now: datetime) -> Decision: ...
+
+    def evolve(self, state: S, event: Envelope[Any]) -> S: ...
