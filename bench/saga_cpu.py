@@ -34,6 +34,7 @@ from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
 from services.wallet.adapters.handler import decided as wallet_decided
+from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound, records
 from shared.config import load_settings
@@ -69,6 +70,8 @@ class Saga:
     wallet_book: WalletBook = field(default_factory=lambda: WalletBook(0))
     jackpot_states: dict = field(default_factory=dict)
     offset: int = 0
+    wallet_written: Written = field(default_factory=Written)  # where the wallet's facts are (for its repeats)
+    wallet_events: int = 0
 
     def spin_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         effects = Effects()
@@ -79,7 +82,12 @@ class Saga:
     def wallet_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         record = self._consumed(topic, key, value, headers, at_ms)
         spec = WALLET_INPUTS[1] if topic == WALLET_INTERNAL else WALLET_INPUTS[0]
-        return wallet_decided(self.wallet_book, inbound.read(spec, record, None))
+        self.wallet_written.begin()  # each record a batch of its own, committed at once: the most bookkeeping a record
+        outputs = wallet_decided(self.wallet_book, inbound.read(spec, record, None), self.wallet_written)
+        events = sum(1 for out in outputs if not out.dead_letter and out.topic is None)
+        self.wallet_written.committed(list(range(self.wallet_events, self.wallet_events + events)))
+        self.wallet_events += events
+        return outputs
 
     def jackpot_step(self, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         record = self._consumed(JACKPOT_INTERNAL, key, value, headers, at_ms)

@@ -31,7 +31,9 @@ class Decision:
     events: facts the service appends to its own log (already folded into the state by `evolve`);
     commands: to other services; answers: to clients (a client's answer keyed to it; `rerouted` answers go to the
     partition of their key rather than the input's, for a record that reached the wrong partition);
-    dead_letters: inputs refused without an answer; repeats: inputs recognised as repeats that changed nothing.
+    dead_letters: inputs refused without an answer; repeats: inputs recognised as repeats that changed nothing;
+    repeated: the ids of facts written before that a repeat is answered with again, in order (the loop re-emits each
+    one's original record byte for byte: shared/repeats.py).
     """
 
     events: tuple[Envelope[Any], ...] = ()
@@ -40,6 +42,7 @@ class Decision:
     rerouted: tuple[Envelope[Any], ...] = ()
     dead_letters: tuple[Refusal, ...] = ()
     repeats: int = 0
+    repeated: tuple[str, ...] = ()
 
     def __add__(self, other: Decision) -> Decision:
         return Decision(
@@ -49,6 +52,7 @@ class Decision:
             self.rerouted + other.rerouted,
             self.dead_letters + other.dead_letters,
             self.repeats + other.repeats,
+            self.repeated + other.repeated,
         )
 
 

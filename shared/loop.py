@@ -143,6 +143,10 @@ class PartitionService(Protocol[S]):
     def decide(self, partition: int, state: S, records: Any) -> list[Output]:
         """The batch's outputs (events and dead letters), the state evolved by its events."""
 
+    async def completed(self, partition: int, outputs: list[Output]) -> list[Output]:
+        """The batch's outputs made whole once every earlier batch of the partition has committed, before they are
+        signed and sent: a repeat's first records read back (shared/repeats.py)."""
+
     def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
         """The batch's transaction committed; `event_offsets` are the events' offsets in the events topic."""
 
@@ -167,6 +171,9 @@ class Stateless(Generic[S]):
     """The defaults of a PartitionService's hooks: raw records, nothing around commits, no copies, no snapshots."""
 
     inputs: tuple[inbound.Input, ...] = ()
+
+    async def completed(self, partition: int, outputs: list[Output]) -> list[Output]:
+        return outputs
 
     def committed(self, partition: int, state: S, next_offset: int, event_offsets: list[int]) -> None:
         return None
@@ -374,6 +381,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
     ) -> None:
         if before is not None:
             await before
+        outputs = await self.service.completed(partition, outputs)
         prefix = self.config.service
         producer, state = self.producers[partition], self.states[partition]
         commands = TopicPartition(self.config.commands_topic, partition)

@@ -21,7 +21,8 @@ from services.wallet import app as wallet_app
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from tests.support.transactions import transactions_decided
-from test_restore_equals_live import _book_view, _network_view, _run_until, _send, jackpot_commands
+from test_restore_equals_live import _network_view, _report_view, _run_until, _send, _service_views, jackpot_commands
+from test_restore_equals_live import same_but_kept
 from wallet.wallet_harness import wager_commands
 
 WAIT_S = 60
@@ -54,9 +55,10 @@ def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
     return replace(config, batch_max=10, snapshot_every_events=4, **extra)
 
 
-def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, service_of, views_of):
+def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, service_of, views_of, live_views=None):
     """Run the service until every command is committed; then restore each of its partitions in a fresh instance,
-    from the snapshots topic, and again once the topic is deleted. The live stats, the live views and both reports."""
+    from the snapshots topic, and again once the topic is deleted. The live stats, the live views (`live_views` of the
+    service, else `views_of` its states) and both reports."""
 
     async def restore_all(partitions) -> dict:
         fresh = service_of(config)
@@ -65,7 +67,7 @@ def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, ser
     async def scenario():
         live, stop = service_of(config), asyncio.Event()
         task = await _run_until(live, stop, lambda: live.stats.records >= sent and not live.loop.busy(), prefix)
-        views = views_of(live.loop.states)
+        views = live_views(live) if live_views else views_of(live.loop.states)
         from_snapshots = await restore_all(sorted(views))
         stop.set()
         await task
@@ -78,8 +80,8 @@ def _live_then_restored(bootstrap: str, prefix: str, config, commands: list, ser
 
 
 def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
-    def views_of(books) -> dict:
-        return {partition: _book_view(book) for partition, book in books.items()}
+    def views_of(reports) -> dict:
+        return {partition: _report_view(report) for partition, report in reports.items()}
 
     stats, live_views, from_snapshots, from_events = _live_then_restored(
         kafka_bootstrap,
@@ -88,15 +90,18 @@ def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_liv
         wager_commands(players=12, wagers=6),
         WalletService,
         views_of,
+        live_views=_service_views,
     )
     assert stats.snapshots_written >= 3
-    assert views_of({p: r.state for p, r in from_snapshots.items()}) == live_views
-    assert views_of({p: r.state for p, r in from_events.items()}) == live_views
+    snapshot_views = views_of(from_snapshots)
+    assert snapshot_views.keys() == live_views.keys()
+    assert all(same_but_kept(snapshot_views[p], live_views[p]) for p in live_views)
+    assert views_of(from_events) == live_views
     used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
     assert used, "no partition restored from a snapshot"
-    assert all(r.folded < r.state.events_offset for r in used), "a restore from a snapshot folded only the tail"
+    assert all(r.folded < r.events_end for r in used), "a restore from a snapshot folded only the tail"
     assert all(r.snapshot_offset is None and r.cursor is None for r in from_events.values())
-    total_events = sum(r.state.events_offset for r in from_events.values())
+    total_events = sum(r.events_end for r in from_events.values())
     assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values()) <= total_events
 
 
@@ -180,8 +185,8 @@ def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstr
             await asyncio.sleep(0.1)
         stop_books.set()
         await following
-        views = views_of(live.loop.states)
-        caught_up = all(books.states[p].events_end >= book.events_offset for p, book in live.loop.states.items())
+        views = _service_views(live)
+        caught_up = all(books.states[p].events_end >= end for p, end in live.events_next.items())
         assert caught_up, "the steps did not keep the warm books up with the traffic"
         taker = WalletService(config, warm=books)
         reports = {partition: (await taker.restore(partition)).report for partition in sorted(views)}
@@ -189,10 +194,9 @@ def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstr
         await task
         return views, reports
 
-    def views_of(books) -> dict:
-        return {partition: _book_view(book) for partition, book in books.items()}
-
     live_views, reports = asyncio.run(scenario())
     assert all(report.warm for report in reports.values()), "a takeover did not use its warm book"
-    assert views_of({p: r.state for p, r in reports.items()}) == live_views
+    taken = {p: _report_view(r) for p, r in reports.items()}
+    assert taken.keys() == live_views.keys()
+    assert all(same_but_kept(taken[p], live_views[p]) for p in live_views)
     assert sum(len(view["players"]) for view in live_views.values()) == 12

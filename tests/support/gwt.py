@@ -65,6 +65,12 @@ class Then(Generic[S]):
         _match("answers", self.decision.answers, expected)
         return self
 
+    def then_repeated(self, *facts: Envelope[Any]) -> Then[S]:
+        """The facts written before that the decision answers a repeat with, in order (and nothing new)."""
+        wanted = tuple(str(fact.id) for fact in facts)
+        assert self.decision.repeated == wanted, f"repeated {self.decision.repeated}, expected {wanted}"
+        return self.then()
+
     def then_dead_letters(self, *codes: str) -> Then[S]:
         found = tuple(refusal.code for refusal in self.decision.dead_letters)
         assert found == codes, f"dead letters {found}, expected {codes}"

@@ -14,6 +14,7 @@ from services.spin.core.book import SpinBook
 from services.spin.core.requests import Request
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
 from services.wallet.adapters.handler import commands_topic, decided
+from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound
 from shared.decision import Undecodable
@@ -41,16 +42,21 @@ def handle(
     position: tuple[str, int, int],
     headers: list[tuple[str, bytes]] | None = None,
     partitions: int | None = None,
+    written: Written | None = None,
 ) -> list[Output]:
     """The wallet's outputs for one record at `position` (topic, partition, offset): its dead letter when the loop
-    refuses it, else what the wallet decides (`partitions`: the topic's partition count, None: unknown)."""
+    refuses it, else what the wallet decides (`partitions`: the topic's partition count, None: unknown; `written`:
+    the partition's facts with a batch begun, None: a fresh one's)."""
     record = _Record(*position, key, value, headers or [], timestamp_ms)
     spec = WALLET_INPUTS[1] if position[0].endswith(WALLET_INTERNAL) else WALLET_INPUTS[0]
     found = inbound.read(spec, record, partitions)
     if found.refusal is not None:
         letter = inbound.refused(found, "wallet", commands_topic(position[0]))
         return [Output(True, letter.key, letter.value, letter.headers, letter.topic)] if letter is not None else []
-    return decided(partition, found)
+    if written is None:
+        written = Written()
+        written.begin()
+    return decided(partition, found, written)
 
 
 def request_message(record: Any, partitions: int) -> Request | Undecodable:

@@ -11,13 +11,13 @@ from games.rising_joker.model import CURRENT_VERSION, load_model
 from games.rng import SpinRng
 from services.audit.core.collect import RawRecord
 from services.spin.core.book import SpinBook
-from services.wallet.core import WalletBook, decide as wallet_decide
+from services.wallet.core import WalletBook
 from shared import records
 from shared.events import Envelope, decode, encode, envelope
 from shared.events.envelope import broker_time, epoch_ms
 from shared.events.wallet import Deposit
 from tests.support.spin import NOW_MS, Seeds, handle_event, handle_request, make_context, request_bytes
-from tests.support.wallet import tx
+from tests.support.wallet import CORE, sent, tx
 
 ENGINE = RisingJokerEngine(load_model(CURRENT_VERSION))
 HALF = 500_000
@@ -52,7 +52,7 @@ class Pair:
 
     def to_wallet(self, command) -> list:
         now = broker_time(self.now_ms)
-        events = wallet_decide(self.wallet, command, now, proofs=records.proof_problem).events
+        events = CORE.decide(self.wallet, sent(command, now), now).events
         for event in events:
             self.facts.append(("wallet.events", event))
             self.from_wallet(decode(encode(event)))

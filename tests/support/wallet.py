@@ -1,5 +1,6 @@
-"""The wallet core under test: `WALLET.given(events).when(command, now).then(events)` (tests/support/gwt.py), and
-`Wallet`, one player's wallet that decides each command at `now` against the book, as the service does."""
+"""The wallet core under test: `WALLET.given(events).when(message, now).then(events)` (tests/support/gwt.py), and
+`Wallet`, one player's wallet that decides each command at `now` through it, as the service does, answering a repeat
+with the facts it emitted before (the loop's part: shared/repeats.py)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,33 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from functools import partial
-
 from shared import records
+from shared.decision import Decision, Message
 from shared.events import envelope
-from shared.events.envelope import Envelope
+from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import DebitWager, Deposit, JackpotWonProof, PlaceWager, RefundWager, SelfExclude, SetLimit
 from shared.events.wallet import SettleWager, Withdraw
 
-from services.wallet.core import WalletBook, WalletState, decide, evolve
-from tests.support.gwt import Core
+from services.wallet.core import WalletBook, WalletCore, WalletState
+from tests.support.gwt import Core, Given
 from tests.support.proofs import jackpot_won, proven
 
 # The ports bound as the wallet's adapter binds them: a settlement's JackpotWon is checked by the record module.
-WALLET = Core(lambda: WalletBook(0), evolve, partial(decide, proofs=records.proof_problem))
+CORE = WalletCore(proofs=records.proof_problem)
+
+
+def sent(payload: Any, now: datetime, *, operator: str | None = None) -> Message:
+    """A command (or an undecodable record) as the loop hands it to the core at broker time `now`; `operator`: the
+    one its cashier key binds (None: the plain cashier's key, or the spin's command)."""
+    return payload if isinstance(payload, Message) else Message(payload, epoch_ms(now), operator=operator)
+
+
+def _evolve(book: WalletBook, event: Envelope[Any], raw: bytes | None = None) -> WalletBook:
+    """gwt hands each given fact with its bytes (the spin keeps an answer's); the wallet's core folds the fact alone."""
+    return CORE.evolve(book, event)
+
+
+WALLET = Core(lambda: CORE.new_state(0), _evolve, lambda book, payload, now: CORE.decide(book, sent(payload, now), now))
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)  # a Monday
 PLAYER = "player-1"
@@ -38,6 +52,7 @@ class Wallet:
     book: WalletBook = field(default_factory=lambda: WalletBook(0))
     now: datetime = T0
     emitted: list[Envelope[Any]] = field(default_factory=list)
+    last: Decision = field(default_factory=Decision)  # the core's decision of the last command
 
     @property
     def state(self) -> WalletState:
@@ -49,12 +64,17 @@ class Wallet:
         assert len(events) == 1
         return events[0]
 
-    def send_all(self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None) -> tuple:
-        """Every event of one command (an accepted PlaceWager writes its debit and its settlement)."""
+    def send_all(
+        self, data, *, sent_at: datetime | None = None, envelope_id: uuid.UUID | None = None, operator=None
+    ) -> tuple:
+        """Every event of one command (an accepted PlaceWager writes its debit and its settlement); a repeat's are the
+        facts emitted before that the core names again, as the loop re-emits them."""
         command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
-        events = decide(self.book, command, self.now, proofs=records.proof_problem).events
-        self.emitted.extend(events)
-        return events
+        self.last = Given(WALLET, self.book).when(sent(command, self.now, operator=operator), self.now).decision
+        assert not (self.last.events and self.last.repeated), "a command is new or a repeat, never both"
+        self.emitted.extend(self.last.events)
+        first = {str(event.id): event for event in reversed(self.emitted)}
+        return self.last.events + tuple(first[fact_id] for fact_id in self.last.repeated)
 
     def place(
         self,

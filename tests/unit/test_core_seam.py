@@ -16,9 +16,6 @@ CODECS = re.compile(r"\b(orjson|json|aiokafka)\b", re.IGNORECASE)
 TOPICS = re.compile(r"topic", re.IGNORECASE)
 TOPIC_NAMES = re.compile(r"\b[a-z]+\.(events|commands|requests|journal|answers|internal|meters|snapshots|dlq)\b")
 OFFSETS = re.compile(r"offset", re.IGNORECASE)
-# The one place left (issue 44): the wallet book still carries the two input/output positions its restore and its
-# snapshots read (services/wallet/core/book.py). Nothing else in a core may name an offset.
-OFFSETS_LEFT = {("services/wallet/core/book.py", "events_offset"), ("services/wallet/core/book.py", "commands_offset")}
 
 
 def _names(tree: ast.AST) -> list[tuple[str, str]]:
@@ -58,13 +55,11 @@ def _modules() -> list[Path]:
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda path: str(path.relative_to(ROOT)))
 def test_a_core_module_names_no_codec_topic_or_offset(path: Path):
-    relative = str(path.relative_to(ROOT))
     named = _names(ast.parse(path.read_text()))
     assert [text for _, text in named if CODECS.search(text)] == []
     assert [text for _, text in named if TOPICS.search(text)] == []
     assert [text for kind, text in named if kind == "literal" and TOPIC_NAMES.search(text)] == []
-    offsets = {text for kind, text in named if OFFSETS.search(text)}
-    assert offsets <= {name for where, name in OFFSETS_LEFT if where == relative}
+    assert [text for _, text in named if OFFSETS.search(text)] == []
 
 
 def test_the_cores_are_found():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from types import SimpleNamespace
 
 import orjson
 
@@ -24,7 +23,11 @@ from tests.support.spin import Seeds, make_context
 from tests.unit.jackpot.test_jackpot_snapshot import fold as jackpot_fold
 from tests.unit.jackpot.test_jackpot_snapshot import view as jackpot_view
 from tests.unit.spin.adapters.test_book_image import folded, normalized
-from tests.unit.wallet.test_wallet_handler import refold
+from services.wallet.adapters.restore import fold_record
+from services.wallet.adapters.written import Partition
+from tests.support.wallet import PLAYER
+from tests.support.wallet_partition import T0_MS, WalletPartition, deposit
+from tests.support.wallet_partition import record as command_record
 
 WRITTEN = orjson.loads((Path(__file__).parent / "pre_issue44_snapshots.json").read_bytes())
 
@@ -42,18 +45,24 @@ def _read(logical_topic: str, partition: int, written: list[dict]):
     return snapshot
 
 
-def test_a_wallet_snapshot_of_the_previous_build_restores_the_book_its_events_fold_to():
+def test_a_wallet_snapshot_of_the_previous_build_restores_the_book_its_events_fold_to_and_answers_repeats():
     written = WRITTEN["wallet"]
     events = [_bytes(value) for value in written["events"]]
     snapshot = _read(WALLET_SNAPSHOTS, 3, written["snapshots"])
     loaded = wallet_snapshot.load(snapshot)
-    fresh = refold(SimpleNamespace(dead_letter=False, value=value) for value in events)
-    assert events and loaded.players == fresh.players and loaded.players
-    assert loaded.memory == fresh.memory
-    assert list(loaded.fifo) == list(fresh.fifo)
-    assert (loaded.partition, loaded.events_offset, loaded.commands_offset) == (3, len(events), 17)
+    fresh = Partition(WalletBook(3))
+    for offset, value in enumerate(events):
+        assert fold_record(fresh, LogRecord(PLAYER.encode(), value, records.headers_for("wallet"), offset)) is None
+    assert events and loaded.book.players == fresh.book.players and loaded.book.players
+    assert loaded.book.memory == fresh.book.memory
+    assert list(loaded.book.fifo) == list(fresh.book.fifo)
+    assert (loaded.book.partition, snapshot.output_next, snapshot.input_next) == (3, len(events), 17)
     assert snapshot.quarantined == (5,)
-    assert isinstance(loaded, WalletBook)
+    assert isinstance(loaded.book, WalletBook)
+    # That build kept each remembered fact's bytes: a repeat after the upgrade is answered with them, read nowhere.
+    restored = WalletPartition(loaded.book, loaded.written)
+    (again,) = restored.run(command_record(deposit(2, 20), T0_MS + 1_000), at_ms=T0_MS + 1_000, offset=18)
+    assert again.value == events[1] and restored.reader.read == 0
 
 
 def test_a_jackpot_snapshot_of_the_previous_build_restores_the_networks_their_events_fold_to():

@@ -7,11 +7,13 @@ import time
 from dataclasses import dataclass, field
 
 from shared import records, snapshots
+from shared.events.envelope import epoch_ms
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_SNAPSHOTS
 from shared.warm import WarmStates
 
 from services.wallet.adapters import snapshot
-from services.wallet.core import evolve
+from services.wallet.adapters.handler import CORE
+from services.wallet.adapters.written import Partition, Written
 from services.wallet.core.book import WalletBook
 
 
@@ -25,14 +27,19 @@ class RestoreReport:
     cursor: snapshots.Cursor | None = None
     warm: bool = False  # from a warm spare's book (the snapshot is the one that book started from)
     inputs: dict[str, int] = field(default_factory=dict)  # every input's position, as the events recorded it
+    written: Written = field(default_factory=Written)  # where the book's recent facts are on wallet.events
+    commands_offset: int | None = None  # the next wallet.commands offset the book has decided (None: none recorded)
+    events_end: int = 0  # the next wallet.events offset after what the book reflects
 
 
-def fold_record(book: WalletBook, record) -> str | None:
-    """Fold one wallet.events record into the book; why it was quarantined instead, or None."""
+def fold_record(partition: Partition, record) -> str | None:
+    """Fold one wallet.events record into the partition's book, keeping where the fact is; why it was quarantined
+    instead, or None."""
     event, problem = records.trusted_event(WALLET_EVENTS, record)
     if event is None:
         return problem
-    evolve(book, event, record.value)
+    CORE.evolve(partition.book, event)
+    partition.written.repeats.folded(str(event.id), record.offset, epoch_ms(event.data.recorded_at))
     return None
 
 
@@ -45,7 +52,7 @@ def _snapshots_restore(bootstrap: str, events_topic: str, partition: int, snapsh
         snapshots_topic=snapshots_topic,
         snapshots_logical=WALLET_SNAPSHOTS,
         load=snapshot.load,
-        empty=lambda: WalletBook(partition),
+        empty=lambda: Partition(WalletBook(partition)),
         fold=fold_record,
     )
 
@@ -77,13 +84,11 @@ async def restore_partition(
         restored = await snapshots.resume(
             bootstrap, role="wallet", partition=partition, events_topic=events_topic, warm=warm, fold=fold_record
         )
-    book: WalletBook = restored.state
-    book.events_offset = restored.events_end
-    book.commands_offset = restored.commands_next(WALLET_COMMANDS)
+    held: Partition = restored.state
     snapshot_offset = restored.snapshot.output_next if restored.snapshot else None
     millis = (time.perf_counter() - started) * 1000
     return RestoreReport(
-        book,
+        held.book,
         snapshot_offset,
         restored.folded,
         millis,
@@ -91,4 +96,7 @@ async def restore_partition(
         restored.cursor,
         warm is not None,
         dict(restored.inputs),
+        held.written,
+        restored.commands_next(WALLET_COMMANDS),
+        restored.events_end,
     )

@@ -12,6 +12,7 @@ from shared import observability, snapshots
 from shared.crash import crash_point
 from shared.inbound import Inbound
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
+from shared.repeats import Reader
 from shared.topics import WALLET_EVENTS
 from shared.warm import WarmStates
 
@@ -19,6 +20,7 @@ from services.wallet.adapters import operator_answers, snapshot
 from services.wallet.adapters.handler import INPUTS, Output, decided
 from services.wallet.adapters.restore import RestoreReport
 from services.wallet.adapters.restore import restore_partition
+from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 
 log = logging.getLogger("reelstream.wallet")
@@ -62,8 +64,9 @@ class Stats(LoopStats):
 
 
 class WalletService(Stateless[WalletBook]):
-    """The wallet's part of the loop: restore from snapshot + tail, decide what the loop read, snapshot in the
-    transaction of the batch it reflects."""
+    """The wallet's part of the loop: restore from snapshot + tail, decide what the loop read, answer repeats with
+    their first records, snapshot in the transaction of the batch it reflects. The positions are its own: the books
+    hold none."""
 
     def __init__(
         self,
@@ -76,11 +79,20 @@ class WalletService(Stateless[WalletBook]):
         self.stats = Stats()
         self.snapshot_at: dict[int, float] = {}
         self.quarantined: dict[int, tuple[int, ...]] = {}  # wallet.events offsets a restore quarantined
+        self.written: dict[int, Written] = {}  # each partition's facts by where they are (services/wallet/adapters)
+        # The next wallet.commands offset each partition has decided (None: none recorded), and wallet.events offset
+        # its book reflects, as the last committed transaction (or the restore) left them.
+        self.commands_next: dict[int, int | None] = {}
+        self.events_next: dict[int, int] = {}
+        self.reader = Reader(config.bootstrap, "wallet", config.events_topic)
         self._on_ready = on_ready
         self.loop: TransactionalLoop[WalletBook] = TransactionalLoop(config.loop(), self, self.stats)
 
     async def run(self, stop) -> Stats:
-        await self.loop.run(stop)
+        try:
+            await self.loop.run(stop)
+        finally:
+            await self.reader.close()
         return self.stats
 
     async def restore(self, partition: int) -> Restored[WalletBook]:
@@ -90,6 +102,8 @@ class WalletService(Stateless[WalletBook]):
         )
         self.snapshot_at[partition] = snapshots.staggered(partition, self.config.snapshot_every_s, time.monotonic())
         self.quarantined[partition] = report.quarantined
+        self.written[partition] = report.written
+        self.commands_next[partition], self.events_next[partition] = report.commands_offset, report.events_end
         log.info(
             "partition %d restored in %.0f ms%s: snapshot at %s, %d events folded, %d quarantined",
             partition,
@@ -99,18 +113,20 @@ class WalletService(Stateless[WalletBook]):
             report.folded,
             len(report.quarantined),
         )
-        return Restored(report.state, report.state.commands_offset, report, report.cursor, inputs=report.inputs)
+        return Restored(report.state, report.commands_offset, report, report.cursor, inputs=report.inputs)
 
     inputs = INPUTS  # wallet.commands, then wallet.internal: read by the loop (shared/inbound.py)
 
     def decide(self, partition: int, book: WalletBook, inbounds: Iterable[Inbound]) -> list[Output]:
         outputs: list[Output] = []
+        written = self.written[partition]
+        written.begin()
         for found in inbounds:
             if found.message is None:  # refused: the loop dead-letters it
                 continue
             record = found.record
             with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
-                made = decided(book, found)
+                made = decided(book, found, written)
             outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in made)
             crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
         return outputs
@@ -120,11 +136,16 @@ class WalletService(Stateless[WalletBook]):
         prefix = self.config.events_topic.removesuffix(WALLET_EVENTS)
         return operator_answers.copies(sent, lambda logical: prefix + logical)
 
+    async def completed(self, partition: int, outputs: list[Output]) -> list[Output]:
+        """The batch's repeats of facts committed before it, read back from wallet.events (shared/repeats.py)."""
+        return await self.written[partition].completed(partition, outputs, self.reader)
+
     def committed(self, partition: int, book: WalletBook, next_offset: int, event_offsets: list[int]) -> None:
+        self.written[partition].committed(event_offsets)
         if next_offset:  # 0: the batch held no wallet.commands record (only wallet.internal ones)
-            book.commands_offset = next_offset
+            self.commands_next[partition] = next_offset
         if event_offsets:
-            book.events_offset = event_offsets[-1] + 1
+            self.events_next[partition] = event_offsets[-1] + 1
 
     def snapshot_image(self, partition: int, book: WalletBook, force: bool = False) -> snapshots.Image | None:
         """The book's image when a snapshot is due: every `snapshot_every_records` events or `snapshot_every_s`
@@ -136,7 +157,7 @@ class WalletService(Stateless[WalletBook]):
         if not (due or force):
             return None
         started = time.perf_counter()
-        made = snapshot.image(book, self.quarantined.get(partition, ()), lazy=True)
+        made = snapshot.image(book, self.written[partition], self.quarantined.get(partition, ()), lazy=True)
         book.unsnapshotted = 0
         self.snapshot_at[partition] = time.monotonic()
         self.stats.snapshots += 1
@@ -152,5 +173,5 @@ class WalletService(Stateless[WalletBook]):
             self._on_ready = None
 
     def released(self, partition: int, book: WalletBook) -> None:
-        self.snapshot_at.pop(partition, None)
-        self.quarantined.pop(partition, None)
+        for kept in (self.snapshot_at, self.quarantined, self.written, self.commands_next, self.events_next):
+            kept.pop(partition, None)

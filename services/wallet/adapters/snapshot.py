@@ -1,51 +1,79 @@
 """The wallet's state format inside a snapshot (shared/snapshots.py): one partition's players and de-duplication
-memory (in FIFO order) as a JSON document, and reading it back. The positions travel in the snapshot's manifest.
-"""
+memory (in FIFO order), each remembered fact with where it was first written, as a JSON document, and reading it back.
+The positions travel in the snapshot's manifest."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import orjson
 
 from shared import snapshots
+from shared.events import DecodeError, decode
+from shared.events.wallet import WagerDebited
 
 from services.wallet.adapters.state_codec import load_player, load_remembered, player_doc, remembered_doc
+from services.wallet.adapters.written import Partition, Written
 from services.wallet.core.book import WalletBook
 from services.wallet.exceptions import StoreCorrupted
 
-VERSION = 2  # 1 was the local file format (with its offsets inside); 2 keeps only the state
+# 1 was the local file format (with its offsets inside); 2 kept each remembered fact's bytes; 3 keeps where each one
+# is: its wallet.events offset, or its bytes while the batch that wrote it was not committed yet (the image is taken
+# right after a batch is decided). A repeat is then read back from the log, not carried in every snapshot.
+VERSION = 3
+READS = (2, 3)
 
 
-def image(book: WalletBook, quarantined: tuple[int, ...] = (), lazy: bool = False) -> snapshots.Image:
-    """The book's image; `lazy`: carrying the book's encoder instead of its bytes (the loop runs it in a forked child
-    at once: shared/snapshots.take)."""
-    encoder = partial(_document, book)
+def image(book: WalletBook, written: Written, quarantined: tuple[int, ...] = (), lazy: bool = False) -> snapshots.Image:
+    """The book's image with where its remembered facts are; `lazy`: carrying the encoder instead of its bytes (the
+    loop runs it in a forked child at once: shared/snapshots.take)."""
+    encoder = partial(_document, book, written)
     return snapshots.Image(encoder if lazy else encoder(), VERSION, quarantined)
 
 
-def _document(book: WalletBook) -> bytes:
+def _document(book: WalletBook, written: Written) -> bytes:
+    where = written.repeats.where
     document = {
         "players": [player_doc(player) for player in book.players.values()],
-        "memory": [remembered_doc(player_id, entry) for player_id, entry in book.live_entries()],
+        "memory": [remembered_doc(player_id, entry, where(entry.event_id)) for player_id, entry in book.live_entries()],
     }
     return orjson.dumps(document)
 
 
-def load(snapshot: snapshots.Snapshot) -> WalletBook:
-    """The book a snapshot holds, at the positions its manifest names; ValueError when it cannot be used."""
-    if snapshot.format_version != VERSION:
-        raise ValueError(f"wallet state format {snapshot.format_version}, this wallet reads {VERSION}")
+def load(snapshot: snapshots.Snapshot) -> Partition:
+    """The partition a snapshot holds; ValueError when it cannot be used."""
+    if snapshot.format_version not in READS:
+        raise ValueError(f"wallet state format {snapshot.format_version}, this wallet reads {READS}")
     try:
         document = orjson.loads(snapshot.state)
-        book = WalletBook(snapshot.partition, events_offset=snapshot.output_next)
-        book.commands_offset = snapshot.input_next
+        held = Partition(WalletBook(snapshot.partition))
         for doc in document["players"]:
             player = load_player(doc)
-            book.players[player.player_id] = player
+            held.book.players[player.player_id] = player
         for doc in document["memory"]:
-            player_id, entry = load_remembered(doc)
-            book.remember(player_id, entry)
-    except (orjson.JSONDecodeError, KeyError, TypeError, StoreCorrupted) as error:
+            player_id, entry, where = load_remembered(doc)
+            held.book.remember(player_id, entry)
+            found = where if isinstance(where, int) else (player_id.encode(), where.encode())
+            held.written.repeats.folded(entry.event_id, found, entry.recorded_ms)
+        _name_games(held)
+    except (orjson.JSONDecodeError, KeyError, TypeError, DecodeError, StoreCorrupted) as error:
         raise ValueError(f"wallet state unreadable: {error}") from error
-    return book
+    return held
+
+
+def _name_games(held: Partition) -> None:
+    """The game of each open wager a snapshot from before wagers named their game holds (game ""), from its debit's
+    bytes that snapshot kept: a settlement of it is then bounded by that game's maximum award."""
+    for player_id, player in list(held.book.players.items()):
+        named = {}
+        for wager_id, wager in player.open_wagers.items():
+            debit = held.book.memory.get(player_id, {}).get(wager_id)
+            if wager.game or debit is None or debit.event_type != WagerDebited.TYPE:
+                continue
+            where = held.written.repeats.where(debit.event_id)
+            if not isinstance(where, int):
+                game = getattr(decode(where[1], expect_kind="event").data, "game", None)
+                named[wager_id] = replace(wager, game=game or "")
+        if named:
+            held.book.players[player_id] = replace(player, open_wagers={**player.open_wagers, **named})

@@ -43,7 +43,8 @@ def load_player(doc: dict[str, Any]) -> PlayerState:
         raise StoreCorrupted(f"player state unreadable: {error}") from error
 
 
-def remembered_doc(player_id: str, entry: Remembered) -> list[Any]:
+def remembered_doc(player_id: str, entry: Remembered, where: int | tuple[bytes | None, bytes]) -> list[Any]:
+    """The entry and where its fact is: its wallet.events offset, or its record's value (its key is the player's)."""
     return [
         player_id,
         entry.transaction_id,
@@ -52,14 +53,16 @@ def remembered_doc(player_id: str, entry: Remembered) -> list[Any]:
         entry.fingerprint,
         entry.event_id,
         entry.event_type,
-        entry.event_bytes.decode(),
+        where if isinstance(where, int) else where[1].decode(),
     ]
 
 
-def load_remembered(doc: list[Any]) -> tuple[str, Remembered]:
-    """(player id, entry)."""
+def load_remembered(doc: list[Any]) -> tuple[str, Remembered, int | str]:
+    """(player id, entry, where its fact is: an offset, or its value as text)."""
     try:
-        player_id, tx, seq, ms, fp, eid, type_, event = doc
-        return player_id, Remembered(tx, seq, ms, fp, eid, type_, event.encode())
+        player_id, tx, seq, ms, fp, eid, type_, where = doc
+        if not isinstance(where, (int, str)) or isinstance(where, bool):
+            raise TypeError(f"where {where!r}")
+        return player_id, Remembered(tx, seq, ms, fp, eid, type_), where
     except (ValueError, TypeError, AttributeError) as error:
         raise StoreCorrupted(f"memory entry unreadable: {error}") from error

@@ -1,7 +1,7 @@
-"""The wallet's pure core: decide(book, message, now) -> Decision and evolve(book, event, raw), the one fold."""
+"""The wallet's pure core: `WalletCore` (decide(book, message, now) -> Decision, evolve(book, event), the one fold)."""
 
 from services.wallet.core.book import WalletBook
-from services.wallet.core.decide import SOURCE, decide, decide_player
+from services.wallet.core.decide import SOURCE, WalletCore, decide_player
 from services.wallet.core.evolve import evolve, evolve_player, remembered
 from services.wallet.core.memory import is_expired, lookup, remembers
 from services.wallet.core.state import PlayerState, Remembered, WalletState
@@ -11,8 +11,8 @@ __all__ = [
     "PlayerState",
     "Remembered",
     "WalletBook",
+    "WalletCore",
     "WalletState",
-    "decide",
     "decide_player",
     "evolve",
     "evolve_player",

@@ -3,19 +3,9 @@ shares are paid apart): a settlement above it for the debit it settles is refuse
 
 from __future__ import annotations
 
-from shared.events import decode
-
 # × stake, from docs/math/<game>/parsheet.json (a test keeps these equal); None: the model has no finite maximum
 # (Stjernestøv's cascades can refill the board any number of times), so only the other checks bound its wins.
 MAX_AWARD_X_STAKE: dict[str, int | None] = {"rising-joker": 5000, "stjernestoev": None}
-
-
-def debited_game(debit_entry) -> str | None:
-    """The game of a remembered WagerDebited (a state.Remembered; None when the debit is no longer remembered): only
-    for a wager a snapshot from before wagers named their game holds open (OpenWager.game "")."""
-    if debit_entry is None or not debit_entry.event_bytes:
-        return None
-    return getattr(decode(debit_entry.event_bytes, expect_kind="event").data, "game", None)
 
 
 def award_problem(game: str | None, stake_minor: int, house_win_minor: int) -> str | None:
@@ -30,6 +20,7 @@ def award_problem(game: str | None, stake_minor: int, house_win_minor: int) -> s
     return None
 
 
-def above_max_award(wager, debit_entry, house_win_minor: int) -> str | None:
-    """`award_problem` for an open wager (state.OpenWager) whose remembered debit is `debit_entry` (or None)."""
-    return award_problem(wager.game or debited_game(debit_entry), wager.amount_minor, house_win_minor)
+def above_max_award(wager, house_win_minor: int) -> str | None:
+    """`award_problem` for an open wager (state.OpenWager; its game "" when a snapshot from before wagers named their
+    game held it and no debit named one either)."""
+    return award_problem(wager.game or None, wager.amount_minor, house_win_minor)

@@ -1,5 +1,5 @@
-"""The wallet state of one partition: players, the de-duplication memory, and the wallet.events offset it covers;
-`core.evolve.evolve` is the one way it changes, live and on recovery (docs/wallet.md)."""
+"""The wallet state of one partition: players and the de-duplication memory; `core.evolve.evolve` is the one way it
+changes, live and on recovery (docs/wallet.md). Where its facts and inputs stand in the logs is the adapter's."""
 
 from __future__ import annotations
 
@@ -17,11 +17,6 @@ class WalletBook:
     memory: dict[str, dict[str, Remembered]] = field(default_factory=dict)
     # (recorded_ms, player id, transaction id, seq) in the order the entries were written.
     fifo: deque[tuple[int, str, str, int]] = field(default_factory=deque)
-    # The next wallet.events offset of this partition not reflected in the state (its snapshot position).
-    events_offset: int = 0
-    # The next wallet.commands offset of this partition not decided in the state, as the last committed transaction
-    # recorded it (on its last event: shared/input_position.py); None: no transaction recorded one (older logs).
-    commands_offset: int | None = None
     # Events applied since the last snapshot (the snapshot policy reads it).
     unsnapshotted: int = 0
 

@@ -1,5 +1,5 @@
-"""decide(book, message, now) -> Decision: refuse by age, answer repeats from memory, else apply the rules; an
-undecodable command is answered with a rejection when a player can be named, else dead-lettered."""
+"""WalletCore.decide(book, message, now) -> Decision: refuse by age, answer repeats with the facts they repeat, else
+apply the rules; an undecodable command is answered with a rejection when a player can be named, else dead-lettered."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.decision import Decision, Undecodable
-from shared.events import decode
+from shared.decision import Decision, Message, Undecodable
 from shared.events.base import CommandData, EventData
 from shared.events.envelope import Envelope, derived_id, envelope, epoch_ms
 from shared.events.wallet import (
@@ -51,24 +50,31 @@ _CASHIER_COMMANDS = (Deposit, Withdraw, SetLimit, SelfExclude, CloseAccount)
 OPERATOR_MISMATCH = "OPERATOR_MISMATCH"
 
 
-def decide(
-    book: WalletBook,
-    message: Envelope[Any] | Undecodable,
-    now: datetime,
-    *,
-    proofs: ProofCheck = no_proof_check,
-    operator: str | None = None,
-) -> Decision:
-    """What one wallet.commands record makes the wallet write at broker time `now`; its events are folded into the
-    book (in place, by `evolve`: shared/decision.py) before this returns. `proofs` is the port that verifies the
-    jackpot's signed JackpotWon a settlement carries (the default proves none); `operator` is the one the cashier
-    command's signing key binds (None: the plain cashier's key, or no cashier command)."""
-    if isinstance(message, Undecodable):
-        return _undecodable(book, message, now)
-    events = decide_player(book.state_of(message.data.player_id), message, now, proofs=proofs, operator=operator)
-    for event in events:
-        evolve(book, event)
-    return Decision(events=events)
+class WalletCore:
+    """The wallet's core as the loop runs it (shared/decision.Core). `proofs` is the port that verifies the jackpot's
+    signed JackpotWon a settlement carries (the default proves none), given once."""
+
+    def __init__(self, proofs: ProofCheck = no_proof_check) -> None:
+        self.proofs = proofs
+
+    def new_state(self, partition: int) -> WalletBook:
+        return WalletBook(partition)
+
+    def decide(self, book: WalletBook, message: Message, now: datetime) -> Decision:
+        """What one command makes the wallet write at broker time `now`; its events are folded into the book (in
+        place, by `evolve`) before this returns. The operator its cashier key binds comes with the message (None: the
+        plain cashier's key, or no cashier command)."""
+        payload = message.payload
+        if isinstance(payload, Undecodable):
+            return _undecodable(book, payload, now)
+        state = book.state_of(payload.data.player_id)
+        decision = decide_player(state, payload, now, proofs=self.proofs, operator=message.operator)
+        for event in decision.events:
+            evolve(book, event)
+        return decision
+
+    def evolve(self, book: WalletBook, event: Envelope[Any]) -> WalletBook:
+        return evolve(book, event)
 
 
 def _undecodable(book: WalletBook, message: Undecodable, now: datetime) -> Decision:
@@ -102,11 +108,12 @@ def decide_player(
     *,
     proofs: ProofCheck = no_proof_check,
     operator: str | None = None,
-) -> tuple[Envelope[Any], ...]:
-    """The events one command produces for its player at broker time `now`: one, or an accepted PlaceWager's debit
-    and settlement. A cashier command is its signer's `operator`'s: naming another is refused before anything else
-    (its id is not looked up, so another operator's answer is never repeated to it), and its content is fingerprinted
-    with the bound operator (a command of one operator repeated by another is a conflict, not a repeat)."""
+) -> Decision:
+    """What one command makes the wallet write for its player at broker time `now` (nothing folded): one event, an
+    accepted PlaceWager's debit and settlement, or a repeat's facts named again. A cashier command is its signer's
+    `operator`'s: naming another is refused before anything else (its id is not looked up, so another operator's
+    answer is never repeated to it), and its content is fingerprinted with the bound operator (a command of one
+    operator repeated by another is a conflict, not a repeat)."""
     data: CommandData = command.data
     invariant(data.player_id == state.player.player_id, "a command must reach its own player's state")
     now_ms = epoch_ms(now)
@@ -114,22 +121,22 @@ def decide_player(
         if data.operator_id is not None and data.operator_id != operator:
             signer = f"operator {operator}'s" if operator is not None else "no operator's"
             message = f"the command names operator {data.operator_id}; it is signed with {signer} cashier key"
-            return (_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message),)
+            return _one(_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message))
         data = data.model_copy(update={"operator_id": operator})
     if _another_operators(state, data):
         message = f"the account belongs to another operator than {data.operator_id}"  # the owner is not named
-        return (_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message),)
+        return _one(_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message))
     content = fingerprint(data)
     age_problem = _age_problem(epoch_ms(command.time), now_ms)
     if age_problem is not None:
-        return (_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem),)
+        return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem))
     transaction_id = str(data.transaction_id)
     remembered = lookup(state, transaction_id, now_ms)
     if remembered is not None and remembered.fingerprint == content:
         return _again(state, data, remembered, now_ms)
     if remembered is not None or transaction_id in state.player.open_wagers:
         message = f"transaction {transaction_id} was already used with other content"
-        return (_unremembered(command, content, now, "DUPLICATE_CONFLICT", message),)
+        return _one(_unremembered(command, content, now, "DUPLICATE_CONFLICT", message))
     common = {
         "transaction_id": data.transaction_id,
         "player_id": data.player_id,
@@ -138,7 +145,7 @@ def decide_player(
     }
     if isinstance(data, PlaceWager) and lookup(state, str(data.settlement_id), now_ms) is not None:
         message = f"settlement {data.settlement_id} was already used"
-        return (_unremembered(command, content, now, "DUPLICATE_CONFLICT", message),)
+        return _one(_unremembered(command, content, now, "DUPLICATE_CONFLICT", message))
     if type(data) in _WAGER_RULES:
         debit_entry = lookup(state, str(data.wager_id), now_ms)
         outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, proofs)
@@ -147,23 +154,27 @@ def decide_player(
     if isinstance(outcome, rules.Rejection):
         outcome = _rejection(state, data, common, outcome)
     outcomes = outcome if isinstance(outcome, tuple) else (outcome,)
-    return tuple(_wrap(command, each, _remembered_id(data, each, now_ms)) for each in outcomes)
+    return Decision(events=tuple(_wrap(command, each, _remembered_id(data, each, now_ms)) for each in outcomes))
 
 
-def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) -> tuple[Envelope[Any], ...]:
-    """A repeat: the very events of the first time, in their order (an accepted PlaceWager wrote its debit, the
-    credit of a remainder it stranded, and its settlement; a closing command the credits it made)."""
-    events = [remembered.event_bytes]
+def _one(event: Envelope[Any]) -> Decision:
+    return Decision(events=(event,))
+
+
+def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) -> Decision:
+    """A repeat: the very facts of the first time named again, in their order (an accepted PlaceWager wrote its
+    debit, the credit of a remainder it stranded, and its settlement; a closing command the credits it made)."""
+    facts = [remembered.event_id]
     if remembered.event_type != CommandRejected.TYPE:
         for game in sorted(state.player.remainders):
             credited = lookup(state, str(remainders.credit_id(data.transaction_id, game)), now_ms)
             if credited is not None:
-                events.append(credited.event_bytes)
+                facts.append(credited.event_id)
     if isinstance(data, PlaceWager) and remembered.event_type != CommandRejected.TYPE:
         settled = lookup(state, str(data.settlement_id), now_ms)
         invariant(settled is not None, "an accepted place-wager's settlement is remembered with its debit")
-        events.append(settled.event_bytes)
-    return tuple(decode(raw, expect_kind="event") for raw in events)
+        facts.append(settled.event_id)
+    return Decision(repeats=1, repeated=tuple(facts))
 
 
 def _another_operators(state: WalletState, data: CommandData) -> bool:

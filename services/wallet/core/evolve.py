@@ -1,12 +1,11 @@
-"""evolve(book, event, raw) -> book: the one way wallet state changes, live (each event `decide` decides) and on
-restore; balances come from postings only. In place, as every core (shared/decision.py)."""
+"""evolve(book, event) -> book: the one way wallet state changes, live (each event `decide` decides) and on restore;
+balances come from postings only. In place, as every core (shared/decision.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from shared.events import encode
 from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import (
     AccountClosed,
@@ -30,10 +29,9 @@ from services.wallet.core.postings import player_delta_minor
 from services.wallet.core.state import OpenWager, PlayerState, Remembered, limit_key
 
 
-def evolve(book: WalletBook, event: Envelope[Any], raw: bytes | None = None) -> WalletBook:
-    """Fold one wallet event into the partition's book (in place) and return it. `raw` is the event as written (kept
-    so a repeat re-emits it byte for byte); None: as `encode` writes it. A refusal that owns no id, or a re-emitted
-    repeat (same event id already remembered), changes nothing but the clock."""
+def evolve(book: WalletBook, event: Envelope[Any]) -> WalletBook:
+    """Fold one wallet event into the partition's book (in place) and return it. A refusal that owns no id, or a
+    re-emitted repeat (same event id already remembered), changes nothing but the clock."""
     data = event.data
     book.unsnapshotted += 1
     book.prune(epoch_ms(data.recorded_at))
@@ -44,21 +42,12 @@ def evolve(book: WalletBook, event: Envelope[Any], raw: bytes | None = None) -> 
     if existing is not None and existing.event_id == str(event.id):
         return book
     player = evolve_player(book.players.get(player_id) or PlayerState(player_id), data)
-    book.remember(player_id, remembered(event, raw if raw is not None else encode(event), player.seq))
+    book.remember(player_id, remembered(event, player.seq))
     book.players[player_id] = player
     return book
 
 
-def written(book: WalletBook, event: Envelope[Any]) -> bytes:
-    """An event as the book remembers it (a repeat: the very bytes of the first time), else as `encode` writes it."""
-    data = event.data
-    entry = book.memory.get(data.player_id, {}).get(str(data.transaction_id))
-    if entry is not None and entry.event_id == str(event.id):
-        return entry.event_bytes
-    return encode(event)
-
-
-def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered:
+def remembered(event: Envelope[Any], seq: int) -> Remembered:
     data = event.data
     invariant(data.command_fingerprint is not None, "a remembered event names its command's content")
     return Remembered(
@@ -68,7 +57,6 @@ def remembered(event: Envelope[Any], event_bytes: bytes, seq: int) -> Remembered
         fingerprint=data.command_fingerprint,
         event_id=str(event.id),
         event_type=data.TYPE,
-        event_bytes=event_bytes,
     )
 
 

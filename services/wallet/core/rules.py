@@ -238,7 +238,7 @@ def settle_wager(
         return Rejection("CURRENCY_MISMATCH", f"wager {wager_id} is in {wager.currency}", currency)
     if command.contribution_micro > wager.amount_minor * MICRO_PER_MINOR:
         return Rejection("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
-    if above := above_max_award(wager, debit_entry, command.house_win_minor):
+    if above := above_max_award(wager, command.house_win_minor):
         return Rejection("INVALID_AMOUNT", above, currency)
     if problem := unproven(command, wager.amount_minor, check):
         return Rejection("JACKPOT_UNPROVEN", problem[:500], currency)

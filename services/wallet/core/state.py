@@ -47,7 +47,8 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
-    """What a transaction id produced: a repeat inside the window returns `event_bytes` unchanged."""
+    """What a transaction id produced: a repeat inside the window is answered with the fact `event_id` again (the
+    loop re-emits its very record: shared/repeats.py)."""
 
     transaction_id: str
     seq: int
@@ -55,7 +56,6 @@ class Remembered:
     fingerprint: str
     event_id: str
     event_type: str
-    event_bytes: bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from services.jackpot.adapters.runner import JackpotConfig, JackpotService
 from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.core.book import SpinBook
 from services.wallet.adapters.runner import WalletConfig, WalletService
+from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import records
 from shared.config import load_settings
@@ -56,7 +57,7 @@ def _command(data, at_ms: int = NOW_MS) -> bytes:
 
 def test_the_wallet_decodes_each_command_once_and_never_peeks_its_type_again(calls):
     service = WalletService(WalletConfig("unused", WALLET_COMMANDS, WALLET_EVENTS, "x.dlq", "g", None))
-    book = WalletBook(0)
+    book, service.written[0] = WalletBook(0), Written()  # as a restore leaves them
     commands = [
         Deposit(transaction_id=uuid.uuid4(), player_id=PLAYER, amount_minor=500, currency="EUR"),
         Withdraw(transaction_id=uuid.uuid4(), player_id=PLAYER, amount_minor=200, currency="EUR"),

@@ -18,12 +18,12 @@ from services.spin.core.book import SpinBook
 from services.spin.core.decide import decide
 from services.spin.core.progress import settle_command
 from services.wallet.core import WalletBook
-from services.wallet.core import decide as wallet_decide
 from shared import records, signing
 from shared.events import decode, encode, envelope
 from shared.events.envelope import broker_time
 from shared.events.wallet import Deposit, WagerSettled
 from tests.support.proofs import Written, proof_of
+from tests.support.wallet import CORE as WALLET_CORE, sent
 from tests.support.spin import (
     CLAIM,
     NOW_MS,
@@ -79,9 +79,7 @@ def wallet_settles(debit_out, settle_out):
     book = WalletBook(0)
     deposit = Deposit(transaction_id=uuid.UUID(int=42), player_id="p-1", amount_minor=10_000, currency="EUR")
     for data in (deposit, decoded(debit_out), decoded(settle_out)):
-        (event,) = wallet_decide(
-            book, envelope(data, source="test", time=NOW), NOW, proofs=records.proof_problem
-        ).events
+        (event,) = WALLET_CORE.decide(book, sent(envelope(data, source="test", time=NOW), NOW), NOW).events
     return event
 
 

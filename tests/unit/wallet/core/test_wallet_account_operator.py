@@ -1,24 +1,28 @@
 """An account belongs to the operator of its first deposit signed with an operator's cashier key: another operator's
 cashier commands and wagers under another operator's token are refused OPERATOR_MISMATCH (owning no id, moving
 nothing); the owner, the plain cashier and commands naming no operator are decided as before. The binding is folded
-from wallet.events (a restore has it) and kept in the snapshot's player document."""
+from wallet.events (a restore has it; its snapshot keeps it: tests/unit/wallet/adapters/test_wallet_snapshot.py)."""
 
 from __future__ import annotations
 
 from shared.events import envelope
 from shared.events.wallet import CommandRejected, DebitWager, Deposit, Deposited, SetLimit, Withdraw
 from shared.operators import OPERATORS
-from shared import snapshots
 
-from services.wallet.adapters import snapshot
-from services.wallet.core import WalletBook, decide, evolve
-from tests.support.wallet import PLAYER, T0, tx
+from services.wallet.core import WalletBook
+from tests.support.gwt import Given
+from tests.support.wallet import PLAYER, T0, WALLET, sent, tx
 
 A, B = OPERATORS[:2]
 
 
 def _decide(book: WalletBook, data, operator: str | None):
-    return decide(book, envelope(data, source="test", time=T0), T0, operator=operator).events
+    """When the command, its cashier key binding `operator`, then its events (against `book`, as given so far)."""
+    return (
+        Given(WALLET, book)
+        .when(sent(envelope(data, source="test", time=T0), T0, operator=operator), T0)
+        .decision.events
+    )
 
 
 def _deposit(n: int, amount: int = 1_000) -> Deposit:
@@ -74,13 +78,7 @@ def test_an_account_opened_by_the_plain_cashier_is_bound_by_its_first_operator_d
     assert refused.data.code == "OPERATOR_MISMATCH" and _balance(book) == 2_000
 
 
-def test_the_binding_is_folded_from_the_events_and_kept_in_a_snapshot():
-    live = WalletBook(0)
-    events = _decide(live, _deposit(1), A)
-    folded = WalletBook(0)
-    for event in events:
-        evolve(folded, event)
+def test_the_binding_is_folded_from_the_events():
+    events = _decide(WalletBook(0), _deposit(1), A)
+    folded = WALLET.given(*events).state
     assert folded.state_of(PLAYER).player.operator_id == A
-    image = snapshot.image(live)
-    read = snapshots.Snapshot("s", 0, 0, snapshot.VERSION, None, 1, (), image.state, 0)
-    assert snapshot.load(read).state_of(PLAYER).player.operator_id == A

@@ -11,9 +11,7 @@ from datetime import timedelta
 import orjson
 import pytest
 
-from tests.support.reads import handle
 from services.wallet.adapters.runner import WalletConfig, WalletService
-from services.wallet.core.book import WalletBook
 from services.wallet.core.fingerprint import fingerprint
 from shared import records, signing
 from shared.events import decode, encode, envelope
@@ -23,6 +21,7 @@ from shared.loop import signed
 from shared.operators import OPERATORS, cashier_role, wallet_answers_topic
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL
 from tests.support.wallet import PLAYER, T0, tx
+from tests.support.wallet_partition import WalletPartition
 
 A, B = OPERATORS[:2]
 T0_MS = epoch_ms(T0)
@@ -48,14 +47,20 @@ def _value(data, at_ms: int = T0_MS) -> bytes:
 
 
 def _through(
-    book: WalletBook, data, signer: str | None, *, at_ms: int = T0_MS, value: bytes | None = None, topic=WALLET_COMMANDS
+    book: WalletPartition,
+    data,
+    signer: str | None,
+    *,
+    at_ms: int = T0_MS,
+    value: bytes | None = None,
+    topic=WALLET_COMMANDS,
 ):
     """One command record signed by `signer` through the wallet: its signed outputs, then the copies the loop adds to
     the same transaction; as {logical topic: [Output]}."""
     value = value if value is not None else _value(data, at_ms)
     headers = records.signed_headers(signer, topic, PLAYER.encode(), value) if signer else []
     service = _service()
-    outputs = handle(book, PLAYER.encode(), value, at_ms, (PREFIX + topic, 0, 0), headers)
+    outputs = book.run(value, at_ms, 0, PLAYER.encode(), topic=PREFIX + topic, headers=headers)
     sent = signed(service.config.loop(), outputs)
     sent += signed(service.config.loop(), service.derived(0, sent))
     found: dict[str, list] = {}
@@ -79,7 +84,7 @@ def _data(out):
 
 
 def test_every_result_of_as_cashier_is_on_as_topic_too_byte_for_byte_signed_by_the_wallet(keys):
-    book = WalletBook(0)
+    book = WalletPartition()
     commands = [
         _deposit(1),
         Withdraw(transaction_id=tx(2), player_id=PLAYER, amount_minor=200, currency="EUR"),
@@ -98,60 +103,61 @@ def test_every_result_of_as_cashier_is_on_as_topic_too_byte_for_byte_signed_by_t
         assert records.provenance_problem(WALLET_EVENTS, kept.headers, kept.value, kept.key) is None
         kinds.append(type(_data(copy)).__name__)
     assert kinds == ["Deposited", "Withdrawn", "CommandRejected", "LimitSet", "SelfExcluded"]
-    assert book.players[PLAYER].balances_minor == {"EUR": 300}
+    assert book.book.players[PLAYER].balances_minor == {"EUR": 300}
 
 
 def test_the_plain_cashier_key_binds_no_operator_its_results_are_on_wallet_events_alone(keys):
-    book = WalletBook(0)
+    book = WalletPartition()
     found = _through(book, _deposit(1), "cashier")
     assert set(found) == {WALLET_EVENTS} and type(_data(found[WALLET_EVENTS][0])).__name__ == "Deposited"
 
 
 def test_a_deposit_naming_b_signed_with_as_key_is_refused_on_as_topic_only_and_moves_nothing(keys):
-    book = WalletBook(0)
+    book = WalletPartition()
     found = _through(book, _deposit(1, operator_id=B), cashier_role(A))
     assert set(found) == {WALLET_EVENTS, wallet_answers_topic(A)}
     refusal = _data(found[wallet_answers_topic(A)][0])
     assert refusal.code == "OPERATOR_MISMATCH" and B in refusal.message and A in refusal.message
     assert found[wallet_answers_topic(A)][0].value == found[WALLET_EVENTS][0].value
-    assert PLAYER not in book.players or not book.players[PLAYER].balances_minor
+    assert PLAYER not in book.book.players or not book.book.players[PLAYER].balances_minor
     # The refusal does not own the id: A's own deposit with it, naming A, is accepted afterwards.
     again = _through(book, _deposit(1, operator_id=A), cashier_role(A), at_ms=T0_MS + 1)
     assert type(_data(again[wallet_answers_topic(A)][0])).__name__ == "Deposited"
 
 
 def test_a_command_naming_an_operator_signed_with_the_plain_cashier_key_is_refused(keys):
-    found = _through(WalletBook(0), _deposit(1, operator_id=A), "cashier")
+    found = _through(WalletPartition(), _deposit(1, operator_id=A), "cashier")
     assert set(found) == {WALLET_EVENTS} and _data(found[WALLET_EVENTS][0]).code == "OPERATOR_MISMATCH"
 
 
 def test_a_repeat_is_answered_again_on_the_operators_topic_with_the_same_bytes(keys):
-    book = WalletBook(0)
+    book = WalletPartition()
     value = _value(_deposit(1))
     first = _through(book, None, cashier_role(A), value=value)[wallet_answers_topic(A)][0]
     later = T0_MS + int(timedelta(seconds=5).total_seconds() * 1000)
     again = _through(book, None, cashier_role(A), value=value, at_ms=later)
     assert [out.value for out in again[wallet_answers_topic(A)]] == [first.value]
-    assert book.players[PLAYER].balances_minor == {"EUR": 500}
+    assert book.reader.read == 1, "the copy is of the first record read back"
+    assert book.book.players[PLAYER].balances_minor == {"EUR": 500}
 
 
 def test_as_command_repeated_with_bs_key_is_refused_on_bs_topic_never_as_answer(keys):
     # A's deposit opened the account, so it is A's: B's repeat of it is refused as another operator's (before the id is
     # looked up: A's answer is never repeated to B).
-    book = WalletBook(0)
+    book = WalletPartition()
     value = _value(_deposit(1))
     _through(book, None, cashier_role(A), value=value)
     found = _through(book, None, cashier_role(B), value=value, at_ms=T0_MS + 1)
     assert set(found) == {WALLET_EVENTS, wallet_answers_topic(B)}
     assert _data(found[wallet_answers_topic(B)][0]).code == "OPERATOR_MISMATCH"
-    assert book.players[PLAYER].balances_minor == {"EUR": 500}
+    assert book.book.players[PLAYER].balances_minor == {"EUR": 500}
 
 
 def test_an_undecodable_deposit_signed_by_as_cashier_is_refused_on_as_topic(keys):
     document = orjson.loads(_value(_deposit(1)))
     del document["data"]["amount_minor"]
     raw = orjson.dumps(document)
-    found = _through(WalletBook(0), None, cashier_role(A), value=raw)
+    found = _through(WalletPartition(), None, cashier_role(A), value=raw)
     assert _data(found[wallet_answers_topic(A)][0]).code == "INVALID_REQUEST"
 
 
@@ -159,7 +165,7 @@ def test_the_spins_internal_commands_bind_no_operator_whatever_they_name(keys):
     wager = DebitWager(
         transaction_id=tx(9), player_id=PLAYER, amount_minor=100, currency="EUR", game="rising-joker", operator_id=A
     )
-    found = _through(WalletBook(0), wager, "spin", topic=WALLET_INTERNAL)
+    found = _through(WalletPartition(), wager, "spin", topic=WALLET_INTERNAL)
     assert set(found) == {WALLET_EVENTS} and _data(found[WALLET_EVENTS][0]).code == "ACCOUNT_NOT_FOUND"
 
 

@@ -1,4 +1,5 @@
-"""Idempotency: repeats answer from memory, conflicts and expired commands are refused, memory stays bounded."""
+"""Idempotency: a repeat names the facts of the first time again (the loop re-emits their records: the adapter's
+tests check the bytes), conflicts and expired commands are refused, memory stays bounded."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def test_a_repeat_inside_the_window_returns_the_original_event_byte_for_byte_and
     state_after_original = wallet.state
     wallet.later(minutes=30)
     repeat = wallet.deposit(1, 100, sent_at=wallet.now - timedelta(minutes=1))
+    assert wallet.last.events == () and wallet.last.repeated == (str(original.id),)
     assert encode(repeat) == encode(original)
     assert wallet.state.player == state_after_original.player
     assert wallet.balance() == 100
@@ -128,8 +130,8 @@ def test_re_deciding_the_same_record_on_the_same_state_gives_byte_identical_even
     command = envelope(
         Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=5, currency="EUR"), source="t", time=wallet.now
     )
-    assert [encode(e) for e in decide_player(wallet.state, command, wallet.now)] == [
-        encode(e) for e in decide_player(wallet.state, command, wallet.now)
+    assert [encode(e) for e in decide_player(wallet.state, command, wallet.now).events] == [
+        encode(e) for e in decide_player(wallet.state, command, wallet.now).events
     ]
 
 
@@ -144,7 +146,7 @@ def test_an_entry_ahead_of_the_player_state_is_ignored_and_the_command_decided_a
     command = envelope(
         Deposit(transaction_id=tx(2), player_id=PLAYER, amount_minor=40, currency="EUR"), source="t", time=wallet.now
     )
-    (afresh,) = decide_player(torn, command, wallet.now)
+    (afresh,) = decide_player(torn, command, wallet.now).events
     assert afresh.id == original.id
     assert afresh.data == original.data
     assert afresh.data.balance_after_minor == 140

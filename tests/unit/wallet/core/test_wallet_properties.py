@@ -9,11 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared.config import DEDUP_WINDOW_MS
-from shared.events import encode
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled, postings_balanced
 
-from services.wallet.core import WalletBook, evolve
-from tests.support.wallet import PLAYER, Wallet
+from tests.support.wallet import PLAYER, WALLET, Wallet
 
 # Few ids and amounts, so repeats, conflicts and wagers that are settled twice happen often.
 ids = st.integers(1, 6)
@@ -91,8 +89,6 @@ def test_any_command_sequence_keeps_the_ledger_sound_and_the_state_a_fold_of_its
             closings.setdefault(str(event.data.wager_id), set()).add(str(event.id))
     assert all(len(ids) == 1 for ids in closings.values())
     assert set(closings) <= debited
-    folded = WalletBook(0)
-    for event in wallet.emitted:
-        evolve(folded, event, encode(event))
+    folded = WALLET.given(*wallet.emitted).state
     assert folded.state_of(PLAYER).player == wallet.state.player
     assert folded.state_of(PLAYER).memory == wallet.state.memory

@@ -41,10 +41,13 @@ def test_given_a_deposit_a_debit_beyond_the_balance_is_refused_with_its_code():
     assert refused.decision.events[0].data.code == "INSUFFICIENT_FUNDS"
 
 
-def test_given_the_events_read_back_a_repeat_returns_the_original_event():
+def test_given_the_events_read_back_a_repeat_names_the_original_event_again_and_changes_nothing():
     first = WALLET.given().when(_deposit(1, 500), T0).decision.events[0]
-    again = WALLET.given(first).when(_deposit(1, 500), T0).then(Deposited)
-    assert again.decision.events[0].id == first.id
+    given = WALLET.given(first)
+    before = given.state.state_of(PLAYER)
+    again = given.when(_deposit(1, 500), T0).then_repeated(first)
+    assert again.decision.repeats == 1
+    assert again.state.state_of(PLAYER) == before
 
 
 def test_an_undecodable_command_naming_a_player_is_rejected_not_dead_lettered():

@@ -9,7 +9,7 @@ from pathlib import Path
 from services.wallet.core.awards import MAX_AWARD_X_STAKE, award_problem
 from tests.support.wallet import Wallet, code
 
-MATH = Path(__file__).resolve().parents[3] / "docs" / "math"
+MATH = Path(__file__).resolve().parents[4] / "docs" / "math"
 
 
 def test_a_rising_joker_settlement_above_5000_times_the_stake_is_refused_and_moves_nothing():

@@ -11,7 +11,7 @@ from shared.dead_letters import CODE as DLQ_CODE
 from shared.events import decode
 from shared.partitioning import partition_for
 from tests.support.wallet import PLAYER
-from tests.unit.wallet.test_wallet_handler import T0_MS, deposit, record
+from tests.support.wallet_partition import T0_MS, deposit, record
 
 PARTITIONS = 6
 HOME = partition_for(PLAYER.encode(), PARTITIONS)

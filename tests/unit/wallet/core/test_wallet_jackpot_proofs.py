@@ -15,9 +15,9 @@ from shared import records, signing
 from shared.events import envelope
 from shared.events.wallet import SettleWager, WagerSettled
 from shared.headers import JACKPOT_PROOF
-from services.wallet.core import decide
+from services.wallet.core import WalletCore
 from tests.support.proofs import jackpot_won, proof_of, proven, written_by
-from tests.support.wallet import PLAYER, Wallet, code, tx
+from tests.support.wallet import PLAYER, Wallet, code, sent, tx
 
 STAKE, AWARD = 100, 5_000
 
@@ -167,7 +167,10 @@ def test_a_core_with_no_proof_check_bound_pays_no_jackpot_but_settles_the_rest()
         network_id="net-1",
         jackpot_proofs=(proven(the_award()),),
     )
-    (event,) = decide(wallet.book, envelope(settle, source="test", time=wallet.now), wallet.now).events
+    unbound = WalletCore()  # no proof check given at construction
+    (event,) = unbound.decide(
+        wallet.book, sent(envelope(settle, source="test", time=wallet.now), wallet.now), wallet.now
+    ).events
     assert code(event) == "JACKPOT_UNPROVEN" and "no check" in event.data.message
     assert code(wallet.settle(4, wager=2, house_win_minor=10)) is None
 

@@ -1,6 +1,7 @@
-"""Property: for any command sequence, the record handler over a partition emits byte for byte what the pure core
-emits, holds the player state of the pure fold, and a partition restored from any snapshot (through the snapshots
-topic's encoding) plus the tail of its events, forged records among them, equals a fresh fold from offset 0."""
+"""Property: for any command sequence, the record handler over a partition emits byte for byte what the core decides
+(a repeat: the very record of the facts it names, read back from wallet.events when an earlier batch wrote them),
+holds the player state of the pure fold, and a partition restored from any snapshot (through the snapshots topic's
+encoding) plus the tail of its events, forged records among them, equals a fresh fold from offset 0."""
 
 from __future__ import annotations
 
@@ -13,39 +14,35 @@ from shared.events import encode, envelope
 from shared.events.envelope import epoch_ms
 
 from services.wallet.adapters import snapshot
-from tests.support.reads import handle
 from services.wallet.adapters.restore import fold_record
+from services.wallet.adapters.written import Partition
 from shared import records
 from shared.topics import WALLET_SNAPSHOTS
 from tests.support.snapshot_log import LogRecord, SnapshotLog
 
-from services.wallet.core import PlayerState, WalletBook, decide
-from test_wallet_properties import apply, steps
+from services.wallet.core import PlayerState, WalletBook
+from tests.unit.wallet.core.test_wallet_properties import apply, steps
 from tests.support.wallet import PLAYER, Wallet
+from tests.support.wallet_partition import WalletPartition
 
 SPIN_WROTE_IT = records.headers_for("spin")  # the internal commands come from the spin service
 
 
 class MirroredWallet(Wallet):
-    """Sends every command to the pure core and, as the same record bytes, to the handler."""
+    """Sends every command to the core (tests/support/wallet.py) and, as the same record bytes, to the handler over
+    a partition whose batches commit onto its log."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.partition = WalletBook(0)
+        self.partition = WalletPartition()
         self.outputs: list[bytes] = []
 
     def send_all(self, data, *, sent_at=None, envelope_id=None):
-        command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id or uuid.uuid4())
-        events = decide(self.book, command, self.now, proofs=records.proof_problem).events  # as the adapter binds it
-        self.emitted.extend(events)
-        outputs = handle(
-            self.partition,
-            command.key,
-            encode(command),
-            epoch_ms(self.now),
-            ("wallet.commands", 0, len(self.outputs)),
-            SPIN_WROTE_IT,
-        )
+        envelope_id = envelope_id or uuid.uuid4()
+        events = super().send_all(data, sent_at=sent_at, envelope_id=envelope_id)
+        command = envelope(data, source="test", time=sent_at or self.now, id=envelope_id)
+        at_ms, offset = epoch_ms(self.now), len(self.outputs)
+        outputs = self.partition.run(encode(command), at_ms, offset, command.key, headers=SPIN_WROTE_IT)
         assert [output.value for output in outputs] == [encode(event) for event in events]
         self.outputs.extend(output.value for output in outputs)
         return events
@@ -60,9 +57,9 @@ def history_with_forgeries(outputs: list[bytes], forged_at: list[int]) -> list[L
     return [LogRecord(b"k", value, headers, offset) for offset, (value, headers) in enumerate(values)]
 
 
-def fold(book: WalletBook, history: list[LogRecord]) -> list[int]:
-    """Fold records into the book as a restore does; the offsets it quarantined."""
-    return [record.offset for record in history if fold_record(book, record) is not None]
+def fold(partition: Partition, history: list[LogRecord]) -> list[int]:
+    """Fold records into the partition as a restore does; the offsets it quarantined."""
+    return [record.offset for record in history if fold_record(partition, record) is not None]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,21 +68,23 @@ def test_the_handler_agrees_with_the_core_and_a_restore_from_any_snapshot_with_a
     wallet, first_sent_at = MirroredWallet(), {}
     for step in sequence:
         apply(wallet, step, first_sent_at)
-    live = wallet.partition
+    live = wallet.partition.book
     assert live.players.get(PLAYER, PlayerState(PLAYER)) == wallet.state.player
     history = history_with_forgeries(wallet.outputs, forged_at)
-    fresh = WalletBook(0)
+    fresh = Partition(WalletBook(0))
     fresh_quarantined = fold(fresh, history)
     assert len(fresh_quarantined) == len(forged_at)
     cut = min(cut, len(history))
-    before = WalletBook(0)
+    before = Partition(WalletBook(0))
     quarantined = fold(before, history[:cut])
     log = SnapshotLog(WALLET_SNAPSHOTS)
-    log.write("wallet", 0, snapshot.image(before, tuple(quarantined)), input_next=cut, output_next=cut)
+    log.write("wallet", 0, snapshot.image(before.book, before.written, tuple(quarantined)), cut, cut)
     [written] = log.read()
     restored = snapshot.load(written)
     quarantined = list(written.quarantined) + fold(restored, history[written.output_next :])
     assert quarantined == fresh_quarantined
-    assert restored.players == fresh.players == live.players
-    assert restored.memory == fresh.memory == live.memory
-    assert list(restored.fifo) == list(fresh.fifo)
+    assert restored.book.players == fresh.book.players == live.players
+    assert restored.book.memory == fresh.book.memory == live.memory
+    assert list(restored.book.fifo) == list(fresh.book.fifo)
+    facts = [entry.event_id for _, entry in fresh.book.live_entries()]  # what a repeat may name
+    assert [restored.written.repeats.where(f) for f in facts] == [fresh.written.repeats.where(f) for f in facts]

@@ -1,0 +1,99 @@
+"""Byte-identical repeats, kept beside a core rather than in it: where each fact a later repeat may be answered with was
+first written (its id -> its offset in the service's output partition, or its record in hand until the transaction
+writing it commits), and that record read back when a repeat names it (`Decision.repeated`), so a repeat is the very
+bytes of the first time across restarts and codec changes. Which facts a repeat names is the core's rule, not this."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from aiokafka import TopicPartition
+
+from shared.invariant import invariant
+from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
+from shared.partition_log import read_range
+
+Record = tuple[bytes | None, bytes]  # (key, value) of a fact's record as first written
+Where = int | Record  # its offset in the output partition, or its record while no offset is known
+
+
+@dataclass
+class Repeats:
+    """One output partition's places of recent facts, forgotten `retention_ms` after each fact's time: at least as
+    long as the core remembers what a repeat may name, when both are told the same times in the same order."""
+
+    retention_ms: int
+    _where: dict[str, Where] = field(default_factory=dict)
+    _fifo: deque[tuple[int, str]] = field(default_factory=deque)
+
+    def sent(self, fact_id: str, record: Record, at_ms: int) -> None:
+        """A fact decided at `at_ms` and on its way: its record is kept in hand until `committed` names its offset
+        (an id decided twice, two refusals of identical records in one millisecond, keeps the first)."""
+        self.folded(fact_id, record, at_ms)
+
+    def committed(self, fact_ids: Sequence[str], offsets: Sequence[int]) -> None:
+        """The transaction writing these facts (a repeat's too), in order, committed at these offsets: each one still
+        in hand is found at its offset from now on (a re-emitted repeat keeps its first place)."""
+        invariant(len(fact_ids) == len(offsets), "each fact written has its offset")
+        for fact_id, offset in zip(fact_ids, offsets):
+            if isinstance(self._where.get(fact_id), tuple):
+                self._where[fact_id] = offset
+
+    def folded(self, fact_id: str, where: Where, at_ms: int) -> None:
+        """A fact of `at_ms` a restore read at `where` (an offset, or the record a snapshot kept); a repeat written
+        again later keeps its first place."""
+        self.prune(at_ms)
+        if fact_id not in self._where:
+            self._keep(fact_id, where, at_ms)
+
+    def where(self, fact_id: str) -> Where:
+        """Where a fact a repeat names was first written."""
+        found = self._where.get(fact_id)
+        invariant(found is not None, f"fact {fact_id} a repeat names was first written where this instance knows")
+        return found
+
+    def places(self) -> Iterator[tuple[str, Where]]:
+        """(fact id, where) of every fact kept, oldest first (what a snapshot keeps)."""
+        return iter(self._where.items())
+
+    def prune(self, now_ms: int) -> None:
+        while self._fifo and now_ms - self._fifo[0][0] > self.retention_ms:
+            _, fact_id = self._fifo.popleft()
+            self._where.pop(fact_id, None)
+
+    def _keep(self, fact_id: str, where: Where, at_ms: int) -> None:
+        self._where[fact_id] = where
+        self._fifo.append((at_ms, fact_id))
+
+
+class Reader:
+    """Reads a partition's records back at their offsets: one consumer, started on first use (a repeat of a fact
+    committed in an earlier batch is the rare path; the hot path never starts it)."""
+
+    def __init__(self, bootstrap: str, role: str, topic: str) -> None:
+        self.bootstrap, self.role, self.topic = bootstrap, role, topic
+        self._consumer = None
+
+    async def records(self, partition: int, offsets: Sequence[int]) -> dict[int, Record]:
+        """The committed record at each offset, by offset."""
+        if self._consumer is None:
+            self._consumer = aio_consumer(bootstrap=self.bootstrap, role=self.role, group_id=None, **_READER)
+            await self._consumer.start()
+        tp = TopicPartition(self.topic, partition)
+        self._consumer.assign([tp])
+        found: dict[int, Record] = {}
+        for offset in sorted(set(offsets)):
+            for record in (await read_range(self._consumer, {tp: offset}, {tp: offset + 1}))[tp]:
+                found[record.offset] = (record.key, record.value)
+            invariant(offset in found, f"{self.topic}[{partition}]@{offset}, a repeat's first record, is readable")
+        return found
+
+    async def close(self) -> None:
+        if self._consumer is not None:
+            await self._consumer.stop()
+            self._consumer = None
+
+
+_READER = {**AIOKAFKA_READER_SAFETY, "enable_auto_commit": False}
