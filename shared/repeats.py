@@ -74,6 +74,7 @@ class Reader:
 
     def __init__(self, bootstrap: str, role: str, topic: str) -> None:
         self.bootstrap, self.role, self.topic = bootstrap, role, topic
+        self.read = 0  # records read back so far (a storm of repeats shows here)
         self._consumer = None
 
     async def records(self, partition: int, offsets: Sequence[int]) -> dict[int, Record]:
@@ -88,6 +89,7 @@ class Reader:
             for record in (await read_range(self._consumer, {tp: offset}, {tp: offset + 1}))[tp]:
                 found[record.offset] = (record.key, record.value)
             invariant(offset in found, f"{self.topic}[{partition}]@{offset}, a repeat's first record, is readable")
+        self.read += len(found)
         return found
 
     async def close(self) -> None:

@@ -116,3 +116,32 @@ def test_a_poll_is_grouped_by_partition_number_across_inputs():
     grouped = _by_partition(polled)
     assert sorted(grouped) == [0, 1]
     assert [records for _, records in grouped[0]] == [["r0"], ["a0"]]
+
+
+class Completing(Service):
+    """Fills each output's value when the loop asks for the batch to be made whole (a repeat read back)."""
+
+    def __init__(self, producer: RecordingProducer) -> None:
+        super().__init__()
+        self.producer = producer
+        self.seen: list[tuple] = []  # the producer's log when each batch was completed
+
+    async def completed(self, partition: int, outputs: list[Output]) -> list[Output]:
+        self.seen.append(tuple(self.producer.log))
+        return [Output(False, out.key, b"read back", out.headers) for out in outputs]
+
+
+def test_a_batch_is_completed_after_the_previous_one_committed_and_before_anything_of_it_is_sent():
+    producer = RecordingProducer()
+    service = Completing(producer)
+    loop = TransactionalLoop(CONFIG, service)
+    loop.states[2], loop.producers[2] = {}, producer
+
+    async def two_batches() -> None:
+        offsets = {TopicPartition("x.requests", 2): 11}
+        first = asyncio.create_task(loop._commit(None, 2, offsets, [_out(b"")], 0.0))
+        await loop._commit(first, 2, offsets, [_out(b"")], 0.0)
+
+    asyncio.run(two_batches())
+    assert service.seen[0] == () and service.seen[1][-1] == ("commit",)
+    assert [step[3] for step in producer.log if step[0] == "send"] == [b"read back", b"read back"]
