@@ -51,7 +51,7 @@ class Repeats:
     def where(self, fact_id: str) -> Where:
         """Where a fact a repeat names was first written."""
         found = self._where.get(fact_id)
-        invariant(found is not None, f"fact {fact_id} a repeat names was first written where this instance knows")
+        invariant(found is not None, "a fact a repeat names was first written where this instance knows")
         return found
 
     def places(self) -> Iterator[tuple[str, Where]]:
