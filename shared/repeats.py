@@ -1,7 +1,6 @@
-"""Byte-identical repeats, kept beside a core rather than in it: where each fact a later repeat may be answered with was
-first written (its id -> its offset in the service's output partition, or its record in hand until the transaction
-writing it commits), and that record read back when a repeat names it (`Decision.repeated`), so a repeat is the very
-bytes of the first time across restarts and codec changes. Which facts a repeat names is the core's rule, not this."""
+"""Byte-identical repeats, kept beside a core: where each recent fact was first written (its offset in the output
+partition, or its record in hand until its transaction commits), read back when a repeat names it (Decision.repeated),
+so a repeat is the very bytes of the first time across restarts and codec changes; which facts, the core decides."""
 
 from __future__ import annotations
 
