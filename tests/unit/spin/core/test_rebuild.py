@@ -6,6 +6,7 @@ from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import decode
 
 from tests.support.spin import (
+    read_back,
     CLAIM,
     handle_event,
     handle_request,
@@ -23,7 +24,7 @@ from tests.support.spin import (
 def rebuilt(written, ctx):
     book = SpinBook()
     for out in sorted(written, key=lambda out: ("journal", "seed", "answer").index(out.kind)):
-        fold.evolve(book, decode(out.value), out.value)
+        fold.evolve(book, read_back(decode(out.value), out.value))
     fold.finish_rebuild(book, ctx.catalog)
     return book
 
@@ -85,7 +86,7 @@ def test_a_rebuild_keeps_only_what_the_live_book_keeps_after_its_pruning():
     written += folded_kinds(handle_request(live, ctx, good, b"p-1", NOW_MS, 0, 1))
     book = SpinBook(now_ms=NOW_MS + DEDUP_WINDOW_MS + CLOCK_SKEW_MS + 1)  # the history read ends a window later
     for out in written:
-        fold.evolve(book, decode(out.value), out.value)
+        fold.evolve(book, read_back(decode(out.value), out.value))
     fold.finish_rebuild(book, ctx.catalog)
     assert answered_id not in book.records
     assert flying_id in book.records

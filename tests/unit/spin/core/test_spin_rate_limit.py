@@ -5,7 +5,7 @@ accepted again; another player is not affected; a book rebuilt from the journal 
 from services.spin.core.book import SPIN_RATE, SpinBook
 from services.spin.core.evolve import evolve
 from shared.events import decode
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes, wager_out
+from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, read_back, request_bytes, wager_out
 
 
 def _spin(book, ctx, player="p-1", at_ms=NOW_MS):
@@ -43,6 +43,6 @@ def test_a_book_rebuilt_from_the_journal_limits_the_same_spin():
     journal = _accepted_until_full(live, ctx)
     rebuilt = SpinBook()
     for out in journal:
-        evolve(rebuilt, decode(out.value), out.value)
+        evolve(rebuilt, read_back(decode(out.value), out.value))
     assert rebuilt.accepted_at == live.accepted_at
     assert decoded(only(_spin(rebuilt, ctx, at_ms=NOW_MS + 1).outputs, "answer")).code == "RATE_LIMITED"

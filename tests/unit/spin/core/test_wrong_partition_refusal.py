@@ -6,7 +6,7 @@ from services.spin.core.book import SpinBook
 from shared.events import decode
 from shared.partitioning import partition_for
 
-from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes, wager_out
+from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, read_back, request_bytes, wager_out
 
 PARTITIONS = 6
 HOME = partition_for(b"p-1", PARTITIONS)
@@ -34,7 +34,7 @@ def test_the_same_request_on_its_own_partition_is_accepted_after_a_wrong_partiti
     home_book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes()
     refused = only(handle_request(SpinBook(), ctx, raw, b"p-1", NOW_MS, AWAY, 0, PARTITIONS).outputs, "home-answer")
-    fold.evolve(home_book, decode(refused.value), refused.value)  # as a rebuild of the home partition does
+    fold.evolve(home_book, read_back(decode(refused.value), refused.value))  # as a rebuild of the home partition does
     assert home_book.records == {}
     effects = handle_request(home_book, ctx, raw, b"p-1", NOW_MS, HOME, 1, PARTITIONS)
     assert decoded(only(effects.journal, "seed")).request_id == request_id
