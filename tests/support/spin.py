@@ -17,7 +17,7 @@ from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
 from services.spin.core.evolve import ReadBack
 from services.spin.core.progress import WALLET_TYPES
-from shared.decision import Message
+from shared.decision import Decision, Message
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS
 from tests.support.gwt import Core
 from games import GameResult
@@ -251,26 +251,6 @@ def placed_for(place_out, balance_after_minor: int = 2000) -> tuple[Any, Any]:
     return debited_for(place_out), settled_for(place_out, balance_after_minor)
 
 
-def play_out(book: SpinBook, ctx: Context, asked) -> list:
-    """An accepted spin's wager taken and settled by a wallet that accepts it (claims answered as won), and the
-    effects of each step; [] when the request was refused."""
-    steps, wager = [], [out for out in asked.outputs if out.kind in ("place", "debit")]
-    if not wager:
-        return steps
-    if wager[0].kind == "place":
-        for fact in placed_for(wager[0]):
-            steps.append(handle_event(book, ctx, fact))
-        return steps
-    steps.append(handle_event(book, ctx, debited_for(wager[0])))
-    settle = [out for out in steps[-1].outputs if out.kind == "settle"]
-    for claim in [out for out in steps[-1].outputs if out.kind == "claim"]:
-        steps.append(handle_event(book, ctx, won_for(claim)[0]))
-        settle += [out for out in steps[-1].outputs if out.kind == "settle"]
-    if settle:
-        steps.append(handle_event(book, ctx, settled_for(settle[-1])))
-    return steps
-
-
 def refunded_for(refund_out):
     from shared.events.wallet import WagerRefunded
 
@@ -406,9 +386,46 @@ def one(messages: tuple[Envelope[Any], ...], kind: type) -> Envelope[Any]:
     return found[0]
 
 
-def names(messages: tuple[Envelope[Any], ...]) -> list[str]:
-    """The payload class names of a Decision's events, commands or answers, in order."""
-    return [type(message.data).__name__ for message in messages]
+def wager(decision: Decision) -> Envelope[Any]:
+    """The one command of a Decision that takes an accepted spin's wager: a PlaceWager, or a DebitWager (a claim)."""
+    from shared.events.wallet import DebitWager, PlaceWager
+
+    found = [command for command in decision.commands if isinstance(command.data, (PlaceWager, DebitWager))]
+    assert len(found) == 1, f"expected one wager command, got {[type(c.data).__name__ for c in decision.commands]}"
+    return found[0]
+
+
+def play_out(given: Any, asked: Any, now: Any = None) -> list[Any]:
+    """An accepted spin's wager taken and settled by a wallet that accepts it (claims answered as won), each step
+    decided by the spin `given` (gwt), and the steps; [] when the request was refused."""
+    from shared.events.jackpot import Claim
+    from shared.events.wallet import DebitWager, PlaceWager, SettleWager
+
+    now, steps = now or broker_time(NOW_MS), []
+    wager = [command for command in asked.decision.commands if isinstance(command.data, (PlaceWager, DebitWager))]
+    if not wager:
+        return steps
+    if isinstance(wager[0].data, PlaceWager):
+        return [given.when(fact(placed), now) for placed in placed_for(wager[0])]
+    steps.append(given.when(fact(debited_for(wager[0])), now))
+    settle = [command for command in steps[-1].decision.commands if isinstance(command.data, SettleWager)]
+    for claim in [command for command in steps[-1].decision.commands if isinstance(command.data, Claim)]:
+        steps.append(given.when(fact(won_for(claim)[0]), now))
+        settle += [command for command in steps[-1].decision.commands if isinstance(command.data, SettleWager)]
+    if settle:
+        steps.append(given.when(fact(settled_for(settle[-1])), now))
+    return steps
+
+
+def sent(decision: Decision) -> list[str]:
+    """What a Decision sends out of the book (every output but its journal facts): its commands' and answers' payload
+    class names, its rerouted answers' and its dead letters' codes, in that order."""
+    every = (*decision.commands, *decision.answers)
+    return (
+        [type(m.data).__name__ for m in every]
+        + [m.data.code for m in decision.rerouted]
+        + [refusal.code for refusal in decision.dead_letters]
+    )
 
 
 def handle_request(

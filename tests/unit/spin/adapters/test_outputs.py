@@ -1,9 +1,11 @@
-"""A spin Decision as the records the runner produces: a repeat's answer is the very bytes the book keeps, and a
-refused record goes to its dead letter byte for byte, with its reason in the headers."""
+"""A spin Decision as the records the runner produces: a repeat's answer is the very bytes the book keeps (a rebuilt
+book: as they were written), and a refused record goes to its dead letter byte for byte, its reason in the headers."""
 
+from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from shared import dead_letters
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes
+from shared.events import decode
+from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, read_back, request_bytes
 
 
 def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
@@ -35,3 +37,12 @@ def test_a_request_whose_player_cannot_be_read_or_written_is_dead_lettered_and_a
     assert [out.kind for out in keyed.outputs] == ["dlq", "answer"]
     broken = '{"type": "reelstream.spin.requested.v1", "data": {"player_id": "été", "stake_minor": "ten"}}'.encode()
     assert [out.kind for out in handle_request(book, ctx, broken, "été".encode(), NOW_MS, 2, 44).outputs] == ["dlq"]
+
+
+def test_a_book_rebuilt_from_an_answer_as_written_re_emits_those_bytes_for_a_repeat():
+    live, ctx = SpinBook(), make_context()
+    _, raw = request_bytes(token="forged")
+    first = only(handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer")
+    book = fold.evolve(SpinBook(), read_back(decode(first.value), first.value))  # as a rebuild folds spin.events
+    fold.finish_rebuild(book, ctx.catalog)
+    assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == first.value

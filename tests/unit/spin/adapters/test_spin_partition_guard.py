@@ -75,3 +75,14 @@ def test_answers_go_by_their_key_a_refusal_of_another_players_record_to_that_pla
     assert decoded(answer).code == "INVALID_REQUEST"
     assert answer.key == b"p-2"
     assert answer.partition is None  # the producer's murmur2 partitioner: p-2's partition, not this book's
+
+
+def test_a_request_off_its_partition_is_answered_alone_by_its_key_on_the_players_own_partition():
+    _, raw = request_bytes()
+    effects = handle_request(SpinBook(), make_context(), raw, b"p-1", NOW_MS, AWAY, 0, PARTITIONS)
+    assert effects.journal == []
+    assert [out.kind for out in effects.outputs] == ["home-answer"]
+    reply = only(effects.outputs, "home-answer")
+    assert decoded(reply).code == "WRONG_PARTITION"
+    assert reply.key == b"p-1"
+    assert reply.partition is None  # the producer's murmur2 partitioner picks the home one
