@@ -1,6 +1,8 @@
 """A spin Decision as the records the runner produces: a repeat's answer is the very bytes the book keeps (a rebuilt
 book: as they were written), and a refused record goes to its dead letter byte for byte, its reason in the headers."""
 
+import json
+
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from shared import dead_letters
@@ -46,3 +48,15 @@ def test_a_book_rebuilt_from_an_answer_as_written_re_emits_those_bytes_for_a_rep
     book = fold.evolve(SpinBook(), read_back(decode(first.value), first.value))  # as a rebuild folds spin.events
     fold.finish_rebuild(book, ctx.catalog)
     assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == first.value
+
+
+def test_a_rebuilt_answer_is_repeated_as_it_was_written_not_as_this_build_would_encode_it():
+    # An answer written by another build (here: other spacing, as an older codec might write it) is repeated byte for
+    # byte: the fold keeps the bytes a restore read back, never a re-encoding of them.
+    live, ctx = SpinBook(), make_context()
+    _, raw = request_bytes(token="forged")
+    first = only(handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer")
+    older = json.dumps(json.loads(first.value), indent=1).encode()
+    assert older != first.value
+    book = fold.evolve(SpinBook(), read_back(decode(older), older))
+    assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == older
