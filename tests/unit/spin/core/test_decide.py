@@ -1,12 +1,24 @@
-"""The spin core as the loop runs it: its book changes only in `decide` and `evolve`. A message moves the book's
-clock to its broker time; every PRUNE_EVERY_MESSAGES messages the book forgets the answered requests that left the
-de-duplication window (a repeat of one is then refused by age), and keeps those in flight."""
+"""The spin core as the loop runs it, with the protocol's signatures: its book changes only in `decide` and `evolve`.
+A message moves the book's clock to its broker time; every PRUNE_EVERY_MESSAGES messages the book forgets the answered
+requests that left the de-duplication window (a repeat of one is then refused by age), and keeps those in flight."""
+
+import inspect
 
 from services.spin.core import decide as core
+from services.spin.core.decide import SpinCore
+from shared.decision import Core
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.events import broker_time
 from shared.events.spin import SpinRejected
 from tests.support.spin import NOW_MS, make_context, one, request, request_bytes, spin_core
+
+
+def test_the_spin_core_has_the_protocols_signatures_its_ports_bound_at_construction():
+    for name in ("new_state", "decide", "evolve"):
+        ours = inspect.signature(getattr(SpinCore, name)).parameters.values()
+        theirs = inspect.signature(getattr(Core, name)).parameters.values()
+        assert [parameter.kind for parameter in ours] == [parameter.kind for parameter in theirs]
+    assert list(inspect.signature(SpinCore).parameters) == ["ctx"]
 
 
 def _at(given, raw, at_ms, offset=0):
