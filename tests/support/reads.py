@@ -9,16 +9,14 @@ from typing import Any
 from services.jackpot.adapters.records import INPUTS as JACKPOT_INPUTS
 from services.jackpot.adapters.records import incoming_of
 from services.jackpot.core.inputs import Incoming
-from services.spin.adapters.runner import SPECS, core_message
+from services.spin.adapters.runner import SPECS
 from services.spin.core.book import SpinBook
-from services.spin.core.requests import Request
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
 from services.wallet.adapters.handler import commands_topic, decided
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound
-from shared.decision import Undecodable
-from shared.events import Envelope
+from shared.decision import Message
 from shared.input_position import Output
 from shared.topics import JACKPOT_INTERNAL, SPIN_REQUESTS, WALLET_INTERNAL
 
@@ -59,22 +57,20 @@ def handle(
     return decided(partition, found, written)
 
 
-def request_message(record: Any, partitions: int) -> Request | Undecodable:
+def request_message(record: Any, partitions: int) -> Message:
     """A spin.requests record as the spin core's message (`partitions`: 0, unknown: the partition is not checked)."""
-    found = core_message(inbound.read(SPECS[SPIN_REQUESTS], record, partitions))
+    found = inbound.read(SPECS[SPIN_REQUESTS], record, partitions).message
     assert found is not None, "every spin.requests record is read"
     return found
 
 
-def event_message(
-    logical: str, record: Any, partitions: int = 0, book: SpinBook | None = None
-) -> Envelope[Any] | Undecodable | None:
+def event_message(logical: str, record: Any, partitions: int = 0, book: SpinBook | None = None) -> Message | None:
     """A wallet fact or jackpot answer as the spin core's message, or None: quarantined (with its alert) or none of
     the spin's business (with `book`: a debit it has nothing to do with)."""
     found = inbound.read(SPECS[logical], record, partitions, book)
     if found.refusal is not None:
         inbound.refused(found, "spin", "")
-    return core_message(found)
+    return found.message
 
 
 def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:

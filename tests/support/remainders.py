@@ -10,13 +10,13 @@ from games.rising_joker.engine import RisingJokerEngine
 from games.rising_joker.model import CURRENT_VERSION, load_model
 from games.rng import SpinRng
 from services.audit.core.collect import RawRecord
-from services.spin.core.book import SpinBook
+from services.spin.core.decide import SpinCore
 from services.wallet.core import WalletBook
 from shared import records
 from shared.events import Envelope, decode, encode, envelope
 from shared.events.envelope import broker_time, epoch_ms
-from shared.events.wallet import Deposit
-from tests.support.spin import NOW_MS, Seeds, handle_event, handle_request, make_context, request_bytes
+from shared.events.wallet import DebitWager, Deposit, PlaceWager, SettleWager
+from tests.support.spin import NOW_MS, Seeds, fact, make_context, request, request_bytes
 from tests.support.wallet import CORE, sent, tx
 
 ENGINE = RisingJokerEngine(load_model(CURRENT_VERSION))
@@ -38,8 +38,9 @@ class Pair:
     """One player's spin book and wallet book; `facts` holds (topic, envelope) in the order they were written."""
 
     def __init__(self, *seeds: bytes) -> None:
-        self.book = SpinBook()
         self.ctx = make_context(Seeds(*seeds), slot=ENGINE)
+        self.core = SpinCore(self.ctx)
+        self.book = self.core.new_state(0)
         self.wallet = WalletBook(0)
         self.journal: list = []
         self.answers: list = []
@@ -59,23 +60,22 @@ class Pair:
         return [event.data for event in events]
 
     def from_wallet(self, event) -> None:
-        self.follow(handle_event(self.book, self.ctx, event, self.now_ms))
+        self.follow(self.core.decide(self.book, fact(event, self.now_ms), broker_time(self.now_ms)))
 
-    def follow(self, effects) -> None:
-        for topic, outs in (("spin.journal", effects.journal), ("spin.events", effects.outputs)):
-            for out in outs:
-                if topic == "spin.journal" or out.kind == "answer":
-                    self.facts.append((topic, decode(out.value)))
-        self.journal += [decode(out.value).data for out in effects.journal]
-        self.answers += [decode(out.value).data for out in effects.outputs if out.kind == "answer"]
-        for out in effects.outputs:
-            if out.kind in ("place", "debit", "settle"):
-                self.to_wallet(decode(out.value))
+    def follow(self, decision) -> None:
+        """A spin Decision passed on: its journal facts and answers kept as written, its wallet commands decided."""
+        self.facts += [("spin.journal", event) for event in decision.events]
+        self.facts += [("spin.events", answer) for answer in decision.answers]
+        self.journal += [event.data for event in decision.events]
+        self.answers += [answer.data for answer in decision.answers]
+        for command in decision.commands:
+            if isinstance(command.data, (PlaceWager, DebitWager, SettleWager)):
+                self.to_wallet(decode(encode(command)))
 
     def request(self, stake: int):
-        """A spin request decided; its wager is in flight until `follow` passes the effects on."""
+        """A spin request decided; its wager is in flight until `follow` passes the decision on."""
         _, raw = request_bytes(stake=stake, time_ms=self.now_ms)
-        return handle_request(self.book, self.ctx, raw, b"p-1", self.now_ms, 0, 0)
+        return self.core.decide(self.book, request(raw, b"p-1", self.now_ms), broker_time(self.now_ms))
 
     def spin(self, stake: int):
         self.follow(self.request(stake))

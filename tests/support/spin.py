@@ -1,6 +1,7 @@
-"""The spin core under test: `spin_core(ctx).given(facts).when(message, now).then(facts)` (tests/support/gwt.py),
-hand-written fakes (a stateless and a stateful game whose outcome is read off the seed), and `handle_request` /
-`handle_event`, which take a record the way the runner does (its own message and output functions, no broker)."""
+"""The spin core under test: `spin_core(ctx).given(facts).when(message, now).then(facts)` (tests/support/gwt.py) with
+the messages the loop hands it (`request`, `fact`), hand-written fakes (a stateless and a stateful game whose outcome
+is read off the seed), and `handle_request` / `handle_event`, which take a record the way the runner does (the loop's
+read, the core's decision, the adapter's records out, no broker): for tests of the adapter's bytes."""
 
 from __future__ import annotations
 
@@ -12,16 +13,18 @@ from services.spin.adapters.outputs import Effects, outputs_of
 from tests.support.reads import request_message
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
-from services.spin.core.decide import decide
+from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
-from services.spin.core.evolve import evolve
-from shared.topics import SPIN_REQUESTS
+from services.spin.core.evolve import ReadBack
+from services.spin.core.progress import WALLET_TYPES
+from shared.decision import Decision, Message
+from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS
 from tests.support.gwt import Core
 from games import GameResult
 from games.registry import UnknownModel
 from games.rng import SpinRng
-from shared.events import decode, encode, envelope
-from shared.events.envelope import broker_time
+from shared.events import Envelope, decode, encode, envelope
+from shared.events.envelope import broker_time, epoch_ms
 from shared.events.spin import SpinRequested
 from shared.pools import load_pools
 
@@ -174,7 +177,8 @@ def request_bytes(
 
 
 def decoded(out) -> Any:
-    return decode(out.value).data
+    """The payload of a decided message (an Envelope) or of a record out (its bytes decoded)."""
+    return out.data if isinstance(out, Envelope) else decode(out.value).data
 
 
 def wallet_event(data) -> Any:
@@ -245,26 +249,6 @@ def settled_for(settle_out, balance_after_minor: int = 2000):
 def placed_for(place_out, balance_after_minor: int = 2000) -> tuple[Any, Any]:
     """The two facts the wallet writes for an accepted PlaceWager: its debit, then its settlement."""
     return debited_for(place_out), settled_for(place_out, balance_after_minor)
-
-
-def play_out(book: SpinBook, ctx: Context, asked) -> list:
-    """An accepted spin's wager taken and settled by a wallet that accepts it (claims answered as won), and the
-    effects of each step; [] when the request was refused."""
-    steps, wager = [], [out for out in asked.outputs if out.kind in ("place", "debit")]
-    if not wager:
-        return steps
-    if wager[0].kind == "place":
-        for fact in placed_for(wager[0]):
-            steps.append(handle_event(book, ctx, fact))
-        return steps
-    steps.append(handle_event(book, ctx, debited_for(wager[0])))
-    settle = [out for out in steps[-1].outputs if out.kind == "settle"]
-    for claim in [out for out in steps[-1].outputs if out.kind == "claim"]:
-        steps.append(handle_event(book, ctx, won_for(claim)[0]))
-        settle += [out for out in steps[-1].outputs if out.kind == "settle"]
-    if settle:
-        steps.append(handle_event(book, ctx, settled_for(settle[-1])))
-    return steps
 
 
 def refunded_for(refund_out):
@@ -350,7 +334,16 @@ def wager_out(outs):
 
 
 def spin_core(ctx: Context) -> Core[SpinBook]:
-    return Core(SpinBook, evolve, lambda book, message, now: decide(book, message, now, ctx=ctx))
+    """The spin core with its ports bound; `given` facts are folded as a restore reads them back (their bytes kept)."""
+    core = SpinCore(ctx)
+    return Core(
+        lambda: core.new_state(0), lambda book, event, raw=None: core.evolve(book, read_back(event, raw)), core.decide
+    )
+
+
+def read_back(event: Envelope[Any], raw: bytes | None = None, proof: Any = None) -> ReadBack:
+    """A fact of the spin's own log as a restore folds it: written at its own time, its bytes and its proof kept."""
+    return ReadBack(event, epoch_ms(event.time), proof=proof, written=raw)
 
 
 @dataclass(frozen=True)
@@ -366,6 +359,75 @@ class Record:
     headers: tuple = ()
 
 
+def request(
+    raw: bytes | None,
+    key: bytes | None = b"p-1",
+    now_ms: int = NOW_MS,
+    partition: int = 0,
+    offset: int = 0,
+    partitions: int = 0,
+) -> Message:
+    """A spin.requests record as the loop hands it to the core (shared/inbound.py; `partitions` 0: not checked)."""
+    return request_message(Record(SPIN_REQUESTS, partition, offset, key, raw, now_ms), partitions)
+
+
+def fact(event: Envelope[Any], now_ms: int = NOW_MS, proof: Any = None) -> Message:
+    """A wallet fact or jackpot answer as the loop hands it to the core: its owner vouches for it, `proof` attached."""
+    wallet = isinstance(event.data, WALLET_TYPES)
+    logical = WALLET_EVENTS if wallet else SPIN_JACKPOT_ANSWERS
+    writer = "wallet" if wallet else "jackpot"
+    return Message(event, now_ms, writer, proof=proof, key=event.subject, cause=(logical, 0, 0))
+
+
+def one(messages: tuple[Envelope[Any], ...], kind: type) -> Envelope[Any]:
+    """The one message of a Decision's events, commands or answers whose payload is a `kind`."""
+    found = [message for message in messages if isinstance(message.data, kind)]
+    assert len(found) == 1, f"expected one {kind.__name__}, got {[type(m.data).__name__ for m in messages]}"
+    return found[0]
+
+
+def wager(decision: Decision) -> Envelope[Any]:
+    """The one command of a Decision that takes an accepted spin's wager: a PlaceWager, or a DebitWager (a claim)."""
+    from shared.events.wallet import DebitWager, PlaceWager
+
+    found = [command for command in decision.commands if isinstance(command.data, (PlaceWager, DebitWager))]
+    assert len(found) == 1, f"expected one wager command, got {[type(c.data).__name__ for c in decision.commands]}"
+    return found[0]
+
+
+def play_out(given: Any, asked: Any, now: Any = None) -> list[Any]:
+    """An accepted spin's wager taken and settled by a wallet that accepts it (claims answered as won), each step
+    decided by the spin `given` (gwt), and the steps; [] when the request was refused."""
+    from shared.events.jackpot import Claim
+    from shared.events.wallet import DebitWager, PlaceWager, SettleWager
+
+    now, steps = now or broker_time(NOW_MS), []
+    wager = [command for command in asked.decision.commands if isinstance(command.data, (PlaceWager, DebitWager))]
+    if not wager:
+        return steps
+    if isinstance(wager[0].data, PlaceWager):
+        return [given.when(fact(placed), now) for placed in placed_for(wager[0])]
+    steps.append(given.when(fact(debited_for(wager[0])), now))
+    settle = [command for command in steps[-1].decision.commands if isinstance(command.data, SettleWager)]
+    for claim in [command for command in steps[-1].decision.commands if isinstance(command.data, Claim)]:
+        steps.append(given.when(fact(won_for(claim)[0]), now))
+        settle += [command for command in steps[-1].decision.commands if isinstance(command.data, SettleWager)]
+    if settle:
+        steps.append(given.when(fact(settled_for(settle[-1])), now))
+    return steps
+
+
+def sent(decision: Decision) -> list[str]:
+    """What a Decision sends out of the book (every output but its journal facts): its commands' and answers' payload
+    class names, its rerouted answers' and its dead letters' codes, in that order."""
+    every = (*decision.commands, *decision.answers)
+    return (
+        [type(m.data).__name__ for m in every]
+        + [m.data.code for m in decision.rerouted]
+        + [refusal.code for refusal in decision.dead_letters]
+    )
+
+
 def handle_request(
     book: SpinBook,
     ctx: Context,
@@ -379,14 +441,17 @@ def handle_request(
     """One spin.requests record through the runner's path: its message, the core's decision, the records out."""
     record = Record(SPIN_REQUESTS, partition, offset, key, raw, now_ms)
     effects = Effects()
-    decision = decide(book, request_message(record, partitions), broker_time(now_ms), ctx=ctx)
+    decision = SpinCore(ctx).decide(book, request_message(record, partitions), broker_time(now_ms))
     outputs_of(decision, book, SPIN_REQUESTS, record, partition, (), effects)
     return effects
 
 
-def handle_event(book: SpinBook, ctx: Context, event, now_ms: int = NOW_MS, partition: int = 0) -> Effects:
+def handle_event(
+    book: SpinBook, ctx: Context, event, now_ms: int = NOW_MS, partition: int = 0, proof: Any = None
+) -> Effects:
     """A decoded wallet fact or jackpot answer decided, and the records out."""
     effects = Effects()
-    record = Record("wallet.events", partition, 0, event.key, encode(event), now_ms)
-    outputs_of(decide(book, event, broker_time(now_ms), ctx=ctx), book, "wallet.events", record, partition, (), effects)
+    record = Record(WALLET_EVENTS, partition, 0, event.key, encode(event), now_ms)
+    decision = SpinCore(ctx).decide(book, fact(event, now_ms, proof), broker_time(now_ms))
+    outputs_of(decision, book, WALLET_EVENTS, record, partition, (), effects)
     return effects

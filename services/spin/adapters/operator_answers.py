@@ -12,11 +12,10 @@ import orjson
 from services.spin.adapters.outputs import Out
 from services.spin.core.book import SpinBook
 from services.spin.core.effects import Context
-from services.spin.core.requests import Request
 from shared import observability, operators, records
-from shared.decision import Decision, Undecodable
+from shared.decision import Decision, Message, Undecodable
 from shared.events import Envelope
-from shared.events.spin import SpinRejected, SpinSettled
+from shared.events.spin import SpinRejected, SpinRequested, SpinSettled
 from shared.input_position import Output
 
 _AT = "@"  # an answer's tag: its kind, "@", then the operator whose topic gets a copy
@@ -24,7 +23,7 @@ _ANSWER_KINDS = ("answer", "home-answer")  # services/spin/adapters/outputs.py: 
 
 
 def operator_of(
-    book: SpinBook, message: Any, raw: bytes | None, ctx: Context, now_ms: int, reply: Envelope[Any]
+    book: SpinBook, message: Message, raw: bytes | None, ctx: Context, now_ms: int, reply: Envelope[Any]
 ) -> str | None:
     """The operator whose players' topic gets this answer to `message` (the input decided), or None."""
     data = reply.data
@@ -38,15 +37,16 @@ def operator_of(
     return chosen if operators.known(chosen) else None
 
 
-def _requester(message: Any, raw: bytes | None, ctx: Context, now_ms: int) -> str | None:
+def _requester(message: Message, raw: bytes | None, ctx: Context, now_ms: int) -> str | None:
     """A refused request's operator: its token's when the token checks (a forged one binds nobody), else its own."""
-    if isinstance(message, Request):
-        data = message.request.data
+    payload = message.payload
+    if isinstance(payload, Undecodable):
+        return _named(raw)
+    if isinstance(payload.data, SpinRequested):
+        data = payload.data
         if ctx.token_problem(data.session_token, data.player_id, now_ms) is None:
             return ctx.token_operator(data.session_token) or data.operator_id
         return data.operator_id
-    if isinstance(message, Undecodable):
-        return _named(raw)
     return None
 
 

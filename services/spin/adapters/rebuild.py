@@ -16,6 +16,7 @@ from aiokafka import TopicPartition
 from services.spin.core import evolve as fold
 from services.spin.adapters import image
 from services.spin.core.book import SpinBook
+from services.spin.core.evolve import ReadBack
 from services.spin.core.catalog import Catalog
 from shared import observability, records, snapshots
 from shared.config import Settings
@@ -222,7 +223,7 @@ async def _merge_fold(
         request_id = fold_one(book, catalog, name, record)
         if request_id is not None:
             touched[request_id] = record.timestamp
-        book.now_ms = max(book.now_ms, record.timestamp)
+        fold.seen(book, record.timestamp)
         folded += 1
         if folded % FOLD_YIELD_EVERY == 0:
             await asyncio.sleep(0)
@@ -238,7 +239,7 @@ async def fold_records(
     for logical in FOLD_ORDER:
         for record in by_topic.get(logical, ()):
             _fold_one(book, catalog, logical, record, inputs)
-            book.now_ms = max(book.now_ms, record.timestamp)
+            fold.seen(book, record.timestamp)
             folded += 1
             if folded % FOLD_YIELD_EVERY == 0:
                 await asyncio.sleep(0)
@@ -256,7 +257,7 @@ def _fold_one(
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return None
     proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
-    fold.evolve(book, message, record.value, proof)
+    fold.evolve(book, ReadBack(message, record.timestamp, proof=proof, written=record.value))
     if inputs is not None:
         for topic, offset in recorded_inputs(record.headers).items():  # the positions of the transaction that wrote it
             inputs[topic] = max(offset, inputs.get(topic, 0))

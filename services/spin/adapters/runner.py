@@ -20,18 +20,16 @@ from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.outputs import Effects, Out, outputs_of
 from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters.rebuild import FOLD_ORDER, restore_book, resume_book
-from services.spin.core import evolve as fold
 from services.spin.adapters import image as book_image
 from services.spin.core.book import SpinBook
-from services.spin.core.decide import decide
+from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit, stray_wager
-from services.spin.core.requests import Request
+from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit
 from shared import observability, records, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
-from shared.decision import Undecodable
-from shared.events import Envelope, broker_time
+from shared.decision import Message
+from shared.events import broker_time
 from shared.inbound import DATA_OR_KEY, QUARANTINE, Inbound, Input
 from shared.events.wallet import WagerDebited
 from shared.input_position import Output
@@ -51,7 +49,6 @@ INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
 _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
 MAX_BATCH_RECORDS = 500
-PRUNE_EVERY_RECORDS = 5000
 _CRASH_AFTER = {
     "debit": "spin.after_debit",
     "place": "spin.after_place",
@@ -99,10 +96,10 @@ class SpinRunner(Stateless[SpinBook]):
         self, settings: Settings, ctx: Context, policy: SnapshotPolicy = SnapshotPolicy(), warm: WarmBooks | None = None
     ) -> None:
         self.settings, self.ctx, self.policy = settings, ctx, policy
+        self.core = SpinCore(ctx)
         self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
         self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers: the loop reads them
-        self.handled = 0
         self.unsnapshotted: dict[int, int] = {}  # input records decided since the partition's last snapshot
         self.snapshot_at: dict[int, float] = {}
         self.restored: dict[int, Any] = {}  # partition -> its RestoredBook (the snapshot and the records folded)
@@ -167,7 +164,7 @@ class SpinRunner(Stateless[SpinBook]):
         elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
         if not (force or changed >= self.policy.every_records or elapsed >= self.policy.every_s):
             return None
-        fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))  # only what a restore would keep
+        self.core.forget_expired(book)  # only what a restore would keep
         self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
         # The book captured now, encoded a piece per turn of the event loop (shared/snapshots.take): neither a fork of
         # a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md, "Large state").
@@ -182,25 +179,19 @@ class SpinRunner(Stateless[SpinBook]):
         return [self._output(out) for out in (*effects.journal, *effects.outputs)]
 
     def _handle(self, partition: int, book: SpinBook, found: Inbound, effects: Effects) -> None:
-        record = found.record
-        book.now_ms = max(book.now_ms, record.timestamp)
-        logical = found.input.logical
+        record, message, logical = found.record, found.message, found.input.logical
         with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
-            message = core_message(found)
-            _alert_if_stray(book, logical, record, message)
-            proof = found.message.proof if found.message is not None else None
-            decision = (
-                decide(book, message, broker_time(record.timestamp), ctx=self.ctx, proof=proof) if message else None
-            )
-        if decision is not None:
-            start = len(effects.outputs)
-            outputs_of(decision, book, logical, record, partition, traced, effects)
-            context = (book, message, record.value, self.ctx, record.timestamp)
-            operator_answers.route(effects.outputs, start, decision, partial(operator_answers.operator_of, *context))
-            observe_answers(book, decision.answers)
-        self.handled += 1
-        if self.handled % PRUNE_EVERY_RECORDS == 0:
-            fold.prune(book, self.ctx.catalog, fold.window_start(book.now_ms))
+            # None: refused (the loop dead-lettered or quarantined it) or none of the spin's business.
+            decision = self.core.decide(book, message, broker_time(record.timestamp)) if message is not None else None
+        if decision is None:
+            return
+        if decision.stray is not None:
+            _alert_stray(record, message, decision.stray)
+        start = len(effects.outputs)
+        outputs_of(decision, book, logical, record, partition, traced, effects)
+        context = (book, message, record.value, self.ctx, record.timestamp)
+        operator_answers.route(effects.outputs, start, decision, partial(operator_answers.operator_of, *context))
+        observe_answers(book, decision.answers)
 
     def _output(self, out: Out) -> Output:
         # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
@@ -238,18 +229,6 @@ class SpinRunner(Stateless[SpinBook]):
             self.assigned.set()
 
 
-def core_message(found: Inbound) -> Request | Envelope[Any] | Undecodable | None:
-    """A read record as the spin core's message: a request (with its key and whether it is in its place), a wallet
-    fact or jackpot answer, an undecodable one; None: refused (the loop quarantined it) or none of the spin's
-    business."""
-    message = found.message
-    if message is None:
-        return None
-    if found.input.logical != SPIN_REQUESTS or isinstance(message.payload, Undecodable):
-        return message.payload
-    return Request(message.payload, message.key, message.misplaced, message.cause)
-
-
 _DEBITED_TYPE = b'"type":"%s"' % WagerDebited.TYPE.encode()
 
 
@@ -282,13 +261,9 @@ INPUT_SPECS = (
 SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
 
 
-def _alert_if_stray(book: SpinBook, logical: str, record, message) -> None:
-    """A wallet fact for a request no book of this partition knows: no spin will settle or refund it (log + the
-    alerts counter)."""
-    if logical != WALLET_EVENTS or not isinstance(message, Envelope):
-        return
-    stray = stray_wager(book, message)
-    if stray is not None:
-        where = (record.topic, record.partition, record.offset)
-        text = "%s/%d/%d: %s for request %s, which no spin book knows (never settled or refunded by a spin)"
-        observability.alert(log, "stray-wager", text, *where, message.type, stray)
+def _alert_stray(record: Any, message: Message, request_id: uuid.UUID) -> None:
+    """A wallet fact for a request no book of this partition knows (the core's judgement, SpinDecision.stray): no spin
+    will settle or refund it (log + the alerts counter)."""
+    where = (record.topic, record.partition, record.offset)
+    text = "%s/%d/%d: %s for request %s, which no spin book knows (never settled or refunded by a spin)"
+    observability.alert(log, "stray-wager", text, *where, message.payload.type, request_id)

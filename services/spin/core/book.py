@@ -125,4 +125,6 @@ class SpinBook:
     in_flight: dict[tuple[str, str], set[uuid.UUID]] = field(default_factory=dict)
     # Broker times of each player's newest accepted spins, oldest first (at most SPIN_RATE.spins of them).
     accepted_at: dict[str, deque[int]] = field(default_factory=dict)
-    now_ms: int = 0
+    now_ms: int = 0  # the newest broker time of a message decided or a fact folded
+    # Messages decided, to forget what left the window every so many (a counter no restore needs to reproduce).
+    decided: int = field(default=0, compare=False)

@@ -44,6 +44,15 @@ def message(data: Payload, event_id: uuid.UUID, now: datetime, cause: uuid.UUID)
     return envelope(data, source=SOURCE, time=now, id=event_id, correlationid=str(cause), causationid=None)
 
 
+@dataclass(frozen=True)
+class SpinDecision(Decision):
+    """A Decision, and a wallet fact's request that no book of this partition knows (`stray`): no spin will settle or
+    refund that wager (another partition's book took its request, or it was forged past the trust checks), which the
+    adapter reports as an alert. A redelivery of a fact older than the window (its request pruned) is reported too."""
+
+    stray: uuid.UUID | None = None
+
+
 @dataclass
 class Draft:
     """A Decision being built: journal facts and a request's one answer are folded into the book as they are decided
@@ -73,11 +82,12 @@ class Draft:
         """An answer to one record only, never stored as the request's (its id derives from the record)."""
         self.answers.append(reply)
 
-    def decision(self) -> Decision:
-        return Decision(
+    def decision(self, stray: uuid.UUID | None = None) -> SpinDecision:
+        return SpinDecision(
             tuple(self.events),
             tuple(self.commands),
             tuple(self.answers),
             tuple(self.rerouted),
             tuple(self.dead_letters),
+            stray=stray,
         )

@@ -1,11 +1,13 @@
-"""evolve(book, event, raw) -> book: the one fold of the facts the spin service wrote, live (each fact `decide` decides)
-and on rebuild (spin.journal, spin.events, spin.jackpot-answers). In place, as every core (shared/decision.py)."""
+"""evolve(book, fact) -> book: the one fold of the facts the spin service wrote, live (each fact `decide` decides, and
+each jackpot answer it reads) and on rebuild (its journal, its answers, the jackpot's answers). In place, as every core
+(shared/decision.py)."""
 
 from __future__ import annotations
 
 import uuid
 from collections import deque
 from collections.abc import Container
+from dataclasses import dataclass
 from typing import Any
 
 from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
@@ -13,6 +15,7 @@ from services.spin.core.catalog import Catalog
 from games.registry import UnknownGame, UnknownModel
 from games.rng import SpinRng
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.decision import Message
 from shared.events import Envelope, encode, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
@@ -35,18 +38,35 @@ def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:
     return derived_id(request_id, "claim", index, tier)
 
 
-def evolve(
-    book: SpinBook, event: Envelope[Any], raw: bytes | None = None, proof: JackpotWonProof | None = None
-) -> SpinBook:
-    """Fold one fact into the book and return it (unknown types are ignored: readers are tolerant). `raw` is the fact
-    as written (an answer is kept byte for byte, so a repeat re-emits it); None: as `encode` writes it. `proof`: a
-    JackpotWon's signed record as the jackpot wrote it (records.forwarded_proof), kept for the settlement."""
+@dataclass(frozen=True)
+class ReadBack(Message):
+    """A fact of the spin's own log read back (a restore), as folded: its Message and the bytes it was written as, so
+    a restored answer is repeated byte for byte (None: as `encode` writes it)."""
+
+    written: bytes | None = None
+
+
+def evolve(book: SpinBook, fact: Envelope[Any] | Message) -> SpinBook:
+    """Fold one fact into the book and return it (unknown types are ignored: readers are tolerant). `fact`: one the
+    core has just decided (an answer is kept as `encode` writes it), or a consumed one as a Message, whose provenance
+    comes with it (a JackpotWon's `proof`, the jackpot's signed record, kept for the settlement)."""
+    if isinstance(fact, Message):
+        event, proof = fact.payload, fact.proof
+        written = fact.written if isinstance(fact, ReadBack) else None
+    else:
+        event, proof, written = fact, None, None
+    assert isinstance(event, Envelope), "only a decoded fact is folded"
     handler = _HANDLERS.get(type(event.data))
     if handler is not None:
-        handler(book, event, raw)
+        handler(book, event, written)
     if proof is not None and isinstance(event.data, JackpotWon):
         _proven(book, event.data, proof)
     return book
+
+
+def seen(book: SpinBook, broker_ms: int) -> None:
+    """The book has seen a record of this broker time: its clock, which the window and the rate's horizon read."""
+    book.now_ms = max(book.now_ms, broker_ms)
 
 
 def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, time_ms: int) -> SpinRecord:

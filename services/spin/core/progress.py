@@ -9,6 +9,7 @@ from typing import Any
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook, SpinRecord
 from services.spin.core.effects import Context, Draft, message, wager_of
+from shared.decision import Message
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
@@ -185,15 +186,14 @@ def stray_wager(book: SpinBook, event: Envelope[Any]) -> uuid.UUID | None:
     return None if request_id in book.records else request_id
 
 
-def on_jackpot_answer(
-    draft: Draft, ctx: Context, event: Envelope[Any], now: datetime, proof: JackpotWonProof | None = None
-) -> None:
-    """JackpotWon / ClaimRejected for one of this partition's spins (a fact of the book's own spin.jackpot-answers,
-    folded first, with the jackpot's signed record of a win: `proof`): once every claim is answered, settle."""
-    record = draft.book.records.get(event.data.request_id)
+def on_jackpot_answer(draft: Draft, ctx: Context, answer: Message, now: datetime) -> None:
+    """JackpotWon / ClaimRejected for one of this partition's spins (a fact of the book's own jackpot answers, folded
+    first, with its provenance: a win's `proof`, the jackpot's signed record of it): once every claim is answered,
+    settle."""
+    record = draft.book.records.get(answer.payload.data.request_id)
     if record is None or record.answer is not None:
         return
-    fold.evolve(draft.book, event, proof=proof)
+    fold.evolve(draft.book, answer)
     if record.status == "settling":
         draft.send(settle_command(ctx, record, now))
 

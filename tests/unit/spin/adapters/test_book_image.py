@@ -12,6 +12,7 @@ from services.spin.adapters import image
 from services.spin.core.book import Pending, SpinBook
 from shared.events import decode
 from tests.support.spin import (
+    read_back,
     CLAIM,
     NOW_MS,
     Seeds,
@@ -51,7 +52,7 @@ def folded(facts, ctx, start: SpinBook | None = None, positions=None) -> SpinBoo
     book = start if start is not None else SpinBook()
     for topic in TOPICS:
         for value in facts[topic][(positions or {}).get(topic, 0) :]:
-            fold.evolve(book, decode(value), value)
+            fold.evolve(book, read_back(decode(value), value))
     fold.finish_rebuild(book, ctx.catalog)
     return book
 
@@ -147,7 +148,7 @@ def test_a_book_kept_warm_in_steps_with_its_journal_ahead_equals_a_fold_from_the
         for topic in TOPICS:
             end = max(at[topic], cut[topic])
             for value in history.facts[topic][at[topic] : end]:
-                fold.evolve(book, decode(value), value)
+                fold.evolve(book, read_back(decode(value), value))
             at[topic] = end
         if ahead % 2:  # a step that also prunes, as the warm books do every PRUNE_EVERY_STEPS; the outcomes of
             # spins in flight are worked out only once the book is taken (finish_rebuild, at a consistent cut): a

@@ -65,11 +65,11 @@ def test_a_debit_first_spins_debit_and_an_unknown_wagers_debit_are_read():
     book, ctx, debit = _accepted(CLAIM)
     debited = debited_for(debit)
     assert reads_debit(book, debited.data.transaction_id)
-    assert event_message(WALLET_EVENTS, _on_topic(debited), 0, book).id == debited.id
+    assert event_message(WALLET_EVENTS, _on_topic(debited), 0, book).payload.id == debited.id
     assert [out.kind for out in handle_event(book, ctx, debited).outputs] == ["contribute", "claim"]
     stranger = SpinBook()
     assert reads_debit(stranger, debited.data.transaction_id)
-    assert event_message(WALLET_EVENTS, _on_topic(debited), 0, stranger).id == debited.id
+    assert event_message(WALLET_EVENTS, _on_topic(debited), 0, stranger).payload.id == debited.id
 
 
 def test_a_debit_that_is_not_plainly_one_is_read_as_any_other_record():

@@ -3,20 +3,16 @@ it settles: the one settlement carries the drop award when the wager dropped the
 
 import pytest
 
-from services.spin.core.book import SpinBook
+from shared.events import broker_time
+from shared.events.jackpot import Claim, Contribute
+from shared.events.spin import SpinSettled
+from shared.events.wallet import DebitWager, PlaceWager, SettleWager
 from shared.pools import POOLS_VERSION_ENV, drop_claim_id
 
-from tests.support.spin import (
-    NO_CLAIM,
-    NOW_MS,
-    Seeds,
-    claim_refused_for,
-    debited_for,
-    decoded,
-    handle_event,
-    handle_request,
-)
-from tests.support.spin import make_context, only, request_bytes, settled_for, won_for
+from tests.support.spin import NO_CLAIM, NOW_MS, Seeds, claim_refused_for, debited_for, fact, make_context, one
+from tests.support.spin import request, request_bytes, settled_for, spin_core, won_for
+
+NOW = broker_time(NOW_MS)
 
 
 @pytest.fixture
@@ -24,42 +20,40 @@ def drop_network(monkeypatch):
     monkeypatch.setenv(POOLS_VERSION_ENV, "pools-v2")
 
 
-def _debited(book, ctx):
+def _debited():
+    """Given nothing, a spin's request and its debit: its id, the spin (gwt) and the debit's decision."""
     request_id, raw = request_bytes(stake=100)
-    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
-    return request_id, handle_event(book, ctx, debited_for(only(asked.outputs, "debit")), NOW_MS)
+    given = spin_core(make_context(Seeds(NO_CLAIM))).given()
+    asked = given.when(request(raw), NOW)
+    return request_id, given, given.when(fact(debited_for(one(asked.decision.commands, DebitWager))), NOW)
 
 
 def test_the_spin_sends_its_drop_claim_after_the_contribution_and_waits(drop_network):
-    book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
-    request_id, effects = _debited(book, ctx)
-    assert [out.kind for out in effects.outputs] == ["contribute", "claim"]
-    claim = decoded(only(effects.outputs, "claim"))
+    request_id, _, debited = _debited()
+    debited.then().then_commands(Contribute, Claim).then_answers()
+    claim = debited.decision.commands[1].data
     assert (claim.tier, claim.claim_id) == ("drop", drop_claim_id(request_id, "dm-drop"))
     assert claim.request_id == request_id
 
 
 def test_the_one_settlement_carries_the_drop_award(drop_network):
-    book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
-    _, effects = _debited(book, ctx)
-    won, raw = won_for(only(effects.outputs, "claim"), amount_minor=100_012)
-    settle_out = only(handle_event(book, ctx, won, NOW_MS).outputs, "settle")
-    assert decoded(settle_out).jackpot_win_minor == 100_012
-    settled = decoded(only(handle_event(book, ctx, settled_for(settle_out), NOW_MS).outputs, "answer"))
+    _, given, debited = _debited()
+    won, _ = won_for(one(debited.decision.commands, Claim), amount_minor=100_012)
+    settle = one(given.when(fact(won), NOW).decision.commands, SettleWager)
+    assert settle.data.jackpot_win_minor == 100_012
+    settled = one(given.when(fact(settled_for(settle)), NOW).decision.answers, SpinSettled).data
     assert [(a.tier, a.amount_minor) for a in settled.jackpot_awards] == [("drop", 100_012)]
     assert settled.win_minor == settled.house_win_minor + 100_012
 
 
 def test_a_wager_that_did_not_drop_the_pool_settles_without_it(drop_network):
-    book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
-    _, effects = _debited(book, ctx)
-    refused, raw = claim_refused_for(only(effects.outputs, "claim"))
-    settle_out = only(handle_event(book, ctx, refused, NOW_MS).outputs, "settle")
-    assert decoded(settle_out).jackpot_win_minor == 0
+    _, given, debited = _debited()
+    refused, _ = claim_refused_for(one(debited.decision.commands, Claim))
+    settle = one(given.when(fact(refused), NOW).decision.commands, SettleWager)
+    assert settle.data.jackpot_win_minor == 0
 
 
 def test_without_must_drop_pools_nothing_changes():
-    book, ctx = SpinBook(), make_context(Seeds(NO_CLAIM))
     _, raw = request_bytes(stake=100)
-    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
-    assert [out.kind for out in asked.outputs] == ["place"]  # no claim to wait for: debit and settlement in one
+    asked = spin_core(make_context(Seeds(NO_CLAIM))).given().when(request(raw), NOW)
+    asked.then_commands(PlaceWager)  # no claim to wait for: debit and settlement in one

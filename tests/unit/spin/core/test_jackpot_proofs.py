@@ -11,17 +11,16 @@ import uuid
 
 import pytest
 
-from services.spin.adapters.outputs import Effects, outputs_of
 from services.spin.core import evolve as fold
 from services.spin.adapters import image
-from services.spin.core.book import SpinBook
-from services.spin.core.decide import decide
+from services.spin.core.decide import SpinCore
 from services.spin.core.progress import settle_command
 from services.wallet.core import WalletBook
 from shared import records, signing
-from shared.events import decode, encode, envelope
+from shared.events import decode, envelope
 from shared.events.envelope import broker_time
-from shared.events.wallet import Deposit, WagerSettled
+from shared.events.jackpot import Claim
+from shared.events.wallet import DebitWager, Deposit, SettleWager, WagerSettled
 from tests.support.proofs import Written, proof_of
 from tests.support.wallet import CORE as WALLET_CORE, sent
 from tests.support.spin import (
@@ -32,10 +31,13 @@ from tests.support.spin import (
     claim_refused_for,
     debited_for,
     decoded,
-    handle_request,
+    fact,
     make_context,
-    only,
+    one,
+    read_back,
+    request,
     request_bytes,
+    spin_core,
     won_for,
 )
 
@@ -49,19 +51,18 @@ def keys(tmp_path, monkeypatch):
 
 
 def a_claiming_spin():
-    book, ctx = SpinBook(), make_context(Seeds(CLAIM))
+    """Given nothing, a claiming spin's request and its debit: the spin (gwt), its debit command and its claim."""
+    ctx = make_context(Seeds(CLAIM))
     _, raw = request_bytes(stake=100)
-    asked = handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0)
-    debit = only(asked.outputs, "debit")
-    effects = answer(book, ctx, debited_for(debit))
-    return book, ctx, debit, only(effects.outputs, "claim")
+    asked = spin_core(ctx).given().when(request(raw), NOW)
+    debit = one(asked.decision.commands, DebitWager)
+    claimed = asked.when(fact(debited_for(debit)), NOW)
+    return claimed, ctx, debit, one(claimed.decision.commands, Claim)
 
 
-def answer(book, ctx, event, proof=None) -> Effects:
-    effects = Effects()
-    record = Record("spin.jackpot-answers", 0, 0, event.key, encode(event), NOW_MS)
-    outputs_of(decide(book, event, NOW, ctx=ctx, proof=proof), book, "wallet.events", record, 0, (), effects)
-    return effects
+def answer(spin, event, proof=None) -> SettleWager:
+    """The settlement the spin sends once `event` (a jackpot answer, with its `proof`) answers its one claim."""
+    return one(spin.when(fact(event, proof=proof), NOW).decision.commands, SettleWager)
 
 
 def on_jackpot_events(raw: bytes, writer: str = "jackpot") -> Written:
@@ -84,11 +85,11 @@ def wallet_settles(debit_out, settle_out):
 
 
 def test_the_settlement_carries_the_forwarded_jackpot_won_and_the_wallet_pays_it(keys):
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     original = on_jackpot_events(raw)
     proof = records.forwarded_proof(forwarded(original))
-    settle = only(answer(book, ctx, won, proof).outputs, "settle")
+    settle = answer(spin, won, proof)
     assert decoded(settle).jackpot_proofs == (proof,)
     assert proof.value.encode() == original.value
     settled = wallet_settles(debit, settle)
@@ -96,35 +97,35 @@ def test_the_settlement_carries_the_forwarded_jackpot_won_and_the_wallet_pays_it
 
 
 def test_a_win_folded_without_its_proof_is_settled_without_one_and_the_wallet_refuses_the_pool_share(keys):
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     won, _ = won_for(claim, amount_minor=777)
-    settle = only(answer(book, ctx, won).outputs, "settle")
+    settle = answer(spin, won)
     assert decoded(settle).jackpot_proofs is None and decoded(settle).jackpot_win_minor == 777
     refusal = wallet_settles(debit, settle)
     assert refusal.data.code == "JACKPOT_UNPROVEN"
 
 
 def test_a_jackpot_won_the_spin_service_signed_itself_is_refused_by_the_wallet(keys):
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     forged = proof_of(on_jackpot_events(raw, writer="spin"))
-    settle = only(answer(book, ctx, won, forged).outputs, "settle")
+    settle = answer(spin, won, forged)
     assert wallet_settles(debit, settle).data.code == "JACKPOT_UNPROVEN"
 
 
 def test_a_rejected_claim_carries_no_proof():
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     refused, _ = claim_refused_for(claim)
-    settle = only(answer(book, ctx, refused).outputs, "settle")
+    settle = answer(spin, refused)
     assert decoded(settle).jackpot_proofs is None and decoded(settle).jackpot_win_minor == 0
     assert isinstance(wallet_settles(debit, settle).data, WagerSettled)
 
 
 def test_a_rebuilt_book_settles_with_the_proof_it_folded(keys):
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     proof = proof_of(on_jackpot_events(raw))
-    fold.evolve(book, won, raw, proof)  # as rebuild folds spin.jackpot-answers
+    book = SpinCore(ctx).evolve(spin.state, read_back(won, raw, proof))  # as rebuild folds spin.jackpot-answers
     record = book.records[won.data.request_id]
     assert record.status == "settling"
     command = settle_command(ctx, record, NOW)
@@ -132,10 +133,10 @@ def test_a_rebuilt_book_settles_with_the_proof_it_folded(keys):
 
 
 def test_a_snapshot_image_keeps_the_proof_and_the_restored_book_settles_with_it(keys):
-    book, ctx, debit, claim = a_claiming_spin()
+    spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     proof = proof_of(on_jackpot_events(raw))
-    fold.evolve(book, won, raw, proof)
+    book = SpinCore(ctx).evolve(spin.state, read_back(won, raw, proof))
     restored = image.decode(image.encode(book))
     record = restored.records[won.data.request_id]
     fold.ensure_result(record, ctx.catalog)  # outcomes are recomputed, not imaged

@@ -1,30 +1,34 @@
-"""A spin request: the contract's refusals, the debit asked for once, repeats answered with the very same bytes."""
+"""A spin request: the contract's refusals, the wager asked for once, repeats answered with the very same answer."""
 
-from services.spin.core.book import SpinBook
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.events import broker_time, encode
+from shared.events.spin import SeedDrawn, SpinRejected
+from tests.support.gwt import data_of
+from tests.support.spin import NOW_MS, make_context, request, request_bytes, spin_core
 
-from shared import dead_letters
-from tests.support.spin import handle_request, NOW_MS, decoded, make_context, only, request_bytes, wager_out
+NOW = broker_time(NOW_MS)
 
 
-def handle(book, ctx, raw, player="p-1", now_ms=NOW_MS, offset=0):
-    return handle_request(book, ctx, raw, player.encode(), now_ms, 0, offset)
+def when(raw, player="p-1", now_ms=NOW_MS, offset=0, given=None, ctx=None):
+    """The request record `raw` (keyed by `player`) decided by the spin `given` (else a fresh one)."""
+    given = given if given is not None else spin_core(ctx or make_context()).given()
+    return given.when(request(raw, player.encode(), now_ms, offset=offset), broker_time(now_ms))
 
 
-def rejection_code(effects):
-    return decoded(only(effects.outputs, "answer")).code
+def rejection_code(spin) -> str:
+    (rejected,) = data_of(spin.decision, SpinRejected)
+    return rejected.code
 
 
 def test_a_valid_request_journals_its_acceptance_and_asks_the_wallet_for_the_wager():
-    book, ctx = SpinBook(), make_context()
     request_id, raw = request_bytes(stake=20)
-    effects = handle(book, ctx, raw)
-    accepted = decoded(only(effects.journal, "seed"))  # the acceptance travels with the seed
-    debit = decoded(wager_out(effects.outputs))
-    assert accepted.request_id == request_id
-    assert accepted.stake_minor == 20
-    assert "session_token" not in only(effects.journal, "seed").value.decode()
-    assert (debit.transaction_id, debit.amount_minor, debit.currency) == (request_id, 20, "EUR")
+    spin = when(raw).then(SeedDrawn).then_answers()  # the acceptance travels with the seed
+    accepted = spin.decision.events[0]
+    (wager,) = spin.decision.commands
+    assert accepted.data.request_id == request_id
+    assert accepted.data.stake_minor == 20
+    assert "session_token" not in encode(accepted).decode()
+    assert (wager.data.transaction_id, wager.data.amount_minor, wager.data.currency) == (request_id, 20, "EUR")
 
 
 def test_each_business_refusal_has_its_contract_code():
@@ -35,51 +39,47 @@ def test_each_business_refusal_has_its_contract_code():
         "INVALID_STAKE": dict(stake=15),
     }
     for code, fields in cases.items():
-        book, ctx = SpinBook(), make_context()
-        effects = handle(book, ctx, request_bytes(**fields)[1])
-        assert rejection_code(effects) == code
-        assert effects.journal == []
+        spin = when(request_bytes(**fields)[1]).then().then_commands().then_answers(SpinRejected)
+        assert rejection_code(spin) == code
 
 
 def test_a_request_older_than_the_window_or_dated_in_the_future_is_refused():
-    book, ctx = SpinBook(), make_context()
-    assert (
-        rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS - DEDUP_WINDOW_MS - 1)[1])) == "REQUEST_EXPIRED"
-    )
-    assert rejection_code(handle(book, ctx, request_bytes(time_ms=NOW_MS + CLOCK_SKEW_MS + 1)[1])) == "INVALID_REQUEST"
-    assert book.records == {}
+    given = spin_core(make_context()).given()
+    expired = when(request_bytes(time_ms=NOW_MS - DEDUP_WINDOW_MS - 1)[1], given=given)
+    assert rejection_code(expired) == "REQUEST_EXPIRED"
+    assert rejection_code(when(request_bytes(time_ms=NOW_MS + CLOCK_SKEW_MS + 1)[1], given=given)) == "INVALID_REQUEST"
+    assert given.state.records == {}
 
 
-def test_a_repeat_in_flight_asks_for_the_same_debit_again_and_never_a_second_wager():
-    book, ctx = SpinBook(), make_context()
-    request_id, raw = request_bytes()
-    first = handle(book, ctx, raw)
-    again = handle(book, ctx, raw)
-    assert again.journal == []
-    assert wager_out(again.outputs).value == wager_out(first.outputs).value
+def test_a_repeat_in_flight_asks_for_the_same_wager_again_and_never_a_second_wager():
+    given = spin_core(make_context()).given()
+    _, raw = request_bytes()
+    first = when(raw, given=given)
+    again = when(raw, given=given).then().then_answers()
+    assert [encode(command) for command in again.decision.commands] == [encode(first.decision.commands[0])]
 
 
 def test_a_repeat_in_flight_later_asks_for_the_wager_with_its_first_time_so_the_wallet_can_tell_its_age():
     # Dated at the repeat's time, a wager the wallet has forgotten (after its de-duplication window) would be a new
     # command and settle twice; dated at acceptance, it is the very same command, refused as expired that late.
-    book, ctx = SpinBook(), make_context()
-    request_id, raw = request_bytes()
-    first = handle(book, ctx, raw)
-    again = handle(book, ctx, raw, now_ms=NOW_MS + 600_000, offset=1)
-    assert wager_out(again.outputs).value == wager_out(first.outputs).value
+    given = spin_core(make_context()).given()
+    _, raw = request_bytes()
+    first = when(raw, given=given)
+    again = when(raw, now_ms=NOW_MS + 600_000, offset=1, given=given)
+    assert [encode(command) for command in again.decision.commands] == [encode(first.decision.commands[0])]
 
 
 def test_two_records_with_the_same_bytes_get_answers_of_their_own_and_a_redelivery_the_same_one():
     # A per-record answer (here: a key that is not the player) names the record it answers: copies of one request
     # written twice, at other times, never share an answer id with other bytes (the audit's duplicate-event-id).
-    book, ctx = SpinBook(), make_context()
+    given = spin_core(make_context()).given()
     _, raw = request_bytes()
-    first = only(handle(book, ctx, raw, player="someone-else", offset=0).outputs, "answer")
-    second = only(handle(book, ctx, raw, player="someone-else", now_ms=NOW_MS + 5, offset=1).outputs, "answer")
-    again = only(handle(book, ctx, raw, player="someone-else", offset=0).outputs, "answer")
-    assert decoded(first).code == decoded(second).code == "INVALID_REQUEST"
-    assert _event_id(first) != _event_id(second)
-    assert again.value == first.value
+    first = when(raw, player="someone-else", offset=0, given=given)
+    second = when(raw, player="someone-else", now_ms=NOW_MS + 5, offset=1, given=given)
+    again = when(raw, player="someone-else", offset=0, given=given)
+    assert rejection_code(first) == rejection_code(second) == "INVALID_REQUEST"
+    assert first.decision.answers[0].id != second.decision.answers[0].id
+    assert encode(again.decision.answers[0]) == encode(first.decision.answers[0])
 
 
 def test_two_players_refused_under_one_request_id_get_answers_of_their_own():
@@ -87,67 +87,49 @@ def test_two_players_refused_under_one_request_id_get_answers_of_their_own():
     # ids are public on spin.events) must not share that player's answer id.
     request_id, mine = request_bytes(token="forged")
     _, theirs = request_bytes(request_id=request_id, player="p-2", token="forged")
-    first = only(handle(SpinBook(), make_context(), mine).outputs, "answer")
-    second = only(handle(SpinBook(), make_context(), theirs, player="p-2").outputs, "answer")
-    assert decoded(first).code == decoded(second).code == "UNAUTHENTICATED"
-    assert _event_id(first) != _event_id(second)
+    first, second = when(mine), when(theirs, player="p-2")
+    assert rejection_code(first) == rejection_code(second) == "UNAUTHENTICATED"
+    assert first.decision.answers[0].id != second.decision.answers[0].id
 
 
-def _event_id(out) -> str:
-    import json
-
-    return json.loads(out.value)["id"]
-
-
-def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
-    book, ctx = SpinBook(), make_context()
+def test_a_repeat_of_an_answered_request_is_answered_with_its_first_answer():
+    given = spin_core(make_context()).given()
     request_id, raw = request_bytes(token="forged")
-    first = only(handle(book, ctx, raw).outputs, "answer").value
+    first = when(raw, given=given).decision.answers[0]
     _, retried = request_bytes(request_id=request_id, token="good")
-    assert only(handle(book, ctx, retried).outputs, "answer").value == first
+    assert when(retried, given=given).then().then_commands().decision.answers == (first,)
 
 
 def test_the_same_id_with_another_stake_is_a_duplicate_conflict_that_changes_nothing():
-    book, ctx = SpinBook(), make_context()
+    given = spin_core(make_context()).given()
     request_id, raw = request_bytes(stake=10)
-    handle(book, ctx, raw)
+    when(raw, given=given)
     _, conflicting = request_bytes(request_id=request_id, stake=20)
-    effects = handle(book, ctx, conflicting)
-    assert rejection_code(effects) == "DUPLICATE_CONFLICT"
-    assert book.records[request_id].stake_minor == 10
-    assert book.records[request_id].answer is None
+    assert rejection_code(when(conflicting, given=given).then().then_commands()) == "DUPLICATE_CONFLICT"
+    assert given.state.records[request_id].stake_minor == 10
+    assert given.state.records[request_id].answer is None
 
 
 def test_an_undecodable_request_is_dead_lettered_and_answered_when_the_player_can_be_named():
-    book, ctx = SpinBook(), make_context()
     broken = b'{"type": "reelstream.spin.requested.v1", "data": {"player_id": "p-9", "stake_minor": "ten"}}'
-    effects = handle_request(book, ctx, broken, b"p-9", NOW_MS, 2, 41)
-    dead = only(effects.outputs, "dlq")
-    assert dead.value == broken
-    headers = dict(dead.headers)
-    assert headers[dead_letters.CODE] == b"UNDECODABLE"
-    assert headers[dead_letters.FIELD] == b"id"  # the first field that is wrong
-    assert decoded(only(effects.outputs, "answer")).player_id == "p-9"
-    garbage = handle_request(book, ctx, b"\x00not json", None, NOW_MS, 2, 42)
-    assert [out.kind for out in garbage.outputs] == ["dlq"]
+    spin = when(broken, player="p-9").then().then_commands().then_dead_letters("UNDECODABLE")
+    assert spin.decision.dead_letters[0].field == "id"  # the first field that is wrong
+    (answer,) = data_of(spin.decision, SpinRejected)
+    assert (answer.player_id, answer.code) == ("p-9", "INVALID_REQUEST")
+    garbage = spin_core(make_context()).given().when(request(b"\x00not json", None), NOW)
+    garbage.then_dead_letters("UNDECODABLE").then_answers()
 
 
 def test_a_record_keyed_by_another_player_is_refused():
-    book, ctx = SpinBook(), make_context()
-    effects = handle_request(book, ctx, request_bytes(player="p-1")[1], b"p-2", NOW_MS, 0, 0)
-    assert rejection_code(effects) == "INVALID_REQUEST"
+    assert rejection_code(when(request_bytes(player="p-1")[1], player="p-2")) == "INVALID_REQUEST"
 
 
 def test_a_request_whose_player_cannot_be_read_is_answered_to_the_player_its_key_names():
-    book, ctx = SpinBook(), make_context()
-    effects = handle_request(book, ctx, b"[1, 2, 3]", b"p-keyed", NOW_MS, 2, 43)
-    assert [out.kind for out in effects.outputs] == ["dlq", "answer"]
-    answer = decoded(only(effects.outputs, "answer"))
+    spin = when(b"[1, 2, 3]", player="p-keyed").then_dead_letters("UNDECODABLE").then_answers(SpinRejected)
+    answer = spin.decision.answers[0].data
     assert (answer.player_id, answer.code) == ("p-keyed", "INVALID_REQUEST")
 
 
 def test_a_non_ascii_player_id_is_never_answered_to():
-    book, ctx = SpinBook(), make_context()
     broken = '{"type": "reelstream.spin.requested.v1", "data": {"player_id": "été", "stake_minor": "ten"}}'.encode()
-    effects = handle_request(book, ctx, broken, "été".encode(), NOW_MS, 2, 44)
-    assert [out.kind for out in effects.outputs] == ["dlq"]
+    when(broken, player="été").then().then_commands().then_dead_letters("UNDECODABLE").then_answers()

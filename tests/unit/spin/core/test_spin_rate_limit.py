@@ -2,47 +2,50 @@
 broker time, the next is refused RATE_LIMITED and nothing is debited; once the oldest leaves the window, spins are
 accepted again; another player is not affected; a book rebuilt from the journal limits alike."""
 
-from services.spin.core.book import SPIN_RATE, SpinBook
-from services.spin.core.evolve import evolve
-from shared.events import decode
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, request_bytes, wager_out
+from services.spin.core.book import SPIN_RATE
+from shared.events import broker_time
+from shared.events.spin import SpinRejected
+from tests.support.spin import NOW_MS, make_context, one, request, request_bytes, spin_core, wager
 
 
-def _spin(book, ctx, player="p-1", at_ms=NOW_MS):
-    return handle_request(book, ctx, request_bytes(player=player, time_ms=at_ms)[1], player.encode(), at_ms, 0, 0)
+def _spin(given, player="p-1", at_ms=NOW_MS):
+    raw = request_bytes(player=player, time_ms=at_ms)[1]
+    return given.when(request(raw, player.encode(), at_ms), broker_time(at_ms))
 
 
-def _accepted_until_full(book, ctx) -> list:
+def _accepted_until_full(given) -> list:
     journal = []
     for n in range(SPIN_RATE.spins):
-        effects = _spin(book, ctx, at_ms=NOW_MS + n)
-        assert wager_out(effects.outputs) is not None
-        journal += effects.journal
+        accepted = _spin(given, at_ms=NOW_MS + n)
+        assert wager(accepted.decision) is not None
+        journal += accepted.decision.events
     return journal
 
 
+def _code(then) -> str:
+    return one(then.decision.answers, SpinRejected).data.code
+
+
 def test_the_spin_beyond_the_rate_is_refused_and_debits_nothing_while_another_player_spins():
-    book, ctx = SpinBook(), make_context()
-    _accepted_until_full(book, ctx)
-    refused = _spin(book, ctx, at_ms=NOW_MS + SPIN_RATE.spins)
-    assert decoded(only(refused.outputs, "answer")).code == "RATE_LIMITED"
-    assert refused.journal == [] and [out for out in refused.outputs if out.kind == "debit"] == []
-    assert wager_out(_spin(book, ctx, player="p-2", at_ms=NOW_MS + SPIN_RATE.spins).outputs) is not None
+    given = spin_core(make_context()).given()
+    _accepted_until_full(given)
+    refused = _spin(given, at_ms=NOW_MS + SPIN_RATE.spins).then().then_commands()
+    assert _code(refused) == "RATE_LIMITED"
+    assert wager(_spin(given, player="p-2", at_ms=NOW_MS + SPIN_RATE.spins).decision) is not None
 
 
 def test_once_the_oldest_spin_leaves_the_window_the_player_spins_again():
-    book, ctx = SpinBook(), make_context()
-    _accepted_until_full(book, ctx)
+    given = spin_core(make_context()).given()
+    _accepted_until_full(given)
     later = NOW_MS + SPIN_RATE.window_ms  # the first accepted spin (at NOW_MS) is now a whole window old
-    assert wager_out(_spin(book, ctx, at_ms=later).outputs) is not None
-    assert decoded(only(_spin(book, ctx, at_ms=later).outputs, "answer")).code == "RATE_LIMITED"
+    assert wager(_spin(given, at_ms=later).decision) is not None
+    assert _code(_spin(given, at_ms=later)) == "RATE_LIMITED"
 
 
 def test_a_book_rebuilt_from_the_journal_limits_the_same_spin():
-    live, ctx = SpinBook(), make_context()
-    journal = _accepted_until_full(live, ctx)
-    rebuilt = SpinBook()
-    for out in journal:
-        evolve(rebuilt, decode(out.value), out.value)
-    assert rebuilt.accepted_at == live.accepted_at
-    assert decoded(only(_spin(rebuilt, ctx, at_ms=NOW_MS + 1).outputs, "answer")).code == "RATE_LIMITED"
+    ctx = make_context()
+    live = spin_core(ctx).given()
+    journal = _accepted_until_full(live)
+    rebuilt = spin_core(ctx).given(*journal)
+    assert rebuilt.state.accepted_at == live.state.accepted_at
+    assert _code(_spin(rebuilt, at_ms=NOW_MS + 1)) == "RATE_LIMITED"

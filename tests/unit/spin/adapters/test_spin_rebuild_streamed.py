@@ -59,7 +59,7 @@ def _stream(books, logs: dict[str, list], chunk: int, fold_one, prune_every: int
 
 def _evolve(book, catalog, name, record):  # the fold without the provenance check (unsigned test records)
     message = decode(record.value)
-    fold.evolve(book, message, record.value)
+    fold.evolve(book, fold.ReadBack(message, record.timestamp, written=record.value))
     return getattr(message.data, "request_id", None)  # as rebuild._fold_one: the request id the fact names
 
 
@@ -157,7 +157,7 @@ def _whole(logs: dict[str, list]) -> SpinBook:
     whole = SpinBook()
     for name in rebuild.FOLD_ORDER:
         for record in logs[name]:
-            fold.evolve(whole, decode(record.value), record.value)
+            fold.evolve(whole, fold.ReadBack(decode(record.value), record.timestamp, written=record.value))
             whole.now_ms = max(whole.now_ms, record.timestamp)
     fold.finish_rebuild(whole, make_context().catalog)
     return whole
