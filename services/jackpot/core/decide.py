@@ -106,8 +106,10 @@ def _apply_contribution(
         receiver = _receiver(state, pool.pool_id)
         routed[receiver] = routed.get(receiver, 0) + part_micro
     won, overflows = [], []
-    if network.drop_pools():
-        won, overflows = mustdrop.route(state, network, incoming, routed, lambda p: _receiver(state, p), secrets)
+    if network.drop_pools():  # one contribution a decision: nothing is pending beyond the state's levels
+        won, overflows = mustdrop.route(
+            state, network, incoming, routed, lambda _: 0, lambda p: _receiver(state, p), secrets
+        )
     moved_in: dict[str, int] = {}
     moved_out: dict[str, int] = {}
     for source, target, amount_micro in overflows:

@@ -79,13 +79,14 @@ def route(
     network: NetworkConfig,
     incoming: Incoming,
     routed: dict[str, int],
+    pending_micro: Callable[[str], int],
     receiver: Callable[[str], str],
     secrets: DropSecrets | None,
 ) -> tuple[list[PoolConfig], list[tuple[str, str, int]]]:
     """The pools this contribution wins, and the overflow it causes: (must-drop pool, overflow pool, micro) for the
     part of its share above the ceiling, or all of it while the pool is disabled. The share itself stays the pool's
     contribution and the overflow a transfer out of it, so per pool opening + contributions + reserve in + seeds -
-    paid - overflow out = closing. `routed` is pool id -> contribution."""
+    paid - overflow out = closing. `routed` is pool id -> contribution; `pending_micro` what the run adds already."""
     data: jp.Contribute = incoming.command.data
     won, overflows = [], []
     for pool in network.drop_pools():
@@ -93,7 +94,7 @@ def route(
         if current.status == "decommissioned" or current.drop is None:
             continue
         part_micro = routed.get(pool.pool_id, 0)
-        level_micro = current.level_micro
+        level_micro = current.level_micro + pending_micro(pool.pool_id)
         room_micro = max(0, current.drop.ceiling_micro - level_micro) if current.status == "open" else 0
         kept_micro = min(part_micro, room_micro)
         if kept_micro < part_micro:

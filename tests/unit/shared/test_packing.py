@@ -8,6 +8,7 @@ the jackpot adapter makes its outputs; the loop packs them, places the positions
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from services.jackpot.adapters.records import event_record
 from shared import records
@@ -20,6 +21,7 @@ from shared.headers import CONTENT_TYPE
 from shared.input_position import Output, recorded_inputs, with_inputs
 from shared.packing import packed
 from shared.topics import JACKPOT_EVENTS
+from tests.unit.shared.test_loop_carried_position import BOTH, COMMANDS, CONFIG, INTERNAL, _commit
 
 PACKABLE = packable_types(JACKPOT_EVENTS)
 NOW = broker_time(1_800_000_000_000)
@@ -135,3 +137,13 @@ def test_the_inputs_positions_ride_on_the_last_record_after_packing():
     assert [recorded_inputs(o.headers) for o in marked] == [{}, positions, {}]
     assert is_packed(marked[1].value) and len(decode_all(marked[1].value)) == 5
     assert records.provenance_problem(JACKPOT_EVENTS, marked[1].headers, marked[1].value, marked[1].key) is None
+
+
+def test_the_loop_packs_a_transactions_packable_run_and_puts_the_positions_on_the_packed_record():
+    config = replace(CONFIG, packable=PACKABLE)
+    outputs = [_rejected(), *(_applied() for _ in range(3))]
+    producer, sent = _commit({COMMANDS: 11, INTERNAL: 40}, BOTH, config, outputs=outputs)
+    assert len(sent) == 2 and sent[0].value == outputs[0].value
+    assert _unpacked(sent) == _unpacked(outputs)
+    assert [recorded_inputs(out.headers) for out in sent] == [{}, BOTH]
+    assert producer.offsets is None
