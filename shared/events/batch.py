@@ -12,7 +12,7 @@ BATCH_CONTENT_TYPE = "application/vnd.reelstream.batch.v1+json"
 # At most this many messages a record, as the jackpot's runs of contributions were bounded before packing existed.
 MAX_ITEMS = 1000
 # At most this many bytes a packed record: below the codec's record bound (MAX_RECORD_BYTES, every reader's guard) and
-# the broker's message.max.bytes default (1 MiB, which no event topic overrides) with room for the record's headers.
+# the broker's message.max.bytes default (shared/topics.py: SOURCE_MAX_MESSAGE_BYTES) with room for the headers.
 MAX_PACKED_BYTES = 900_000
 
 _OPEN = b'{"batch":"' + BATCH_TYPE.encode() + b'","items":['

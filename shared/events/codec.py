@@ -64,15 +64,20 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
     """
     if value is None:
         raise DecodeError("$", "record has no value (tombstone)")
+    return _validated(_parsed(value, MAX_JSON_DEPTH), expect_kind)
+
+
+def _parsed(value: bytes, depth: int) -> Any:
+    """A record's JSON, within the record bound and `depth` levels of nesting; DecodeError otherwise."""
     if len(value) > MAX_RECORD_BYTES:
         raise DecodeError("$", f"record is {len(value)} bytes, more than {MAX_RECORD_BYTES}")
     try:
         raw = orjson.loads(value)
     except orjson.JSONDecodeError as error:
         raise DecodeError("$", f"not JSON: {error}") from None
-    if _deeper_than(value, raw, MAX_JSON_DEPTH):
-        raise DecodeError("$", f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
-    return _validated(raw, expect_kind)
+    if _deeper_than(value, raw, depth):
+        raise DecodeError("$", f"JSON nested deeper than {depth} levels")
+    return raw
 
 
 def _validated(raw: Any, expect_kind: str | None, at: str = "") -> Envelope[Any]:
@@ -102,14 +107,7 @@ def decode_all(value: bytes | None, *, expect_kind: str | None = None) -> tuple[
     `decode` applies to the record and to each item, and a batch holds 1 .. MAX_ITEMS messages of one type."""
     if not is_packed(value):
         return (decode_one_pass(value, expect_kind=expect_kind),)
-    if len(value) > MAX_RECORD_BYTES:
-        raise DecodeError("$", f"record is {len(value)} bytes, more than {MAX_RECORD_BYTES}")
-    try:
-        raw = orjson.loads(value)
-    except orjson.JSONDecodeError as error:
-        raise DecodeError("$", f"not JSON: {error}") from None
-    if _deeper_than(value, raw, MAX_JSON_DEPTH + 2):  # the envelope and its list hold messages of the usual depth
-        raise DecodeError("$", f"JSON nested deeper than {MAX_JSON_DEPTH + 2} levels")
+    raw = _parsed(value, MAX_JSON_DEPTH + 2)  # the envelope and its list hold messages of the usual depth
     if raw.get("batch") != BATCH_TYPE:
         raise DecodeError("batch", f"not a batch envelope this reader knows ({BATCH_TYPE})")
     items = raw.get("items")

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from shared.decision import NOTHING, Decision, Message
-from shared.events import broker_time, envelope
+from shared.events import Envelope, broker_time, envelope
 from shared.events import jackpot as jp
 from shared.pools import NetworkConfig, PoolsConfig, load_pools
 
@@ -144,3 +144,49 @@ def bound(core: JackpotCore) -> Core[States]:
 def jackpot_core(network=DIAMOND, secrets: Any = None) -> Core[States]:
     """`jackpot_core().given(events).when(message, now).then(events)`: the core of a deployment running `network`."""
     return bound(JackpotCore(pools_of(network), secrets))
+
+
+def applied_event(*stakes_minor: int, network_id: str = "diamond-mystery", pools: int = 1) -> Envelope[Any]:
+    """A ContributionsApplied of one contribution a stake (each moving `pools` made-up pools), for codec and packing
+    tests: its shape, not the core's rules."""
+    items = tuple(
+        jp.AppliedContribution(
+            contribution_id=uuid.uuid4(),
+            game="rising-joker",
+            player_id="p-1",
+            operator_id="op-a",
+            stake_minor=stake_minor,
+            amount_micro=stake_minor * 4000,
+            breakage_micro=0,
+        )
+        for stake_minor in stakes_minor
+    )
+    amount_micro = sum(item.amount_micro for item in items)
+    movements = tuple(
+        jp.PoolMovement(
+            pool_id=f"pool-{n}", opening_micro=0, contributions_micro=amount_micro, closing_micro=amount_micro
+        )
+        for n in range(pools)
+    )
+    now = broker_time(T0_MS)
+    data = jp.ContributionsApplied(
+        network_id=network_id, recorded_at=now, currency="EUR", contributions=items, movements=movements
+    )
+    return envelope(data, source="test", time=now)
+
+
+def rejected_event() -> Envelope[Any]:
+    """A claim's ClaimRejected (an answer: never packed), for codec and packing tests."""
+    now = broker_time(T0_MS)
+    data = jp.ClaimRejected(
+        network_id="diamond-mystery",
+        recorded_at=now,
+        claim_id=uuid.uuid4(),
+        request_id=uuid.uuid4(),
+        player_id="p-1",
+        tier="green",
+        stake_minor=10,
+        code="UNKNOWN_TIER",
+        message="no",
+    )
+    return envelope(data, source="test", time=now)

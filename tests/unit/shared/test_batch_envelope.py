@@ -16,32 +16,13 @@ from shared.events import jackpot as jp
 from shared.events.batch import MAX_ITEMS, is_packed, pack
 from shared.events.codec import MAX_RECORD_BYTES
 from shared.topics import JACKPOT_EVENTS
+from tests.support.jackpot import applied_event, rejected_event
 
 NOW = broker_time(1_800_000_000_000)
 
 
-def _item(stake_minor: int) -> jp.AppliedContribution:
-    return jp.AppliedContribution(
-        contribution_id=uuid.uuid4(),
-        game="rising-joker",
-        player_id="p-1",
-        operator_id="op-a",
-        stake_minor=stake_minor,
-        amount_micro=stake_minor * 4000,
-        breakage_micro=0,
-    )
-
-
 def _applied(*stakes: int):
-    items = tuple(_item(stake) for stake in stakes)
-    amount_micro = sum(item.amount_micro for item in items)
-    movement = jp.PoolMovement(
-        pool_id="dm-green", opening_micro=0, contributions_micro=amount_micro, closing_micro=amount_micro
-    )
-    data = jp.ContributionsApplied(
-        network_id="diamond-mystery", recorded_at=NOW, currency="EUR", contributions=items, movements=(movement,)
-    )
-    return envelope(data, source="test", time=NOW)
+    return applied_event(*stakes)
 
 
 class _Record:
@@ -106,18 +87,7 @@ def test_an_item_that_breaks_a_guard_is_refused_naming_its_index_and_field():
 
 
 def test_items_of_two_types_or_a_command_among_events_are_refused():
-    won = jp.ClaimRejected(
-        network_id="diamond-mystery",
-        recorded_at=NOW,
-        claim_id=uuid.uuid4(),
-        request_id=uuid.uuid4(),
-        player_id="p-1",
-        tier="green",
-        stake_minor=10,
-        code="UNKNOWN_TIER",
-        message="no",
-    )
-    mixed = pack([encode(_applied(10)), encode(envelope(won, source="test", time=NOW))])
+    mixed = pack([encode(_applied(10)), encode(rejected_event())])
     with pytest.raises(DecodeError, match="one type"):
         decode_all(mixed)
     command = jp.Contribute(

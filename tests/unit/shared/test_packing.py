@@ -7,12 +7,11 @@ the jackpot adapter makes its outputs; the loop packs them, places the positions
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 from services.jackpot.adapters.records import event_record
 from shared import records
-from shared.events import broker_time, decode_all, envelope
+from shared.events import decode_all
 from shared.events import jackpot as jp
 from shared.events.base import packable_types
 from shared.events.batch import BATCH_CONTENT_TYPE, MAX_ITEMS, MAX_PACKED_BYTES, is_packed
@@ -21,47 +20,18 @@ from shared.headers import CONTENT_TYPE
 from shared.input_position import Output, recorded_inputs, with_inputs
 from shared.packing import packed
 from shared.topics import JACKPOT_EVENTS
+from tests.support.jackpot import applied_event, rejected_event
 from tests.unit.shared.test_loop_carried_position import BOTH, COMMANDS, CONFIG, INTERNAL, _commit
 
 PACKABLE = packable_types(JACKPOT_EVENTS)
-NOW = broker_time(1_800_000_000_000)
 
 
 def _applied(network_id: str = "diamond-mystery", stake_minor: int = 10, pools: int = 1) -> Output:
-    item = jp.AppliedContribution(
-        contribution_id=uuid.uuid4(),
-        game="rising-joker",
-        player_id="p-1",
-        operator_id="op-a",
-        stake_minor=stake_minor,
-        amount_micro=stake_minor * 4000,
-        breakage_micro=0,
-    )
-    movements = tuple(
-        jp.PoolMovement(
-            pool_id=f"pool-{n}", opening_micro=0, contributions_micro=item.amount_micro, closing_micro=item.amount_micro
-        )
-        for n in range(pools)
-    )
-    data = jp.ContributionsApplied(
-        network_id=network_id, recorded_at=NOW, currency="EUR", contributions=(item,), movements=movements
-    )
-    return event_record(envelope(data, source="test", time=NOW))
+    return event_record(applied_event(stake_minor, network_id=network_id, pools=pools))
 
 
 def _rejected() -> Output:
-    data = jp.ClaimRejected(
-        network_id="diamond-mystery",
-        recorded_at=NOW,
-        claim_id=uuid.uuid4(),
-        request_id=uuid.uuid4(),
-        player_id="p-1",
-        tier="green",
-        stake_minor=10,
-        code="UNKNOWN_TIER",
-        message="no",
-    )
-    return event_record(envelope(data, source="test", time=NOW))
+    return event_record(rejected_event())
 
 
 def _unpacked(outputs: list[Output]) -> list[bytes]:
