@@ -94,7 +94,7 @@ class Stats(LoopStats):
 
 
 class JackpotService(Stateless[States]):
-    """The jackpot's part of the loop: restore the partition's networks, decide a batch per network, publish meters."""
+    """The jackpot's part of the loop: restore the partition's networks, decide each command, publish meters."""
 
     def __init__(
         self, config: JackpotConfig, pools: PoolsConfig | None = None, secrets: DropSecrets | None = None
@@ -160,9 +160,9 @@ class JackpotService(Stateless[States]):
                 continue
             record, message = found.record, found.message
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
-                payload = message.payload
+                decided.append((record, self.core.decide(states, message, broker_time(message.broker_ms))))
+            payload = message.payload
             traces.add(traced, None if isinstance(payload, Undecodable) else getattr(payload.data, "request_id", None))
-            decided.append((record, self.core.decide(states, message, broker_time(message.broker_ms))))
         outputs: list[Output] = []
         for record, decision in decided:  # after every trace is known: a run of contributions shares its headers
             outputs.extend(
