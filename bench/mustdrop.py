@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from shared.config import load_settings
-from shared.events import decode
+from shared.events import decode, decode_all
 from shared.events import jackpot as jp
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
@@ -78,7 +78,8 @@ def platform_run(bootstrap: str, pools: PoolsConfig, wagers: int, seed: int) -> 
 
         keeper = DropSecrets(os.urandom(32), os.urandom)
         asyncio.run(run_service(bootstrap, prefix, wagers, 2000, pools=pools, secrets=keeper))
-        events = [decode(r.value, expect_kind="event").data for r in read_all(bootstrap, prefix + JACKPOT_EVENTS)]
+        read = read_all(bootstrap, prefix + JACKPOT_EVENTS)
+        events = [event.data for r in read for event in decode_all(r.value, expect_kind="event")]
     finally:
         delete_topics(bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
     stakes = [decode(value, expect_kind="command").data.stake_minor for _, value in records]

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from aiokafka import TopicPartition
 
-from shared.events import DecodeError, Envelope, decode, epoch_ms
+from shared.events import DecodeError, Envelope, decode, decode_all, epoch_ms
 from shared import assigned
 from shared import dead_letters as dl
 from ops import markers
@@ -145,12 +145,13 @@ async def replay_to_projection(
         for rec in records:
             summary.read += 1
             try:
-                env = decode(rec.value, expect_kind="event")
+                envs = decode_all(rec.value, expect_kind="event")  # a batch envelope's items, in order
             except DecodeError:
                 summary.undecodable += 1
                 continue
-            summary.types[env.type] += 1
-            events.append((env, rec))
+            for env in envs:
+                summary.types[env.type] += 1
+                events.append((env, rec))
         summary.new_events += await projection.apply(events, dry_run=dry_run)
         tick(len(records))
     return summary

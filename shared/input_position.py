@@ -24,7 +24,8 @@ class Output:
     A service that writes more topics (the spin) names the physical `topic`, and then `partition` is taken as it is
     (None: the key's partition); `tag` is the service's name for it. A transaction's outputs are sent together: under
     read_committed they become visible together or not at all, so the spin's journal (the seed) needs no
-    acknowledgement of its own before the outputs that reveal the outcome."""
+    acknowledgement of its own before the outputs that reveal the outcome. `message_type`: the CloudEvents type of an
+    event's value, what the loop's packing (shared/packing.py) matches on ("": never packed)."""
 
     dead_letter: bool
     key: bytes | None
@@ -33,6 +34,7 @@ class Output:
     topic: str | None = None
     partition: int | None = None
     tag: str = ""
+    message_type: str = ""
 
 
 def recorded_position(headers) -> int | None:

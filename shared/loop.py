@@ -20,6 +20,7 @@ from shared import inbound, observability, signing, snapshots
 from shared.crash import crash_point
 from shared.heap import HeapFreezer
 from shared.observability.stalls import StallWatch
+from shared.packing import packed
 from shared.input_position import (
     GROUP_COMMIT_INTERVAL_S,
     InputPositions,
@@ -78,6 +79,9 @@ class LoopConfig:
     # the public ones): their events topic. A batch writing none of them commits its offsets in the transaction.
     # Empty: every batch commits its offsets in the transaction.
     positions_on: tuple[str, ...] = ()
+    # Event types (Output.message_type) whose consecutive outputs of one topic, key and headers the loop packs into one
+    # batch-envelope record before the positions are placed (shared/packing.py). Empty: one record an output.
+    packable: frozenset[str] = frozenset()
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -385,7 +389,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         prefix = self.config.service
         producer, state = self.producers[partition], self.states[partition]
         commands = TopicPartition(self.config.commands_topic, partition)
-        outputs, positions_travel = self._with_positions(outputs, carried)
+        outputs, positions_travel = self._with_positions(packed(outputs, self.config.packable), carried)
         sent = signed(self.config, outputs)
         sent += signed(self.config, self.service.derived(partition, sent))
         crash_point(f"{prefix}.before_transaction")

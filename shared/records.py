@@ -18,7 +18,7 @@ from shared.dead_letters import REDRIVE, SHRUNK_KEY, SHRUNK_VALUE
 from shared.events.envelope import CONTENT_TYPE
 from shared.headers import CONTENT_TYPE as CONTENT_TYPE_HEADER
 from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, REFUSED_BATCH, WRITER
-from shared.events.codec import decode_one_pass
+from shared.events.codec import decode_all, decode_one_pass
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
 from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
@@ -464,6 +464,18 @@ def trusted_event(logical_topic: str, record) -> tuple[object | None, str | None
         return decode_event(record.value), None
     except DecodeError as error:
         return None, f"unreadable: {error}"
+
+
+def trusted_events(logical_topic: str, record) -> tuple[tuple[Envelope, ...], str | None]:
+    """`trusted_event` for a topic the loop may pack (jackpot.events): (the record's events in order, None), one for
+    a single event, every item of a batch envelope (shared/events/batch.py); else ((), why not)."""
+    problem = provenance_problem(logical_topic, record.headers, record.value, record.key)
+    if problem is not None:
+        return (), problem
+    try:
+        return decode_all(record.value, expect_kind="event"), None
+    except DecodeError as error:
+        return (), f"unreadable: {error}"
 
 
 def proof_header(record) -> tuple[str, bytes]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import datetime, timezone
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -113,12 +115,19 @@ WIN_COLUMNS = [
 ]
 
 
+def _events_of(records: list) -> Iterator[tuple[Any, Any]]:
+    """(record, event) of every event the jackpot wrote on jackpot.events, a batch envelope's in order."""
+    for record in records:
+        events, _ = records_module.trusted_events(JACKPOT_EVENTS, record)
+        for event in events:
+            yield record, event
+
+
 def win_rows(records: list) -> list[dict]:
     """Every JackpotWon, with the record that proves it (topic/partition/offset) and the spin it paid."""
     rows, seen = [], set()
-    for record in records:
-        event, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
-        data = event.data if event is not None else None
+    for record, event in _events_of(records):
+        data = event.data
         if not isinstance(data, jp.JackpotWon) or event.id in seen:
             continue
         seen.add(event.id)
@@ -181,9 +190,8 @@ def drop_rows(records: list) -> list[dict]:
     committed: dict[tuple[str, int], str] = {}
     paid: dict[str, jp.JackpotWon] = {}
     reveals = []
-    for record in records:
-        event, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
-        data = event.data if event is not None else None
+    for record, event in _events_of(records):
+        data = event.data
         if isinstance(data, jp.DropPointCommitted):
             committed.setdefault((data.pool_id, data.cycle), data.commitment)
         elif isinstance(data, jp.JackpotWon):
@@ -308,9 +316,9 @@ def _send_admin(command: jp._PoolCommand, wait_s: float) -> None:
     console.print(f"sent {command.TYPE} {command.command_id} for {command.pool_id}")
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        for record in read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS), role="operator"):
-            trusted, _ = records_module.trusted_event(JACKPOT_EVENTS, record)
-            event = trusted.data if trusted is not None else None
+        found = read_all(settings.kafka_bootstrap_servers, settings.topic(JACKPOT_EVENTS), role="operator")
+        for _, trusted in _events_of(found):
+            event = trusted.data
             if getattr(event, "command_id", None) == command.command_id:
                 refusal = f"{event.code}: {event.message}" if hasattr(event, "code") else ""
                 console.print(f"answer: {event.TYPE} {refusal}")

@@ -2,7 +2,7 @@
 
 from shared.events import jackpot, monitor, spin, wallet  # noqa: F401  (importing registers every payload type)
 from shared.events.base import CommandData, EventData, payload_class, registered_types
-from shared.events.codec import decode, encode, may_be
+from shared.events.codec import decode, decode_all, encode, may_be
 from shared.events.envelope import CONTENT_TYPE, Envelope, broker_time, derived_id, envelope, epoch_ms
 from shared.events.errors import DecodeError
 
@@ -14,6 +14,7 @@ __all__ = [
     "EventData",
     "broker_time",
     "decode",
+    "decode_all",
     "derived_id",
     "encode",
     "envelope",

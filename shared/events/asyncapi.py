@@ -10,8 +10,9 @@ from typing import Any
 
 from shared import dead_letters
 from shared.events.base import Payload, registered_types
+from shared.events.batch import BATCH_CONTENT_TYPE, BATCH_TYPE, MAX_ITEMS
 from shared.events.jackpot import ClaimRejected, JackpotWon
-from shared.events.json_schemas import asyncapi_schema, standalone_schema
+from shared.events.json_schemas import DRAFT_2020_12, ID_PREFIX, asyncapi_schema, standalone_schema
 from shared.events.spin import SpinRejected, SpinSettled
 from shared.events.wallet import (
     AccountClosed,
@@ -37,6 +38,7 @@ BINDING_VERSION = "0.5.0"
 CLUSTER_REPLICAS = 3  # what `reelstream topics create --replication-factor 3` makes; the local single node has 1
 DEAD_LETTER = "reelstream.dead-letter"
 SNAPSHOT = "reelstream.snapshot"  # a service's own state image (shared/snapshots.py): not for clients
+BATCH = BATCH_TYPE  # a record packing several messages (shared/events/batch.py)
 _KEY_PATTERN = r"^[A-Za-z0-9._:-]+$"  # player, network and pool ids alike (shared.events.base.Ident)
 _CLOUDEVENTS = "application/cloudevents+json"
 # Topics that carry copies of messages declared on another topic (re-keyed by the player id, bytes unchanged).
@@ -202,6 +204,54 @@ def _snapshot_message() -> dict[str, Any]:
     }
 
 
+def _packable() -> list[type[Payload]]:
+    return [model for _, model in sorted(registered_types().items()) if model.PACKABLE]
+
+
+def batch_schema(item_refs: list[str]) -> dict[str, Any]:
+    """The batch envelope (shared/events/batch.py): its version and 1 .. MAX_ITEMS messages of one packable type,
+    each exactly the message it is (`item_refs`: their schemas)."""
+    return {
+        "title": BATCH_TYPE,
+        "description": "Consecutive messages of one type, key and transaction that the writer's loop packed into one "
+        "record, in order; read each item as the message it is. A record that is not a batch envelope is one message.",
+        "type": "object",
+        "required": ["batch", "items"],
+        "additionalProperties": False,
+        "properties": {
+            "batch": {"type": "string", "const": BATCH_TYPE},
+            "items": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_ITEMS,
+                "items": {"oneOf": [{"$ref": ref} for ref in item_refs]},
+            },
+        },
+    }
+
+
+def _batch_message() -> dict[str, Any]:
+    refs = [f"#/components/messages/{_message_name(model.TYPE)}/payload" for model in _packable()]
+    return {
+        "name": BATCH,
+        "title": BATCH,
+        "summary": "A record packing consecutive messages of one type (those that say they may be packed), in order.",
+        "contentType": BATCH_CONTENT_TYPE,
+        "headers": {
+            "type": "object",
+            "properties": {"content-type": {"type": "string", "const": BATCH_CONTENT_TYPE}},
+        },
+        "payload": batch_schema(refs),
+        "bindings": {
+            "kafka": {
+                "key": {"type": "string", "description": "the key every packed message has"},
+                "bindingVersion": BINDING_VERSION,
+            }
+        },
+        "tags": [{"name": "batch"}],
+    }
+
+
 def _operations(spec: TopicSpec, channel_id: str, message_names: list[str]) -> dict[str, Any]:
     """What a client does on a public channel (the document is written from a game client's or operator's side)."""
     if not spec.public:
@@ -252,6 +302,8 @@ def asyncapi_document() -> dict[str, Any]:
         models = by_topic.get(spec.name, [])
         carried = models + list(_FORWARDED.get(spec.name, ()))
         names = [_message_name(m.TYPE) for m in carried]
+        if any(model.PACKABLE for model in models):
+            names.append(_message_name(BATCH))
         if spec.kind in ("dlq", "snapshot"):
             names = [_message_name(DEAD_LETTER if spec.kind == "dlq" else SNAPSHOT)]
         channel_id = spec.name.replace(".", "_").replace("{", "").replace("}", "")
@@ -261,6 +313,7 @@ def asyncapi_document() -> dict[str, Any]:
             messages[_message_name(model.TYPE)] = _message(model, spec, schemas)
     messages[_message_name(DEAD_LETTER)] = _dead_letter_message()
     messages[_message_name(SNAPSHOT)] = _snapshot_message()
+    messages[_message_name(BATCH)] = _batch_message()
     unplaced = set(registered_types()) - {m["name"] for m in messages.values()}
     assert not unplaced, f"messages on no declared topic: {sorted(unplaced)}"
     return {
@@ -293,6 +346,12 @@ def rendered_files() -> dict[str, str]:
     files = {"asyncapi.json": json.dumps(asyncapi_document(), indent=2, sort_keys=True) + "\n"}
     for type_, model in sorted(registered_types().items()):
         files[f"schemas/{type_}.json"] = json.dumps(standalone_schema(model), indent=2, sort_keys=True) + "\n"
+    batch = {
+        "$schema": DRAFT_2020_12,
+        "$id": f"{ID_PREFIX}{BATCH}",
+        **batch_schema([f"{ID_PREFIX}{model.TYPE}" for model in _packable()]),
+    }
+    files[f"schemas/{BATCH}.json"] = json.dumps(batch, indent=2, sort_keys=True) + "\n"
     return files
 
 

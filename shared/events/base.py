@@ -37,6 +37,9 @@ class Payload(BaseModel):
     SUBJECT_FIELD: ClassVar[str] = ""
     KIND: ClassVar[str] = ""
     TOPIC: ClassVar[str] = ""
+    # Whether the loop may pack consecutive messages of this type (one topic, key and headers) into one batch-envelope
+    # record (shared/events/batch.py): a reader of its topic unpacks them with `decode_all`.
+    PACKABLE: ClassVar[bool] = False
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -78,3 +81,8 @@ def payload_class(type_: str) -> type[Payload] | None:
 
 def registered_types() -> dict[str, type[Payload]]:
     return dict(_REGISTRY)
+
+
+def packable_types(topic: str) -> frozenset[str]:
+    """The types of `topic` (logical name) its writer's loop may pack (`Payload.PACKABLE`)."""
+    return frozenset(type_ for type_, model in _REGISTRY.items() if model.TOPIC == topic and model.PACKABLE)

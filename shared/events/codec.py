@@ -11,6 +11,7 @@ import orjson
 from pydantic import ValidationError
 
 from shared.events.base import payload_class
+from shared.events.batch import BATCH_TYPE, MAX_ITEMS, is_packed
 from shared.events.envelope import CommandEnvelope, Envelope, parametrized
 from shared.events.errors import DecodeError
 
@@ -63,31 +64,61 @@ def decode(value: bytes | None, *, expect_kind: str | None = None) -> Envelope[A
     """
     if value is None:
         raise DecodeError("$", "record has no value (tombstone)")
+    return _validated(_parsed(value, MAX_JSON_DEPTH), expect_kind)
+
+
+def _parsed(value: bytes, depth: int) -> Any:
+    """A record's JSON, within the record bound and `depth` levels of nesting; DecodeError otherwise."""
     if len(value) > MAX_RECORD_BYTES:
         raise DecodeError("$", f"record is {len(value)} bytes, more than {MAX_RECORD_BYTES}")
     try:
         raw = orjson.loads(value)
     except orjson.JSONDecodeError as error:
         raise DecodeError("$", f"not JSON: {error}") from None
-    if _deeper_than(value, raw, MAX_JSON_DEPTH):
-        raise DecodeError("$", f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    if _deeper_than(value, raw, depth):
+        raise DecodeError("$", f"JSON nested deeper than {depth} levels")
+    return raw
+
+
+def _validated(raw: Any, expect_kind: str | None, at: str = "") -> Envelope[Any]:
+    """A parsed message validated as its type's envelope; DecodeError fields are prefixed with `at` (a batch item)."""
     if not isinstance(raw, dict):
-        raise DecodeError("$", "a CloudEvent must be a JSON object")
+        raise DecodeError(at + "$", "a CloudEvent must be a JSON object")
     type_ = raw.get("type")
     if not isinstance(type_, str):
-        raise DecodeError("type", "missing or not a string", raw)
+        raise DecodeError(at + "type", "missing or not a string", raw)
     reader = _READERS.get(type_) or _reader(type_)
     if reader is None:
-        raise DecodeError("type", f"unknown message type {type_!r}", raw)
+        raise DecodeError(at + "type", f"unknown message type {type_!r}", raw)
     kind, validate = reader
     if expect_kind is not None and kind != expect_kind:
-        raise DecodeError("type", f"{type_!r} is a {kind}, expected a {expect_kind}", raw)
+        raise DecodeError(at + "type", f"{type_!r} is a {kind}, expected a {expect_kind}", raw)
     try:
         return validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "$"
-        raise DecodeError(field, first["msg"], raw) from None
+        raise DecodeError(at + field, first["msg"], raw) from None
+
+
+def decode_all(value: bytes | None, *, expect_kind: str | None = None) -> tuple[Envelope[Any], ...]:
+    """The messages of one record, in order: a batch envelope's items (shared/events/batch.py), or the one message of
+    any other record (`decode_one_pass`). The one reading function of a topic the loop may pack; every guard of
+    `decode` applies to the record and to each item, and a batch holds 1 .. MAX_ITEMS messages of one type."""
+    if not is_packed(value):
+        return (decode_one_pass(value, expect_kind=expect_kind),)
+    raw = _parsed(value, MAX_JSON_DEPTH + 2)  # the envelope and its list hold messages of the usual depth
+    if raw.get("batch") != BATCH_TYPE:
+        raise DecodeError("batch", f"not a batch envelope this reader knows ({BATCH_TYPE})")
+    items = raw.get("items")
+    if set(raw) != {"batch", "items"} or not isinstance(items, list):
+        raise DecodeError("items", "a batch envelope is exactly its version and its list of items")
+    if not 0 < len(items) <= MAX_ITEMS:
+        raise DecodeError("items", f"{len(items)} items, not 1 .. {MAX_ITEMS}")
+    messages = tuple(_validated(item, expect_kind, f"items.{index}.") for index, item in enumerate(items))
+    if any(message.type != messages[0].type for message in messages):
+        raise DecodeError("items", "a batch holds messages of one type")
+    return messages
 
 
 def _deeper_than(value: bytes, raw: Any, limit: int) -> bool:

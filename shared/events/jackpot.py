@@ -101,9 +101,11 @@ class _JackpotEvent(EventData):
 
 
 class ContributionsApplied(_JackpotEvent):
-    """A batch of contributions applied to a network's pools, in partition order."""
+    """Contributions applied to a network's pools, in partition order: one a wager (a record written before the seam
+    may hold a run of up to 1,000); the loop packs consecutive ones into one batch-envelope record."""
 
     TYPE = "reelstream.jackpot.contributions-applied.v1"
+    PACKABLE = True
     currency: str
     contributions: tuple[AppliedContribution, ...]
     movements: tuple[PoolMovement, ...]

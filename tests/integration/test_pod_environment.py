@@ -50,7 +50,7 @@ from games.selftest import numba_cache_dir
 from reelstream.processes import spawn
 from services.jackpot.adapters.history import read_all
 from shared import records, signing
-from shared.events import decode, encode, envelope
+from shared.events import decode, decode_all, encode, envelope
 from shared.events.jackpot import OpenPool, PoolOpened
 from shared.events.monitor import PoolDrifted
 from shared.events.spin import SpinRejected
@@ -217,7 +217,7 @@ def _record(bootstrap: str, topic: str, found) -> object:
     deadline = time.monotonic() + ANSWER_S
     while time.monotonic() < deadline:
         for record in read_all(bootstrap, topic, role="admin"):
-            if found(decode(record.value)):
+            if any(found(event) for event in decode_all(record.value)):  # a batch envelope's items too
                 return record
         time.sleep(0.5)
     raise AssertionError(f"no matching record on {topic} within {ANSWER_S} s")

@@ -1,22 +1,21 @@
-"""The jackpot core under test: `jackpot_core().given(events).when(batch, now).then(events)` (tests/support/gwt.py),
-commands with a broker time, and `Network`, a network state fed through decide."""
+"""The jackpot core under test: `jackpot_core().given(events).when(message, now).then(events)` (tests/support/gwt.py),
+commands as the loop hands them over (a Message with its broker time), and `Network`, one network driven through the
+same given/when, one command at a time."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from shared.events import broker_time, envelope
+from shared.decision import NOTHING, Decision, Message
+from shared.events import Envelope, broker_time, envelope
 from shared.events import jackpot as jp
-from shared.pools import load_pools
+from shared.pools import NetworkConfig, PoolsConfig, load_pools
 
-from services.jackpot.core.decide import decide, new_network
-from services.jackpot.core.evolve import evolve
-from services.jackpot.core.inputs import Incoming
-from shared.decision import Decision
-from tests.support.gwt import Core
+from services.jackpot.core.decide import JackpotCore, States, new_network
 from services.jackpot.core.state import NetworkState
+from tests.support.gwt import Core
 
 T0_MS = 1_800_000_000_000
 DIAMOND = load_pools().network("diamond-mystery")
@@ -34,11 +33,10 @@ class Clock:
         return self.now_ms
 
 
-def incoming(data: Any, broker_ms: int, *, sent_ms: int | None = None, command_id: uuid.UUID | None = None) -> Incoming:
+def incoming(data: Any, broker_ms: int, *, sent_ms: int | None = None, command_id: uuid.UUID | None = None) -> Message:
+    """A command as the loop hands it to the core: the decoded envelope and its record's broker time."""
     sent = broker_time(broker_ms if sent_ms is None else sent_ms)
-    return Incoming(
-        envelope(data, source="test", time=sent, id=command_id or uuid.uuid4()), broker_ms, position=broker_ms
-    )
+    return Message(envelope(data, source="test", time=sent, id=command_id or uuid.uuid4()), broker_ms)
 
 
 def contribute(
@@ -95,26 +93,30 @@ def admin(kind: type, pool_id: str, network=DIAMOND, **extra: Any):
     )
 
 
-def batch_now(batch: list[Incoming]) -> datetime:
-    """The broker time a batch starts at, as the service dates it (the epoch for an empty batch)."""
-    return broker_time(batch[0].broker_ms if batch else 0)
-
-
 class Network:
-    """A network under test: feed commands, read levels; every emitted event is checked for balanced movements."""
+    """A network under test, driven through the core's given/when (tests/support/gwt.py): each command decided in
+    turn against the state the ones before it left; read levels and the events decided so far."""
 
-    def __init__(self, config=DIAMOND, secrets: Any = None) -> None:
+    def __init__(self, config=DIAMOND, secrets: Any = None, pools: PoolsConfig | None = None) -> None:
         self.config = config
         self.secrets = secrets  # the drop key and randomness: only networks with must-drop pools need them
-        self.state: NetworkState = new_network(config)
+        self.core = JackpotCore(pools or pools_of(config), secrets)
+        self.given = bound(self.core).given()
         self.clock = Clock()
         self.events: list[Any] = []
+
+    @property
+    def state(self) -> NetworkState:
+        return self.given.state.setdefault(self.config.network_id, new_network(self.config))
 
     def send(self, *datas: Any) -> Decision:
         return self.send_incoming([incoming(data, self.clock.tick()) for data in datas])
 
-    def send_incoming(self, batch: list[Incoming]) -> Decision:
-        decision = decide(self.state, batch, batch_now(batch), network=self.config, secrets=self.secrets)
+    def send_incoming(self, messages: list[Message]) -> Decision:
+        """Each message decided at its own broker time, one at a time; their Decisions in order."""
+        decision = NOTHING
+        for message in messages:
+            decision += self.given.when(message, broker_time(message.broker_ms)).decision
         self.events.extend(decision.events)
         return decision
 
@@ -129,8 +131,62 @@ def minutes(n: int) -> int:
     return int(timedelta(minutes=n).total_seconds() * 1000)
 
 
-def jackpot_core(network=DIAMOND) -> Core[NetworkState]:
-    """One network's core: a message is a batch of Incoming commands, decided at its first command's broker time."""
-    return Core(
-        lambda: new_network(network), evolve, lambda state, batch, now: decide(state, batch, now, network=network)
+def pools_of(network: NetworkConfig) -> PoolsConfig:
+    """A deployment running this one network (the configuration a must-drop test shortened, or a shipped one)."""
+    return load_pools().model_copy(update={"networks": (network,)})
+
+
+def bound(core: JackpotCore) -> Core[States]:
+    """The jackpot core under gwt: a partition's networks, its evolve, its decide (ports bound at construction)."""
+    return Core(lambda: core.new_state(0), lambda states, event, raw=None: core.evolve(states, event), core.decide)
+
+
+def jackpot_core(network=DIAMOND, secrets: Any = None) -> Core[States]:
+    """`jackpot_core().given(events).when(message, now).then(events)`: the core of a deployment running `network`."""
+    return bound(JackpotCore(pools_of(network), secrets))
+
+
+def applied_event(*stakes_minor: int, network_id: str = "diamond-mystery", pools: int = 1) -> Envelope[Any]:
+    """A ContributionsApplied of one contribution a stake (each moving `pools` made-up pools), for codec and packing
+    tests: its shape, not the core's rules."""
+    items = tuple(
+        jp.AppliedContribution(
+            contribution_id=uuid.uuid4(),
+            game="rising-joker",
+            player_id="p-1",
+            operator_id="op-a",
+            stake_minor=stake_minor,
+            amount_micro=stake_minor * 4000,
+            breakage_micro=0,
+        )
+        for stake_minor in stakes_minor
     )
+    amount_micro = sum(item.amount_micro for item in items)
+    movements = tuple(
+        jp.PoolMovement(
+            pool_id=f"pool-{n}", opening_micro=0, contributions_micro=amount_micro, closing_micro=amount_micro
+        )
+        for n in range(pools)
+    )
+    now = broker_time(T0_MS)
+    data = jp.ContributionsApplied(
+        network_id=network_id, recorded_at=now, currency="EUR", contributions=items, movements=movements
+    )
+    return envelope(data, source="test", time=now)
+
+
+def rejected_event() -> Envelope[Any]:
+    """A claim's ClaimRejected (an answer: never packed), for codec and packing tests."""
+    now = broker_time(T0_MS)
+    data = jp.ClaimRejected(
+        network_id="diamond-mystery",
+        recorded_at=now,
+        claim_id=uuid.uuid4(),
+        request_id=uuid.uuid4(),
+        player_id="p-1",
+        tier="green",
+        stake_minor=10,
+        code="UNKNOWN_TIER",
+        message="no",
+    )
+    return envelope(data, source="test", time=now)

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.jackpot.adapters.records import INPUTS as JACKPOT_INPUTS
-from services.jackpot.adapters.records import incoming_of
-from services.jackpot.core.inputs import Incoming
+from services.jackpot.core.decide import JackpotCore
 from services.spin.adapters.runner import SPECS
 from services.spin.core.book import SpinBook
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
@@ -16,8 +15,10 @@ from services.wallet.adapters.handler import commands_topic, decided
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound
-from shared.decision import Message
+from shared.decision import Message, Undecodable
+from shared.events import broker_time
 from shared.input_position import Output
+from shared.pools import load_pools
 from shared.topics import JACKPOT_INTERNAL, SPIN_REQUESTS, WALLET_INTERNAL
 
 
@@ -73,7 +74,14 @@ def event_message(logical: str, record: Any, partitions: int = 0, book: SpinBook
     return found.message
 
 
-def to_incoming(record: Any, partitions: int | None = None) -> Incoming | tuple[str, str]:
-    """A jackpot.commands or jackpot.internal record as the jackpot core's input, or (code, reason) of its refusal."""
+def to_incoming(record: Any, partitions: int | None = None) -> Message | tuple[str, str]:
+    """A jackpot.commands or jackpot.internal record as the jackpot core's message, or (code, reason) of its refusal:
+    the loop's, or the core's of a record that does not decode."""
     spec = JACKPOT_INPUTS[1] if record.topic.endswith(JACKPOT_INTERNAL) else JACKPOT_INPUTS[0]
-    return incoming_of(inbound.read(spec, record, partitions))
+    found = inbound.read(spec, record, partitions)
+    if found.refusal is not None:
+        return found.refusal.code, found.refusal.reason
+    if isinstance(found.message.payload, Undecodable):
+        decision = JackpotCore(load_pools()).decide({}, found.message, broker_time(found.message.broker_ms))
+        return decision.dead_letters[0].code, decision.dead_letters[0].reason
+    return found.message

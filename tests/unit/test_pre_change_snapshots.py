@@ -20,8 +20,8 @@ from shared import records
 from shared.topics import JACKPOT_SNAPSHOTS, WALLET_SNAPSHOTS
 from tests.support.snapshot_log import LogRecord, SnapshotLog
 from tests.support.spin import Seeds, make_context
-from tests.unit.jackpot.test_jackpot_snapshot import fold as jackpot_fold
-from tests.unit.jackpot.test_jackpot_snapshot import view as jackpot_view
+from tests.unit.jackpot.adapters.test_jackpot_snapshot import fold as jackpot_fold
+from tests.unit.jackpot.adapters.test_jackpot_snapshot import view as jackpot_view
 from tests.unit.spin.adapters.test_book_image import folded, normalized
 from services.wallet.adapters.restore import fold_record
 from services.wallet.adapters.written import Partition

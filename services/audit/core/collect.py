@@ -10,7 +10,8 @@ from typing import Any
 
 from services.audit.core.findings import Discrepancy
 from shared.events import DecodeError, Envelope
-from shared.events.codec import decode_one_pass
+from shared.events.batch import is_packed
+from shared.events.codec import decode_all, encode
 from services.audit.core.trust import impersonation
 from shared.invariant import invariant
 from shared.records import provenance_problems
@@ -99,7 +100,6 @@ def collect(
     provenance problem as `shared.records.provenance_problems` gave it (the reader checks them as they arrive), else
     checked here."""
     result = Facts(seen=dict(seen or {}))
-    seen = result.seen
     if problems is None:
         problems = provenance_problems(records)
     invariant(len(problems) == len(records), "one provenance answer per record")
@@ -116,28 +116,35 @@ def collect(
             if finding is not None:
                 result.discrepancies.append(finding)
             continue
-        envelope = _decode(record, result)
-        if envelope is None:
-            continue
-        event_id = str(envelope.id)
-        digest = value_digest(record.value)
-        if event_id in seen:
-            first_digest, first_where, _ = seen[event_id]
-            if first_digest == digest:
-                result.redeliveries += 1
-            else:
-                result.discrepancies.append(_conflict(record, envelope, first_where))
-            continue
-        seen[event_id] = (digest, record.where, record.timestamp_ms)
-        result.facts.append(
-            Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset)
-        )
+        envelopes = _decode(record, result)
+        packed = is_packed(record.value)
+        for envelope in envelopes:
+            _add(result, record, envelope, value_digest(encode(envelope) if packed else record.value))
     return result
 
 
-def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
+def _add(result: Facts, record: RawRecord, envelope: Envelope[Any], digest: bytes) -> None:
+    """One decoded event (a batch envelope's items one by one, each compared by its own bytes) as a fact, unless
+    its id was read before: a redelivery when byte-identical, else a conflict."""
+    event_id = str(envelope.id)
+    if event_id in result.seen:
+        first_digest, first_where, _ = result.seen[event_id]
+        if first_digest == digest:
+            result.redeliveries += 1
+        else:
+            result.discrepancies.append(_conflict(record, envelope, first_where))
+        return
+    result.seen[event_id] = (digest, record.where, record.timestamp_ms)
+    result.facts.append(
+        Fact(record.topic, record.where, record.timestamp_ms, envelope, record.partition, record.offset)
+    )
+
+
+def _decode(record: RawRecord, result: Facts) -> tuple[Envelope[Any], ...]:
+    """The record's events in order (one, or a batch envelope's items: shared/events/batch.py); none when it does not
+    decode (a discrepancy)."""
     try:
-        return decode_one_pass(record.value)
+        return decode_all(record.value)
     except DecodeError as error:
         result.discrepancies.append(
             Discrepancy(
@@ -148,7 +155,7 @@ def _decode(record: RawRecord, result: Facts) -> Envelope[Any] | None:
                 at_ms=record.timestamp_ms,
             )
         )
-        return None
+        return ()
 
 
 def _conflict(record: RawRecord, envelope: Envelope[Any], first_where: str) -> Discrepancy:

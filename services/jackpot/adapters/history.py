@@ -8,7 +8,7 @@ from typing import Any
 
 from kafka import TopicPartition
 
-from shared.records import trusted_event
+from shared.records import trusted_events
 from shared.topics import JACKPOT_EVENTS
 from shared.kafka import consumer
 from shared.pools import PoolsConfig, load_pools
@@ -50,10 +50,9 @@ def fold_events(records: list[Any], pools: PoolsConfig | None = None) -> dict[st
     pools = pools or load_pools()
     states: dict[str, NetworkState] = {}
     for record in records:
-        event, _ = trusted_event(JACKPOT_EVENTS, record)
-        if event is None:
-            continue
-        network_id = event.data.network_id
-        state = states.get(network_id) or states.setdefault(network_id, new_network(pools.network(network_id)))
-        replay(state, event)
+        events, _ = trusted_events(JACKPOT_EVENTS, record)
+        for event in events:
+            network_id = event.data.network_id
+            state = states.get(network_id) or states.setdefault(network_id, new_network(pools.network(network_id)))
+            replay(state, event)
     return states

@@ -40,11 +40,13 @@ class RestoreReport:
 
 
 def fold_record(states: dict[str, NetworkState], record, config: PoolsConfig) -> str | None:
-    """Fold one jackpot.events record into the partition's networks; why it was quarantined instead, or None."""
-    event, problem = records.trusted_event(JACKPOT_EVENTS, record)
-    if event is None:
+    """Fold one jackpot.events record (an event, or a batch envelope's events in order) into the partition's networks;
+    why it was quarantined instead, or None."""
+    events, problem = records.trusted_events(JACKPOT_EVENTS, record)
+    if problem is not None:
         return problem
-    _fold(states, event, config)
+    for event in events:
+        _fold(states, event, config)
     return None
 
 

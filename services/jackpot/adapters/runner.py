@@ -1,5 +1,5 @@
-"""The jackpot on the shared transactional loop (not pipelined): jackpot.commands and jackpot.internal in, decided per
-network, jackpot.events and committed levels' meters out (docs/jackpot.md)."""
+"""The jackpot on the shared transactional loop (not pipelined): jackpot.commands and jackpot.internal in, decided one
+command at a time by the core, jackpot.events and committed levels' meters out (docs/jackpot.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 
 from shared import observability, signing, snapshots
+from shared.decision import Decision, Undecodable
 from shared.events import broker_time
+from shared.events.base import packable_types
 from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
@@ -25,15 +27,12 @@ from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
 from services.jackpot.adapters import answers, snapshot
-from services.jackpot.adapters.records import INPUTS, dead_letter_record, event_record, incoming_of
+from services.jackpot.adapters.records import INPUTS, dead_letter_record, event_record
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
-from services.jackpot.core.decide import decide, new_network, unknown_network
-from services.jackpot.core.inputs import Incoming
-from services.jackpot.core.state import NetworkState
+from services.jackpot.core.decide import JackpotCore, States
 
 log = logging.getLogger("reelstream.jackpot")
-States = dict[str, NetworkState]
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,12 @@ class JackpotConfig:
     def loop(self) -> LoopConfig:
         extra = (self.internal_topic,) if self.internal_topic else ()
         return loop_config(  # both inputs' positions on each transaction's last event
-            self, "jackpot", snapshots_topic=self.snapshots_topic, extra_inputs=extra, positions_on=(self.events_topic,)
+            self,
+            "jackpot",
+            snapshots_topic=self.snapshots_topic,
+            extra_inputs=extra,
+            positions_on=(self.events_topic,),
+            packable=packable_types(JACKPOT_EVENTS),  # a transaction's contributions: one record a network and run
         )
 
 
@@ -90,7 +94,7 @@ class Stats(LoopStats):
 
 
 class JackpotService(Stateless[States]):
-    """The jackpot's part of the loop: restore the partition's networks, decide a batch per network, publish meters."""
+    """The jackpot's part of the loop: restore the partition's networks, decide each command, publish meters."""
 
     def __init__(
         self, config: JackpotConfig, pools: PoolsConfig | None = None, secrets: DropSecrets | None = None
@@ -99,6 +103,7 @@ class JackpotService(Stateless[States]):
         self.pools = pools or load_pools()
         needs_key = any(network.drop_pools() for network in self.pools.networks)
         self.secrets = secrets if secrets is not None or not needs_key else live_secrets()
+        self.core = JackpotCore(self.pools, self.secrets)
         self.board = MeterBoard()
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
@@ -146,36 +151,24 @@ class JackpotService(Stateless[States]):
     inputs = INPUTS  # jackpot.commands, then jackpot.internal: read by the loop (shared/inbound.py)
 
     def decide(self, partition: int, states: States, inbounds: Iterable[Inbound]) -> list[Output]:
-        """Group the read commands by network (order kept inside each), decide; the events and dead letters to
-        publish (the loop dead-letters what it refused reading)."""
-        by_network: dict[str, list[Incoming]] = {}
-        outputs: list[Output] = []
+        """Each read command decided by the core, one at a time in partition order; the events and dead letters to
+        publish (the loop dead-letters what it refused reading, and packs runs of contributions)."""
+        decided: list[tuple[Any, Decision]] = []
         traces = observability.BatchTraces()
         for found in inbounds:
             if found.refusal is not None:
                 continue
-            record = found.record
+            record, message = found.record, found.message
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
-                incoming = incoming_of(found)
-            traces.add(
-                traced, None if isinstance(incoming, tuple) else getattr(incoming.command.data, "request_id", None)
-            )
-            if isinstance(incoming, tuple):
-                outputs.append(dead_letter_record(record, *incoming))
-                continue
-            unknown = unknown_network(self.pools, incoming)
-            if unknown is not None:
-                outputs.append(dead_letter_record(record, unknown.code, unknown.reason))
-                continue
-            by_network.setdefault(incoming.command.data.network_id, []).append(incoming)
-        for network_id, batch in by_network.items():
-            network = self.pools.network(network_id)
-            state = states.setdefault(network_id, new_network(network))
-            decision = decide(state, batch, broker_time(batch[0].broker_ms), network=network, secrets=self.secrets)
+                decided.append((record, self.core.decide(states, message, broker_time(message.broker_ms))))
+            payload = message.payload
+            traces.add(traced, None if isinstance(payload, Undecodable) else getattr(payload.data, "request_id", None))
+        outputs: list[Output] = []
+        for record, decision in decided:  # after every trace is known: a run of contributions shares its headers
             outputs.extend(
                 answers.tagged(_traced(event_record(event), traces, event), event) for event in decision.events
             )
-            outputs.extend(dead_letter_record(d.subject, d.code, d.reason) for d in decision.dead_letters)
+            outputs.extend(dead_letter_record(record, d.code, d.reason, d.field) for d in decision.dead_letters)
             self.stats.repeats += decision.repeats
             self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
         return outputs

@@ -1,143 +1,174 @@
-"""decide(state, batch, now, network=...) -> Decision: a batch of one network's commands, in partition order, becomes
-that network's events, each folded at once so later claims see it (docs/jackpot.md)."""
+"""The jackpot core: `JackpotCore.decide(states, message, now) -> Decision` decides one command of a partition (its
+network looked up in the partition's states), each event folded at once so the next command sees it; `evolve` folds
+one event (shared/decision.py, docs/jackpot.md)."""
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from games.registry import stakes_minor
-from datetime import datetime
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.decision import Decision, Refusal
+from shared.decision import Decision, Message, Refusal, Undecodable
 from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 from shared.events import jackpot as jp
-from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolsConfig
 
 from services.jackpot.core import admin, claims, mustdrop
 from services.jackpot.core.commitment import DropSecrets
+from services.jackpot.core.evolve import evolve
 from services.jackpot.core.inputs import SOURCE, Incoming, Outcome, is_expired
 from services.jackpot.core.payout import split_contribution
-from services.jackpot.core.evolve import evolve
 from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
 
-MAX_CONTRIBUTIONS_PER_EVENT = 1000
-
-
-def unknown_network(pools: PoolsConfig, incoming: Incoming) -> Refusal | None:
-    """A command for a network this deployment does not run: a dead letter, never a new network."""
-    network_id = incoming.command.data.network_id
-    if any(network.network_id == network_id for network in pools.networks):
-        return None
-    return Refusal("UNKNOWN_NETWORK", f"no network {network_id!r}", subject=incoming.position)
+States = dict[str, NetworkState]  # a partition's networks by network id
 
 
 def new_network(network: NetworkConfig) -> NetworkState:
     return NetworkState(network.network_id, network.currency)
 
 
-def decide(
-    state: NetworkState,
-    batch: list[Incoming],
-    now: datetime,
-    *,
-    network: NetworkConfig,
-    secrets: DropSecrets | None = None,
-) -> Decision:
-    """The events of a batch, in order, each folded into `state` (in place, by `evolve`: shared/decision.py) as it is
-    decided. `now` is the broker time the batch starts at (the de-duplication window ends there); each command's
-    own broker time dates its event. `secrets` (the drop key and the OS CSPRNG) is needed only by networks with
-    must-drop pools (core/mustdrop.py)."""
-    invariant(state.network_id == network.network_id, "state and configuration of different networks")
-    outcome = _decide(state, network, batch, epoch_ms(now), secrets)
-    return Decision(
-        events=tuple(outcome.events),
-        dead_letters=tuple(outcome.dead_letters),
-        repeats=outcome.repeats,
-    )
+class JackpotCore:
+    """The jackpot's rules as the loop runs them: the pools configuration and the drop secrets (the drop key and the
+    OS CSPRNG, needed only by networks with must-drop pools: core/mustdrop.py) are given once."""
+
+    def __init__(self, pools: PoolsConfig, secrets: DropSecrets | None = None) -> None:
+        self.pools = pools
+        self.secrets = secrets
+        self._networks = {network.network_id: network for network in pools.networks}
+
+    def new_state(self, partition: int) -> States:
+        return {}
+
+    def decide(self, states: States, message: Message, now: datetime) -> Decision:
+        """The events one command makes at broker time `now` (the de-duplication window ends there; the command's
+        own broker time dates its events), each folded into its network's state as it is decided."""
+        payload = message.payload
+        if isinstance(payload, Undecodable):
+            return Decision(dead_letters=(_undecodable(payload),))
+        network = self._networks.get(payload.data.network_id)
+        if network is None:  # a command for a network this deployment does not run: never a new network
+            refusal = Refusal("UNKNOWN_NETWORK", f"no network {payload.data.network_id!r}")
+            return Decision(dead_letters=(refusal,))
+        state = states.get(network.network_id) or states.setdefault(network.network_id, new_network(network))
+        outcome = _decide(state, network, Incoming(payload, message.broker_ms), epoch_ms(now), self.secrets)
+        return Decision(events=tuple(outcome.events), dead_letters=tuple(outcome.dead_letters), repeats=outcome.repeats)
+
+    def evolve(self, states: States, event: Envelope[Any]) -> States:
+        network_id = event.data.network_id
+        state = states.get(network_id) or states.setdefault(network_id, new_network(self.pools.network(network_id)))
+        evolve(state, event)
+        return states
+
+
+def _undecodable(payload: Undecodable) -> Refusal:
+    """A record the codec refused: a valid message on the wrong topic or key keeps its own code (WRONG_TOPIC, ...)."""
+    error = payload.error
+    code = getattr(error, "code", None)
+    return Refusal(code, error.reason, error.field) if code else Refusal("UNDECODABLE", str(error), error.field)
 
 
 def _decide(
-    state: NetworkState, network: NetworkConfig, batch: list[Incoming], now_ms: int, secrets: DropSecrets | None
+    state: NetworkState, network: NetworkConfig, incoming: Incoming, now_ms: int, secrets: DropSecrets | None
 ) -> Outcome:
     outcome = Outcome()
-    if not batch:
-        return outcome
     forget_before(state, now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
-    run = _Run()
-    for incoming in batch:
-        data = incoming.command.data
-        if len(state.pools) < len(network.pools) and not isinstance(data, jp.OpenPool):
-            _open_missing_pools(state, network, incoming.broker_ms, outcome)
-            _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
-        if isinstance(data, jp.Contribute):
-            parts = _accept_contribution(state, network, incoming, run.pending, outcome)
-            if parts is not None:
-                _add_contribution(state, network, run, incoming, parts, secrets, outcome)
-                if len(run.items) == MAX_CONTRIBUTIONS_PER_EVENT:
-                    run = _flush(state, network, run, outcome)
-            continue
-        run = _flush(state, network, run, outcome)
-        if isinstance(data, jp.Claim):
-            _emit_all(state, claims.answer(state, network, incoming, outcome), outcome)
-        else:
-            _emit_all(state, admin.answer(state, network, incoming, outcome), outcome)
-            _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
-    _flush(state, network, run, outcome)
+    data = incoming.command.data
+    if len(state.pools) < len(network.pools) and not isinstance(data, jp.OpenPool):
+        _open_missing_pools(state, network, incoming.broker_ms, outcome)
+        _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
+    if isinstance(data, jp.Contribute):
+        parts = _accept_contribution(state, network, incoming, outcome)
+        if parts is not None:
+            _apply_contribution(state, network, incoming, parts, secrets, outcome)
+    elif isinstance(data, jp.Claim):
+        _emit_all(state, claims.answer(state, network, incoming, outcome), outcome)
+    else:
+        _emit_all(state, admin.answer(state, network, incoming, outcome), outcome)
+        _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
     return outcome
 
 
-@dataclass
-class _Run:
-    """Consecutive fresh contributions waiting to become one ContributionsApplied, each with its routed parts, and
-    what they add up to per pool: contributions, and overflow moved out of a must-drop pool into its overflow pool."""
-
-    items: list[tuple[Incoming, dict[str, int]]] = field(default_factory=list)
-    pending: dict[uuid.UUID, tuple[Any, ...]] = field(default_factory=dict)
-    contributions: dict[str, int] = field(default_factory=dict)
-    moved_in: dict[str, int] = field(default_factory=dict)
-    moved_out: dict[str, int] = field(default_factory=dict)
-
-    def net_micro(self, pool_id: str) -> int:
-        return self.contributions.get(pool_id, 0) + self.moved_in.get(pool_id, 0) - self.moved_out.get(pool_id, 0)
-
-
-def _add_contribution(
+def _apply_contribution(
     state: NetworkState,
     network: NetworkConfig,
-    run: _Run,
     incoming: Incoming,
     parts: list[int],
     secrets: DropSecrets | None,
     outcome: Outcome,
 ) -> None:
-    """Route the parts (decommissioned pools' shares, must-drop ceilings and overflow), then drop what it wins."""
+    """Route the parts (decommissioned pools' shares, must-drop ceilings and overflow), apply them as one
+    ContributionsApplied, then drop what the contribution wins."""
     routed: dict[str, int] = {}
     for pool, part_micro in zip(network.pools, parts):
         receiver = _receiver(state, pool.pool_id)
         routed[receiver] = routed.get(receiver, 0) + part_micro
     won, overflows = [], []
-    if network.drop_pools():
+    if network.drop_pools():  # one contribution a decision: nothing is pending beyond the state's levels
         won, overflows = mustdrop.route(
-            state, network, incoming, routed, run.net_micro, lambda p: _receiver(state, p), secrets
+            state, network, incoming, routed, lambda _: 0, lambda p: _receiver(state, p), secrets
         )
-    run.items.append((incoming, routed))
-    for pool_id, amount_micro in routed.items():
-        run.contributions[pool_id] = run.contributions.get(pool_id, 0) + amount_micro
+    moved_in: dict[str, int] = {}
+    moved_out: dict[str, int] = {}
     for source, target, amount_micro in overflows:
-        run.moved_out[source] = run.moved_out.get(source, 0) + amount_micro
-        run.moved_in[target] = run.moved_in.get(target, 0) + amount_micro
-    if not won:
-        return
-    fresh = _flush(state, network, run, outcome)
-    run.items, run.pending = fresh.items, fresh.pending
-    run.contributions, run.moved_in, run.moved_out = fresh.contributions, fresh.moved_in, fresh.moved_out
+        moved_out[source] = moved_out.get(source, 0) + amount_micro
+        moved_in[target] = moved_in.get(target, 0) + amount_micro
+    _emit_all(state, [_applied(state, network, incoming, routed, moved_in, moved_out)], outcome)
     for pool in won:
         mustdrop.drop(state, network, pool, incoming, secrets, lambda event: _emit_all(state, [event], outcome))
+
+
+def _applied(
+    state: NetworkState,
+    network: NetworkConfig,
+    incoming: Incoming,
+    routed: dict[str, int],
+    moved_in: dict[str, int],
+    moved_out: dict[str, int],
+) -> Envelope[Any]:
+    """One contribution's ContributionsApplied: its item and each pool's movement (the loop may pack consecutive
+    ones into one record: shared/events/batch.py)."""
+    data: jp.Contribute = incoming.command.data
+    item = jp.AppliedContribution(
+        contribution_id=data.contribution_id,
+        game=data.game,
+        player_id=data.player_id,
+        operator_id=data.operator_id,
+        stake_minor=data.stake_minor,
+        amount_micro=sum(routed.values()),
+        breakage_micro=data.breakage_micro,
+    )
+    movements = []
+    for pool in network.pools:
+        pool_id = pool.pool_id
+        contributed_micro, in_micro = routed.get(pool_id, 0), moved_in.get(pool_id, 0)
+        out_micro = moved_out.get(pool_id, 0)
+        if not (contributed_micro or in_micro):
+            continue
+        opening_micro = state.level_micro(pool_id)
+        movements.append(
+            jp.PoolMovement(
+                pool_id=pool_id,
+                opening_micro=opening_micro,
+                contributions_micro=contributed_micro,
+                transferred_in_micro=in_micro,
+                transferred_out_micro=out_micro,
+                closing_micro=opening_micro + contributed_micro + in_micro - out_micro,
+            )
+        )
+    now = broker_time(incoming.broker_ms)
+    applied = jp.ContributionsApplied(
+        network_id=network.network_id,
+        recorded_at=now,
+        currency=network.currency,
+        contributions=(item,),
+        movements=tuple(movements),
+    )
+    # The id a run of one contribution had: the same contribution gets the same event id as before the seam.
+    event_id = derived_id(network.network_id, "contributions-applied", data.contribution_id, data.contribution_id, 1)
+    return envelope(applied, source=SOURCE, time=now, id=event_id)
 
 
 def _emit_all(state: NetworkState, events: list[Envelope[Any]], outcome: Outcome) -> None:
@@ -147,7 +178,7 @@ def _emit_all(state: NetworkState, events: list[Envelope[Any]], outcome: Outcome
 
 
 def _accept_contribution(
-    state: NetworkState, network: NetworkConfig, incoming: Incoming, pending: dict, outcome: Outcome
+    state: NetworkState, network: NetworkConfig, incoming: Incoming, outcome: Outcome
 ) -> list[int] | None:
     """Each pool's part of a fresh, valid contribution; None (with a dead letter or a counted repeat) otherwise."""
     data: jp.Contribute = incoming.command.data
@@ -155,20 +186,16 @@ def _accept_contribution(
         data.game, data.player_id, data.operator_id, data.stake_minor, data.breakage_micro
     )
     earlier = state.seen.get(data.contribution_id)
-    earlier_fingerprint = earlier.fingerprint if earlier is not None else pending.get(data.contribution_id)
-    if earlier_fingerprint is not None:
-        if earlier_fingerprint != fingerprint:
-            outcome.dead_letters.append(
-                Refusal("DUPLICATE_CONFLICT", "contribution id reused with other content", subject=incoming.position)
-            )
+    if earlier is not None:
+        if earlier.fingerprint != fingerprint:
+            outcome.dead_letters.append(Refusal("DUPLICATE_CONFLICT", "contribution id reused with other content"))
         else:
             outcome.repeats += 1
         return None
     problem = _contribution_problem(network, incoming)
     if problem is not None:
-        outcome.dead_letters.append(Refusal(*problem, subject=incoming.position))
+        outcome.dead_letters.append(Refusal(*problem))
         return None
-    pending[data.contribution_id] = fingerprint
     return split_contribution(network.pools, data.stake_minor, data.breakage_micro)
 
 
@@ -201,51 +228,6 @@ def _receiver(state: NetworkState, pool_id: str) -> str:
             return pool_id
         pool_id = pool.transfer_to_pool_id
     raise AssertionError("decommission transfers form a cycle")
-
-
-def _flush(state: NetworkState, network: NetworkConfig, run: _Run, outcome: Outcome) -> _Run:
-    """Emit the run as one ContributionsApplied (when it holds any) and return a fresh run."""
-    if not run.items:
-        return _Run()
-    applied = []
-    for incoming, routed in run.items:
-        data: jp.Contribute = incoming.command.data
-        applied.append(
-            jp.AppliedContribution(
-                contribution_id=data.contribution_id,
-                game=data.game,
-                player_id=data.player_id,
-                operator_id=data.operator_id,
-                stake_minor=data.stake_minor,
-                amount_micro=sum(routed.values()),
-                breakage_micro=data.breakage_micro,
-            )
-        )
-    movements = tuple(
-        jp.PoolMovement(
-            pool_id=pool.pool_id,
-            opening_micro=state.level_micro(pool.pool_id),
-            contributions_micro=run.contributions.get(pool.pool_id, 0),
-            transferred_in_micro=run.moved_in.get(pool.pool_id, 0),
-            transferred_out_micro=run.moved_out.get(pool.pool_id, 0),
-            closing_micro=state.level_micro(pool.pool_id) + run.net_micro(pool.pool_id),
-        )
-        for pool in network.pools
-        if run.contributions.get(pool.pool_id, 0) or run.moved_in.get(pool.pool_id, 0)
-    )
-    first, last = run.items[0][0].command.data.contribution_id, run.items[-1][0].command.data.contribution_id
-    now = broker_time(run.items[-1][0].broker_ms)
-    data = jp.ContributionsApplied(
-        network_id=network.network_id,
-        recorded_at=now,
-        currency=network.currency,
-        contributions=tuple(applied),
-        movements=movements,
-    )
-    event_id = derived_id(network.network_id, "contributions-applied", first, last, len(run.items))
-    event = envelope(data, source=SOURCE, time=now, id=event_id)
-    _emit_all(state, [event], outcome)
-    return _Run()
 
 
 def _open_missing_pools(state: NetworkState, network: NetworkConfig, broker_ms: int, outcome: Outcome) -> None:

@@ -14,17 +14,16 @@ SOURCE = "reelstream/jackpot"
 
 @dataclass(frozen=True)
 class Incoming:
-    """One decoded command with its record's broker time (the handler's "now") and where it came from."""
+    """One decoded command with its record's broker time (the handler's "now")."""
 
     command: Envelope[Any]
     broker_ms: int
-    position: Any = None
 
 
 @dataclass
 class Outcome:
     events: list[Envelope[Any]] = field(default_factory=list)
-    dead_letters: list[Refusal] = field(default_factory=list)  # subject: the refused input's position
+    dead_letters: list[Refusal] = field(default_factory=list)
     repeats: int = 0
 
 
@@ -50,7 +49,7 @@ def answered_before(
         return False
     if seen.fingerprint != fingerprint:
         reason = f"{what} reused with other content"
-        outcome.dead_letters.append(Refusal("DUPLICATE_CONFLICT", reason, subject=incoming.position))
+        outcome.dead_letters.append(Refusal("DUPLICATE_CONFLICT", reason))
         return True
     outcome.repeats += 1
     outcome.events.extend(state.answers[event_id] for event_id in seen.event_ids)

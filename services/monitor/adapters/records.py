@@ -17,11 +17,11 @@ WIN_TYPE = JackpotWon.TYPE
 skipped: Counter = Counter()
 
 
-def _position(message, event_id: str = "") -> f.Position:
+def _position(message, event_id: str = "", item: int = 0) -> f.Position:
     """faust gives the broker time in float seconds, kafka-python in integer ms (the fresh fold in tests)."""
     stamp = message.timestamp
     broker_ms = stamp if isinstance(stamp, int) else round(stamp * 1000)
-    return f.Position(partition=message.partition, offset=message.offset, broker_ms=broker_ms, event_id=event_id)
+    return f.Position(message.partition, message.offset, broker_ms, event_id, item)
 
 
 def _decoded(topic: str, message):
@@ -34,6 +34,15 @@ def _decoded(topic: str, message):
     except DecodeError as error:
         skipped[f"{topic}: {error.reason[:80]}"] += 1
         return None
+
+
+def _events(topic: str, message) -> tuple:
+    """The events of a record of a topic the loop may pack (one, or a batch envelope's items in order); none when
+    its owner did not write it or it does not decode (counted)."""
+    events, problem = records.trusted_events(topic, message)
+    if problem is not None:
+        skipped[f"{topic}: {problem[:80]}"] += 1
+    return events
 
 
 def spin_facts(messages) -> list:
@@ -66,11 +75,9 @@ def meter_facts(messages) -> list[f.MeterFact]:
 def jackpot_facts(messages) -> tuple[list[f.WinFact], list[f.MovementFact]]:
     wins, movements = [], []
     for message in messages:
-        event = _decoded("jackpot.events", message)
-        if event is None:
-            continue
-        at = _position(message, str(event.id))
-        if isinstance(event.data, JackpotWon):
-            wins.append(f.win_fact(event.data, at))
-        movements.extend(f.movement_facts(str(event.id), event.data, at))
+        for item, event in enumerate(_events("jackpot.events", message)):
+            at = _position(message, str(event.id), item)
+            if isinstance(event.data, JackpotWon):
+                wins.append(f.win_fact(event.data, at))
+            movements.extend(f.movement_facts(str(event.id), event.data, at))
     return wins, movements

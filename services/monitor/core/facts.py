@@ -17,6 +17,7 @@ class Position:
     offset: int
     broker_ms: int
     event_id: str = ""
+    item: int = 0  # its index in a batch envelope's record (shared/events/batch.py): 0 for a record of one event
 
 
 @dataclass(frozen=True)

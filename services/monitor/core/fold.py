@@ -18,14 +18,19 @@ RECENT_POOL_EVENTS = 16
 def _applying(
     value: dict | None, empty: Callable[[], dict], facts: Iterable[Any], add: Callable[[dict, Any], None]
 ) -> dict:
-    """A copy of `value` with every fact it has not applied yet added, in order."""
+    """A copy of `value` with every fact it has not applied yet added, in order: by offset, then by item within a
+    batch envelope's record (`items`: the last item applied at `pos`; none kept: the whole record was applied)."""
     value = _copy(value) if value else {**empty(), "pos": {}}
     for fact in facts:
         partition = str(fact.at.partition)
-        if value["pos"].get(partition, -1) >= fact.at.offset:
+        done = value["pos"].get(partition, -1)
+        if done > fact.at.offset:
+            continue
+        if done == fact.at.offset and value.get("items", {}).get(partition, fact.at.item) >= fact.at.item:
             continue
         add(value, fact)
         value["pos"][partition] = fact.at.offset
+        value.setdefault("items", {})[partition] = fact.at.item
     return value
 
 

@@ -91,6 +91,9 @@ async def fold_records(
             if kind == "event":
                 batch.add_rows(first, second, record.topic, record.partition, record.offset)
                 continue
+            if kind == "events":
+                batch.add_packed(first, record.topic, record.partition, record.offset)
+                continue
             letter = records_module.undecodable(
                 logical, record.topic, record, DecodeError(first, second), consumer=CONSUMER_NAME
             )

@@ -3,6 +3,7 @@ there are skipped by id; positions do not move)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import asyncpg
@@ -12,6 +13,7 @@ from services.projector.adapters.runner import connect
 from services.projector.adapters.schema import active_schema
 from services.projector.adapters.store import BatchWriter
 from services.projector.core.batch import Batch
+from services.projector.core.mapping import rows_of
 from shared.events import Envelope
 
 
@@ -38,10 +40,15 @@ class ProjectionReplay:
         await self.conn.close()
 
     async def apply(self, events: list[tuple[Envelope, Any]], *, dry_run: bool) -> int:
-        """Write the decoded (envelope, Kafka record) pairs; returns how many events were new (would be, dry run)."""
+        """Write the decoded (envelope, Kafka record) pairs (a batch envelope's items: consecutive pairs of one record);
+        returns how many events were new (would be, dry run)."""
         batch = Batch()
-        for env, record in events:
-            batch.add_event(env, kafka_io.meta_of(record))
+        for _, group in itertools.groupby(events, key=lambda pair: id(pair[1])):
+            pairs = list(group)
+            meta = kafka_io.meta_of(pairs[0][1])
+            batch.add_packed(
+                [(env.id, rows_of(env, meta)) for env, _ in pairs], meta.topic, meta.partition, meta.offset
+            )
         ids = [row[0] for row in batch.rows.get("events", [])]
         if dry_run:
             known = await self.conn.fetchval(

@@ -58,6 +58,18 @@ class Batch:
         """Stage rows mapped by decode_rows (here or in a worker) for one event; same de-duplication as add_event."""
         self.folds = None
         self.advance_to(topic, partition, offset)
+        self._stage(event_id, rows)
+
+    def add_packed(
+        self, items: list[tuple[Any, list[tuple[str, Row]]]], topic: str, partition: int, offset: int
+    ) -> None:
+        """Stage the rows of a batch envelope's events (one record, its position moved once), each de-duplicated."""
+        self.folds = None
+        self.advance_to(topic, partition, offset)
+        for event_id, rows in items:
+            self._stage(event_id, rows)
+
+    def _stage(self, event_id: Any, rows: list[tuple[str, Row]]) -> None:
         if event_id in self._seen:
             self.duplicates_in_batch += 1
             return

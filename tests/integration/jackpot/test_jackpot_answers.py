@@ -18,7 +18,7 @@ import pytest
 from reelstream.processes import spawn
 from services.jackpot.adapters.history import read_all
 from shared import records
-from shared.events import decode, encode, envelope
+from shared.events import decode, decode_all, encode, envelope
 from shared.events import jackpot as jp
 from shared.partitioning import partition_for
 from shared.pools import load_pools
@@ -81,7 +81,7 @@ def _produce(make_producer, topic: str, sequence: list) -> None:
 
 def _answers(kafka_bootstrap: str, topic: str, committed: bool = True) -> list:
     found = read_all(kafka_bootstrap, topic, committed=committed)
-    return [record for record in found if isinstance(decode(record.value).data, ANSWER_TYPES)]
+    return [record for record in found if any(isinstance(e.data, ANSWER_TYPES) for e in decode_all(record.value))]
 
 
 def test_a_claims_answer_is_on_the_players_partition_atomically_with_jackpot_events(

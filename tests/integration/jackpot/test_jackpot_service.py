@@ -19,7 +19,7 @@ import pytest
 
 from reelstream.processes import spawn
 from shared import dead_letters, records
-from shared.events import decode, encode, envelope
+from shared.events import decode, decode_all, encode, envelope
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import load_pools
@@ -127,7 +127,7 @@ def test_every_contribution_counts_once_and_no_claim_is_paid_twice_across_crashe
     try:
 
         def answered():
-            events = [decode(r.value) for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
+            events = [e for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS) for e in decode_all(r.value)]
             answers = {e.data.claim_id for e in events if isinstance(e.data, (jp.JackpotWon, jp.ClaimRejected))}
             applied = sum(
                 len(e.data.contributions)
@@ -176,12 +176,9 @@ def _check_nothing_re_emitted(records, repeated_claim) -> None:
     recorded in the events, a restart re-reads jackpot.commands from the group's offset (committed only every few
     seconds) and re-emits the answers to claims it had already answered (contributions re-count nothing, so the
     state checks above cannot see it)."""
-    occurrences = Counter(decode(record.value).id for record in records)
-    answers = {
-        decode(record.value).id
-        for record in records
-        if repeated_claim.claim_id in _claim_ids(decode(record.value).data)
-    }
+    events = [event for record in records for event in decode_all(record.value)]  # batch envelopes unpacked
+    occurrences = Counter(event.id for event in events)
+    answers = {event.id for event in events if repeated_claim.claim_id in _claim_ids(event.data)}
     assert answers, "the repeated claim was answered"
     expected = {event_id: 3 if event_id in answers else 1 for event_id in occurrences}
     extra = sum(occurrences.values()) - sum(expected.values())
@@ -194,7 +191,7 @@ def _check_answers_copied(kafka_bootstrap: str, prefix: str) -> None:
     answers = [
         record.value
         for record in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)
-        if isinstance(decode(record.value).data, (jp.JackpotWon, jp.ClaimRejected))
+        if any(isinstance(event.data, (jp.JackpotWon, jp.ClaimRejected)) for event in decode_all(record.value))
     ]
     copies = read_all(kafka_bootstrap, prefix + SPIN_JACKPOT_ANSWERS)
     assert Counter(record.value for record in copies) == Counter(answers)

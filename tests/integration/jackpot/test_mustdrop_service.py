@@ -15,7 +15,7 @@ import uuid
 from datetime import datetime, timezone
 
 from shared import records
-from shared.events import decode, encode, envelope, epoch_ms
+from shared.events import decode, decode_all, encode, envelope, epoch_ms
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import drop_claim_id
@@ -134,7 +134,8 @@ async def _until_meter_shows(platform, network_id: str, pool_id: str, kafka_boot
 
 
 def _events(kafka_bootstrap: str, prefix: str) -> list:
-    return [decode(r.value, expect_kind="event") for r in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)]
+    records = read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)
+    return [event for r in records for event in decode_all(r.value, expect_kind="event")]  # batch envelopes unpacked
 
 
 def _latest_meters(kafka_bootstrap: str, prefix: str) -> dict[str, jp.JackpotMeter]:

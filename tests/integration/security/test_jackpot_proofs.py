@@ -18,7 +18,7 @@ import pytest
 
 from reelstream.client import Settled
 from shared import records, signing
-from shared.events import decode, encode, envelope
+from shared.events import decode, decode_all, encode, envelope
 from shared.events.jackpot import JackpotWon
 from shared.events.wallet import CommandRejected, DebitWager, Deposited, SettleWager, WagerDebited, WagerSettled
 from shared.kafka import producer
@@ -54,7 +54,7 @@ def test_a_jackpot_win_settles_with_the_jackpots_own_signed_record(platform, won
     original = next(
         r
         for r in platform.read_raw(JACKPOT_EVENTS)
-        if isinstance(decode(r.value).data, JackpotWon) and decode(r.value).data.request_id == answer.request_id
+        if any(isinstance(e.data, JackpotWon) and e.data.request_id == answer.request_id for e in decode_all(r.value))
     )
     assert proof.value.encode() == original.value and proof.key.encode() == original.key
     assert records.proof_problem(proof) is None

@@ -25,7 +25,7 @@ from services.audit.core.trust import CHECK
 from shared import records, signing
 from shared.config import load_settings
 from shared.dead_letters import origin_of
-from shared.events import decode, encode, envelope
+from shared.events import decode, decode_all, encode, envelope
 from shared.events.jackpot import Claim, ContributionsApplied, Contribute, DisablePool, JackpotWon, PoolStatusChanged
 from shared.events.jackpot import ResumePool
 from shared.events.wallet import CASHIER, DebitWager, Deposit, Deposited, Posting, SettleWager, WagerSettled
@@ -175,9 +175,10 @@ def _replay(platform, attacks, honest_settled) -> int:
 
 def _trusted(platform, topic: str) -> list:
     return [
-        decode(r.value).data
+        event.data
         for r in platform.read_raw(topic)
         if records.provenance_problem(topic, r.headers, r.value, r.key) is None
+        for event in decode_all(r.value)
     ]
 
 

@@ -14,7 +14,7 @@ from kafka import TopicPartition
 from reelstream.client import ReelstreamClient
 from reelstream.processes import ServiceProcess, spawn
 from shared.config import load_settings
-from shared.events import decode
+from shared.events import decode_all
 from shared.session import issue_token
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.kafka import admin_client, kafka_consumer
@@ -47,8 +47,9 @@ class Platform:
         return f"{self.prefix}{name}"
 
     def read_all(self, name: str, settle_s: float = 1.0) -> list:
-        """Every record of a topic, decoded, read from the beginning to the end offsets seen at the start."""
-        return [decode(record.value) for record in self.read_raw(name, settle_s)]
+        """Every event of a topic (a batch envelope's items in order), read from the beginning to the end offsets seen
+        at the start."""
+        return [event for record in self.read_raw(name, settle_s) for event in decode_all(record.value)]
 
     def read_raw(self, name: str, settle_s: float = 1.0) -> list:
         """Every committed record of a topic as it is (key, value, headers), from the beginning to the end seen now."""

@@ -15,7 +15,11 @@ from services.audit.core.audit import run_audit
 from services.audit.core.collect import RawRecord
 from services.audit.core.scope import Scope
 from bench.synthetic.spins import Emitted, play_history, stand_in_lookup
-from shared.events import encode, envelope
+from shared.events import decode_all, encode, envelope
+from shared.events.base import packable_types
+from shared.events.batch import is_packed
+from shared.input_position import Output
+from shared.packing import packed
 from shared.records import headers_as_owner
 from shared.events import jackpot as jp
 from shared.events import spin as sp
@@ -237,3 +241,46 @@ def test_a_voided_spin_that_was_settled_and_whose_wager_was_taken_is_named(histo
     result = audit(history.emitted + [Emitted("spin.journal", message, history.emitted[-1].timestamp_ms + 1)])
     assert {"voided-outcome-shown", "voided-wager-taken"} <= checks(result)
     assert {f.event_id for f in result.discrepancies if f.check.startswith("voided-")} == {str(message.id)}
+
+
+def packed_records(emitted: list[Emitted]) -> list[RawRecord]:
+    """`records(emitted)` as the jackpot's loop writes jackpot.events, each network on a partition of its own (as the
+    two networks are live): each run of consecutive contributions facts in one batch-envelope record
+    (shared/packing.py), placed where its last item was."""
+    plain = records(emitted)
+    placed: dict[int, RawRecord] = {}
+    keys = sorted({record.key for record in plain if record.topic == "jackpot.events"})
+    for partition, key in enumerate(keys):
+        mine = [n for n, record in enumerate(plain) if record.topic == "jackpot.events" and record.key == key]
+        outputs = [
+            Output(False, key, plain[n].value, list(plain[n].headers), message_type=emitted[n].envelope.type)
+            for n in mine
+        ]
+        taken = 0
+        for offset, out in enumerate(packed(outputs, packable_types("jackpot.events"))):
+            taken += len(decode_all(out.value))
+            last = plain[mine[taken - 1]]
+            placed[mine[taken - 1]] = RawRecord(
+                last.topic, partition, offset, last.timestamp_ms, key, out.value, tuple(out.headers)
+            )
+    return [placed.get(n, record) for n, record in enumerate(plain) if record.topic != "jackpot.events" or n in placed]
+
+
+def _pool_facts(result, network: str) -> list[str]:
+    return [
+        fact.id for fact in result.facts.facts if fact.topic == "jackpot.events" and fact.data.network_id == network
+    ]
+
+
+def test_a_history_whose_contributions_the_loop_packed_audits_as_the_same_facts(history):
+    written = packed_records(history.emitted)
+    assert any(is_packed(record.value) for record in written)
+    plain = audit(history.emitted)
+    result = run_audit(written, Scope(), lookup=stand_in_lookup)
+    assert result.discrepancies == []
+    for network in ("diamond-mystery", "stjernestoev"):  # each network's facts, the same ones in the same order
+        assert _pool_facts(result, network) == _pool_facts(plain, network)
+    assert result.pools.applied.keys() == plain.pools.applied.keys()
+    again = run_audit(written + [next(r for r in written if is_packed(r.value))], Scope(), lookup=stand_in_lookup)
+    assert again.discrepancies == []
+    assert again.facts.redeliveries == len(decode_all(next(r for r in written if is_packed(r.value)).value))

@@ -20,5 +20,14 @@ def test_every_public_message_of_the_contract_is_documented():
         "reelstream.jackpot.meter.v1",
     ):
         assert type_ in names
-    assert names == set(registered_types()) | {asyncapi.DEAD_LETTER, asyncapi.SNAPSHOT}
+    assert names == set(registered_types()) | {asyncapi.DEAD_LETTER, asyncapi.SNAPSHOT, asyncapi.BATCH}
     assert document["asyncapi"].startswith("3.")
+
+
+def test_the_batch_envelope_is_documented_on_the_channels_of_packable_messages_only():
+    document = asyncapi.asyncapi_document()
+    batch = next(m for m in document["components"]["messages"].values() if m["name"] == asyncapi.BATCH)
+    refs = [item["$ref"] for item in batch["payload"]["properties"]["items"]["items"]["oneOf"]]
+    assert refs == ["#/components/messages/jackpot_contributions_applied_v1/payload"]
+    carrying = sorted(c["address"] for c in document["channels"].values() if "batch_v1" in c["messages"])
+    assert carrying == ["jackpot.events"]

@@ -6,12 +6,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from reelstream.commands.jackpot import drop_rows
-from services.jackpot.core.decide import decide
+from services.jackpot.adapters.records import event_record
 from shared import records
 from shared.events import encode
 from shared.events import jackpot as jp
+from shared.events.base import packable_types
+from shared.packing import packed
+from shared.topics import JACKPOT_EVENTS
 from tests.support.mustdrop import drop_pools, secrets
-from tests.support.jackpot import Network, batch_now, contribute, incoming
+from tests.support.jackpot import Network, contribute, incoming
 
 POOLS = drop_pools()
 DIAMOND = POOLS.network("diamond-mystery")
@@ -32,12 +35,22 @@ def _records(events) -> list:
 
 
 def _history() -> list:
-    net = Network(DIAMOND)
-    keeper = secrets()
+    net = Network(DIAMOND, secrets())
     batch = [contribute(DIAMOND, stake_minor=2000) for _ in range(60)]
-    batch = [incoming(c, 1_800_000_000_000 + i) for i, c in enumerate(batch)]
-    outcome = decide(net.state, batch, batch_now(batch), network=DIAMOND, secrets=keeper)
+    outcome = net.send_incoming([incoming(c, 1_800_000_000_000 + i) for i, c in enumerate(batch)])
     return list(outcome.events)
+
+
+def test_a_log_whose_contributions_the_loop_packed_lists_the_same_reveals():
+    events = _history()
+    outputs = packed([event_record(e) for e in events], packable_types(JACKPOT_EVENTS))
+    assert len(outputs) < len(events)
+    written = [
+        SimpleNamespace(value=o.value, key=o.key, headers=o.headers, timestamp=1_800_000_000_000, partition=0, offset=i)
+        for i, o in enumerate(outputs)
+    ]
+    assert [row["verified"] for row in drop_rows(written)] == [row["verified"] for row in drop_rows(_records(events))]
+    assert len(drop_rows(written)) == sum(isinstance(e.data, jp.DropRevealed) for e in events) >= 2
 
 
 def test_every_reveal_is_listed_and_verified():

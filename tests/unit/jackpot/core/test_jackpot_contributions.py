@@ -1,12 +1,13 @@
-"""Contributions: every wager's share lands exactly once in its pools, batched, with balanced movements."""
+"""Contributions: every wager's share lands exactly once in its pools, one event a contribution (the loop packs runs of
+them: tests/unit/shared/test_packing.py), with balanced movements."""
 
 import uuid
 
+from shared.events import derived_id
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
 from tests.support.jackpot import DIAMOND, STJERNE, Network, contribute, incoming
-from services.jackpot.core.decide import MAX_CONTRIBUTIONS_PER_EVENT
 from services.jackpot.core.payout import split_contribution
 
 
@@ -22,24 +23,27 @@ def test_pools_open_at_their_operator_funded_seed_on_first_use():
     assert all(event.movement.seeds_micro == event.seed_micro == seed_micro(STJERNE, event.pool_id) for event in opened)
 
 
-def test_a_run_of_contributions_becomes_one_event_whose_movements_add_up():
+def test_each_contribution_of_a_run_is_applied_by_its_own_event_in_order_and_their_movements_add_up():
     network = Network()
     outcome = network.send(*[contribute(stake_minor=stake) for stake in (10, 50, 2000)])
     applied = [event.data for event in outcome.events if isinstance(event.data, jp.ContributionsApplied)]
-    assert len(applied) == 1
-    assert [c.stake_minor for c in applied[0].contributions] == [10, 50, 2000]
-    assert all(movement.balanced() for movement in applied[0].movements)
-    assert sum(m.contributions_micro for m in applied[0].movements) == DIAMOND.wager_contribution_micro(2060)
+    assert [[c.stake_minor for c in event.contributions] for event in applied] == [[10], [50], [2000]]
+    assert all(movement.balanced() for event in applied for movement in event.movements)
+    assert sum(m.contributions_micro for event in applied for m in event.movements) == DIAMOND.wager_contribution_micro(
+        2060
+    )
+    diamond = [next(m for m in event.movements if m.pool_id == "dm-diamond") for event in applied]
+    assert [m.opening_micro for m in diamond[1:]] == [m.closing_micro for m in diamond[:-1]]
     assert network.level_micro("dm-diamond") == seed_micro(DIAMOND, "dm-diamond") + 4000 * 2060
 
 
-def test_a_long_run_is_cut_into_events_of_bounded_size():
+def test_a_contributions_event_keeps_the_id_a_run_of_one_had():
+    # Events decided before the seam named their run (first, last, length): a single contribution's id is unchanged.
     network = Network()
-    outcome = network.send(*[contribute(stake_minor=10) for _ in range(MAX_CONTRIBUTIONS_PER_EVENT + 1)])
-    sizes = [
-        len(event.data.contributions) for event in outcome.events if isinstance(event.data, jp.ContributionsApplied)
-    ]
-    assert sizes == [MAX_CONTRIBUTIONS_PER_EVENT, 1]
+    wager = contribute(stake_minor=10)
+    (applied,) = [e for e in network.send(wager).events if isinstance(e.data, jp.ContributionsApplied)]
+    cid = wager.contribution_id
+    assert applied.id == derived_id(DIAMOND.network_id, "contributions-applied", cid, cid, 1)
 
 
 def test_half_a_percent_of_fifty_oere_a_million_times_is_exact():

@@ -59,4 +59,4 @@ def test_a_contribution_the_spin_service_did_not_send_is_quarantined():
 def test_a_command_under_another_networks_key_is_refused():
     message = envelope(contribute(), source="test", time=broker_time(1_800_000_000_000))
     assert to_incoming(_record(encode(message), key=b"stjernestoev"))[0] == "WRONG_KEY"
-    assert to_incoming(_record(encode(message))).command == message
+    assert to_incoming(_record(encode(message))).payload == message

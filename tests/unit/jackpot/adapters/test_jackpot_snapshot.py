@@ -1,30 +1,42 @@
-"""The jackpot's snapshot state. Property: over random histories of contributions and claims (with records another
-role wrote among the events), a restore from a snapshot taken at any point plus the fold of the tail equals a fresh
-fold from offset 0: levels, totals, liabilities, the de-duplication memory and the kept answers. Must-drop pools come
-back with their drop point sealed (its opened value is never in a snapshot). A state of another format version is
-refused (the restore then tries the previous snapshot)."""
+"""The jackpot's snapshot state. Property: over random histories of contributions and claims as the loop writes them
+(runs of contributions packed into batch envelopes, records another role wrote among them), a restore from a snapshot
+taken at any record plus the fold of the tail equals a fresh fold from offset 0: levels, totals, liabilities, the
+de-duplication memory and the kept answers. A snapshot written before the seam plus a packed tail equals the live
+state. Must-drop pools come back with their drop point sealed (its opened value is never in a snapshot). A state of
+another format version is refused (the restore then tries the previous snapshot)."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import asdict, replace
+from pathlib import Path
+
+import orjson
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.jackpot.adapters import snapshot
+from services.jackpot.adapters.records import event_record
 from services.jackpot.adapters.restore import fold_record
+from services.jackpot.core.decide import JackpotCore
 from shared import records
-from shared.events import encode
+from shared.events import broker_time, encode
 from shared.events import jackpot as jp
+from shared.events.base import packable_types
+from shared.events.batch import is_packed
+from shared.packing import packed
 from shared.pools import load_pools
-from shared.topics import JACKPOT_SNAPSHOTS
+from shared.topics import JACKPOT_EVENTS, JACKPOT_SNAPSHOTS
 from tests.support.snapshot_log import LogRecord, SnapshotLog
 
-from tests.support.jackpot import STJERNE, Network, claim, contribute
+from tests.support.jackpot import STJERNE, T0_MS, Network, claim, contribute, incoming
 from tests.support.mustdrop import drop_pools, secrets
 
 POOLS = load_pools()
+PACKABLE = packable_types(JACKPOT_EVENTS)
+PRE_SEAM = orjson.loads((Path(__file__).parents[2] / "pre_issue44_snapshots.json").read_bytes())["jackpot"]
 TIERS = [pool.tier for pool in STJERNE.pools]
 
 
@@ -58,7 +70,8 @@ def test_a_restore_from_any_snapshot_plus_the_tail_equals_a_fresh_fold(sequence,
             if kind == "contribute"
             else claim(STJERNE, tier=value, stake_minor=50)
         )
-    values = [(encode(event), records.headers_for("jackpot")) for event in network.events]
+    # The records as the loop writes them: runs of contributions packed into batch envelopes, the rest one a record.
+    values = [(out.value, out.headers) for out in packed([event_record(e) for e in network.events], PACKABLE)]
     for at in sorted(forged_at, reverse=True):
         values.insert(
             min(at, len(values)), (values[at % len(values)][0] if values else b"{}", records.headers_for("ops"))
@@ -124,3 +137,31 @@ def test_must_drop_pools_restore_from_a_snapshot_with_their_drop_point_still_sea
         for record in history[cut:]:
             fold_record(restored, record, pools)
         assert view(restored) == view(fresh)
+
+
+def test_a_snapshot_written_before_the_seam_plus_a_packed_tail_equals_the_live_state():
+    # The image and events the code before the seam wrote (tests/unit/pre_issue44_snapshots.json); after it, the core
+    # decides contributions one at a time and the loop packs them: the restore folds them onto the old image.
+    old = [
+        LogRecord(b"k", base64.b64decode(value), records.headers_for("jackpot"), offset)
+        for offset, value in enumerate(PRE_SEAM["events"])
+    ]
+    log = SnapshotLog(JACKPOT_SNAPSHOTS)
+    for written in PRE_SEAM["snapshots"]:
+        headers = [(name, base64.b64decode(value)) for name, value in written["headers"]]
+        log.append(base64.b64decode(written["key"]), base64.b64decode(written["value"]), headers)
+    [image] = log.read()
+    restored = snapshot.load(image)
+    live: dict = {}
+    assert fold(live, old) == []
+    core, decided = JackpotCore(POOLS), []
+    for n in range(30):
+        message = incoming(contribute(STJERNE, stake_minor=50), T0_MS + 60_000 + n)
+        decided += core.decide(live, message, broker_time(message.broker_ms)).events
+    tail = [
+        LogRecord(b"k", out.value, out.headers, len(old) + n)
+        for n, out in enumerate(packed([event_record(event) for event in decided], PACKABLE))
+    ]
+    assert len(tail) == 1 and is_packed(tail[0].value)
+    assert fold(restored, tail) == []
+    assert view(restored) == view(live)

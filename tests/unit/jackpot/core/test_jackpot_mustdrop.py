@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import uuid
 
-from shared.events import decode, encode
+from shared.decision import NOTHING
+from shared.events import broker_time
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import drop_claim_id
 
 from services.jackpot.core.commitment import commitment_of, reveal_matches
-from services.jackpot.core.decide import decide, new_network
-from services.jackpot.core.evolve import replay
 from tests.support.mustdrop import drop_pools, secrets
-from tests.support.jackpot import Network, batch_now, admin, claim, contribute, incoming
+from tests.support.jackpot import Network, admin, claim, contribute, incoming, jackpot_core
 
 
 POOLS = drop_pools()
@@ -169,11 +168,11 @@ def test_a_state_folded_from_the_encoded_events_drops_where_the_live_one_does():
     # 10 before the restore, 50 after: 1 EUR after it, so the 50-cent range is crossed at least once after the restore.
     batch = [incoming(contribute(DIAMOND, stake_minor=2000), 1_800_000_000_000 + i) for i in range(60)]
     live.send_incoming(batch[:10])
-    restored = new_network(DIAMOND)
-    for event in live.events:
-        replay(restored, decode(encode(event), expect_kind="event"))
+    restored = jackpot_core(DIAMOND, live.secrets).given(*live.events)  # each event encoded and read back, folded
     seen = len(live.events)
-    rest = decide(restored, batch[10:], batch_now(batch[10:]), network=DIAMOND, secrets=live.secrets)
+    rest = NOTHING
+    for message in batch[10:]:
+        rest += restored.when(message, broker_time(message.broker_ms)).decision
     live.send_incoming(batch[10:])
     # Up to the first drop both decide alike (each later cycle draws fresh randomness of its own).
     until = next(i for i, e in enumerate(rest.events) if isinstance(e.data, jp.DropRevealed)) + 1
