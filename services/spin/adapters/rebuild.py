@@ -28,8 +28,9 @@ from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_
 log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
 FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
-# The fold yields to the event loop this often: the group heartbeats share it, and a long history folded in one go
-# outlasted the session timeout (the member was evicted and rebuilt again and again, never ready).
+# A warm spare's step yields to the event loop this often (a restore folds on a worker thread instead): the group
+# heartbeats share the loop, and a long history folded in one go outlasted the session timeout (the member was evicted
+# and rebuilt again and again, never ready).
 FOLD_YIELD_EVERY = 1000
 # A restore reads each topic partition in chunks of this many offsets and folds the three topics merged by broker time
 # (the order the live book saw them), pruning as the live path does: its memory is the de-duplication window plus a
@@ -76,7 +77,8 @@ async def restore_book(settings: Settings, catalog: Catalog, partition: int, wit
     collector = await snapshots.read(bootstrap, topic, SPIN_SNAPSHOTS, partition, "spin") if with_snapshots else None
     for snapshot in [*(collector.newest_first() if collector else []), None]:
         try:
-            book = SpinBook() if snapshot is None else _load(snapshot)
+            # Decoded on a worker thread: a large image decoded on the event loop outlasted the group session.
+            book = SpinBook() if snapshot is None else await asyncio.to_thread(_load, snapshot)
         except ValueError as error:
             observability.alert(log, "snapshot-unusable", "snapshot %s not usable: %s", snapshot.snapshot_id, error)
             continue
@@ -192,7 +194,8 @@ async def fold_streams(
             at.update({tp: to for tp, (_, to) in dry.items()})
         for partition, tps in by_partition.items():
             book, recent = books[partition], touched[partition]
-            done = await _merge_fold(book, catalog, tps, held, at, ends, fold_one, recent)
+            # On a worker thread: the fold is CPU work the group's heartbeats would otherwise wait for.
+            done = await asyncio.to_thread(_merge_fold, book, catalog, tps, held, at, ends, fold_one, recent)
             folded, since_prune[partition] = folded + done, since_prune[partition] + done
             if since_prune[partition] >= prune_every:
                 since_prune[partition] = 0
@@ -204,7 +207,7 @@ async def fold_streams(
             return folded
 
 
-async def _merge_fold(
+def _merge_fold(
     book: SpinBook, catalog: Catalog, tps: dict[str, Any], held: dict, at: dict, ends: dict, fold_one, touched: dict
 ) -> int:
     """Fold the records in hand of one book's topics in merged order, while every topic not read to its end has one;
@@ -224,8 +227,6 @@ async def _merge_fold(
             touched[request_id] = record.timestamp
         book.now_ms = max(book.now_ms, record.timestamp)
         folded += 1
-        if folded % FOLD_YIELD_EVERY == 0:
-            await asyncio.sleep(0)
 
 
 async def fold_records(
