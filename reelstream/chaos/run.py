@@ -728,7 +728,7 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
     from services.audit.core.trust import CHECK as UNTRUSTED
 
     while True:
-        run = audit_platform(settings, Scope())
+        run = audit_platform(settings, Scope(), at_rest=True)
         # The audit names each hostile record that claims a writer it cannot prove: the trust boundary at work.
         report.discrepancies = [str(item) for item in run.discrepancies if item.check != UNTRUSTED]
         report.impersonations = len(run.discrepancies) - len(report.discrepancies)
