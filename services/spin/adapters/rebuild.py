@@ -28,9 +28,8 @@ from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_
 log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
 FOLD_ORDER = (SPIN_JOURNAL, SPIN_EVENTS, SPIN_JACKPOT_ANSWERS)
-# A warm spare's step yields to the event loop this often (a restore folds on a worker thread instead): the group
-# heartbeats share the loop, and a long history folded in one go outlasted the session timeout (the member was evicted
-# and rebuilt again and again, never ready).
+# The fold yields to the event loop this often: the group heartbeats share it, and a long history folded in one go
+# outlasted the session timeout (the member was evicted and rebuilt again and again, never ready).
 FOLD_YIELD_EVERY = 1000
 # A restore reads each topic partition in chunks of this many offsets and folds the three topics merged by broker time
 # (the order the live book saw them), pruning as the live path does: its memory is the de-duplication window plus a
@@ -194,8 +193,7 @@ async def fold_streams(
             at.update({tp: to for tp, (_, to) in dry.items()})
         for partition, tps in by_partition.items():
             book, recent = books[partition], touched[partition]
-            # On a worker thread: the fold is CPU work the group's heartbeats would otherwise wait for.
-            done = await asyncio.to_thread(_merge_fold, book, catalog, tps, held, at, ends, fold_one, recent)
+            done = await _merge_fold(book, catalog, tps, held, at, ends, fold_one, recent)
             folded, since_prune[partition] = folded + done, since_prune[partition] + done
             if since_prune[partition] >= prune_every:
                 since_prune[partition] = 0
@@ -207,7 +205,7 @@ async def fold_streams(
             return folded
 
 
-def _merge_fold(
+async def _merge_fold(
     book: SpinBook, catalog: Catalog, tps: dict[str, Any], held: dict, at: dict, ends: dict, fold_one, touched: dict
 ) -> int:
     """Fold the records in hand of one book's topics in merged order, while every topic not read to its end has one;
@@ -227,6 +225,8 @@ def _merge_fold(
             touched[request_id] = record.timestamp
         book.now_ms = max(book.now_ms, record.timestamp)
         folded += 1
+        if folded % FOLD_YIELD_EVERY == 0:
+            await asyncio.sleep(0)
 
 
 async def fold_records(

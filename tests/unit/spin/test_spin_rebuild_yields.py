@@ -1,6 +1,6 @@
-"""A spin rebuild leaves the event loop turning while it folds a long history (on a worker thread): the group
+"""A spin rebuild yields to the event loop while it folds a long history (every FOLD_YIELD_EVERY records): the group
 heartbeats share that loop, and a fold in one go longer than the session timeout got the member evicted. The reader
-is a stand-in that answers at once, so only the fold's own way of folding gives another task a turn."""
+is a stand-in that answers at once, so only the fold's own yields give another task a turn."""
 
 from __future__ import annotations
 
