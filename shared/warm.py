@@ -166,10 +166,11 @@ class WarmStates(Follower):
         stopping = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({fetching, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
+        finally:  # also when this wait is cancelled: no fetch outlives it
             stopping.cancel()
-        if not fetching.done():
-            fetching.cancel()
+            if not fetching.done():
+                fetching.cancel()
+        if fetching.cancelled() or not fetching.done():  # the go came first
             await asyncio.gather(fetching, return_exceptions=True)
             return
         fetched = fetching.result()

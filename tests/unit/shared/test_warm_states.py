@@ -91,7 +91,7 @@ async def _follow(warm: WarmStates, reader: FakeReader, cuts: list[int]) -> int:
     last = asyncio.create_task(warm.wait(reader, go))
     await asyncio.sleep(0)
     go.set()
-    await last
+    await asyncio.wait_for(last, 5)  # a wait the go does not end fails here instead of hanging
     assert warm.steps == steps, "a wait cut short by the go folded something"
     return folding
 
@@ -130,3 +130,21 @@ def test_states_folded_in_steps_equal_a_fold_of_the_whole_tail(histories, cuts):
         assert state.events_end == len(log)
     taken = next(iter(logs))
     assert warm.take(taken) is not None and warm.take(taken) is None
+
+
+def test_a_wait_cancelled_with_its_follower_leaves_no_fetch_behind():
+    logs = {0: [_record(0, 0, 1, None)]}
+    reader = FakeReader(logs)  # nothing visible yet: the fetch waits
+    warm = _states(logs, reader)
+
+    async def scenario() -> set:
+        waiting = asyncio.create_task(warm.wait(reader, asyncio.Event()))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        waiting.cancel()
+        await asyncio.wait_for(asyncio.gather(waiting, return_exceptions=True), 5)
+        await asyncio.sleep(0)
+        return asyncio.all_tasks() - {asyncio.current_task()}
+
+    assert asyncio.run(scenario()) == set()
+    assert warm.steps == 0
