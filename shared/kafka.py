@@ -309,10 +309,25 @@ def describe(admin, names: list[str]) -> list[dict[str, Any]]:
     return result
 
 
+SESSION_TIMEOUT_ENV = "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS"
+INSTANCE_ID_ENV = "REELSTREAM_INSTANCE_ID"
+# How long a silent member keeps its partitions by default, and the most a deployment may set (deploy/k8s/checks.py):
+# the failure detector's part of the recovery time docs/operations.md states.
+SESSION_TIMEOUT_MS = 10_000
+
+
+def configured_session_ms(environ: Mapping[str, str] | None = None) -> int:
+    """The group session timeout the environment sets (SESSION_TIMEOUT_ENV), else SESSION_TIMEOUT_MS."""
+    import os
+
+    env = os.environ if environ is None else environ
+    return int(env.get(SESSION_TIMEOUT_ENV, str(SESSION_TIMEOUT_MS)))
+
+
 def group_membership(environ: Mapping[str, str] | None = None, session_timeout_ms: int | None = None) -> dict[str, Any]:
     """How the services' consumers take part in their groups: one place for the wallet, jackpot and spin loops.
 
-    REELSTREAM_KAFKA_SESSION_TIMEOUT_MS (its default is below): how long a silent member keeps its partitions.
+    REELSTREAM_KAFKA_SESSION_TIMEOUT_MS (default SESSION_TIMEOUT_MS): how long a silent member keeps its partitions.
     REELSTREAM_INSTANCE_ID (unset by default): static membership (KIP-345), e.g. a StatefulSet pod name; a member that
     restarts with the same id inside the session timeout gets its partitions back without a rebalance (aiokafka sends
     no LeaveGroup for a static member, so a stopped one holds them until the timeout). Two live processes must never
@@ -321,14 +336,14 @@ def group_membership(environ: Mapping[str, str] | None = None, session_timeout_m
     import os
 
     env = os.environ if environ is None else environ
-    session_ms = session_timeout_ms or int(env.get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000"))
+    session_ms = session_timeout_ms or configured_session_ms(env)
     options: dict[str, Any] = {
         "session_timeout_ms": session_ms,
         "heartbeat_interval_ms": max(500, session_ms // 5),
         "max_poll_interval_ms": 300_000,
         "rebalance_timeout_ms": 30_000,
     }
-    instance = env.get("REELSTREAM_INSTANCE_ID", "").strip()
+    instance = env.get(INSTANCE_ID_ENV, "").strip()
     if instance:
         options["group_instance_id"] = instance
     return options

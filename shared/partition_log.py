@@ -4,6 +4,7 @@ at once (a warm spare's steps, the spin's rebuild)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +30,7 @@ async def fold_partition(
 ) -> int:
     """Call `on_record` for each committed record from `start` (None or below the log start: the beginning; a
     function: of the log start and the end offset) up to the end offset seen when called; returns that end offset
-    (the next offset to read later)."""
+    (the next offset to read later). `on_record` runs on a worker thread, one fetched batch at a time, in order."""
     reader = aio_consumer(
         bootstrap=bootstrap, role=role, group_id=None, **{**AIOKAFKA_READER_SAFETY, "enable_auto_commit": False}
     )
@@ -46,12 +47,17 @@ async def fold_partition(
             if time.monotonic() > deadline:
                 raise PartitionReadTimeout(f"{topic}[{partition}] not restored to offset {end} in {timeout_s} s")
             for records in (await reader.getmany(tp, timeout_ms=200, max_records=batch)).values():
-                for record in records:
-                    if record.offset < end:
-                        on_record(record)
+                # On a worker thread: a batch's fold (decode, verify, evolve) is CPU work that would otherwise hold the
+                # event loop, and with it the group's heartbeats, for as long as it takes.
+                await asyncio.to_thread(_each, on_record, [record for record in records if record.offset < end])
         return end
     finally:
         await reader.stop()
+
+
+def _each(on_record: Callable[[Any], None], records: list[Any]) -> None:
+    for record in records:
+        on_record(record)
 
 
 async def read_range(

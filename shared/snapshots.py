@@ -457,7 +457,8 @@ async def restore(
     candidates: list[Snapshot | None] = [*(collector.newest_first() if collector else []), None]
     for snapshot in candidates:
         try:
-            state = empty() if snapshot is None else load(snapshot)
+            # Decoded on a worker thread: a large image decoded on the event loop outlasted the group session.
+            state = empty() if snapshot is None else await asyncio.to_thread(load, snapshot)
         except ValueError as error:
             log.error("alert: snapshot %s not usable, trying an older one: %s", snapshot.snapshot_id, error)
             continue

@@ -14,11 +14,14 @@ from aiokafka.errors import KafkaError
 
 from shared import snapshots
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer, kafka_consumer
-from shared.partition_log import read_range
 
 log = logging.getLogger("reelstream.warm")
-STEP_S = 0.5  # how often the states catch up: a takeover's own fold is at most about this much traffic
+STEP_S = 0.5  # how often stepped states catch up: a takeover's own fold is at most about this much traffic
 RETRY_S = 2.0  # after a failure the states start over this much later
+TAKE_WAIT_S = 1.0  # a spare's go waits this long for the step in progress (follow_until)
+# The longest a waiting step's fetch waits on the broker for records (a long fetch): an idle spare costs a fetch this
+# often and no fold, and a busy one folds each batch as soon as the broker hands it over.
+FETCH_WAIT_MS = 500
 
 
 class Follower:
@@ -54,16 +57,17 @@ class Follower:
     async def _follow(self, stop: asyncio.Event) -> None:
         raise NotImplementedError
 
-    async def _keep_up(self, stop: asyncio.Event, step: Callable[[], Awaitable[Any]]) -> None:
-        """`step()` every STEP_S until `stop`; a Kafka error in a step (raised before anything is folded: the states
-        are still a cut) only skips it."""
+    async def _keep_up(self, stop: asyncio.Event, step: Callable[[], Awaitable[Any]], pause_s: float = STEP_S) -> None:
+        """`step()` every `pause_s` until `stop` (0: one after another, for a step that itself waits on the broker);
+        a Kafka error in a step (raised before anything is folded: the states are still a cut) only skips it."""
         while not stop.is_set():
             try:
                 await step()
             except KafkaError as error:
                 log.warning("%s: a step failed (%s), the next one tries again", self.what, error)
+                pause_s = max(pause_s, STEP_S)  # not a tight loop against a broker that is away
             try:
-                await asyncio.wait_for(stop.wait(), STEP_S)
+                await asyncio.wait_for(stop.wait(), pause_s)
             except asyncio.TimeoutError:
                 pass
 
@@ -90,7 +94,8 @@ async def follow_until(go: Callable[[], bool], follower: Follower, take_wait_s: 
 
 class WarmStates(Follower):
     """Every partition's restoration of one events topic (`restore(partition)`, the service's own), kept up by
-    folding each step's committed records with `fold(state, record)` (the restore's fold); `take` hands one over."""
+    folding the committed records the broker hands over with `fold(state, record)` (the restore's fold): each step
+    waits on the broker (`wait`), not on a timer. `take` hands one over."""
 
     def __init__(
         self,
@@ -133,9 +138,12 @@ class WarmStates(Follower):
             restored = await asyncio.gather(*(self._restore(partition) for partition in partitions))
             self.states.update(zip(partitions, restored))
             log.info("%s of partitions %s in %.0f ms", self.what, partitions, (time.perf_counter() - started) * 1000)
-            reader.assign([TopicPartition(self.events_topic, partition) for partition in partitions])
+            tps = {partition: TopicPartition(self.events_topic, partition) for partition in partitions}
+            reader.assign(list(tps.values()))
+            for partition, tp in tps.items():
+                reader.seek(tp, self.states[partition].events_end)
             self.ready = True
-            await self._keep_up(stop, lambda: self.step(reader))
+            await self._keep_up(stop, lambda: self.wait(reader, stop), pause_s=0)
         finally:
             await reader.stop()
 
@@ -149,19 +157,32 @@ class WarmStates(Follower):
             raise LookupError(f"{self.events_topic} has no partitions the {self.role} principal can see")
         return found
 
-    async def step(self, reader: Any) -> None:
-        """Fold every partition's committed records from its state's end up to the last stable offset now."""
+    async def wait(self, reader: Any, stop: asyncio.Event) -> None:
+        """Wait on the broker (a long fetch, FETCH_WAIT_MS at most, cut short by `stop`) for the committed records
+        after each state's end (the reader is positioned there), and fold those it hands over. A fetch cut short by
+        `stop` hands over nothing (aiokafka drains its buffers only once the wait is over); that is the last one."""
         tps = {partition: TopicPartition(self.events_topic, partition) for partition in self.states}
-        ends = await reader.end_offsets(list(tps.values()))
-        starts = {tp: self.states[partition].events_end for partition, tp in tps.items()}
-        history = await read_range(reader, starts, ends)
+        fetching = asyncio.ensure_future(reader.getmany(*tps.values(), timeout_ms=FETCH_WAIT_MS))
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({fetching, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # also when this wait is cancelled: no fetch outlives it
+            stopping.cancel()
+            if not fetching.done():
+                fetching.cancel()
+        if fetching.cancelled() or not fetching.done():  # the go came first
+            await asyncio.gather(fetching, return_exceptions=True)
+            return
+        fetched = fetching.result()
         # No await from here on: a step is cut short only by a cancellation (the states are then dropped).
         for partition, tp in tps.items():
+            records = fetched.get(tp, [])
+            if not records:
+                continue
             warm = self.states[partition]
             tail = snapshots.TailFold.after(warm, self._fold, self.events_topic, partition)
-            for record in history[tp]:
+            for record in records:
                 tail(record)
-            self.states[partition] = tail.restoration(
-                warm.snapshot, max(ends[tp], warm.events_end), warm.cursor, warm.snapshots_refused
-            )
+            end = max(records[-1].offset + 1, warm.events_end)
+            self.states[partition] = tail.restoration(warm.snapshot, end, warm.cursor, warm.snapshots_refused)
         self.steps += 1

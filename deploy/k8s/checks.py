@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from deploy.k8s import workloads as wl
+from shared.kafka import INSTANCE_ID_ENV, SESSION_TIMEOUT_ENV, SESSION_TIMEOUT_MS
 
 Resource = dict[str, Any]
 CHECKS: dict[str, Callable[[list[Resource], str], Iterator[str]]] = {}
@@ -262,16 +263,20 @@ def _network(resources, overlay):
             yield f"{r['metadata']['name']}: no NetworkPolicy of its own for ingress and egress"
 
 
+def by_workload(resources: list[Resource]) -> Iterator[tuple[wl.Workload, Resource | None]]:
+    """Each declared workload with its rendered resource (None: missing)."""
+    found = {r["metadata"]["name"]: r for r, _ in pods(resources)}
+    return ((w, found.get(w.name)) for w in wl.WORKLOADS)
+
+
 @check("workloads")
 def _workloads(resources, overlay):
-    found = {r["metadata"]["name"]: r for r, _ in pods(resources)}
-    for w in wl.WORKLOADS:
-        r = found.get(w.name)
+    for w, r in by_workload(resources):
         if r is None:
             yield f"{w.name}: no workload"
             continue
         if w.group_member:
-            ref = env_of(r["spec"]["template"]["spec"]["containers"][0]).get("REELSTREAM_INSTANCE_ID", {})
+            ref = env_of(r["spec"]["template"]["spec"]["containers"][0]).get(INSTANCE_ID_ENV, {})
             if (
                 r["kind"] != "StatefulSet"
                 or ref.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") != "metadata.name"
@@ -283,6 +288,21 @@ def _workloads(resources, overlay):
             yield "projector: not a single-replica StatefulSet"
         if not r["spec"]["template"]["spec"].get("topologySpreadConstraints"):
             yield f"{w.name}: no topology spread"
+
+
+@check("failure-detector")
+def _failure_detector(resources, overlay):
+    """A money service's killed pod holds its partitions for the session timeout at most: the bound the recovery in
+    docs/operations.md is stated with, written out in each pod (a default could change under it)."""
+    for w, r in by_workload(resources):
+        if r is None or not w.group_member:
+            continue
+        entry = env_of(r["spec"]["template"]["spec"]["containers"][0]).get(SESSION_TIMEOUT_ENV, {})
+        value = entry.get("value")
+        if value is None or not str(value).isdigit():
+            yield f"{w.name}: no literal {SESSION_TIMEOUT_ENV}"
+        elif int(value) > SESSION_TIMEOUT_MS:
+            yield f"{w.name}: session timeout {value} ms above the stated bound of {SESSION_TIMEOUT_MS} ms"
 
 
 @check("replication")

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from shared.kafka import INSTANCE_ID_ENV, SESSION_TIMEOUT_ENV, SESSION_TIMEOUT_MS
 from shared.topics import JACKPOT_COMMANDS, SPIN_REQUESTS, WALLET_COMMANDS, spec
 
 NAMESPACE = "reelstream"
@@ -108,7 +109,10 @@ def _env(w: Workload) -> list[dict[str, Any]]:
         {"name": "REELSTREAM_HTTP_PORT", "value": str(HTTP_PORT)},
     ]
     if w.group_member:
-        env.append({"name": "REELSTREAM_INSTANCE_ID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}})
+        # The failure detector, written out: static membership from the pod name and the session timeout the recovery
+        # bound in docs/operations.md counts on (deploy/k8s/checks.py refuses a longer one).
+        env.append({"name": INSTANCE_ID_ENV, "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}})
+        env.append({"name": SESSION_TIMEOUT_ENV, "value": str(SESSION_TIMEOUT_MS)})
     extra = {
         "spin": [_secret_env("REELSTREAM_SESSION_KEYS", SESSION_SECRET, "keys")],
         "jackpot": [_secret_env("REELSTREAM_JACKPOT_DROP_KEY", DROP_KEY_SECRET, "key")],

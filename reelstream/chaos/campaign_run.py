@@ -147,7 +147,7 @@ def _final(settings: Settings, platform: Platform, probes: Probes, result: Campa
     result.final += platform.stopped()
     dead = probe_reads.dead_letters(settings, platform.monitor_port)
     try:
-        run = audit_platform(settings, Scope())
+        run = audit_platform(settings, Scope(), at_rest=True)
     except Exception as error:  # noqa: BLE001 - whatever stops the audit is the finding
         result.audit = {"completed": False, "error": f"{type(error).__name__}: {error}"[:600], "dead_letters": dead}
         result.final.append(Finding("audit", "failed", result.audit["error"]))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import random
@@ -57,7 +58,7 @@ SPARE_DELAY_S = 5.0
 # Spares kept per service (else one). The spin's and the wallet's spares keep their books warm, and that warm-up
 # (their first restore of every partition: the de-duplication window's images) can outlast KILL_SPACING_S on a loaded
 # machine; a second kill before it was done got a cold takeover. The second spare is warm then.
-SPARES = {"spin": 2}
+SPARES = {"spin": 2, "wallet": 2}
 CLIENT_TIMEOUT_RETRIES = 40  # of the client's spin timeout each: ten minutes without an answer is a lost request
 
 
@@ -156,6 +157,12 @@ class ChaosReport:
     @property
     def recovery(self) -> dict[str, float | None]:
         return metrics.spread((f.recovery_s for f in self.kills()), 0.5, 0.99)
+
+
+def keeping_state(names: tuple[str, ...]) -> list[str]:
+    """The services whose spare keeps its state warm while it waits (its app has a `spare`: reelstream/commands/
+    services.py); the others' spares have only imported their service."""
+    return [name for name in names if hasattr(importlib.import_module(f"services.{name}.app"), "spare")]
 
 
 class Supervisor:
@@ -533,7 +540,10 @@ def _run(plan: ChaosPlan, out_dir: Path, echo: Echo) -> ChaosReport:
         supervisor = Supervisor({**os.environ, **deployment.env}, out_dir / "logs")
         try:
             supervisor.start()
-            report.standbys = {"spares_per_service": {name: SPARES.get(name, 1) for name in SERVICES}}
+            report.standbys = {
+                "spares_per_service": {name: SPARES.get(name, 1) for name in SERVICES},
+                "warm_state": keeping_state(SERVICES),
+            }
             history = _load_with_faults(settings, plan, supervisor, report, echo)
             if plan.fuzz:
                 echo("chaos: restarting every service, then one normal spin")
@@ -728,7 +738,7 @@ def _check(settings: Settings, report: ChaosReport, echo: Echo, deadline: float)
     from services.audit.core.trust import CHECK as UNTRUSTED
 
     while True:
-        run = audit_platform(settings, Scope())
+        run = audit_platform(settings, Scope(), at_rest=True)
         # The audit names each hostile record that claims a writer it cannot prove: the trust boundary at work.
         report.discrepancies = [str(item) for item in run.discrepancies if item.check != UNTRUSTED]
         report.impersonations = len(run.discrepancies) - len(report.discrepancies)

@@ -48,6 +48,9 @@ def app(
         help="The checkpoint file (default .reelstream/audit/checkpoints/<prefix>.json).",
     ),
     write_checkpoint: bool = typer.Option(True, help="Leave a checkpoint for the next --since-checkpoint (unscoped)."),
+    at_rest: bool = typer.Option(
+        False, "--at-rest", help="Nothing is in flight (a run's end): every open debit is a finding, whatever its age."
+    ),
 ) -> None:
     """Read spin, wallet and jackpot events from the earliest offsets (or from the last checkpoint), recompute
     everything, compare the projection."""
@@ -88,7 +91,13 @@ def app(
 
         try:
             run = audit_platform(
-                settings, scope, out or audit_dir(), projection, progress=progress, checkpointing=checkpointing
+                settings,
+                scope,
+                out or audit_dir(),
+                projection,
+                progress=progress,
+                checkpointing=checkpointing,
+                at_rest=at_rest,
             )
         except checkpoints.CheckpointError as error:
             typer.echo(f"reelstream audit: error: {error}", err=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import faust
 
+from shared.kafka import configured_session_ms
 from shared.security import faust_credentials
 
 from services.monitor.adapters import alerts as alert_events
@@ -38,7 +39,7 @@ log = logging.getLogger("reelstream.monitor")
 
 def session_timeout_s(environ=None) -> float:
     """A killed monitor's partitions move to its successor after this (the spin service reads the same variable)."""
-    return int((os.environ if environ is None else environ).get("REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", "10000")) / 1000
+    return configured_session_ms(environ) / 1000
 
 
 def build_app(settings: Settings, port: int, datadir: Path) -> tuple[faust.App, Live, object]:

@@ -18,7 +18,7 @@ from games.rng import SpinRng
 from shared import event_loop, observability
 from shared.config import load_settings
 from shared.security import quiet_client_debug_logs
-from shared.warm import follow_until
+from shared.warm import TAKE_WAIT_S, follow_until
 from shared.session import key_ring, token_operator, token_problem
 from games.selftest import require_self_test
 
@@ -27,7 +27,6 @@ from games.selftest import require_self_test
 SNAPSHOT_RECORDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_RECORDS"
 SNAPSHOT_SECONDS_ENV = "REELSTREAM_SPIN_SNAPSHOT_SECONDS"
 SHUTDOWN_GRACE_S = 15.0  # a stopping runner commits what it decided and writes its final snapshots in this time
-TAKE_WAIT_S = 1.0  # a spare's go waits this long for the warm books' step in progress
 
 
 def snapshot_policy(env) -> SnapshotPolicy:

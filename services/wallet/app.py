@@ -8,14 +8,16 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 from shared import event_loop, observability
 from shared.config import load_settings
 from shared.observability.metrics import WALLET_LIABILITY_MINOR
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
+from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
 from services.wallet.adapters.liabilities import liabilities_minor
-from services.wallet.adapters.restore import RestoreReport
+from services.wallet.adapters.restore import RestoreReport, warm_states
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from games.selftest import require_self_test
 
@@ -42,7 +44,25 @@ def live_config(environ: dict[str, str] | None = None) -> WalletConfig:
     )
 
 
-async def serve(config: WalletConfig, started: float) -> None:
+def spare(go: Callable[[], bool]) -> None:
+    """A warm spare (reelstream/commands/services.py): keep every partition's book up with wallet.events until `go()`
+    returns (True: take over and serve, False: the supervisor went away), so a takeover folds only the records the
+    broker had not handed over yet (shared/warm.py)."""
+    main(go)
+
+
+async def _follow_until(go: Callable[[], bool], config: WalletConfig) -> WarmStates | None:
+    """The spare's books, followed until the go; None when the supervisor went away."""
+    books = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic)
+    return await follow_until(go, books, TAKE_WAIT_S)
+
+
+async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | None = None) -> None:
+    warm = await _follow_until(go, config) if go is not None else None
+    if go is not None and warm is None:
+        return  # a spare whose supervisor went away: nothing to take over
+    if go is not None:
+        started = time.monotonic()  # a spare's readiness counts from its go
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -60,7 +80,7 @@ async def serve(config: WalletConfig, started: float) -> None:
         sys.stderr.write(ready_line("wallet") + "\n")
         sys.stderr.flush()
 
-    service = WalletService(config, on_ready=ready)
+    service = WalletService(config, on_ready=ready, warm=warm)
     observability.PROCESS.gauges.append(lambda: _show_liabilities(service))
     http = await observability.serve_http()
     try:
@@ -87,12 +107,12 @@ def _show_liabilities(service: WalletService) -> None:
         WALLET_LIABILITY_MINOR.labels(currency).set(total_minor)
 
 
-def main() -> None:
+def main(go: Callable[[], bool] | None = None) -> None:
     require_self_test("wallet")
     started = time.monotonic()
     observability.setup("wallet")
     try:
-        event_loop.run(serve(live_config(), started))
+        event_loop.run(serve(live_config(), started, go))
     finally:
         observability.shutdown_tracing()
 

@@ -121,9 +121,11 @@ def audit_platform(
     lookup: EngineLookup = default_lookup,
     progress: Progress = lambda phase, done, total: None,
     checkpointing: Checkpointing | None = None,
+    at_rest: bool = False,
 ) -> AuditRun:
     """The audit of the platform's topics: all of them from the first offset, or (`checkpointing.resume`) what came
-    after the verified checkpoint, continuing its seam. Raises checkpoints.CheckpointError for a refused one."""
+    after the verified checkpoint, continuing its seam. Raises checkpoints.CheckpointError for a refused one.
+    `at_rest`: nothing is in flight (a run's end), so every open debit is a finding (core.audit.run_audit)."""
     prefix = settings.topic_prefix
     resumed = None
     if checkpointing is not None and checkpointing.resume:
@@ -132,7 +134,9 @@ def audit_platform(
     with concurrent.futures.ThreadPoolExecutor(1) as background:
         # The evidence check's own clients (configs, log starts) connect while the history is read and folded.
         evidence = background.submit(check_evidence, settings.kafka_bootstrap_servers, prefix)
-        result, records, end_offsets, found = _read_and_fold(settings, scope, lookup, progress, resumed, checkpointing)
+        result, records, end_offsets, found = _read_and_fold(
+            settings, scope, lookup, progress, resumed, checkpointing, at_rest
+        )
         found += evidence.result()
     status = "not compared (--no-projection)"
     if with_projection and resumed is not None:
@@ -155,7 +159,9 @@ def audit_platform(
     return run
 
 
-def _read_and_fold(settings: Settings, scope: Scope, lookup: EngineLookup, progress: Progress, resumed, checkpointing):
+def _read_and_fold(
+    settings: Settings, scope: Scope, lookup: EngineLookup, progress: Progress, resumed, checkpointing, at_rest: bool
+):
     """The records read (each checked as it arrives), the audit of the event topics, and the command topics' findings;
     the collector paused while they are read and folded."""
     with collection_paused():
@@ -173,14 +179,14 @@ def _read_and_fold(settings: Settings, scope: Scope, lookup: EngineLookup, progr
         commands = [(record, problem) for record, problem in zip(read, checked) if record.topic in COMMAND_TOPICS]
         records = [record for record, _ in events]
         end_offsets = {where: end for where, end in read_ends.items() if where[0] not in COMMAND_TOPICS}
-        result = _fold(records, [problem for _, problem in events], scope, lookup, progress, resumed)
+        result = _fold(records, [problem for _, problem in events], scope, lookup, progress, resumed, at_rest)
     # Command topics (read for the signature check only) keep days, not years: read whole every time.
     found = list(result.discrepancies) + untrusted_commands([r for r, _ in commands], [p for _, p in commands])
     return result, records, end_offsets, found
 
 
 def _fold(
-    records: list, problems: list, scope: Scope, lookup: EngineLookup, progress: Progress, resumed
+    records: list, problems: list, scope: Scope, lookup: EngineLookup, progress: Progress, resumed, at_rest: bool
 ) -> AuditResult:
     progress("reading topics", len(records), len(records))
     spins_at_most = sum(1 for r in records if r.topic == "spin.events")
@@ -194,6 +200,7 @@ def _fold(
         now_ms=scope.until_ms or time.time_ns() // 1_000_000,
         seam=resumed.seam if resumed else None,
         problems=problems,
+        at_rest=at_rest,
     )
     progress("decoding and folding", len(records), len(records))
     progress("re-deriving spins", spins_at_most, spins_at_most)

@@ -64,12 +64,14 @@ def run_audit(
     now_ms: int | None = None,
     seam: Seam | None = None,
     problems: list[str | None] | None = None,
+    at_rest: bool = False,
 ) -> AuditResult:
     """Everything the audit checks from the raw topics alone; `discrepancies` holds those inside the scope, sorted.
     `decoded` hears the decoding's progress (see collect). `now_ms` dates the audit, for debits open longer than the
     saga's time limit (None: the latest broker time read). `seam`: the state at a checkpoint, when `records` are what
     came after it (consumed: its states go on); the findings are then the seam's final ones and those of the tail.
-    `problems`: the records' provenance problems when the reader has checked them (see collect)."""
+    `problems`: the records' provenance problems when the reader has checked them (see collect). `at_rest`: nothing is
+    in flight (a run's end), so every open debit is a finding, not only those past the saga's time limit."""
     config = config or load_pools()
     facts = collect(
         records, until_ms=scope.until_ms, decoded=decoded, seen=seam.seen if seam else None, problems=problems
@@ -89,7 +91,8 @@ def run_audit(
         ledger.remainders, lambda key: state_now(spins, key), lambda wager: wager in spins.settled, carried_remainder
     )
     latest_ms = max([fact.timestamp_ms for fact in facts.facts] + [seam.latest_ms if seam else 0])
-    stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, SAGA_TIME_LIMIT_MS)
+    limit_ms = None if at_rest else SAGA_TIME_LIMIT_MS
+    stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, limit_ms)
     drops = seam.drops if seam else Drops()
     found = (
         (seam.findings if seam else [])

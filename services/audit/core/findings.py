@@ -48,7 +48,8 @@ CHECKS: dict[str, str] = {
     "balance-after-mismatch": "an event's balance_after_minor differs from the balance recomputed from postings",
     "wager-debited-twice": "one wager id was debited by two distinct events",
     "wager-closed-twice": "a wager was settled or refunded more than once, or both",
-    "wager-open-too-long": "a debit has neither settlement nor refund, and is older than the saga's time limit",
+    "wager-open-too-long": "a debit has neither settlement nor refund, and is older than the saga's time limit (or "
+    "the platform is at rest: every open debit)",
     "settlement-without-debit": "a settlement or refund answers a wager that was never debited (forged)",
     "settlement-mismatch": "a settlement disagrees with its wager (player, currency, game, contribution rate)",
     "pool-identity-broken": "a pool movement breaks opening + contributions + seeds - paid = closing",

@@ -172,13 +172,19 @@ def _found(check: str, fact: Fact, detail: str) -> Discrepancy:
     return fact_finding(check, f"wager {getattr(data, 'wager_id', None) or data.transaction_id}", fact, detail)
 
 
-def open_too_long(ledger: Ledger, now_ms: int, limit_ms: int) -> list[Discrepancy]:
+def open_too_long(ledger: Ledger, now_ms: int, limit_ms: int | None) -> list[Discrepancy]:
     """Debits with neither settlement nor refund whose broker time is more than `limit_ms` before `now_ms`: no saga
-    will close them any more (younger ones are in flight)."""
+    will close them any more (younger ones are in flight). `limit_ms` None: the platform is at rest (nothing in
+    flight, e.g. a run's end), so every open debit is one, whatever its age or the brokers' clocks."""
+    at_rest = limit_ms is None
     return [
         _found(
-            "wager-open-too-long", wager.debit, f"open for {now_ms - wager.debit.timestamp_ms} ms (limit {limit_ms})"
+            "wager-open-too-long",
+            wager.debit,
+            f"open for {now_ms - wager.debit.timestamp_ms} ms ({'at rest' if at_rest else f'limit {limit_ms}'})",
         )
         for wager in ledger.wagers.values()
-        if wager.settlement is None and wager.refund is None and now_ms - wager.debit.timestamp_ms > limit_ms
+        if wager.settlement is None
+        and wager.refund is None
+        and (at_rest or now_ms - wager.debit.timestamp_ms > limit_ms)
     ]

@@ -77,7 +77,8 @@ async def restore_book(settings: Settings, catalog: Catalog, partition: int, wit
     collector = await snapshots.read(bootstrap, topic, SPIN_SNAPSHOTS, partition, "spin") if with_snapshots else None
     for snapshot in [*(collector.newest_first() if collector else []), None]:
         try:
-            book = SpinBook() if snapshot is None else _load(snapshot)
+            # Decoded on a worker thread: a large image decoded on the event loop outlasted the group session.
+            book = SpinBook() if snapshot is None else await asyncio.to_thread(_load, snapshot)
         except ValueError as error:
             observability.alert(log, "snapshot-unusable", "snapshot %s not usable: %s", snapshot.snapshot_id, error)
             continue

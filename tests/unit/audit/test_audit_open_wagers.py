@@ -2,7 +2,7 @@
 
 Scenario: a consistent synthetic history cut right after its last wager debit — that spin is in flight (as a spin
 whose request no book knows would stay for ever). Audited within the limit it is clean; audited past it, that one
-debit is flagged `wager-open-too-long`.
+debit is flagged `wager-open-too-long`; audited at rest (a run's end, nothing in flight), at once.
 """
 
 from __future__ import annotations
@@ -39,3 +39,16 @@ def test_an_open_debit_past_the_saga_time_limit_is_flagged_once():
 def test_without_a_date_the_audit_is_dated_by_the_latest_record_it_read():
     history, _ = _cut_after_last_debit()
     assert run_audit(records(history), lookup=stand_in_lookup).discrepancies == []
+
+
+def test_at_rest_an_open_debit_is_flagged_however_young():
+    history, debit = _cut_after_last_debit()
+    result = run_audit(records(history), lookup=stand_in_lookup, now_ms=debit.timestamp_ms, at_rest=True)
+    [finding] = result.discrepancies
+    assert finding.check == "wager-open-too-long"
+    assert finding.subject == f"wager {debit.envelope.data.transaction_id}"
+
+
+def test_at_rest_a_history_whose_wagers_are_all_closed_is_clean():
+    emitted = play_history(seed=11, players=2, spins_per_player=6).emitted
+    assert run_audit(records(emitted), lookup=stand_in_lookup, at_rest=True).discrepancies == []

@@ -201,6 +201,24 @@ MUTATIONS = [
         lambda r: set_env(r, "wallet", "REELSTREAM_INSTANCE_ID", None),
         "workloads",
     ),
+    (
+        "one fixed instance id for every spin pod (they fence each other)",
+        "production",
+        lambda r: set_env(r, "spin", "REELSTREAM_INSTANCE_ID", {"value": "spin"}),
+        "workloads",
+    ),
+    (
+        "the wallet's session timeout above the stated bound (45 s)",
+        "production",
+        lambda r: set_env(r, "wallet", "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", {"value": "45000"}),
+        "failure-detector",
+    ),
+    (
+        "the jackpot's session timeout left to the default",
+        "demo",
+        lambda r: set_env(r, "jackpot", "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS", None),
+        "failure-detector",
+    ),
     ("two projectors", "demo", lambda r: named(r, "StatefulSet", "projector")["spec"].update(replicas=2), "workloads"),
     ("`min.insync.replicas` 1", "demo", lambda r: kafka(r)["config"].update({"min.insync.replicas": 1}), "replication"),
     (
