@@ -4,7 +4,7 @@ an explicit reset policy), and topics-as-code reconciliation (kafka-python)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +144,48 @@ def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
     from aiokafka import AIOKafkaProducer
 
     return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
+
+
+def platform_topics_compressed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the services' loops write zstd to the topics only the platform reads (`compressed_by_producers`);
+    REELSTREAM_PLATFORM_COMPRESSION=none writes every batch uncompressed (docs/configuration.md)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    chosen = env.get("REELSTREAM_PLATFORM_COMPRESSION", "zstd")
+    assert chosen in ("zstd", "none"), f"REELSTREAM_PLATFORM_COMPRESSION is zstd or none, not {chosen!r}"
+    return chosen == "zstd"
+
+
+def compress_by_topic(producer: Any, compressed: Callable[[str], bool]) -> None:
+    """Write zstd batches to the topics `compressed` names, uncompressed ones to the others, from one producer.
+
+    aiokafka gives every batch of a producer one codec, and a transactional producer writes the topics clients read
+    and the platform's own in one transaction. The accumulator builds each partition's next batch empty and appends it
+    at once: this rebuilds an empty one with zstd when its topic is compressed (aiokafka is pinned;
+    tests/unit/shared/test_kafka.py fails if its accumulator moves).
+    """
+    from aiokafka.codec import has_zstd
+    from aiokafka.record.default_records import DefaultRecordBatch
+
+    assert has_zstd(), "aiokafka writes zstd through cramjam, a pinned dependency"
+    accumulator = producer._message_accumulator  # noqa: SLF001 - see the docstring
+    assert accumulator._compression_type == 0, "the producer itself compresses nothing"  # noqa: SLF001
+    append_batch = accumulator._append_batch  # noqa: SLF001
+    by_topic: dict[str, bool] = {}
+
+    def append_compressed(builder: Any, tp: Any) -> Any:
+        if tp.topic not in by_topic:
+            by_topic[tp.topic] = compressed(tp.topic)
+        if by_topic[tp.topic] and builder._relative_offset == 0:  # noqa: SLF001 - empty: nothing appended yet
+            accumulator._compression_type = DefaultRecordBatch.CODEC_ZSTD  # noqa: SLF001
+            try:
+                builder = accumulator.create_builder()
+            finally:
+                accumulator._compression_type = 0  # noqa: SLF001
+        return append_batch(builder, tp)
+
+    accumulator._append_batch = append_compressed  # noqa: SLF001
 
 
 def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **options: Any):
