@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from collections import defaultdict
@@ -84,11 +85,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     figures = measure(args.spins, min(args.spins, 1_000), args.rounds)
-    print(json.dumps(figures, indent=2))
+    machine = {"cpus": os.cpu_count(), "load_1min_before": round(load_before, 2)}
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    print(json.dumps({**figures, "machine": machine}, indent=2))
     if args.out:
         with open(args.out, "w") as handle:
-            json.dump({"spins": args.spins, "rounds": args.rounds, **figures}, handle, indent=2)
+            json.dump({"spins": args.spins, "rounds": args.rounds, **figures, "machine": machine}, handle, indent=2)
 
 
 if __name__ == "__main__":
