@@ -37,3 +37,40 @@ def measure(
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(os.getloadavg()[0], 2),
     }
+
+
+def main() -> None:
+    """`python -m bench.idle [--seconds S] [--out FILE]`: the wallet, jackpot and spin started on a fresh prefix, idle
+    for S seconds beside the broker of this checkout's `infra up`, then stopped and their topics deleted."""
+    import argparse
+    import json
+    import uuid
+    from pathlib import Path
+
+    from bench.spin_platform import cpu_sources, start_platform
+    from shared.config import load_settings
+    from shared.kafka import service_fetch_options
+    from shared.topic_admin import delete_prefixed, ensure_topics
+
+    parser = argparse.ArgumentParser(description=main.__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    bootstrap, prefix = load_settings().kafka_bootstrap_servers, f"idle{uuid.uuid4().hex[:10]}."
+    ensure_topics(bootstrap, prefix=prefix)
+    services = []
+    try:
+        services = start_platform(bootstrap, prefix, Path("bench-results/idle-logs"))
+        pids = {name: pid for name, pid in cpu_sources(services, None).items() if name != "load generator"}
+        figures = {**measure(pids, args.seconds), "fetch": service_fetch_options()}
+    finally:
+        for service in services:
+            service.stop()
+        delete_prefixed(bootstrap, prefix)
+    print(json.dumps(figures, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
