@@ -2,7 +2,7 @@
 platform reads and to the ones clients read, built into batches by aiokafka's own builder uncompressed, with zstd
 and with gzip (CPU µs a spin, bytes a spin)."""
 
-# A batch a spin is the worst case (50 spins/s over six partitions); under load a batch carries several spins and
+# A batch a spin is the worst case (a low load over six partitions); under load a batch carries several spins and
 # compresses better. `python -m bench.zstd_cost [--spins N] [--rounds R] [--out FILE]`: medians over the rounds.
 
 from __future__ import annotations
