@@ -39,21 +39,51 @@ def measure(
     }
 
 
+async def after_quiet(bootstrap: str, prefix: str, spins: int, gap_s: float) -> dict:
+    """`spins` spins, each `gap_s` after the one before (longer than the loops take to turn quiet): the latency of a
+    spin that finds the platform idle, request due to answer read, as `LoadGenerator.paced` measures it."""
+    import asyncio
+
+    from bench.spin_load import LoadGenerator
+    from bench.spin_platform import deposit_commands, spin_requests
+    from shared.config import load_settings
+    from shared.records import stand_in_batch
+    from shared.session import issue_token
+
+    players = [f"idle-{n:04d}" for n in range(spins)]
+    expires_ms = time.time_ns() // 1_000_000 + 3_600_000
+    tokens = {p: issue_token(load_settings().session_secret, p, expires_ms) for p in players}
+    load = LoadGenerator(bootstrap, f"{prefix}spin.requests", f"{prefix}spin.events")
+    await load.start()
+    try:
+        deposits = deposit_commands(players)
+        signed = stand_in_batch([("wallet.commands", key, value) for key, value in deposits], "cashier")
+        await load.send_all(f"{prefix}wallet.commands", deposits, signed)
+        await asyncio.sleep(3 * gap_s)  # the deposits settle and the loops turn quiet again
+        paced, _ = await load.paced(spin_requests(players, tokens, spins), 1 / gap_s)
+        return {key: paced[key] for key in ("requests", "settled", "p50_ms", "p99_ms", "max_ms")} | {"gap_s": gap_s}
+    finally:
+        await load.stop()
+
+
 def main() -> None:
-    """`python -m bench.idle [--seconds S] [--out FILE]`: the wallet, jackpot and spin started on a fresh prefix, idle
-    for S seconds beside the broker of this checkout's `infra up`, then stopped and their topics deleted."""
+    """`python -m bench.idle [--seconds S] [--probe-spins N] [--out FILE]`: the wallet, jackpot and spin started on a
+    fresh prefix, idle for S seconds beside the broker of this checkout's `infra up`; then N spins 2 s apart, each
+    finding the platform idle; then stopped and their topics deleted."""
     import argparse
+    import asyncio
     import json
     import uuid
     from pathlib import Path
 
     from bench.spin_platform import cpu_sources, start_platform
     from shared.config import load_settings
-    from shared.kafka import service_fetch_options
+    from shared.kafka import quiet_fetch_options, service_fetch_options
     from shared.topic_admin import delete_prefixed, ensure_topics
 
     parser = argparse.ArgumentParser(description=main.__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--probe-spins", type=int, default=0)
     parser.add_argument("--out")
     args = parser.parse_args()
     bootstrap, prefix = load_settings().kafka_bootstrap_servers, f"idle{uuid.uuid4().hex[:10]}."
@@ -62,7 +92,9 @@ def main() -> None:
     try:
         services = start_platform(bootstrap, prefix, Path("bench-results/idle-logs"))
         pids = {name: pid for name, pid in cpu_sources(services, None).items() if name != "load generator"}
-        figures = {**measure(pids, args.seconds), "fetch": service_fetch_options()}
+        figures = {**measure(pids, args.seconds), "fetch": service_fetch_options(), "quiet": quiet_fetch_options()}
+        if args.probe_spins:
+            figures["after_quiet"] = asyncio.run(after_quiet(bootstrap, prefix, args.probe_spins, 2.0))
     finally:
         for service in services:
             service.stop()

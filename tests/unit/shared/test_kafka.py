@@ -73,6 +73,50 @@ def test_fetch_pacing_switches_to_the_busy_options_after_records_and_back_after_
     assert (consumer._fetcher._fetch_max_wait_ms, consumer._fetcher._fetch_min_bytes) == (25, 1)
 
 
+def test_the_services_fetch_with_a_long_wait_after_a_second_without_records_unless_told_otherwise():
+    from shared.kafka import quiet_fetch_options
+
+    assert quiet_fetch_options({}) == {"fetch_max_wait_ms": 500, "fetch_min_bytes": 1, "quiet_after_ms": 1000}
+    told = {"REELSTREAM_FETCH_QUIET_MAX_WAIT_MS": "250", "REELSTREAM_FETCH_QUIET_AFTER_MS": "0"}
+    assert quiet_fetch_options(told) == {"fetch_max_wait_ms": 250, "fetch_min_bytes": 1, "quiet_after_ms": 0}
+
+
+def _paced(quiet_after_ms: int = 1000):
+    from shared.kafka import FetchPacing
+
+    idle, busy = {"fetch_max_wait_ms": 25, "fetch_min_bytes": 1}, {"fetch_max_wait_ms": 10, "fetch_min_bytes": 65536}
+    quiet = {"fetch_max_wait_ms": 500, "fetch_min_bytes": 1, "quiet_after_ms": quiet_after_ms}
+    return FetchPacing(idle, busy, quiet), _Consumer()
+
+
+def _fetching(consumer) -> tuple[int, int]:
+    return consumer._fetcher._fetch_max_wait_ms, consumer._fetcher._fetch_min_bytes
+
+
+def test_fetch_pacing_waits_long_once_no_record_has_come_for_a_second_and_coalesces_again_at_the_next_record():
+    pacing, consumer = _paced()
+    pacing.after_poll(consumer, True, now=100.0)
+    pacing.after_poll(consumer, False, now=100.5)
+    assert _fetching(consumer) == (25, 1)
+    pacing.after_poll(consumer, False, now=101.0)
+    assert _fetching(consumer) == (500, 1)
+    pacing.after_poll(consumer, True, now=130.0)
+    assert _fetching(consumer) == (10, 65536)
+    pacing.after_poll(consumer, False, now=130.2)
+    assert _fetching(consumer) == (25, 1)
+
+
+def test_fetch_pacing_never_waits_long_when_told_not_to_or_before_a_second_has_passed_since_it_started():
+    pacing, consumer = _paced(quiet_after_ms=0)
+    pacing.after_poll(consumer, False, now=0.0)
+    pacing.after_poll(consumer, False, now=3600.0)
+    assert _fetching(consumer) == (25, 1)
+    pacing, consumer = _paced()
+    pacing.after_poll(consumer, False, now=50.0)
+    pacing.after_poll(consumer, False, now=50.9)
+    assert _fetching(consumer) == (25, 1)
+
+
 def test_aiokafka_still_builds_each_fetch_request_from_the_attributes_fetch_pacing_sets():
     import inspect
 
