@@ -28,7 +28,13 @@ from bench.null_services import ROLES, process_name
 from bench.spin_load import LoadGenerator
 from reelstream.processes import ServiceProcess, spawn
 from shared.config import load_settings
-from shared.kafka import kafka_consumer
+from shared.kafka import (
+    busy_fetch_options,
+    kafka_consumer,
+    platform_topics_compressed,
+    quiet_fetch_options,
+    service_fetch_options,
+)
 from shared.records import stand_in_batch
 from shared.session import issue_token
 from shared.topic_admin import delete_prefixed, ensure_topics, prefixed_topics
@@ -518,5 +524,8 @@ def command_run(
         "load_spins_per_saga": load_spins,
         "rounds": rounds,
         "idle_seconds": idle_seconds,
+        # What the services' loops were told (their environment is this process's): how they fetch and compress.
+        "fetch": {"idle": service_fetch_options(), "busy": busy_fetch_options(), "quiet": quiet_fetch_options()},
+        "platform_compression": "zstd" if platform_topics_compressed() else "none",
     }
     return results
