@@ -68,8 +68,8 @@ async def after_quiet(bootstrap: str, prefix: str, spins: int, gap_s: float) -> 
 
 def main() -> None:
     """`python -m bench.idle [--seconds S] [--probe-spins N] [--out FILE]`: the wallet, jackpot and spin started on a
-    fresh prefix, idle for S seconds beside the broker of this checkout's `infra up`; then N spins 2 s apart, each
-    finding the platform idle; then stopped and their topics deleted."""
+    fresh prefix, idle for S seconds beside the broker of this checkout's `infra up`; then N spins spaced wider than
+    the loops take to turn quiet, each finding the platform idle; then stopped and their topics deleted."""
     import argparse
     import asyncio
     import json
