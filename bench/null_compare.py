@@ -5,6 +5,7 @@ loads, records and markers per spin, hops."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 import uuid
@@ -17,7 +18,8 @@ from kafka import TopicPartition
 from rich.console import Console
 from rich.table import Table
 
-from bench import loop_timings
+from bench import idle as bench_idle
+from bench import loop_timings, topic_bytes
 from bench import spin_platform as bench_spins
 from bench.kafka import percentiles_ms
 from bench.null_saga import CHAINS, counted_by_topic
@@ -26,11 +28,18 @@ from bench.null_services import ROLES, process_name
 from bench.spin_load import LoadGenerator
 from reelstream.processes import ServiceProcess, spawn
 from shared.config import load_settings
-from shared.kafka import kafka_consumer
+from shared.kafka import (
+    busy_fetch_options,
+    kafka_consumer,
+    platform_topics_compressed,
+    quiet_fetch_options,
+    service_fetch_options,
+)
 from shared.records import stand_in_batch
 from shared.session import issue_token
 from shared.topic_admin import delete_prefixed, ensure_topics, prefixed_topics
 
+log = logging.getLogger(__name__)
 SAGAS = ("real", "null6", "null3")
 SHAPE_OF = {"null6": "n6", "null3": "n3"}
 WARM_UP_SPINS = 200
@@ -82,8 +91,10 @@ def run(
     load_spins: int,
     rounds: int,
     broker_pid: int | None = None,
+    idle_seconds: float = 0,
 ) -> dict:
-    """Start the real platform and both null sagas on fresh uuid prefixes, measure them interleaved, clean up."""
+    """Start the real platform and both null sagas on fresh uuid prefixes, measure them interleaved, clean up. With
+    `idle_seconds`, first the real platform alone without spins, before the null sagas start."""
     run_id = uuid.uuid4().hex[:10]
     sagas = [
         Saga("real", f"bench{run_id}.", bench_spins.CHAIN),
@@ -93,13 +104,19 @@ def run(
     try:
         for saga in sagas:
             ensure_topics(bootstrap, prefix=saga.prefix)
+        idle = {}
+        if idle_seconds:  # the null sagas' processes would idle beside it, and their fetches on the same broker
+            sagas[0].processes = bench_spins.start_platform(bootstrap, sagas[0].prefix, LOG_DIR)
+            pids = {name: pid for name, pid in _pids(sagas[0], broker_pid).items() if name != "load generator"}
+            idle = {"idle": bench_idle.measure(pids, idle_seconds)}
         for saga in sagas[1:]:  # they start while the real platform does
             saga.processes = _spawn_null(bootstrap, saga.prefix, SHAPE_OF[saga.name])
-        sagas[0].processes = bench_spins.start_platform(bootstrap, sagas[0].prefix, LOG_DIR)
+        if not idle_seconds:
+            sagas[0].processes = bench_spins.start_platform(bootstrap, sagas[0].prefix, LOG_DIR)
         for process in (process for saga in sagas[1:] for process in saga.processes):
             process.wait_ready(180)
         measured = asyncio.run(_measure(bootstrap, sagas, spins, players_count, rates, load_spins, rounds, broker_pid))
-        return {"null_sagas": True, "prefixes": {saga.name: saga.prefix for saga in sagas}, **measured}
+        return {"null_sagas": True, "prefixes": {saga.name: saga.prefix for saga in sagas}, **idle, **measured}
     finally:
         for saga in sagas:
             for process in saga.processes:
@@ -152,26 +169,53 @@ async def _measure(
         bursts = {saga.name: await _burst(saga, batch(saga, spins), broker_pid) for saga in sagas}
         loads, low = [], min(rates)
         records, hops = {}, {}
+        records_by_load, bytes_by_load = [], []
+        real = sagas[0]
         for rate in rates:
-            starts = {saga.name: end_offsets(bootstrap, saga.prefix) for saga in sagas} if rate == low else {}
+            starts = {saga.name: end_offsets(bootstrap, saga.prefix) for saga in sagas}
+            sizes_before = topic_bytes.log_sizes(bootstrap, real.prefix)
             phases = await _interleaved(sagas, batch, rate, max(1, load_spins // rounds), rounds, broker_pid)
+            sizes_after = topic_bytes.log_sizes(bootstrap, real.prefix)
             loads.append(load_row(rate, {saga.name: _phase_figures(saga, phases[saga.name]) for saga in sagas}))
+            settled = loads[-1]["by_saga"][real.name]["settled"]
+            counted = per_spin(count_records(bootstrap, real.prefix, starts[real.name]), settled)
+            records_by_load.append({"spins_per_s": rate, "settled": settled, **counted})
+            added = topic_bytes.bytes_per_spin(sizes_before, sizes_after, real.prefix, settled)
+            bytes_by_load.append({"spins_per_s": rate, "settled": settled, **added})
             for saga in sagas if rate == low else ():
                 settled = loads[-1]["by_saga"][saga.name]["settled"]
-                records[saga.name] = per_spin(count_records(bootstrap, saga.prefix, starts[saga.name]), settled)
+                records[saga.name] = (
+                    counted
+                    if saga is real
+                    else per_spin(count_records(bootstrap, saga.prefix, starts[saga.name]), settled)
+                )
                 hops[saga.name] = _hops(bootstrap, saga, phases[saga.name])
         return {
             "burst": {name: burst["spins_per_s"] for name, burst in bursts.items()},
             "burst_detail": bursts,
             "loads": loads,
             "records_per_spin": {**records["real"], "at_spins_per_s": low, "by_saga": records},
+            # The real saga's records and bytes at every load (bench/topic_bytes.py says what the bytes include).
+            "records_per_spin_by_load": records_by_load,
+            "bytes_per_spin_by_load": bytes_by_load,
             "hops": {"at_spins_per_s": low, **hops},
             "ratios": ratios(bursts, loads),
             "answers": {saga.name: answers_per_request(bootstrap, saga.prefix, saga.sent) for saga in sagas},
         }
     finally:
         for saga in sagas:
-            await saga.load.stop()
+            await _stopped(saga.load)
+
+
+async def _stopped(load: LoadGenerator) -> None:
+    """Stop a load generator; a fetch of its reader that the broker timed out and aiokafka cancels while it closes
+    (a loaded broker) costs the run nothing, its figures are taken. A cancellation of this task itself propagates."""
+    try:
+        await load.stop()
+    except asyncio.CancelledError:
+        if asyncio.current_task().cancelling():
+            raise
+        log.warning("a load generator's reader was cancelled while it stopped; its figures were already read")
 
 
 async def _burst(saga: Saga, batch: list, broker_pid: int | None) -> dict:
@@ -366,6 +410,14 @@ def _hops(bootstrap: str, saga: Saga, phase: Phase) -> list[dict]:
 
 
 def print_results(console: Console, results: dict) -> None:
+    if "idle" in results:
+        idle = results["idle"]
+        by_process = ", ".join(f"{name} {percent}" for name, percent in idle["by_process"].items())
+        console.print(
+            f"idle, no spins, {idle['seconds']} s: {idle['idle_core_percent']} % of a core ({by_process}); "
+            f"load average {idle['load_1min_before']} → {idle['load_1min_after']}",
+            markup=False,
+        )
     burst = Table("saga", "burst spins/s", "settled / requests", "CPU ms per spin (by process)")
     for name, figures in results["burst_detail"].items():
         cpu = " / ".join(f"{role} {ms}" for role, ms in figures["cpu_ms_per_spin"].items())
@@ -404,6 +456,7 @@ def print_results(console: Console, results: dict) -> None:
         cells = [counts["by_saga"][name].get("by_topic", {}).get(topic) for name in counts["by_saga"]]
         by_topic.add_row(topic, *(f"{c['data']} / {c['markers']}" if c else "-" for c in cells))
     console.print(by_topic)
+    _print_bytes(console, results)
     answers = Table("answers per request (spin.events, read_committed)", "requests", "one", "more", "none")
     for name, figures in results["answers"].items():
         answers.add_row(name, *(str(figures[key]) for key in ("requests", "once", "more", "none")))
@@ -413,6 +466,29 @@ def print_results(console: Console, results: dict) -> None:
         for hop in results["hops"][name]:
             hops.add_row(hop["hop"], str(hop["samples"]), str(hop["p50_ms"]), str(hop["p99_ms"]))
         console.print(hops)
+
+
+def _print_bytes(console: Console, results: dict) -> None:
+    """The real saga's records and bytes a settled spin at each load, in all and by topic."""
+    rows = results.get("bytes_per_spin_by_load", [])
+    records = {row["spins_per_s"]: row for row in results.get("records_per_spin_by_load", [])}
+    if not rows:
+        return
+    rates = [row["spins_per_s"] for row in rows]
+    table = Table("real saga, a settled spin", *(f"{rate} spins/s: data / markers · bytes" for rate in rates))
+    for bucket in ("kept_forever", "platform", "snapshots", "broker_topics"):
+        table.add_row(f"bytes: {bucket}", *(str(row[bucket]) for row in rows))
+    topics = sorted(
+        {topic for row in rows for topic in row["by_topic"]} | {t for r in records.values() for t in r["by_topic"]}
+    )
+    for topic in topics:
+        cells = []
+        for row in rows:
+            counted = records.get(row["spins_per_s"], {}).get("by_topic", {}).get(topic)
+            count = f"{counted['data']} / {counted['markers']}" if counted else "-"
+            cells.append(f"{count} · {row['by_topic'].get(topic, '-')}")
+        table.add_row(topic, *cells)
+    console.print(table)
 
 
 def _loop_cell(figures: dict | None) -> str:
@@ -429,10 +505,14 @@ def _stall_cell(figures: dict | None) -> str:
     return f"{figures['count']} / {figures['total_ms']} ({causes}) {site}".strip()
 
 
-def command_run(bootstrap: str, spins: int, players: int, rates, load_spins: int, rounds: int, broker_pid) -> dict:
+def command_run(
+    bootstrap: str, spins: int, players: int, rates, load_spins: int, rounds: int, broker_pid, idle_seconds: float = 0
+) -> dict:
     """The whole comparison with the machine's load around it (for `bench spins --null-sagas`)."""
     load_before = os.getloadavg()[0]
-    results = run(bootstrap, spins, players, rates, load_spins, rounds, broker_pid)
+    results = run(bootstrap, spins, players, rates, load_spins, rounds, broker_pid, idle_seconds)
+    if "idle" in results:  # the field the issue's readers use, beside its details
+        results["idle_core_percent"] = results["idle"]["idle_core_percent"]
     results["machine"] = {
         "cpus": os.cpu_count(),
         "load_1min_before": round(load_before, 2),
@@ -443,5 +523,9 @@ def command_run(bootstrap: str, spins: int, players: int, rates, load_spins: int
         "players": players,
         "load_spins_per_saga": load_spins,
         "rounds": rounds,
+        "idle_seconds": idle_seconds,
+        # What the services' loops were told (their environment is this process's): how they fetch and compress.
+        "fetch": {"idle": service_fetch_options(), "busy": busy_fetch_options(), "quiet": quiet_fetch_options()},
+        "platform_compression": "zstd" if platform_topics_compressed() else "none",
     }
     return results

@@ -193,6 +193,12 @@ def command(
         10_000, min=10, help="With --null-sagas: spins per saga at each load (split over --rounds)."
     ),
     rounds: int = typer.Option(2, min=1, help="With --null-sagas: turns per saga at each load (interleaving)."),
+    idle_seconds: float = typer.Option(
+        60.0,
+        min=0,
+        help="With --null-sagas: first the real platform alone without spins for this long, its services' and the "
+        "broker's CPU in percent of a core (idle_core_percent); 0 skips it.",
+    ),
 ) -> None:
     """Spins end to end with all services: spins/s, messages per spin, p50/p99 at half the burst vs baselines."""
     console = Console(highlight=False, width=None if os.isatty(1) else 120)
@@ -212,7 +218,14 @@ def command(
         from bench import null_compare
 
         compared = null_compare.command_run(
-            bootstrap, spins, players, _rates(loads, "--loads") or (50.0,), load_spins, rounds, broker_pid
+            bootstrap,
+            spins,
+            players,
+            _rates(loads, "--loads") or (50.0,),
+            load_spins,
+            rounds,
+            broker_pid,
+            idle_seconds,
         )
         null_compare.print_results(console, compared)
         _write(out, compared, console)

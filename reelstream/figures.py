@@ -64,7 +64,16 @@ def _difference(document: dict, left: tuple[str, ...], right: tuple[str, ...]) -
     return None if a is None or b is None else a - b
 
 
+def _at_load(document: dict, rows: str, rate: float, key: str) -> float | None:
+    """`key` of the row of the list `rows` measured at `rate` spins/s (the bench's `…_by_load` lists)."""
+    found = [row for row in document.get(rows) or () if isinstance(row, dict) and row.get("spins_per_s") == rate]
+    return _at(found[0], key) if found else None
+
+
 SPINS = "results/spin/*.json"
+# The null-saga runs wherever they are kept: under spin/ the runs for the ratios, under cost/ the ones made for bytes,
+# records and idle CPU on a machine too busy for the latency and burst ratios (docs/cost.md).
+NULL_SAGA_RUNS = "results/*/spin-null-sagas-*.json"
 CHAOS_RUNS = "results/chaos/**/*.json"  # the long run's file and the CI-sized runs' under ci/
 FIGURES: tuple[Figure, ...] = (
     Figure(
@@ -123,6 +132,32 @@ FIGURES: tuple[Figure, ...] = (
         _null_saga(lambda d: _at(d, "records_per_spin", "data")),
         "≤ 5",
         headline="data records a spin",
+    ),
+    Figure(
+        "spin-bytes-kept-forever-at-250",
+        "bytes kept forever a settled spin (real saga, 250 spins/s; topics with retention.ms=-1, delete)",
+        NULL_SAGA_RUNS,
+        _null_saga(lambda d: _at_load(d, "bytes_per_spin_by_load", 250.0, "kept_forever")),
+        "≤ 2500",
+        0,
+        "bytes kept forever a spin",
+    ),
+    Figure(
+        "spin-bytes-platform-at-250",
+        "bytes over the platform's declared topics a settled spin (real saga, 250 spins/s; snapshots apart)",
+        NULL_SAGA_RUNS,
+        _null_saga(lambda d: _at_load(d, "bytes_per_spin_by_load", 250.0, "platform")),
+        "≤ 4000",
+        0,
+    ),
+    Figure(
+        "idle-core-percent",
+        "idle platform, no spins, 60 s: wallet, jackpot, spin and broker CPU (% of a core)",
+        NULL_SAGA_RUNS,
+        _null_saga(lambda d: _at(d, "idle_core_percent")),
+        "≤ 5",
+        1,
+        "idle platform (% of a core)",
     ),
     Figure(
         "spin-faults-open-debits",

@@ -4,7 +4,7 @@ an explicit reset policy), and topics-as-code reconciliation (kafka-python)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +42,9 @@ def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str,
 
     aiokafka sends no new fetch to a broker while one is in flight there, and the broker holds a fetch up to
     fetch_max_wait_ms when the partitions in it have nothing new: partitions just drained wait behind it. aiokafka's
-    default wait is paid on every hop of a spin; a shorter one costs idle CPU, the shorter the more (docs/spin.md,
-    "Latency", weighs the two). While records flow, `FetchPacing` switches to `busy_fetch_options`. Overrides:
+    default wait is paid on every hop of a spin; a shorter one costs idle CPU, the shorter the more (docs/cost.md,
+    "The idle platform", weighs the two). While records flow, `FetchPacing` switches to `busy_fetch_options`, and
+    once none have come for a while to `quiet_fetch_options`. Overrides:
     REELSTREAM_FETCH_MAX_WAIT_MS, REELSTREAM_FETCH_MIN_BYTES.
     """
     import os
@@ -70,31 +71,60 @@ def busy_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, in
     }
 
 
+def quiet_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, int]:
+    """How they fetch once no record has come for `quiet_after_ms`: the broker holds each fetch up to the long wait
+    and returns it when one record arrives, so an idle service sends a fetch every half second, not forty a second
+    (docs/cost.md, "The idle platform"). Overrides: REELSTREAM_FETCH_QUIET_MAX_WAIT_MS,
+    REELSTREAM_FETCH_QUIET_AFTER_MS (0 never turns quiet).
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    return {
+        "fetch_max_wait_ms": int(env.get("REELSTREAM_FETCH_QUIET_MAX_WAIT_MS", "500")),
+        "fetch_min_bytes": 1,
+        "quiet_after_ms": int(env.get("REELSTREAM_FETCH_QUIET_AFTER_MS", "1000")),
+    }
+
+
 class FetchPacing:
-    """Coalesce fetches while records flow, answer at once when they start again.
+    """Coalesce fetches while records flow, answer at once when they start again, and wait long when none come.
 
     After a poll that returned records the consumer's next fetches use the busy options (held by the broker for the
     wait unless the minimum bytes gather); after an empty poll, the idle ones (returned as soon as one record
-    arrives). aiokafka builds each fetch request from its fetcher's `_fetch_max_wait_ms` / `_fetch_min_bytes`, which
-    only its constructor sets: this pokes them (aiokafka is pinned; tests/unit/shared/test_kafka.py fails if they move).
+    arrives); after empty polls for `quiet_after_ms`, the quiet ones: the same single record ends the fetch, which
+    then holds every partition (none has records waiting to be read), so a long wait costs the first record nothing.
+    aiokafka builds each fetch request from its fetcher's `_fetch_max_wait_ms` / `_fetch_min_bytes`, which only its
+    constructor sets: this pokes them (aiokafka is pinned; tests/unit/shared/test_kafka.py fails if they move).
     """
 
-    def __init__(self, idle: dict[str, int], busy: dict[str, int]) -> None:
-        self.idle, self.busy = idle, busy
-        self.busy_now: bool | None = None
+    def __init__(self, idle: dict[str, int], busy: dict[str, int], quiet: dict[str, int] | None = None) -> None:
+        self.idle, self.busy, self.quiet = idle, busy, quiet
+        self.mode: str | None = None
+        self._records_at: float | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "FetchPacing":
-        return cls(service_fetch_options(environ), busy_fetch_options(environ))
+        return cls(service_fetch_options(environ), busy_fetch_options(environ), quiet_fetch_options(environ))
 
-    def after_poll(self, consumer: Any, polled: bool) -> None:
-        if polled == self.busy_now:
+    def after_poll(self, consumer: Any, polled: bool, now: float | None = None) -> None:
+        """After each poll: `polled` whether it returned records, `now` a monotonic clock in seconds."""
+        now = time.monotonic() if now is None else now
+        if polled or self._records_at is None:
+            self._records_at = now
+        mode = "busy" if polled else "quiet" if self._quiet_since(now) else "idle"
+        if mode == self.mode:
             return
+        options = {"busy": self.busy, "idle": self.idle, "quiet": self.quiet}[mode]
         fetcher = consumer._fetcher  # noqa: SLF001 - see the class docstring
-        options = self.busy if polled else self.idle
         fetcher._fetch_max_wait_ms = options["fetch_max_wait_ms"]  # noqa: SLF001
         fetcher._fetch_min_bytes = options["fetch_min_bytes"]  # noqa: SLF001
-        self.busy_now = polled
+        self.mode = mode
+
+    def _quiet_since(self, now: float) -> bool:
+        if not self.quiet or self.quiet["quiet_after_ms"] <= 0:
+            return False
+        return (now - self._records_at) * 1000 >= self.quiet["quiet_after_ms"]
 
 
 _TOPIC_ALREADY_EXISTS = 36  # Kafka protocol error code TOPIC_ALREADY_EXISTS
@@ -144,6 +174,48 @@ def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
     from aiokafka import AIOKafkaProducer
 
     return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
+
+
+def platform_topics_compressed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the services' loops write zstd to the topics only the platform reads (`compressed_by_producers`);
+    REELSTREAM_PLATFORM_COMPRESSION=none writes every batch uncompressed (docs/configuration.md)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    chosen = env.get("REELSTREAM_PLATFORM_COMPRESSION", "zstd")
+    assert chosen in ("zstd", "none"), f"REELSTREAM_PLATFORM_COMPRESSION is zstd or none, not {chosen!r}"
+    return chosen == "zstd"
+
+
+def compress_by_topic(producer: Any, compressed: Callable[[str], bool]) -> None:
+    """Write zstd batches to the topics `compressed` names, uncompressed ones to the others, from one producer.
+
+    aiokafka gives every batch of a producer one codec, and a transactional producer writes the topics clients read
+    and the platform's own in one transaction. The accumulator builds each partition's next batch empty and appends it
+    at once: this rebuilds an empty one with zstd when its topic is compressed (aiokafka is pinned;
+    tests/unit/shared/test_kafka.py fails if its accumulator moves).
+    """
+    from aiokafka.codec import has_zstd
+    from aiokafka.record.default_records import DefaultRecordBatch
+
+    assert has_zstd(), "aiokafka writes zstd through cramjam, a pinned dependency"
+    accumulator = producer._message_accumulator  # noqa: SLF001 - see the docstring
+    assert accumulator._compression_type == 0, "the producer itself compresses nothing"  # noqa: SLF001
+    append_batch = accumulator._append_batch  # noqa: SLF001
+    by_topic: dict[str, bool] = {}
+
+    def append_compressed(builder: Any, tp: Any) -> Any:
+        if tp.topic not in by_topic:
+            by_topic[tp.topic] = compressed(tp.topic)
+        if by_topic[tp.topic] and builder._relative_offset == 0:  # noqa: SLF001 - empty: nothing appended yet
+            accumulator._compression_type = DefaultRecordBatch.CODEC_ZSTD  # noqa: SLF001
+            try:
+                builder = accumulator.create_builder()
+            finally:
+                accumulator._compression_type = 0  # noqa: SLF001
+        return append_batch(builder, tp)
+
+    accumulator._append_batch = append_compressed  # noqa: SLF001
 
 
 def aio_consumer(*topics: str, bootstrap: str, role: str | None = None, **options: Any):

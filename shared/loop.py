@@ -27,14 +27,16 @@ from shared.input_position import (
     Output,
     with_inputs,
 )
-from shared.topics import DLQ_MAX_MESSAGE_BYTES
+from shared.topics import DLQ_MAX_MESSAGE_BYTES, compressed_by_producers
 from shared.kafka import (
     AIOKAFKA_CONSUMER_SAFETY,
     AIOKAFKA_PRODUCER_SAFETY,
     FetchPacing,
     aio_consumer,
     aio_producer,
+    compress_by_topic,
     group_membership,
+    platform_topics_compressed,
     service_fetch_options,
 )
 
@@ -557,6 +559,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             max_request_size=DLQ_MAX_MESSAGE_BYTES,  # a dead letter of the largest record its source topic takes
             **AIOKAFKA_PRODUCER_SAFETY,
         )
+        if platform_topics_compressed():
+            compress_by_topic(producer, compressed_by_producers)
         await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
         self.producers[partition] = producer
         restored = await self.service.restore(partition)

@@ -298,6 +298,24 @@ def declared_name(physical: str) -> str:
     return max(names, key=len)
 
 
+# The clients outside the platform: game front ends and cashiers (the Go and Node examples; kafkajs decodes no zstd).
+_CLIENT_READERS = frozenset(("game-client", "cashier", *_OPERATOR_CLIENTS, *_OPERATOR_CASHIERS))
+
+
+def read_by_clients(topic: TopicSpec) -> bool:
+    """Whether a client outside the platform reads the topic: its batches keep the codec the client guide names."""
+    return not _CLIENT_READERS.isdisjoint(topic.readers)
+
+
+def compressed_by_producers(physical: str) -> bool:
+    """Whether the platform's producers write zstd batches to a topic (a deployment's prefix + a declared name): only
+    the platform reads it. Undeclared topics stay uncompressed."""
+    try:
+        return not read_by_clients(spec(declared_name(physical)))
+    except ValueError:
+        return False
+
+
 def with_min_insync(configs: dict[str, str], replication_factor: int) -> dict[str, str]:
     """min.insync.replicas for a replication factor: 1 on a single node, rf - 1 (at least 2) on a cluster."""
     minimum = 1 if replication_factor < 3 else replication_factor - 1

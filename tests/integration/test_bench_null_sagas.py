@@ -1,6 +1,7 @@
 """`reelstream bench spins --null-sagas` on a few hundred spins per saga: the real saga, N6 and N3 run side by side
 on their own prefixes through the real broker, every request gets exactly one answer from each, and the JSON carries
-the figures the issue names (burst per saga, p99 per saga at each load, data records and markers per spin)."""
+the figures the issue names (burst per saga, p99 per saga at each load, data records and markers per spin, the real
+saga's records and bytes by topic at each load, the idle platform's CPU)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def test_the_null_saga_bench_answers_every_request_once_and_writes_the_issues_fi
     out = tmp_path / "spins.json"
     arguments = ["spins", "--null-sagas", "--spins", "100", "--players", "200", "--loads", "50"]
     arguments += ["--load-spins", "200", "--rounds", "2", "--bootstrap", kafka_bootstrap, "--out", str(out)]
+    arguments += ["--idle-seconds", "3"]
     result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())
@@ -53,3 +55,12 @@ def test_the_null_saga_bench_answers_every_request_once_and_writes_the_issues_fi
     assert abs(sum(figures["data"] for figures in real.values()) - by_saga["real"]["data"]) < 0.1
     assert all(by_saga[name]["markers"] > 0 for name in SAGAS)  # every hop commits a transaction
     assert [hop["hop"].split(" → ")[0] for hop in figures["hops"]["null3"]][0] == "client due"
+    (records,) = figures["records_per_spin_by_load"]
+    assert records["spins_per_s"] == 50 and records["by_topic"]["spin.events"]["data"] == 1.0
+    (written,) = figures["bytes_per_spin_by_load"]
+    assert written["spins_per_s"] == 50 and written["settled"] == 200
+    # A settled spin's answer alone is hundreds of bytes, kept forever; every kept-forever topic is the platform's too.
+    assert written["by_topic"]["spin.events"] > 300
+    assert written["platform"] > written["kept_forever"] > written["by_topic"]["spin.events"]
+    assert figures["idle"]["seconds"] >= 3 and set(figures["idle"]["by_process"]) >= {"spin", "wallet", "jackpot"}
+    assert figures["idle_core_percent"] == figures["idle"]["idle_core_percent"] > 0

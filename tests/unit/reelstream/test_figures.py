@@ -6,7 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reelstream.figures import ROOT, Figure, figures_page, headline_table, points, provenance, rendered, sparkline
+from reelstream.figures import (
+    FIGURES,
+    ROOT,
+    Figure,
+    figures_page,
+    headline_table,
+    points,
+    provenance,
+    rendered,
+    sparkline,
+)
 
 
 def test_every_rendered_file_is_what_make_figures_would_write_now():
@@ -83,3 +93,12 @@ def test_only_a_one_sided_target_is_drawn_as_a_line():
     assert target_value("< 5") == 5.0
     assert target_value("95.50 ± 0.05") is None
     assert target_value("") is None
+
+
+def test_the_bytes_figure_reads_the_row_of_its_load_and_nothing_from_a_run_without_it():
+    figure = next(f for f in FIGURES if f.key == "spin-bytes-kept-forever-at-250")
+    rows = [{"spins_per_s": 50.0, "kept_forever": 7000}, {"spins_per_s": 250.0, "kept_forever": 6900}]
+
+    assert figure.read({"null_sagas": True, "bytes_per_spin_by_load": rows}) == 6900
+    assert figure.read({"null_sagas": True, "bytes_per_spin_by_load": rows[:1]}) is None
+    assert figure.read({"null_sagas": True}) is None

@@ -74,3 +74,17 @@ def test_a_cluster_topic_with_one_replica_is_drift():
     topic = spec("spin.requests")
     problems = drift(topic, 3, topic.partitions, 1, _as_found("spin.requests", replication_factor=3))
     assert problems == ("replication factor 1 (declared 3)",)
+
+
+def test_the_topics_clients_read_stay_uncompressed_and_only_the_platforms_own_take_zstd():
+    from shared import operators
+    from shared.topics import compressed_by_producers
+
+    read_by_clients = ["spin.events", "wallet.events", "jackpot.meters"]
+    read_by_clients += [operators.answers_topic(o) for o in operators.OPERATORS]
+    read_by_clients += [operators.wallet_answers_topic(o) for o in operators.OPERATORS]
+    for name in read_by_clients:
+        assert not compressed_by_producers("bench1." + name), name
+    for name in ("spin.journal", "jackpot.events", "wallet.internal", "jackpot.internal", "spin.jackpot-answers"):
+        assert compressed_by_producers("bench1." + name), name
+    assert not compressed_by_producers("bench1.reelstream-monitor-copies-changelog")
