@@ -27,25 +27,24 @@ class Repeats:
     _where: dict[str, Where] = field(default_factory=dict)
     _fifo: deque[tuple[int, str]] = field(default_factory=deque)
 
-    def sent(self, fact_id: str, record: Record, at_ms: int) -> None:
-        """A fact decided at `at_ms` and on its way: its record is kept in hand until `committed` names its offset
-        (an id decided twice, two refusals of identical records in one millisecond, keeps the first)."""
-        self.folded(fact_id, record, at_ms)
+    def kept(self, fact_id: str, where: Where, at_ms: int) -> None:
+        """A fact of `at_ms` written at `where`: its record in hand while its transaction is on its way (`committed`
+        then names its offset), or the offset (or the record a snapshot kept) a restore found it at. An id kept
+        twice (a repeat written again, two refusals of identical records in one millisecond) keeps its first place."""
+        if self._fifo and at_ms - self._fifo[0][0] > self.retention_ms:
+            self.prune(at_ms)
+        if fact_id not in self._where:
+            self._where[fact_id] = where
+            self._fifo.append((at_ms, fact_id))
 
     def committed(self, fact_ids: Sequence[str], offsets: Sequence[int]) -> None:
         """The transaction writing these facts (a repeat's too), in order, committed at these offsets: each one still
         in hand is found at its offset from now on (a re-emitted repeat keeps its first place)."""
         invariant(len(fact_ids) == len(offsets), "each fact written has its offset")
+        where = self._where
         for fact_id, offset in zip(fact_ids, offsets):
-            if isinstance(self._where.get(fact_id), tuple):
-                self._where[fact_id] = offset
-
-    def folded(self, fact_id: str, where: Where, at_ms: int) -> None:
-        """A fact of `at_ms` a restore read at `where` (an offset, or the record a snapshot kept); a repeat written
-        again later keeps its first place."""
-        self.prune(at_ms)
-        if fact_id not in self._where:
-            self._keep(fact_id, where, at_ms)
+            if type(where.get(fact_id)) is tuple:
+                where[fact_id] = offset
 
     def where(self, fact_id: str) -> Where:
         """Where a fact a repeat names was first written."""
@@ -61,10 +60,6 @@ class Repeats:
         while self._fifo and now_ms - self._fifo[0][0] > self.retention_ms:
             _, fact_id = self._fifo.popleft()
             self._where.pop(fact_id, None)
-
-    def _keep(self, fact_id: str, where: Where, at_ms: int) -> None:
-        self._where[fact_id] = where
-        self._fifo.append((at_ms, fact_id))
 
 
 class Reader:

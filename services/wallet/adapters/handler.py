@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from shared import inbound, records
 from shared.events import encode
-from shared.events.envelope import broker_time, epoch_ms
+from shared.events.envelope import broker_time
 from shared.inbound import DATA, Input, Inbound
 from shared.input_position import Output
 from shared.topics import WALLET_COMMANDS, WALLET_INTERNAL
@@ -32,10 +32,10 @@ def decided(partition: WalletBook, found: Inbound, written: Written) -> list[Out
     decision = CORE.decide(partition, message, broker_time(message.broker_ms))
     tagged = operator_answers.tag(message.operator)
     outputs = []
-    for event in decision.events:
-        value = encode(event)
-        written.fact(str(event.id), (event.key, value), epoch_ms(event.data.recorded_at))
-        outputs.append(Output(False, event.key, value, HEADERS, tag=tagged))
+    for event in decision.events:  # each recorded at the decision's broker time
+        key, value = event.key, encode(event)
+        written.fact(str(event.id), (key, value), message.broker_ms)
+        outputs.append(Output(False, key, value, HEADERS, tag=tagged))
     for fact_id in decision.repeated:
         key, value = written.again(fact_id) or (None, b"")
         outputs.append(Output(False, key, value, HEADERS, tag=tagged))

@@ -39,7 +39,7 @@ def fold_record(partition: Partition, record) -> str | None:
     if event is None:
         return problem
     CORE.evolve(partition.book, event)
-    partition.written.repeats.folded(str(event.id), record.offset, epoch_ms(event.data.recorded_at))
+    partition.written.repeats.kept(str(event.id), record.offset, epoch_ms(event.data.recorded_at))
     return None
 
 

@@ -62,7 +62,7 @@ def load(snapshot: snapshots.Snapshot) -> Partition:
             player_id, entry, where = load_remembered(doc)
             held.book.remember(player_id, entry)
             found = where if isinstance(where, int) else (player_id.encode(), where.encode())
-            held.written.repeats.folded(entry.event_id, found, entry.recorded_ms)
+            held.written.repeats.kept(entry.event_id, found, entry.recorded_ms)
         _name_games(held)
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, DecodeError, StoreCorrupted) as error:
         raise ValueError(f"wallet state unreadable: {error}") from error

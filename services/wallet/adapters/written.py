@@ -15,7 +15,7 @@ from services.wallet.core.book import WalletBook
 from services.wallet.core.memory import RETENTION_MS
 
 
-@dataclass
+@dataclass(slots=True)
 class Batch:
     """One decided batch: its facts in the order of its event outputs (their offsets come with its commit), and its
     repeats of facts committed before it, to read back (position among those outputs, offset)."""
@@ -37,7 +37,7 @@ class Written:
 
     def fact(self, fact_id: str, record: Record, recorded_ms: int) -> None:
         """A new fact of the batch being decided, its record in hand until the batch commits."""
-        self.repeats.sent(fact_id, record, recorded_ms)
+        self.repeats.kept(fact_id, record, recorded_ms)
         self.batches[-1].facts.append(fact_id)
 
     def again(self, fact_id: str) -> Record | None:
