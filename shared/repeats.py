@@ -4,6 +4,7 @@ so a repeat is the very bytes of the first time across restarts and codec change
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -70,9 +71,16 @@ class Reader:
         self.bootstrap, self.role, self.topic = bootstrap, role, topic
         self.read = 0  # records read back so far (a storm of repeats shows here)
         self._consumer = None
+        # The loop completes the batches of different partitions concurrently, and the one consumer is started on
+        # first use and assigned one partition at a time: a second read must wait for the first.
+        self._lock = asyncio.Lock()
 
     async def records(self, partition: int, offsets: Sequence[int]) -> dict[int, Record]:
         """The committed record at each offset, by offset."""
+        async with self._lock:
+            return await self._records(partition, offsets)
+
+    async def _records(self, partition: int, offsets: Sequence[int]) -> dict[int, Record]:
         if self._consumer is None:
             self._consumer = aio_consumer(bootstrap=self.bootstrap, role=self.role, group_id=None, **_READER)
             await self._consumer.start()
@@ -87,9 +95,10 @@ class Reader:
         return found
 
     async def close(self) -> None:
-        if self._consumer is not None:
-            await self._consumer.stop()
-            self._consumer = None
+        async with self._lock:
+            if self._consumer is not None:
+                await self._consumer.stop()
+                self._consumer = None
 
 
 _READER = {**AIOKAFKA_READER_SAFETY, "enable_auto_commit": False}
