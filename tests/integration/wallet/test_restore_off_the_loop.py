@@ -18,26 +18,27 @@ from shared.kafka import aio_producer, group_membership
 from shared.topics import WALLET_EVENTS, WALLET_SNAPSHOTS
 
 from services.wallet.adapters import restore, snapshot
+from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from services.wallet.core.state import OpenWager, PlayerState, Remembered
 
-PLAYERS = 8_000
+PLAYERS = 16_000
 ENTRIES_PER_PLAYER = 10  # the de-duplication memory is most of a real snapshot's bytes
 TICK_S = 0.005
-_EVENT = b'{"type":"WagerDebited","data":{"amount_minor":100,"currency":"EUR","note":"%s"}}'
 
 
-def _large_book() -> WalletBook:
-    book = WalletBook(0)
+def _large_book() -> tuple[WalletBook, Written]:
+    """A book with a full memory, each remembered fact at its own wallet.events offset."""
+    book, written = WalletBook(0), Written()
     for number in range(PLAYERS):
         player_id = f"player-{number:07d}"
         wager = OpenWager("EUR", 100, 1_000, "rising-joker")
         book.players[player_id] = PlayerState(player_id, ENTRIES_PER_PLAYER, {"EUR": 10_000}, {"w-1": wager})
         for seq in range(ENTRIES_PER_PLAYER):
-            event = _EVENT % uuid.uuid4().hex.encode() * 4
-            entry = Remembered(str(uuid.uuid4()), seq, 1_000 + seq, "f" * 64, str(uuid.uuid4()), "WagerDebited", event)
+            entry = Remembered(str(uuid.uuid4()), seq, 1_000 + seq, "f" * 64, str(uuid.uuid4()), "WagerDebited")
             book.remember(player_id, entry)
-    return book
+            written.repeats.kept(entry.event_id, number * ENTRIES_PER_PLAYER + seq, entry.recorded_ms)
+    return book, written
 
 
 async def _write(bootstrap: str, topic: str, group: str, image: snapshots.Image) -> None:
@@ -75,8 +76,8 @@ async def _restore_while_ticking(bootstrap: str, prefix: str) -> tuple[restore.R
 
 
 def test_the_event_loop_keeps_turning_while_a_large_snapshot_is_restored(kafka_bootstrap, fresh_prefix):
-    book = _large_book()
-    image = snapshot.image(book)
+    book, written = _large_book()
+    image = snapshot.image(book, written)
     asyncio.run(_write(kafka_bootstrap, fresh_prefix + WALLET_SNAPSHOTS, fresh_prefix + "reelstream-wallet", image))
 
     report, took_s, gap_s = asyncio.run(_restore_while_ticking(kafka_bootstrap, fresh_prefix))
@@ -85,6 +86,7 @@ def test_the_event_loop_keeps_turning_while_a_large_snapshot_is_restored(kafka_b
     assert report.snapshot_offset == 0, "the partition was not restored from the snapshot"
     assert report.state.players == book.players
     assert report.state.live_entries() == book.live_entries()
+    assert list(report.written.repeats.places()) == list(written.repeats.places())
     heartbeat_s = group_membership({})["heartbeat_interval_ms"] / 1000
     assert gap_s < heartbeat_s, f"the loop stood still {gap_s:.2f} s, past a heartbeat interval"
     assert gap_s < took_s / 2, f"the loop stood still {gap_s:.2f} s of a {took_s:.2f} s restore"
