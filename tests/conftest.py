@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from shared import signing
 from shared.waits import wait_until, wait_until_async
 
 _INTEGRATION = Path(__file__).resolve().parent / "integration"
@@ -52,3 +53,13 @@ def eventually_async():
 
 
 pytest_plugins = ("tests.support.browser",)
+
+
+@pytest.fixture
+def keys(tmp_path, monkeypatch) -> Path:
+    """A signing directory with every writer's key, the operators' cashiers' included (as `infra up` makes it), set
+    for the test: signatures are made and required."""
+    folder = tmp_path / "signing"
+    signing.generate(folder)
+    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(folder))
+    return folder

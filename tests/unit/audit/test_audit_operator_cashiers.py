@@ -11,19 +11,13 @@ import pytest
 
 from services.audit.core.collect import RawRecord
 from services.audit.core.trust import untrusted_commands
-from shared import records, signing
+from shared import records
 from shared.events import encode, envelope
 from shared.events.wallet import Deposit
 from shared.operators import OPERATORS, cashier_role
 from shared.topics import WALLET_COMMANDS
 
 A = OPERATORS[0]
-
-
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
 
 
 def _deposit(headers_of) -> RawRecord:

@@ -26,13 +26,6 @@ A, B = OPERATORS[:2]
 PLAYER = "p-1"
 
 
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
-    return tmp_path / "signing"
-
-
 def _value(data) -> bytes:
     return encode(envelope(data, source="test", time=broker_time(1_800_000_000_000)))
 

@@ -21,13 +21,6 @@ def _items(count: int) -> list[signing.Item]:
     ]
 
 
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
-    return tmp_path / "signing"
-
-
 @pytest.mark.parametrize("count", [1, 2, 3, 7, 64, 1001])
 def test_every_record_of_a_transaction_verifies_alone_with_one_ed25519_check(keys, count):
     ring, signer = signing.load_ring(keys), signing.load_signer(keys, "wallet")

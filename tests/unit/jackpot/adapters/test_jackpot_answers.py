@@ -28,10 +28,7 @@ from tests.support.proofs import NOW_MS, Written, jackpot_won
 TRACE = ("traceparent", b"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 
 
-@pytest.fixture(autouse=True)
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
+pytestmark = pytest.mark.usefixtures("keys")  # every test signs and checks with real keys (tests/conftest.py)
 
 
 def _batch():

@@ -113,14 +113,6 @@ def broker(monkeypatch) -> FakeBroker:
     return fake
 
 
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    folder = tmp_path / "signing"
-    signing.generate(folder)
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(folder))
-    return folder
-
-
 def _signer(headers, value: bytes) -> str | None:
     """Who signed the CLI's command for p-1, as the wallet's one provenance check finds it."""
     return records.provenance(WALLET_COMMANDS, headers, value, b"p-1")[0]

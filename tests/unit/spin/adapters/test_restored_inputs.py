@@ -17,10 +17,7 @@ from shared.topics import SPIN_JOURNAL
 from tests.support.spin import NOW_MS, Record, handle_request, make_context, request_bytes
 
 
-@pytest.fixture(autouse=True)
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
+pytestmark = pytest.mark.usefixtures("keys")  # every test signs and checks with real keys (tests/conftest.py)
 
 
 def _carrying(value: bytes, offset: int, positions: str | None, signed_by: str | None = "spin") -> Record:

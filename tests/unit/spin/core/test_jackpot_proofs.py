@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 
 from services.spin.core import evolve as fold
 from services.spin.adapters import image
 from services.spin.core.decide import SpinCore
 from services.spin.core.progress import settle_command
 from services.wallet.core import WalletBook
-from shared import records, signing
+from shared import records
 from shared.events import decode, envelope
 from shared.events.envelope import broker_time
 from shared.events.jackpot import Claim
@@ -42,12 +41,6 @@ from tests.support.spin import (
 )
 
 NOW = broker_time(NOW_MS)
-
-
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
 
 
 def a_claiming_spin():

@@ -9,7 +9,6 @@ import uuid
 from datetime import timedelta
 
 import orjson
-import pytest
 
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from services.wallet.core.fingerprint import fingerprint
@@ -26,14 +25,6 @@ from tests.support.wallet_partition import WalletPartition
 A, B = OPERATORS[:2]
 T0_MS = epoch_ms(T0)
 PREFIX = "t1."
-
-
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    """A signing directory with every writer's key, the operators' cashiers' included (as `infra up` makes it)."""
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
-    return tmp_path / "signing"
 
 
 def _service() -> WalletService:

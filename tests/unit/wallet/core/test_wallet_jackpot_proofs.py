@@ -22,14 +22,6 @@ from tests.support.wallet import PLAYER, Wallet, code, sent, tx
 STAKE, AWARD = 100, 5_000
 
 
-@pytest.fixture
-def keys(tmp_path, monkeypatch):
-    """Every writer's key, as `infra up` makes them: signatures are made and required."""
-    signing.generate(tmp_path / "signing")
-    monkeypatch.setenv(signing.SIGNING_DIR_ENV, str(tmp_path / "signing"))
-    return tmp_path / "signing"
-
-
 def a_wallet_with_an_open_wager() -> Wallet:
     wallet = Wallet()
     wallet.deposit(1, 1_000)
