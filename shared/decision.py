@@ -73,13 +73,23 @@ class Undecodable:
 
 
 @dataclass(frozen=True)
+class CheckedAward:
+    """A JackpotWon a settlement carries, as the loop read it: the decoded award (None: its bytes are no JackpotWon)
+    and why it is not the jackpot service's signed record (None: it is)."""
+
+    won: Any
+    problem: str | None
+
+
+@dataclass(frozen=True)
 class Message:
     """One consumed record as a core reads it, built once by the loop (shared/inbound.py): the decoded payload (or why
     it is none) and its verified provenance, never headers.
 
     broker_ms: the record's broker time (its "now"); writer: who vouches for it (the key that signed it; None where
     anyone may write it); operator: the operator that key binds (a cashier command signed with `cashier.<O>`'s key);
-    proof: an attached proof (the jackpot's signed JackpotWon behind a forwarded answer); key: the record key as text;
+    proof: an attached proof (the jackpot's signed JackpotWon behind a forwarded answer; the CheckedAwards of the
+    JackpotWons a settlement carries); key: the record key as text;
     misplaced: why its key belongs on another partition (None: in its place); cause: a stable name of the record
     (logical topic, partition, index) that ids of an answer to this one record derive from."""
 

@@ -41,6 +41,7 @@ class Input:
     # The topic an undecodable record's cause names (ids of its answer derive from it): its physical name or logical.
     cause_physical: bool = False
     proofs: bool = False  # its records carry the jackpot's signed JackpotWon (spin.jackpot-answers)
+    awards: bool = False  # its settlements carry JackpotWons, decoded and judged here (wallet.internal)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ def read(spec: Input, record: Any, partitions: int | None, state: Any = None) ->
         return Inbound(record, spec, refusal=Refusal(records.WRONG_PARTITION, wrong), how=spec.misplaced)
     key = record.key.decode(errors="replace") if record.key is not None else None
     proof = records.forwarded_proof(record) if spec.proofs else None
+    if spec.awards and payload is not None:
+        proof = records.checked_awards(payload.data)
     found = payload if payload is not None else _undecodable(spec, record, error, partitions)
     message = Message(found, record.timestamp, writer, operator, proof, key, wrong, _cause(spec, record, False))
     return Inbound(record, spec, message)

@@ -21,7 +21,8 @@ from shared.headers import JACKPOT_PROOF, ORIGINAL_WRITER, REFUSED_BATCH, WRITER
 from shared.events.codec import decode_all, decode_one_pass
 from shared.events.envelope import Envelope
 from shared.events.errors import DecodeError
-from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, OpenPool, ResumePool
+from shared.decision import CheckedAward
+from shared.events.jackpot import Claim, Contribute, DecommissionPool, DisablePool, JackpotWon, OpenPool, ResumePool
 from shared.events.wallet import (
     DebitWager,
     PlaceWager,
@@ -500,6 +501,23 @@ def forwarded_proof(record) -> JackpotWonProof | None:
         return JackpotWonProof(value=record.value.decode(), key=raw["key"], headers=headers)
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
         return None
+
+
+def checked_awards(data: Any) -> tuple[CheckedAward, ...] | None:
+    """Each JackpotWon a settlement carries, decoded once and its signature judged (`proof_problem`), for the wallet's
+    core to weigh; None for a command that carries none."""
+    proofs = getattr(data, "jackpot_proofs", None)
+    if not proofs:
+        return None
+    return tuple(CheckedAward(_award(proof), proof_problem(proof)) for proof in proofs)
+
+
+def _award(proof: JackpotWonProof) -> JackpotWon | None:
+    try:
+        data = decode_event(proof.value.encode()).data
+    except DecodeError:
+        return None
+    return data if isinstance(data, JackpotWon) else None
 
 
 def proof_problem(proof: JackpotWonProof) -> str | None:

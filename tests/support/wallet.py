@@ -20,14 +20,17 @@ from services.wallet.core import WalletBook, WalletCore, WalletState
 from tests.support.gwt import Core, Given
 from tests.support.proofs import jackpot_won, proven
 
-# The ports bound as the wallet's adapter binds them: a settlement's JackpotWon is checked by the record module.
-CORE = WalletCore(proofs=records.proof_problem)
+CORE = WalletCore()
 
 
 def sent(payload: Any, now: datetime, *, operator: str | None = None) -> Message:
-    """A command (or an undecodable record) as the loop hands it to the core at broker time `now`; `operator`: the
-    one its cashier key binds (None: the plain cashier's key, or the spin's command)."""
-    return payload if isinstance(payload, Message) else Message(payload, epoch_ms(now), operator=operator)
+    """A command (or an undecodable record) as the loop hands it to the core at broker time `now`: a settlement's
+    JackpotWons checked by the record module as the loop checks them; `operator`: the one its cashier key binds (None:
+    the plain cashier's key, or the spin's command)."""
+    if isinstance(payload, Message):
+        return payload
+    awards = records.checked_awards(payload.data) if isinstance(payload, Envelope) else None
+    return Message(payload, epoch_ms(now), operator=operator, proof=awards)
 
 
 def _evolve(book: WalletBook, event: Envelope[Any], raw: bytes | None = None) -> WalletBook:

@@ -18,9 +18,10 @@ from services.wallet.core import WalletBook, WalletCore
 HEADERS = records.headers_for("wallet")
 # Both inputs: a cashier's or operator's command, and the spin service's; an undecodable one is answered to the
 # player its data names when this partition is theirs (its id derives from where the record was read).
-INPUTS = tuple(Input(logical, answer=DATA, cause_physical=True) for logical in (WALLET_COMMANDS, WALLET_INTERNAL))
-# The ports as the service binds them: a settlement's JackpotWon is checked by the record module.
-CORE = WalletCore(proofs=records.proof_problem)
+INPUTS = tuple(
+    Input(logical, answer=DATA, cause_physical=True, awards=True) for logical in (WALLET_COMMANDS, WALLET_INTERNAL)
+)
+CORE = WalletCore()
 
 
 def decided(partition: WalletBook, found: Inbound, written: Written) -> list[Output]:

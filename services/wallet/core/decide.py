@@ -4,11 +4,12 @@ apply the rules; an undecodable command is answered with a rejection when a play
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.decision import Decision, Message, Undecodable
+from shared.decision import CheckedAward, Decision, Message, Undecodable
 from shared.events.base import CommandData, EventData
 from shared.events.envelope import Envelope, derived_id, envelope, epoch_ms
 from shared.events.wallet import (
@@ -31,7 +32,6 @@ from services.wallet.core.book import WalletBook
 from services.wallet.core.evolve import evolve
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.memory import lookup
-from services.wallet.core.proofs import ProofCheck, no_proof_check
 from services.wallet.core.state import WalletState
 
 SOURCE = "reelstream/wallet"
@@ -51,11 +51,8 @@ OPERATOR_MISMATCH = "OPERATOR_MISMATCH"
 
 
 class WalletCore:
-    """The wallet's core as the loop runs it (shared/decision.Core). `proofs` is the port that verifies the jackpot's
-    signed JackpotWon a settlement carries (the default proves none), given once."""
-
-    def __init__(self, proofs: ProofCheck = no_proof_check) -> None:
-        self.proofs = proofs
+    """The wallet's core as the loop runs it (shared/decision.Core); the JackpotWons a settlement carries come
+    decoded and judged with the message (`Message.proof`: shared/records.checked_awards)."""
 
     def new_state(self, partition: int) -> WalletBook:
         return WalletBook(partition)
@@ -68,7 +65,7 @@ class WalletCore:
         if isinstance(payload, Undecodable):
             return _undecodable(book, payload, now)
         state = book.state_of(payload.data.player_id)
-        decision = decide_player(state, payload, now, proofs=self.proofs, operator=message.operator)
+        decision = decide_player(state, payload, now, awards=message.proof, operator=message.operator)
         for event in decision.events:
             evolve(book, event)
         return decision
@@ -106,7 +103,7 @@ def decide_player(
     command: Envelope[Any],
     now: datetime,
     *,
-    proofs: ProofCheck = no_proof_check,
+    awards: Sequence[CheckedAward] | None = None,
     operator: str | None = None,
 ) -> Decision:
     """What one command makes the wallet write for its player at broker time `now` (nothing folded): one event, an
@@ -148,7 +145,7 @@ def decide_player(
         return _one(_unremembered(command, content, now, "DUPLICATE_CONFLICT", message))
     if type(data) in _WAGER_RULES:
         debit_entry = lookup(state, str(data.wager_id), now_ms)
-        outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, proofs)
+        outcome = _WAGER_RULES[type(data)](state, data, now_ms, common, debit_entry, awards)
     else:
         outcome = _RULES[type(data)](state, data, now_ms, common)
     if isinstance(outcome, rules.Rejection):

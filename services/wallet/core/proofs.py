@@ -1,35 +1,33 @@
 """A settlement pays pool shares only with the jackpot's own JackpotWon for each, answering this very wager once each
-and summing to its jackpot amount; the signature check is the adapter's port (`ProofCheck`)."""
+and summing to its jackpot amount. The loop decodes each JackpotWon and judges its signature once, as it reads the
+command (`CheckedAward`, the message's provenance); the core weighs what it found."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
-from shared.events import DecodeError, decode
+from shared.decision import CheckedAward
 from shared.events.jackpot import JackpotWon
-from shared.events.wallet import JackpotWonProof, SettleWager
+from shared.events.wallet import SettleWager
 
-# Why a JackpotWon the settlement carries is not the jackpot service's signed record, or None.
-ProofCheck = Callable[[JackpotWonProof], str | None]
-
-
-def no_proof_check(proof: JackpotWonProof) -> str | None:
-    """The default port: nothing is verified, so nothing is proven (a caller that pays jackpots must bind a check)."""
-    return "no check of the jackpot's signature is bound"
+# The JackpotWons a settlement carries as the loop checked them, in order (None: it checked none).
+Awards = Sequence[CheckedAward] | None
 
 
-def unproven(command: SettleWager, stake_minor: int, check: ProofCheck) -> str | None:
+def unproven(command: SettleWager, stake_minor: int, awards: Awards) -> str | None:
     """Why the settlement's jackpot_win_minor is not what the jackpot awarded this wager, or None."""
     proofs = command.jackpot_proofs or ()
     if not proofs:
         if command.jackpot_win_minor == 0:
             return None
         return f"a jackpot amount of {command.jackpot_win_minor} without the jackpot's JackpotWon"
+    if awards is None or len(awards) != len(proofs):
+        return "its JackpotWons were not checked as the command was read, so none is proven"
     claims: set[str] = set()
     total_minor = 0
-    for index, proof in enumerate(proofs):
-        won = _won(proof)
-        if won is None:
+    for index, award in enumerate(awards):
+        won = award.won
+        if not isinstance(won, JackpotWon):
             return f"proof {index} is not a JackpotWon"
         if problem := _foreign(command, stake_minor, won):
             return f"proof {index} (claim {won.claim_id}) {problem}"
@@ -39,18 +37,10 @@ def unproven(command: SettleWager, stake_minor: int, check: ProofCheck) -> str |
         total_minor += won.amount_minor
     if total_minor != command.jackpot_win_minor:
         return f"the JackpotWon amounts sum to {total_minor}, the settlement pays {command.jackpot_win_minor}"
-    for index, proof in enumerate(proofs):  # last: the one costly step, only for a settlement consistent otherwise
-        if problem := check(proof):
-            return f"proof {index} is not the jackpot's record: {problem}"
+    for index, award in enumerate(awards):
+        if award.problem is not None:
+            return f"proof {index} is not the jackpot's record: {award.problem}"
     return None
-
-
-def _won(proof: JackpotWonProof) -> JackpotWon | None:
-    try:
-        data = decode(proof.value.encode(), expect_kind="event").data
-    except DecodeError:
-        return None
-    return data if isinstance(data, JackpotWon) else None
 
 
 def _foreign(command: SettleWager, stake_minor: int, won: JackpotWon) -> str | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.wallet.core.awards import above_max_award, award_problem
-from services.wallet.core.proofs import ProofCheck, unproven
+from services.wallet.core.proofs import Awards, unproven
 
 from shared.events.wallet import (
     AccountClosed,
@@ -222,9 +222,9 @@ def _closed_wager_refusal(state: WalletState, wager_id: str, currency: str, memo
 
 
 def settle_wager(
-    state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
+    state: WalletState, command: SettleWager, now_ms: int, common: dict[str, Any], debit_entry, awards: Awards
 ) -> tuple[WagerSettled | RemainderCredited, ...] | Rejection:
-    """`check` verifies each JackpotWon the settlement carries (services/wallet/core/proofs.py)."""
+    """`awards`: each JackpotWon the settlement carries as the loop checked it (services/wallet/core/proofs.py)."""
     currency, wager_id = command.currency, str(command.wager_id)
     for name in ("house_win_minor", "jackpot_win_minor"):
         if refusal := _amount_refusal(getattr(command, name), currency, zero_allowed=True):
@@ -240,7 +240,7 @@ def settle_wager(
         return Rejection("INVALID_AMOUNT", "the contribution is larger than the wager", currency)
     if above := above_max_award(wager, command.house_win_minor):
         return Rejection("INVALID_AMOUNT", above, currency)
-    if problem := unproven(command, wager.amount_minor, check):
+    if problem := unproven(command, wager.amount_minor, awards):
         return Rejection("JACKPOT_UNPROVEN", problem[:500], currency)
     balance = state.player.balances_minor[currency]
     settled = _settled(state.player, command, common, command.wager_id, command.jackpot_win_minor, balance)
@@ -261,9 +261,9 @@ def _stranded_at_close(
 
 
 def refund_wager(
-    state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry, check: ProofCheck
+    state: WalletState, command: RefundWager, now_ms: int, common: dict[str, Any], debit_entry, awards: Awards
 ) -> tuple[WagerRefunded | RemainderCredited, ...] | Rejection:
-    """`check` is the wager rules' common port; a refund pays no pool share and needs none."""
+    """`awards` is the wager rules' common argument; a refund pays no pool share and needs none."""
     currency, wager_id = command.currency, str(command.wager_id)
     wager = state.player.open_wagers.get(wager_id)
     if wager is None:

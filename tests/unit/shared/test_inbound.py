@@ -105,3 +105,34 @@ def test_the_spin_decodes_each_record_it_reads_once_and_a_combined_spins_debit_n
     answered = runner.loop._decide(0, book, facts)
     assert [out.tag for out in answered if out.tag.startswith("answer")] == ["answer"]
     assert calls == Counter(decode_one_pass=2)  # the request and the settlement; the debit is none of its business
+
+
+def test_the_wallet_reads_a_settlements_jackpot_wons_once_each_decoded_and_judged():
+    from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
+    from shared import inbound
+    from shared.events.jackpot import JackpotWon
+    from shared.events.wallet import SettleWager
+    from tests.support.proofs import jackpot_won, proof_of, proven, written_by
+
+    wager = uuid.uuid4()
+    won = jackpot_won(wager, PLAYER, 5_000, 100)
+    forged = proof_of(written_by("spin", won))  # by a writer jackpot.events does not trust
+    settle = SettleWager(
+        transaction_id=uuid.uuid4(),
+        player_id=PLAYER,
+        wager_id=wager,
+        currency="EUR",
+        house_win_minor=0,
+        jackpot_win_minor=10_000,
+        breakage_micro=0,
+        contribution_micro=0,
+        network_id="net-1",
+        jackpot_proofs=(proven(won), forged),
+    )
+    internal = next(spec for spec in WALLET_INPUTS if spec.logical.endswith("wallet.internal"))
+    record = _record("wallet.internal", 0, PLAYER.encode(), _command(settle), writer="spin")
+    message = inbound.read(internal, record, 1).message
+    assert message is not None
+    honest, judged = message.proof
+    assert isinstance(honest.won, JackpotWon) and honest.won.claim_id == won.claim_id and honest.problem is None
+    assert isinstance(judged.won, JackpotWon) and judged.problem is not None

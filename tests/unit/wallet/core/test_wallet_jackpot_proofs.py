@@ -12,12 +12,14 @@ from dataclasses import replace
 import pytest
 
 from shared import records, signing
+from shared.decision import Message
 from shared.events import envelope
+from shared.events.envelope import epoch_ms
 from shared.events.wallet import SettleWager, WagerSettled
 from shared.headers import JACKPOT_PROOF
 from services.wallet.core import WalletCore
 from tests.support.proofs import jackpot_won, proof_of, proven, written_by
-from tests.support.wallet import PLAYER, Wallet, code, sent, tx
+from tests.support.wallet import PLAYER, Wallet, code, tx
 
 STAKE, AWARD = 100, 5_000
 
@@ -145,7 +147,7 @@ def test_without_a_signing_directory_the_jackpots_writer_id_is_still_required():
     assert code(wallet.settle(4, wager=2, jackpot_win_minor=AWARD, proofs=(proven(the_award()),))) is None
 
 
-def test_a_core_with_no_proof_check_bound_pays_no_jackpot_but_settles_the_rest():
+def test_a_settlement_whose_awards_the_loop_did_not_check_pays_no_jackpot_but_settles_the_rest():
     wallet = a_wallet_with_an_open_wager()
     settle = SettleWager(
         transaction_id=tx(3),
@@ -159,11 +161,9 @@ def test_a_core_with_no_proof_check_bound_pays_no_jackpot_but_settles_the_rest()
         network_id="net-1",
         jackpot_proofs=(proven(the_award()),),
     )
-    unbound = WalletCore()  # no proof check given at construction
-    (event,) = unbound.decide(
-        wallet.book, sent(envelope(settle, source="test", time=wallet.now), wallet.now), wallet.now
-    ).events
-    assert code(event) == "JACKPOT_UNPROVEN" and "no check" in event.data.message
+    unchecked = Message(envelope(settle, source="test", time=wallet.now), epoch_ms(wallet.now))  # no proof attached
+    (event,) = WalletCore().decide(wallet.book, unchecked, wallet.now).events
+    assert code(event) == "JACKPOT_UNPROVEN" and "not checked" in event.data.message
     assert code(wallet.settle(4, wager=2, house_win_minor=10)) is None
 
 
