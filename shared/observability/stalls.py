@@ -75,7 +75,10 @@ class StallWatch:
 
     service: str
     threshold_s: float = 0.1
-    tick_s: float = 0.02
+    # How often the loop beats and the watchdog looks (None: half the threshold). A timer's lateness is measured
+    # whatever its period, so a longer tick misses no stall; it costs an idle process half the wake-ups a shorter one
+    # does, and names the site of a stall once it is 1.5 thresholds long rather than sooner.
+    tick_s: float | None = None
     gc_clock: GcClock = field(init=False)
     stalls: list[Stall] = field(default_factory=list)  # the last few, for tests and the curious
     _beat: float = 0.0
@@ -84,6 +87,8 @@ class StallWatch:
 
     def __post_init__(self) -> None:
         self.gc_clock = GcClock(self.service)
+        if self.tick_s is None:
+            self.tick_s = self.threshold_s / 2
 
     @classmethod
     def from_env(cls, service: str, env: dict[str, str] | None = None) -> "StallWatch | None":
