@@ -54,11 +54,11 @@ def sent(data: Any, now: datetime = T0) -> Envelope[Any]:
     return envelope(data, source="test", time=now)
 
 
-def debit(n: int, stake_minor: int = 100, operator_id: str = OPERATOR) -> Envelope[Any]:
+def debit(n: int, stake_minor: int = 100, operator_id: str = OPERATOR, player_id: str = PLAYER) -> Envelope[Any]:
     return sent(
         DebitWager(
             transaction_id=wager_id(n),
-            player_id=PLAYER,
+            player_id=player_id,
             amount_minor=stake_minor,
             currency="EUR",
             game="rising-joker",
@@ -85,11 +85,13 @@ def place(n: int, stake_minor: int = 100, win_minor: int = 0) -> Envelope[Any]:
     )
 
 
-def settle(n: int, house_win_minor: int = 0, jackpot_win_minor: int = 0, proofs=None) -> Envelope[Any]:
+def settle(
+    n: int, house_win_minor: int = 0, jackpot_win_minor: int = 0, proofs=None, player_id: str = PLAYER
+) -> Envelope[Any]:
     return sent(
         SettleWager(
             transaction_id=wager_id(n + 1000),
-            player_id=PLAYER,
+            player_id=player_id,
             wager_id=wager_id(n),
             currency="EUR",
             house_win_minor=house_win_minor,
