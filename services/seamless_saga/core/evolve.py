@@ -26,6 +26,7 @@ from services.seamless_saga.core.state import OpenCall, Phase, Round, SeamlessBo
 def evolve(book: SeamlessBook, event: Envelope[Any]) -> SeamlessBook:
     data = event.data
     wager_id = str(data.wager_id)
+    book.prune(epoch_ms(data.recorded_at))
     if isinstance(data, SeamlessBetDecided):
         if wager_id not in book.rounds:  # a bet decided again (a re-emitted repeat) changes nothing
             book.rounds[wager_id] = _opened(data, str(event.id))
@@ -73,8 +74,10 @@ def _(data: SeamlessBetAccepted, round_: Round, event_id: str, book: SeamlessBoo
 
 @_apply.register
 def _(data: SeamlessBetRefused, round_: Round, event_id: str, book: SeamlessBook) -> None:
-    # A rollback follows a doubtful refusal in the same decision and opens its own call.
+    # A rollback follows a doubtful refusal in the same decision and opens its own call; a sure one closes the round.
     round_.phase, round_.open_call = Phase.REFUSED, None
+    if not data.rolled_back:
+        book.close(round_.wager_id, epoch_ms(data.recorded_at))
 
 
 @_apply.register
@@ -105,13 +108,16 @@ def _(data: SeamlessRetryScheduled, round_: Round, event_id: str, book: Seamless
 @_apply.register
 def _(data: SeamlessWinAcknowledged, round_: Round, event_id: str, book: SeamlessBook) -> None:
     round_.phase, round_.open_call = Phase.WON, None
+    book.close(round_.wager_id, epoch_ms(data.recorded_at))
 
 
 @_apply.register
 def _(data: SeamlessRolledBack, round_: Round, event_id: str, book: SeamlessBook) -> None:
     round_.phase, round_.open_call = Phase.ROLLED_BACK, None
+    book.close(round_.wager_id, epoch_ms(data.recorded_at))
 
 
 @_apply.register
 def _(data: SeamlessWinReported, round_: Round, event_id: str, book: SeamlessBook) -> None:
     round_.phase, round_.open_call = Phase.REPORTED, None
+    book.close(round_.wager_id, epoch_ms(data.recorded_at))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from shared.config import DEDUP_WINDOW_MS
+
 
 class Phase(StrEnum):
     BETTING = "BETTING"  # the bet is decided, no answer yet
@@ -68,6 +70,23 @@ class SeamlessBook:
     partition: int
     rounds: dict[str, Round] = field(default_factory=dict)
     round_of_call: dict[str, str] = field(default_factory=dict)
+    # Closed rounds by wager id, in the order they closed, with when: kept for the de-duplication window (a command
+    # older than that is refused anyway), then forgotten, so the book holds the open rounds and an hour of closed ones.
+    closed_ms: dict[str, int] = field(default_factory=dict)
+
+    def close(self, wager_id: str, now_ms: int) -> None:
+        self.closed_ms[wager_id] = now_ms
+
+    def prune(self, now_ms: int) -> None:
+        """Forget the rounds closed more than the de-duplication window before `now_ms`."""
+        while self.closed_ms:
+            wager_id, closed_ms = next(iter(self.closed_ms.items()))
+            if now_ms - closed_ms <= DEDUP_WINDOW_MS:
+                return
+            del self.closed_ms[wager_id]
+            round_ = self.rounds.pop(wager_id)
+            for call_id in (round_.bet_call_id, round_.win_call_id, round_.rollback_call_id):
+                self.round_of_call.pop(call_id, None)
 
     def due(self, now_ms: int) -> list[tuple[Round, OpenCall]]:
         """The calls owed now, oldest due first."""

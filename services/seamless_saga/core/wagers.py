@@ -7,13 +7,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from shared.decision import Decision, Refusal
-from shared.events.envelope import Envelope
+from shared.events.envelope import Envelope, epoch_ms
 from shared.events.seamless import SeamlessBetDecided, SeamlessRollbackDecided, SeamlessWinDecided
 from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
 from shared.operators import SeamlessWallet
 
 from services.seamless_saga.core.emit import fact
 from services.seamless_saga.core.state import Phase, Round, SeamlessBook
+
+# The wallet's own age rule: a wager older than the de-duplication window may repeat one this book has forgotten.
+from services.wallet.core.decide import _age_problem
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.proofs import ProofCheck, unproven
 
@@ -24,6 +27,8 @@ def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | Non
     """A DebitWager or PlaceWager: the bet to make, answered by `now + bet_timeout` or rolled back."""
     data: DebitWager | PlaceWager = command.data
     content = fingerprint(data)
+    if problem := _age_problem(epoch_ms(command.time), epoch_ms(now)):
+        return _refused("REQUEST_EXPIRED", problem)
     known = book.rounds.get(str(data.transaction_id))
     if known is not None:
         return _again(known.fingerprint == content, f"wager {data.transaction_id}")
