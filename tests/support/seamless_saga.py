@@ -28,7 +28,7 @@ OPERATORS = (Operator(OPERATOR, "seamless", WALLET), Operator(LEDGER_OPERATOR))
 PLAYER = "player-1"
 T0 = datetime(2026, 12, 1, 12, 0, 0, tzinfo=timezone.utc)
 
-CORE = SeamlessCore(lambda operator_id: seamless_wallet_of(operator_id, OPERATORS), records.proof_problem, lambda: 0.0)
+CORE = SeamlessCore(lambda: 0.0, lambda operator_id: seamless_wallet_of(operator_id, OPERATORS), records.proof_problem)
 
 
 def _message(payload: Any, now: datetime) -> Any:

@@ -3,7 +3,6 @@ what it settles, time passing the rollback of bets unanswered in time. Each deci
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -30,9 +29,9 @@ class SeamlessCore:
 
     def __init__(
         self,
+        draw: Callable[[], float],
         wallets: WalletOf = operators.seamless_wallet_of,
         proofs: ProofCheck = no_proof_check,
-        draw: Callable[[], float] = random.random,
     ) -> None:
         self.wallets, self.proofs, self.draw = wallets, proofs, draw
 
