@@ -9,7 +9,8 @@ from shared import records
 from shared.events import encode
 from shared.events.envelope import Envelope
 from shared.invariant import invariant
-from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, AIOKAFKA_READER_SAFETY, aio_consumer, aio_producer
+from shared import assigned
+from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.topics import WALLET_SEAMLESS
 
 from services.seamless_saga.core.decide import SeamlessCore
@@ -24,7 +25,9 @@ class KafkaSeamlessLog:
 
     def __init__(self, bootstrap: str, topic: str, transactional_id: str) -> None:
         self.topic = topic
-        self.producer = aio_producer(bootstrap, transactional_id=transactional_id, **AIOKAFKA_PRODUCER_SAFETY)
+        self.producer = aio_producer(
+            bootstrap, role=WRITER, transactional_id=transactional_id, **AIOKAFKA_PRODUCER_SAFETY
+        )
 
     async def open(self) -> KafkaSeamlessLog:
         await self.producer.start()
@@ -44,28 +47,26 @@ class KafkaSeamlessLog:
 async def restore(bootstrap: str, topic: str, core: SeamlessCore, book: SeamlessBook) -> int:
     """Fold every committed fact of `topic` (all its partitions) into `book`; the number folded. A record its owner
     did not write is never folded: restoring stops on it (a forged call would otherwise be made)."""
-    # Committed facts only, from the start (read_committed, earliest), no group: a restore reads and stops.
-    consumer = aio_consumer(bootstrap=bootstrap, group_id=None, **AIOKAFKA_READER_SAFETY)
+    # Committed facts only, from the start, hand-assigned (no group): a restore reads to the end and stops.
+    consumer = assigned.consumer(bootstrap, role=WRITER)
+    partitions = await assigned.partitions_of(bootstrap, [topic], role=WRITER)
     await consumer.start()
     try:
-        return await _fold_all(consumer, topic, core, book)
+        return await _fold_all(consumer, partitions, core, book)
     finally:
         await consumer.stop()
 
 
-async def _fold_all(consumer, topic: str, core: SeamlessCore, book: SeamlessBook) -> int:
-    from aiokafka import TopicPartition
-
-    partitions = [TopicPartition(topic, p) for p in sorted(await consumer.partitions_for_topic(topic) or ())]
+async def _fold_all(consumer, partitions: list, core: SeamlessCore, book: SeamlessBook) -> int:
     consumer.assign(partitions)
     await consumer.seek_to_beginning(*partitions)
     ends = await consumer.end_offsets(partitions)
     folded = 0
-    while any(await consumer.position(tp) < ends[tp] for tp in partitions):
+    while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
         batches = await consumer.getmany(*partitions, timeout_ms=500, max_records=RESTORE_BATCH_MAX)
         for record in (record for batch in batches.values() for record in batch):
             event, problem = records.trusted_event(WALLET_SEAMLESS, record)
-            invariant(problem is None, f"{topic} at {record.partition}/{record.offset}: {problem}")
+            invariant(problem is None, f"{record.topic} at {record.partition}/{record.offset}: {problem}")
             core.evolve(book, event)
             folded += 1
     return folded
