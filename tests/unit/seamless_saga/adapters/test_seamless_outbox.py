@@ -123,3 +123,20 @@ def test_a_bet_found_past_its_deadline_is_rolled_back_and_never_sent():
     run(outbox.step())
     assert [call.kind for call in wallet.calls] == ["rollback"]
     assert len(log.of(SeamlessRolledBack)) == 1
+
+
+def test_a_running_outbox_makes_what_falls_due_and_stops_when_told():
+    async def scenario():
+        outbox, wallet, log, clock = an_outbox()
+        stop = asyncio.Event()
+        running = asyncio.create_task(outbox.run(stop))
+        await outbox.decide(Message(debit(1), epoch_ms(T0)))
+        for _ in range(200):  # bounded: the outbox looks again at least every IDLE_WAIT_S_MAX
+            if wallet.calls:
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        await asyncio.wait_for(running, timeout=2)
+        return wallet.calls
+
+    assert [call.kind for call in run(scenario())] == ["bet"]
