@@ -26,7 +26,7 @@ from shared.operators import SeamlessWallet
 
 from services.seamless_saga.core import backoff
 from services.seamless_saga.core.calls import win_minor
-from services.seamless_saga.core.emit import fact
+from services.seamless_saga.core.emit import fact, of_round
 from services.seamless_saga.core.messages import CallOutcome
 from services.seamless_saga.core.state import OpenCall, Phase, Round
 from services.seamless_saga.core.wagers import rollback_decided, win_decided
@@ -68,7 +68,7 @@ def _bet_answered(round_: Round, outcome: Outcome, wallet: SeamlessWallet, now: 
     code = refusals.bet_refusal(outcome)
     if code is None:
         accepted = SeamlessBetAccepted(
-            **_round(round_, now),
+            **of_round(round_, now),
             amount_minor=round_.amount_minor,
             currency=round_.currency,
             balance_minor=balance_minor,
@@ -87,7 +87,7 @@ def _bet_answered(round_: Round, outcome: Outcome, wallet: SeamlessWallet, now: 
 def _win_answered(
     round_: Round, owed: OpenCall, outcome: Outcome, draw: Callable[[], float], now: datetime
 ) -> tuple[Envelope[Any], ...]:
-    common = {**_round(round_, now), "settlement_id": uuid.UUID(round_.settlement_id), "currency": round_.currency}
+    common = {**of_round(round_, now), "settlement_id": uuid.UUID(round_.settlement_id), "currency": round_.currency}
     if refusals.win_acknowledged(outcome):
         balance_minor = outcome.balance_minor if isinstance(outcome, Answered) else None
         acknowledged = SeamlessWinAcknowledged(
@@ -108,7 +108,7 @@ def _rollback_answered(
 ) -> tuple[Envelope[Any], ...]:
     if refusals.rollback_acknowledged(outcome):
         rolled_back = SeamlessRolledBack(
-            **_round(round_, now), amount_minor=round_.amount_minor, currency=round_.currency
+            **of_round(round_, now), amount_minor=round_.amount_minor, currency=round_.currency
         )
         return (fact(rolled_back, now),)
     return (_retry(round_, owed, draw, now),)
@@ -117,7 +117,7 @@ def _rollback_answered(
 def _retry(round_: Round, owed: OpenCall, draw: Callable[[], float], now: datetime) -> Envelope[Any]:
     due = now + timedelta(milliseconds=backoff.delay_ms(owed.attempt, draw()))
     scheduled = SeamlessRetryScheduled(
-        **_round(round_, now),
+        **of_round(round_, now),
         call_id=uuid.UUID(owed.call_id),
         call_kind=owed.kind,
         attempt=owed.attempt + 1,
@@ -130,7 +130,7 @@ def _refused(
     round_: Round, status: str, code: str, balance_minor: int | None, now: datetime, rollback: bool = True
 ) -> tuple[Envelope[Any], ...]:
     refused = SeamlessBetRefused(
-        **_round(round_, now),
+        **of_round(round_, now),
         code=code,
         status=status,
         rolled_back=rollback,
@@ -152,22 +152,13 @@ def _recorded(round_: Round, kind: str, message: CallOutcome, now: datetime) -> 
             "balance_minor": outcome.balance_minor,
         }
     recorded = SeamlessAnswerRecorded(
-        **_round(round_, now), call_id=uuid.UUID(message.call_id), call_kind=kind, attempt=message.attempt, **answer
+        **of_round(round_, now), call_id=uuid.UUID(message.call_id), call_kind=kind, attempt=message.attempt, **answer
     )
     return fact(recorded, now, message.call_id, message.attempt)
 
 
 def _status(outcome: Outcome) -> str:
     return outcome.reason.value if isinstance(outcome, NoAnswer) else outcome.status.value
-
-
-def _round(round_: Round, now: datetime) -> dict[str, Any]:
-    return {
-        "wager_id": uuid.UUID(round_.wager_id),
-        "player_id": round_.player_id,
-        "operator_id": round_.operator_id,
-        "recorded_at": now,
-    }
 
 
 def expired(round_: Round, now_ms: int) -> bool:

@@ -10,6 +10,8 @@ from typing import Any
 from shared.events.envelope import Envelope, derived_id, envelope
 from shared.events.seamless import _RoundEvent
 
+from services.seamless_saga.core.state import Round
+
 SOURCE = "reelstream/wallet-seamless"
 
 
@@ -17,3 +19,13 @@ def fact(data: _RoundEvent, now: datetime, *cause: object, caused_by: str | None
     """`data` as an event whose id derives from its wager, type and `cause` (an attempt, a call id)."""
     event_id: uuid.UUID = derived_id("seamless", data.wager_id, data.TYPE, *cause)
     return envelope(data, source=SOURCE, time=now, id=event_id, correlationid=str(data.wager_id), causationid=caused_by)
+
+
+def of_round(round_: Round, now: datetime) -> dict[str, Any]:
+    """The fields every fact of a round carries: whose round it is, and when."""
+    return {
+        "wager_id": uuid.UUID(round_.wager_id),
+        "player_id": round_.player_id,
+        "operator_id": round_.operator_id,
+        "recorded_at": now,
+    }

@@ -12,7 +12,7 @@ from shared.events.seamless import SeamlessBetDecided, SeamlessRollbackDecided, 
 from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
 from shared.operators import SeamlessWallet
 
-from services.seamless_saga.core.emit import fact
+from services.seamless_saga.core.emit import fact, of_round
 from services.seamless_saga.core.state import Phase, Round, SeamlessBook
 
 # The wallet's own age rule: a wager older than the de-duplication window may repeat one this book has forgotten.
@@ -80,10 +80,7 @@ def win_decided(
     jackpot_minor = settle.jackpot_win_minor if settle else 0
     assert house_minor is not None
     decided = SeamlessWinDecided(
-        wager_id=round_.wager_id,
-        player_id=round_.player_id,
-        operator_id=round_.operator_id,
-        recorded_at=now,
+        **of_round(round_, now),
         settlement_id=settle.transaction_id if settle else round_.settlement_id,
         amount_minor=house_minor + jackpot_minor,
         house_win_minor=house_minor,
@@ -110,10 +107,7 @@ def refund(book: SeamlessBook, command: Envelope[Any], now: datetime) -> Decisio
 
 def rollback_decided(round_: Round, now: datetime, reason: str, cause: str | None) -> Envelope[Any]:
     decided = SeamlessRollbackDecided(
-        wager_id=round_.wager_id,
-        player_id=round_.player_id,
-        operator_id=round_.operator_id,
-        recorded_at=now,
+        **of_round(round_, now),
         currency=round_.currency,
         reason=reason[:500],
     )
