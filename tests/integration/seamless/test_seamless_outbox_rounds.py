@@ -116,3 +116,42 @@ class _Counted:
     async def append(self, events) -> None:
         await self.log.append(events)
         self.appended += len(events)
+
+
+async def test_a_win_whose_answer_was_lost_is_retried_by_a_restarted_outbox_and_paid_once(
+    wallet, kafka_bootstrap, fresh_prefix, tmp_path
+):
+    """The wallet applies the win but its answer is lost, and the outbox stops; a new one, restored from the topic,
+    retries the same request once it falls due, gets the applied answer, and the operator's ledger holds one win."""
+    key_file = tmp_path / "reelstream.pem"
+    key_file.write_bytes(SIGNER.private_pem())
+    settings = SeamlessWallet(wallet.url, "hub88", SIGNER.key_id, str(key_file), 400, 2_000, 60)
+    configured = (Operator(OPERATOR, "seamless", settings),)
+    core = SeamlessCore(
+        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
+    )
+    topic = fresh_prefix + WALLET_SEAMLESS
+    transactional_id = f"reelstream-wallet-seamless-{uuid.uuid4().hex}"
+    client = wallet_client(settings)
+    try:
+        log = await KafkaSeamlessLog(kafka_bootstrap, topic, transactional_id).open()
+        stopped = Outbox(core, core.new_state(0), {OPERATOR: client}, log)
+        await stopped.decide(_now_message(debit(1, 100, OPERATOR, PLAYER)))
+        assert await _settled(stopped, 1, Phase.ACCEPTED)
+        wallet.set_faults(lost_ppm=1_000_000)
+        await stopped.decide(_now_message(settle(1, 250, player_id=PLAYER)))
+        await stopped.step()
+        assert stopped.book.rounds[str(wager_id(1))].open_call.attempt == 2  # no answer to the win: a retry is due
+        await log.close()
+        wallet.set_faults()
+
+        log = await KafkaSeamlessLog(kafka_bootstrap, topic, transactional_id).open()  # fences the stopped one
+        restored = core.new_state(0)
+        await restore(kafka_bootstrap, topic, core, restored)
+        restarted = Outbox(core, restored, {OPERATOR: client}, log)
+        assert await _settled(restarted, 1) is Phase.WON
+        assert await _ledger(wallet, 1) == [("bet", "OK", 100, False), ("win", "OK", 250, False)]
+        assert await wallet.balance_minor() == START_MINOR - 100 + 250
+        await log.close()
+    finally:
+        await client.close()
