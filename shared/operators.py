@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 FILE_ENV = "REELSTREAM_OPERATORS_FILE"
 # Outside production an unset variable means the two demo operators, so the per-operator topics and principals exist
@@ -17,11 +18,38 @@ FILE_ENV = "REELSTREAM_OPERATORS_FILE"
 DEMO_FILE = Path(__file__).resolve().parents[1] / "deploy" / "operators" / "demo.json"
 FILE_BYTES_MAX = 64 * 1024
 OPERATORS_MAX = 256
-# How an operator's players' money is held. Only the platform's own ledger exists yet; the seamless-wallet issue adds
-# its mode here, so a file may already name "ledger" and a file that names nothing means it.
-WALLET_MODES = ("ledger",)
+# How an operator's players' money is held: on the platform's own ledger (named or not), or in the operator's own
+# wallet, which reelstream calls over HTTP (docs/seamless.md).
+LEDGER, SEAMLESS = "ledger", "seamless"
+WALLET_MODES = (LEDGER, SEAMLESS)
+# The protocols behind seamless/port.py, by name (seamless/protocols.py; a unit test holds the two lists equal: the
+# ground floor cannot import the seamless package, which imports the event models).
+WALLET_PROTOCOLS = ("hub88", "reelstream")
 _KEYS = frozenset({"operators"})
-_OPERATOR_KEYS = frozenset({"id", "wallet_mode"})
+_OPERATOR_KEYS = frozenset({"id", "wallet_mode", "wallet"})
+_WALLET_REQUIRED = frozenset({"url", "protocol", "key_id", "private_key_file"})
+_WALLET_KEYS = _WALLET_REQUIRED | {"call_timeout_ms", "bet_timeout_ms", "win_retry_s"}
+_KEY_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+# Bounds on the saga's clocks: a call never waits longer than its bet may stay open, a win is retried for a minute at
+# least and a week at most (the default is the market's 24 h).
+CALL_TIMEOUT_MS_MAX = 30_000
+BET_TIMEOUT_MS_MAX = 60_000
+WIN_RETRY_S_DEFAULT = 24 * 3600
+WIN_RETRY_S_RANGE = (60, 7 * 24 * 3600)
+
+
+@dataclass(frozen=True)
+class SeamlessWallet:
+    """Where and how to call a seamless operator's wallet. `private_key_file` is a reference (a mounted secret's path),
+    read by the process that signs, never by the loader; `key_id` names that key to the operator's wallet."""
+
+    url: str
+    protocol: str
+    key_id: str
+    private_key_file: str
+    call_timeout_ms: int = 3_000
+    bet_timeout_ms: int = 5_000
+    win_retry_s: int = WIN_RETRY_S_DEFAULT
 
 
 class OperatorsFileError(ValueError):
@@ -30,8 +58,11 @@ class OperatorsFileError(ValueError):
 
 @dataclass(frozen=True)
 class Operator:
+    """One operator; `wallet` is given exactly when `wallet_mode` is seamless."""
+
     id: str
-    wallet_mode: str = "ledger"
+    wallet_mode: str = LEDGER
+    wallet: SeamlessWallet | None = None
 
 
 ANSWERS_PREFIX = "spin.answers."
@@ -120,12 +151,60 @@ def _operator(entry: object, source: str) -> Operator:
         raise OperatorsFileError(f"{source}: operator {entry['id']!r:.40} has unknown keys {sorted(unknown)}")
     if not isinstance(entry["id"], str):
         raise OperatorsFileError(f"{source}: an operator id must be a string, got {entry['id']!r:.40}")
-    mode = entry.get("wallet_mode", "ledger")
+    mode = entry.get("wallet_mode", LEDGER)
     if mode not in WALLET_MODES:
         raise OperatorsFileError(
             f"{source}: operator {entry['id']!r}'s wallet_mode {mode!r:.40} is not one of {WALLET_MODES}"
         )
-    return Operator(entry["id"], mode)
+    if mode == LEDGER:
+        if "wallet" in entry:
+            raise OperatorsFileError(f'{source}: operator {entry["id"]!r} is on the ledger: "wallet" is for seamless')
+        return Operator(entry["id"], mode)
+    if "wallet" not in entry:
+        raise OperatorsFileError(f'{source}: operator {entry["id"]!r} is seamless: it needs a "wallet" object')
+    try:
+        wallet = seamless_wallet(entry["wallet"])
+    except ValueError as error:
+        raise OperatorsFileError(f"{source}: operator {entry['id']!r}'s wallet: {error}") from None
+    return Operator(entry["id"], mode, wallet)
+
+
+def seamless_wallet(entry: object) -> SeamlessWallet:
+    """A seamless operator's wallet settings, every key checked; ValueError naming the first problem."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"must be an object, got {entry!r:.80}")
+    missing, unknown = _WALLET_REQUIRED - set(entry), set(entry) - _WALLET_KEYS
+    if missing or unknown:
+        raise ValueError(f"missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")
+    if entry["protocol"] not in WALLET_PROTOCOLS:
+        raise ValueError(f"protocol {entry['protocol']!r:.40} is not one of {WALLET_PROTOCOLS}")
+    if not isinstance(entry["key_id"], str) or not _KEY_ID.match(entry["key_id"]):
+        raise ValueError(f"key_id {entry['key_id']!r:.80} is not 1-64 of A-Z a-z 0-9 . _ : -")
+    key_file = entry["private_key_file"]
+    if not isinstance(key_file, str) or not key_file.strip() or len(key_file) > 1024:
+        raise ValueError("private_key_file must name a file (a mounted secret's path)")
+    call_ms = _bounded(entry, "call_timeout_ms", 3_000, (1, CALL_TIMEOUT_MS_MAX))
+    bet_ms = _bounded(entry, "bet_timeout_ms", 5_000, (call_ms, BET_TIMEOUT_MS_MAX))
+    retry_s = _bounded(entry, "win_retry_s", WIN_RETRY_S_DEFAULT, WIN_RETRY_S_RANGE)
+    return SeamlessWallet(_url(entry["url"]), entry["protocol"], entry["key_id"], key_file, call_ms, bet_ms, retry_s)
+
+
+def _url(url: object) -> str:
+    parts = urlsplit(url) if isinstance(url, str) and len(url) <= 512 else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"url {url!r:.80} is not an http(s) URL with a host")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError(f"url {url!r:.80} carries credentials, a query or a fragment")
+    return url
+
+
+def _bounded(entry: dict, key: str, default: int, bounds: tuple[int, int]) -> int:
+    value = entry.get(key, default)
+    low, high = bounds
+    # A bool is an int to Python, never a duration here.
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{key} must be an integer from {low} to {high}, got {value!r:.40}")
+    return value
 
 
 def load_file(path: Path) -> tuple[Operator, ...]:
@@ -154,3 +233,13 @@ def file_of(environ: Mapping[str, str]) -> Path:
 CONFIGURED: tuple[Operator, ...] = load_file(file_of(os.environ))
 # The ids the session ring binds (`kid@operator:secret`, shared/session.py).
 OPERATORS: tuple[str, ...] = tuple(operator.id for operator in CONFIGURED)
+
+
+def seamless_wallet_of(
+    operator_id: str | None, configured: tuple[Operator, ...] | None = None
+) -> SeamlessWallet | None:
+    """The wallet of `operator_id` when it is seamless (of CONFIGURED by default), else None: the ledger holds it."""
+    for operator in CONFIGURED if configured is None else configured:
+        if operator.id == operator_id:
+            return operator.wallet
+    return None

@@ -52,6 +52,7 @@ from shared.topics import (
     WALLET_COMMANDS,
     WALLET_EVENTS,
     WALLET_INTERNAL,
+    WALLET_SEAMLESS,
     WALLET_SNAPSHOTS,
     SOURCE_MAX_MESSAGE_BYTES,
     dlq_name,
@@ -65,6 +66,7 @@ OWNERS: dict[str, str] = {
     SPIN_JOURNAL: "spin",
     SPIN_JACKPOT_ANSWERS: "jackpot",  # the claims' answers, copied by the jackpot in its transactions
     WALLET_EVENTS: "wallet",
+    WALLET_SEAMLESS: "wallet",
     JACKPOT_EVENTS: "jackpot",
     JACKPOT_METERS: "jackpot",
     MONITOR_ALERTS: "monitor",

@@ -62,6 +62,9 @@ JACKPOT_METERS = "jackpot.meters"
 # place, settle and refund for the wallet; contributions and claims for the jackpot (docs/security.md).
 WALLET_INTERNAL = "wallet.internal"
 JACKPOT_INTERNAL = "jackpot.internal"
+# Internal: the wallet's record of a seamless operator's rounds (docs/seamless.md): every bet, win and rollback it
+# decided to call the operator's wallet with, and every answer it got; kept forever like wallet.events.
+WALLET_SEAMLESS = "wallet.seamless"
 # Internal: JackpotWon / ClaimRejected, copied by the jackpot (in the transaction that writes them to the network-keyed
 # jackpot.events) to the claiming player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
@@ -201,6 +204,15 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
         {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME},
         writers=("jackpot",),
         readers=("spin",) + _OVERSIGHT,
+    ),
+    TopicSpec(
+        WALLET_SEAMLESS,
+        "player id",
+        PLAYER_PARTITIONS,
+        "internal",
+        {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME},
+        writers=("wallet",),
+        readers=("wallet",) + _OVERSIGHT,
     ),
 )
 

@@ -10,7 +10,7 @@ import orjson
 
 from shared.events import Envelope
 from shared.events import jackpot as jp
-from shared.events import monitor, spin, wallet
+from shared.events import monitor, seamless, spin, wallet
 from shared.invariant import invariant
 from services.projector.core.tables import COLUMNS
 
@@ -339,6 +339,9 @@ _BY_TYPE: dict[str, _Mapper] = {
     # The monitor's alerts have no typed table: an `events` row only (the projector does not read monitor.alerts).
     monitor.RtpOutOfBand.TYPE: lambda env, d, bt: [],
     monitor.PoolDrifted.TYPE: lambda env, d, bt: [],
+    # The seamless rounds' record has no typed table yet: an `events` row only (the projector does not read
+    # wallet.seamless; reconciliation reads it).
+    **{event.TYPE: lambda env, d, bt: [] for event in seamless.SEAMLESS_EVENTS},
 }
 
 

@@ -12,9 +12,15 @@ from pathlib import Path
 import pytest
 
 from shared import operators
-from shared.operators import DEMO_FILE, FILE_ENV, Operator, OperatorsFileError, file_of, load_file
+from shared.operators import DEMO_FILE, FILE_ENV, Operator, OperatorsFileError, SeamlessWallet, file_of, load_file
 
 ROOT = Path(__file__).resolve().parents[3]
+_WALLET = {
+    "url": "https://wallet.op-a.example/api",
+    "protocol": "hub88",
+    "key_id": "reelstream-1",
+    "private_key_file": "/run/secrets/op-a/reelstream.pem",
+}
 
 
 def _file(tmp_path: Path, document: object) -> Path:
@@ -44,7 +50,9 @@ def test_the_committed_files_are_the_demo_operators_and_none_for_production():
         ({"operators": [{"id": "op-a"}, {"id": "op-a"}]}, "operator ids repeat"),
         ({"operators": [{"id": "op-a", "colour": "red"}]}, "unknown keys ['colour']"),
         ({"operators": [], "extra": 1}, 'the one key "operators"'),
-        ({"operators": [{"id": "op-a", "wallet_mode": "seamless"}]}, "wallet_mode 'seamless'"),
+        ({"operators": [{"id": "op-a", "wallet_mode": "cash"}]}, "wallet_mode 'cash'"),
+        ({"operators": [{"id": "op-a", "wallet_mode": "seamless"}]}, 'it needs a "wallet" object'),
+        ({"operators": [{"id": "op-a", "wallet": _WALLET}]}, '"wallet" is for seamless'),
         ({"operators": [{"name": "op-a"}]}, 'with an "id"'),
         ({"operators": [{"id": 7}]}, "must be a string"),
         ({"operators": {"id": "op-a"}}, "must be a list"),
@@ -111,3 +119,73 @@ def test_the_local_default_is_package_data_so_an_installed_build_has_it():
 
     shipped = resources.files("deploy.operators") / "demo.json"
     assert shipped.is_file() and shipped.read_bytes() == operators.DEMO_FILE.read_bytes()
+
+
+def test_a_seamless_operator_names_its_wallet_and_gets_the_default_clocks(tmp_path):
+    path = _file(
+        tmp_path, {"operators": [{"id": "op-a", "wallet_mode": "seamless", "wallet": _WALLET}, {"id": "op-b"}]}
+    )
+    seamless, ledger = load_file(path)
+    assert seamless.wallet == SeamlessWallet(
+        "https://wallet.op-a.example/api",
+        "hub88",
+        "reelstream-1",
+        "/run/secrets/op-a/reelstream.pem",
+        3_000,
+        5_000,
+        86_400,
+    )
+    assert ledger == Operator("op-b", "ledger", None)
+    assert operators.seamless_wallet_of("op-a", (seamless, ledger)) == seamless.wallet
+    assert operators.seamless_wallet_of("op-b", (seamless, ledger)) is None
+    assert operators.seamless_wallet_of(None, (seamless, ledger)) is None
+    clocks = {"call_timeout_ms": 800, "bet_timeout_ms": 2_000, "win_retry_s": 3_600}
+    (tuned,) = load_file(
+        _file(tmp_path, {"operators": [{"id": "op-a", "wallet_mode": "seamless", "wallet": {**_WALLET, **clocks}}]})
+    )
+    assert (tuned.wallet.call_timeout_ms, tuned.wallet.bet_timeout_ms, tuned.wallet.win_retry_s) == (800, 2_000, 3_600)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"protocol": "soap"}, "protocol 'soap' is not one of"),
+        ({"url": "ftp://wallet.example"}, "not an http(s) URL"),
+        ({"url": "https://"}, "not an http(s) URL"),
+        ({"url": "https://user:pw@wallet.example"}, "carries credentials"),
+        ({"url": "https://user@wallet.example"}, "carries credentials"),
+        ({"url": "https://wallet.example/?k=1"}, "carries credentials, a query"),
+        ({"url": 7}, "not an http(s) URL"),
+        ({"key_id": "a key"}, "key_id 'a key'"),
+        ({"private_key_file": " "}, "private_key_file must name a file"),
+        ({"private_key_file": None}, "private_key_file must name a file"),
+        ({"call_timeout_ms": 0}, "call_timeout_ms must be an integer from 1"),
+        ({"call_timeout_ms": 2_000.0}, "call_timeout_ms must be an integer"),
+        ({"call_timeout_ms": True}, "call_timeout_ms must be an integer"),
+        ({"call_timeout_ms": 4_000, "bet_timeout_ms": 3_000}, "bet_timeout_ms must be an integer from 4000"),
+        ({"bet_timeout_ms": 60_001}, "bet_timeout_ms must be an integer from 3000 to 60000"),
+        ({"win_retry_s": 59}, "win_retry_s must be an integer from 60"),
+        ({"win_retry_s": 8 * 24 * 3600}, "win_retry_s must be an integer from 60 to 604800"),
+        ({"secret": "x"}, "unknown keys ['secret']"),
+    ],
+)
+def test_a_seamless_wallet_with_a_bad_setting_is_refused_naming_the_operator_and_the_setting(tmp_path, change, named):
+    wallet = {**_WALLET, **change}
+    path = _file(tmp_path, {"operators": [{"id": "op-a", "wallet_mode": "seamless", "wallet": wallet}]})
+    with pytest.raises(OperatorsFileError) as refused:
+        load_file(path)
+    assert f"{path}: operator 'op-a''s wallet: " in str(refused.value) and named in str(refused.value)
+
+
+@pytest.mark.parametrize("missing", ["url", "protocol", "key_id", "private_key_file"])
+def test_a_seamless_wallet_missing_a_required_setting_is_refused(tmp_path, missing):
+    wallet = {key: value for key, value in _WALLET.items() if key != missing}
+    path = _file(tmp_path, {"operators": [{"id": "op-a", "wallet_mode": "seamless", "wallet": wallet}]})
+    with pytest.raises(OperatorsFileError, match=rf"missing keys \['{missing}'\]"):
+        load_file(path)
+
+
+def test_the_protocol_names_are_the_seamless_packages_protocols():
+    from seamless.protocols import PROTOCOLS
+
+    assert set(operators.WALLET_PROTOCOLS) == set(PROTOCOLS)

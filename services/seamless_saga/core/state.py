@@ -1,0 +1,99 @@
+"""A partition's seamless rounds: each round's phase, the one call it owes the operator's wallet (if any) and the
+answers it has recorded. Folded from wallet.seamless alone (core/evolve.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from shared.config import DEDUP_WINDOW_MS
+
+
+class Phase(StrEnum):
+    BETTING = "BETTING"  # the bet is decided, no answer yet
+    ACCEPTED = "ACCEPTED"  # the operator took the stake; the round waits for its settlement
+    WINNING = "WINNING"  # the win is decided, not acknowledged yet
+    WON = "WON"  # closed: the win is acknowledged
+    REFUSED = "REFUSED"  # closed: the bet was surely not applied
+    ROLLING_BACK = "ROLLING_BACK"  # the rollback is decided, not acknowledged yet
+    ROLLED_BACK = "ROLLED_BACK"  # closed: the bet is undone
+    REPORTED = "REPORTED"  # closed here: the win went unacknowledged past its retry time
+
+
+OPEN_PHASES = frozenset({Phase.BETTING, Phase.ACCEPTED, Phase.WINNING, Phase.ROLLING_BACK})
+
+
+@dataclass
+class OpenCall:
+    """The call a round owes the wallet: its id (the request and transaction id), kind, attempt and when it is due."""
+
+    call_id: str
+    kind: str
+    attempt: int
+    due_ms: int
+
+
+@dataclass
+class Round:
+    wager_id: str
+    player_id: str
+    operator_id: str
+    currency: str
+    game: str
+    amount_minor: int
+    fingerprint: str
+    bet_call_id: str
+    answer_by_ms: int
+    phase: Phase = Phase.BETTING
+    # A win known with the wager (PlaceWager) or decided later (SettleWager): id, house and jackpot amounts.
+    settlement_id: str | None = None
+    house_win_minor: int | None = None
+    jackpot_win_minor: int = 0
+    settle_fingerprint: str | None = None
+    win_call_id: str | None = None
+    give_up_ms: int | None = None
+    rollback_call_id: str | None = None
+    open_call: OpenCall | None = None
+    last_status: str = ""
+    # (call id, attempt) of every answer recorded: a repeat of one changes nothing.
+    answered: set[tuple[str, int]] = field(default_factory=set)
+
+    def call_kind(self, call_id: str) -> str | None:
+        kinds = {self.bet_call_id: "bet", self.win_call_id: "win", self.rollback_call_id: "rollback"}
+        return kinds.get(call_id)
+
+
+@dataclass
+class SeamlessBook:
+    """One partition's rounds by wager id, and which round each call id belongs to."""
+
+    partition: int
+    rounds: dict[str, Round] = field(default_factory=dict)
+    round_of_call: dict[str, str] = field(default_factory=dict)
+    # Closed rounds by wager id, in the order they closed, with when: kept for the de-duplication window (a command
+    # older than that is refused anyway), then forgotten, so the book holds the open rounds and an hour of closed ones.
+    closed_ms: dict[str, int] = field(default_factory=dict)
+
+    def close(self, wager_id: str, now_ms: int) -> None:
+        self.closed_ms[wager_id] = now_ms
+
+    def prune(self, now_ms: int) -> None:
+        """Forget the rounds closed more than the de-duplication window before `now_ms`."""
+        while self.closed_ms:
+            wager_id, closed_ms = next(iter(self.closed_ms.items()))
+            if now_ms - closed_ms <= DEDUP_WINDOW_MS:
+                return
+            del self.closed_ms[wager_id]
+            round_ = self.rounds.pop(wager_id)
+            for call_id in (round_.bet_call_id, round_.win_call_id, round_.rollback_call_id):
+                self.round_of_call.pop(call_id, None)
+
+    def due(self, now_ms: int) -> list[tuple[Round, OpenCall]]:
+        """The calls owed now, oldest due first."""
+        owed = [(r, r.open_call) for r in self.rounds.values() if r.open_call is not None]
+        return sorted(((r, c) for r, c in owed if c.due_ms <= now_ms), key=lambda pair: pair[1].due_ms)
+
+    def next_due_ms(self) -> int | None:
+        """When the next owed call falls due (None: nothing owed)."""
+        owed = [r.open_call.due_ms for r in self.rounds.values() if r.open_call is not None]
+        return min(owed) if owed else None

@@ -1,0 +1,157 @@
+"""The seamless saga end to end: the outbox's facts on a real Kafka topic, its calls to the reference wallet over
+HTTP (its own PostgreSQL ledger). A round bet + win, a bet that times out and one whose answer is lost, each rolled
+back: every one lands exactly once in the operator's ledger, and a book restored from the topic owes nothing more."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+from seamless.protocols import PROTOCOLS
+from shared import records
+from shared.decision import Message
+from shared.events.envelope import epoch_ms
+from shared.operators import Operator, SeamlessWallet, seamless_wallet_of
+from shared.topics import WALLET_SEAMLESS
+from shared.waits import wait_until_async
+
+from services.seamless_saga.adapters.clients import wallet_client
+from services.seamless_saga.adapters.kafka_log import KafkaSeamlessLog, restore
+from services.seamless_saga.adapters.outbox import Outbox
+from services.seamless_saga.core.decide import SeamlessCore
+from services.seamless_saga.core.state import OPEN_PHASES, Phase
+from tests.support.seamless import PLAYER, SIGNER, START_MINOR
+from tests.support.seamless_saga import debit, sent, settle, wager_id
+
+pytestmark = pytest.mark.integration
+OPERATOR = "op-s"
+
+
+def _now_message(command) -> Message:
+    """The spin's command sent now (the saga refuses one older than the de-duplication window)."""
+    now = datetime.now(timezone.utc)
+    return Message(sent(command.data, now), epoch_ms(now))
+
+
+async def _settled(outbox: Outbox, n: int, phase: Phase | None = None) -> Phase:
+    """Step the outbox until round `n` is closed (or in `phase`), within a bounded time."""
+
+    async def closed():
+        await outbox.step()
+        current = outbox.book.rounds[str(wager_id(n))].phase
+        return current if (current == phase if phase else current not in OPEN_PHASES) else None
+
+    return await wait_until_async(closed, 20, 0.05, what=f"round {n} settled")
+
+
+async def _ledger(wallet, n: int) -> list[tuple[str, str, int, bool]]:
+    rows = await wallet.ledger.pool.fetch(
+        "SELECT kind, status, amount_minor, rolled_back FROM refwallet.transactions WHERE round_id = $1 "
+        "ORDER BY position",
+        str(wager_id(n)),
+    )
+    return [(row["kind"], row["status"], row["amount_minor"], row["rolled_back"]) for row in rows]
+
+
+@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+async def test_seamless_rounds_land_once_in_the_operators_ledger_and_survive_a_restart(
+    wallet, kafka_bootstrap, fresh_prefix, tmp_path, protocol
+):
+    key_file = tmp_path / "reelstream.pem"
+    key_file.write_bytes(SIGNER.private_pem())
+    settings = SeamlessWallet(wallet.url, protocol, SIGNER.key_id, str(key_file), 400, 2_000, 60)
+    configured = (Operator(OPERATOR, "seamless", settings),)
+    core = SeamlessCore(
+        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
+    )
+    topic = fresh_prefix + WALLET_SEAMLESS  # the wallet role's rights, under a fresh prefix
+    log = await KafkaSeamlessLog(kafka_bootstrap, topic, f"reelstream-wallet-seamless-{uuid.uuid4().hex}").open()
+    client = wallet_client(settings)
+    try:
+        counted = _Counted(log)
+        outbox = Outbox(core, core.new_state(0), {OPERATOR: client}, counted)
+        # A round: bet, then the spin's settlement, then the win.
+        await outbox.decide(_now_message(debit(1, 100, OPERATOR, PLAYER)))
+        assert await _settled(outbox, 1, Phase.ACCEPTED)
+        await outbox.decide(_now_message(settle(1, 250, player_id=PLAYER)))
+        assert await _settled(outbox, 1) is Phase.WON
+        # A bet that times out (never applied), its rollback retried until the wallet answers again.
+        wallet.set_faults(timeout_ppm=1_000_000, hang_ms=1_000)
+        await outbox.decide(_now_message(debit(2, 100, OPERATOR, PLAYER)))
+        assert await _settled(outbox, 2, Phase.ROLLING_BACK)
+        wallet.set_faults()
+        assert await _settled(outbox, 2) is Phase.ROLLED_BACK
+        # A bet applied whose answer is lost: rolled back, the stake returned once.
+        wallet.set_faults(lost_ppm=1_000_000)
+        await outbox.decide(_now_message(debit(3, 100, OPERATOR, PLAYER)))
+        assert await _settled(outbox, 3, Phase.ROLLING_BACK)
+        wallet.set_faults()
+        assert await _settled(outbox, 3) is Phase.ROLLED_BACK
+
+        assert await _ledger(wallet, 1) == [("bet", "OK", 100, False), ("win", "OK", 250, False)]
+        assert [kind for kind, *_ in await _ledger(wallet, 2)] == ["rollback"]  # the bet never reached the ledger
+        bet, rollback = await _ledger(wallet, 3)
+        assert (bet[0], bet[3], rollback[0]) == ("bet", True, "rollback")
+        assert await wallet.balance_minor() == START_MINOR - 100 + 250
+
+        restored = core.new_state(0)
+        assert await restore(kafka_bootstrap, topic, core, restored) == counted.appended
+        assert {n: r.phase for n, r in restored.rounds.items()} == {n: r.phase for n, r in outbox.book.rounds.items()}
+        again = Outbox(core, restored, {OPERATOR: client}, log)
+        assert await again.step() == 0  # a restart owes nothing more
+    finally:
+        await client.close()
+        await log.close()
+
+
+class _Counted:
+    """The Kafka log, counting what it appends."""
+
+    def __init__(self, log: KafkaSeamlessLog) -> None:
+        self.log, self.appended = log, 0
+
+    async def append(self, events) -> None:
+        await self.log.append(events)
+        self.appended += len(events)
+
+
+async def test_a_win_whose_answer_was_lost_is_retried_by_a_restarted_outbox_and_paid_once(
+    wallet, kafka_bootstrap, fresh_prefix, tmp_path
+):
+    """The wallet applies the win but its answer is lost, and the outbox stops; a new one, restored from the topic,
+    retries the same request once it falls due, gets the applied answer, and the operator's ledger holds one win."""
+    key_file = tmp_path / "reelstream.pem"
+    key_file.write_bytes(SIGNER.private_pem())
+    settings = SeamlessWallet(wallet.url, "hub88", SIGNER.key_id, str(key_file), 400, 2_000, 60)
+    configured = (Operator(OPERATOR, "seamless", settings),)
+    core = SeamlessCore(
+        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
+    )
+    topic = fresh_prefix + WALLET_SEAMLESS
+    transactional_id = f"reelstream-wallet-seamless-{uuid.uuid4().hex}"
+    client = wallet_client(settings)
+    try:
+        log = await KafkaSeamlessLog(kafka_bootstrap, topic, transactional_id).open()
+        stopped = Outbox(core, core.new_state(0), {OPERATOR: client}, log)
+        await stopped.decide(_now_message(debit(1, 100, OPERATOR, PLAYER)))
+        assert await _settled(stopped, 1, Phase.ACCEPTED)
+        wallet.set_faults(lost_ppm=1_000_000)
+        await stopped.decide(_now_message(settle(1, 250, player_id=PLAYER)))
+        await stopped.step()
+        assert stopped.book.rounds[str(wager_id(1))].open_call.attempt == 2  # no answer to the win: a retry is due
+        await log.close()
+        wallet.set_faults()
+
+        log = await KafkaSeamlessLog(kafka_bootstrap, topic, transactional_id).open()  # fences the stopped one
+        restored = core.new_state(0)
+        await restore(kafka_bootstrap, topic, core, restored)
+        restarted = Outbox(core, restored, {OPERATOR: client}, log)
+        assert await _settled(restarted, 1) is Phase.WON
+        assert await _ledger(wallet, 1) == [("bet", "OK", 100, False), ("win", "OK", 250, False)]
+        assert await wallet.balance_minor() == START_MINOR - 100 + 250
+        await log.close()
+    finally:
+        await client.close()
