@@ -28,13 +28,13 @@ OPERATORS = (Operator(OPERATOR, "seamless", WALLET), Operator(LEDGER_OPERATOR))
 PLAYER = "player-1"
 T0 = datetime(2026, 12, 1, 12, 0, 0, tzinfo=timezone.utc)
 
-CORE = SeamlessCore(lambda: 0.0, lambda operator_id: seamless_wallet_of(operator_id, OPERATORS), records.proof_problem)
+CORE = SeamlessCore(lambda: 0.0, lambda operator_id: seamless_wallet_of(operator_id, OPERATORS))
 
 
 def _message(payload: Any, now: datetime) -> Any:
     if isinstance(payload, (CallOutcome, Tick, Message)):
         return payload
-    return Message(payload, epoch_ms(now))
+    return Message(payload, epoch_ms(now), proof=records.checked_awards(payload.data))
 
 
 def _evolve(book: SeamlessBook, event: Envelope[Any], raw: bytes | None = None) -> SeamlessBook:

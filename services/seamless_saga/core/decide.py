@@ -17,23 +17,17 @@ from services.seamless_saga.core import answers, wagers
 from services.seamless_saga.core.evolve import evolve
 from services.seamless_saga.core.messages import CallOutcome, Tick
 from services.seamless_saga.core.state import SeamlessBook
-from services.wallet.core.proofs import ProofCheck, no_proof_check
 
 WalletOf = Callable[[str | None], SeamlessWallet | None]
 
 
 class SeamlessCore:
     """The seamless saga's core (shared/decision.Core). Its ports, given once: `wallets` (an operator's seamless wallet
-    settings, None for a ledger operator), `proofs` (the jackpot's signed awards, as the ledger checks them) and
-    `draw` (a number in [0, 1) for the back-off's jitter)."""
+    settings, None for a ledger operator) and `draw` (a number in [0, 1) for the back-off's jitter); a settlement's
+    JackpotWons come checked with the message, as the ledger's do."""
 
-    def __init__(
-        self,
-        draw: Callable[[], float],
-        wallets: WalletOf = operators.seamless_wallet_of,
-        proofs: ProofCheck = no_proof_check,
-    ) -> None:
-        self.wallets, self.proofs, self.draw = wallets, proofs, draw
+    def __init__(self, draw: Callable[[], float], wallets: WalletOf = operators.seamless_wallet_of) -> None:
+        self.wallets, self.draw = wallets, draw
 
     def new_state(self, partition: int) -> SeamlessBook:
         return SeamlessBook(partition)
@@ -62,7 +56,7 @@ class SeamlessCore:
         if isinstance(data, SettleWager):
             round_ = book.rounds.get(str(data.wager_id))
             wallet = self.wallets(round_.operator_id) if round_ else None
-            return wagers.win(book, payload, wallet, self.proofs, now)
+            return wagers.win(book, payload, wallet, message.proof, now)
         assert isinstance(data, RefundWager), f"not a wager command: {type(data).__name__}"
         return wagers.refund(book, payload, now)
 

@@ -18,7 +18,7 @@ from services.seamless_saga.core.state import Phase, Round, SeamlessBook
 # The wallet's own age rule: a wager older than the de-duplication window may repeat one this book has forgotten.
 from services.wallet.core.decide import _age_problem
 from services.wallet.core.fingerprint import fingerprint
-from services.wallet.core.proofs import ProofCheck, unproven
+from services.wallet.core.proofs import Awards, unproven
 
 NOT_SEAMLESS = "NOT_SEAMLESS"
 
@@ -52,7 +52,7 @@ def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | Non
 
 
 def win(
-    book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | None, proofs: ProofCheck, now: datetime
+    book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | None, awards: Awards, now: datetime
 ) -> Decision:
     """A SettleWager of an accepted bet: the round's one win, its pool share proven as the ledger proves it."""
     data: SettleWager = command.data
@@ -67,7 +67,7 @@ def win(
         return _refused("WAGER_ALREADY_CLOSED", f"wager {data.wager_id} is {round_.phase}, not accepted")
     if data.currency != round_.currency:
         return _refused("CURRENCY_MISMATCH", f"wager {data.wager_id} is in {round_.currency}")
-    if problem := unproven(data, round_.amount_minor, proofs):
+    if problem := unproven(data, round_.amount_minor, awards):
         return _refused("JACKPOT_UNPROVEN", problem[:500])
     return Decision(events=(win_decided(round_, wallet, now, data, content, str(command.id)),))
 

@@ -11,7 +11,6 @@ from datetime import datetime, timezone
 import pytest
 
 from seamless.protocols import PROTOCOLS
-from shared import records
 from shared.decision import Message
 from shared.events.envelope import epoch_ms
 from shared.operators import Operator, SeamlessWallet, seamless_wallet_of
@@ -64,9 +63,7 @@ async def test_seamless_rounds_land_once_in_the_operators_ledger_and_survive_a_r
     key_file.write_bytes(SIGNER.private_pem())
     settings = SeamlessWallet(wallet.url, protocol, SIGNER.key_id, str(key_file), 400, 2_000, 60)
     configured = (Operator(OPERATOR, "seamless", settings),)
-    core = SeamlessCore(
-        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
-    )
+    core = SeamlessCore(random.random, lambda operator_id: seamless_wallet_of(operator_id, configured))
     topic = fresh_prefix + WALLET_SEAMLESS  # the wallet role's rights, under a fresh prefix
     log = await KafkaSeamlessLog(kafka_bootstrap, topic, f"reelstream-wallet-seamless-{uuid.uuid4().hex}").open()
     client = wallet_client(settings)
@@ -127,9 +124,7 @@ async def test_a_win_whose_answer_was_lost_is_retried_by_a_restarted_outbox_and_
     key_file.write_bytes(SIGNER.private_pem())
     settings = SeamlessWallet(wallet.url, "hub88", SIGNER.key_id, str(key_file), 400, 2_000, 60)
     configured = (Operator(OPERATOR, "seamless", settings),)
-    core = SeamlessCore(
-        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
-    )
+    core = SeamlessCore(random.random, lambda operator_id: seamless_wallet_of(operator_id, configured))
     topic = fresh_prefix + WALLET_SEAMLESS
     transactional_id = f"reelstream-wallet-seamless-{uuid.uuid4().hex}"
     client = wallet_client(settings)
