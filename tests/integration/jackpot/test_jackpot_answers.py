@@ -40,33 +40,34 @@ def deployment(kafka_bootstrap: str, tmp_path):
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 
+def _contribution(player: str) -> jp.Contribute:
+    return jp.Contribute(
+        network_id=STJERNE.network_id,
+        contribution_id=uuid.uuid4(),
+        game="stjernestoev",
+        currency="DKK",
+        stake_minor=1000,
+        contribution_micro=STJERNE.wager_contribution_micro(1000),
+        player_id=player,
+        operator_id="op-a",
+    )
+
+
+def _claim(player: str) -> jp.Claim:
+    return jp.Claim(
+        network_id=STJERNE.network_id,
+        claim_id=uuid.uuid4(),
+        request_id=uuid.uuid4(),
+        player_id=player,
+        game="stjernestoev",
+        tier="jackpot",
+        currency="DKK",
+        stake_minor=1000,
+    )
+
+
 def _commands() -> list:
-    contributions = [
-        jp.Contribute(
-            network_id=STJERNE.network_id,
-            contribution_id=uuid.uuid4(),
-            game="stjernestoev",
-            currency="DKK",
-            stake_minor=1000,
-            contribution_micro=STJERNE.wager_contribution_micro(1000),
-            player_id=PLAYERS[index % 3],
-            operator_id="op-a",
-        )
-        for index in range(30)
-    ]
-    return [
-        jp.Claim(
-            network_id=STJERNE.network_id,
-            claim_id=uuid.uuid4(),
-            request_id=uuid.uuid4(),
-            player_id=player,
-            game="stjernestoev",
-            tier="jackpot",
-            currency="DKK",
-            stake_minor=1000,
-        )
-        for player in PLAYERS
-    ] + contributions
+    return [_claim(player) for player in PLAYERS] + [_contribution(PLAYERS[index % 3]) for index in range(30)]
 
 
 def _produce(make_producer, topic: str, sequence: list, sent_at: datetime | None = None) -> None:
@@ -137,26 +138,7 @@ def test_a_lagging_spins_claim_is_paid_and_its_contribution_applied(
     # dates them: a claim refused by age would leave its spin settled with 0 from the pool, and a contribution refused
     # by age the pool short of what the wallet moved into the liability. No saga is left open: both are applied.
     prefix, env, log_dir = deployment
-    contribution = jp.Contribute(
-        network_id=STJERNE.network_id,
-        contribution_id=uuid.uuid4(),
-        game="stjernestoev",
-        currency="DKK",
-        stake_minor=1000,
-        contribution_micro=STJERNE.wager_contribution_micro(1000),
-        player_id="p-late",
-        operator_id="op-a",
-    )
-    claim = jp.Claim(
-        network_id=STJERNE.network_id,
-        claim_id=uuid.uuid4(),
-        request_id=uuid.uuid4(),
-        player_id="p-late",
-        game="stjernestoev",
-        tier="jackpot",
-        currency="DKK",
-        stake_minor=1000,
-    )
+    contribution, claim = _contribution("p-late"), _claim("p-late")
     _produce(make_producer, prefix + JACKPOT_COMMANDS, [contribution, claim], datetime.now(timezone.utc) - LAG)
 
     def answered():
