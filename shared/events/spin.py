@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from shared.events.envelope import derived_id
 from shared.events.base import Bool, CommandData, CurrencyCode, EventData, Ident, Micro, Minor, Part, PlayerId
 from shared.topics import SPIN_EVENTS, SPIN_JOURNAL, SPIN_REQUESTS
 
@@ -131,6 +132,12 @@ class SpinRejected(EventData):
     game: str | None = None
     stake_minor: Minor | None = None
     currency: str | None = None
+
+
+def request_answer_id(request_id: uuid.UUID) -> uuid.UUID:
+    """The event id of an accepted request's one answer (settled or rejected); an answer to one record only (a late or
+    conflicting repeat, a refusal before acceptance) has an id of its own."""
+    return derived_id(request_id, "answer")
 
 
 class SpinAccepted(EventData):

@@ -11,7 +11,7 @@ from services.audit.core.collect import Facts, RawRecord, collect
 from services.audit.core.drops import Drops, check_drops
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.jackpots import JackpotCheck, check_jackpots
-from services.audit.core.ledger import Ledger, fold_ledger, open_too_long
+from services.audit.core.ledger import Ledger, fold_ledger, open_after_answer, open_too_long
 from services.audit.core.pools import Pools, fold_pools
 from services.audit.core import remainders
 from services.audit.core.rederive import EngineLookup, carried_remainder, default_lookup
@@ -19,7 +19,7 @@ from shared.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
 from services.audit.core.spins import Spins, check_spins, state_now
 from shared.config import SAGA_TIME_LIMIT_MS
-from shared.events.spin import SpinSettled
+from shared.events.spin import SpinRejected, SpinSettled, request_answer_id
 from shared.pools import PoolsConfig, load_pools
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ def run_audit(
     latest_ms = max([fact.timestamp_ms for fact in facts.facts] + [seam.latest_ms if seam else 0])
     limit_ms = None if at_rest else SAGA_TIME_LIMIT_MS
     stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, limit_ms)
+    stale += open_after_answer(ledger, [fact for fact in spin_facts if _rejects_its_request(fact)])
     drops = seam.drops if seam else Drops()
     found = (
         (seam.findings if seam else [])
@@ -125,6 +126,17 @@ def run_audit(
         }
     )
     return result
+
+
+def _rejects_its_request(fact) -> bool:
+    """A spin.rejected that is an accepted request's one answer, not an answer to one record of it (a late or
+    conflicting repeat, which leaves the spin in flight)."""
+    data = fact.data
+    return (
+        isinstance(data, SpinRejected)
+        and data.request_id is not None
+        and fact.id == str(request_answer_id(data.request_id))
+    )
 
 
 def _network_of(config: PoolsConfig, game: str) -> str | None:

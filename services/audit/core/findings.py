@@ -50,6 +50,8 @@ CHECKS: dict[str, str] = {
     "wager-closed-twice": "a wager was settled or refunded more than once, or both",
     "wager-open-too-long": "a debit has neither settlement nor refund, and is older than the saga's time limit (or "
     "the platform is at rest: every open debit)",
+    "wager-open-after-answer": "a debit has neither settlement nor refund although its spin already answered its "
+    "request with a rejection: no saga will close it",
     "settlement-without-debit": "a settlement or refund answers a wager that was never debited (forged)",
     "settlement-mismatch": "a settlement disagrees with its wager (player, currency, game, contribution rate)",
     "pool-identity-broken": "a pool movement breaks opening + contributions + seeds - paid = closing",

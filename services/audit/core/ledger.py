@@ -188,3 +188,16 @@ def open_too_long(ledger: Ledger, now_ms: int, limit_ms: int | None) -> list[Dis
         and wager.refund is None
         and (at_rest or now_ms - wager.debit.timestamp_ms > limit_ms)
     ]
+
+
+def open_after_answer(ledger: Ledger, answers: list[Fact]) -> list[Discrepancy]:
+    """Debits with neither settlement nor refund whose spin has answered its request with a rejection (`answers`: the
+    spin.events facts that are a request's one answer): the spin closes nothing after its answer, so no saga will
+    close them, and no time limit needs to pass before they are findings."""
+    found = []
+    for answer in answers:
+        wager = ledger.wagers.get(str(answer.data.request_id))
+        if wager is not None and wager.settlement is None and wager.refund is None:
+            detail = f"open, and the spin answered {answer.data.code} at {answer.where}"
+            found.append(_found("wager-open-after-answer", wager.debit, detail))
+    return found

@@ -1,7 +1,8 @@
 """Answering a claim: JackpotWon (and PoolReseeded when the win leaves the level below the seed) or ClaimRejected.
 
 A disabled or decommissioned pool pays nothing: the claim gets ClaimRejected with POOL_DISABLED or
-POOL_DECOMMISSIONED, and the spin service settles the spin with its fixed prize only.
+POOL_DECOMMISSIONED, and the spin service settles the spin with its fixed prize only. A claim is never refused by age:
+its wager is debited and waits for it, however late the spin sent it (docs/jackpot.md, "Internal commands").
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from shared.invariant import invariant
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolConfig
 
-from services.jackpot.core.inputs import Incoming, Outcome, answer_envelope, answered_before, is_expired
+from services.jackpot.core.inputs import Incoming, Outcome, answer_envelope, answered_before
 from services.jackpot.core.payout import payout_minor, share_ppm
 from services.jackpot.core.state import NetworkState, claim_fingerprint
 
@@ -36,8 +37,6 @@ def answer(state: NetworkState, network: NetworkConfig, incoming: Incoming, outc
 
 def _problem(state: NetworkState, network: NetworkConfig, incoming: Incoming) -> tuple[str, str, str | None] | None:
     data: jp.Claim = incoming.command.data
-    if is_expired(incoming):
-        return "CLAIM_EXPIRED", "older than the de-duplication window (or dated in the future)", None
     try:
         pool = network.pool_for_tier(data.tier)
     except KeyError:

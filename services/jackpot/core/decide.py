@@ -19,7 +19,7 @@ from shared.pools import NetworkConfig, PoolsConfig
 from services.jackpot.core import admin, claims, mustdrop
 from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.evolve import evolve
-from services.jackpot.core.inputs import SOURCE, Incoming, Outcome, is_expired
+from services.jackpot.core.inputs import SOURCE, Incoming, Outcome
 from services.jackpot.core.payout import split_contribution
 from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
 
@@ -215,8 +215,6 @@ def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[s
             "CONTRIBUTION_MISMATCH",
             f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates",
         )
-    if is_expired(incoming):
-        return "EXPIRED", "older than the de-duplication window (or dated in the future)"
     return None
 
 

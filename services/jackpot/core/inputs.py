@@ -57,6 +57,8 @@ def answered_before(
 
 
 def is_expired(incoming: Incoming) -> bool:
-    """Older than the de-dup window or dated beyond the clock skew in the future (by the record's broker time)."""
+    """Older than the de-dup window or dated beyond the clock skew in the future (by the record's broker time): an
+    operator's command only; the spin's contributions and claims belong to a debited wager and are never refused by
+    age (their ids are remembered for the window after they are answered, see docs/jackpot.md)."""
     age_ms = incoming.broker_ms - epoch_ms(incoming.command.time)
     return age_ms > DEDUP_WINDOW_MS or age_ms < -CLOCK_SKEW_MS

@@ -22,6 +22,7 @@ from shared.events.spin import (
     SpinRejected,
     SpinSettled,
     SpinVoided,
+    request_answer_id,
 )
 from shared.events.wallet import (
     CommandRejected,
@@ -41,10 +42,13 @@ from shared.invariant import invariant
 WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded, RemainderCredited)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
 WAGER_COMMAND_TYPES = frozenset({DebitWager.TYPE, PlaceWager.TYPE})
+# A settlement refused for these finds the wager closed already: the fact that closed it answers the spin.
+CLOSED_WAGER_CODES = frozenset({"WAGER_ALREADY_CLOSED", "WAGER_NOT_FOUND"})
 
 
 def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
-    """One wallet.events fact; facts about other transactions (deposits, other requests) change nothing."""
+    """One wallet.events fact; facts about other transactions (deposits, other requests) change nothing. A refused
+    settlement of an open wager refunds it, so no debit waits for a settlement that will never come."""
     data, book = event.data, draft.book
     if isinstance(data, WagerDebited):
         record = book.records.get(data.transaction_id)
@@ -55,6 +59,10 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
         if record is not None and record.answer is None:
             _void(draft, record, now, data.code)
             _reject(draft, record, now, data.code, f"wallet refused the wager: {data.message}")
+    elif isinstance(data, CommandRejected) and data.command_type == SettleWager.TYPE:
+        record = book.records.get(data.wager_id)
+        if record is not None and record.answer is None and data.code not in CLOSED_WAGER_CODES:
+            draft.send(_refund_command(record, now, f"the wallet refused the settlement: {data.code}"))
     elif isinstance(data, WagerSettled):
         record = book.records.get(data.wager_id)
         if record is not None and record.answer is None:
@@ -204,7 +212,7 @@ def _debited(draft: Draft, ctx: Context, record: SpinRecord, now: datetime) -> N
     if record.seed_hex is None:  # accepted before seeds were drawn at request time: drawn now, as then
         _draw(draft, ctx, record, now)
     if record.status == "refunding":
-        draft.send(_refund_command(record, now))
+        draft.send(_refund_command(record, now, f"the spin could not be played ({record.play_error})"))
     elif record.status in ("claiming", "settling"):
         _send_outcome_commands(draft, ctx, record, now)
 
@@ -358,13 +366,15 @@ def _proofs(record: SpinRecord) -> tuple[JackpotWonProof, ...] | None:
     return proofs or None
 
 
-def _refund_command(record: SpinRecord, now: datetime) -> Envelope[Any]:
+def _refund_command(record: SpinRecord, now: datetime, reason: str) -> Envelope[Any]:
+    """The stake given back: an unplayable spin's, or one whose settlement the wallet refused (never both: an
+    unplayable spin is never settled), so one transaction id serves either."""
     refund = RefundWager(
         transaction_id=derived_id(record.request_id, "refund"),
         player_id=record.player_id,
         wager_id=record.request_id,
         currency=record.currency,
-        reason=f"the spin could not be played ({record.play_error})"[:500],
+        reason=reason[:500],
     )
     return message(refund, derived_id(record.request_id, "refund-wager"), now, record.request_id)
 
@@ -395,7 +405,7 @@ def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled,
         accepted_at=broker_time(record.time_ms) if record.accepted else None,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
-    draft.answer(message(settled, derived_id(record.request_id, "answer"), now, record.request_id))
+    draft.answer(message(settled, request_answer_id(record.request_id), now, record.request_id))
     if record.drawn_at_acceptance and not record.claims:  # a pool sees only a taken wager (claims: at the debit)
         draft.send(_contribute_command(ctx, record, now))
 
@@ -416,7 +426,7 @@ def _reject(draft: Draft, record: SpinRecord, now: datetime, code: str, text: st
         code=code,
         message=text[:500],
     )
-    draft.answer(message(rejected, derived_id(record.request_id, "answer"), now, record.request_id))
+    draft.answer(message(rejected, request_answer_id(record.request_id), now, record.request_id))
 
 
 __all__ = [

@@ -1,5 +1,6 @@
-"""WalletCore.decide(book, message, now) -> Decision: refuse by age, answer repeats with the facts they repeat, else
-apply the rules; an undecodable command is answered with a rejection when a player can be named, else dead-lettered."""
+"""WalletCore.decide(book, message, now) -> Decision: refuse by age (never a wager's settlement or refund), answer
+repeats with the facts they repeat, else apply the rules; an undecodable command is answered with a rejection when a
+player can be named, else dead-lettered."""
 
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ _RULES = {
 }
 _WAGER_RULES = {SettleWager: rules.settle_wager, RefundWager: rules.refund_wager}
 _CASHIER_COMMANDS = (Deposit, Withdraw, SetLimit, SelfExclude, CloseAccount)
+# Never refused by age: each closes the open wager it names at most once, so its de-duplication rests on the open
+# wagers (bounded by their number), and a wager waits for its settlement or refund however late it comes.
+_CLOSING_COMMANDS = (SettleWager, RefundWager)
 OPERATOR_MISMATCH = "OPERATOR_MISMATCH"
 
 
@@ -124,13 +128,17 @@ def decide_player(
         message = f"the account belongs to another operator than {data.operator_id}"  # the owner is not named
         return _one(_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message))
     content = fingerprint(data)
-    age_problem = _age_problem(epoch_ms(command.time), now_ms)
-    if age_problem is not None:
-        return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem))
+    copied = _copies_open_debit(state, data)
+    if not (copied or isinstance(data, _CLOSING_COMMANDS)):
+        age_problem = _age_problem(epoch_ms(command.time), now_ms)
+        if age_problem is not None:
+            return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem))
     transaction_id = str(data.transaction_id)
     remembered = lookup(state, transaction_id, now_ms)
     if remembered is not None and remembered.fingerprint == content:
         return _again(state, data, remembered, now_ms)
+    if copied and remembered is None:
+        return Decision(repeats=1)  # its debit's record has left the memory; the debit stands, nothing is new
     if remembered is not None or transaction_id in state.player.open_wagers:
         message = f"transaction {transaction_id} was already used with other content"
         return _one(_unremembered(command, content, now, "DUPLICATE_CONFLICT", message))
@@ -172,6 +180,21 @@ def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) 
         invariant(settled is not None, "an accepted place-wager's settlement is remembered with its debit")
         facts.append(settled.event_id)
     return Decision(repeats=1, repeated=tuple(facts))
+
+
+def _copies_open_debit(state: WalletState, data: CommandData) -> bool:
+    """Whether a wager command is a copy of the one that opened a wager still open (the spin sends it again for a
+    repeat of its request in flight), judged on what the open wager keeps: never refused by age, since a refusal would
+    read to the spin as the wager's own and leave the debit open; the open wager, not time, keeps it from a second
+    debit."""
+    if not isinstance(data, (DebitWager, PlaceWager)):
+        return False
+    wager = state.player.open_wagers.get(str(data.transaction_id))
+    return wager is not None and (wager.currency, wager.amount_minor, wager.game) == (
+        data.currency,
+        data.amount_minor,
+        data.game,
+    )
 
 
 def _another_operators(state: WalletState, data: CommandData) -> bool:

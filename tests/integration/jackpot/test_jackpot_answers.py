@@ -11,7 +11,7 @@ each copy the jackpot's own record (what the spin's runner and rebuild accept).
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -27,6 +27,7 @@ from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS, PLAYER_P
 
 STJERNE = load_pools().network("stjernestoev")
 PLAYERS = ("p-ann", "p-bo", "p-cy")
+LAG = timedelta(hours=2)
 ANSWER_TYPES = (jp.JackpotWon, jp.ClaimRejected)
 
 
@@ -39,38 +40,40 @@ def deployment(kafka_bootstrap: str, tmp_path):
     delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
 
+def _contribution(player: str) -> jp.Contribute:
+    return jp.Contribute(
+        network_id=STJERNE.network_id,
+        contribution_id=uuid.uuid4(),
+        game="stjernestoev",
+        currency="DKK",
+        stake_minor=1000,
+        contribution_micro=STJERNE.wager_contribution_micro(1000),
+        player_id=player,
+        operator_id="op-a",
+    )
+
+
+def _claim(player: str) -> jp.Claim:
+    return jp.Claim(
+        network_id=STJERNE.network_id,
+        claim_id=uuid.uuid4(),
+        request_id=uuid.uuid4(),
+        player_id=player,
+        game="stjernestoev",
+        tier="jackpot",
+        currency="DKK",
+        stake_minor=1000,
+    )
+
+
 def _commands() -> list:
-    contributions = [
-        jp.Contribute(
-            network_id=STJERNE.network_id,
-            contribution_id=uuid.uuid4(),
-            game="stjernestoev",
-            currency="DKK",
-            stake_minor=1000,
-            contribution_micro=STJERNE.wager_contribution_micro(1000),
-            player_id=PLAYERS[index % 3],
-            operator_id="op-a",
-        )
-        for index in range(30)
-    ]
-    return [
-        jp.Claim(
-            network_id=STJERNE.network_id,
-            claim_id=uuid.uuid4(),
-            request_id=uuid.uuid4(),
-            player_id=player,
-            game="stjernestoev",
-            tier="jackpot",
-            currency="DKK",
-            stake_minor=1000,
-        )
-        for player in PLAYERS
-    ] + contributions
+    return [_claim(player) for player in PLAYERS] + [_contribution(PLAYERS[index % 3]) for index in range(30)]
 
 
-def _produce(make_producer, topic: str, sequence: list) -> None:
+def _produce(make_producer, topic: str, sequence: list, sent_at: datetime | None = None) -> None:
+    """`sent_at`: the commands' CloudEvents time (default now), as a spin that lags dates them."""
     writer = make_producer()
-    now = datetime.now(timezone.utc)
+    now = sent_at or datetime.now(timezone.utc)
     for data in sequence:
         message = envelope(data, source="test", time=now)
         value = encode(message)  # stands in for the spin service
@@ -126,3 +129,39 @@ def test_a_claims_answer_is_on_the_players_partition_atomically_with_jackpot_eve
         else:
             assert proof is None
     assert any(isinstance(decode(copy.value).data, jp.JackpotWon) for copy in forwarded), "a claim was won"
+
+
+def test_a_lagging_spins_claim_is_paid_and_its_contribution_applied(
+    deployment, kafka_bootstrap, make_producer, eventually
+):
+    # Scenario: a claim and a contribution dated two hours back, as a spin that lagged that long behind its input
+    # dates them: a claim refused by age would leave its spin settled with 0 from the pool, and a contribution refused
+    # by age the pool short of what the wallet moved into the liability. No saga is left open: both are applied.
+    prefix, env, log_dir = deployment
+    contribution, claim = _contribution("p-late"), _claim("p-late")
+    _produce(make_producer, prefix + JACKPOT_COMMANDS, [contribution, claim], datetime.now(timezone.utc) - LAG)
+
+    def answered():
+        facts = [
+            event.data
+            for record in read_all(kafka_bootstrap, prefix + JACKPOT_EVENTS)
+            for event in decode_all(record.value)
+        ]
+        return facts if any(isinstance(fact, (jp.JackpotWon, jp.ClaimRejected)) for fact in facts) else None
+
+    service = spawn("jackpot", env=env, log_dir=log_dir)
+    try:
+        service.wait_ready(60)
+        facts = eventually(answered, 60, 0.5)
+    finally:
+        service.stop()
+    assert [fact.code for fact in facts if isinstance(fact, jp.ClaimRejected)] == []
+    (won,) = [fact for fact in facts if isinstance(fact, jp.JackpotWon)]
+    assert (won.claim_id, won.amount_minor > 0) == (claim.claim_id, True)
+    applied = [
+        item.contribution_id
+        for fact in facts
+        if isinstance(fact, jp.ContributionsApplied)
+        for item in fact.contributions
+    ]
+    assert applied == [contribution.contribution_id]

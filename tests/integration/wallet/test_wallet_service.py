@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from shared.crash import CRASH_EXIT_CODE
-from shared.events import decode
-from shared.events.wallet import Deposit
+from shared.events import decode, derived_id
+from shared.events.wallet import DebitWager, Deposit, RefundWager, SettleWager
 from shared.money import MICRO_PER_MINOR
 from shared.topics import WALLET_EVENTS
 
@@ -35,6 +36,8 @@ from wallet_harness import (
 
 pytestmark = pytest.mark.integration
 WAIT_S = 90
+LATE_PLAYER = "it-late-player"
+LAG = timedelta(hours=2)
 
 
 @pytest.fixture
@@ -208,3 +211,59 @@ def test_a_repeat_after_a_commit_and_after_a_restart_is_the_first_record_byte_fo
     assert len(events) == 3
     assert len({(event.key, event.value) for event in events}) == 1, "every answer is the first record's bytes"
     assert decode(events[0].value).data.amount_minor == 500
+
+
+def _late_debit(n: int) -> DebitWager:
+    wager_id = derived_id("it-late", n)
+    return DebitWager(
+        transaction_id=wager_id, player_id=LATE_PLAYER, amount_minor=10, currency="EUR", game="rising-joker"
+    )
+
+
+def test_a_lagging_spins_settlement_and_refund_close_their_wagers_and_its_old_debit_takes_nothing(
+    kafka_bootstrap, prefix, tmp_path
+):
+    # Scenario: a player deposits 1,000 and two wagers of 10 are debited (commands dated now); then come a settlement
+    # of the first (house win 4), a refund of the second and a third debit, all dated two hours back, as a spin that
+    # lagged that long behind its input dates them. No saga is left open: both wagers close once each; the old debit
+    # is refused by age and takes nothing.
+    now = datetime.now(timezone.utc)
+    deposit = Deposit(
+        transaction_id=derived_id("it-late", "deposit"), player_id=LATE_PLAYER, amount_minor=1_000, currency="EUR"
+    )
+    settle = SettleWager(
+        transaction_id=derived_id("it-late", "settle"),
+        player_id=LATE_PLAYER,
+        wager_id=_late_debit(1).transaction_id,
+        currency="EUR",
+        house_win_minor=4,
+        jackpot_win_minor=0,
+        breakage_micro=0,
+        contribution_micro=0,
+        network_id="net-it",
+    )
+    refund = RefundWager(
+        transaction_id=derived_id("it-late", "refund"),
+        player_id=LATE_PLAYER,
+        wager_id=_late_debit(2).transaction_id,
+        currency="EUR",
+        reason="the wallet refused the settlement",
+    )
+    service = start(kafka_bootstrap, prefix, tmp_path / "data", tmp_path / "logs")
+    try:
+        send(kafka_bootstrap, prefix, [deposit, _late_debit(1), _late_debit(2)], sent_at=now)
+        send(kafka_bootstrap, prefix, [settle, refund, _late_debit(3)], sent_at=now - LAG)
+        events = read_until(kafka_bootstrap, prefix + "wallet.events", lambda found: len(found) >= 6, 60)
+    finally:
+        service.stop()
+    facts = [decode(record.value).data for record in events]
+    assert [type(fact).__name__ for fact in facts] == [
+        "Deposited",
+        "WagerDebited",
+        "WagerDebited",
+        "WagerSettled",
+        "WagerRefunded",
+        "CommandRejected",
+    ]
+    assert facts[-1].code == "REQUEST_EXPIRED"
+    assert fold_postings(events)[("EUR", f"player:{LATE_PLAYER}")] == (1_000 - 10 + 4) * MICRO_PER_MINOR

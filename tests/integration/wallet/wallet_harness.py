@@ -84,9 +84,12 @@ def expected_balance(player_index: int, wagers: int) -> int:
     return 1_000 + sum((player_index + w) % 25 - 10 for w in range(wagers))
 
 
-def send(bootstrap: str, prefix: str, commands: list, raw: list[tuple[bytes, bytes]] = ()) -> None:
+def send(
+    bootstrap: str, prefix: str, commands: list, raw: list[tuple[bytes, bytes]] = (), sent_at: datetime | None = None
+) -> None:
+    """`sent_at`: the commands' CloudEvents time (default now), as a sender that lags dates them."""
     client = producer(bootstrap, client_id="wallet-it")
-    now = datetime.now(timezone.utc)
+    now = sent_at or datetime.now(timezone.utc)
     # Stands in for the spin service (internal commands) and the cashier.
     messages = [envelope(data, source="wallet-it", time=now) for data in commands]
     items = [("wallet.commands", message.key, encode(message)) for message in messages]

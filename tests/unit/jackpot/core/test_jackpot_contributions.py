@@ -7,7 +7,7 @@ from shared.events import derived_id
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 
-from tests.support.jackpot import DIAMOND, STJERNE, Network, contribute, incoming
+from tests.support.jackpot import DIAMOND, STJERNE, Network, contribute
 from services.jackpot.core.payout import split_contribution
 
 
@@ -107,13 +107,6 @@ def test_a_contribution_that_disagrees_with_the_rates_is_a_dead_letter_not_a_gue
     outcome = network.send(contribute(stake_minor=100, contribution_micro=1))
     assert [letter.code for letter in outcome.dead_letters] == ["CONTRIBUTION_MISMATCH"]
     assert network.of_type(jp.ContributionsApplied) == []
-
-
-def test_a_contribution_older_than_the_window_is_a_dead_letter():
-    network = Network()
-    now_ms = network.clock.tick()
-    outcome = network.send_incoming([incoming(contribute(), now_ms, sent_ms=now_ms - 2 * 60 * 60 * 1000)])
-    assert [letter.code for letter in outcome.dead_letters] == ["EXPIRED"]
 
 
 def test_operator_liability_follows_its_wagers():

@@ -143,3 +143,50 @@ def test_wallet_facts_about_other_transactions_change_nothing():
     _, elsewhere = accept(make_context())
     stranger = debited_for(one(elsewhere.decision.commands, PlaceWager))
     assert sent(asked.when(fact(stranger), NOW).decision) == []
+
+
+def _settlement_refused(settle, code: str):
+    """The wallet's refusal of a SettleWager (its id is the settlement's; it names the wager)."""
+    from shared.events.wallet import CommandRejected
+    from tests.support.spin import wallet_event
+
+    data = settle.data
+    return wallet_event(
+        CommandRejected(
+            transaction_id=data.transaction_id,
+            player_id=data.player_id,
+            recorded_at=NOW,
+            command_type=data.TYPE,
+            code=code,
+            message="no",
+            currency=data.currency,
+            wager_id=data.wager_id,
+        )
+    )
+
+
+def _settling():
+    """Given a claiming spin debited and its claim answered: the spin and its SettleWager."""
+    _, asked = accept(make_context(Seeds(CLAIM)), stake=100)
+    debited = asked.when(fact(debited_for(one(asked.decision.commands, DebitWager))), NOW)
+    won, _ = won_for(one(debited.decision.commands, Claim))
+    return asked, one(asked.when(fact(won), NOW).decision.commands, SettleWager)
+
+
+def test_a_refused_settlement_refunds_the_wager_and_the_refund_answers_the_player():
+    # Scenario: the wallet refuses the one settlement (here: a pool share it cannot verify); the debit must not stay
+    # open, so the spin gives the stake back and answers once the refund is written.
+    asked, settle = _settling()
+    refunding = asked.when(fact(_settlement_refused(settle, "JACKPOT_UNPROVEN")), NOW).then_commands(RefundWager)
+    refund = refunding.decision.commands[0].data
+    assert (refund.wager_id, refund.currency) == (settle.data.wager_id, settle.data.currency)
+    assert "JACKPOT_UNPROVEN" in refund.reason
+    assert refunding.decision.answers == ()
+    answer = asked.when(fact(refunded_for(refunding.decision.commands[0])), NOW)
+    assert one(answer.decision.answers, SpinRejected).data.code == "WAGER_REFUNDED"
+
+
+@pytest.mark.parametrize("code", ["WAGER_ALREADY_CLOSED", "WAGER_NOT_FOUND"])
+def test_a_settlement_refused_because_the_wager_is_closed_sends_nothing(code):
+    asked, settle = _settling()
+    assert sent(asked.when(fact(_settlement_refused(settle, code)), NOW).decision) == []
