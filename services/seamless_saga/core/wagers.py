@@ -16,7 +16,7 @@ from services.seamless_saga.core.emit import fact, of_round
 from services.seamless_saga.core.state import Phase, Round, SeamlessBook
 
 # The wallet's own age rule: a wager older than the de-duplication window may repeat one this book has forgotten.
-from services.wallet.core.decide import _age_problem
+from services.wallet.core.decide import age_problem
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.proofs import Awards, unproven
 
@@ -27,7 +27,7 @@ def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | Non
     """A DebitWager or PlaceWager: the bet to make, answered by `now + bet_timeout` or rolled back."""
     data: DebitWager | PlaceWager = command.data
     content = fingerprint(data)
-    if problem := _age_problem(epoch_ms(command.time), epoch_ms(now)):
+    if problem := age_problem(epoch_ms(command.time), epoch_ms(now)):
         return _refused("REQUEST_EXPIRED", problem)
     known = book.rounds.get(str(data.transaction_id))
     if known is not None:

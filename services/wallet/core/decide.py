@@ -130,9 +130,9 @@ def decide_player(
     content = fingerprint(data)
     copied = _copies_open_debit(state, data)
     if not (copied or isinstance(data, _CLOSING_COMMANDS)):
-        age_problem = _age_problem(epoch_ms(command.time), now_ms)
-        if age_problem is not None:
-            return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", age_problem))
+        too_old = age_problem(epoch_ms(command.time), now_ms)
+        if too_old is not None:
+            return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", too_old))
     transaction_id = str(data.transaction_id)
     remembered = lookup(state, transaction_id, now_ms)
     if remembered is not None and remembered.fingerprint == content:
@@ -206,7 +206,8 @@ def _another_operators(state: WalletState, data: CommandData) -> bool:
     return isinstance(data, (*_CASHIER_COMMANDS, DebitWager, PlaceWager))
 
 
-def _age_problem(command_ms: int, now_ms: int) -> str | None:
+def age_problem(command_ms: int, now_ms: int) -> str | None:
+    """Why a command that opens something is too old or too far ahead to be decided (None: it is in time)."""
     if now_ms - command_ms > DEDUP_WINDOW_MS:
         return f"the command is {now_ms - command_ms} ms old, more than the {DEDUP_WINDOW_MS} ms window"
     if command_ms - now_ms > CLOCK_SKEW_MS:
