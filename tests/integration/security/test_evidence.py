@@ -8,6 +8,8 @@ records deleted are those before offset 0 (none).
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from kafka import TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
@@ -17,7 +19,7 @@ from services.audit.adapters.runner import audit_platform
 from services.audit.core.evidence import CONFIG, EVENT_TOPICS, LOG_START
 from services.audit.core.scope import Scope
 from shared.config import load_settings
-from shared.kafka import admin_client, ensure_topics, expected_configs, producer
+from shared.kafka import admin_client, describe, ensure_topics, expected_configs, producer
 from shared.roles import BREAK_GLASS, ROLE_NAMES
 from shared.topics import WALLET_EVENTS, spec
 
@@ -35,6 +37,19 @@ def _refusals(bootstrap: str, role: str, topic: str, configs: dict[str, str], be
         except KafkaError:
             delete_refused = True
         return config_refused, delete_refused
+    finally:
+        admin.close()
+
+
+def _until_described(bootstrap: str, topic: str, name: str, value: str, timeout_s: float = 30.0) -> None:
+    """Wait until the broker describes the topic's config as changed: the controller acknowledges a change before
+    every broker has applied it, and the audit reads what the broker describes."""
+    admin = admin_client(bootstrap, role="admin")
+    try:
+        deadline = time.monotonic() + timeout_s
+        while describe(admin, [topic])[0]["configs"].get(name) != value:
+            assert time.monotonic() < deadline, f"{topic} {name} still not {value} after {timeout_s} s"
+            time.sleep(0.2)
     finally:
         admin.close()
 
@@ -65,6 +80,7 @@ def test_what_break_glass_does_to_an_event_topic_fails_the_next_audit(secured, d
     writer.close(10)
     shortened = {**expected_configs(spec(WALLET_EVENTS), 1), "retention.ms": "3600000"}
     assert _refusals(secured, break_glass, topic, shortened, before=2) == (False, False)
+    _until_described(secured, topic, "retention.ms", "3600000")
 
     after = audit_platform(settings, Scope(), with_projection=False)
     truncated = [d for d in after.discrepancies if d.check == LOG_START]
