@@ -1,7 +1,7 @@
 """A settled spin's logic CPU per service, without a broker: the spin service's decision on a request, the wallet's on
 the PlaceWager it wrote, the spin's on the wallet's two facts, the jackpot's on the Contribute."""
 
-# Each service's own record handling (`SpinRunner._handle`, the wallet's `handle`, `JackpotService.decide`) is fed the
+# Each service's own record handling (`SpinRunner.decide`, the wallet's emitter, `JackpotService.decide`) is fed the
 # others' real bytes, so this is the saga's work minus what the null sagas also do (fetch, produce, transactions,
 # signatures): the part #17's burst and rate targets need smaller (docs/spin.md, "Three hops: the logic's CPU
 # per spin").
@@ -26,14 +26,13 @@ from aiokafka.structs import ConsumerRecord
 
 from services.jackpot.adapters.records import INPUTS as JACKPOT_INPUTS
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
-from services.spin.adapters.outputs import Effects
 from services.spin.adapters.runner import SPECS, SnapshotPolicy, SpinRunner
 from services.spin.app import warm_up
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import registry_catalog
 from services.spin.core.effects import Context
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
-from services.wallet.adapters.handler import decided as wallet_decided
+from services.wallet.adapters.handler import emitter as wallet_emitter
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound, records
@@ -71,19 +70,19 @@ class Saga:
     jackpot_states: dict = field(default_factory=dict)
     offset: int = 0
     wallet_written: Written = field(default_factory=Written)  # where the wallet's facts are (for its repeats)
+    wallet: Any = field(default_factory=lambda: wallet_emitter(WALLET_EVENTS, WALLET_COMMANDS))
     wallet_events: int = 0
 
     def spin_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
-        effects = Effects()
         record = self._consumed(topic, key, value, headers, at_ms)
-        self.spin._handle(0, self.spin_book, inbound.read(SPECS[topic], record, 0, self.spin_book), effects)
-        return [self.spin._output(out) for out in (*effects.journal, *effects.outputs)]
+        return self.spin.decide(0, self.spin_book, [inbound.read(SPECS[topic], record, 0, self.spin_book)])
 
     def wallet_step(self, topic: str, key: bytes | None, value: bytes, headers: Sequence, at_ms: int) -> list[Any]:
         record = self._consumed(topic, key, value, headers, at_ms)
         spec = WALLET_INPUTS[1] if topic == WALLET_INTERNAL else WALLET_INPUTS[0]
         self.wallet_written.begin()  # each record a batch of its own, committed at once: the most bookkeeping a record
-        outputs = wallet_decided(self.wallet_book, inbound.read(spec, record, None), self.wallet_written)
+        found = inbound.read(spec, record, None)
+        outputs = self.wallet.batch(0, self.wallet_book, [found], self.wallet_written)[0]
         events = sum(1 for out in outputs if not out.dead_letter and out.topic is None)
         self.wallet_written.committed(list(range(self.wallet_events, self.wallet_events + events)))
         self.wallet_events += events

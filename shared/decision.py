@@ -15,13 +15,11 @@ S = TypeVar("S")
 
 @dataclass(frozen=True)
 class Refusal:
-    """An input refused as a whole, with a reason code: the adapter dead-letters that very record. `subject` names
-    which input of a batch it is (None: the message decided)."""
+    """A message refused as a whole, with a reason code: the loop dead-letters that very record."""
 
     code: str
     reason: str
     field: str = "$"
-    subject: Any = None
 
 
 @dataclass(frozen=True)

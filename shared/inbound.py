@@ -11,6 +11,7 @@ from typing import Any
 from shared import observability, records
 from shared.decision import Message, Refusal, Undecodable
 from shared.events import DecodeError, may_be
+from shared.input_position import Output
 from shared.partitioning import misplaced
 
 # What a refused record becomes: a dead letter with its reason (an input an outside role writes, the money path's
@@ -114,7 +115,7 @@ def _cause(spec: Input, record: Any, physical: bool) -> tuple[Any, ...]:
     return (record.topic if physical else spec.logical, record.partition, record.offset)
 
 
-def refused(found: Inbound, consumer: str, commands_topic: str) -> records.DeadLetter | None:
+def refused(found: Inbound, consumer: str, commands_topic: str) -> Output | None:
     """What a refused record becomes: its dead letter, or None once it is quarantined (logged as an alert)."""
     assert found.refusal is not None, "only a refused record is dead-lettered or quarantined"
     if found.how == QUARANTINE:
@@ -126,9 +127,13 @@ def refused(found: Inbound, consumer: str, commands_topic: str) -> records.DeadL
     return dead_letter(found, found.refusal, consumer, commands_topic)
 
 
-def dead_letter(inbound: Inbound, refusal: Refusal, consumer: str, commands_topic: str) -> records.DeadLetter:
-    """The refused record, bytes untouched, for its own topic's DLQ (`topic` None: the loop's commands topic's)."""
+def dead_letter(inbound: Inbound, refusal: Refusal, consumer: str, commands_topic: str | None) -> Output:
+    """The refused record, bytes untouched, as the record for its own topic's DLQ (`topic` None: the loop's commands
+    topic's; with `commands_topic` None, always named)."""
     record, logical = inbound.record, inbound.input.logical
-    letter = records.refused_letter(logical, record, refusal, consumer=consumer)
+    code, reason, field = refusal.code, refusal.reason, refusal.field
+    letter = records.dead_letter(
+        logical, record.topic, record, code=code, reason=reason, field=field, consumer=consumer
+    )
     topic = None if record.topic == commands_topic else records.physical_dlq(record.topic, logical)
-    return records.DeadLetter(topic, letter.key, letter.value, letter.headers)
+    return Output(True, letter.key, letter.value, letter.headers, topic)

@@ -17,6 +17,16 @@ GROUP_COMMIT_INTERVAL_S = 5.0
 
 
 @dataclass(frozen=True)
+class Copy:
+    """A copy of an output that the loop sends in the same transaction, made from its signed record (shared/emit.py:
+    copies): to `topic` (logical), keyed by `key` (None: the output's), with the jackpot's proof header (`proof`)."""
+
+    topic: str
+    key: bytes | None = None
+    proof: bool = False
+
+
+@dataclass(frozen=True)
 class Output:
     """A record to produce in a batch's transaction: an event (to the events topic, on the input's partition number)
     or a dead letter (to the DLQ), with complete headers (shared/records.py).
@@ -25,7 +35,8 @@ class Output:
     (None: the key's partition); `tag` is the service's name for it. A transaction's outputs are sent together: under
     read_committed they become visible together or not at all, so the spin's journal (the seed) needs no
     acknowledgement of its own before the outputs that reveal the outcome. `message_type`: the CloudEvents type of an
-    event's value, what the loop's packing (shared/packing.py) matches on ("": never packed)."""
+    event's value, what the loop's packing (shared/packing.py) matches on ("": never packed); `copy`: one to make of
+    it once it is signed (an answer on its operator's or player's topic: shared/emit.py), never packed."""
 
     dead_letter: bool
     key: bytes | None
@@ -35,6 +46,7 @@ class Output:
     partition: int | None = None
     tag: str = ""
     message_type: str = ""
+    copy: Copy | None = None
 
 
 def recorded_position(headers) -> int | None:

@@ -335,7 +335,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             if found.refusal is not None:
                 letter = inbound.refused(found, self.config.service, self.config.commands_topic)
                 if letter is not None:
-                    refused.append(Output(True, letter.key, letter.value, letter.headers, letter.topic))
+                    refused.append(letter)
             yield found
 
     async def _write_held(self) -> None:

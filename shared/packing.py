@@ -35,7 +35,7 @@ def packed(outputs: list[Output], packable: frozenset[str]) -> list[Output]:
 
 
 def _packable(out: Output, packable: frozenset[str]) -> bool:
-    return not out.dead_letter and not out.tag and out.message_type in packable
+    return not out.dead_letter and not out.tag and out.copy is None and out.message_type in packable
 
 
 def _joins(run: list[Output], run_bytes: int, out: Output) -> bool:

@@ -392,19 +392,6 @@ def dead_letter(
     return DeadLetter(dlq_name(logical_topic), key, value, headers)
 
 
-def refused_letter(logical_topic: str, record, refusal, *, consumer: str) -> DeadLetter:
-    """`dead_letter` of a record refused with a shared.decision.Refusal (its code, reason and field)."""
-    return dead_letter(
-        logical_topic,
-        record.topic,
-        record,
-        code=refusal.code,
-        reason=refusal.reason,
-        field=refusal.field,
-        consumer=consumer,
-    )
-
-
 # A bearer token as a JSON string value, wherever the record puts it (the record may be no valid JSON at all).
 _TOKEN_FIELD = re.compile(rb'("session_token"\s*:\s*")((?:[^"\\]|\\.)*)(")')
 

@@ -11,15 +11,22 @@ from services.jackpot.core.decide import JackpotCore
 from services.spin.adapters.runner import SPECS
 from services.spin.core.book import SpinBook
 from services.wallet.adapters.handler import INPUTS as WALLET_INPUTS
-from services.wallet.adapters.handler import commands_topic, decided
+from services.wallet.adapters.handler import emitter
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 from shared import inbound
-from shared.decision import Message, Undecodable
+from shared.decision import Message, Refusal, Undecodable
 from shared.events import broker_time
 from shared.input_position import Output
 from shared.pools import load_pools
-from shared.topics import JACKPOT_INTERNAL, SPIN_REQUESTS, WALLET_INTERNAL
+from shared.topics import (
+    JACKPOT_COMMANDS,
+    JACKPOT_INTERNAL,
+    SPIN_REQUESTS,
+    WALLET_COMMANDS,
+    WALLET_EVENTS,
+    WALLET_INTERNAL,
+)
 
 
 @dataclass(frozen=True)
@@ -51,11 +58,33 @@ def handle(
     found = inbound.read(spec, record, partitions)
     if found.refusal is not None:
         letter = inbound.refused(found, "wallet", commands_topic(position[0]))
-        return [Output(True, letter.key, letter.value, letter.headers, letter.topic)] if letter is not None else []
+        return [letter] if letter is not None else []
     if written is None:
         written = Written()
         written.begin()
-    return decided(partition, found, written)
+    return emitter(_beside(position[0], WALLET_EVENTS), commands_topic(position[0])).batch(
+        0, partition, [found], written
+    )[0]
+
+
+def commands_topic(physical: str) -> str:
+    """The physical wallet.commands topic beside `physical` (a wallet input), whose DLQ is the loop's own."""
+    return _beside(physical, WALLET_COMMANDS)
+
+
+def _beside(physical: str, logical: str) -> str:
+    """The physical name of `logical` beside `physical`, a wallet input (a deployment's prefix + its name)."""
+    source = WALLET_INTERNAL if physical.endswith(WALLET_INTERNAL) else WALLET_COMMANDS
+    return physical.removesuffix(source) + logical
+
+
+def jackpot_dead_letter(record: Any, code: str, reason: str, field: str = "$") -> Output:
+    """A jackpot.commands or jackpot.internal record's dead letter, as the jackpot's path writes it: for its own
+    topic's DLQ (None: the loop's, jackpot.commands')."""
+    internal = record.topic.endswith(JACKPOT_INTERNAL)
+    spec = JACKPOT_INPUTS[1] if internal else JACKPOT_INPUTS[0]
+    commands = record.topic.removesuffix(JACKPOT_INTERNAL if internal else JACKPOT_COMMANDS) + JACKPOT_COMMANDS
+    return inbound.dead_letter(inbound.Inbound(record, spec), Refusal(code, reason, field), "jackpot", commands)
 
 
 def request_message(record: Any, partitions: int) -> Message:

@@ -9,7 +9,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from services.spin.adapters.outputs import Effects, outputs_of
+from services.spin.adapters.outputs import emits
+from services.spin.adapters.runner import SPECS
 from tests.support.reads import request_message
 from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
@@ -18,7 +19,10 @@ from services.spin.core.effects import Context
 from services.spin.core.evolve import ReadBack
 from services.spin.core.progress import WALLET_TYPES
 from shared.decision import Decision, Message
-from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_EVENTS
+from shared import inbound
+from shared.emit import Emitter
+from shared.inbound import Inbound
+from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_REQUESTS, WALLET_EVENTS
 from tests.support.gwt import Core
 from games import GameResult
 from games.registry import UnknownModel
@@ -428,6 +432,70 @@ def sent(decision: Decision) -> list[str]:
     )
 
 
+@dataclass(frozen=True)
+class Out:
+    """A record out as the spin's adapter tests read it: its logical topic, and its kind (the runner's tag for it, or
+    "dlq" for a dead letter)."""
+
+    topic: str
+    key: bytes | None
+    value: bytes
+    kind: str
+    headers: tuple[tuple[str, bytes], ...] = ()
+    partition: int | None = None
+
+
+@dataclass
+class Effects:
+    """The records of one input's Decision: its journal facts, then everything else, in the order they are sent."""
+
+    journal: list[Out]
+    outputs: list[Out]
+
+
+def effects_of(outputs: list[Any]) -> Effects:
+    """The spin's Outputs of one input (shared/emit.py, on unprefixed topics) as Effects."""
+    outs = [
+        Out(
+            out.topic,
+            out.key,
+            out.value,
+            "dlq" if out.dead_letter else out.tag,
+            tuple(out.headers),
+            out.partition,
+        )
+        for out in outputs
+    ]
+    journal = [out for out in outs if out.topic == SPIN_JOURNAL and out.kind != "dlq"]
+    return Effects(journal, [out for out in outs if out not in journal])
+
+
+def _emitter(ctx: Context, core: Any = None) -> Emitter:
+    """The spin's path (shared/emit.py with services/spin/adapters/outputs.py), on unprefixed topics."""
+    return Emitter(emits(ctx), core or SpinCore(ctx), lambda logical: logical, None)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """A core that decides what it is told."""
+
+    decision: Decision
+
+    def decide(self, state: Any, message: Message, now: Any) -> Decision:
+        return self.decision
+
+
+def emitted(book: SpinBook, ctx: Context, found: Inbound, partition: int) -> Effects:
+    """One read record through the spin's path."""
+    return effects_of(_emitter(ctx).batch(partition, book, [found])[0])
+
+
+def outputs_of(decision: Decision, book: SpinBook | None = None, logical: str = SPIN_REQUESTS) -> Effects:
+    """The records of a Decision on a record of `logical` the test does not need."""
+    found = Inbound(Record(logical, 0, 0, None, b"", NOW_MS), SPECS[logical], Message(None, NOW_MS))
+    return effects_of(_emitter(make_context(), _Decided(decision)).batch(0, book, [found])[0])
+
+
 def handle_request(
     book: SpinBook,
     ctx: Context,
@@ -440,18 +508,14 @@ def handle_request(
 ) -> Effects:
     """One spin.requests record through the runner's path: its message, the core's decision, the records out."""
     record = Record(SPIN_REQUESTS, partition, offset, key, raw, now_ms)
-    effects = Effects()
-    decision = SpinCore(ctx).decide(book, request_message(record, partitions), broker_time(now_ms))
-    outputs_of(decision, book, SPIN_REQUESTS, record, partition, (), effects)
-    return effects
+    found = inbound.read(SPECS[SPIN_REQUESTS], record, partitions)
+    assert found.message is not None, "every spin.requests record is read"
+    return emitted(book, ctx, found, partition)
 
 
 def handle_event(
     book: SpinBook, ctx: Context, event, now_ms: int = NOW_MS, partition: int = 0, proof: Any = None
 ) -> Effects:
     """A decoded wallet fact or jackpot answer decided, and the records out."""
-    effects = Effects()
     record = Record(WALLET_EVENTS, partition, 0, event.key, encode(event), now_ms)
-    decision = SpinCore(ctx).decide(book, fact(event, now_ms, proof), broker_time(now_ms))
-    outputs_of(decision, book, WALLET_EVENTS, record, partition, (), effects)
-    return effects
+    return emitted(book, ctx, Inbound(record, SPECS[WALLET_EVENTS], fact(event, now_ms, proof)), partition)

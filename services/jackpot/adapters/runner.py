@@ -7,14 +7,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from functools import partial
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from shared import observability, signing, snapshots
-from shared.decision import Decision, Undecodable
-from shared.events import broker_time
+from shared import emit, observability, signing, snapshots
+from shared.decision import Decision
 from shared.events.base import packable_types
 from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
@@ -26,8 +26,8 @@ from shared.topics import dlq_name
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
-from services.jackpot.adapters import answers, snapshot
-from services.jackpot.adapters.records import INPUTS, dead_letter_record, event_record
+from services.jackpot.adapters import snapshot
+from services.jackpot.adapters.records import EMITS, INPUTS, event_record
 from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.decide import JackpotCore, States
@@ -51,7 +51,7 @@ class JackpotConfig:
     snapshot_every_events: int = 5_000
     snapshot_every_s: float = 60.0
     # spin.jackpot-answers (physical name): each claim's answer, copied there keyed by player id in the transaction
-    # that writes it to jackpot.events (services/jackpot/adapters/answers.py). None: jackpot.events alone.
+    # that writes it to jackpot.events (services/jackpot/adapters/records.py). None: jackpot.events alone.
     answers_topic: str | None = None
     # jackpot.internal (physical name): the spin service's contributions and claims, read in the same loop (one state
     # per partition number); None: jackpot.commands alone (the migration's old topic).
@@ -104,6 +104,8 @@ class JackpotService(Stateless[States]):
         needs_key = any(network.drop_pools() for network in self.pools.networks)
         self.secrets = secrets if secrets is not None or not needs_key else live_secrets()
         self.core = JackpotCore(self.pools, self.secrets)
+        # The one topic it names besides its events topic: its answers' copies' (spin.jackpot-answers; None: none).
+        self.emitter = emit.Emitter(EMITS, self.core, lambda _: config.answers_topic, config.commands_topic)
         self.board = MeterBoard()
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
@@ -153,29 +155,15 @@ class JackpotService(Stateless[States]):
     def decide(self, partition: int, states: States, inbounds: Iterable[Inbound]) -> list[Output]:
         """Each read command decided by the core, one at a time in partition order; the events and dead letters to
         publish (the loop dead-letters what it refused reading, and packs runs of contributions)."""
-        decided: list[tuple[Any, Decision]] = []
-        traces = observability.BatchTraces()
-        for found in inbounds:
-            if found.refusal is not None:
-                continue
-            record, message = found.record, found.message
-            with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
-                decided.append((record, self.core.decide(states, message, broker_time(message.broker_ms))))
-            payload = message.payload
-            traces.add(traced, None if isinstance(payload, Undecodable) else getattr(payload.data, "request_id", None))
-        outputs: list[Output] = []
-        for record, decision in decided:  # after every trace is known: a run of contributions shares its headers
-            outputs.extend(
-                answers.tagged(_traced(event_record(event), traces, event), event) for event in decision.events
-            )
-            outputs.extend(dead_letter_record(record, d.code, d.reason, d.field) for d in decision.dead_letters)
-            self.stats.repeats += decision.repeats
-            self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
-        return outputs
+        return self.emitter.batch(partition, states, inbounds, decided=partial(self._counted, partition))[0]
+
+    def _counted(self, partition: int, states: States, found: Inbound, decision: Decision) -> None:
+        self.stats.repeats += decision.repeats
+        self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
         """The claims' answers for the players' partitions, made from the signed jackpot.events records."""
-        return answers.answers(self.config.answers_topic, sent) if self.config.answers_topic is not None else []
+        return self.emitter.copies(sent)
 
     def snapshot_image(self, partition: int, states: States, force: bool = False) -> snapshots.Image | None:
         """The networks' image when a snapshot is due (every `snapshot_every_events` events or `snapshot_every_s`
@@ -233,9 +221,3 @@ class JackpotService(Stateless[States]):
     def _due(self, everything: bool) -> list[Any]:
         states = [state for states in self.states.values() for state in states.values()]
         return self.board.due(states, everything=everything)
-
-
-def _traced(out: Output, traces: observability.BatchTraces, event: Any) -> Output:
-    """An event with the trace of the request it answers (the batch's latest trace for aggregates)."""
-    headers = traces.headers_for(getattr(event.data, "request_id", None))
-    return replace(out, headers=[*out.headers, *headers]) if headers else out

@@ -1,67 +1,105 @@
-"""A spin Decision as the records to produce: journal facts first (awaited), then commands, answers, dead letters."""
+"""What the spin writes for a Decision (shared/emit.py): its journal first, on the book's own partition; its commands
+to the wallet's and the jackpot's internal topics and its answers, each on its key's partition; each answer also, byte
+for byte, on its operator's spin.answers.<O> (which operator: docs/security.md); a repeat the bytes its book keeps."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from services.spin.core.book import SpinBook
-from shared import records
-from shared.decision import Decision
-from shared.events import Envelope, encode
+from services.spin.core.effects import Context
+from shared import operators
+from shared.decision import Undecodable
+from shared.emit import KEY, OWN, Emits, Route
+from shared.events import Envelope
 from shared.events.jackpot import Claim, Contribute
-from shared.events.spin import SeedDrawn
+from shared.events.spin import SeedDrawn, SpinRejected, SpinRequested, SpinSettled
 from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
+from shared.inbound import Inbound
+from shared.input_position import Copy
+from shared.topics import JACKPOT_INTERNAL, SPIN_EVENTS, SPIN_JOURNAL, WALLET_INTERNAL
 
-_COMMAND_KINDS = {DebitWager: "debit", Contribute: "contribute", Claim: "claim", SettleWager: "settle"}
-_COMMAND_KINDS.update({PlaceWager: "place", RefundWager: "refund"})
-
-
-@dataclass(frozen=True)
-class Out:
-    """One record to produce: `topic` is the logical name (the runner adds the deployment's prefix)."""
-
-    topic: str
-    key: bytes
-    value: bytes
-    kind: str  # journal | seed | debit | place | contribute | claim | settle | refund | answer | home-answer | dlq
-    headers: tuple[tuple[str, bytes], ...] = ()
-    # Journal facts go to the book's own partition (folded on rebuild); None: the key's partition. Answers go by their
-    # key: the book's own partition for a request on its partition, the named player's for a refusal of a record that
-    # sat elsewhere (keyless, or keyed by another player), where the partition guards expect it.
-    partition: int | None = None
+ROUTES = {
+    SeedDrawn: Route(SPIN_JOURNAL, OWN, "seed"),
+    DebitWager: Route(WALLET_INTERNAL, KEY, "debit"),
+    PlaceWager: Route(WALLET_INTERNAL, KEY, "place"),
+    SettleWager: Route(WALLET_INTERNAL, KEY, "settle"),
+    RefundWager: Route(WALLET_INTERNAL, KEY, "refund"),
+    Contribute: Route(JACKPOT_INTERNAL, KEY, "contribute"),
+    Claim: Route(JACKPOT_INTERNAL, KEY, "claim"),
+}
 
 
-@dataclass
-class Effects:
-    journal: list[Out] = field(default_factory=list)
-    outputs: list[Out] = field(default_factory=list)
+def emits(ctx: Context) -> Emits:
+    """The spin's declaration, its answers' operators judged with the service's ports (`ctx`: the session keys)."""
+    return Emits(
+        writer="spin",
+        span="spin {}",
+        routes=ROUTES,
+        events=Route(SPIN_JOURNAL, OWN, "journal"),  # folded on restore from the book's own partition
+        answers=Route(SPIN_EVENTS, KEY, "answer", copied=True),
+        # A refusal of a record that sat elsewhere (keyless, or keyed by another player) goes where its key belongs.
+        rerouted=Route(SPIN_EVENTS, KEY, "home-answer", copied=True),
+        journal_first=True,
+        copy=_copy(ctx),
+        kept=answer_bytes,
+    )
 
 
-def outputs_of(
-    decision: Decision, book: SpinBook, logical: str, record: Any, partition: int, traced: tuple, effects: Effects
-) -> None:
-    """Append the records of one input's Decision to the batch's effects (`traced`: the input's trace headers)."""
-    traced = tuple(traced)
-    for refusal in decision.dead_letters:
-        letter = records.refused_letter(logical, record, refusal, consumer="spin")
-        effects.outputs.append(Out(letter.topic, letter.key or b"", letter.value, "dlq", tuple(letter.headers)))
-    for fact in decision.events:
-        kind = "seed" if isinstance(fact.data, SeedDrawn) else "journal"
-        effects.journal.append(Out(fact.data.TOPIC, fact.key, encode(fact), kind, traced, partition))
-    for command in decision.commands:
-        kind = _COMMAND_KINDS[type(command.data)]
-        effects.outputs.append(Out(command.data.TOPIC, command.key, encode(command), kind, traced))
-    for reply in decision.answers:
-        effects.outputs.append(Out(reply.data.TOPIC, reply.key, answer_bytes(book, reply), "answer", traced))
-    for reply in decision.rerouted:  # where the producer's default partitioner puts the key
-        effects.outputs.append(Out(reply.data.TOPIC, reply.key, encode(reply), "home-answer", traced))
+def _copy(ctx: Context) -> Callable[[SpinBook, Inbound, Envelope[Any] | None], Copy | None]:
+    def copy(book: SpinBook, found: Inbound, reply: Envelope[Any] | None) -> Copy | None:
+        if not operators.OPERATORS or reply is None:
+            return None  # a single-operator deployment: spin.events alone
+        chosen = operator_of(book, found, ctx, reply)
+        return Copy(operators.answers_topic(chosen)) if chosen is not None else None
+
+    return copy
 
 
-def answer_bytes(book: SpinBook, reply: Envelope[Any]) -> bytes:
-    """A request's answer as the book keeps it (a repeat is the very bytes of the first time), else encoded."""
+def operator_of(book: SpinBook, found: Inbound, ctx: Context, reply: Envelope[Any]) -> str | None:
+    """The operator whose players' topic gets this answer to the message `found`, or None."""
+    data = reply.data
+    if isinstance(data, SpinSettled):
+        chosen = data.operator_id
+    elif isinstance(data, SpinRejected):
+        record = book.records.get(data.request_id) if data.request_id is not None else None
+        chosen = record.operator_id if record is not None and record.accepted else _requester(found, ctx)
+    else:
+        return None
+    return chosen if operators.known(chosen) else None
+
+
+def _requester(found: Inbound, ctx: Context) -> str | None:
+    """A refused request's operator: its token's when the token checks (a forged one binds nobody), else its own."""
+    payload = found.message.payload
+    if isinstance(payload, Undecodable):
+        return _named(found.record.value)
+    if isinstance(payload.data, SpinRequested):
+        data = payload.data
+        if ctx.token_problem(data.session_token, data.player_id, found.record.timestamp) is None:
+            return ctx.token_operator(data.session_token) or data.operator_id
+        return data.operator_id
+    return None
+
+
+def _named(raw: bytes | None) -> str | None:
+    """The operator id an undecodable request names, when it is JSON enough to name one."""
+    try:
+        document = orjson.loads(raw or b"")
+    except orjson.JSONDecodeError:
+        return None
+    data = document.get("data") if isinstance(document, dict) else None
+    named = data.get("operator_id") if isinstance(data, dict) else None
+    return named if isinstance(named, str) else None
+
+
+def answer_bytes(book: SpinBook, reply: Envelope[Any]) -> bytes | None:
+    """A request's answer as the book keeps it (a repeat is the very bytes of the first time), else None."""
     request_id = getattr(reply.data, "request_id", None)
     kept = book.records.get(request_id) if request_id is not None else None
     if kept is not None and kept.answer_id == reply.id and kept.answer is not None:
         return kept.answer
-    return encode(reply)
+    return None

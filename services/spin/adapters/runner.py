@@ -9,15 +9,13 @@ import time
 import uuid
 from dataclasses import dataclass
 from collections.abc import Iterable
-from functools import partial
 from typing import Any
 
 import orjson
 from aiokafka import TopicPartition
 
-from services.spin.adapters import operator_answers
+from services.spin.adapters import outputs
 from services.spin.adapters.latency import observe_answers
-from services.spin.adapters.outputs import Effects, Out, outputs_of
 from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters.rebuild import FOLD_ORDER, restore_book, resume_book
 from services.spin.adapters import image as book_image
@@ -25,11 +23,10 @@ from services.spin.core.book import SpinBook
 from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
 from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit
-from shared import observability, records, snapshots
+from shared import emit, observability, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
 from shared.decision import Message
-from shared.events import broker_time
 from shared.inbound import DATA_OR_KEY, QUARANTINE, Inbound, Input
 from shared.events.wallet import WagerDebited
 from shared.input_position import Output
@@ -97,6 +94,7 @@ class SpinRunner(Stateless[SpinBook]):
     ) -> None:
         self.settings, self.ctx, self.policy = settings, ctx, policy
         self.core = SpinCore(ctx)
+        self.emitter = emit.Emitter(outputs.emits(ctx), self.core, settings.topic, None)
         self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
         self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers: the loop reads them
@@ -171,38 +169,13 @@ class SpinRunner(Stateless[SpinBook]):
         return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
 
     def decide(self, partition: int, book: SpinBook, inbounds: Iterable[Inbound]) -> list[Output]:
-        effects, decided = Effects(), 0
-        for found in inbounds:
-            self._handle(partition, book, found, effects)
-            decided += 1
-        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + decided
-        return [self._output(out) for out in (*effects.journal, *effects.outputs)]
-
-    def _handle(self, partition: int, book: SpinBook, found: Inbound, effects: Effects) -> None:
-        record, message, logical = found.record, found.message, found.input.logical
-        with observability.consume_span(f"spin {logical}", record.headers, partition, record.value) as traced:
-            # None: refused (the loop dead-lettered or quarantined it) or none of the spin's business.
-            decision = self.core.decide(book, message, broker_time(record.timestamp)) if message is not None else None
-        if decision is None:
-            return
-        if decision.stray is not None:
-            _alert_stray(record, message, decision.stray)
-        start = len(effects.outputs)
-        outputs_of(decision, book, logical, record, partition, traced, effects)
-        context = (book, message, record.value, self.ctx, record.timestamp)
-        operator_answers.route(effects.outputs, start, decision, partial(operator_answers.operator_of, *context))
-        observe_answers(book, decision.answers)
-
-    def _output(self, out: Out) -> Output:
-        # A dead letter's headers are complete (shared/records.py); everything else is written by the spin service.
-        dead = out.kind == "dlq"
-        headers = list(out.headers) if dead else records.headers_for("spin", out.headers)
-        topic = self.settings.topic(out.topic)
-        return Output(dead, out.key or None, out.value, headers, topic, out.partition, out.kind)
+        made, read = self.emitter.batch(partition, book, inbounds, decided=_decided)
+        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + read
+        return made
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
-        """Each tagged answer copied to its operator's topic, in the same transaction (operator_answers)."""
-        return operator_answers.copies(sent, self.settings.topic)
+        """Each answer copied to its operator's topic, in the same transaction (outputs.py)."""
+        return self.emitter.copies(sent)
 
     def acknowledged(self, partition: int, outputs: list[Output]) -> None:
         """The spin's crash hooks: written and acknowledged, the transaction not committed."""
@@ -259,6 +232,13 @@ INPUT_SPECS = (
     _owned(SPIN_JACKPOT_ANSWERS, _JACKPOT_TYPE_NAMES, proofs=True),
 )
 SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
+
+
+def _decided(book: SpinBook, found: Inbound, decision: Any) -> None:
+    """What the runner watches of a Decision: a stray wager's alert, and each answer's latency."""
+    if decision.stray is not None:
+        _alert_stray(found.record, found.message, decision.stray)
+    observe_answers(book, decision.answers)
 
 
 def _alert_stray(record: Any, message: Message, request_id: uuid.UUID) -> None:

@@ -1,21 +1,20 @@
-"""A command of wallet.commands or wallet.internal as the loop read it (shared/inbound.py) in, the records to produce
-out: decided by the core against the partition's book, each new fact encoded once and its place kept, a repeat
-answered with the first record of each fact it names; free of Kafka, and nothing here raises on bad input."""
+"""What the wallet reads and writes, declared for the loop (shared/inbound.py, shared/emit.py): commands of
+wallet.commands and wallet.internal in; each fact on wallet.events (the loop's events topic), a repeat answered with the
+first record of each fact it names, and an operator's cashier command answered on its wallet.answers.<O> too."""
 
 from __future__ import annotations
 
-from shared import inbound, records
-from shared.events import encode
-from shared.events.envelope import broker_time
-from shared.inbound import DATA, Input, Inbound
-from shared.input_position import Output
-from shared.topics import WALLET_COMMANDS, WALLET_INTERNAL
+from typing import Any
 
-from services.wallet.adapters import operator_answers
-from services.wallet.adapters.written import Written
+from shared import operators, records
+from shared.emit import Emits, Emitter, Route
+from shared.events import Envelope
+from shared.inbound import DATA, Inbound, Input
+from shared.input_position import Copy
+from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL
+
 from services.wallet.core import WalletBook, WalletCore
 
-HEADERS = records.headers_for("wallet")
 # Both inputs: a cashier's or operator's command, and the spin service's; an undecodable one is answered to the
 # player its data names when this partition is theirs (its id derives from where the record was read).
 INPUTS = tuple(
@@ -24,30 +23,16 @@ INPUTS = tuple(
 CORE = WalletCore()
 
 
-def decided(partition: WalletBook, found: Inbound, written: Written) -> list[Output]:
-    """The records one read command makes the wallet write: its events or the facts its repeat names again (tagged
-    for an operator's copy; a fact committed in an earlier batch is read back before it is sent: Written.completed),
-    then the dead letters of what the core refused."""
-    message = found.message
-    assert message is not None, "only a read message is decided"
-    decision = CORE.decide(partition, message, broker_time(message.broker_ms))
-    tagged = operator_answers.tag(message.operator)
-    outputs = []
-    for event in decision.events:  # each recorded at the decision's broker time
-        key, value = event.key, encode(event)
-        written.fact(str(event.id), (key, value), message.broker_ms)
-        outputs.append(Output(False, key, value, HEADERS, tag=tagged))
-    for fact_id in decision.repeated:
-        key, value = written.again(fact_id) or (None, b"")
-        outputs.append(Output(False, key, value, HEADERS, tag=tagged))
-    commands = commands_topic(found.record.topic)
-    for refusal in decision.dead_letters:
-        letter = inbound.dead_letter(found, refusal, "wallet", commands)
-        outputs.append(Output(True, letter.key, letter.value, letter.headers, letter.topic))
-    return outputs
+def _copy(book: WalletBook, found: Inbound, fact: Envelope[Any] | None) -> Copy | None:
+    """The copy of a fact answering a command bound to an operator (its cashier key's), on its wallet.answers.<O>."""
+    operator_id = found.message.operator if found.message is not None else None
+    return Copy(operators.wallet_answers_topic(operator_id)) if operators.known(operator_id) else None
 
 
-def commands_topic(physical: str) -> str:
-    """The physical wallet.commands topic beside `physical` (whose DLQ is the loop's own)."""
-    logical = WALLET_INTERNAL if physical.endswith(WALLET_INTERNAL) else WALLET_COMMANDS
-    return physical.removesuffix(logical) + WALLET_COMMANDS
+EMITS = Emits(writer="wallet", span="wallet command", events=Route(copied=True), copy=_copy)
+
+
+def emitter(events_topic: str, commands_topic: str) -> Emitter:
+    """The wallet's path from commands to records, for a deployment's topics (physical names)."""
+    prefix = events_topic.removesuffix(WALLET_EVENTS)
+    return Emitter(EMITS, CORE, lambda logical: prefix + logical, commands_topic)

@@ -6,18 +6,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from shared import observability, snapshots
+from shared import snapshots
 from shared.crash import crash_point
 from shared.inbound import Inbound
+from shared.input_position import Output
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
 from shared.repeats import Reader
-from shared.topics import WALLET_EVENTS
 from shared.warm import WarmStates
 
-from services.wallet.adapters import operator_answers, snapshot
-from services.wallet.adapters.handler import INPUTS, Output, decided
+from services.wallet.adapters import snapshot
+from services.wallet.adapters.handler import INPUTS, emitter
 from services.wallet.adapters.restore import RestoreReport
 from services.wallet.adapters.restore import restore_partition
 from services.wallet.adapters.written import Written
@@ -85,6 +85,7 @@ class WalletService(Stateless[WalletBook]):
         self.commands_next: dict[int, int | None] = {}
         self.events_next: dict[int, int] = {}
         self.reader = Reader(config.bootstrap, "wallet", config.events_topic)
+        self.emitter = emitter(config.events_topic, config.commands_topic)
         self._on_ready = on_ready
         self.loop: TransactionalLoop[WalletBook] = TransactionalLoop(config.loop(), self, self.stats)
 
@@ -118,23 +119,13 @@ class WalletService(Stateless[WalletBook]):
     inputs = INPUTS  # wallet.commands, then wallet.internal: read by the loop (shared/inbound.py)
 
     def decide(self, partition: int, book: WalletBook, inbounds: Iterable[Inbound]) -> list[Output]:
-        outputs: list[Output] = []
         written = self.written[partition]
         written.begin()
-        for found in inbounds:
-            if found.message is None:  # refused: the loop dead-letters it
-                continue
-            record = found.record
-            with observability.consume_span("wallet command", record.headers, partition, record.value) as traced:
-                made = decided(book, found, written)
-            outputs.extend(replace(out, headers=[*out.headers, *traced]) if traced else out for out in made)
-            crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
-        return outputs
+        return self.emitter.batch(partition, book, inbounds, written, _applied)[0]
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
-        """Each tagged event copied to its operator's wallet.answers.<O>, in the same transaction (operator_answers)."""
-        prefix = self.config.events_topic.removesuffix(WALLET_EVENTS)
-        return operator_answers.copies(sent, lambda logical: prefix + logical)
+        """Each operator's answer copied to its wallet.answers.<O>, in the same transaction (handler.py)."""
+        return self.emitter.copies(sent)
 
     async def completed(self, partition: int, outputs: list[Output]) -> list[Output]:
         """The batch's repeats of facts committed before it, read back from wallet.events (shared/repeats.py)."""
@@ -175,3 +166,7 @@ class WalletService(Stateless[WalletBook]):
     def released(self, partition: int, book: WalletBook) -> None:
         for kept in (self.snapshot_at, self.quarantined, self.written, self.commands_next, self.events_next):
             kept.pop(partition, None)
+
+
+def _applied(book: WalletBook, found: Inbound, decision: object) -> None:
+    crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet

@@ -10,7 +10,7 @@ from shared.input_position import POSITION_HEADER, recorded_position, undecided
 
 from shared.input_position import Output
 
-from services.jackpot.adapters.records import dead_letter_record
+from tests.support.reads import jackpot_dead_letter as dead_letter_record
 
 
 def test_an_older_records_commands_position_is_read_back_and_a_record_without_it_records_none():

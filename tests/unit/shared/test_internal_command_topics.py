@@ -14,9 +14,9 @@ import orjson
 import pytest
 
 from ops.rules import refusal_of_redrive, refusal_of_redrive_letter
-from services.jackpot.adapters.records import dead_letter_record
+from tests.support.reads import jackpot_dead_letter as dead_letter_record
 from tests.support.reads import to_incoming
-from services.spin.adapters.outputs import Effects, outputs_of
+from tests.support.spin import outputs_of
 from tests.support.reads import handle
 from services.wallet.core.book import WalletBook
 from shared import records
@@ -217,8 +217,7 @@ def test_the_jackpot_reads_both_topics_and_dead_letters_to_the_records_own_topic
 
 def test_the_spin_sends_its_commands_to_the_internal_topics():
     commands = (envelope(_debit(), source="spin", time=T0), envelope(_contribute(), source="spin", time=T0))
-    effects = Effects()
-    outputs_of(Decision(commands=commands), None, "spin.requests", None, 0, (), effects)
+    effects = outputs_of(Decision(commands=commands))
     assert [out.topic for out in effects.outputs] == [WALLET_INTERNAL, JACKPOT_INTERNAL]
 
 

@@ -14,10 +14,9 @@ from dataclasses import replace
 
 import pytest
 
-from services.jackpot.adapters import answers
-from services.jackpot.adapters.records import event_record
+from services.jackpot.adapters.records import EMITS, event_record
 from services.jackpot.adapters.runner import JackpotConfig
-from shared import loop, records, signing
+from shared import emit, loop, records, signing
 from shared.events import envelope
 from shared.events.envelope import broker_time
 from shared.events.jackpot import ClaimRejected, ContributionsApplied
@@ -57,7 +56,12 @@ def _batch():
     )
     won_out = event_record(won)
     won_out = replace(won_out, headers=[*won_out.headers, TRACE])
-    return [answers.tagged(won_out, won), answers.tagged(event_record(rejected), rejected), event_record(applied)]
+    return [_tagged(won_out, won), _tagged(event_record(rejected), rejected), event_record(applied)]
+
+
+def _tagged(out, event):
+    """`out` with the copy the jackpot's declaration names for `event`."""
+    return replace(out, copy=EMITS.copy({}, None, event))
 
 
 def _committed(config: JackpotConfig):
@@ -65,7 +69,8 @@ def _committed(config: JackpotConfig):
     positions = {"jackpot.commands": 42, "jackpot.internal": 7}
     carrying, _ = with_inputs(_batch(), positions, (config.events_topic,), config.events_topic)
     sent = loop.signed(config.loop(), carrying)
-    return sent, loop.signed(config.loop(), answers.answers(config.answers_topic, sent))
+    emitter = emit.Emitter(EMITS, None, lambda _: config.answers_topic, None)  # the jackpot's
+    return sent, loop.signed(config.loop(), emitter.copies(sent))
 
 
 def test_each_answer_is_copied_once_to_the_claiming_players_partition_value_byte_for_byte():

@@ -9,7 +9,7 @@ from shared.money import MICRO_PER_MINOR
 
 from tests.support.jackpot import Network, contribute
 from services.jackpot.adapters.meters import MeterBoard
-from services.jackpot.adapters.records import dead_letter_record
+from tests.support.reads import jackpot_dead_letter as dead_letter_record
 from tests.support.reads import to_incoming
 
 

@@ -8,8 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from services.spin.adapters import operator_answers
-from services.spin.adapters.outputs import Effects
+from shared import operators
 from services.spin.adapters.runner import SPECS, SnapshotPolicy, SpinRunner
 from services.spin.core.book import SpinBook
 from shared import inbound, records
@@ -41,10 +40,8 @@ def _runner(bound: str | None) -> SpinRunner:
 def _through(runner: SpinRunner, book: SpinBook, topic: str, value: bytes, key: bytes = b"p-1") -> list:
     """One consumed record through the runner: its Outputs, then the copies the loop adds to its transaction."""
     headers = tuple(records.headers_for("wallet")) if topic == WALLET_EVENTS else ()
-    effects = Effects()
     record = Record(topic, 0, 0, key, value, NOW_MS, headers)
-    runner._handle(0, book, inbound.read(SPECS[topic], record, 0, book), effects)  # as the loop reads it
-    sent = [runner._output(out) for out in (*effects.journal, *effects.outputs)]
+    sent = runner.decide(0, book, [inbound.read(SPECS[topic], record, 0, book)])  # as the loop reads it
     return sent + runner.derived(0, sent)
 
 
@@ -130,7 +127,7 @@ def test_a_spin_of_no_listed_operator_is_answered_on_spin_events_alone(named):
 
 
 def test_a_deployment_without_operators_tags_nothing(monkeypatch):
-    monkeypatch.setattr(operator_answers.operators, "OPERATORS", ())
+    monkeypatch.setattr(operators, "OPERATORS", ())
     assert _answers(_request(_runner(B), SpinBook(), stake=7)).keys() == {SPIN_EVENTS}
 
 

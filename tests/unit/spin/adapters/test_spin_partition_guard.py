@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 
-from services.spin.adapters.outputs import Effects
 from services.spin.adapters.runner import SPECS, SnapshotPolicy, SpinRunner
 from tests.support.reads import event_message
 from services.spin.core.book import SpinBook
@@ -61,9 +60,9 @@ def test_a_wallet_fact_for_a_request_no_book_holds_raises_the_stray_wager_alert(
     event, record = _debited(known, HOME)
     runner = SpinRunner(load_settings(), make_context(), SnapshotPolicy(enabled=False))
     with caplog.at_level(logging.ERROR, logger="reelstream.spin"):
-        runner._handle(HOME, known, inbound.read(SPECS[WALLET_EVENTS], record, PARTITIONS), Effects())
+        runner.decide(HOME, known, [inbound.read(SPECS[WALLET_EVENTS], record, PARTITIONS)])
         assert "stray" not in caplog.text and "no spin book knows" not in caplog.text
-        runner._handle(HOME, SpinBook(), inbound.read(SPECS[WALLET_EVENTS], record, PARTITIONS), Effects())
+        runner.decide(HOME, SpinBook(), [inbound.read(SPECS[WALLET_EVENTS], record, PARTITIONS)])
     assert "alert:" in caplog.text and "no spin book knows" in caplog.text
     assert str(event.data.transaction_id) in caplog.text
 
