@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared import operators, records
+from shared import operators
 from shared.emit import Emits, Emitter, Route
 from shared.events import Envelope
 from shared.inbound import DATA, Inbound, Input
