@@ -119,6 +119,11 @@ class LoopStats:
     first_batch_s: float = 0.0
     last_commit_s: float = 0.0
     snapshots_written: int = 0
+    snapshots: int = 0  # images taken (shared/restoring.py), and the seconds taking them
+    snapshot_s: float = 0.0
+    restores: int = 0  # partitions restored (a rebalance that keeps a partition does not restore it)
+    restored_events: int = 0
+    restored_from_snapshot: int = 0
 
 
 @dataclass(frozen=True)

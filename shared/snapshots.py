@@ -8,14 +8,14 @@ import hashlib
 import logging
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from shared import forked, records, signing
+from shared import forked, observability, records, signing
 from shared.crash import crash_point
 
 log = logging.getLogger("reelstream.snapshots")
@@ -377,6 +377,7 @@ class Restoration:
     cursor: Cursor | None
     snapshots_refused: int = 0
     inputs: dict[str, int] = field(default_factory=dict)  # every input's position, as the last record carrying them
+    positions: dict[str, int] = field(default_factory=dict)  # as Snapshot.positions, where each folded topic stands
 
     def commands_next(self, logical_commands: str) -> int | None:
         """The commands topic's next offset as recorded: with every input's (`inputs`), or alone (`input_next`, from
@@ -435,24 +436,36 @@ class TailFold:
         )
 
 
+Tail = Callable[[Restoration], Awaitable["Restoration | None"]]
+
+
+def start_of(state: Any, snapshot: Snapshot | None, with_cursor: bool) -> Restoration:
+    """Where a fold after `snapshot` (None: from the beginning) starts: the loaded state with the snapshot's quarantined
+    offsets and positions, and (`with_cursor`: there is a snapshots topic) the slot the next snapshot goes to."""
+    if snapshot is None:
+        return Restoration(state, None, 0, (), None, 0, Cursor(0) if with_cursor else None)
+    positions, inputs = dict(snapshot.positions), dict(snapshot.inputs)
+    slot = next_slot(snapshot)
+    cursor = Cursor(snapshot.output_next, snapshot.input_next, slot, positions, inputs) if with_cursor else None
+    quarantined, input_next, end = snapshot.quarantined, snapshot.input_next, snapshot.output_next
+    return Restoration(state, snapshot, 0, quarantined, input_next, end, cursor, 0, dict(inputs), dict(positions))
+
+
 async def restore(
     bootstrap: str,
     *,
     role: str,
     partition: int,
-    events_topic: str,
     snapshots_topic: str | None,
     snapshots_logical: str,
     load: Callable[[Snapshot], Any],
     empty: Callable[[], Any],
-    fold: Callable[[Any, Any], str | None],
-    timeout_s: float = 300,
+    tail: Tail,
 ) -> Restoration:
-    """Newest valid snapshot + fold of the events after it. `load` turns a snapshot into state (raising ValueError on
-    one it cannot use: the next older one is tried), `fold(state, record)` folds one events record and returns why it
-    was quarantined, or None. A snapshot ahead of the events' end (the events topic recreated) is not used."""
-    from shared.partition_log import fold_partition
-
+    """Newest valid snapshot + the fold of what it does not reflect. `load` turns a snapshot into state (raising
+    ValueError on one it cannot use: the next older one is tried), `tail(start)` folds the topics the state folds on
+    from `start` (start_of) to their ends, or returns None when the snapshot is ahead of them (a topic recreated): it
+    is not used."""
     collector = await read(bootstrap, snapshots_topic, snapshots_logical, partition, role) if snapshots_topic else None
     candidates: list[Snapshot | None] = [*(collector.newest_first() if collector else []), None]
     for snapshot in candidates:
@@ -460,44 +473,42 @@ async def restore(
             # Decoded on a worker thread: a large image decoded on the event loop outlasted the group session.
             state = empty() if snapshot is None else await asyncio.to_thread(load, snapshot)
         except ValueError as error:
-            log.error("alert: snapshot %s not usable, trying an older one: %s", snapshot.snapshot_id, error)
+            observability.alert(log, "snapshot-unusable", "snapshot %s not usable: %s", snapshot.snapshot_id, error)
             continue
         if snapshot is not None:
             crash_point(f"{role}.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
-        tail = TailFold(state, fold, events_topic, partition, list(snapshot.quarantined) if snapshot else [])
-        tail.input_next = snapshot.input_next if snapshot else None
-        tail.inputs = dict(snapshot.inputs) if snapshot else {}
-        start = snapshot.output_next if snapshot else None
-        end = await fold_partition(bootstrap, events_topic, partition, tail, start, timeout_s, role=role)
-        if snapshot is not None and end < snapshot.output_next:
-            log.warning("snapshot %s is ahead of the events' end %d: not used", snapshot.snapshot_id, end)
+        restored = await tail(start_of(state, snapshot, collector is not None))
+        if restored is None:
+            log.warning("snapshot %s is ahead of the folded topics' ends: not used", snapshot.snapshot_id)
             continue
-        cursor = None if collector is None else Cursor(end, tail.input_next, next_slot(snapshot), inputs=tail.inputs)
-        refused = len(collector.refused) if collector else 0
-        return tail.restoration(snapshot, end, cursor, refused)
+        restored.snapshots_refused = len(collector.refused) if collector else 0
+        return restored
     raise AssertionError("the fold from the beginning is always a candidate")
 
 
-async def resume(
+def events_tail(
     bootstrap: str,
-    *,
     role: str,
     partition: int,
     events_topic: str,
-    warm: Restoration,
     fold: Callable[[Any, Any], str | None],
     timeout_s: float = 300,
-) -> Restoration:
-    """A restoration a warm spare kept up (shared/warm.py) folded on to the events' end, for the owner that has just
-    fenced the previous one: the rest of a restore from a snapshot, without reading one. The next snapshot's slot is
-    the one the spare's own restore chose: when the previous owner wrote an odd number of snapshots since, the next
-    one goes to the slot of the newest, and the generation kept beside it is an older one (still valid)."""
+) -> Tail:
+    """The tail of a state that folds one events topic: `fold(state, record)` of each record from where a restoration
+    stands (a snapshot's `start_of`, or a warm spare's last step) to the topic's end; None when the topic ends before
+    that (recreated). The next snapshot goes to the slot the restoration's cursor names."""
     from shared.partition_log import fold_partition
 
-    tail = TailFold.after(warm, fold, events_topic, partition)
-    end = await fold_partition(bootstrap, events_topic, partition, tail, warm.events_end, timeout_s, role=role)
-    cursor = None if warm.cursor is None else Cursor(end, tail.input_next, warm.cursor.slot, inputs=tail.inputs)
-    return tail.restoration(warm.snapshot, end, cursor, warm.snapshots_refused)
+    async def tail(start: Restoration) -> Restoration | None:
+        folding = TailFold.after(start, fold, events_topic, partition)
+        end = await fold_partition(bootstrap, events_topic, partition, folding, start.events_end, timeout_s, role=role)
+        if end < start.events_end:
+            return None
+        slot = None if start.cursor is None else start.cursor.slot
+        cursor = None if slot is None else Cursor(end, folding.input_next, slot, inputs=folding.inputs)
+        return folding.restoration(start.snapshot, end, cursor, start.snapshots_refused)
+
+    return tail
 
 
 def positions_after(

@@ -3,7 +3,3 @@
 
 class JackpotServiceError(RuntimeError):
     """The service cannot go on safely (e.g. a transaction failed): the process stops and a restart restores state."""
-
-
-class RestoreError(JackpotServiceError):
-    """Restoring a partition's state from jackpot.events did not reach the end of the partition in time."""

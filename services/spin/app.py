@@ -113,7 +113,7 @@ async def serve(go: Callable[[], bool] | None = None) -> None:
 async def _announce_ready(runner: SpinRunner, line: str) -> None:
     await runner.assigned.wait()
     restored = list(runner.restored.values())
-    with_snapshot = sum(1 for item in restored if item.snapshot is not None)
+    with_snapshot = sum(1 for item in restored if item.snapshot_offset is not None)
     folded = sum(item.folded for item in restored)
     sys.stderr.write(
         f"spin: restored {len(restored)} partitions ({with_snapshot} from a snapshot, {folded} records folded)\n"

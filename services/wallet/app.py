@@ -17,7 +17,8 @@ from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLE
 from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
 from services.wallet.adapters.liabilities import liabilities_minor
-from services.wallet.adapters.restore import RestoreReport, warm_states
+from services.wallet.adapters.restore import warm_states
+from shared.restoring import Report
 from services.wallet.adapters.runner import WalletConfig, WalletService
 from games.selftest import require_self_test
 
@@ -68,7 +69,7 @@ async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | N
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
-    def ready(restored: list[RestoreReport]) -> None:
+    def ready(restored: list[Report]) -> None:
         from shared.readiness import ready_line
 
         with_snapshot = sum(1 for r in restored if r.snapshot_offset is not None)

@@ -104,7 +104,7 @@ def _service_views(service) -> dict:
 
 def _report_view(report) -> dict:
     """`_book_view` of a restored partition."""
-    return _book_view(report.state, report.commands_offset, report.written)
+    return _book_view(report.state, report.commands_offset, report.held.written)
 
 
 def _wallet_config(bootstrap: str, prefix: str, snapshots_topic: str | None = None) -> WalletConfig:

@@ -118,8 +118,8 @@ def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_li
         views_of,
     )
     assert stats.snapshots_written >= 3
-    assert views_of({p: r.states for p, r in from_snapshots.items()}) == live_views
-    assert views_of({p: r.states for p, r in from_events.items()}) == live_views
+    assert views_of({p: r.state for p, r in from_snapshots.items()}) == live_views
+    assert views_of({p: r.state for p, r in from_events.items()}) == live_views
     used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
     assert used, "no partition restored from a snapshot"
     assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values())

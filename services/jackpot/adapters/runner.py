@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Iterable
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
@@ -20,15 +19,15 @@ from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
+from shared.restoring import Restoring
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS
 from shared.topics import dlq_name
 
 from services.jackpot.adapters.drop_key import live_secrets
 from services.jackpot.adapters.meters import MeterBoard
 from shared.input_position import Output
-from services.jackpot.adapters import snapshot
+from services.jackpot.adapters import restore, snapshot
 from services.jackpot.adapters.records import EMITS, INPUTS, event_record
-from services.jackpot.adapters.restore import restore_partition
 from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.decide import JackpotCore, States
 
@@ -86,10 +85,6 @@ class JackpotConfig:
 class Stats(LoopStats):
     repeats: int = 0
     meters: int = 0
-    restored_events: int = 0
-    restores: int = 0  # partitions restored (a rebalance that keeps a partition does not restore it)
-    restored_from_snapshot: int = 0
-    snapshots: int = 0
     assigned: tuple[int, ...] = field(default_factory=tuple)
 
 
@@ -110,9 +105,10 @@ class JackpotService(Stateless[States]):
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
         self._on_ready: Callable[[], None] | None = None
-        self._unsnapshotted: dict[int, int] = {}  # events decided since the partition's last snapshot
-        self._snapshot_at: dict[int, float] = {}
-        self._quarantined: dict[int, tuple[int, ...]] = {}
+        timing = {"every_s": config.snapshot_every_s, "every_count": config.snapshot_every_events, "logger": log}
+        where = (config.bootstrap, config.events_topic, config.snapshots_topic)
+        self.restoring = Restoring(restore.spec(self.pools), *where, **timing, stats=self.stats)
+        self._unsnapshotted = self.restoring.unsnapshotted  # events decided since the partition's last snapshot
         self.loop: TransactionalLoop[States] = TransactionalLoop(config.loop(), self, self.stats)
 
     @property
@@ -132,23 +128,7 @@ class JackpotService(Stateless[States]):
         return self.stats
 
     async def restore(self, partition: int) -> Restored[States]:
-        restored = await restore_partition(
-            self.config.bootstrap, self.config.events_topic, partition, self.pools, self.config.snapshots_topic
-        )
-        self.stats.restored_events += restored.folded
-        self.stats.restores += 1
-        self.stats.restored_from_snapshot += restored.snapshot_offset is not None
-        self._unsnapshotted[partition] = restored.folded
-        self._snapshot_at[partition] = snapshots.staggered(partition, self.config.snapshot_every_s, time.monotonic())
-        self._quarantined[partition] = tuple(restored.quarantined)
-        log.info(
-            "partition %d restored: snapshot at %s, %d events folded, %d quarantined",
-            partition,
-            restored.snapshot_offset,
-            restored.folded,
-            len(restored.quarantined),
-        )
-        return Restored(restored.states, restored.commands_offset, restored, restored.cursor, inputs=restored.inputs)
+        return await self.restoring.restore(partition)
 
     inputs = INPUTS  # jackpot.commands, then jackpot.internal: read by the loop (shared/inbound.py)
 
@@ -166,19 +146,8 @@ class JackpotService(Stateless[States]):
         return self.emitter.copies(sent)
 
     def snapshot_image(self, partition: int, states: States, force: bool = False) -> snapshots.Image | None:
-        """The networks' image when a snapshot is due (every `snapshot_every_events` events or `snapshot_every_s`
-        seconds with anything new), or at shutdown (`force`) with anything new."""
-        changed = self._unsnapshotted.get(partition, 0)
-        if not changed:
-            return None
-        elapsed = time.monotonic() - self._snapshot_at.get(partition, 0.0)
-        due = changed >= self.config.snapshot_every_events or elapsed >= self.config.snapshot_every_s
-        if not (due or force):
-            return None
-        self._unsnapshotted[partition] = 0
-        self._snapshot_at[partition] = time.monotonic()
-        self.stats.snapshots += 1
-        return snapshot.image(states, self._quarantined.get(partition, ()), lazy=True)
+        """The networks' image when a snapshot is due (shared/restoring.py)."""
+        return self.restoring.image(partition, partial(snapshot.image, states, lazy=True), force)
 
     async def acquired(self, restored: dict[int, Restored[States]]) -> None:
         self.stats.assigned = tuple(sorted(self.states))
@@ -190,8 +159,7 @@ class JackpotService(Stateless[States]):
 
     def released(self, partition: int, states: States) -> None:
         self.board.forget([pool_id for state in states.values() for pool_id in state.pools])
-        for memo in (self._unsnapshotted, self._snapshot_at, self._quarantined):
-            memo.pop(partition, None)
+        self.restoring.released(partition)
         self.stats.assigned = tuple(sorted(self.states))
 
     async def _publish_meters(self, stop: asyncio.Event) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -18,13 +18,13 @@ from services.spin.adapters import image
 from services.spin.core.book import SpinBook
 from services.spin.core.evolve import ReadBack
 from services.spin.core.catalog import Catalog
-from shared import observability, records, snapshots
+from shared import records, snapshots
 from shared.config import Settings
-from shared.crash import crash_point
 from shared.input_position import recorded_inputs
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 from shared.partition_log import read_range
-from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_SNAPSHOTS
+from shared.restoring import RestoreSpec, Restoring
+from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_REQUESTS, SPIN_SNAPSHOTS
 
 log = logging.getLogger("reelstream.spin.rebuild")
 # Journal first (requests, seeds), then answers (which close requests), then jackpot answers (which need the claims).
@@ -45,22 +45,6 @@ PRUNE_EVERY_RECORDS = 5000
 TRANSACTION_SPAN_MS = 60_000
 
 
-@dataclass(frozen=True)
-class RestoredBook:
-    """A partition's book, the snapshot it started from (None: folded from the beginning), the records folded after
-    it, the cursor of the partition's next snapshot (None: no snapshots topic), where each folded topic stands, and
-    the next offset of each input (logical topic) the book has decided: the snapshot manifest's, then the further
-    of those and what each folded record carrying them names (shared/input_position.py); where the spin's consumer
-    resumes. Empty: not known (the group's committed offsets apply)."""
-
-    book: SpinBook
-    snapshot: snapshots.Snapshot | None
-    folded: int
-    cursor: snapshots.Cursor | None
-    positions: dict[str, int]
-    inputs: dict[str, int] = field(default_factory=dict)
-
-
 async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
     """Fold every record of the given partitions from the beginning up to their current end; one book per partition."""
     books = {partition: SpinBook() for partition in partitions}
@@ -68,48 +52,36 @@ async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[i
     return books
 
 
-async def restore_book(settings: Settings, catalog: Catalog, partition: int, with_snapshots: bool) -> RestoredBook:
-    """The newest valid snapshot on spin.snapshots plus the fold of the three topics after the positions it names;
-    an older one when it cannot be used (unreadable, another format, ahead of the topics), else the fold from the
-    beginning (also `with_snapshots=False`, or no snapshots topic)."""
-    topic = settings.topic(SPIN_SNAPSHOTS)
-    bootstrap = settings.kafka_bootstrap_servers
-    collector = await snapshots.read(bootstrap, topic, SPIN_SNAPSHOTS, partition, "spin") if with_snapshots else None
-    for snapshot in [*(collector.newest_first() if collector else []), None]:
-        try:
-            # Decoded on a worker thread: a large image decoded on the event loop outlasted the group session.
-            book = SpinBook() if snapshot is None else await asyncio.to_thread(_load, snapshot)
-        except ValueError as error:
-            observability.alert(log, "snapshot-unusable", "snapshot %s not usable: %s", snapshot.snapshot_id, error)
-            continue
-        if snapshot is not None:
-            crash_point("spin.mid_restore")  # a snapshot loaded, its tail not folded, nothing resumed
-        starts = dict(snapshot.positions) if snapshot is not None else {}
-        inputs = dict(snapshot.inputs) if snapshot is not None else {}
-        folded, ends = await _fold_into(settings, catalog, {partition: book}, starts, partial(_fold_one, inputs=inputs))
+def restoring(settings: Settings, catalog: Catalog, with_snapshots: bool = True, **timing: Any) -> Restoring:
+    """The spin's restores (`with_snapshots=False`: every restore folds from the beginning; `timing`: Restoring's):
+    `fold(partition)` the newest usable snapshot on spin.snapshots plus the three topics after the positions it names,
+    `fold(partition, warm)` a book kept warm up to `warm.positions` (warm.py) brought to the topics' ends."""
+    spec = RestoreSpec(
+        "spin", SPIN_SNAPSHOTS, SPIN_REQUESTS, _load, lambda p: SpinBook(), tail=partial(_tail, settings, catalog)
+    )
+    snapshots_topic = settings.topic(SPIN_SNAPSHOTS) if with_snapshots else None
+    return Restoring(spec, settings.kafka_bootstrap_servers, settings.topic(SPIN_EVENTS), snapshots_topic, **timing)
+
+
+def _tail(settings: Settings, catalog: Catalog, partition: int) -> snapshots.Tail:
+    """Folding the book's three topics on from where a restoration stands (`positions`, by logical name; absent: the
+    beginning) to their ends; None when a topic ends before that (recreated). `inputs` takes the further of each
+    input's position and the one each folded record carries."""
+
+    async def tail(start: snapshots.Restoration) -> snapshots.Restoration | None:
+        inputs = dict(start.inputs)
+        book, starts = {partition: start.state}, start.positions
+        folded, ends = await _fold_into(settings, catalog, book, starts, partial(_fold_one, inputs=inputs))
         if any(starts.get(logical, 0) > ends[(logical, partition)] for logical in FOLD_ORDER):
-            log.warning("snapshot %s is ahead of the spin topics' ends: not used", snapshot.snapshot_id)
-            continue
+            return None
         positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
-        slot = snapshots.next_slot(snapshot)
-        cursor = (
-            None if collector is None else snapshots.Cursor(positions[SPIN_EVENTS], None, slot, positions, dict(inputs))
-        )
-        return RestoredBook(book, snapshot, folded, cursor, positions, inputs)
-    raise AssertionError("the fold from the beginning is always a candidate")
+        cursor = start.cursor
+        if cursor is not None:
+            cursor = snapshots.Cursor(positions[SPIN_EVENTS], None, cursor.slot, positions, dict(inputs))
+        done = {"folded": start.folded + folded, "events_end": positions[SPIN_EVENTS], "cursor": cursor}
+        return replace(start, **done, positions=positions, inputs=inputs)
 
-
-async def resume_book(settings: Settings, catalog: Catalog, partition: int, warm: RestoredBook) -> RestoredBook:
-    """A book kept warm up to `warm.positions` (services/spin/adapters/warm.py) brought to the topics' ends, as a
-    restore from a snapshot at those positions would: the caller has fenced the partition's previous owner."""
-    inputs = dict(warm.inputs)
-    fold_one = partial(_fold_one, inputs=inputs)
-    folded, ends = await _fold_into(settings, catalog, {partition: warm.book}, warm.positions, fold_one)
-    positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
-    cursor = warm.cursor
-    if cursor is not None:
-        cursor = snapshots.Cursor(positions[SPIN_EVENTS], None, cursor.slot, positions, dict(inputs))
-    return RestoredBook(warm.book, warm.snapshot, warm.folded + folded, cursor, positions, inputs)
+    return tail
 
 
 def _load(snapshot: snapshots.Snapshot) -> SpinBook:

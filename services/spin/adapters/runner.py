@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -17,7 +16,8 @@ from aiokafka import TopicPartition
 from services.spin.adapters import outputs
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.warm import WarmBooks
-from services.spin.adapters.rebuild import FOLD_ORDER, restore_book, resume_book
+from services.spin.adapters import rebuild
+from services.spin.adapters.rebuild import FOLD_ORDER
 from services.spin.adapters import image as book_image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import SpinCore
@@ -30,7 +30,8 @@ from shared.decision import Message
 from shared.inbound import DATA_OR_KEY, QUARANTINE, Inbound, Input
 from shared.events.wallet import WagerDebited
 from shared.input_position import Output
-from shared.loop import LoopConfig, Restored, Stateless, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, Restored, Stateless, TransactionalLoop
+from shared.restoring import Report
 from shared.topics import (
     SPIN_EVENTS,
     SPIN_JACKPOT_ANSWERS,
@@ -98,9 +99,11 @@ class SpinRunner(Stateless[SpinBook]):
         self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
         self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers: the loop reads them
-        self.unsnapshotted: dict[int, int] = {}  # input records decided since the partition's last snapshot
-        self.snapshot_at: dict[int, float] = {}
-        self.restored: dict[int, Any] = {}  # partition -> its RestoredBook (the snapshot and the records folded)
+        self.stats = LoopStats()
+        timing = {"every_s": policy.every_s, "every_count": policy.every_records, "stats": self.stats, "logger": log}
+        self.restoring = rebuild.restoring(settings, ctx.catalog, policy.enabled, **timing)
+        self.unsnapshotted = self.restoring.unsnapshotted  # input records decided since the partition's last snapshot
+        self.restored: dict[int, Report] = {}  # partition -> its restore (the snapshot and the records folded)
         config = loop_config(
             settings,
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
@@ -110,7 +113,7 @@ class SpinRunner(Stateless[SpinBook]):
             # positions on the records").
             positions_on=(settings.topic(SPIN_JOURNAL), settings.topic(SPIN_EVENTS)),
         )
-        self.loop = _SpinLoop(config, self)
+        self.loop = _SpinLoop(config, self, self.stats)
 
     @property
     def books(self) -> dict[int, SpinBook]:
@@ -128,45 +131,26 @@ class SpinRunner(Stateless[SpinBook]):
         await self.loop.drain()
 
     async def restore(self, partition: int) -> Restored[SpinBook]:
-        started = time.perf_counter()
+        # A warm book was kept up with the topics while this spare waited: only the last step's tail to fold. Each
+        # input resumes where the last carrying record (else the snapshot's manifest) says, or at the group's.
         warm = self.warm.take(partition) if self.warm is not None and self.policy.enabled else None
-        if warm is not None:  # kept up with the topics while this spare waited: only the last step's tail to fold
-            restored = await resume_book(self.settings, self.ctx.catalog, partition, warm)
-        else:
-            restored = await restore_book(self.settings, self.ctx.catalog, partition, self.policy.enabled)
-        self.restored[partition] = restored
-        # What the restore folded after its snapshot is in no snapshot yet: the next one (at the latest at shutdown)
-        # spares the next owner that fold.
-        self.unsnapshotted[partition] = restored.folded
-        self.snapshot_at[partition] = snapshots.staggered(partition, self.policy.every_s, time.monotonic())
-        at = restored.snapshot.offset if restored.snapshot is not None else None
-        took_ms, how = (time.perf_counter() - started) * 1000, " from its warm book" * bool(warm)
-        log.info(
-            "partition %d restored in %.0f ms%s: snapshot at %s, %d records folded after it",
-            partition,
-            took_ms,
-            how,
-            at,
-            restored.folded,
-        )
-        # Each input resumes where the last carrying record (else the snapshot's manifest) says, or at the group's.
-        return Restored(restored.book, None, restored, restored.cursor, inputs=dict(restored.inputs))
+        restored = await self.restoring.restore(partition, warm)
+        self.restored[partition] = restored.report
+        return restored
 
     def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
         """The book's image when a snapshot is due (shared/loop.py encodes it off the event loop and puts it into a
         transaction after the batch just decided): after `policy.every_records` input records or `policy.every_s`
         seconds with anything new, or at shutdown (`force`) with anything new."""
-        changed = self.unsnapshotted.get(partition, 0)
-        if not changed:
-            return None
-        elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
-        if not (force or changed >= self.policy.every_records or elapsed >= self.policy.every_s):
-            return None
-        self.core.forget_expired(book)  # only what a restore would keep
-        self.unsnapshotted[partition], self.snapshot_at[partition] = 0, time.monotonic()
-        # The book captured now, encoded a piece per turn of the event loop (shared/snapshots.take): neither a fork of
-        # a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md, "Large state").
-        return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
+
+        def make(quarantined: tuple[int, ...]) -> snapshots.Image:
+            self.core.forget_expired(book)  # only what a restore would keep
+            # The book captured now, encoded a piece per turn of the event loop (shared/snapshots.take): neither a
+            # fork of a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md,
+            # "Large state").
+            return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
+
+        return self.restoring.image(partition, make, force)
 
     def decide(self, partition: int, book: SpinBook, inbounds: Iterable[Inbound]) -> list[Output]:
         made, read = self.emitter.batch(partition, book, inbounds, decided=_decided)
@@ -186,8 +170,8 @@ class SpinRunner(Stateless[SpinBook]):
             crash_point(_CRASH_AFTER[tag])
 
     def released(self, partition: int, book: SpinBook) -> None:
-        for kept in (self.unsnapshotted, self.snapshot_at, self.restored):
-            kept.pop(partition, None)
+        self.restoring.released(partition)
+        self.restored.pop(partition, None)
 
     async def acquired(self, restored: dict[int, Restored[SpinBook]]) -> None:
         if self.warm is not None:  # the books of partitions this instance did not get: a later restore starts cold

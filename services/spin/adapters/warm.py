@@ -10,8 +10,9 @@ from dataclasses import replace
 
 from aiokafka import TopicPartition
 
-from services.spin.adapters.rebuild import FOLD_ORDER, RestoredBook, fold_records, restore_book
+from services.spin.adapters.rebuild import FOLD_ORDER, fold_records, restoring
 from shared.partition_log import read_range
+from shared.snapshots import Restoration
 from shared.warm import Follower
 from services.spin.core import evolve as fold
 from services.spin.core.catalog import Catalog
@@ -33,9 +34,9 @@ class WarmBooks(Follower):
     def __init__(self, settings: Settings, catalog: Catalog) -> None:
         super().__init__()
         self.settings, self.catalog = settings, catalog
-        self.books: dict[int, RestoredBook] = {}
+        self.books: dict[int, Restoration] = {}
 
-    def take(self, partition: int) -> RestoredBook | None:
+    def take(self, partition: int) -> Restoration | None:
         """The partition's warm book, handed over once (call after `follow` has returned)."""
         return self.books.pop(partition, None)
 
@@ -51,7 +52,8 @@ class WarmBooks(Follower):
         await everything.start()
         try:
             partitions = await asyncio.to_thread(self._partitions)
-            restored = await asyncio.gather(*(restore_book(self.settings, self.catalog, p, True) for p in partitions))
+            restore = restoring(self.settings, self.catalog)
+            restored = await asyncio.gather(*(restore.fold(partition) for partition in partitions))
             self.books.update(zip(partitions, restored))
             log.info("warm books of partitions %s in %.0f ms", partitions, (time.perf_counter() - started) * 1000)
             committed.assign([tp for partition in partitions for tp in self._tps(partition)])
@@ -101,13 +103,13 @@ class WarmBooks(Follower):
             tps = self._tps(partition)
             inputs = dict(warm.inputs)
             by_topic = {logical[tp.topic]: history[tp] for tp in tps}
-            folded = await fold_records(warm.book, self.catalog, by_topic, inputs)
+            folded = await fold_records(warm.state, self.catalog, by_topic, inputs)
             positions = {logical[tp.topic]: max(ends[tp], warm.positions[logical[tp.topic]]) for tp in tps}
             self.books[partition] = replace(warm, folded=warm.folded + folded, positions=positions, inputs=inputs)
         self.steps += 1
         if self.steps % PRUNE_EVERY_STEPS == 0:
             for warm in self.books.values():
-                fold.prune(warm.book, self.catalog, fold.window_start(warm.book.now_ms))
+                fold.prune(warm.state, self.catalog, fold.window_start(warm.state.now_ms))
         return True
 
     def _starts(self) -> dict[TopicPartition, int]:

@@ -4,22 +4,22 @@ record, wallet.events out, and a snapshot in the transaction of the batch it ref
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from shared import snapshots
 from shared.crash import crash_point
 from shared.inbound import Inbound
 from shared.input_position import Output
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
+from shared.restoring import Report
 from shared.repeats import Reader
 from shared.warm import WarmStates
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import INPUTS, emitter
-from services.wallet.adapters.restore import RestoreReport
-from services.wallet.adapters.restore import restore_partition
+from services.wallet.adapters.restore import restoring
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
 
@@ -57,12 +57,6 @@ class WalletConfig:
         )
 
 
-@dataclass
-class Stats(LoopStats):
-    snapshots: int = 0
-    snapshot_s: float = 0.0
-
-
 class WalletService(Stateless[WalletBook]):
     """The wallet's part of the loop: restore from snapshot + tail, decide what the loop read, answer repeats with
     their first records, snapshot in the transaction of the batch it reflects. The positions are its own: the books
@@ -71,14 +65,16 @@ class WalletService(Stateless[WalletBook]):
     def __init__(
         self,
         config: WalletConfig,
-        on_ready: Callable[[list[RestoreReport]], None] | None = None,
+        on_ready: Callable[[list[Report]], None] | None = None,
         warm: WarmStates | None = None,
     ) -> None:
         self.config = config
         self.warm = warm  # a spare's books, taken over on this instance's first assignment (shared/warm.py)
-        self.stats = Stats()
-        self.snapshot_at: dict[int, float] = {}
-        self.quarantined: dict[int, tuple[int, ...]] = {}  # wallet.events offsets a restore quarantined
+        self.stats = LoopStats()
+        every = {"every_s": config.snapshot_every_s, "every_count": config.snapshot_every_records}
+        self.restoring = restoring(
+            config.bootstrap, config.events_topic, config.snapshots_topic, **every, stats=self.stats, logger=log
+        )
         self.written: dict[int, Written] = {}  # each partition's facts by where they are (services/wallet/adapters)
         # The next wallet.commands offset each partition has decided (None: none recorded), and wallet.events offset
         # its book reflects, as the last committed transaction (or the restore) left them.
@@ -89,7 +85,7 @@ class WalletService(Stateless[WalletBook]):
         self._on_ready = on_ready
         self.loop: TransactionalLoop[WalletBook] = TransactionalLoop(config.loop(), self, self.stats)
 
-    async def run(self, stop) -> Stats:
+    async def run(self, stop) -> LoopStats:
         try:
             await self.loop.run(stop)
         finally:
@@ -97,24 +93,11 @@ class WalletService(Stateless[WalletBook]):
         return self.stats
 
     async def restore(self, partition: int) -> Restored[WalletBook]:
-        taken = self.warm.take(partition) if self.warm is not None else None
-        report = await restore_partition(
-            self.config.bootstrap, self.config.events_topic, partition, self.config.snapshots_topic, taken
-        )
-        self.snapshot_at[partition] = snapshots.staggered(partition, self.config.snapshot_every_s, time.monotonic())
-        self.quarantined[partition] = report.quarantined
-        self.written[partition] = report.written
+        restored = await self.restoring.restore(partition, self.warm.take(partition) if self.warm is not None else None)
+        report: Report = restored.report
+        self.written[partition] = report.held.written
         self.commands_next[partition], self.events_next[partition] = report.commands_offset, report.events_end
-        log.info(
-            "partition %d restored in %.0f ms%s: snapshot at %s, %d events folded, %d quarantined",
-            partition,
-            report.millis,
-            " from a warm book" if report.warm else "",
-            report.snapshot_offset,
-            report.folded,
-            len(report.quarantined),
-        )
-        return Restored(report.state, report.commands_offset, report, report.cursor, inputs=report.inputs)
+        return restored
 
     inputs = INPUTS  # wallet.commands, then wallet.internal: read by the loop (shared/inbound.py)
 
@@ -139,20 +122,11 @@ class WalletService(Stateless[WalletBook]):
             self.events_next[partition] = event_offsets[-1] + 1
 
     def snapshot_image(self, partition: int, book: WalletBook, force: bool = False) -> snapshots.Image | None:
-        """The book's image when a snapshot is due: every `snapshot_every_records` events or `snapshot_every_s`
-        seconds with anything new, or at shutdown (`force`) with anything new."""
-        if not book.unsnapshotted:
-            return None
-        elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)
-        due = elapsed >= self.config.snapshot_every_s or book.unsnapshotted >= self.config.snapshot_every_records
-        if not (due or force):
-            return None
-        started = time.perf_counter()
-        made = snapshot.image(book, self.written[partition], self.quarantined.get(partition, ()), lazy=True)
-        book.unsnapshotted = 0
-        self.snapshot_at[partition] = time.monotonic()
-        self.stats.snapshots += 1
-        self.stats.snapshot_s += time.perf_counter() - started
+        """The book's image when a snapshot is due (shared/restoring.py), its changes counted by the book."""
+        make = partial(snapshot.image, book, self.written[partition], lazy=True)
+        made = self.restoring.image(partition, make, force, changed=book.unsnapshotted)
+        if made is not None:
+            book.unsnapshotted = 0
         return made
 
     async def acquired(self, restored: dict[int, Restored[WalletBook]]) -> None:
@@ -164,7 +138,8 @@ class WalletService(Stateless[WalletBook]):
             self._on_ready = None
 
     def released(self, partition: int, book: WalletBook) -> None:
-        for kept in (self.snapshot_at, self.quarantined, self.written, self.commands_next, self.events_next):
+        self.restoring.released(partition)
+        for kept in (self.written, self.commands_next, self.events_next):
             kept.pop(partition, None)
 
 

@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from reelstream.client import Rejected, Settled
-from services.spin.adapters.rebuild import rebuild_books, restore_book, resume_book
+from services.spin.adapters.rebuild import rebuild_books, restoring
 from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.adapters.seeds import os_seed
 from services.spin.adapters.warm import WarmBooks
@@ -122,16 +122,17 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             stop_warm.set()
             await asyncio.wait_for(tasks[1], WAIT_S)
             resumed = {
-                partition: await resume_book(settings, catalog, partition, warm.take(partition)) for partition in live
+                partition: await restoring(settings, catalog).fold(partition, warm.take(partition))
+                for partition in live
             }
             rebuilt = await rebuild_books(settings, catalog, sorted(live))
-            restored = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
+            restored = {partition: await restoring(settings, catalog).fold(partition) for partition in live}
             stop.set()  # the runner stops (writing its shutdown snapshots) before its snapshots topic goes
             await asyncio.wait_for(tasks[0], WAIT_S)
             await asyncio.to_thread(_delete_topic, settings.kafka_bootstrap_servers, settings.topic(SPIN_SNAPSHOTS))
-            without = {partition: await restore_book(settings, catalog, partition, True) for partition in live}
+            without = {partition: await restoring(settings, catalog).fold(partition) for partition in live}
             restored = {partition: (restored[partition], without[partition]) for partition in live}
-            resumed = {partition: (_book_view(item.book, catalog), item.folded) for partition, item in resumed.items()}
+            resumed = {partition: (_book_view(item.state, catalog), item.folded) for partition, item in resumed.items()}
             return (
                 answers,
                 live,
@@ -150,12 +151,12 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
     assert rebuilt == live
     assert steps > 0 and warm_folded > 0, "the warm books did not follow the play"
     assert {partition: view for partition, (view, _) in resumed.items()} == live
-    assert {partition: _book_view(item.book, catalog) for partition, (item, _) in restored.items()} == live
+    assert {partition: _book_view(item.state, catalog) for partition, (item, _) in restored.items()} == live
     from_snapshots = [item for item, _ in restored.values() if item.snapshot is not None]
     assert from_snapshots, "no partition was restored from a snapshot"
     assert all(item.snapshot.positions for item in from_snapshots)
     assert all(item.folded < full.folded for item, full in restored.values() if item.snapshot is not None)
-    assert {partition: _book_view(full.book, catalog) for partition, (_, full) in restored.items()} == live
+    assert {partition: _book_view(full.state, catalog) for partition, (_, full) in restored.items()} == live
     assert all(full.snapshot is None and full.cursor is None for _, full in restored.values())
 
 

@@ -14,6 +14,7 @@ import time
 import uuid
 
 from shared import snapshots
+from shared.restoring import Report
 from shared.kafka import aio_producer, group_membership
 from shared.topics import WALLET_EVENTS, WALLET_SNAPSHOTS
 
@@ -52,7 +53,7 @@ async def _write(bootstrap: str, topic: str, group: str, image: snapshots.Image)
         await producer.stop()
 
 
-async def _restore_while_ticking(bootstrap: str, prefix: str) -> tuple[restore.RestoreReport, float, float]:
+async def _restore_while_ticking(bootstrap: str, prefix: str) -> tuple[Report, float, float]:
     """The restore's report, its seconds, and the longest gap between two turns of the loop meanwhile."""
     gaps: list[float] = []
     stop = asyncio.Event()
@@ -68,7 +69,7 @@ async def _restore_while_ticking(bootstrap: str, prefix: str) -> tuple[restore.R
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(0.05)
     started = time.perf_counter()
-    report = await restore.restore_partition(bootstrap, prefix + WALLET_EVENTS, 0, prefix + WALLET_SNAPSHOTS)
+    report = (await restore.restoring(bootstrap, prefix + WALLET_EVENTS, prefix + WALLET_SNAPSHOTS).restore(0)).report
     took = time.perf_counter() - started
     stop.set()
     await ticker
@@ -86,7 +87,7 @@ def test_the_event_loop_keeps_turning_while_a_large_snapshot_is_restored(kafka_b
     assert report.snapshot_offset == 0, "the partition was not restored from the snapshot"
     assert report.state.players == book.players
     assert report.state.live_entries() == book.live_entries()
-    assert list(report.written.repeats.places()) == list(written.repeats.places())
+    assert list(report.held.written.repeats.places()) == list(written.repeats.places())
     heartbeat_s = group_membership({})["heartbeat_interval_ms"] / 1000
     assert gap_s < heartbeat_s, f"the loop stood still {gap_s:.2f} s, past a heartbeat interval"
     assert gap_s < took_s / 2, f"the loop stood still {gap_s:.2f} s of a {took_s:.2f} s restore"

@@ -222,6 +222,6 @@ def test_an_empty_book_round_trips():
 
 
 def test_an_image_that_also_names_the_inputs_positions_still_reads():
-    # Images of 2026-12-03 17:50-21:32 kept them; the snapshot's manifest names them (RestoredBook.inputs).
+    # Images of 2026-12-03 17:50-21:32 kept them; the snapshot's manifest names them (Restoration.inputs).
     kept = b'{"v":1,"now_ms":5,"records":[],"game_states":[],"in_flight":[],"accepted_at":[],"inputs":{"x":4}}'
     assert image.decode(kept).now_ms == 5

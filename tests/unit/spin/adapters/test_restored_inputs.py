@@ -1,4 +1,4 @@
-"""Where a restored spin partition resumes its inputs (services/spin/adapters/rebuild.py: RestoredBook.inputs): the
+"""Where a restored spin partition resumes its inputs (shared/snapshots.py: Restoration.inputs): the
 snapshot manifest's positions, then the further of those and the positions each folded journal fact or answer
 carries (shared/input_position.py: INPUTS_HEADER). Only records the spin service wrote count: a forged record with
 the header is quarantined and moves nothing, and a record carrying older positions never moves one back."""

@@ -9,7 +9,7 @@ import shared.warm
 import asyncio
 
 from services.spin.adapters import warm
-from services.spin.adapters.rebuild import RestoredBook
+from shared.snapshots import Restoration
 from services.spin.core.book import SpinBook
 from shared.config import Settings
 from tests.support.spin import make_context
@@ -28,7 +28,7 @@ class _Ends:
 def _books(settings: Settings) -> warm.WarmBooks:
     books = warm.WarmBooks(settings, make_context().catalog)
     positions = {"spin.journal": 0, "spin.events": 0, "spin.jackpot-answers": 0}
-    books.books = {0: RestoredBook(SpinBook(), None, 0, None, positions)}
+    books.books = {0: Restoration(SpinBook(), None, 0, (), None, 0, None, positions=positions)}
     return books
 
 
