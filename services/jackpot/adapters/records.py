@@ -12,7 +12,10 @@ from shared.events import Envelope, encode
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_INTERNAL
 
 HEADERS = records.headers_for("jackpot")
-INPUTS = (Input(JACKPOT_COMMANDS), Input(JACKPOT_INTERNAL))  # the operator's commands, then the spin service's
+INPUTS = (
+    Input(JACKPOT_COMMANDS),
+    Input(JACKPOT_INTERNAL, packed=True),
+)  # the operator's commands, then the spin service's
 
 
 def logical_topic(record: Any) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 
 from shared import observability, signing, snapshots
-from shared.decision import Decision, Undecodable
+from shared.decision import Decision
 from shared.events import broker_time
 from shared.events.base import packable_types
 from shared.inbound import Inbound
@@ -162,7 +162,7 @@ class JackpotService(Stateless[States]):
             with observability.consume_span("jackpot command", record.headers, partition, record.value) as traced:
                 decided.append((record, self.core.decide(states, message, broker_time(message.broker_ms))))
             payload = message.payload
-            traces.add(traced, None if isinstance(payload, Undecodable) else getattr(payload.data, "request_id", None))
+            traces.add(traced, getattr(getattr(payload, "data", None), "request_id", None))  # none: packed, undecodable
         outputs: list[Output] = []
         for record, decision in decided:  # after every trace is known: a run of contributions shares its headers
             outputs.extend(
