@@ -195,3 +195,80 @@ def run(
         "events_records": len(written),
         **checked_drops(network, order, events),
     }
+
+
+# Where a packed backlog's time goes, by stage: the functions whose cumulative time is each stage's.
+STAGES = {
+    "read: parse the packed record (JSON, depth guard)": ("codec.py", "_parsed"),
+    "read: validate each item (pydantic)": ("codec.py", "_validated"),
+    "read: provenance (one signature a record)": ("records.py", "provenance"),
+    "decide: accept each contribution (dedup, stake, rate, expiry)": ("decide.py", "_fresh"),
+    "decide: runs as one ContributionsApplied (build)": ("packed.py", "applied_run"),
+    "decide: crossing search (prefix sums)": ("packed.py", "clear_run"),
+    "decide: the crossing spin alone and its drop (won, reveal, reseed, commitment)": (
+        "decide.py",
+        "_apply_contribution",
+    ),
+    "decide: fold the events (evolve)": ("decide.py", "_emit_all"),
+    "write: encode the events": ("codec.py", "encode"),
+}
+
+
+def profile(spins: int, source_partitions: int) -> dict[str, Any]:
+    """The backlog decided in-process by the real service's loop step (read, decide, encode; no broker), under
+    cProfile: CPU per spin and each stage's cumulative share (stages nest: a drop's events are folded in its own)."""
+    import cProfile
+    import pstats
+    from types import SimpleNamespace
+
+    from services.jackpot.adapters.runner import JackpotConfig, JackpotService
+    from services.jackpot.core.commitment import DropSecrets
+
+    pools = bench_pools()
+    network = pools.network("diamond-mystery")
+    values, _ = backlog(network, spins, source_partitions, seed=0)
+    headers = [(n, BATCH_CONTENT_TYPE.encode() if n == CONTENT_TYPE else c) for n, c in records.headers_for("spin")]
+    now_ms = int(time.time() * 1000)
+    topic = "hp." + JACKPOT_INTERNAL
+    polled = [
+        SimpleNamespace(topic=topic, partition=0, offset=i, key=network.network_id.encode(), value=v, headers=headers)
+        for i, v in enumerate(values)
+    ]
+    for record in polled:
+        record.timestamp = now_ms
+    service = JackpotService(JackpotConfig.on_prefix("unused", "hp."), pools, DropSecrets(os.urandom(32), os.urandom))
+    states: dict = {}
+    service.loop._decide(0, states, polled[:1])  # imports and the first record's setup outside the figure
+    profiler = cProfile.Profile()
+    started = time.process_time()
+    profiler.runcall(lambda: [service.loop._decide(0, states, polled[i : i + 4]) for i in range(1, len(polled), 4)])
+    cpu_s = time.process_time() - started
+    measured = spins - spins_per_record(source_partitions)  # the first record's spins are not in the figure
+    stats = pstats.Stats(profiler).stats
+    total = sum(row[2] for row in stats.values())  # every function's own time: the profiled whole
+    shares = {}
+    for stage, (file, name) in STAGES.items():
+        cumulative = sum(row[3] for (path, _, func), row in stats.items() if path.endswith(file) and func == name)
+        shares[stage] = round(cumulative / total, 3)
+    return {
+        "spins": measured,
+        "source_partitions": source_partitions,
+        "cpu_us_per_spin_profiled": round(cpu_s / measured * 1e6, 1),
+        "share_of_cpu": shares,
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def main() -> None:
+    import json
+    import sys
+
+    out = sys.argv[1] if len(sys.argv) > 1 else "bench-results/hot-pool-profile.json"
+    found = {"runs": [profile(12_000, partitions) for partitions in (6, 60)]}
+    with open(out, "w") as file:
+        file.write(json.dumps(found, indent=2) + "\n")
+    print(json.dumps(found, indent=2))
+
+
+if __name__ == "__main__":
+    main()
