@@ -22,31 +22,16 @@ from shared.events import decode, decode_all
 from shared.events import jackpot as jp
 from shared.kafka import producer
 from shared.money import MICRO_PER_MINOR
-from shared.pools import PoolsConfig, load_pools
-from shared.pools.parsheet import StakeMix, expected_drop_level_minor, ks_two_sample, rtp_share, simulate
+from shared.pools import PoolsConfig
+from shared.pools.parsheet import expected_drop_level_minor, ks_two_sample, rtp_share, simulate
 from shared.records import stand_in_batch
 from shared.topic_admin import delete_topics, ensure_topics
 from shared.topics import ALL_TOPICS, JACKPOT_COMMANDS, JACKPOT_EVENTS
 
+from bench.drop_pools import MIX, small_pools
 from bench.jackpot import contribution_record, run_service
 
 TIMEOUT_S = 600
-# Rising Joker's stakes, weighted towards the small ones; 10-40 cents are below the pool's 50-cent minimum.
-MIX = StakeMix(
-    (10, 20, 30, 40, 50, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000),
-    (10, 10, 5, 5, 10, 20, 5, 10, 5, 3, 5, 2, 5, 2, 3),
-)
-
-
-def small_pools(ceiling_minor: int = 100_200, contribution_ppm: int = 20_000) -> PoolsConfig:
-    """pools-v2 with dm-drop at `contribution_ppm` and a ceiling `ceiling_minor` (just above its 1,000 EUR seed)."""
-    raw = load_pools("pools-v2").model_dump(mode="json")
-    for network in raw["networks"]:
-        for pool in network["pools"]:
-            if pool["pool_id"] == "dm-drop":
-                pool["contribution_ppm"] = contribution_ppm
-                pool["must_drop"]["ceiling_minor"] = ceiling_minor
-    return PoolsConfig.model_validate(raw, strict=False)
 
 
 def _records(pools: PoolsConfig, count: int, rng: random.Random) -> list[tuple[bytes, bytes]]:

@@ -271,6 +271,22 @@ FIGURES: tuple[Figure, ...] = (
         "chaos run: history linearizable (1 yes)",
     ),
     Figure(
+        "hot-pool-6",
+        "hot pool: packed contributions applied on one network partition from 6 spin partitions (spins/s)",
+        "results/cost/hot-pool-6-*.json",
+        lambda d: _at(d, "spins_per_s"),
+        "≥ 100,000",
+        0,
+    ),
+    Figure(
+        "hot-pool-60",
+        "hot pool: packed contributions applied on one network partition from 60 spin partitions (spins/s)",
+        "results/cost/hot-pool-60-*.json",
+        lambda d: _at(d, "spins_per_s"),
+        "≥ 100,000",
+        0,
+    ),
+    Figure(
         "fuzz-long-consumer-stops",
         "long hostile-records campaign: consumers stopped",
         "results/security/*.json",

@@ -80,6 +80,18 @@ class CheckedAward:
 
 
 @dataclass(frozen=True)
+class Packed:
+    """A record packing consecutive commands of one type and key (shared/events/batch.py), as a core reads it: the
+    items in order, each validated as strictly as the same command in a record of its own."""
+
+    items: tuple[Envelope[Any], ...]
+
+    @property
+    def type(self) -> str:
+        return self.items[0].type
+
+
+@dataclass(frozen=True)
 class Message:
     """One consumed record as a core reads it, built once by the loop (shared/inbound.py): the decoded payload (or why
     it is none) and its verified provenance, never headers.
@@ -91,7 +103,7 @@ class Message:
     misplaced: why its key belongs on another partition (None: in its place); cause: a stable name of the record
     (logical topic, partition, index) that ids of an answer to this one record derive from."""
 
-    payload: Envelope[Any] | Undecodable
+    payload: Envelope[Any] | Packed | Undecodable
     broker_ms: int
     writer: str | None = None
     operator: str | None = None

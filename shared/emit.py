@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shared import inbound, observability, records
-from shared.decision import Decision, Undecodable
+from shared.decision import Decision
 from shared.events import Envelope, broker_time, encode
 from shared.inbound import Inbound
 from shared.input_position import Copy, Output
@@ -85,7 +85,7 @@ class Emitter:
             if emits.batch_traces:
                 payload = message.payload
                 if traced:  # tracing on: each request's trace, for its facts once the batch is read
-                    made.traces.add(traced, None if isinstance(payload, Undecodable) else _request_of(payload))
+                    made.traces.add(traced, _request_of(payload))
                 traced = ()
             self._emit(made, (partition, state, found, traced), decision, places)
         return made.done(), read
@@ -167,5 +167,6 @@ class _Made:
         return [*self.journal, *self.outputs] if self.journal else self.outputs
 
 
-def _request_of(message: Envelope[Any]) -> Any:
-    return getattr(message.data, "request_id", None)
+def _request_of(message: Any) -> Any:
+    """The request a message or event answers (None: a packed record of contributions, or none named)."""
+    return getattr(getattr(message, "data", None), "request_id", None)

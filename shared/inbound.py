@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared import observability, records
-from shared.decision import Message, Refusal, Undecodable
+from shared.decision import Message, Packed, Refusal, Undecodable
 from shared.events import DecodeError, may_be
 from shared.input_position import Output
+from shared.events.batch import is_packed
 from shared.partitioning import misplaced
 
 # What a refused record becomes: a dead letter with its reason (an input an outside role writes, the money path's
@@ -43,6 +44,9 @@ class Input:
     cause_physical: bool = False
     proofs: bool = False  # its records carry the jackpot's signed JackpotWon (spin.jackpot-answers)
     awards: bool = False  # its settlements carry JackpotWons, decoded and judged here (wallet.internal)
+    # Its writer's loop packs commands of a type the contract says may be packed (shared/events/batch.py): such a
+    # record is one Message whose payload is a Packed of its items (a public topic never is: no writer packs there).
+    packed: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,9 @@ def read(spec: Input, record: Any, partitions: int | None, state: Any = None) ->
 def _decoded(spec: Input, record: Any) -> tuple[Any, DecodeError | None]:
     """The decoder's one call for this record: (the envelope, None) or (None, why not)."""
     try:
-        if spec.kind == "command":
+        if spec.kind == "command" and spec.packed and is_packed(record.value):
+            found = Packed(records.decode_packed_on(spec.logical, record.value, record.key, check_key=spec.check_key))
+        elif spec.kind == "command":
             headers = record.headers if spec.public else None
             found = records.decode_on(spec.logical, record.value, record.key, check_key=spec.check_key, headers=headers)
         else:

@@ -350,6 +350,22 @@ def decode_on(
     return message
 
 
+def decode_packed_on(
+    logical_topic: str, value: bytes | None, key: bytes | None, *, check_key: bool = True
+) -> tuple[Envelope, ...]:
+    """The commands of a packed record of `logical_topic` (shared/events/batch.py), in order: every guard of
+    `decode_on` on each item (a Misfit names the item), and a type the topic's writer may pack. Raises DecodeError."""
+    messages = decode_all(value, expect_kind="command")
+    for index, message in enumerate(messages):
+        if message.data.TOPIC != logical_topic or not message.data.PACKABLE:
+            reason = f"{message.type} is not packed on {logical_topic}"
+            raise Misfit(WRONG_TOPIC, f"items.{index}.type", reason, None)
+        if check_key and key != message.key:
+            reason = f"the record key {key!r} is not the subject {message.key!r}"
+            raise Misfit(WRONG_KEY, f"items.{index}.subject", reason, None)
+    return messages
+
+
 def decode_event(value: bytes | None) -> Envelope:
     """An event of a topic its owner writes (every guard of the codec, unknown fields ignored). Raises DecodeError."""
     return decode_one_pass(value, expect_kind="event")

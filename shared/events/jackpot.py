@@ -35,6 +35,7 @@ class Contribute(_InternalCommand):
     """
 
     TYPE = "reelstream.jackpot.contribute.v1"
+    PACKABLE = True  # a spin transaction's contributions to one network, in order: one record
     contribution_id: uuid.UUID
     game: Ident
     currency: CurrencyCode

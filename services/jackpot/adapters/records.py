@@ -15,7 +15,10 @@ from shared.input_position import Copy, Output
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_INTERNAL, SPIN_JACKPOT_ANSWERS
 
 HEADERS = records.headers_for("jackpot")
-INPUTS = (Input(JACKPOT_COMMANDS), Input(JACKPOT_INTERNAL))  # the operator's commands, then the spin service's
+INPUTS = (
+    Input(JACKPOT_COMMANDS),
+    Input(JACKPOT_INTERNAL, packed=True),
+)  # the operator's commands, then the spin service's
 
 
 def _answer(states: Any, found: Inbound, event: Envelope[Any] | None) -> Copy | None:

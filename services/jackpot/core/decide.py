@@ -4,19 +4,20 @@ one event (shared/decision.py, docs/jackpot.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from games.registry import stakes_minor
 
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
-from shared.decision import Decision, Message, Refusal, Undecodable
+from shared.decision import Decision, Message, Packed, Refusal, Undecodable
 from shared.events import Envelope, broker_time, derived_id, envelope, epoch_ms
 from shared.events import jackpot as jp
 from shared.money import MICRO_PER_MINOR
 from shared.pools import NetworkConfig, PoolsConfig
 
-from services.jackpot.core import admin, claims, mustdrop
+from services.jackpot.core import admin, claims, mustdrop, packed
 from services.jackpot.core.commitment import DropSecrets
 from services.jackpot.core.evolve import evolve
 from services.jackpot.core.inputs import SOURCE, Incoming, Outcome
@@ -48,12 +49,16 @@ class JackpotCore:
         payload = message.payload
         if isinstance(payload, Undecodable):
             return Decision(dead_letters=(_undecodable(payload),))
-        network = self._networks.get(payload.data.network_id)
+        network_id = (payload.items[0] if isinstance(payload, Packed) else payload).data.network_id
+        network = self._networks.get(network_id)
         if network is None:  # a command for a network this deployment does not run: never a new network
-            refusal = Refusal("UNKNOWN_NETWORK", f"no network {payload.data.network_id!r}")
+            refusal = Refusal("UNKNOWN_NETWORK", f"no network {network_id!r}")
             return Decision(dead_letters=(refusal,))
         state = states.get(network.network_id) or states.setdefault(network.network_id, new_network(network))
-        outcome = _decide(state, network, Incoming(payload, message.broker_ms), epoch_ms(now), self.secrets)
+        if isinstance(payload, Packed):
+            outcome = _decide_packed(state, network, payload, message.broker_ms, epoch_ms(now), self.secrets)
+        else:
+            outcome = _decide(state, network, Incoming(payload, message.broker_ms), epoch_ms(now), self.secrets)
         return Decision(events=tuple(outcome.events), dead_letters=tuple(outcome.dead_letters), repeats=outcome.repeats)
 
     def evolve(self, states: States, event: Envelope[Any]) -> States:
@@ -89,6 +94,51 @@ def _decide(
         _emit_all(state, admin.answer(state, network, incoming, outcome), outcome)
         _emit_all(state, mustdrop.commit_missing(state, network, incoming.broker_ms, secrets), outcome)
     return outcome
+
+
+def _decide_packed(
+    state: NetworkState,
+    network: NetworkConfig,
+    payload: Packed,
+    broker_ms: int,
+    now_ms: int,
+    secrets: DropSecrets | None,
+) -> Outcome:
+    """A packed record's contributions (one network: the record key is each one's subject), decided as the same
+    contributions one record each at this broker time would be: each accepted, refused or repeated in order, each run
+    no must-drop pool can arm within applied as one event, and each one that may arm a pool alone (core/packed.py)."""
+    outcome = Outcome()
+    forget_before(state, now_ms - DEDUP_WINDOW_MS - CLOCK_SKEW_MS)
+    if len(state.pools) < len(network.pools):
+        _open_missing_pools(state, network, broker_ms, outcome)
+        _emit_all(state, mustdrop.commit_missing(state, network, broker_ms, secrets), outcome)
+    parts = packed.Parts(network, lambda pool_id: _receiver(state, pool_id))
+    accepted: list[Incoming] = []
+    pending: dict[Any, tuple[Any, ...]] = {}  # contributions accepted earlier in this record: their fingerprints
+    for index, item in enumerate(payload.items):
+        incoming = Incoming(item, broker_ms)
+        before = len(outcome.dead_letters)
+        if _fresh(state, network, incoming, outcome, pending, parts.expected_micro):
+            accepted.append(incoming)
+        for at in range(before, len(outcome.dead_letters)):  # which item of the record each refusal is about
+            outcome.dead_letters[at] = _of_item(outcome.dead_letters[at], index)
+    found = [parts.of(i.command.data.stake_minor, i.command.data.breakage_micro) for i in accepted]
+    routed = [each for _, each in found]
+    start = 0
+    while start < len(accepted):
+        run = packed.clear_run(state, network, routed, start, broker_ms, secrets)
+        if run:
+            applied = packed.applied_run(state, network, accepted[start : start + run], routed[start : start + run])
+            _emit_all(state, [applied], outcome)
+            start += run
+        else:
+            _apply_contribution(state, network, accepted[start], found[start][0], secrets, outcome)
+            start += 1
+    return outcome
+
+
+def _of_item(refusal: Refusal, index: int) -> Refusal:
+    return Refusal(refusal.code, refusal.reason, f"items.{index}", subject=index)
 
 
 def _apply_contribution(
@@ -131,15 +181,7 @@ def _applied(
     """One contribution's ContributionsApplied: its item and each pool's movement (the loop may pack consecutive
     ones into one record: shared/events/batch.py)."""
     data: jp.Contribute = incoming.command.data
-    item = jp.AppliedContribution(
-        contribution_id=data.contribution_id,
-        game=data.game,
-        player_id=data.player_id,
-        operator_id=data.operator_id,
-        stake_minor=data.stake_minor,
-        amount_micro=sum(routed.values()),
-        breakage_micro=data.breakage_micro,
-    )
+    item = packed.applied_item(data, sum(routed.values()))
     movements = []
     for pool in network.pools:
         pool_id = pool.pool_id
@@ -181,25 +223,46 @@ def _accept_contribution(
     state: NetworkState, network: NetworkConfig, incoming: Incoming, outcome: Outcome
 ) -> list[int] | None:
     """Each pool's part of a fresh, valid contribution; None (with a dead letter or a counted repeat) otherwise."""
+    if not _fresh(state, network, incoming, outcome, {}, network.wager_contribution_micro):
+        return None
+    data: jp.Contribute = incoming.command.data
+    return split_contribution(network.pools, data.stake_minor, data.breakage_micro)
+
+
+def _fresh(
+    state: NetworkState,
+    network: NetworkConfig,
+    incoming: Incoming,
+    outcome: Outcome,
+    pending: dict[Any, Any],
+    expected_micro: Callable[[int], int],
+) -> bool:
+    """Whether a contribution is new (not seen, nor accepted earlier in its record: `pending`, id -> fingerprint, to
+    which it is then added) and valid (`expected_micro`: the network's total at a stake); else its dead letter or
+    counted repeat is in `outcome`."""
     data: jp.Contribute = incoming.command.data
     fingerprint = contribution_fingerprint(
         data.game, data.player_id, data.operator_id, data.stake_minor, data.breakage_micro
     )
     earlier = state.seen.get(data.contribution_id)
-    if earlier is not None:
-        if earlier.fingerprint != fingerprint:
+    earlier_fingerprint = earlier.fingerprint if earlier is not None else pending.get(data.contribution_id)
+    if earlier_fingerprint is not None:
+        if earlier_fingerprint != fingerprint:
             outcome.dead_letters.append(Refusal("DUPLICATE_CONFLICT", "contribution id reused with other content"))
         else:
             outcome.repeats += 1
-        return None
-    problem = _contribution_problem(network, incoming)
+        return False
+    problem = _contribution_problem(network, incoming, expected_micro)
     if problem is not None:
         outcome.dead_letters.append(Refusal(*problem))
-        return None
-    return split_contribution(network.pools, data.stake_minor, data.breakage_micro)
+        return False
+    pending[data.contribution_id] = fingerprint
+    return True
 
 
-def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[str, str] | None:
+def _contribution_problem(
+    network: NetworkConfig, incoming: Incoming, expected_micro: Callable[[int], int]
+) -> tuple[str, str] | None:
     data: jp.Contribute = incoming.command.data
     if data.game not in network.games:
         return "WRONG_GAME", f"game {data.game!r} is not in network {network.network_id!r}"
@@ -209,11 +272,11 @@ def _contribution_problem(network: NetworkConfig, incoming: Incoming) -> tuple[s
         return "INVALID_STAKE", f"{data.stake_minor} is not a stake of {data.game}"
     if not 0 <= data.breakage_micro < MICRO_PER_MINOR:
         return "INVALID_BREAKAGE", f"breakage_micro {data.breakage_micro} is not a sub-cent remainder (0 .. 999,999)"
-    expected_micro = network.wager_contribution_micro(data.stake_minor)
-    if data.contribution_micro != expected_micro:
+    total_micro = expected_micro(data.stake_minor)
+    if data.contribution_micro != total_micro:
         return (
             "CONTRIBUTION_MISMATCH",
-            f"contribution_micro {data.contribution_micro} != {expected_micro} by the pool rates",
+            f"contribution_micro {data.contribution_micro} != {total_micro} by the pool rates",
         )
     return None
 

@@ -28,6 +28,9 @@ def test_the_batch_envelope_is_documented_on_the_channels_of_packable_messages_o
     document = asyncapi.asyncapi_document()
     batch = next(m for m in document["components"]["messages"].values() if m["name"] == asyncapi.BATCH)
     refs = [item["$ref"] for item in batch["payload"]["properties"]["items"]["items"]["oneOf"]]
-    assert refs == ["#/components/messages/jackpot_contributions_applied_v1/payload"]
+    assert refs == [
+        "#/components/messages/jackpot_contribute_v1/payload",
+        "#/components/messages/jackpot_contributions_applied_v1/payload",
+    ]
     carrying = sorted(c["address"] for c in document["channels"].values() if "batch_v1" in c["messages"])
-    assert carrying == ["jackpot.events"]
+    assert carrying == ["jackpot.events", "jackpot.internal"]
