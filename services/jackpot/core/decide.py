@@ -138,7 +138,7 @@ def _decide_packed(
 
 
 def _of_item(refusal: Refusal, index: int) -> Refusal:
-    return Refusal(refusal.code, refusal.reason, f"items.{index}", subject=index)
+    return Refusal(refusal.code, refusal.reason, f"items.{index}")
 
 
 def _apply_contribution(
