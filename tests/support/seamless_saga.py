@@ -16,12 +16,10 @@ from shared.events import envelope
 from shared.events.envelope import Envelope, epoch_ms
 from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
 from shared.operators import Operator, SeamlessWallet, seamless_wallet_of
-from shared.waits import wait_until_async
 
 from services.seamless_saga.core.decide import SeamlessCore
 from services.seamless_saga.core.messages import CallOutcome, Tick
-from services.seamless_saga.adapters.outbox import Outbox
-from services.seamless_saga.core.state import OPEN_PHASES, Phase, SeamlessBook
+from services.seamless_saga.core.state import SeamlessBook
 from tests.support.gwt import Core
 
 OPERATOR, LEDGER_OPERATOR = "op-s", "op-l"
@@ -132,20 +130,3 @@ def no_answer(call: Envelope[Any], reason: NoAnswerReason = NoAnswerReason.TIMEO
 
 def at(ms: int) -> datetime:
     return T0 + timedelta(milliseconds=ms)
-
-
-def now_message(command: Envelope[Any]) -> Message:
-    """The spin's command sent now (the saga refuses one older than the de-duplication window)."""
-    now = datetime.now(timezone.utc)
-    return Message(sent(command.data, now), epoch_ms(now))
-
-
-async def settled(outbox: Outbox, n: int, phase: Phase | None = None) -> Phase:
-    """Step the outbox until round `n` is closed (or in `phase`), within a bounded time."""
-
-    async def closed():
-        await outbox.step()
-        current = outbox.book.rounds[str(wager_id(n))].phase
-        return current if (current == phase if phase else current not in OPEN_PHASES) else None
-
-    return await wait_until_async(closed, 20, 0.05, what=f"round {n} settled")

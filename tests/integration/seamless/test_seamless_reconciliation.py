@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import subprocess
 import sys
 import uuid
@@ -16,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from shared import records
-from shared.operators import Operator, SeamlessWallet, seamless_wallet_of
 from shared.topics import WALLET_SEAMLESS
 
 from seamless.reconcile import Kind
@@ -25,31 +22,11 @@ from services.seamless_saga.adapters.clients import wallet_client
 from services.seamless_saga.adapters.kafka_log import KafkaSeamlessLog
 from services.seamless_saga.adapters.outbox import Outbox
 from services.seamless_saga.adapters.reconciliation import reconcile
-from services.seamless_saga.core.decide import SeamlessCore
-from services.seamless_saga.core.state import Phase
-from tests.support.seamless import PLAYER, SIGNER
-from tests.support.seamless_saga import debit, now_message, settle, settled, wager_id
+from tests.support.seamless_outbox import OPERATOR, play_three_rounds, seamless_operator
+from tests.support.seamless_saga import wager_id
 
 pytestmark = pytest.mark.integration
-OPERATOR = "op-s"
 ROOT = Path(__file__).resolve().parents[3]
-
-
-async def _play(outbox: Outbox, wallet) -> None:
-    await outbox.decide(now_message(debit(1, 100, OPERATOR, PLAYER)))
-    assert await settled(outbox, 1, Phase.ACCEPTED)
-    await outbox.decide(now_message(settle(1, 250, player_id=PLAYER)))
-    assert await settled(outbox, 1) is Phase.WON
-    wallet.set_faults(timeout_ppm=1_000_000, hang_ms=1_000)
-    await outbox.decide(now_message(debit(2, 100, OPERATOR, PLAYER)))
-    assert await settled(outbox, 2, Phase.ROLLING_BACK)
-    wallet.set_faults()
-    assert await settled(outbox, 2) is Phase.ROLLED_BACK
-    wallet.set_faults(lost_ppm=1_000_000)
-    await outbox.decide(now_message(debit(3, 100, OPERATOR, PLAYER)))
-    assert await settled(outbox, 3, Phase.ROLLING_BACK)
-    wallet.set_faults()
-    assert await settled(outbox, 3) is Phase.ROLLED_BACK
 
 
 def _cli(operators_file: Path, prefix: str) -> subprocess.CompletedProcess:
@@ -64,18 +41,12 @@ def _cli(operators_file: Path, prefix: str) -> subprocess.CompletedProcess:
 async def test_rounds_played_reconcile_to_nothing_and_a_changed_ledger_row_is_named(
     wallet, kafka_bootstrap, fresh_prefix, tmp_path
 ):
-    key_file = tmp_path / "reelstream.pem"
-    key_file.write_bytes(SIGNER.private_pem())
-    settings = SeamlessWallet(wallet.url, "hub88", SIGNER.key_id, str(key_file), 400, 2_000, 60)
-    configured = (Operator(OPERATOR, "seamless", settings),)
-    core = SeamlessCore(
-        random.random, lambda operator_id: seamless_wallet_of(operator_id, configured), records.proof_problem
-    )
+    settings, core = seamless_operator(wallet, tmp_path, "hub88")
     topic = fresh_prefix + WALLET_SEAMLESS
     log = await KafkaSeamlessLog(kafka_bootstrap, topic, f"reelstream-wallet-seamless-{uuid.uuid4().hex}").open()
     client = wallet_client(settings)
     try:
-        await _play(Outbox(core, core.new_state(0), {OPERATOR: client}, log), wallet)
+        await play_three_rounds(Outbox(core, core.new_state(0), {OPERATOR: client}, log), wallet)
         assert await reconcile(kafka_bootstrap, fresh_prefix, OPERATOR, client) == []
 
         win_id = await wallet.ledger.pool.fetchval(
@@ -93,12 +64,8 @@ async def test_rounds_played_reconcile_to_nothing_and_a_changed_ledger_row_is_na
 
     operators_file = tmp_path / "operators.json"
     entry = {"id": OPERATOR, "wallet_mode": "seamless"}
-    entry["wallet"] = {
-        "url": wallet.url,
-        "protocol": "hub88",
-        "key_id": SIGNER.key_id,
-        "private_key_file": str(key_file),
-    }
+    entry["wallet"] = {"url": wallet.url, "protocol": "hub88", "key_id": settings.key_id}
+    entry["wallet"] |= {"private_key_file": settings.private_key_file}
     operators_file.write_text(json.dumps({"operators": [{"id": "demo-a"}, {"id": "demo-b"}, entry]}))
     done = await asyncio.to_thread(_cli, operators_file, fresh_prefix)  # the wallet serves from this loop
     assert done.returncode == 1, done.stderr[-2000:]
