@@ -32,7 +32,9 @@ class Transaction:
 
 
 class Kind(StrEnum):
-    MISSING_AT_OPERATOR = "MISSING_AT_OPERATOR"  # answered OK to reelstream, absent from the operator's list
+    # Answered OK to reelstream, or a bet the operator's own win or rollback moved money against, absent from its list
+    # (or listed as not taken).
+    MISSING_AT_OPERATOR = "MISSING_AT_OPERATOR"
     UNKNOWN_TO_REELSTREAM = "UNKNOWN_TO_REELSTREAM"  # in the operator's list, never asked for by reelstream
     AMOUNT_DIFFERS = "AMOUNT_DIFFERS"
     STATUS_DIFFERS = "STATUS_DIFFERS"  # the answer reelstream recorded is not the status the operator lists
@@ -74,11 +76,18 @@ def _by_id(side: Iterable[Transaction], name: str) -> dict[str, Transaction]:
 
 def differences(ours: Iterable[Transaction], theirs: Iterable[Transaction]) -> list[Difference]:
     """Every difference between reelstream's record (`ours`) and the operator's list (`theirs`), in the order of
-    reelstream's record, then the operator's transactions reelstream never asked for, then the unsettled bets."""
+    reelstream's record, then the bets the operator moved money against without listing them, then the operator's
+    transactions reelstream never asked for, then the unsettled bets."""
     asked, held = _by_id(ours, "reelstream's record"), _by_id(theirs, "the operator's list")
     found: list[Difference] = []
     for transaction_id, mine in asked.items():
         found += _compared(mine, held.get(transaction_id))
+    named = {d.transaction_id for d in found if d.kind is Kind.MISSING_AT_OPERATOR}
+    found += [
+        _named(Kind.MISSING_AT_OPERATOR, asked[i], held.get(i))
+        for i in unlisted_bets(held)
+        if i in asked.keys() - named
+    ]
     found += [_named(Kind.UNKNOWN_TO_REELSTREAM, None, t) for i, t in held.items() if i not in asked]
     found += [_named(Kind.BET_UNSETTLED, asked.get(t.transaction_id), t) for t in unsettled(held.values())]
     return found
@@ -113,6 +122,12 @@ def _compared(mine: Transaction, yours: Transaction | None) -> list[Difference]:
 
 def _differs(mine: Transaction, yours: Transaction, what: str) -> bool:
     return getattr(mine, what) != getattr(yours, what)
+
+
+def unlisted_bets(held: dict[str, Transaction]) -> list[str]:
+    """The bets a list's wins and rollbacks moved money against (OK) that it does not hold as taken (OK)."""
+    moved = [t.bet_transaction_id for t in held.values() if t.kind != "bet" and t.status == OK]
+    return [i for i in dict.fromkeys(moved) if i is not None and (i not in held or held[i].status != OK)]
 
 
 def unsettled(held: Iterable[Transaction]) -> list[Transaction]:

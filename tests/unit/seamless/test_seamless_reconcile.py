@@ -82,7 +82,7 @@ def _inject(kind: Kind, ours, theirs, pick) -> tuple[list, list, str]:
         return _replaced(ours, i, status=NO_ANSWER), theirs, ours[i].transaction_id
     held = {t.transaction_id: i for i, t in enumerate(theirs)}
     candidates = {
-        Kind.MISSING_AT_OPERATOR: [held[t.transaction_id] for t in ours if t.status == "OK"],
+        Kind.MISSING_AT_OPERATOR: [i for i, t in enumerate(theirs) if t.status == "OK"],
         Kind.AMOUNT_DIFFERS: [i for i, t in enumerate(theirs) if t.kind != "rollback"],
         Kind.STATUS_DIFFERS: [held[t.transaction_id] for t in ours if t.status and t.transaction_id in held],
         Kind.DETAIL_DIFFERS: list(range(len(theirs))),
@@ -121,6 +121,16 @@ def test_a_win_the_operator_lost_is_missing_there_and_leaves_its_bet_unsettled()
         (Kind.BET_UNSETTLED, theirs[0].transaction_id),
     ]
     assert (found[0].ours, found[0].theirs) == ("win OK 250 EUR", "absent")
+
+
+def test_a_bet_the_operator_rolled_back_without_listing_it_is_missing_there():
+    ours, theirs = round_sides(1, "answer_lost", 100, 0)
+    (found,) = differences(ours, theirs[1:])
+    assert (found.kind, found.transaction_id, found.theirs) == (
+        Kind.MISSING_AT_OPERATOR,
+        ours[0].transaction_id,
+        "absent",
+    )
 
 
 def test_a_changed_amount_names_both_amounts():
