@@ -30,7 +30,11 @@ def seamless_reconciliation(operator_id: str) -> View:
         )
     settings = load_settings()
     found = asyncio.run(_reconcile(settings.kafka_bootstrap_servers, settings.topic_prefix, operator_id, wallet))
-    return as_view("seamless_reconciliation", difference_rows(found), ESSENTIAL, f"reconciliation of {operator_id}")
+    view = as_view("seamless_reconciliation", difference_rows(found), ESSENTIAL, f"reconciliation of {operator_id}")
+    view.notes.append(f"{len(found)} differences between reelstream's record of {operator_id} and its wallet's list")
+    if not found:
+        view.title = None  # a table's empty title reads "nothing yet", which would hide that the sides agree
+    return view
 
 
 async def _reconcile(bootstrap: str, prefix: str, operator_id: str, wallet) -> list[Difference]:
