@@ -114,8 +114,26 @@ def liability(
 
 
 @app.command()
-def reconciliation(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: datetime = _UNTIL) -> None:
-    """Contributions, seeds and payouts per network, as the pools saw them and as the wallet moved them."""
+def reconciliation(
+    format: Format = FORMAT,
+    units: Units = UNITS,
+    out: Path = _OUT,
+    until: datetime = _UNTIL,
+    operator: str = typer.Option(
+        None, "--operator", metavar="OPERATOR", help="A seamless operator: its wallet's transactions against ours."
+    ),
+) -> None:
+    """Contributions, seeds and payouts per network, as the pools saw them and as the wallet moved them; with
+    --operator, every difference between reelstream's record of a seamless operator and its wallet's transaction list
+    (exit 1 when there is one)."""
+    if operator is not None:
+        if until is not None:
+            raise typer.BadParameter("reconciles the record as it is now", param_hint="--until with --operator")
+        from reelstream.commands.seamless_reconciliation import seamless_reconciliation
+
+        view = seamless_reconciliation(operator)
+        _emit(view, format, units, out)
+        raise typer.Exit(1 if view.rows else 0)
     from services.audit.core.reports import reconciliation_rows
 
     ledger, pools, config = _folds(until)

@@ -4,46 +4,22 @@ back: every one lands exactly once in the operator's ledger, and a book restored
 
 from __future__ import annotations
 
-import random
 import uuid
-from datetime import datetime, timezone
 
 import pytest
 
 from seamless.protocols import PROTOCOLS
-from shared.decision import Message
-from shared.events.envelope import epoch_ms
-from shared.operators import Operator, SeamlessWallet, seamless_wallet_of
 from shared.topics import WALLET_SEAMLESS
-from shared.waits import wait_until_async
 
 from services.seamless_saga.adapters.clients import wallet_client
 from services.seamless_saga.adapters.kafka_log import KafkaSeamlessLog, restore
 from services.seamless_saga.adapters.outbox import Outbox
-from services.seamless_saga.core.decide import SeamlessCore
-from services.seamless_saga.core.state import OPEN_PHASES, Phase
-from tests.support.seamless import PLAYER, SIGNER, START_MINOR
-from tests.support.seamless_saga import debit, sent, settle, wager_id
+from services.seamless_saga.core.state import Phase
+from tests.support.seamless import PLAYER, START_MINOR
+from tests.support.seamless_outbox import OPERATOR, now_message, play_three_rounds, seamless_operator, settled
+from tests.support.seamless_saga import debit, settle, wager_id
 
 pytestmark = pytest.mark.integration
-OPERATOR = "op-s"
-
-
-def _now_message(command) -> Message:
-    """The spin's command sent now (the saga refuses one older than the de-duplication window)."""
-    now = datetime.now(timezone.utc)
-    return Message(sent(command.data, now), epoch_ms(now))
-
-
-async def _settled(outbox: Outbox, n: int, phase: Phase | None = None) -> Phase:
-    """Step the outbox until round `n` is closed (or in `phase`), within a bounded time."""
-
-    async def closed():
-        await outbox.step()
-        current = outbox.book.rounds[str(wager_id(n))].phase
-        return current if (current == phase if phase else current not in OPEN_PHASES) else None
-
-    return await wait_until_async(closed, 20, 0.05, what=f"round {n} settled")
 
 
 async def _ledger(wallet, n: int) -> list[tuple[str, str, int, bool]]:
@@ -59,34 +35,14 @@ async def _ledger(wallet, n: int) -> list[tuple[str, str, int, bool]]:
 async def test_seamless_rounds_land_once_in_the_operators_ledger_and_survive_a_restart(
     wallet, kafka_bootstrap, fresh_prefix, tmp_path, protocol
 ):
-    key_file = tmp_path / "reelstream.pem"
-    key_file.write_bytes(SIGNER.private_pem())
-    settings = SeamlessWallet(wallet.url, protocol, SIGNER.key_id, str(key_file), 400, 2_000, 60)
-    configured = (Operator(OPERATOR, "seamless", settings),)
-    core = SeamlessCore(random.random, lambda operator_id: seamless_wallet_of(operator_id, configured))
+    settings, core = seamless_operator(wallet, tmp_path, protocol)
     topic = fresh_prefix + WALLET_SEAMLESS  # the wallet role's rights, under a fresh prefix
     log = await KafkaSeamlessLog(kafka_bootstrap, topic, f"reelstream-wallet-seamless-{uuid.uuid4().hex}").open()
     client = wallet_client(settings)
     try:
         counted = _Counted(log)
         outbox = Outbox(core, core.new_state(0), {OPERATOR: client}, counted)
-        # A round: bet, then the spin's settlement, then the win.
-        await outbox.decide(_now_message(debit(1, 100, OPERATOR, PLAYER)))
-        assert await _settled(outbox, 1, Phase.ACCEPTED)
-        await outbox.decide(_now_message(settle(1, 250, player_id=PLAYER)))
-        assert await _settled(outbox, 1) is Phase.WON
-        # A bet that times out (never applied), its rollback retried until the wallet answers again.
-        wallet.set_faults(timeout_ppm=1_000_000, hang_ms=1_000)
-        await outbox.decide(_now_message(debit(2, 100, OPERATOR, PLAYER)))
-        assert await _settled(outbox, 2, Phase.ROLLING_BACK)
-        wallet.set_faults()
-        assert await _settled(outbox, 2) is Phase.ROLLED_BACK
-        # A bet applied whose answer is lost: rolled back, the stake returned once.
-        wallet.set_faults(lost_ppm=1_000_000)
-        await outbox.decide(_now_message(debit(3, 100, OPERATOR, PLAYER)))
-        assert await _settled(outbox, 3, Phase.ROLLING_BACK)
-        wallet.set_faults()
-        assert await _settled(outbox, 3) is Phase.ROLLED_BACK
+        await play_three_rounds(outbox, wallet)
 
         assert await _ledger(wallet, 1) == [("bet", "OK", 100, False), ("win", "OK", 250, False)]
         assert [kind for kind, *_ in await _ledger(wallet, 2)] == ["rollback"]  # the bet never reached the ledger
@@ -120,21 +76,17 @@ async def test_a_win_whose_answer_was_lost_is_retried_by_a_restarted_outbox_and_
 ):
     """The wallet applies the win but its answer is lost, and the outbox stops; a new one, restored from the topic,
     retries the same request once it falls due, gets the applied answer, and the operator's ledger holds one win."""
-    key_file = tmp_path / "reelstream.pem"
-    key_file.write_bytes(SIGNER.private_pem())
-    settings = SeamlessWallet(wallet.url, "hub88", SIGNER.key_id, str(key_file), 400, 2_000, 60)
-    configured = (Operator(OPERATOR, "seamless", settings),)
-    core = SeamlessCore(random.random, lambda operator_id: seamless_wallet_of(operator_id, configured))
+    settings, core = seamless_operator(wallet, tmp_path, "hub88")
     topic = fresh_prefix + WALLET_SEAMLESS
     transactional_id = f"reelstream-wallet-seamless-{uuid.uuid4().hex}"
     client = wallet_client(settings)
     try:
         log = await KafkaSeamlessLog(kafka_bootstrap, topic, transactional_id).open()
         stopped = Outbox(core, core.new_state(0), {OPERATOR: client}, log)
-        await stopped.decide(_now_message(debit(1, 100, OPERATOR, PLAYER)))
-        assert await _settled(stopped, 1, Phase.ACCEPTED)
+        await stopped.decide(now_message(debit(1, 100, OPERATOR, PLAYER)))
+        assert await settled(stopped, 1, Phase.ACCEPTED)
         wallet.set_faults(lost_ppm=1_000_000)
-        await stopped.decide(_now_message(settle(1, 250, player_id=PLAYER)))
+        await stopped.decide(now_message(settle(1, 250, player_id=PLAYER)))
         await stopped.step()
         assert stopped.book.rounds[str(wager_id(1))].open_call.attempt == 2  # no answer to the win: a retry is due
         await log.close()
@@ -144,7 +96,7 @@ async def test_a_win_whose_answer_was_lost_is_retried_by_a_restarted_outbox_and_
         restored = core.new_state(0)
         await restore(kafka_bootstrap, topic, core, restored)
         restarted = Outbox(core, restored, {OPERATOR: client}, log)
-        assert await _settled(restarted, 1) is Phase.WON
+        assert await settled(restarted, 1) is Phase.WON
         assert await _ledger(wallet, 1) == [("bet", "OK", 100, False), ("win", "OK", 250, False)]
         assert await wallet.balance_minor() == START_MINOR - 100 + 250
         await log.close()
