@@ -19,7 +19,7 @@ def difference_rows(found: list[Difference]) -> list[dict[str, str]]:
 
 
 def seamless_reconciliation(operator_id: str) -> View:
-    from reelstream.commands.reports import as_view
+    from reelstream.output.money_rows import as_view
     from shared.config import load_settings
     from shared.operators import CONFIGURED, seamless_wallet_of
 

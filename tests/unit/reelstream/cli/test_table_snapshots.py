@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from reelstream.commands.jackpot import WIN_COLUMNS, pool_views, win_rows
-from reelstream.commands.reports import as_view
+from reelstream.output.money_rows import as_view
 from reelstream.commands.wallet import HISTORY_COLUMNS, history_rows, player_rows
 from reelstream.output import Column, Format, Units, View, render_text
 from bench.synthetic.spins import play_history, stand_in_lookup
