@@ -90,21 +90,43 @@ class LoopConfig:
         return (self.commands_topic, *self.extra_inputs)
 
 
-_SHARED_FIELDS = (
-    "bootstrap",
-    "commands_topic",
-    "events_topic",
-    "dlq_topic",
-    "group_id",
-    "batch_max",
-    "poll_ms",
-    "session_timeout_ms",
-)
+@dataclass(frozen=True, kw_only=True)
+class ServiceConfig:
+    """What a money service's config (the wallet's, the jackpot's) names for its loop: its topics, group and batching;
+    each service adds its own fields."""
+
+    bootstrap: str
+    commands_topic: str
+    events_topic: str
+    dlq_topic: str
+    group_id: str
+    batch_max: int = 2000
+    poll_ms: int = 50
+    session_timeout_ms: int | None = None
+    snapshots_topic: str | None = None  # None: no snapshots (every restore folds the events topic from the start)
+    # The internal-command topic (physical name): the spin service's commands, read in the same loop (one state per
+    # partition number); None: the commands topic alone (tools and tests that send everything there).
+    internal_topic: str | None = None
 
 
-def loop_config(config: Any, service: str, **extra: Any) -> LoopConfig:
-    """The loop's settings from a service's own config (the fields of the same names), plus `extra`."""
-    return LoopConfig(service=service, **{name: getattr(config, name) for name in _SHARED_FIELDS}, **extra)
+def loop_config(config: ServiceConfig, service: str, **extra: Any) -> LoopConfig:
+    """The loop of a service's own config: both inputs, their positions on each transaction's last event (shared/
+    input_position.py: with_inputs), snapshots when it names a topic for them, plus `extra`."""
+    return LoopConfig(
+        bootstrap=config.bootstrap,
+        commands_topic=config.commands_topic,
+        events_topic=config.events_topic,
+        dlq_topic=config.dlq_topic,
+        group_id=config.group_id,
+        service=service,
+        batch_max=config.batch_max,
+        poll_ms=config.poll_ms,
+        session_timeout_ms=config.session_timeout_ms,
+        snapshots_topic=config.snapshots_topic,
+        extra_inputs=(config.internal_topic,) if config.internal_topic else (),
+        positions_on=(config.events_topic,),
+        **extra,
+    )
 
 
 @dataclass

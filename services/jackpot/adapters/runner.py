@@ -17,7 +17,7 @@ from shared.decision import Decision
 from shared.events.base import packable_types
 from shared.inbound import Inbound
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
-from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, ServiceConfig, Stateless, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 from shared.restoring import Restoring
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS
@@ -34,27 +34,17 @@ from services.jackpot.core.decide import JackpotCore, States
 log = logging.getLogger("reelstream.jackpot")
 
 
-@dataclass(frozen=True)
-class JackpotConfig:
-    bootstrap: str
-    commands_topic: str
-    events_topic: str
+@dataclass(frozen=True, kw_only=True)
+class JackpotConfig(ServiceConfig):
+    """The jackpot's loop (ServiceConfig: jackpot.internal is its internal-command topic) and its own settings."""
+
     meters_topic: str
-    dlq_topic: str
-    group_id: str
-    batch_max: int = 2000
-    poll_ms: int = 50
     meter_interval_s: float = 0.5
-    session_timeout_ms: int | None = None
-    snapshots_topic: str | None = None  # None: no snapshots (every restore folds jackpot.events from the start)
     snapshot_every_events: int = 5_000
     snapshot_every_s: float = 60.0
     # spin.jackpot-answers (physical name): each claim's answer, copied there keyed by player id in the transaction
     # that writes it to jackpot.events (services/jackpot/adapters/records.py). None: jackpot.events alone.
     answers_topic: str | None = None
-    # jackpot.internal (physical name): the spin service's contributions and claims, read in the same loop (one state
-    # per partition number); None: jackpot.commands alone (the migration's old topic).
-    internal_topic: str | None = None
 
     @classmethod
     def on_prefix(cls, bootstrap: str, prefix: str, **options: Any) -> JackpotConfig:
@@ -70,15 +60,8 @@ class JackpotConfig:
         )
 
     def loop(self) -> LoopConfig:
-        extra = (self.internal_topic,) if self.internal_topic else ()
-        return loop_config(  # both inputs' positions on each transaction's last event
-            self,
-            "jackpot",
-            snapshots_topic=self.snapshots_topic,
-            extra_inputs=extra,
-            positions_on=(self.events_topic,),
-            packable=packable_types(JACKPOT_EVENTS),  # a transaction's contributions: one record a network and run
-        )
+        # A transaction's contributions: one record a network and run.
+        return loop_config(self, "jackpot", packable=packable_types(JACKPOT_EVENTS))
 
 
 @dataclass

@@ -12,7 +12,7 @@ from shared import snapshots
 from shared.crash import crash_point
 from shared.inbound import Inbound
 from shared.input_position import Output
-from shared.loop import LoopConfig, LoopStats, loop_config, Restored, Stateless, TransactionalLoop
+from shared.loop import LoopConfig, LoopStats, loop_config, Restored, ServiceConfig, Stateless, TransactionalLoop
 from shared.restoring import Report
 from shared.repeats import Reader
 from shared.warm import WarmStates
@@ -26,35 +26,16 @@ from services.wallet.core.book import WalletBook
 log = logging.getLogger("reelstream.wallet")
 
 
-@dataclass(frozen=True)
-class WalletConfig:
-    bootstrap: str
-    commands_topic: str
-    events_topic: str
-    dlq_topic: str
-    group_id: str
-    snapshots_topic: str | None  # None: no snapshots (every restore folds wallet.events from the start)
-    batch_max: int = 2000
-    poll_ms: int = 50
-    session_timeout_ms: int | None = None
+@dataclass(frozen=True, kw_only=True)
+class WalletConfig(ServiceConfig):
+    """The wallet's loop (ServiceConfig: wallet.internal is its internal-command topic) and its snapshot pace."""
+
     snapshot_every_records: int = 20_000
     # Rare: a snapshot costs the whole state, changed or not, and stalls the loop while it is taken.
     snapshot_every_s: float = 600.0
-    # wallet.internal (physical name): the spin service's commands, read in the same loop (one book per partition
-    # number); None: wallet.commands alone (tools and tests that send everything there, the migration's old topic).
-    internal_topic: str | None = None
 
     def loop(self) -> LoopConfig:
-        extra = (self.internal_topic,) if self.internal_topic else ()
-        return loop_config(
-            self,
-            "wallet",
-            pipelined=True,
-            snapshots_topic=self.snapshots_topic,
-            extra_inputs=extra,
-            # Both inputs' positions on each transaction's last event (shared/input_position.py: with_inputs).
-            positions_on=(self.events_topic,),
-        )
+        return loop_config(self, "wallet", pipelined=True)
 
 
 class WalletService(Stateless[WalletBook]):

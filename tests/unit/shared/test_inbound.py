@@ -56,7 +56,15 @@ def _command(data, at_ms: int = NOW_MS) -> bytes:
 
 
 def test_the_wallet_decodes_each_command_once_and_never_peeks_its_type_again(calls):
-    service = WalletService(WalletConfig("unused", WALLET_COMMANDS, WALLET_EVENTS, "x.dlq", "g", None))
+    service = WalletService(
+        WalletConfig(
+            bootstrap="unused",
+            commands_topic=WALLET_COMMANDS,
+            events_topic=WALLET_EVENTS,
+            dlq_topic="x.dlq",
+            group_id="g",
+        )
+    )
     book, service.written[0] = WalletBook(0), Written()  # as a restore leaves them
     commands = [
         Deposit(transaction_id=uuid.uuid4(), player_id=PLAYER, amount_minor=500, currency="EUR"),

@@ -29,7 +29,13 @@ PREFIX = "t1."
 
 def _service() -> WalletService:
     topic = lambda name: PREFIX + name  # noqa: E731
-    config = WalletConfig("unused:9092", topic(WALLET_COMMANDS), topic(WALLET_EVENTS), "dlq", "g", None)
+    config = WalletConfig(
+        bootstrap="unused:9092",
+        commands_topic=topic(WALLET_COMMANDS),
+        events_topic=topic(WALLET_EVENTS),
+        dlq_topic="dlq",
+        group_id="g",
+    )
     return WalletService(config)
 
 
