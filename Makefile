@@ -55,14 +55,21 @@ bench-kafka: topics ## Kafka baselines: raw produce/consume, decode-validate-enc
 
 -include mk/*.mk
 
-.PHONY: platform-up platform-down run
-platform-up: topics ## Start infra, topics and all services (the monitor too) in the background (no demo)
-	$(WITH_ENV) $(RS) services up
+# The local platform's operators: demo-a on our ledger, demo-b seamless on the reference wallet (`refwallet up` writes
+# the file with the wallet's address and a key it makes under .reelstream/).
+OPERATORS_FILE := $(CURDIR)/.reelstream/operators.json
+WITH_OPERATORS := REELSTREAM_OPERATORS_FILE=$(OPERATORS_FILE)
 
-platform-down: venv ## Stop the services and the local infrastructure
+.PHONY: platform-up platform-down run
+platform-up: topics ## Start infra, topics, the reference wallet (demo-b's, seamless) and all services (the monitor and the seamless saga too) in the background (no demo)
+	$(WITH_ENV) $(RS) refwallet up
+	$(WITH_ENV) $(WITH_OPERATORS) $(RS) services up
+
+platform-down: venv ## Stop the services, the reference wallet and the local infrastructure
 	-$(WITH_ENV) $(RS) services down
+	-$(WITH_ENV) $(RS) refwallet down
 	$(RS) infra down
 
-run: platform-up ## Start everything and play a ~1 minute live demo; Ctrl-C or the end stops everything
+run: platform-up ## Start everything and play a ~1 minute live demo (one player on demo-b's own wallet); Ctrl-C or the end stops everything
 	@echo "live jackpot meters: http://127.0.0.1:$${REELSTREAM_MONITOR_PORT:-8088}/   ops: http://127.0.0.1:$${REELSTREAM_MONITOR_PORT:-8088}/ops"
-	@trap '$(MAKE) --no-print-directory platform-down' EXIT; $(WITH_ENV) $(RS) demo --duration 60
+	@trap '$(MAKE) --no-print-directory platform-down' EXIT; $(WITH_ENV) $(WITH_OPERATORS) $(RS) demo --duration 60

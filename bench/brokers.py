@@ -16,6 +16,7 @@ import secrets
 import shutil
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 import typer
@@ -27,7 +28,7 @@ from deploy.local.paths import InfraPaths, default_paths
 from bench.spin_load import LoadGenerator
 from bench.spin_platform import deposit_commands, spin_requests
 from shared.records import stand_in_batch
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.processes import ServiceProcess, spawn, stop_all
 from shared.config import load_settings
 from shared.session import issue_token
 from shared.topic_admin import ensure_topics
@@ -39,7 +40,10 @@ PLAYERS = 64
 ANSWER_TIMEOUT_S = 300
 
 
-def start_services(bootstrap: str, prefix: str, state: Path, instances: int) -> dict[str, list[ServiceProcess]]:
+def start_services(
+    bootstrap: str, prefix: str, state: Path, instances: int, extra: Mapping[str, str] | None = None
+) -> dict[str, list[ServiceProcess]]:
+    """`instances` of each service against the cluster (`extra`: more of their environment, a test hook)."""
     env = {
         "REELSTREAM_TOPIC_PREFIX": prefix,
         "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
@@ -48,6 +52,7 @@ def start_services(bootstrap: str, prefix: str, state: Path, instances: int) -> 
         "REELSTREAM_HTTP_PORT": "0",
         "REELSTREAM_SESSION_SECRET": SESSION_SECRET,
         "REELSTREAM_WALLET_DATADIR": str(state / "wallet-data"),
+        **(extra or {}),
     }
     started = {
         name: [
@@ -93,14 +98,18 @@ async def drive(bootstrap: str, prefix: str, throughput_spins: int, chaos_spins:
         await load.stop()
 
 
-def audit(bootstrap: str, prefix: str, out: Path) -> dict:
+def audit(bootstrap: str, prefix: str, out: Path, at_rest: bool = False) -> dict:
+    """The audit of the run's topics (`at_rest`: nothing in flight, so a debit still open is a finding) and the
+    wagers debited and neither settled nor refunded."""
     from services.audit.adapters.runner import audit_platform
     from services.audit.core.scope import Scope
 
     settings = load_settings({"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "REELSTREAM_TOPIC_PREFIX": prefix})
-    run = audit_platform(settings, Scope(None, None, None, None), out, False)
+    run = audit_platform(settings, Scope(None, None, None, None), out, False, at_rest=at_rest)
+    wagers = run.result.ledger.wagers.values()
     return {
         "discrepancies": len(run.discrepancies),
+        "open_wagers": sum(1 for wager in wagers if wager.settlement is None and wager.refund is None),
         "spins_rederived": run.result.counts["spins_rederived"],
         "findings": [f"{f.check}: {f.subject}: {f.detail}" for f in run.discrepancies[:20]],
     }
@@ -126,17 +135,22 @@ def run_cluster(
             return {"broker": victim.node_id, "service": "spin/0"}
 
         driven = asyncio.run(drive(nodes.bootstrap, prefix, throughput_spins, chaos_spins, chaos))
-        for processes in services.values():
-            for process in processes:
-                process.stop()
+        stop_services(services)
         audited = audit(nodes.bootstrap, prefix, paths.state / f"audit-{brokers}")
         return {"brokers": brokers, "instances_per_service": instances, **driven, "audit": audited}
     finally:
-        for processes in services.values():
-            for process in processes:
-                process.stop()
-        cluster.down(paths, nodes, echo)
-        shutil.rmtree(paths.state / "kafka-cluster", ignore_errors=True)
+        tear_down(paths, nodes, services, echo)
+
+
+def stop_services(services: dict[str, list[ServiceProcess]]) -> None:
+    stop_all(process for processes in services.values() for process in processes)
+
+
+def tear_down(paths: InfraPaths, nodes: cluster.Cluster, services: dict[str, list[ServiceProcess]], echo) -> None:
+    """Stop the services, then the cluster, and drop its logs: a proof leaves nothing running and nothing behind."""
+    stop_services(services)
+    cluster.down(paths, nodes, echo)
+    shutil.rmtree(paths.state / "kafka-cluster", ignore_errors=True)
 
 
 def command(

@@ -77,6 +77,7 @@ def main() -> None:
     from pathlib import Path
 
     from bench.spin_platform import cpu_sources, start_platform
+    from reelstream.processes import stop_all
     from shared.config import load_settings
     from shared.kafka import quiet_fetch_options, service_fetch_options
     from shared.topic_admin import delete_prefixed, ensure_topics
@@ -85,19 +86,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--probe-spins", type=int, default=0)
     parser.add_argument("--out")
+    parser.add_argument("--broker-pid", type=int, help="the broker's process (default: this checkout's infra up)")
     args = parser.parse_args()
     bootstrap, prefix = load_settings().kafka_bootstrap_servers, f"idle{uuid.uuid4().hex[:10]}."
     ensure_topics(bootstrap, prefix=prefix)
     services = []
     try:
         services = start_platform(bootstrap, prefix, Path("bench-results/idle-logs"))
-        pids = {name: pid for name, pid in cpu_sources(services, None).items() if name != "load generator"}
+        pids = {name: pid for name, pid in cpu_sources(services, args.broker_pid).items() if name != "load generator"}
         figures = {**measure(pids, args.seconds), "fetch": service_fetch_options(), "quiet": quiet_fetch_options()}
         if args.probe_spins:
             figures["after_quiet"] = asyncio.run(after_quiet(bootstrap, prefix, args.probe_spins, 2.0))
     finally:
-        for service in services:
-            service.stop()
+        stop_all(services)
         delete_prefixed(bootstrap, prefix)
     print(json.dumps(figures, indent=2))
     if args.out:

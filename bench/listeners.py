@@ -24,6 +24,7 @@ from rich.table import Table
 
 from bench.spin_load import LoadGenerator
 from bench.spin_platform import deposit_commands, spin_requests, start_platform
+from reelstream.processes import stop_all
 from shared.config import load_settings
 from shared.records import stand_in_batch
 from shared.session import issue_token
@@ -104,8 +105,7 @@ def compare(secured_bootstrap: str, plaintext_bootstrap: str, spins: int, player
                 services += start_platform(bootstraps[side], prefixes[side], log_dir)
         bursts = asyncio.run(_interleaved(bootstraps, prefixes, overrides, spins, players_count, rounds))
     finally:
-        for service in services:
-            service.stop()
+        stop_all(services)
         for prefix in prefixes.values():
             delete_prefixed(secured_bootstrap, prefix)
     return summary(bursts)

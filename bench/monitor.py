@@ -27,6 +27,7 @@ from bench.spin_load import LoadGenerator
 from bench.spin_platform import deposit_commands, spin_requests, start_platform
 from bench.synthetic.publish import publish
 from bench.synthetic.samples import sample_events
+from reelstream.processes import stop_all
 from shared.config import load_settings
 from shared.events import encode
 from shared.kafka import producer
@@ -143,8 +144,7 @@ def lag(bootstrap: str, rate: float, seconds: float, workdir: Path) -> dict:
         services[-1].wait_ready(120)
         return asyncio.run(_lag_phase(bootstrap, prefix, port, rate, seconds))
     finally:
-        for service in services:
-            service.stop()
+        stop_all(services)
         delete_prefixed(bootstrap, prefix)
 
 

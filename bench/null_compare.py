@@ -26,7 +26,7 @@ from bench.null_saga import CHAINS, counted_by_topic
 from bench.stall_log import stalls_in
 from bench.null_services import ROLES, process_name
 from bench.spin_load import LoadGenerator
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.processes import ServiceProcess, spawn, stop_all
 from shared.config import load_settings
 from shared.kafka import (
     busy_fetch_options,
@@ -118,9 +118,8 @@ def run(
         measured = asyncio.run(_measure(bootstrap, sagas, spins, players_count, rates, load_spins, rounds, broker_pid))
         return {"null_sagas": True, "prefixes": {saga.name: saga.prefix for saga in sagas}, **idle, **measured}
     finally:
+        stop_all(process for saga in sagas for process in saga.processes)
         for saga in sagas:
-            for process in saga.processes:
-                process.stop()
             delete_prefixed(bootstrap, saga.prefix)
 
 

@@ -150,18 +150,19 @@ def start_platform(bootstrap: str, prefix: str, log_dir: Path) -> list:
     return services
 
 
-def deposit_commands(players: list[str]) -> list[tuple[bytes, bytes]]:
+def deposit_commands(players: list[str], currencies: tuple[str, ...] = ("EUR",)) -> list[tuple[bytes, bytes]]:
     now = datetime.now(timezone.utc)
     return [
         (
             player.encode(),
             encode(
                 envelope(
-                    Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency="EUR"),
+                    Deposit(transaction_id=uuid.uuid4(), player_id=player, amount_minor=10**9, currency=currency),
                     source="bench",
                     time=now,
                 )
             ),
         )
         for player in players
+        for currency in currencies
     ]

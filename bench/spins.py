@@ -31,6 +31,7 @@ from bench.spin_platform import (
     spin_requests,
     start_platform,
 )
+from reelstream.processes import stop_all
 from shared.records import stand_in_batch
 from shared.config import load_settings
 from shared.session import issue_token
@@ -63,8 +64,7 @@ def run(
         )
         return {"baselines": baselines, **measured, "sequential_hops": SEQUENTIAL_HOPS}
     finally:
-        for service in services:
-            service.stop()
+        stop_all(services)
         delete_prefixed(bootstrap, prefix)
 
 

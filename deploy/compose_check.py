@@ -15,6 +15,11 @@ SECRET_NAME = re.compile(r"SECRET|PASSWORD|TOKEN|KEYS?\b|_KEY_", re.I)
 # Jobs of the secure profile that may mount the private-key volume: the broker reads its key, the PKI job writes
 # them, the provisioning job connects as the broker (a super user) to make the users; no application service.
 KEY_HOLDERS = frozenset({"secure-volumes", "secure-pki", "secure-provision", "kafka-secure"})
+# The secure profile's network with no route off the host, which every one of its containers joins; and the one
+# service that may also join a network with a route out: the seamless saga, to call the operators' wallets.
+INTERNAL_NETWORK = "secure-internal"
+LEAVES_THE_HOST = frozenset({"seamless-saga-secure"})
+NO_NAT_OUT = "com.docker.network.bridge.enable_ip_masquerade"
 
 Compose = dict
 Rule = Callable[[Compose, str], Iterator[str]]
@@ -209,6 +214,48 @@ def operators_file(compose: Compose, dockerfile: str) -> Iterator[str]:
             yield f"{name}: REELSTREAM_OPERATORS_FILE {path!r} is not an operators file of the image"
 
 
+def secure_services_run_every_workload(compose: Compose, dockerfile: str) -> Iterator[str]:
+    """The secure profile runs each service a cluster runs (deploy/k8s/workloads.py), the seamless saga included."""
+    from deploy.k8s.workloads import WORKLOADS
+
+    running = {
+        command(service)[2]
+        for service in services(compose).values()
+        if "secure" in service.get("profiles", []) and is_app(service)
+    }
+    for w in WORKLOADS:
+        if w.name not in running:
+            yield f"the secure profile runs no `services run {w.name}`"
+
+
+def without_route_out(network: dict | None) -> bool:
+    """A network its containers cannot leave the host by: internal, or a bridge that does not NAT their traffic out
+    (a published port still reaches them from the host). Compose's implicit `default` network has a route out."""
+    network = network or {}
+    return network.get("internal") is True or str((network.get("driver_opts") or {}).get(NO_NAT_OUT)) == "false"
+
+
+def only_the_saga_leaves(compose: Compose, dockerfile: str) -> Iterator[str]:
+    """In the secure profile only the seamless saga reaches past the host (the operators' wallets): the internal
+    network stays internal, every other container joins networks without a route out, and each joins the internal
+    one (or none at all)."""
+    declared = compose.get("networks") or {}
+    if (declared.get(INTERNAL_NETWORK) or {}).get("internal") is not True:
+        yield f"network {INTERNAL_NETWORK}: not `internal: true`, so every secure container has a route off the host"
+    for name, service in services(compose).items():
+        mode = service.get("network_mode")
+        if "secure" not in service.get("profiles", []) or mode == "none":
+            continue
+        if mode is not None and name not in LEAVES_THE_HOST:
+            yield f"{name}: network_mode {mode}, a route out; only {', '.join(sorted(LEAVES_THE_HOST))} leaves the host"
+        joined = list(service.get("networks") or ["default"])
+        if INTERNAL_NETWORK not in joined:
+            yield f"{name}: not on {INTERNAL_NETWORK}"
+        leaving = [network for network in joined if not without_route_out(declared.get(network))]
+        if leaving and name not in LEAVES_THE_HOST:
+            yield f"{name}: joins {', '.join(leaving)}, a network with a route out; only the saga's may leave the host"
+
+
 RULES: tuple[Rule, ...] = (
     pinned_images,
     no_secret_defaults,
@@ -223,6 +270,8 @@ RULES: tuple[Rule, ...] = (
     secure_services_sign,
     own_credentials_only,
     operators_file,
+    secure_services_run_every_workload,
+    only_the_saga_leaves,
 )
 
 

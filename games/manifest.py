@@ -23,6 +23,7 @@ COMMON = (
     "services/jackpot/core/claims.py",
     "services/jackpot/core/commitment.py",
     "services/jackpot/core/mustdrop.py",
+    "services/jackpot/core/packed.py",
     "services/jackpot/core/payout.py",
 )
 # The model file of each released version: games/<package>/<version>.json.

@@ -181,3 +181,10 @@ def topic_name(text: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,249}", text):
         raise _bad(f"{text!r} is not a Kafka topic name (1 to 249 of A-Z a-z 0-9 . _ -)")
     return text
+
+
+def database_name(text: str) -> str:
+    """A PostgreSQL database name that needs no quoting care: lower-case letters, digits and underscores."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", text):
+        raise _bad(f"{text!r} is not a database name (1 to 63 of a-z 0-9 _, not starting with a digit)")
+    return text

@@ -32,6 +32,7 @@ _GROUPS = {
     "wallet": "Cashier operations, balances and players.",
     "jackpot": "Jackpot pools, wins and live meters.",
     "services": "Run the platform's services.",
+    "refwallet": "The reference operator wallet on this machine: make run's seamless demo operator.",
     "demo": "Play a watchable demo against the running platform.",
     "projector": "The Postgres projection: run and rebuild.",
     "ops": "Consumer groups, replays, dead letters, consumer-group resets.",
@@ -70,8 +71,11 @@ def _root(
     """reelstream: event-sourced wallet and jackpot services for two slot games."""
 
 
-def _register() -> None:
+def _register(only: str | None = None) -> None:
+    """Add every command group to `app`, or only the group `only` names (when it is one)."""
     for name, help_text in _GROUPS.items():
+        if only in _GROUPS and name != only:
+            continue
         module_name = f"reelstream.commands.{name}"
         try:
             module = importlib.import_module(module_name)
@@ -86,7 +90,9 @@ def _register() -> None:
             app.command(name, help=help_text)(attr)
 
 
-_register()
+# `python -m reelstream.cli GROUP ...` (each service process, each command a test or a script runs) imports only its
+# group's module: importing all of them costs every service start a share of its CPU time. An import gets them all.
+_register(sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else None)
 
 
 def leaf_commands(group: Group | None = None, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Command]]:

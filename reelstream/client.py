@@ -58,7 +58,8 @@ class Settled:
         return self.data.win_minor
 
     @property
-    def balance_after_minor(self) -> int:
+    def balance_after_minor(self) -> int | None:
+        """None only for a seamless operator whose wallet acknowledged the win without a balance."""
         return self.data.balance_after_minor
 
 

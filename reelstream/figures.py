@@ -160,6 +160,14 @@ FIGURES: tuple[Figure, ...] = (
         "idle platform (% of a core)",
     ),
     Figure(
+        "idle-core-percent-own-broker",
+        "idle platform, no spins, 60 s, on a broker of the platform's topics only: services and broker (% of a core)",
+        "results/cost/idle-own-broker-*.json",
+        lambda d: _at(d, "default", "idle_core_percent"),
+        "≤ 5",
+        1,
+    ),
+    Figure(
         "spin-faults-open-debits",
         "fault run (crash hooks, SIGKILLs): debits left open",
         "results/spin/spin-faults.json",

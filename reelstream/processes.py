@@ -11,14 +11,30 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from shared import operators
 from shared.readiness import ready_line
 
+# Every deployment's services.
 SERVICES = ("wallet", "jackpot", "spin", "projector", "monitor")
+# Runs where an operator is seamless: elsewhere it would read every wager command and call nobody.
+SEAMLESS_SAGA = "seamless-saga"
+KNOWN = (*SERVICES, SEAMLESS_SAGA)
+
+
+def deployment_services(configured: tuple[operators.Operator, ...]) -> tuple[str, ...]:
+    """The services a deployment of these operators runs (what `services up` starts)."""
+    return (*SERVICES, SEAMLESS_SAGA) if operators.seamless_operators(configured) else SERVICES
+
+
+def app_module(name: str) -> str:
+    """The module whose main() runs service `name` (a service name is a CLI word, a package name has no hyphen)."""
+    return f"services.{name.replace('-', '_')}.app"
 
 
 @dataclass
@@ -97,16 +113,32 @@ class ServiceProcess:
 
     def stop(self, timeout_s: float = 20.0) -> int:
         """SIGTERM, then SIGKILL if it does not exit in time."""
+        return stop_all((self,), timeout_s)[0]
+
+    def terminate(self) -> None:
+        """SIGTERM to its process group, when it still runs (a clean stop: shutdown hooks, flush, offset commit)."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                return self.process.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                return self.kill()
-        return self.process.returncode
+
+    def reap(self, timeout_s: float) -> int:
+        """Its exit code once it is gone, SIGKILLing it when it has not exited within timeout_s."""
+        try:
+            return self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return self.kill()
 
     def wait_exit(self, timeout_s: float) -> int:
         return self.process.wait(timeout=timeout_s)
+
+
+def stop_all(services: Iterable[ServiceProcess], timeout_s: float = 20.0) -> list[int]:
+    """Stop every one like `ServiceProcess.stop`, all SIGTERMed at once: each shuts down on its own, so stopping N
+    services takes as long as the slowest one, not their sum. The exit codes, in the order given."""
+    stopping = list(services)
+    for service in stopping:
+        service.terminate()
+    deadline = time.monotonic() + timeout_s
+    return [service.reap(max(0.0, deadline - time.monotonic())) for service in stopping]
 
 
 def probe_state(url: str, timeout_s: float = 2.0) -> str:
@@ -134,8 +166,8 @@ def spawn(
     """Start one service in its own process group, its output appended to log_dir/<name>.log. With `standby` it
     imports its service and waits: `release()` lets it run (a supervisor's warm spare). `argv`: what the interpreter
     runs instead of the CLI's `services run NAME` (a benchmark's stand-in process that announces itself as `name`)."""
-    if argv is None and name not in SERVICES:
-        raise ValueError(f"unknown service {name!r}; known: {', '.join(SERVICES)}")
+    if argv is None and name not in KNOWN:
+        raise ValueError(f"unknown service {name!r}; known: {', '.join(KNOWN)}")
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{name}.log"
     log = open(log_path, "ab")

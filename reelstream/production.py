@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from reelstream.processes import SEAMLESS_SAGA
 from shared import signing
 
 ENV = "REELSTREAM_ENV"
-# The services whose writes are signed with a key of their own (shared/signing.py WRITERS); the projector only reads.
-SIGNING_SERVICES = frozenset({"spin", "wallet", "jackpot", "monitor"})
+# The services whose writes are signed (shared/signing.py WRITERS); the projector only reads.
+SIGNING_SERVICES = frozenset({"spin", "wallet", "jackpot", "monitor", SEAMLESS_SAGA})
 # The services that issue or check session tokens.
 SESSION_SERVICES = frozenset({"spin"})
 

@@ -4,6 +4,7 @@ so a run with the same seed and the same requests meets the same faults in the s
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -20,6 +21,7 @@ class Fault(StrEnum):
     LOST = "lost"  # applied, then the connection closed without the answer
     LATE = "late"  # applied, answered after the caller has given up
     DUPLICATE = "duplicate"  # delivered to the ledger twice at once; one answer
+    NO_BALANCE = "no_balance"  # applied, answered without the balance (an answer shape where it is optional)
 
 
 class FaultPlan(BaseModel):
@@ -34,6 +36,7 @@ class FaultPlan(BaseModel):
     lost_ppm: int = Field(0, ge=0, le=PPM)
     late_ppm: int = Field(0, ge=0, le=PPM)
     duplicate_ppm: int = Field(0, ge=0, le=PPM)
+    no_balance_ppm: int = Field(0, ge=0, le=PPM)
     hang_ms: int = Field(5_000, ge=0)
     late_ms: int = Field(5_000, ge=0)
 
@@ -50,6 +53,7 @@ class FaultPlan(BaseModel):
             (Fault.LOST, self.lost_ppm),
             (Fault.LATE, self.late_ppm),
             (Fault.DUPLICATE, self.duplicate_ppm),
+            (Fault.NO_BALANCE, self.no_balance_ppm),  # last, so the bands before it draw as they always did
         ]
 
 
@@ -65,20 +69,32 @@ def fault_for(plan: FaultPlan, request_id: str, delivery: int) -> Fault:
 
 
 class FaultSwitch:
-    """The plan in force and how often each request id was delivered."""
+    """The plan in force, how often each request id was delivered, and the faults met since the plan was set."""
 
     def __init__(self, plan: FaultPlan):
         self.plan = plan
         self._deliveries: dict[str, int] = {}
+        self.deliveries = 0
+        self.injected: Counter[Fault] = Counter()
 
     def set(self, plan: FaultPlan) -> None:
         """Start a run: a new plan, and every request's deliveries counted from the first again."""
         self.plan = plan
         self._deliveries.clear()
+        self.deliveries = 0
+        self.injected.clear()
 
     def next(self, request_id: str) -> Fault:
         if len(self._deliveries) >= TRACKED_REQUESTS_MAX:
             self._deliveries.clear()
         delivery = self._deliveries.get(request_id, 0)
         self._deliveries[request_id] = delivery + 1
-        return fault_for(self.plan, request_id, delivery)
+        fault = fault_for(self.plan, request_id, delivery)
+        self.deliveries += 1
+        self.injected[fault] += 1
+        return fault
+
+    def accounting(self) -> dict:
+        """The plan, the money calls delivered under it and the faults each kind met (GET /_admin/faults)."""
+        injected = {fault.value: self.injected[fault] for fault in Fault if fault is not Fault.NONE}
+        return {"plan": self.plan.model_dump(), "deliveries": self.deliveries, "injected": injected}

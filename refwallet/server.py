@@ -4,6 +4,7 @@ transaction feed for reconciliation, and (only when asked for) the admin paths t
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import orjson
@@ -12,6 +13,7 @@ from aiohttp import web
 from refwallet.faults import Fault, FaultPlan, FaultSwitch
 from refwallet.ledger import Ledger
 from refwallet.rules import Player
+from refwallet.timings import CallTimings
 from seamless.client import FEED_PATH
 from seamless.port import AnyCall, Answered, BalanceCall, Status
 from seamless.protocols import PROTOCOLS, WireProtocol
@@ -21,6 +23,7 @@ BODY_BYTES_MAX = 64 * 1024
 LEDGER = web.AppKey("ledger", Ledger)
 KEYS = web.AppKey("keys", KeyRing)
 FAULTS = web.AppKey("faults", FaultSwitch)
+TIMINGS = web.AppKey("timings", CallTimings)
 
 
 def _json(body: dict[str, Any]) -> web.Response:
@@ -38,9 +41,9 @@ def _refusal(protocol: WireProtocol, raw: bytes, status: Status) -> web.Response
 
 
 async def _drop(request: web.Request) -> web.StreamResponse:
-    """Close the connection without an answer (the caller sees it lost)."""
-    assert request.transport is not None
-    request.transport.close()
+    """Close the connection without an answer (the caller sees it lost); a caller that gave up has closed it."""
+    if request.transport is not None:
+        request.transport.close()
     raise asyncio.CancelledError
 
 
@@ -56,6 +59,13 @@ async def _answer(app: web.Application, call: AnyCall, fault: Fault) -> Answered
 
 
 def handler(protocol: WireProtocol, kind: str):
+    async def timed(request: web.Request) -> web.StreamResponse:
+        """A call answered is timed; one dropped unanswered (a fault, a caller gone) is not."""
+        started = time.perf_counter_ns()
+        response = await handle(request)
+        request.app[TIMINGS].record((time.perf_counter_ns() - started) // 1000)
+        return response
+
     async def handle(request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         signature = request.headers.get(protocol.signature_header)
@@ -78,9 +88,11 @@ def handler(protocol: WireProtocol, kind: str):
             return await _drop(request)
         if fault is Fault.LATE:
             await asyncio.sleep(plan.late_ms / 1000)
+        if fault is Fault.NO_BALANCE:
+            answer = answer.model_copy(update={"balance_minor": None})
         return _json(protocol.answer_body(call, answer))
 
-    return handle
+    return timed
 
 
 async def feed(request: web.Request) -> web.Response:
@@ -107,6 +119,21 @@ async def put_faults(request: web.Request) -> web.Response:
     return _json(plan.model_dump())
 
 
+async def get_faults(request: web.Request) -> web.Response:
+    return _json(request.app[FAULTS].accounting())
+
+
+async def get_timings(request: web.Request) -> web.Response:
+    """GET /_admin/timings?since=N: how long each call answered after the first N took, in µs."""
+    try:
+        since = int(request.query.get("since", "0"))
+    except ValueError:
+        return web.Response(status=400, text="since is an integer")
+    if since < 0:
+        return web.Response(status=400, text="since >= 0")
+    return _json(request.app[TIMINGS].since(since))
+
+
 async def put_player(request: web.Request) -> web.Response:
     body = orjson.loads(await request.read())
     player = Player(player_id=request.match_info["player_id"], **body)
@@ -116,12 +143,14 @@ async def put_player(request: web.Request) -> web.Response:
 
 def make_app(ledger: Ledger, keys: KeyRing, plan: FaultPlan, *, admin: bool = False) -> web.Application:
     app = web.Application(client_max_size=BODY_BYTES_MAX)
-    app[LEDGER], app[KEYS], app[FAULTS] = ledger, keys, FaultSwitch(plan)
+    app[LEDGER], app[KEYS], app[FAULTS], app[TIMINGS] = ledger, keys, FaultSwitch(plan), CallTimings()
     for protocol in PROTOCOLS.values():
         for kind, path in protocol.paths.items():
             app.router.add_post(path, handler(protocol, kind))
     app.router.add_get(FEED_PATH, feed)
     if admin:
         app.router.add_put("/_admin/faults", put_faults)
+        app.router.add_get("/_admin/faults", get_faults)
+        app.router.add_get("/_admin/timings", get_timings)
         app.router.add_put("/_admin/players/{player_id}", put_player)
     return app

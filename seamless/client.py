@@ -16,6 +16,8 @@ from seamless.signatures import Signer
 CONNECTIONS_MAX = 32
 KEEPALIVE_S = 30.0
 ANSWER_BYTES_MAX = 64 * 1024
+# A feed page holds up to a thousand transactions of a few hundred bytes each: far more than one call's answer.
+FEED_BYTES_MAX = 4 * 1024 * 1024
 FEED_PATH = "/transactions"
 
 
@@ -78,14 +80,14 @@ class WalletClient:
             return NoAnswer(request_id=call.request_id, reason=NoAnswerReason.UNREADABLE, detail=str(error)[:200])
 
     async def exchange(
-        self, method: str, path: str, body: bytes, headers: dict[str, str]
+        self, method: str, path: str, body: bytes, headers: dict[str, str], bytes_max: int = ANSWER_BYTES_MAX
     ) -> tuple[int, bytes] | NoAnswerReason:
+        """The status and at most `bytes_max` + 1 bytes of the body (a longer one is the caller's to refuse)."""
         session = self._open()
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with session.request(method, self.base_url + path, data=body, headers=headers) as response:
-                    raw = await response.content.read(ANSWER_BYTES_MAX + 1)
-                    return response.status, raw
+                    return response.status, await _body(response.content, bytes_max + 1)
         except TimeoutError:
             return NoAnswerReason.TIMEOUT
         except aiohttp.ClientError:
@@ -94,10 +96,26 @@ class WalletClient:
     async def transactions(self, since: int, limit: int) -> dict[str, Any] | NoAnswerReason:
         """A page of the wallet's transaction feed after position `since` (the reference wallet serves one)."""
         path = f"{FEED_PATH}?since={since}&limit={limit}"
-        got = await self.exchange("GET", path, b"", self.signed(path.encode()))
+        got = await self.exchange("GET", path, b"", self.signed(path.encode()), FEED_BYTES_MAX)
         if isinstance(got, NoAnswerReason):
             return got
         status, raw = got
         if status != 200:
             return NoAnswerReason.HTTP_ERROR
-        return orjson.loads(raw)
+        if len(raw) > FEED_BYTES_MAX:
+            return NoAnswerReason.UNREADABLE
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return NoAnswerReason.UNREADABLE
+
+
+async def _body(content: aiohttp.StreamReader, bytes_max: int) -> bytes:
+    """Up to `bytes_max` bytes of a body: read() gives what has arrived, one chunk of it, not the whole body."""
+    raw = bytearray()
+    while len(raw) < bytes_max:
+        chunk = await content.read(bytes_max - len(raw))
+        if not chunk:
+            break
+        raw += chunk
+    return bytes(raw)

@@ -4,38 +4,19 @@ back: an answer with a protocol-neutral status, or a typed absence of one. Reels
 from __future__ import annotations
 
 import uuid
-from enum import StrEnum
 from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from shared.events.base import CurrencyCode, Ident, PlayerId
 
+# The statuses and reasons live with the saga's record of them (a handed outcome is decoded against them).
+from shared.events.seamless import NoAnswerReason, Status
+
 # A stake, a win: never negative, integers in minor units, within a Postgres bigint.
 AmountMinor = Annotated[int, Strict(), Field(ge=0, le=2**63 - 1, description="amount in minor units (cent, øre)")]
 RoundId = Annotated[str, Field(min_length=1, max_length=128)]
 Token = Annotated[str, Field(min_length=1, max_length=512, description="the operator's session token of the player")]
-
-
-class Status(StrEnum):
-    """An operator wallet's answer, whatever protocol carried it."""
-
-    OK = "OK"
-    INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
-    LIMIT_REACHED = "LIMIT_REACHED"
-    PLAYER_DISABLED = "PLAYER_DISABLED"
-    SESSION_GONE = "SESSION_GONE"
-    CURRENCY_MISMATCH = "CURRENCY_MISMATCH"
-    UNKNOWN_GAME = "UNKNOWN_GAME"
-    # The same transaction id with other content (amount, player, round, reference).
-    DUPLICATE_CONFLICT = "DUPLICATE_CONFLICT"
-    # The bet a win or rollback refers to was never applied (a rollback of it is then acknowledged: nothing to undo).
-    UNKNOWN_TRANSACTION = "UNKNOWN_TRANSACTION"
-    # The bet was rolled back: a win for it, a late bet under its id, a second rollback change nothing.
-    ALREADY_ROLLED_BACK = "ALREADY_ROLLED_BACK"
-    SIGNATURE_REFUSED = "SIGNATURE_REFUSED"
-    MALFORMED = "MALFORMED"
-    ERROR = "ERROR"
 
 
 class Call(BaseModel):
@@ -107,13 +88,6 @@ class Answered(BaseModel):
     balance_minor: Annotated[int, Strict()] | None = None
     currency: CurrencyCode | None = None
     operator_status: str = ""
-
-
-class NoAnswerReason(StrEnum):
-    TIMEOUT = "TIMEOUT"  # nothing within the call's timeout: applied or not, nobody knows
-    LOST = "LOST"  # the connection failed or closed before a whole answer came back
-    HTTP_ERROR = "HTTP_ERROR"  # an HTTP status other than 200 (a 5xx most often)
-    UNREADABLE = "UNREADABLE"  # a 200 whose body is no answer to this request
 
 
 class NoAnswer(BaseModel):

@@ -14,12 +14,14 @@ from shared.events import DecodeError, may_be
 from shared.input_position import Output
 from shared.events.batch import is_packed
 from shared.partitioning import misplaced
+from shared.topics import DLQ_TOPICS, dlq_name
 
 # What a refused record becomes: a dead letter with its reason (an input an outside role writes, the money path's
 # commands), or a quarantine with an alert (a service's own facts another reads: never applied, never fatal).
 DEAD_LETTER, QUARANTINE = "dead-letter", "quarantine"
 # Whom an undecodable record's answer goes to: nobody, its data's player (on this partition), or else its key's.
 NOBODY, DATA, DATA_OR_KEY = "nobody", "data", "data-or-key"
+DEAD_LETTER_TOPICS = frozenset(spec.name for spec in DLQ_TOPICS)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class Input:
     # Its writer's loop packs commands of a type the contract says may be packed (shared/events/batch.py): such a
     # record is one Message whose payload is a Packed of its items (a public topic never is: no writer packs there).
     packed: bool = False
+    # Whether a record it cannot decode is its to refuse; False where another service reads the topic too and owns
+    # such records (the record is then none of this one's business), so one bad record makes one dead letter.
+    owns_undecodable: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ def read(spec: Input, record: Any, partitions: int | None, state: Any = None) ->
     wrong = records.placement_problem(spec.logical, record, partitions) if placed else None
     if wrong is not None and spec.misplaced is not None:
         return Inbound(record, spec, refusal=Refusal(records.WRONG_PARTITION, wrong), how=spec.misplaced)
+    if payload is None and not spec.owns_undecodable:
+        return Inbound(record, spec)
     key = record.key.decode(errors="replace") if record.key is not None else None
     proof = records.forwarded_proof(record) if spec.proofs else None
     if spec.awards and payload is not None:
@@ -125,18 +132,25 @@ def refused(found: Inbound, consumer: str, commands_topic: str) -> Output | None
     """What a refused record becomes: its dead letter, or None once it is quarantined (logged as an alert)."""
     assert found.refusal is not None, "only a refused record is dead-lettered or quarantined"
     if found.how == QUARANTINE:
-        record = found.record
-        where = (record.topic, record.partition, record.offset, found.refusal.reason)
-        log = logging.getLogger(f"reelstream.{consumer}")
-        observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s", *where)
-        return None
+        return _quarantined(found, found.refusal, consumer)
     return dead_letter(found, found.refusal, consumer, commands_topic)
 
 
-def dead_letter(inbound: Inbound, refusal: Refusal, consumer: str, commands_topic: str | None) -> Output:
+def _quarantined(found: Inbound, refusal: Refusal, consumer: str) -> None:
+    record = found.record
+    where = (record.topic, record.partition, record.offset, refusal.code, refusal.reason)
+    log = logging.getLogger(f"reelstream.{consumer}")
+    observability.alert(log, "quarantined", "%s/%d/%d quarantined, not applied: %s %s", *where)
+
+
+def dead_letter(inbound: Inbound, refusal: Refusal, consumer: str, commands_topic: str | None) -> Output | None:
     """The refused record, bytes untouched, as the record for its own topic's DLQ (`topic` None: the loop's commands
-    topic's; with `commands_topic` None, always named)."""
+    topic's; with `commands_topic` None, always named); None once quarantined instead, for a topic that has no DLQ."""
     record, logical = inbound.record, inbound.input.logical
+    if dlq_name(logical) not in DEAD_LETTER_TOPICS:
+        # A service's own facts topic keeps every record forever and has no DLQ (a send there would stop the loop):
+        # the record stays where it is, named by the alert.
+        return _quarantined(inbound, refusal, consumer)
     code, reason, field = refusal.code, refusal.reason, refusal.field
     letter = records.dead_letter(
         logical, record.topic, record, code=code, reason=reason, field=field, consumer=consumer

@@ -4,6 +4,7 @@ Empty: a single-operator deployment, answered on spin.events and wallet.events a
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -28,7 +29,9 @@ WALLET_PROTOCOLS = ("hub88", "reelstream")
 _KEYS = frozenset({"operators"})
 _OPERATOR_KEYS = frozenset({"id", "wallet_mode", "wallet"})
 _WALLET_REQUIRED = frozenset({"url", "protocol", "key_id", "private_key_file"})
-_WALLET_KEYS = _WALLET_REQUIRED | {"call_timeout_ms", "bet_timeout_ms", "win_retry_s"}
+_WALLET_KEYS = _WALLET_REQUIRED | {"call_timeout_ms", "bet_timeout_ms", "win_retry_s", "egress_cidrs"}
+# A cluster's network policies cannot name a host, only addresses: the wallet's, as CIDRs (deploy/k8s/seamless.py).
+EGRESS_CIDRS_MAX = 16
 _KEY_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 # Bounds on the saga's clocks: a call never waits longer than its bet may stay open, a win is retried for a minute at
 # least and a week at most (the default is the market's 24 h).
@@ -50,6 +53,13 @@ class SeamlessWallet:
     call_timeout_ms: int = 3_000
     bet_timeout_ms: int = 5_000
     win_retry_s: int = WIN_RETRY_S_DEFAULT
+    egress_cidrs: tuple[str, ...] = ()
+
+    @property
+    def port(self) -> int:
+        """The TCP port the wallet's URL names, or its scheme's."""
+        parts = urlsplit(self.url)
+        return parts.port or (443 if parts.scheme == "https" else 80)
 
 
 class OperatorsFileError(ValueError):
@@ -186,7 +196,23 @@ def seamless_wallet(entry: object) -> SeamlessWallet:
     call_ms = _bounded(entry, "call_timeout_ms", 3_000, (1, CALL_TIMEOUT_MS_MAX))
     bet_ms = _bounded(entry, "bet_timeout_ms", 5_000, (call_ms, BET_TIMEOUT_MS_MAX))
     retry_s = _bounded(entry, "win_retry_s", WIN_RETRY_S_DEFAULT, WIN_RETRY_S_RANGE)
-    return SeamlessWallet(_url(entry["url"]), entry["protocol"], entry["key_id"], key_file, call_ms, bet_ms, retry_s)
+    cidrs = _cidrs(entry.get("egress_cidrs", []))
+    url = _url(entry["url"])
+    return SeamlessWallet(url, entry["protocol"], entry["key_id"], key_file, call_ms, bet_ms, retry_s, cidrs)
+
+
+def _cidrs(value: object) -> tuple[str, ...]:
+    """Network addresses in CIDR form, none of them every address (/0: that is open egress, not a wallet's)."""
+    if not isinstance(value, list) or len(value) > EGRESS_CIDRS_MAX:
+        raise ValueError(f"egress_cidrs must be a list of at most {EGRESS_CIDRS_MAX} CIDRs, got {value!r:.80}")
+    for cidr in value:
+        try:
+            network = ipaddress.ip_network(cidr, strict=True) if isinstance(cidr, str) else None
+        except ValueError:
+            network = None
+        if network is None or network.prefixlen == 0:
+            raise ValueError(f"egress_cidrs: {cidr!r:.60} is not a network's CIDR (host bits clear, not /0)")
+    return tuple(value)
 
 
 def _url(url: object) -> str:
@@ -195,6 +221,10 @@ def _url(url: object) -> str:
         raise ValueError(f"url {url!r:.80} is not an http(s) URL with a host")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ValueError(f"url {url!r:.80} carries credentials, a query or a fragment")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port only when asked
+    except ValueError:
+        raise ValueError(f"url {url!r:.80} names no valid port") from None
     return url
 
 
@@ -243,3 +273,14 @@ def seamless_wallet_of(
         if operator.id == operator_id:
             return operator.wallet
     return None
+
+
+def seamless_operators(configured: tuple[Operator, ...] | None = None) -> tuple[Operator, ...]:
+    """The operators (of CONFIGURED by default) whose players' money is in their own wallet."""
+    listed = CONFIGURED if configured is None else configured
+    return tuple(operator for operator in listed if operator.wallet is not None)
+
+
+def is_seamless(operator_id: str | None, configured: tuple[Operator, ...] | None = None) -> bool:
+    """Whether `operator_id`'s players' money is in its own wallet (its wagers go to the seamless saga)."""
+    return seamless_wallet_of(operator_id, configured) is not None

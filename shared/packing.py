@@ -1,6 +1,6 @@
-"""The loop's packing of a transaction's outputs: a run of consecutive outputs that share topic, partition, key, type
-and headers, of a type the service declares packable, becomes one batch-envelope record (shared/events/batch.py),
-items in order, bytes untouched: the loop never reads, sums or interprets them (docs/architecture.md)."""
+"""A transaction's outputs packed into batch-envelope records (shared/events/batch.py), items in order, never read,
+summed or interpreted: the loop's `packed` (consecutive runs of one topic, partition, key, type and headers) and the
+emit path's `gathered` (one topic, partition, key and type, wherever they stand, until another output for the key)."""
 
 from __future__ import annotations
 
@@ -34,11 +34,35 @@ def packed(outputs: list[Output], packable: frozenset[str]) -> list[Output]:
     return done
 
 
+def gathered(outputs: list[Output], types: frozenset[str]) -> list[Output]:
+    """The outputs with those of `types` that share topic, partition and key as one record each, at the place of its
+    first item (at most MAX_ITEMS a record, MAX_PACKED_BYTES), carrying its first item's headers (the trace of the
+    first decision). Any other output of that topic, partition and key ends the group, so a reader of the key sees
+    every record in the order it was decided; outputs of other keys may be passed, as a reader orders only per key."""
+    if not types or not any(out.message_type in types for out in outputs):
+        return outputs  # the usual batch of a service that packs: nothing to gather
+    done: list[Output | list[Output]] = []
+    groups: dict[tuple, tuple[list[Output], int]] = {}  # (topic, partition, key) -> its open group and its bytes
+    for out in outputs:
+        place = (out.topic, out.partition, out.key)
+        if out.dead_letter or out.message_type not in types:
+            groups.pop(place, None)
+            done.append(out)
+            continue
+        group, group_bytes = groups.get(place, (None, 0))
+        if group is None or not _joins(group, group_bytes, out, same_headers=False):
+            group, group_bytes = [], 0
+            done.append(group)
+        group.append(out)
+        groups[place] = (group, group_bytes + len(out.value))
+    return [_record(item) if isinstance(item, list) else item for item in done]
+
+
 def _packable(out: Output, packable: frozenset[str]) -> bool:
     return not out.dead_letter and not out.tag and out.copy is None and out.message_type in packable
 
 
-def _joins(run: list[Output], run_bytes: int, out: Output) -> bool:
+def _joins(run: list[Output], run_bytes: int, out: Output, same_headers: bool = True) -> bool:
     first = run[0]
     return (
         len(run) < MAX_ITEMS
@@ -47,7 +71,7 @@ def _joins(run: list[Output], run_bytes: int, out: Output) -> bool:
         and out.topic == first.topic
         and out.partition == first.partition
         and out.key == first.key
-        and out.headers == first.headers
+        and (out.headers == first.headers or not same_headers)
     )
 
 

@@ -45,6 +45,7 @@ from shared.topics import (
     JACKPOT_METERS,
     JACKPOT_SNAPSHOTS,
     MONITOR_ALERTS,
+    SEAMLESS_SAGA,
     SPIN_EVENTS,
     SPIN_JACKPOT_ANSWERS,
     SPIN_JOURNAL,
@@ -53,6 +54,7 @@ from shared.topics import (
     WALLET_EVENTS,
     WALLET_INTERNAL,
     WALLET_SEAMLESS,
+    WALLET_SEAMLESS_CALLS,
     WALLET_SNAPSHOTS,
     SOURCE_MAX_MESSAGE_BYTES,
     dlq_name,
@@ -66,7 +68,8 @@ OWNERS: dict[str, str] = {
     SPIN_JOURNAL: "spin",
     SPIN_JACKPOT_ANSWERS: "jackpot",  # the claims' answers, copied by the jackpot in its transactions
     WALLET_EVENTS: "wallet",
-    WALLET_SEAMLESS: "wallet",
+    WALLET_SEAMLESS: SEAMLESS_SAGA,  # the saga's record of a seamless operator's rounds (docs/seamless.md)
+    WALLET_SEAMLESS_CALLS: SEAMLESS_SAGA,
     JACKPOT_EVENTS: "jackpot",
     JACKPOT_METERS: "jackpot",
     MONITOR_ALERTS: "monitor",
@@ -511,7 +514,9 @@ def forwarded_proof(record) -> JackpotWonProof | None:
 def checked_awards(data: Any) -> tuple[CheckedAward, ...] | None:
     """Each JackpotWon a settlement carries, decoded once and its signature judged (`proof_problem`), for the wallet's
     core to weigh; None for a command that carries none."""
-    proofs = getattr(data, "jackpot_proofs", None)
+    if "jackpot_proofs" not in getattr(type(data), "model_fields", ()):
+        return None  # asked of the type: a pydantic model's miss on an instance attribute is slow
+    proofs = data.jackpot_proofs
     if not proofs:
         return None
     return tuple(CheckedAward(_award(proof), proof_problem(proof)) for proof in proofs)

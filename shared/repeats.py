@@ -1,12 +1,12 @@
 """Byte-identical repeats, kept beside a core: where each recent fact was first written (its offset in the output
-partition, or its record in hand until its transaction commits), read back when a repeat names it (Decision.repeated),
-so a repeat is the very bytes of the first time across restarts and codec changes; which facts, the core decides."""
+partition, or its record in hand until its transaction commits, or always), read back when a repeat names it
+(Decision.repeated), so a repeat is the very bytes of the first time across restarts and codec changes."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from aiokafka import TopicPartition
@@ -22,9 +22,10 @@ Where = int | Record  # its offset in the output partition, or its record while 
 @dataclass
 class Repeats:
     """One output partition's places of recent facts, forgotten `retention_ms` after each fact's time: at least as
-    long as the core remembers what a repeat may name, when both are told the same times in the same order."""
+    long as the core remembers what a repeat may name, when both are told the same times in the same order (None:
+    only by `keep_only`, for a core that forgets on its own schedule)."""
 
-    retention_ms: int
+    retention_ms: int | None
     _where: dict[str, Where] = field(default_factory=dict)
     _fifo: deque[tuple[int, str]] = field(default_factory=deque)
 
@@ -32,7 +33,7 @@ class Repeats:
         """A fact of `at_ms` written at `where`: its record in hand while its transaction is on its way (`committed`
         then names its offset), or the offset (or the record a snapshot kept) a restore found it at. An id kept
         twice (a repeat written again, two refusals of identical records in one millisecond) keeps its first place."""
-        if self._fifo and at_ms - self._fifo[0][0] > self.retention_ms:
+        if self.retention_ms is not None and self._fifo and at_ms - self._fifo[0][0] > self.retention_ms:
             self.prune(at_ms)
         if fact_id not in self._where:
             self._where[fact_id] = where
@@ -52,6 +53,24 @@ class Repeats:
         found = self._where.get(fact_id)
         invariant(found is not None, "a fact a repeat names was first written where this instance knows")
         return found
+
+    def fact(self, fact_id: str, record: Record, at_ms: int) -> None:
+        """A new fact whose record stays in hand (shared/emit.py calls it as it calls the wallet's Written)."""
+        self.kept(fact_id, record, at_ms)
+
+    def again(self, fact_id: str) -> Record:
+        """The first record of a fact a repeat names, kept in hand."""
+        where = self.where(fact_id)
+        invariant(type(where) is tuple, "a fact of a service that keeps no offsets is in hand")
+        return where
+
+    def keep_only(self, fact_ids: Container[str]) -> None:
+        """Forget every fact but those the core can still name."""
+        self._where = {fact_id: where for fact_id, where in self._where.items() if fact_id in fact_ids}
+        self._fifo = deque(entry for entry in self._fifo if entry[1] in self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
 
     def places(self) -> Iterator[tuple[str, Where]]:
         """(fact id, where) of every fact kept, oldest first (what a snapshot keeps)."""

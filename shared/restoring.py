@@ -149,13 +149,15 @@ class Restoring:
 
         return pruned
 
-    def image(
-        self, partition: int, make: Make, force: bool = False, changed: int | None = None
-    ) -> snapshots.Image | None:
+    def changed(self, partition: int, count: int) -> None:
+        """`count` changes (events decided) made to the partition's state since its last snapshot."""
+        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + count
+
+    def image(self, partition: int, make: Make, force: bool = False) -> snapshots.Image | None:
         """The partition's image (`make(quarantined)`: the service's snapshot writer) when a snapshot is due: after
-        `every_count` changes (`changed`, else those counted in `unsnapshotted`) or `every_s` seconds with anything
-        changed, or at shutdown (`force`) with anything changed; else None."""
-        changed = self.unsnapshotted.get(partition, 0) if changed is None else changed
+        `every_count` changes (`changed`) or `every_s` seconds with anything changed, or at shutdown (`force`) with
+        anything changed; else None."""
+        changed = self.unsnapshotted.get(partition, 0)
         if not changed:
             return None
         elapsed = time.monotonic() - self.snapshot_at.get(partition, 0.0)

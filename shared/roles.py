@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shared import operators
-from shared.topics import ALL_TOPICS, TopicSpec
+from shared.records import OWNERS
+from shared.topics import ALL_TOPICS, SEAMLESS_SAGA, TopicSpec
 
 CLUSTER = "kafka-cluster"
 
@@ -79,6 +80,13 @@ _SHARED_BEFORE: tuple[Role, ...] = (
     _service("spin", "the spin service: requests in; wallet and jackpot commands, journal and answers out"),
     _service("wallet", "the wallet service: wallet commands in, wallet events out (transactional)"),
     _service("jackpot", "the jackpot service: jackpot commands in, jackpot events and meters out (transactional)"),
+    # Its group and transactional ids are the saga loop's (services/seamless_saga/adapters/service.py), no wider.
+    Role(
+        SEAMLESS_SAGA,
+        "the seamless saga: wager commands and call outcomes in; its facts, call outcomes and dead letters out",
+        group_prefixes=("reelstream-wallet-seamless",),
+        transactional_prefixes=("reelstream-wallet-seamless",),
+    ),
     Role("projector", "the projector: every event topic in, PostgreSQL out (no group: positions live in Postgres)"),
     # faust names its changelog and leader topics after the app id (the group): those it may create and use.
     Role(
@@ -179,6 +187,29 @@ def ends_with_commit_marker(topic: str) -> bool:
     spec = next((spec for spec in ALL_TOPICS if spec.name == topic), None)
     writers = () if spec is None else tuple(writer for writer in spec.writers if writer != "ops")
     return bool(writers) and all(role(writer).transactional_prefixes for writer in writers)
+
+
+# Who may hold WRITE on a topic one writer alone signs, besides that writer's principal: ops re-drives dead letters
+# onto their source topics (it holds no key: a re-driven record verifies as its writer's or not at all), admin
+# provisions.
+WRITE_BESIDE_OWNERS = frozenset({"ops", ADMIN})
+
+
+def owner_write_problem(rule: AclRule, prefix: str = "") -> str | None:
+    """Why `rule` lets a principal other than its owner's write a topic whose records one writer alone signs
+    (shared/records.py OWNERS), or None: the broker keeps a compromised principal from writing what only another
+    writer's key may sign. `prefix`: the deployment's topic prefix."""
+    holder = rule.principal.removeprefix("User:")
+    if rule.resource != "TOPIC" or rule.permission != "ALLOW" or rule.operation not in ("WRITE", "ALL"):
+        return None
+    if holder in WRITE_BESIDE_OWNERS:
+        return None
+    for topic, owner in sorted(OWNERS.items()):
+        physical = prefix + topic
+        covered = rule.name in ("*", physical) if rule.pattern == "LITERAL" else physical.startswith(rule.name)
+        if covered and holder != owner:
+            return f"{holder} may write {topic}, which only {owner!r} signs"
+    return None
 
 
 def role(name: str) -> Role:

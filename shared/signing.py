@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from shared import operators
 from shared.dead_letters import REDRIVE
+from shared.topics import SEAMLESS_SAGA
 
 KEY_ID = "reelstream-sig-kid"
 SIGNATURE = "reelstream-sig"
@@ -34,7 +35,7 @@ PUBLIC_FILE = "public.json"
 # Each operator's cashier (shared/operators.py) has a key of its own, which signs what the cashier's key signs: the
 # wallet binds the command to the operator of the key that signed it (never to one the client names).
 OPERATOR_CASHIERS = tuple(operators.cashier_role(operator_id) for operator_id in operators.OPERATORS)
-WRITERS = ("spin", "wallet", "jackpot", "monitor", "cashier", "operator", *OPERATOR_CASHIERS)
+WRITERS = ("spin", "wallet", "jackpot", "monitor", SEAMLESS_SAGA, "cashier", "operator", *OPERATOR_CASHIERS)
 # Writers whose keys are accepted where another writer's signature is required.
 SIGNS_AS: dict[str, str] = {writer: "cashier" for writer in OPERATOR_CASHIERS}
 _DOMAIN_RECORD = b"reelstream.record.v1\x00"
@@ -402,7 +403,7 @@ def ring() -> KeyRing | None:
     known = _ring_by_setting.get(setting)
     if known is not None:
         return known
-    directory = signing_dir()
+    directory = signing_dir({SIGNING_DIR_ENV: setting})
     if directory is None:
         return None
     if directory not in _rings:

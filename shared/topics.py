@@ -33,6 +33,8 @@ class TopicSpec:
 # Every topic is readable by the auditor and ops. Ops re-drives dead letters onto their source topics, so it may write
 # every topic that has a dead-letter topic; what keeps ops from minting is the writers' signatures on the records.
 _OVERSIGHT = ("auditor", "ops")
+# The seamless saga's own principal and signing writer: it alone writes its two topics (services/seamless_saga/).
+SEAMLESS_SAGA = "seamless-saga"
 
 
 def _command(
@@ -62,9 +64,11 @@ JACKPOT_METERS = "jackpot.meters"
 # place, settle and refund for the wallet; contributions and claims for the jackpot (docs/security.md).
 WALLET_INTERNAL = "wallet.internal"
 JACKPOT_INTERNAL = "jackpot.internal"
-# Internal: the wallet's record of a seamless operator's rounds (docs/seamless.md): every bet, win and rollback it
-# decided to call the operator's wallet with, and every answer it got; kept forever like wallet.events.
+# Internal: the seamless saga's record of a seamless operator's rounds (docs/seamless.md): every bet, win and rollback
+# it decided to call the operator's wallet with, and every answer it got; kept forever like wallet.events.
 WALLET_SEAMLESS = "wallet.seamless"
+# Internal: what each attempt of a seamless call got, handed by the outbox to the saga's loop, which decides on it.
+WALLET_SEAMLESS_CALLS = "wallet.seamless-calls"
 # Internal: JackpotWon / ClaimRejected, copied by the jackpot (in the transaction that writes them to the network-keyed
 # jackpot.events) to the claiming player's partition.
 SPIN_JACKPOT_ANSWERS = "spin.jackpot-answers"
@@ -136,16 +140,16 @@ CONTRACT_TOPICS: tuple[TopicSpec, ...] = (
 )
 
 
-def _internal_commands(name: str, key: str, partitions: int, reader: str) -> TopicSpec:
+def _internal_commands(name: str, key: str, partitions: int, *readers: str) -> TopicSpec:
     # The commands' retention and broker time; written by the spin service alone (no ops: a re-drive never writes
-    # here, ops/rules.py), read by one service.
-    return replace(_command(name, key, partitions, False, writers=(), readers=(reader,)), writers=("spin",))
+    # here, ops/rules.py), read by the services that decide them.
+    return replace(_command(name, key, partitions, False, writers=(), readers=readers), writers=("spin",))
 
 
 # Co-partitioned with wallet.commands / jackpot.commands: the wallet and the jackpot read both in one loop, one book
 # per partition number (a player's deposit and debit meet one state; a claim follows its wager's contributions).
 INTERNAL_COMMAND_TOPICS: tuple[TopicSpec, ...] = (
-    _internal_commands(WALLET_INTERNAL, "player id", PLAYER_PARTITIONS, "wallet"),
+    _internal_commands(WALLET_INTERNAL, "player id", PLAYER_PARTITIONS, "wallet", SEAMLESS_SAGA),
     _internal_commands(JACKPOT_INTERNAL, "network id", NETWORK_PARTITIONS, "jackpot"),
 )
 
@@ -154,7 +158,7 @@ def dlq_name(topic: str) -> str:
     return f"{topic}.dlq"
 
 
-_SERVICES = ("spin", "wallet", "jackpot", "projector")  # the monitor dead-letters nothing
+_SERVICES = ("spin", "wallet", "jackpot", "projector", SEAMLESS_SAGA)  # the monitor dead-letters nothing
 
 
 # The largest record batch a source topic takes: the broker's message.max.bytes default, which none overrides.
@@ -211,8 +215,17 @@ INTERNAL_TOPICS: tuple[TopicSpec, ...] = (
         PLAYER_PARTITIONS,
         "internal",
         {"cleanup.policy": "delete", **_FOREVER, **_BROKER_TIME},
-        writers=("wallet",),
-        readers=("wallet",) + _OVERSIGHT,
+        writers=(SEAMLESS_SAGA,),
+        readers=(SEAMLESS_SAGA, "spin") + _OVERSIGHT,
+    ),
+    TopicSpec(
+        WALLET_SEAMLESS_CALLS,
+        "player id",
+        PLAYER_PARTITIONS,
+        "internal",
+        {"cleanup.policy": "delete", "retention.ms": str(COMMAND_RETENTION_MS), **_BROKER_TIME},
+        writers=(SEAMLESS_SAGA,),
+        readers=(SEAMLESS_SAGA,) + _OVERSIGHT,
     ),
 )
 

@@ -4,11 +4,18 @@ checked without a cluster: `problems(resources, overlay)` names each broken prop
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from deploy.k8s import tenants
 from deploy.k8s import workloads as wl
+from deploy.k8s.manifests import OPEN_WAGER_AGE, OPEN_WAGER_ALERT, TAKEOVER, TAKEOVER_ALERT
+from shared import operators
+from shared.config import SAGA_TIME_LIMIT_MS
+from shared.roles import AclRule, owner_write_problem
 from shared.kafka import INSTANCE_ID_ENV, SESSION_TIMEOUT_ENV, SESSION_TIMEOUT_MS
+from shared.topics import SEAMLESS_SAGA
 
 Resource = dict[str, Any]
 CHECKS: dict[str, Callable[[list[Resource], str], Iterator[str]]] = {}
@@ -73,6 +80,17 @@ def mounted_file(resources: list[Resource], pod: dict, c: dict, path: str) -> tu
 
 def is_app(c: dict[str, Any]) -> bool:
     return c.get("image", "").startswith(wl.IMAGE.split(":")[0])
+
+
+def configured_operators(resources: list[Resource]) -> tuple[operators.Operator, ...]:
+    """The operators of the file the pods are given (OperatorsFileError when it is no valid operators file)."""
+    text = configmap_value(resources, wl.OPERATORS_CONFIGMAP, "operators.json") or '{"operators": []}'
+    return operators.parse(text.encode(), f"ConfigMap {wl.OPERATORS_CONFIGMAP}")
+
+
+def seamless_wallets(resources: list[Resource]) -> dict[str, operators.SeamlessWallet]:
+    """The seamless operators' wallets by operator id."""
+    return {o.id: o.wallet for o in configured_operators(resources) if o.wallet is not None}
 
 
 @check("kafka-authorization")
@@ -157,10 +175,12 @@ def _signing(resources, overlay):
             continue
         if mounted_file(resources, pod, c, f"{directory}/public.json") is None:
             yield f"{c['name']}: no public.json in {directory}"
-        if any(w.name == c["name"] and w.signs for w in wl.WORKLOADS):
-            key = f"{c['name']}.key.json"
-            if mounted_file(resources, pod, c, f"{directory}/{key}") != ("secret", wl.signing_secret(c["name"]), key):
-                yield f"{c['name']}: its signing key is not from the Secret {wl.signing_secret(c['name'])}"
+        for w in wl.WORKLOADS:
+            if w.name != c["name"] or not w.signs:
+                continue
+            key, secret = f"{w.name}.key.json", wl.signing_secret(w.name)
+            if mounted_file(resources, pod, c, f"{directory}/{key}") != ("secret", secret, key):
+                yield f"{c['name']}: its signing key is not from the Secret {secret}"
         if overlay == "production" and _env_value(resources, env.get("REELSTREAM_ENV")) != "production":
             yield f"{c['name']}: REELSTREAM_ENV is not production in the production overlay"
 
@@ -211,12 +231,39 @@ def _secret_refs(pod: dict, c: dict) -> Iterator[tuple[str, str | None]]:
 @check("secrets")
 def _secrets(resources, overlay):
     users = {u["metadata"]["name"] for u in of_kind(resources, "KafkaUser")}
+    wallet_keys = {wl.seamless_key_secret(o) for o in _wallets_or_none(resources)}
     for _, pod, c in containers(resources):
         for name, key in _secret_refs(pod, c):
-            if name not in MADE_SECRETS | users:
+            if name not in MADE_SECRETS | users | wallet_keys:
                 yield f"{c['name']}: Secret {name} is made by nobody"
+            if name in wallet_keys and c["name"] != SEAMLESS_SAGA:
+                yield f"{c['name']}: mounts {name}, a key only the seamless saga signs its wallet calls with"
             if key is None or key.endswith(".key") or name.endswith(("-cluster-ca", "-clients-ca")):
                 yield f"{c['name']}: mounts {name}/{key or '*'} (a CA key or a whole Secret)"
+
+
+def _wallets_or_none(resources: list[Resource]) -> dict[str, operators.SeamlessWallet]:
+    try:
+        return seamless_wallets(resources)
+    except operators.OperatorsFileError:
+        return {}  # the "seamless" check names it
+
+
+@check("seamless")
+def _seamless(resources, overlay):
+    """The saga finds each seamless operator's call-signing key where the operators file says, from that operator's
+    Secret (a ConfigMap would hand a private key to anyone who may read the namespace's configuration)."""
+    try:
+        wallets = seamless_wallets(resources)
+    except operators.OperatorsFileError as error:
+        yield str(error)
+        return
+    saga = [(pod, c) for _, pod, c in containers(resources) if c["name"] == SEAMLESS_SAGA]
+    for operator_id, wallet in wallets.items():
+        for pod, c in saga:
+            wanted = ("secret", wl.seamless_key_secret(operator_id), "private.pem")
+            if mounted_file(resources, pod, c, wallet.private_key_file) != wanted:
+                yield f"{SEAMLESS_SAGA}: operator {operator_id}'s key {wallet.private_key_file} is not from {wanted[1]}"
 
 
 @check("images")
@@ -249,6 +296,13 @@ def _selects(policy: Resource, labels: dict[str, str]) -> bool:
     return all(labels.get(k) == v for k, v in wanted.items())
 
 
+# The one way into a reelstream pod: Prometheus' namespace, on the metrics port.
+_SCRAPED = {
+    "from": [{"namespaceSelector": {"matchLabels": wl.METRICS_NAMESPACE}}],
+    "ports": [{"protocol": "TCP", "port": wl.HTTP_PORT}],
+}
+
+
 @check("network")
 def _network(resources, overlay):
     policies = of_kind(resources, "NetworkPolicy")
@@ -261,6 +315,95 @@ def _network(resources, overlay):
         }
         if types != {"Ingress", "Egress"}:
             yield f"{r['metadata']['name']}: no NetworkPolicy of its own for ingress and egress"
+        for p in policies:
+            if p["spec"]["podSelector"] and _selects(p, labels) and p["spec"].get("ingress", []) != [_SCRAPED]:
+                yield f"{r['metadata']['name']}: let in by {p['metadata']['name']} from more than the metrics scraper"
+
+
+def _egress_rules(policies: list[Resource], labels: dict[str, str]) -> Iterator[dict[str, Any]]:
+    for p in policies:
+        if p["spec"]["podSelector"] and _selects(p, labels) and "Egress" in p["spec"]["policyTypes"]:
+            yield from p["spec"].get("egress", [])
+
+
+def _wallet_addresses(resources: list[Resource]) -> dict[tuple[str, int], str]:
+    """(CIDR, TCP port) -> the seamless operator whose wallet it is."""
+    return {(cidr, w.port): o for o, w in _wallets_or_none(resources).items() for cidr in w.egress_cidrs}
+
+
+@check("egress")
+def _egress(resources, overlay):
+    """No pod reaches anywhere, nor past the cluster, but the seamless saga, and it its operators' wallets alone
+    (their declared CIDRs on their URLs' ports), each of them."""
+    policies, wallets = of_kind(resources, "NetworkPolicy"), _wallet_addresses(resources)
+    for r, _ in pods(resources):
+        name, reached = r["metadata"]["name"], set()
+        for rule in _egress_rules(policies, r["spec"]["template"]["metadata"]["labels"]):
+            blocks = [peer["ipBlock"] for peer in rule.get("to") or [] if "ipBlock" in peer]
+            ports = [(p.get("protocol", "TCP"), p.get("port")) for p in rule.get("ports") or []]
+            if not rule.get("to"):
+                yield f"{name}: an egress rule without `to` (open egress: anywhere, past the cluster too)"
+            elif blocks and name != SEAMLESS_SAGA:
+                yield f"{name}: egress past the cluster to {[b['cidr'] for b in blocks]}"
+            elif blocks and not ports:
+                yield f"{name}: egress to {[b['cidr'] for b in blocks]} on every port"
+            for block in blocks if name == SEAMLESS_SAGA else ():
+                for protocol, port in ports:
+                    if (block["cidr"], port) not in wallets or protocol != "TCP" or block.get("except"):
+                        yield f"{name}: egress to {block['cidr']} port {port}, no seamless operator's wallet"
+                    reached.add((block["cidr"], port))
+        if name == SEAMLESS_SAGA:
+            for address, operator_id in sorted(wallets.items()):
+                if address not in reached:
+                    yield f"{name}: cannot reach operator {operator_id}'s wallet at {address[0]} port {address[1]}"
+    for operator_id, wallet in _wallets_or_none(resources).items():
+        if not wallet.egress_cidrs:
+            yield f"operator {operator_id} is seamless but declares no egress_cidrs: no policy lets the saga reach it"
+
+
+def _acl_atoms(user: Resource) -> set[tuple]:
+    """A KafkaUser's ACLs, one (resource, operation, deny) each, however they are grouped."""
+    return {
+        (json.dumps(acl["resource"], sort_keys=True), operation, acl.get("type", "allow"))
+        for acl in user["spec"].get("authorization", {}).get("acls", [])
+        for operation in acl["operations"]
+    }
+
+
+@check("kafka-acls")
+def _kafka_acls(resources, overlay):
+    """Each KafkaUser holds its role's ACLs over this deployment's topics (shared/roles.py), no more."""
+    try:
+        ids = tuple(o.id for o in configured_operators(resources))
+    except operators.OperatorsFileError:
+        return  # the "seamless" check names it
+    expected = {u["metadata"]["name"]: _acl_atoms(u) for u in tenants.kafka_users(ids)}
+    for user in of_kind(resources, "KafkaUser"):
+        name = user["metadata"]["name"]
+        extra = _acl_atoms(user) - expected.get(name, set())
+        if name not in expected:
+            yield f"KafkaUser {name} is no role of this deployment"
+        elif extra:
+            yield f"KafkaUser {name} has ACLs beyond its role's: {sorted(extra)}"
+
+
+@check("topic-owners")
+def _topic_owners(resources, overlay):
+    """No KafkaUser but a topic's owner may write what only the owner signs (shared/roles.py owner_write_problem),
+    whatever the roles say: a compromised principal writes nothing the readers would take as another writer's."""
+    for user in of_kind(resources, "KafkaUser"):
+        name = user["metadata"]["name"]
+        for acl in user["spec"].get("authorization", {}).get("acls", []):
+            target = acl["resource"]
+            if target["type"] != "topic":
+                continue
+            pattern = "PREFIXED" if target.get("patternType") == "prefix" else "LITERAL"
+            permission = acl.get("type", "allow").upper()
+            for operation in acl["operations"]:
+                rule = AclRule(f"User:{name}", "TOPIC", target["name"], pattern, operation.upper(), permission)
+                problem = owner_write_problem(rule)
+                if problem is not None:
+                    yield f"KafkaUser {problem}"
 
 
 def by_workload(resources: list[Resource]) -> Iterator[tuple[wl.Workload, Resource | None]]:
@@ -321,7 +464,7 @@ def _monitoring(resources, overlay):
         if "release" not in r["metadata"].get("labels", {}):
             yield f"{r['kind']} {r['metadata']['name']} has no `release` label for Prometheus to select it"
     alerts = {
-        rule.get("alert")
+        rule.get("alert"): rule
         for r in of_kind(resources, "PrometheusRule")
         for g in r["spec"]["groups"]
         for rule in g["rules"]
@@ -330,10 +473,39 @@ def _monitoring(resources, overlay):
         "ReelstreamConsumerLag",
         "ReelstreamNotReady",
         "ReelstreamDeadLetters",
+        OPEN_WAGER_ALERT,
+        TAKEOVER_ALERT,
         "KafkaUnderReplicatedPartitions",
     ):
         if needed not in alerts:
             yield f"no alert {needed}"
+    if OPEN_WAGER_ALERT in alerts:
+        yield from _open_wager_alert(alerts[OPEN_WAGER_ALERT])
+    if TAKEOVER_ALERT in alerts:
+        yield from _takeover_alert(alerts[TAKEOVER_ALERT])
+
+
+def _open_wager_alert(rule: dict[str, Any]) -> Iterator[str]:
+    """The oldest open wager's alert fires, its `for` included, no later than the age at which the audit flags the
+    wager (shared/config.py), on the series the wallet exports."""
+    found = re.fullmatch(rf".*\b{OPEN_WAGER_AGE}\b.*>\s*(\d+)\s*", rule["expr"])
+    wait = re.fullmatch(r"(\d+)([sm])", rule.get("for", "0s"))
+    if found is None or wait is None:
+        yield f"{OPEN_WAGER_ALERT} compares no {OPEN_WAGER_AGE} with a threshold in seconds (or its `for` is unread)"
+        return
+    fires_s = int(found[1]) + int(wait[1]) * (60 if wait[2] == "m" else 1)
+    if fires_s > SAGA_TIME_LIMIT_MS // 1000:
+        yield f"{OPEN_WAGER_ALERT} fires at {fires_s} s, after the audit's {SAGA_TIME_LIMIT_MS // 1000} s"
+
+
+def _takeover_alert(rule: dict[str, Any]) -> Iterator[str]:
+    """The slow-takeover alert counts the takeovers above a bound no longer than the session timeout the recovery in
+    docs/operations.md is stated with."""
+    bounds = re.findall(rf'\b{TAKEOVER}_bucket\{{le="([0-9.]+)"\}}', rule["expr"])
+    if f"{TAKEOVER}_count" not in rule["expr"] or len(bounds) != 1:
+        yield f"{TAKEOVER_ALERT} compares no {TAKEOVER} count with one of its buckets"
+    elif float(bounds[0]) > SESSION_TIMEOUT_MS / 1000:
+        yield f"{TAKEOVER_ALERT} counts takeovers above {bounds[0]} s, past the {SESSION_TIMEOUT_MS} ms session timeout"
 
 
 def problems(resources: list[Resource], overlay: str) -> list[str]:

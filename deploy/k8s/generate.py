@@ -44,10 +44,11 @@ def rendered() -> dict[str, str]:
     return files
 
 
-def render(overlay: str) -> list[dict[str, Any]]:
-    """Every resource `kubectl apply -k deploy/k8s/overlays/<overlay>` creates, fresh from the generator."""
-    made = resources()
-    return [doc for path, docs in made.items() if path.startswith(("base/", f"overlays/{overlay}/")) for doc in docs]
+def render(overlay: str, operators_text: str | None = None) -> list[dict[str, Any]]:
+    """Every resource `kubectl apply -k deploy/k8s/overlays/<overlay>` creates, fresh from the generator; with
+    `operators_text`, as if the overlay's operators file held that."""
+    base = [doc for name, make in BASE.items() for doc in make()]
+    return base + [doc for docs in overlay_files(overlay, operators_text).values() for doc in docs]
 
 
 def main() -> None:

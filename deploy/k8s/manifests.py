@@ -7,6 +7,7 @@ from typing import Any
 
 from deploy.k8s import tenants
 from deploy.k8s.network import EXPORTER, network_resources
+from deploy.k8s.seamless import seamless_resources
 from deploy.k8s.workloads import (
     CLUSTER,
     DEPLOYMENT_CONFIGMAP,
@@ -20,7 +21,8 @@ from deploy.k8s.workloads import (
     _meta,
     service_resources,
 )
-from shared.kafka import expected_configs
+from shared.config import SAGA_TIME_LIMIT_MS
+from shared.kafka import SESSION_TIMEOUT_MS, expected_configs
 from shared.topics import PLAYER_PARTITIONS, TopicSpec
 
 REPLICATION_FACTOR = 3
@@ -156,6 +158,10 @@ def _rule(alert: str, expr: str, duration: str, severity: str, summary: str) -> 
     }
 
 
+OPEN_WAGER_ALERT = "ReelstreamWagerOpenTooLong"
+OPEN_WAGER_AGE = "reelstream_wallet_oldest_open_wager_age_seconds"  # shared/observability/metrics.py
+TAKEOVER_ALERT = "ReelstreamSlowTakeover"
+TAKEOVER = "reelstream_takeover_seconds"  # shared/observability/metrics.py: a bucket ends at the session timeout
 RULES = [
     _rule(
         "ReelstreamConsumerLag",
@@ -185,6 +191,25 @@ RULES = [
         "0m",
         "warning",
         "{{ $value }} records dead-lettered on {{ $labels.topic }} ({{ $labels.reason }})",
+    ),
+    # A wager open past the saga's limit is one the audit flags (shared/config.py); alerting there leaves the rest of
+    # the de-duplication window to close it before a settlement dated at its debit is refused by age.
+    _rule(
+        OPEN_WAGER_ALERT,
+        f"max by (pod) ({OPEN_WAGER_AGE}) > {SAGA_TIME_LIMIT_MS // 1000}",
+        "0m",
+        "critical",
+        "{{ $labels.pod }} holds a wager debited {{ $value }} s ago and neither settled nor refunded",
+    ),
+    # A takeover slower than the session timeout costs more than the failure detector's own bound again
+    # (docs/operations.md, "On Kubernetes").
+    _rule(
+        TAKEOVER_ALERT,
+        f"sum by (service) (increase({TAKEOVER}_count[15m])) - sum by (service) "
+        f'(increase({TAKEOVER}_bucket{{le="{SESSION_TIMEOUT_MS / 1000}"}}[15m])) > 0',
+        "0m",
+        "warning",
+        "{{ $labels.service }} took {{ $value }} partitions over in more than the session timeout in 15 minutes",
     ),
     _rule(
         "KafkaUnderReplicatedPartitions",
@@ -250,7 +275,7 @@ def namespace_resources() -> list[dict[str, Any]]:
     ]
 
 
-def overlay_configmaps(overlay: str) -> list[dict[str, Any]]:
+def overlay_configmaps(overlay: str, text: str | None = None) -> list[dict[str, Any]]:
     """The environment and the operators file (REELSTREAM_OPERATORS_FILE) of an overlay's pods."""
     return [
         {
@@ -263,7 +288,7 @@ def overlay_configmaps(overlay: str) -> list[dict[str, Any]]:
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": _meta(OPERATORS_CONFIGMAP),
-            "data": {"operators.json": tenants.operators_text(overlay)},
+            "data": {"operators.json": tenants.operators_text(overlay) if text is None else text},
         },
     ]
 
@@ -280,12 +305,14 @@ BASE = {
 }
 
 
-def overlay_files(overlay: str) -> dict[str, list[dict[str, Any]]]:
-    ids = tenants.operator_ids(overlay)
+def overlay_files(overlay: str, text: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """An overlay's own files; `text`: an operators file's in place of the overlay's (tests render others)."""
+    ids = tenants.operator_ids(overlay) if text is None else tuple(o.id for o in tenants.configured(overlay, text))
     return {
-        "config.yaml": overlay_configmaps(overlay),
+        "config.yaml": overlay_configmaps(overlay, text),
         "topics.yaml": topic_resources(tenants.operator_topics(ids)),
         "users.yaml": user_resources(ids),
+        "seamless.yaml": seamless_resources(tenants.configured(overlay, text)),
     }
 
 

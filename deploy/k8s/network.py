@@ -1,5 +1,6 @@
 """NetworkPolicies: nothing reaches a pod of the namespace unless a policy below (or one Strimzi makes for its brokers)
-lets it, and each reelstream pod reaches only DNS, the brokers' TLS listener and, for the projector, PostgreSQL."""
+lets it, and each reelstream pod reaches only DNS, the brokers' TLS listener and, for the projector, PostgreSQL; the
+seamless saga, besides, its operators' wallets (deploy/k8s/seamless.py). Nothing else leaves the cluster."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _policy(name: str, selector: dict[str, str], ingress: list | None, egress: l
     return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": _meta(name), "spec": spec}
 
 
-def _tcp(*ports: int) -> list[dict[str, Any]]:
+def tcp(*ports: int) -> list[dict[str, Any]]:
     return [{"protocol": "TCP", "port": port} for port in ports]
 
 
@@ -41,28 +42,29 @@ _DNS = {
     "to": [{"namespaceSelector": {}, "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
     "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
 }
-_SCRAPE = {"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": _tcp(HTTP_PORT)}
+_SCRAPE = {"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": tcp(HTTP_PORT)}
 
 
-def workload_policy(name: str) -> dict[str, Any]:
-    egress = [_DNS, {"to": [{"podSelector": {"matchLabels": BROKERS}}], "ports": _tcp(KAFKA_TLS_PORT)}]
+def workload_policy(name: str, outside: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    """Scrapes in; DNS, the brokers and `outside` (egress rules past the cluster, the saga's alone) out."""
+    egress = [_DNS, {"to": [{"podSelector": {"matchLabels": BROKERS}}], "ports": tcp(KAFKA_TLS_PORT)}, *outside]
     if name in DATABASE_CLIENTS:
-        egress.append({"to": [{"podSelector": {"matchLabels": POSTGRES}}], "ports": _tcp(5432)})
+        egress.append({"to": [{"podSelector": {"matchLabels": POSTGRES}}], "ports": tcp(5432)})
     return _policy(f"reelstream-{name}", {"app.kubernetes.io/name": name}, [_SCRAPE], egress)
 
 
 def network_resources() -> list[dict[str, Any]]:
     postgres_in = [
         {"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": n}}} for n in DATABASE_CLIENTS]}
-        | {"ports": _tcp(5432)},
-        {"from": [{"podSelector": {"matchLabels": POSTGRES}}], "ports": _tcp(5432, 8000)},  # replication, status
-        {"from": [{"namespaceSelector": {"matchLabels": CNPG_OPERATOR_NAMESPACE}}], "ports": _tcp(8000)},
-        {"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": _tcp(9187)},
+        | {"ports": tcp(5432)},
+        {"from": [{"podSelector": {"matchLabels": POSTGRES}}], "ports": tcp(5432, 8000)},  # replication, status
+        {"from": [{"namespaceSelector": {"matchLabels": CNPG_OPERATOR_NAMESPACE}}], "ports": tcp(8000)},
+        {"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": tcp(9187)},
     ]
-    exporter_in = [{"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": _tcp(9404)}]
+    exporter_in = [{"from": [{"namespaceSelector": {"matchLabels": METRICS_NAMESPACE}}], "ports": tcp(9404)}]
     return [
         _policy("default-deny-ingress", {}, [], None),
-        *(workload_policy(w.name) for w in WORKLOADS),
+        *(workload_policy(w.name) for w in WORKLOADS if not w.in_overlay),
         _policy("postgres", POSTGRES, postgres_in, None),
         _policy("kafka-exporter", EXPORTER, exporter_in, None),
     ]

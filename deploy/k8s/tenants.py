@@ -20,6 +20,12 @@ def operators_text(overlay: str) -> str:
     return (OPERATORS_DIR / f"{overlay}.json").read_text()
 
 
+def configured(overlay: str, text: str | None = None) -> tuple[operators.Operator, ...]:
+    """The overlay's operators (or those of `text`, an operators file's), as a process reading the file loads them."""
+    body = operators_text(overlay) if text is None else text
+    return operators.parse(body.encode(), f"deploy/operators/{overlay}.json")
+
+
 def operator_ids(overlay: str) -> tuple[str, ...]:
     """The overlay's operator ids, validated as shared.operators validates them (ValueError otherwise)."""
     listed = json.loads(operators_text(overlay))["operators"]

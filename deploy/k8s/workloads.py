@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.kafka import INSTANCE_ID_ENV, SESSION_TIMEOUT_ENV, SESSION_TIMEOUT_MS
-from shared.topics import JACKPOT_COMMANDS, SPIN_REQUESTS, WALLET_COMMANDS, spec
+from shared.topics import JACKPOT_COMMANDS, SEAMLESS_SAGA, SPIN_REQUESTS, WALLET_COMMANDS, WALLET_INTERNAL, spec
 
 NAMESPACE = "reelstream"
 CLUSTER = "reelstream"  # the Strimzi cluster: its bootstrap Service is <cluster>-kafka-bootstrap
@@ -25,6 +25,7 @@ METRICS_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}  # where Prome
 KAFKA_DIR = "/etc/reelstream/kafka"
 SIGNING_DIR = "/etc/reelstream/signing"
 OPERATORS_DIR = "/etc/reelstream/operators"
+SEAMLESS_KEYS_DIR = "/etc/reelstream/seamless"  # the saga's keys for signing its calls to operators' wallets
 STATE_DIR = "/var/lib/reelstream"
 NUMBA_DIR = "/var/cache/reelstream/numba"
 
@@ -52,9 +53,10 @@ class Workload:
     replicas: int
     cpu: str
     memory: str
-    signs: bool  # holds a signing key of its own (shared/signing.py WRITERS)
+    signs: bool  # holds the signing key of the writer it is named after (shared/signing.py WRITERS)
     group_member: bool  # a consumer-group member: static membership from the pod name
     stateful_set: bool = True
+    in_overlay: bool = False  # its pods follow the overlay's operators file (deploy/k8s/seamless.py)
 
 
 WORKLOADS = (
@@ -65,6 +67,8 @@ WORKLOADS = (
     # identity, and the projector's advisory lock keeps a second one (a force-deleted pod's twin) waiting.
     Workload("projector", None, 1, "500m", "512Mi", signs=False, group_member=False),
     Workload("monitor", None, 1, "250m", "512Mi", signs=True, group_member=False, stateful_set=False),
+    # The seamless saga reads the wallet's wager commands and signs its own facts (shared/records.py OWNERS).
+    Workload(SEAMLESS_SAGA, WALLET_INTERNAL, 3, "500m", "512Mi", signs=True, group_member=True, in_overlay=True),
 )
 
 
@@ -126,7 +130,25 @@ def _env(w: Workload) -> list[dict[str, Any]]:
     return env + extra.get(w.name, [])
 
 
-def _volumes(w: Workload) -> list[dict[str, Any]]:
+def seamless_key_secret(operator_id: str) -> str:
+    """The Secret (key `private.pem`) holding the key the saga signs its calls to this operator's wallet with."""
+    return f"reelstream-seamless-{operator_id}"
+
+
+def seamless_key_file(operator_id: str) -> str:
+    """Where the saga's pods find that key: the `private_key_file` the operators file must name for it."""
+    return f"{SEAMLESS_KEYS_DIR}/{operator_id}.pem"
+
+
+def _keys_volume(operator_ids: tuple[str, ...]) -> list[dict[str, Any]]:
+    sources = [
+        {"secret": {"name": seamless_key_secret(o), "items": [{"key": "private.pem", "path": f"{o}.pem"}]}}
+        for o in operator_ids
+    ]
+    return [{"name": "seamless-keys", "projected": {"defaultMode": SECRET_MODE, "sources": sources}}] if sources else []
+
+
+def _volumes(w: Workload, operator_ids: tuple[str, ...]) -> list[dict[str, Any]]:
     kafka = [
         {"configMap": {"name": CLIENTS_CONFIGMAP, "items": [{"key": f"{w.name}.json", "path": "client.json"}]}},
         {"secret": {"name": w.name, "items": [{"key": "password", "path": "password"}]}},  # Strimzi's KafkaUser
@@ -144,11 +166,13 @@ def _volumes(w: Workload) -> list[dict[str, Any]]:
         {"name": "state", **scratch},
         {"name": "numba-cache", **scratch},
         {"name": "tmp", **scratch},
+        *_keys_volume(operator_ids),
     ]
 
 
-def _mounts() -> list[dict[str, Any]]:
-    return [
+def _mounts(operator_ids: tuple[str, ...]) -> list[dict[str, Any]]:
+    keys = [{"name": "seamless-keys", "mountPath": SEAMLESS_KEYS_DIR, "readOnly": True}] if operator_ids else []
+    return keys + [
         {"name": "kafka", "mountPath": KAFKA_DIR, "readOnly": True},
         {"name": "signing", "mountPath": SIGNING_DIR, "readOnly": True},
         {"name": "operators", "mountPath": OPERATORS_DIR, "readOnly": True},
@@ -167,7 +191,7 @@ def _probe(path: str, period_s: int, failures: int) -> dict[str, Any]:
     }
 
 
-def container(w: Workload) -> dict[str, Any]:
+def container(w: Workload, operator_ids: tuple[str, ...] = ()) -> dict[str, Any]:
     return {
         "name": w.name,
         "image": IMAGE,
@@ -186,7 +210,7 @@ def container(w: Workload) -> dict[str, Any]:
             "readOnlyRootFilesystem": True,
             "capabilities": {"drop": ["ALL"]},
         },
-        "volumeMounts": _mounts(),
+        "volumeMounts": _mounts(operator_ids),
     }
 
 
@@ -206,7 +230,8 @@ def _spread(selector: dict[str, str]) -> list[dict[str, Any]]:
     ]
 
 
-def workload(w: Workload) -> dict[str, Any]:
+def workload(w: Workload, operator_ids: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The pods of `w`; `operator_ids`: the seamless operators whose call-signing keys they mount."""
     assert w.replicas <= max_replicas(w.input_topic), (w.name, w.replicas)
     selector = {"app.kubernetes.io/name": w.name}
     pod = {
@@ -214,8 +239,8 @@ def workload(w: Workload) -> dict[str, Any]:
         "spec": {
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "containers": [container(w)],
-            "volumes": _volumes(w),
+            "containers": [container(w, operator_ids)],
+            "volumes": _volumes(w, operator_ids),
             "terminationGracePeriodSeconds": 30,
             "topologySpreadConstraints": _spread(selector),
             "securityContext": {
@@ -240,7 +265,7 @@ def workload(w: Workload) -> dict[str, Any]:
     }
 
 
-def _service(w: Workload) -> dict[str, Any]:
+def service(w: Workload) -> dict[str, Any]:
     selector = {"app.kubernetes.io/name": w.name}
     body: dict[str, Any] = {
         "selector": selector,
@@ -252,7 +277,7 @@ def _service(w: Workload) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(w.name, **labels), "spec": body}
 
 
-def _budget(w: Workload) -> dict[str, Any]:
+def budget(w: Workload) -> dict[str, Any]:
     selector = {"app.kubernetes.io/name": w.name}
     return {
         "apiVersion": "policy/v1",
@@ -270,5 +295,6 @@ def clients_configmap() -> dict[str, Any]:
 def service_resources() -> list[dict[str, Any]]:
     resources = [clients_configmap()]
     for w in WORKLOADS:
-        resources += [workload(w), _service(w), _budget(w)]
+        if not w.in_overlay:
+            resources += [workload(w), service(w), budget(w)]
     return resources

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,8 +83,9 @@ def running_pid(paths: InfraPaths, node: Node) -> int | None:
     return procs.read_pid(node_dir(paths, node) / "kafka.pid", _MARKER)
 
 
-def start_node(paths: InfraPaths, at: Cluster, node: Node, echo: Echo) -> int:
-    """Start one node (formatting its storage the first time with the cluster's id); its pid."""
+def start_node(paths: InfraPaths, at: Cluster, node: Node, echo: Echo, environ: Mapping[str, str] | None = None) -> int:
+    """Start one node (formatting its storage the first time with the cluster's id) in `environ` (default: this
+    process's; deploy/local/clock.py sets one node's wall clock off); its pid."""
     folder = node_dir(paths, node)
     folder.mkdir(parents=True, exist_ok=True)
     pid = running_pid(paths, node)
@@ -105,14 +106,16 @@ def start_node(paths: InfraPaths, at: Cluster, node: Node, echo: Echo) -> int:
         if result.returncode != 0:
             raise InfraError(f"StorageTool format of node {node.node_id} failed:\n{result.stdout}\n{result.stderr}")
     argv = _java_argv(java, paths, folder, "kafka.Kafka", str(config), heap=HEAP)
-    pid = procs.spawn_daemon(argv, folder / "kafka.out", folder / "kafka.pid", folder, dict(os.environ))
+    pid = procs.spawn_daemon(argv, folder / "kafka.out", folder / "kafka.pid", folder, dict(environ or os.environ))
     echo(f"kafka node {node.node_id}: started pid {pid} on {node.address}, log {folder / 'kafka.log'}")
     return pid
 
 
-def up(paths: InfraPaths, at: Cluster, echo: Echo) -> None:
+def up(paths: InfraPaths, at: Cluster, echo: Echo, environ_of: Mapping[int, Mapping[str, str]] | None = None) -> None:
+    """Start every node (`environ_of`: the environment of some, by node id) and wait until the cluster is ready."""
     (paths.state / "kafka-cluster").mkdir(parents=True, exist_ok=True)
-    pids = {node.node_id: start_node(paths, at, node, echo) for node in at.nodes}
+    environs = environ_of or {}
+    pids = {node.node_id: start_node(paths, at, node, echo, environs.get(node.node_id)) for node in at.nodes}
     wait_ready(paths, at, pids)
 
 

@@ -43,9 +43,15 @@ class CampaignPlan:
 
 
 def draw_records(
-    seed_: int, count: int, now: datetime, signer: Signer, players: tuple[str, ...] = PLAYERS
+    seed_: int,
+    count: int,
+    now: datetime,
+    signer: Signer,
+    players: tuple[str, ...] = PLAYERS,
+    topics: tuple[str, ...] = INPUT_TOPICS,
 ) -> list[Hostile]:
-    """`count` records about `players`, the same again for the same arguments, signing keys and hypothesis version.
+    """`count` records about `players` on `topics`, the same again for the same arguments, signing keys and hypothesis
+    version.
 
     Hypothesis's own engine draws them (its strategies, its bias towards edge cases and its mutation of earlier
     examples): one test run of `records` examples under `@seed`, with no database, no shrinking and no time-based
@@ -65,7 +71,7 @@ def draw_records(
             suppress_health_check=list(HealthCheck),
         )
         @seed(seed_ + rounds * 1_000_003)  # another round only when hypothesis ended a run early
-        @given(hostile(INPUT_TOPICS, players, now, signer))
+        @given(hostile(topics, players, now, signer))
         def collect(item: Hostile) -> None:
             drawn.append(item)
 

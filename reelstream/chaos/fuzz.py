@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from reelstream.chaos import fuzz_values as values
 from reelstream.chaos.fuzz_bytes import Headers, header_sets, keys
-from reelstream.chaos.fuzz_messages import ids_from, internal, valid
-from reelstream.chaos.fuzz_signed import Signer, signed_copy, signed_twice
+from reelstream.chaos.fuzz_messages import ids_from, internal, other_type, valid
+from reelstream.chaos.fuzz_signed import Signer, foreign_signed, signed_copy, signed_twice
 from shared import operators
 from shared.records import headers_for
-from shared.topics import spec
+from shared.topics import SEAMLESS_SAGA, spec
 
 WRITER = "fuzzer"
 # Every topic a consumer of the platform reads that a principal other than its owner may write, or that a second
@@ -35,6 +35,8 @@ INPUT_TOPICS = (
     "spin.jackpot-answers",
     "spin.journal",
     "spin.events",
+    "wallet.seamless",
+    "wallet.seamless-calls",
 )
 # Who writes each input topic's hostile records: the least privileged principal the ACLs let write it (checked
 # against shared/topics.py by tests/unit/reelstream/chaos). An outside role where one may; one operator's cashier
@@ -47,6 +49,8 @@ PRINCIPALS = {
     "wallet.internal": "spin",
     "jackpot.internal": "spin",
     "spin.jackpot-answers": "jackpot",
+    "wallet.seamless": SEAMLESS_SAGA,  # the seamless saga's facts, which the spin service reads too
+    "wallet.seamless-calls": SEAMLESS_SAGA,  # the saga's outbox's outcomes, which its loop reads
     **{topic: "ops" for topic in ("wallet.events", "jackpot.events", "jackpot.meters", "spin.journal", "spin.events")},
 }
 # The input topics whose writing principal holds a signing key of its own (shared/signing.py WRITERS).
@@ -62,6 +66,10 @@ ODD_VALUES = ("text", 1.5, True, None, [], {}, "été", "x" * 300)
 SHAPES = ("bytes",) * 2 + ("empty", "tombstone") + ("not-object",) * 2 + ("mutated",) * 8 + ("internal",) * 2
 SHAPES += ("wrong-type",) * 2 + ("deep",) * 2 + ("signed-copy",) * 2 + ("signed-twice",)
 HUGE_PER_1000, BOMBS_PER_1000 = 5, 2
+# The seamless saga's topics, which one service writes and another may read: besides the shapes above, a message of the
+# other seamless topic's type, and one signed with another service's own key (the best a forger holding a key has).
+SEAMLESS_TOPICS = ("wallet.seamless", "wallet.seamless-calls")
+SEAMLESS_SHAPES = ("other-type", "foreign-signed")
 NOT_OBJECTS = (b"[1, 2, 3]", b"42", b'"a string"', b"null", b"true", b"[[[[[[[[[[]]]]]]]]]]")
 
 
@@ -125,6 +133,8 @@ def _value(draw, shape: str, topic: str, player_id: str, now: datetime, salt: in
         return shape, draw(st.sampled_from(NOT_OBJECTS))
     if shape == "internal":
         return shape, orjson.dumps(internal(topic, player_id, now, draw(st.sampled_from(HUGE)), ids[2:]))
+    if shape == "other-type":
+        return shape, orjson.dumps(other_type(topic, player_id, now, ids[:2]))
     if shape == "wrong-type":
         return draw(values.wrong_types(message))
     if shape == "deep":
@@ -138,7 +148,7 @@ def _shape(draw, topic: str) -> str:
         return "huge"
     if rare < HUGE_PER_1000 + BOMBS_PER_1000:
         return "bomb"
-    shape = draw(st.sampled_from(SHAPES))
+    shape = draw(st.sampled_from(SHAPES + (SEAMLESS_SHAPES if topic in SEAMLESS_TOPICS else ())))
     return "signed-copy" if shape == "signed-twice" and topic not in OWN_KEYS else shape
 
 
@@ -170,6 +180,9 @@ def hostile(
         if shape == "signed-copy":
             detail, key, value, headers = draw(signed_copy(topic, player_id, now, signer, salt))
             return Hostile(topic, key, value, headers, codec, None, detail, "subject", "signed")
+        if shape == "foreign-signed":
+            detail, key, value, headers = draw(foreign_signed(topic, player_id, now, signer, salt))
+            return Hostile(topic, key, value, headers, codec, partition, detail, "subject", "signed")
         if shape == "signed-twice":
             detail, key, value, headers = draw(signed_twice(topic, PRINCIPALS[topic], player_id, now, signer, salt))
             return Hostile(topic, key, value, headers, codec, None, detail, "subject", "signed")

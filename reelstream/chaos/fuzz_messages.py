@@ -10,6 +10,7 @@ from typing import Any
 
 from shared.events import envelope
 from shared.events import jackpot as jp
+from shared.events.seamless import RecordCallOutcome, SeamlessBetAccepted, SeamlessWinAcknowledged
 from shared.events.spin import SpinRequested
 from shared.events.wallet import DebitWager, Deposit, SettleWager, Withdraw
 
@@ -42,6 +43,17 @@ def valid(topic: str, player_id: str, now: datetime, ids: tuple[uuid.UUID, uuid.
         )
     elif topic == "wallet.commands":
         data = Withdraw(transaction_id=request_id, player_id=player_id, amount_minor=10, currency="EUR")
+    elif topic == "wallet.seamless":  # what the spin reads there: the operator took a wager's stake
+        data = SeamlessBetAccepted(
+            wager_id=request_id,
+            player_id=player_id,
+            operator_id="fz-op",
+            recorded_at=now,
+            amount_minor=10,
+            currency="EUR",
+        )
+    elif topic == "wallet.seamless-calls":
+        data = _outcome(player_id, request_id, 10)
     elif topic in ("jackpot.commands", "jackpot.internal"):  # a claim: the spin's to send, on either topic
         data = jp.Claim(
             network_id=NETWORK,
@@ -73,6 +85,19 @@ def internal(topic: str, player_id: str, now: datetime, huge: int, ids: tuple[uu
             contribution_micro=huge,
             player_id=player_id,
         )
+    elif topic == "wallet.seamless":  # an operator's win acknowledged, far past any round's
+        data = SeamlessWinAcknowledged(
+            wager_id=wager,
+            player_id=player_id,
+            operator_id="fz-op",
+            recorded_at=now,
+            settlement_id=transaction,
+            amount_minor=huge if huge >= 0 else -huge,
+            currency="EUR",
+            balance_after_minor=huge if huge >= 0 else -huge,
+        )
+    elif topic == "wallet.seamless-calls":
+        data = _outcome(player_id, wager, huge)
     elif topic in ("wallet.commands", "wallet.internal"):
         data = SettleWager(
             transaction_id=transaction,
@@ -88,6 +113,24 @@ def internal(topic: str, player_id: str, now: datetime, huge: int, ids: tuple[uu
     else:
         data = Deposit(transaction_id=wager, player_id=player_id, amount_minor=huge, currency="EUR")
     return _dumped(data, now, event_id)
+
+
+def other_type(topic: str, player_id: str, now: datetime, ids: tuple[uuid.UUID, uuid.UUID]) -> dict[str, Any]:
+    """A well-formed message of the other seamless topic's type (an outcome on the facts' topic, a fact on the
+    outcomes' topic): neither reader takes it there."""
+    other = "wallet.seamless-calls" if topic == "wallet.seamless" else "wallet.seamless"
+    return valid(other, player_id, now, ids)
+
+
+def _outcome(player_id: str, call_id: uuid.UUID, balance_minor: int) -> RecordCallOutcome:
+    return RecordCallOutcome(
+        player_id=player_id,
+        call_id=call_id,
+        attempt=1,
+        status="OK",
+        operator_status="RS_OK",
+        balance_minor=balance_minor,
+    )
 
 
 def own_command(

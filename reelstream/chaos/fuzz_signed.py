@@ -1,6 +1,6 @@
-"""The signature class of hostile records (hypothesis strategies): a real signed record's headers copied onto other
-bytes with one header repeated or the order changed, and a command signed with the writing principal's own key that
-carries a second, conflicting signature header (each must appear once: docs/security.md)."""
+"""The signature class of hostile records (hypothesis strategies): a real signature's headers on other bytes, one
+signature header twice on a command signed with the writer's own key, a record signed with another writer's key
+(docs/chaos.md, "The fuzzer")."""
 
 from __future__ import annotations
 
@@ -58,3 +58,16 @@ def signed_twice(draw, topic: str, writer: str, player_id: str, now: datetime, s
     first = draw(st.booleans())
     headers = [conflicting, *headers] if first else [*headers, conflicting]
     return f"signed-twice/{name} {'first' if first else 'last'} ({other})", key, message, headers
+
+
+@st.composite
+def foreign_signed(draw, topic: str, player_id: str, now: datetime, signer: Signer, salt: int) -> Signed:
+    """(shape, key, value, headers): a well-formed record of the topic signed with the key of a writer other than the
+    one that alone may write it, its writer id naming the owner or the signer."""
+    message = orjson.dumps(valid(topic, player_id, now, ids_from(salt, 2)))
+    key = orjson.loads(message)["subject"].encode()
+    owner = trusted_writer(topic, message)
+    other = draw(st.sampled_from(sorted(name for name in signing.WRITERS if name != owner)))
+    claimed = draw(st.sampled_from((owner or other, other)))
+    headers = list(signer(other, topic, key, message, headers_for(claimed)))
+    return f"foreign-signed/{other} as {claimed}", key, message, headers

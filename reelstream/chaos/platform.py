@@ -10,7 +10,7 @@ import orjson
 from reelstream.chaos.campaign_report import Finding
 from reelstream.chaos.deployment import Deployment
 from reelstream.monitor_process import free_port, start_monitor
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.processes import ServiceProcess, spawn, stop_all
 
 SERVICES = ("wallet", "jackpot", "spin", "projector", "monitor")
 READY_S = 180.0
@@ -87,5 +87,4 @@ class Platform:
         return self.start("not back after a restart")
 
     def stop(self) -> None:
-        for process in self.processes.values():
-            process.stop()
+        stop_all(self.processes.values())

@@ -23,7 +23,7 @@ from reelstream.chaos.history import History, Operation, answered
 from reelstream.chaos.schedule import BROKER_CLEAR_S, KILL_SPACING_S, PG_CLEAR_S, fault_schedule
 from reelstream.chaos.takeover import Committed, Prober, measure
 from reelstream.client import ReelstreamClient, Rejected, Settled, SpinTimeout
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.processes import ServiceProcess, spawn, stop_all
 from shared import records, signing
 from shared.config import Settings, load_settings
 from shared.events import decode, encode, envelope
@@ -246,8 +246,7 @@ class Supervisor:
         self._stop.set()
         self._thread.join(timeout=5)
         with self._lock:  # no spare starts after this (_new_spare checks the flag under the lock)
-            for process in [*self.processes.values(), *(spare for spares in self.spares.values() for spare in spares)]:
-                process.stop()
+            stop_all([*self.processes.values(), *(spare for spares in self.spares.values() for spare in spares)])
 
 
 class Load:

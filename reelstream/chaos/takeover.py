@@ -17,16 +17,18 @@ from kafka.errors import KafkaError
 from ops.groups import committed_records_between
 from reelstream.client import ReelstreamClient, SpinTimeout
 from services.projector.adapters.kafka_io import SOURCE_TOPICS
+from services.spin.adapters.runner import INPUTS as SPIN_INPUTS, POSITIONS_ON as SPIN_POSITIONS_ON
+from shared import records
 from shared.config import Settings
+from shared.input_position import recorded_inputs
 from shared.kafka import CONSUMER_SAFETY, admin_client, kafka_consumer
 from shared.partitioning import partition_for
 from shared.session import issue_token
 from shared.topics import (
     JACKPOT_COMMANDS,
+    JACKPOT_EVENTS,
     JACKPOT_INTERNAL,
     PLAYER_PARTITIONS,
-    SPIN_JACKPOT_ANSWERS,
-    SPIN_REQUESTS,
     WALLET_COMMANDS,
     WALLET_EVENTS,
     WALLET_INTERNAL,
@@ -34,11 +36,17 @@ from shared.topics import (
 
 # The topics each service consumes (its runner's inputs); the projector commits its positions in PostgreSQL.
 INPUTS = {
-    "spin": (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS),
+    "spin": SPIN_INPUTS,
     "wallet": (WALLET_COMMANDS, WALLET_INTERNAL),
     "jackpot": (JACKPOT_COMMANDS, JACKPOT_INTERNAL),
     "projector": SOURCE_TOPICS,
 }
+# Where each service's transactions carry their inputs' positions (LoopConfig.positions_on): the consumer group learns
+# them only every few seconds (shared/input_position.py), so a takeover shows first on these records.
+CARRIERS = {"spin": SPIN_POSITIONS_ON, "wallet": (WALLET_EVENTS,), "jackpot": (JACKPOT_EVENTS,)}
+# How far back from a carrying partition's end its last position is looked for (a transaction's last record carries it).
+CARRIED_LOOKBACK = 2_000
+CARRIED_READ_S = 10.0  # the longest the first read of the carrying records (up to the kill) takes
 WATCH_MAX_S = 60.0  # after the fault ended: a takeover or recovery not seen by then is none (the run fails)
 POLL_S = 0.05  # the resolution of takeover_s
 PROBE_GAME, PROBE_CURRENCY, PROBE_STAKE_MINOR = "rising-joker", "EUR", 10
@@ -65,8 +73,69 @@ class Measured:
     probe_request_ids: list[uuid.UUID] = field(default_factory=list)
 
 
+def carried(logical_topic: str, record) -> dict[str, int]:
+    """The input positions a record carries (logical topic -> next offset) when its topic's owner wrote it, else none:
+    the carrying topics are among those the chaos run fuzzes, and a forged header must neither stop the watch nor move
+    a position it measures."""
+    if records.provenance_problem(logical_topic, record.headers, record.value, record.key) is not None:
+        return {}
+    try:
+        return recorded_inputs(record.headers)
+    except ValueError:  # the owner's key on a header it never writes so: nothing to measure by
+        return {}
+
+
+class Carried:
+    """The input positions a service's committed transactions carry on their records (shared/input_position.py),
+    followed from the tail of its carrying topics: a record on partition p names where p of each input stands."""
+
+    def __init__(self, settings: Settings, service: str) -> None:
+        self.settings = settings
+        self.reader = kafka_consumer(
+            settings.kafka_bootstrap_servers, group_id=None, client_id="chaos-takeover-carried", **CONSUMER_SAFETY
+        )
+        self.logical = {settings.topic(name): name for name in CARRIERS.get(service, ())}
+        carriers = [
+            TopicPartition(physical, p)
+            for physical in self.logical
+            for p in sorted(self.reader.partitions_for_topic(physical) or ())
+        ]
+        self.positions: dict[TopicPartition, int] = {}
+        self.reader.assign(carriers)
+        if carriers:
+            ends = self.reader.end_offsets(carriers)
+            for tp in carriers:
+                self.reader.seek(tp, max(0, ends[tp] - CARRIED_LOOKBACK))
+
+    def read_to_end(self) -> None:
+        """Every committed record up to the partitions' ends now: the positions at this moment (the kill)."""
+        carriers = list(self.reader.assignment())
+        if not carriers:
+            return
+        ends, deadline = self.reader.end_offsets(carriers), time.monotonic() + CARRIED_READ_S
+        while any(self.reader.position(tp) < ends[tp] for tp in carriers) and time.monotonic() < deadline:
+            self._fold(self.reader.poll(timeout_ms=200, max_records=5_000))
+
+    def now(self) -> dict[TopicPartition, int]:
+        """The positions the records read so far carry (physical input topic and partition -> next offset); each
+        call folds what the broker has handed over since the last (the fetch runs behind the poll)."""
+        self._fold(self.reader.poll(timeout_ms=0, max_records=5_000))
+        return self.positions
+
+    def _fold(self, polled: dict) -> None:
+        for tp, batch in polled.items():
+            for record in batch:
+                for logical, offset in carried(self.logical[tp.topic], record).items():
+                    key = TopicPartition(self.settings.topic(logical), tp.partition)
+                    self.positions[key] = max(offset, self.positions.get(key, 0))
+
+    def close(self) -> None:
+        self.reader.close(autocommit=False)
+
+
 class Committed:
-    """A service's committed positions: its consumer group's offsets, or the projector's positions table."""
+    """A service's committed positions: its consumer group's offsets, or the projector's positions table, and the
+    positions its transactions carry on their records (`Carried`), whichever is further."""
 
     def __init__(self, settings: Settings, service: str) -> None:
         self.settings, self.service = settings, service
@@ -79,6 +148,12 @@ class Committed:
             for name in INPUTS[service]
             for p in sorted(self.reader.partitions_for_topic(settings.topic(name)) or ())
         ]
+        self.carried = Carried(settings, service)
+
+    def at_kill(self) -> dict[TopicPartition, int]:
+        """The positions right after the kill: every carrying record up to the partitions' ends read first."""
+        self.carried.read_to_end()
+        return self.now()
 
     def now(self) -> dict[TopicPartition, int]:
         if self.service == "projector":
@@ -88,7 +163,8 @@ class Committed:
             group = self.settings.group(self.service)
             committed = self.admin.list_group_offsets({group: None}).get(group, {})
             found = {tp: meta.offset for tp, meta in committed.items()}
-        return {tp: max(found.get(tp, 0), 0) for tp in self.partitions}
+        carried = self.carried.now()
+        return {tp: max(found.get(tp, 0), carried.get(tp, 0), 0) for tp in self.partitions}
 
     def ends(self) -> dict[TopicPartition, int]:
         """The partitions' end offsets; none this time when the broker does not give them all (kafka-python raises
@@ -106,6 +182,7 @@ class Committed:
     def close(self) -> None:
         self.admin.close()
         self.reader.close(autocommit=False)
+        self.carried.close()
 
 
 async def _projector_positions(url: str) -> list[tuple[str, int, int]]:
@@ -172,7 +249,7 @@ def measure(prober: Prober, fault_at: float, committed: Committed | None = None)
     partition with a record past its position at the kill was committed past it."""
     measured, answered_at = Measured(), []
     deadline = time.monotonic() + WATCH_MAX_S  # from the fault's end: a broker restart itself can take a minute
-    at_kill = committed.now() if committed is not None else {}
+    at_kill = committed.at_kill() if committed is not None else {}
     probes = prober.spin_all(measured, answered_at, deadline)
     if committed is not None:
         measured.takeover_s, measured.takeover_partitions = _watch(committed, at_kill, fault_at, deadline, probes)

@@ -9,7 +9,19 @@ import typer
 
 app = typer.Typer(no_args_is_help=True)
 
-_BENCHES = ("kafka", "math", "wallet", "jackpot", "spins", "projector", "monitor", "brokers", "recovery")
+_BENCHES = (
+    "kafka",
+    "math",
+    "wallet",
+    "jackpot",
+    "spins",
+    "projector",
+    "monitor",
+    "brokers",
+    "recovery",
+    "skew",
+    "seamless",
+)
 
 for _name in _BENCHES:
     _module_name = f"bench.{_name}"

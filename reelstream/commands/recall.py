@@ -73,7 +73,7 @@ def _summary_rows(games: list[dict]) -> list[dict]:
                 "currency": currency,
                 "stake": Money(settled["stake_minor"], currency),
                 "win": Money(settled["win_minor"], currency),
-                "balance_after": Money(settled["balance_after_minor"], currency),
+                "balance_after": _balance(settled["balance_after_minor"], currency),
             }
         )
     return rows
@@ -128,3 +128,8 @@ def app(
             _console.print("", markup=False)
             for line in terminal_lines(game):
                 _console.print(line, markup=False)
+
+
+def _balance(balance_minor: int | None, currency: str) -> Money | None:
+    """A seamless spin's balance is unknown when its operator's wallet gave none (docs/seamless.md)."""
+    return Money(balance_minor, currency) if balance_minor is not None else None

@@ -15,31 +15,35 @@ from reelstream.output.money_rows import as_view
 app = typer.Typer(no_args_is_help=True)
 
 
-def _folds(until: datetime | None):
+def _folds(until: datetime | None, seamless: bool = False):
+    """The ledger, the pools, their configuration and, with `seamless`, the seamless operators' rounds (else none)."""
     from services.audit.adapters.topics import read_topics
     from services.audit.core.collect import collect
     from services.audit.core.ledger import fold_ledger
     from services.audit.core.pools import fold_pools
+    from services.audit.core.seamless import fold_rounds
     from shared.config import load_settings
     from shared.events import epoch_ms
     from shared.pools import load_pools
+    from shared.topics import WALLET_SEAMLESS
 
     settings = load_settings()
-    records, _ = read_topics(
-        settings.kafka_bootstrap_servers, settings.topic_prefix, topics=("wallet.events", "jackpot.events")
-    )
+    topics = ("wallet.events", "jackpot.events") + ((WALLET_SEAMLESS,) if seamless else ())
+    records, _ = read_topics(settings.kafka_bootstrap_servers, settings.topic_prefix, topics=topics)
     facts = collect(records, until_ms=epoch_ms(until) if until else None)
     config = load_pools()
     ledger = fold_ledger([f for f in facts.facts if f.topic == "wallet.events"])
     pools = fold_pools([f for f in facts.facts if f.topic == "jackpot.events"], config)
-    return ledger, pools, config
+    rounds = fold_rounds([f for f in facts.facts if f.topic == WALLET_SEAMLESS])
+    return ledger, pools, config, rounds
 
 
-def _emit(view: View, fmt: Format, units: Units, out: Path | None) -> None:
+def _emit(views: View | list[View], fmt: Format, units: Units, out: Path | None) -> None:
+    views = views if isinstance(views, list) else [views]
     if out is None:
-        emit(view, fmt, units)
+        emit(views, fmt, units)
         return
-    out.write_text(render_text([view], fmt, units, width=160))
+    out.write_text(render_text(views, fmt, units, width=160))
     typer.echo(f"wrote {out}", err=True)
 
 
@@ -57,7 +61,7 @@ def ggr(format: Format = FORMAT, units: Units = UNITS, out: Path = _OUT, until: 
     """Daily gross gaming revenue per game, currency and operator: stakes - house wins - breakage - contributions."""
     from services.audit.core.reports import ggr_rows
 
-    ledger, _, _ = _folds(until)
+    ledger, _, _, _ = _folds(until)
     view = as_view("ggr", ggr_rows(ledger), ("day", "game", "currency", "ggr"), "gross gaming revenue per day")
     _emit(view, format, units, out)
 
@@ -75,7 +79,7 @@ def liability(
     pools per network and pool kind."""
     from services.audit.core.reports import liability_by_pool_kind, liability_rows
 
-    ledger, pools, config = _folds(until)
+    ledger, pools, config, _ = _folds(until)
     rows = liability_rows(pools, config, ledger)
     if by_kind:
         view = as_view("liability", liability_by_pool_kind(rows), ("pool_kind", "level"), "liability by pool kind")
@@ -94,23 +98,25 @@ def reconciliation(
         None, "--operator", metavar="OPERATOR", help="A seamless operator: its wallet's transactions against ours."
     ),
 ) -> None:
-    """Contributions, seeds and payouts per network, as the pools saw them and as the wallet moved them; with
-    --operator, every difference between reelstream's record of a seamless operator and its wallet's transaction list
-    (exit 1 when there is one)."""
+    """Contributions, seeds and payouts per network, as the pools saw them and as the wallets moved them (the ledger's
+    and the seamless operators' settled rounds); with
+    --operator, every difference between reelstream's record of a seamless operator and its wallet's transaction list,
+    and what it owes the jackpot networks per network and currency against what the pools credited and paid for its
+    rounds (exit 1 when there is a difference)."""
     if operator is not None:
         if until is not None:
             raise typer.BadParameter("reconciles the record as it is now", param_hint="--until with --operator")
         from reelstream.commands.seamless_reconciliation import seamless_reconciliation
 
-        view = seamless_reconciliation(operator)
-        _emit(view, format, units, out)
-        raise typer.Exit(1 if view.rows else 0)
+        views, found = seamless_reconciliation(operator)
+        _emit(views, format, units, out)
+        raise typer.Exit(1 if found else 0)
     from services.audit.core.reports import reconciliation_rows
 
-    ledger, pools, config = _folds(until)
+    ledger, pools, config, rounds = _folds(until, seamless=True)
     view = as_view(
         "reconciliation",
-        reconciliation_rows(ledger, pools, config),
+        reconciliation_rows(ledger, pools, config, rounds),
         ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
         "jackpot reconciliation",
     )

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import importlib
 import os
-import signal
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
 import typer
 
-from reelstream import arguments, production
+from reelstream import arguments, background, production
 from reelstream.output import FORMAT, UNITS, Column, Format, Units, View, emit
 from games.selftest import numba_cache_dir
-from reelstream.processes import SERVICES, probe_state, spawn
+from reelstream.processes import KNOWN, app_module, deployment_services, probe_state, spawn
 from reelstream.profiling import profiled
 
 app = typer.Typer(no_args_is_help=True)
@@ -26,8 +24,9 @@ STANDBY_ENV = "REELSTREAM_STANDBY"
 
 
 @app.command()
-def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SERVICES), metavar="SERVICE")) -> None:
-    """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main())."""
+def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, KNOWN), metavar="SERVICE")) -> None:
+    """Run one service in the foreground until SIGTERM/SIGINT (each services/<name>/app.py exposes main(); the
+    seamless-saga's package is services/seamless_saga)."""
     if not __debug__:
         raise typer.Exit("refusing to run with python -O: invariants must not be stripped")
     try:
@@ -36,7 +35,7 @@ def run(name: str = typer.Argument(..., parser=lambda v: arguments.one_of(v, SER
         sys.stderr.write(f"reelstream-{name}: {refused}\n")
         raise SystemExit(78) from None  # EX_CONFIG, as the RNG self-test's refusal
     os.environ.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir(STATE_DIR, name)))  # before any kernel is imported
-    module = importlib.import_module(f"services.{name}.app")
+    module = importlib.import_module(app_module(name))
     main = module.main
     if os.environ.get(STANDBY_ENV) == "1":  # a warm spare: imported and prepared, it waits for its supervisor's go
         if prepare := getattr(module, "prepare", None):
@@ -56,46 +55,28 @@ def _go() -> bool:
     return bool(sys.stdin.readline())
 
 
-def _pid_file(name: str) -> Path:
-    return STATE_DIR / "services" / f"{name}.pid"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _running_pid(name: str) -> int | None:
-    path = _pid_file(name)
-    if not path.exists():
-        return None
-    pid = int(path.read_text().strip() or 0)
-    return pid if pid and _alive(pid) else None
-
-
 @app.command()
 def up(
     only: list[str] = typer.Option(
-        list(SERVICES),
+        [],
         "--only",
-        parser=lambda v: arguments.one_of(v, SERVICES),
+        parser=lambda v: arguments.one_of(v, KNOWN),
         metavar="SERVICE",
-        help="Services to start (default: all).",
+        help="Services to start (default: the deployment's: all, the seamless-saga only when the operators file "
+        "names a seamless operator).",
     ),
     timeout_s: float = typer.Option(90.0, min=1.0, max=3600.0, help="How long to wait for each service to be ready."),
 ) -> None:
     """Start services in the background (idempotent) and wait until each says on its /ready that it is ready."""
+    from shared.operators import CONFIGURED
+
     started = []
-    for name in only:
-        if (pid := _running_pid(name)) is not None:
+    for name in only or deployment_services(CONFIGURED):
+        if (pid := background.running_pid(STATE_DIR, name)) is not None:
             typer.echo(f"{name}: already running (pid {pid})")
             continue
         service = spawn(name, log_dir=STATE_DIR / "logs")
-        _pid_file(name).parent.mkdir(parents=True, exist_ok=True)
-        _pid_file(name).write_text(str(service.process.pid))
+        background.remember(STATE_DIR, name, service.process.pid)
         started.append(service)
     for service in started:
         try:
@@ -109,26 +90,14 @@ def up(
 @app.command()
 def down() -> None:
     """Stop the services that `up` started (by pid file)."""
-    for name in reversed(SERVICES):
-        pid = _running_pid(name)
-        if pid is None:
-            _pid_file(name).unlink(missing_ok=True)
-            continue
-        os.killpg(pid, signal.SIGTERM)
-        typer.echo(f"{name}: stopping (pid {pid})")
-        if not _wait_gone(pid, timeout_s=20.0):
-            os.killpg(pid, signal.SIGKILL)
-            typer.echo(f"{name}: did not stop within 20 s; killed")
-        _pid_file(name).unlink(missing_ok=True)
+    background.stop_all(STATE_DIR, reversed(KNOWN), typer.echo)
 
 
-def _wait_gone(pid: int, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.1)
-    return False
+def _shown(deployed: tuple[str, ...], endpoints: list[dict]) -> list[str]:
+    """The deployment's services, and any other that `up` started or that runs here (in the order of KNOWN)."""
+    present = {endpoint["service"] for endpoint in endpoints}
+    started = {name for name in KNOWN if background.pid_file(STATE_DIR, name).exists()}
+    return [name for name in KNOWN if name in deployed or name in present or name in started]
 
 
 @app.command()
@@ -141,18 +110,20 @@ def status(
     running instance that writes its HTTP endpoint there (tests and extra instances included), each asked on /ready:
     ready, restoring, starting or unresponsive; failed when `up` started it and it has exited; else stopped."""
     from shared.observability.http import listed_endpoints
+    from shared.operators import CONFIGURED
 
     endpoints = listed_endpoints({**os.environ, "REELSTREAM_STATE_DIR": str(STATE_DIR)})
     rows = []
-    for name in SERVICES:
-        pid = _running_pid(name)
+    for name in _shown(deployment_services(CONFIGURED), endpoints):
+        pid = background.running_pid(STATE_DIR, name)
         for endpoint in [e for e in endpoints if e["service"] == name] or [None]:
             if endpoint is not None:
                 state = probe_state(endpoint["url"])
             elif pid is not None:
                 state = "starting"  # alive, its endpoint not listed yet
             else:
-                state = "failed" if _pid_file(name).exists() else "stopped"  # `up` started it and it exited
+                started = background.pid_file(STATE_DIR, name).exists()
+                state = "failed" if started else "stopped"  # `up` started it and it exited
             rows.append(
                 {
                     "service": name,

@@ -12,10 +12,11 @@ from rich.console import Console
 from rich.live import Live
 
 from reelstream.client import ReelstreamClient
+from reelstream.demo import operator_wallet
 from reelstream.demo.stats import DemoStats
 from reelstream.demo.view import live_view, summary
 from shared.config import Settings
-from shared import records
+from shared import operators, records
 from shared.events.jackpot import JackpotMeter
 from shared.kafka import consumer
 from shared.topics import JACKPOT_METERS
@@ -33,18 +34,36 @@ class DemoPlayer:
     game: str
     currency: str
     stake_minor: int
+    # A seamless operator's player: its money is in that operator's wallet, its spins name the operator.
+    operator_id: str | None = None
+    wallet: operators.SeamlessWallet | None = None
 
 
-def demo_players(run_id: str, per_game: int) -> list[DemoPlayer]:
+def demo_players(run_id: str, per_game: int, seamless: tuple[operators.Operator, ...] = ()) -> list[DemoPlayer]:
+    """`per_game` players of each game; the last Rising Joker players are one per seamless operator's (the same
+    number of players and spins either way)."""
     players = [
         DemoPlayer(f"demo-{run_id}-rj{i + 1}", "rising-joker", "EUR", RISING_JOKER_STAKES[i % 5])
         for i in range(per_game)
     ]
+    for index, operator in zip(range(per_game - 1, -1, -1), seamless):
+        stake_minor = RISING_JOKER_STAKES[index % 5]
+        player_id = f"demo-{run_id}-{operator.id}-rj{index + 1}"
+        players[index] = DemoPlayer(player_id, "rising-joker", "EUR", stake_minor, operator.id, operator.wallet)
     players += [
         DemoPlayer(f"demo-{run_id}-sn{i + 1}", "stjernestoev", "DKK", STJERNESTOEV_STAKES[i % 3])
         for i in range(per_game)
     ]
     return players
+
+
+def fund(client, player: DemoPlayer) -> int | None:
+    """The player's opening balance: a deposit on our ledger, or a seamless operator's wallet opening its account."""
+    if player.wallet is not None:
+        operator_wallet.fund(player.wallet, player.player_id, player.currency, DEPOSIT_MINOR[player.currency])
+        return DEPOSIT_MINOR[player.currency]
+    deposited = client.deposit(player.player_id, DEPOSIT_MINOR[player.currency], player.currency, timeout_s=30)
+    return getattr(deposited, "balance_after_minor", None)
 
 
 def follow_meters(settings: Settings, stats: DemoStats, lock: threading.Lock, stop: threading.Event) -> None:
@@ -83,9 +102,9 @@ def play(
     token = issue_token(settings.session_secret, player.player_id, expires_at_ms=int(time.time() * 1000) + 3_600_000)
     chooser = random.Random(secrets.randbits(64))
     stake_minor = player.stake_minor
-    deposited = client.deposit(player.player_id, DEPOSIT_MINOR[player.currency], player.currency, timeout_s=30)
+    opened_minor = fund(client, player)
     with lock:
-        stats.players[player.player_id].balance_minor = getattr(deposited, "balance_after_minor", None)
+        stats.players[player.player_id].balance_minor = opened_minor
     for spin_number in range(1, 100_000):
         if stop.is_set() or time.monotonic() >= deadline:
             return
@@ -96,7 +115,14 @@ def play(
             stake_minor, forfeit = chooser.choice(STJERNESTOEV_STAKES), True
         started = time.monotonic()
         answer = client.spin(
-            player.player_id, player.game, stake_minor, player.currency, token, forfeit_bonus_ring=forfeit, timeout_s=30
+            player.player_id,
+            player.game,
+            stake_minor,
+            player.currency,
+            token,
+            forfeit_bonus_ring=forfeit,
+            operator_id=player.operator_id,
+            timeout_s=30,
         )
         latency_ms = (time.monotonic() - started) * 1000
         _record(stats, lock, player, stake_minor, answer, latency_ms)
@@ -116,11 +142,16 @@ def _record(
 
 def run_demo(settings: Settings, duration_s: float, per_game: int, console: Console) -> DemoStats:
     run_id = secrets.token_hex(2)
-    players = demo_players(run_id, per_game)
+    players = demo_players(run_id, per_game, operators.seamless_operators())
     stats, lock, stop = DemoStats(), threading.Lock(), threading.Event()
     for player in players:
         stats.add_player(player.player_id, player.game, player.currency, DEPOSIT_MINOR[player.currency])
     console.print(f"{len(players)} players deposit and play: {', '.join(p.player_id for p in players)}")
+    for player in players:
+        if player.wallet is not None:
+            console.print(
+                f"{player.player_id}: bets and wins at {player.operator_id}'s own wallet, {player.wallet.url}"
+            )
     started = time.monotonic()
     deadline = started + duration_s
     threads = [threading.Thread(target=follow_meters, args=(settings, stats, lock, stop), daemon=True)]

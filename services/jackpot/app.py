@@ -8,12 +8,16 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from shared.readiness import ready_line
 from shared import event_loop, observability
 from shared.config import load_settings
+from shared.pools import PoolsConfig, load_pools
 from shared.topics import JACKPOT_SNAPSHOTS
+from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
+from services.jackpot.adapters.restore import warm_states
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
 from games.selftest import require_self_test
 
@@ -36,13 +40,30 @@ def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
     )
 
 
-async def serve(config: JackpotConfig) -> Stats:
+def spare(go: Callable[[], bool]) -> None:
+    """A warm spare (reelstream/commands/services.py): keep every partition's networks up with jackpot.events until
+    `go()` returns (True: take over and serve, False: the supervisor went away), so a takeover folds only the records
+    the broker had not handed over yet (shared/warm.py)."""
+    main(go)
+
+
+async def _follow_until(go: Callable[[], bool], config: JackpotConfig, pools: PoolsConfig) -> WarmStates | None:
+    """The spare's networks, followed until the go; None when the supervisor went away."""
+    networks = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic, pools)
+    return await follow_until(go, networks, TAKE_WAIT_S)
+
+
+async def serve(config: JackpotConfig, go: Callable[[], bool] | None = None) -> Stats | None:
+    pools = load_pools()
+    warm = await _follow_until(go, config, pools) if go is not None else None
+    if go is not None and warm is None:
+        return None  # a spare whose supervisor went away: nothing to take over
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
-    service = JackpotService(config)
+    service = JackpotService(config, pools, warm=warm)
 
     def ready() -> None:
         stats = service.stats
@@ -60,13 +81,15 @@ async def serve(config: JackpotConfig) -> Stats:
         await http.stop()
 
 
-def main() -> None:
+def main(go: Callable[[], bool] | None = None) -> None:
     require_self_test("jackpot")
     observability.setup("jackpot")
     try:
-        stats = event_loop.run(serve(live_config()))
+        stats = event_loop.run(serve(live_config(), go))
     finally:
         observability.shutdown_tracing()
+    if stats is None:
+        return
     logging.getLogger("reelstream.jackpot").info(
         "stopped: %d records in %d batches, %d events, %d dead letters, %d repeats, %d meters",
         stats.records,

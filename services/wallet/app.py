@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from shared import event_loop, observability
 from shared.config import load_settings
-from shared.observability.metrics import WALLET_LIABILITY_MINOR
+from shared.observability.metrics import WALLET_LIABILITY_MINOR, WALLET_OLDEST_OPEN_WAGER_AGE_S
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SNAPSHOTS, dlq_name
 from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
@@ -83,6 +83,7 @@ async def serve(config: WalletConfig, started: float, go: Callable[[], bool] | N
 
     service = WalletService(config, on_ready=ready, warm=warm)
     observability.PROCESS.gauges.append(lambda: _show_liabilities(service))
+    observability.PROCESS.gauges.append(lambda: _show_oldest_open_wager(service))
     http = await observability.serve_http()
     try:
         stats = await service.run(stop)
@@ -106,6 +107,10 @@ def _show_liabilities(service: WalletService) -> None:
     WALLET_LIABILITY_MINOR.clear()  # a currency whose partitions moved to another instance is not shown here
     for currency, total_minor in liabilities_minor(list(service.loop.states.values())).items():
         WALLET_LIABILITY_MINOR.labels(currency).set(total_minor)
+
+
+def _show_oldest_open_wager(service: WalletService) -> None:
+    WALLET_OLDEST_OPEN_WAGER_AGE_S.set(service.open_wagers.age_s(time.time_ns() // 1_000_000))
 
 
 def main(go: Callable[[], bool] | None = None) -> None:

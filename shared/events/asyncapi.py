@@ -235,7 +235,10 @@ def _batch_message() -> dict[str, Any]:
     return {
         "name": BATCH,
         "title": BATCH,
-        "summary": "A record packing consecutive messages of one type (those that say they may be packed), in order.",
+        "summary": (
+            "A record packing one transaction's messages of one type (those that say they may be packed) for one key, "
+            "in the order they were decided; no other message for that key stands between them."
+        ),
         "contentType": BATCH_CONTENT_TYPE,
         "headers": {
             "type": "object",

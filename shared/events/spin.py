@@ -89,7 +89,13 @@ class SpinSettled(EventData):
     jackpot_win_minor: Minor
     breakage_micro: Micro
     contribution_micro: Micro
-    balance_after_minor: Minor
+    # The player's balance once the spin is settled: the ledger's, or a seamless operator's from the answer to the
+    # round's win call; None (absent on the wire) only when that answer carried no balance: reelstream never states
+    # one it was not given.
+    balance_after_minor: Minor | None = Field(
+        default=None,
+        description="balance after the settlement; absent only for a seamless operator whose wallet gave none",
+    )
     model_version: str
     seed: str = Field(pattern=r"^[0-9a-f]{64}$", description="the 256-bit seed the outcome was drawn from, hex")
     state_before: dict[str, Any]

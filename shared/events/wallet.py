@@ -137,6 +137,8 @@ class SettleWager(_InternalCommand):
     TYPE = "reelstream.wallet.settle-wager.v1"
     wager_id: uuid.UUID
     currency: CurrencyCode
+    # Named only for a seamless operator's wager (docs/seamless.md): the seamless saga settles it, never the ledger.
+    operator_id: Ident | None = None
     house_win_minor: Minor
     jackpot_win_minor: Minor
     breakage_micro: Micro
@@ -180,6 +182,7 @@ class RefundWager(_InternalCommand):
     TYPE = "reelstream.wallet.refund-wager.v1"
     wager_id: uuid.UUID
     currency: CurrencyCode
+    operator_id: Ident | None = None  # as SettleWager's
     reason: str = Field(min_length=1, max_length=500)
 
 

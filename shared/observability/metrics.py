@@ -37,6 +37,13 @@ ALERTS = Counter("reelstream_alerts", "Integrity alerts logged (`alert: ...` lin
 RESTORE_SECONDS = Histogram(
     "reelstream_restore_seconds", "Restoring the state of assigned partitions", ["service"], buckets=_RESTORE_S
 )
+TAKEOVER_SECONDS = Histogram(
+    "reelstream_takeover_seconds",
+    "A partition taken over: from its assignment until it is restored and its position reached the end its inputs "
+    "had after the restore (the lag probe's reading)",
+    ["service"],
+    buckets=_RESTORE_S,
+)
 READY = Gauge("reelstream_ready", "1 when every assigned partition is restored and caught up", ["service"])
 POOL_LEVEL_MINOR = Gauge(
     "reelstream_pool_level_minor",
@@ -45,6 +52,11 @@ POOL_LEVEL_MINOR = Gauge(
 )
 WALLET_LIABILITY_MINOR = Gauge(
     "reelstream_wallet_liability_minor", "Player balances held by this instance's partitions", ["currency"]
+)
+WALLET_OLDEST_OPEN_WAGER_AGE_S = Gauge(
+    "reelstream_wallet_oldest_open_wager_age_seconds",
+    "Seconds since the oldest wager still open (debited, neither settled nor refunded) on this instance's partitions "
+    "was debited; 0 when none is open",
 )
 LOOP_LAG = Histogram(
     "reelstream_event_loop_lag_seconds",

@@ -59,6 +59,8 @@ class Process:
         for topic, partition in self.lag_labels - labelled:
             metrics.CONSUMER_LAG.remove(self.service, topic, partition)
         self.lag_labels = labelled
+        for seconds in self.readiness.taken_over(self._assignment(), time.perf_counter()):
+            metrics.TAKEOVER_SECONDS.labels(self.service).observe(seconds)
         metrics.READY.labels(self.service).set(1 if self.ready else 0)
 
     async def _probe_consumer(self, consumer) -> set[tuple[str, str]]:
@@ -118,8 +120,8 @@ async def restoring(partitions: Iterable[int] = ()):
     Test-only: REELSTREAM_TEST_RESTORE_PAUSE_S lengthens every restore by that much (like the crash hooks, unset in
     production), so a test can watch /ready during one."""
     partitions = list(partitions)
-    PROCESS.readiness.begin(partitions)
     started = time.perf_counter()
+    PROCESS.readiness.begin(partitions, started)
     try:
         if _RESTORE_PAUSE_S:
             await asyncio.sleep(_RESTORE_PAUSE_S)
@@ -128,7 +130,7 @@ async def restoring(partitions: Iterable[int] = ()):
         PROCESS.readiness.abort(partitions)  # cancelled by a rebalance (or failed): no longer restoring these
         raise
     metrics.RESTORE_SECONDS.labels(PROCESS.service).observe(time.perf_counter() - started)
-    PROCESS.readiness.finish(partitions)
+    PROCESS.readiness.finish(partitions, started)
 
 
 def revoked(partitions: Iterable[int]) -> None:

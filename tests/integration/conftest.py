@@ -7,6 +7,7 @@ Each test gets fresh uuid-named topics and groups, and consumers with short sess
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 
@@ -84,6 +85,24 @@ def database_url() -> Iterator[str]:
 
     with PostgresContainer(_POSTGRES_IMAGE, driver=None) as container:
         yield container.get_connection_url()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def every_writers_key(tmp_path_factory) -> Iterator[None]:
+    """A key for every writer in the environment's signing folder: one made before a writer existed (an earlier
+    `reelstream infra up`) is copied and completed here, for this process and the services it starts, and the shared
+    folder is left as it is (`reelstream signing generate` completes it for good)."""
+    from shared import signing
+
+    folder = signing.signing_dir()
+    completed = None if folder is None else tmp_path_factory.mktemp("signing") / "keys"
+    if folder is None or not folder.is_dir() or not signing.generate(shutil.copytree(folder, completed)):
+        yield
+        return
+    patch = pytest.MonkeyPatch()
+    patch.setenv(signing.SIGNING_DIR_ENV, str(completed))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

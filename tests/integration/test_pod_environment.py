@@ -17,9 +17,10 @@ Then, acting as the outside roles: a spin request with a bad session token is an
 a cashier deposit Deposited (signed by wallet), an operator's OpenPool PoolOpened (signed by jackpot), each verified
 with the mounted public ring and its key id the mounted key's; the projector projects them into its database; the
 monitor, given a copy of that PoolOpened that does not continue the pool's balance (written as `jackpot` and signed
-with its key: the test stands in for the jackpot), signs the PoolDrifted alert it raises.
-The services run one at a time in deploy/k8s/workloads.py's order (wallet, jackpot, spin, projector, monitor): the
-projector and the monitor read what the ones before them wrote.
+with its key: the test stands in for the jackpot), signs the PoolDrifted alert it raises; the seamless saga, whose
+demo overlay has no seamless operator to call, comes up ready as its own principal.
+The services run one at a time in deploy/k8s/workloads.py's order (wallet, jackpot, spin, projector, monitor,
+seamless-saga): the projector and the monitor read what the ones before them wrote.
 """
 
 from __future__ import annotations
@@ -328,12 +329,20 @@ def _monitor_signs_a_drift_alert(stand_in: ClusterStandIn, pod: dict[str, str]) 
     _assert_signed_by_its_mounted_key("monitor", MONITOR_ALERTS, alert, pod)
 
 
+def _saga_ready_as_its_own_principal(stand_in: ClusterStandIn, pod: dict[str, str]) -> None:
+    """Ready is the proof: as `seamless-saga` it joined its group, fenced its transactional ids and folded its
+    partitions of wallet.seamless; with no seamless operator it decides nothing to sign."""
+    listed = json.loads(Path(pod["REELSTREAM_OPERATORS_FILE"]).read_text())["operators"]
+    assert listed and not [o for o in listed if o.get("wallet_mode") == "seamless"]
+
+
 PROOFS = {
     "spin": _spin_signs_its_answer,
     "wallet": _wallet_signs_its_answer,
     "jackpot": _jackpot_signs_its_answer,
     "projector": _projector_projects,
     "monitor": _monitor_signs_a_drift_alert,
+    "seamless-saga": _saga_ready_as_its_own_principal,
 }
 
 

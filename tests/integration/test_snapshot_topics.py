@@ -50,6 +50,11 @@ def _wallet_config(bootstrap: str, prefix: str) -> WalletConfig:
     return replace(wallet_app.live_config(_env(bootstrap, prefix)), batch_max=20, snapshot_every_records=30)
 
 
+def _networks_view(states_by_partition) -> dict:
+    """`_network_view` of every network of every partition."""
+    return {p: {n: _network_view(s) for n, s in states.items()} for p, states in states_by_partition.items()}
+
+
 def _jackpot_config(bootstrap: str, prefix: str, **extra) -> JackpotConfig:
     config = jackpot_app.live_config(_env(bootstrap, prefix))
     return replace(config, batch_max=10, snapshot_every_events=4, **extra)
@@ -106,20 +111,17 @@ def test_a_wallet_restored_from_its_snapshots_topic_or_without_it_equals_the_liv
 
 
 def test_a_jackpot_restored_from_its_snapshots_topic_or_without_it_equals_the_live_one(kafka_bootstrap, fresh_prefix):
-    def views_of(states_by_partition) -> dict:
-        return {p: {n: _network_view(s) for n, s in states.items()} for p, states in states_by_partition.items()}
-
     stats, live_views, from_snapshots, from_events = _live_then_restored(
         kafka_bootstrap,
         fresh_prefix,
         _jackpot_config(kafka_bootstrap, fresh_prefix),
         jackpot_commands(),
         JackpotService,
-        views_of,
+        _networks_view,
     )
     assert stats.snapshots_written >= 3
-    assert views_of({p: r.state for p, r in from_snapshots.items()}) == live_views
-    assert views_of({p: r.state for p, r in from_events.items()}) == live_views
+    assert _networks_view({p: r.state for p, r in from_snapshots.items()}) == live_views
+    assert _networks_view({p: r.state for p, r in from_events.items()}) == live_views
     used = [r for r in from_snapshots.values() if r.snapshot_offset is not None]
     assert used, "no partition restored from a snapshot"
     assert sum(r.folded for r in from_snapshots.values()) < sum(r.folded for r in from_events.values())
@@ -153,6 +155,36 @@ def test_a_rebalance_restores_only_the_partitions_new_to_an_instance(kafka_boots
     assert asyncio.run(scenario()) == (2, 1)
 
 
+async def _followed_through(
+    bootstrap: str, prefix: str, live, commands: list, warm
+) -> tuple[asyncio.Task, asyncio.Event]:
+    """The live service through `commands` while a spare's warm states (`warm`, shared/warm.py) follow: restored once
+    the live one has worked through the first half, kept up through the second, and stepped at least once after the
+    traffic's end, then stopped. Returns the live service's task and its stop: it is still running."""
+    half, stop = len(commands) // 2, asyncio.Event()
+    first = _send(bootstrap, prefix, commands[:half])
+    task = await _run_until(live, stop, lambda: live.stats.records >= first and not live.loop.busy(), prefix)
+    stop_warm = asyncio.Event()
+    following = asyncio.create_task(warm.follow(stop_warm))
+    deadline = asyncio.get_running_loop().time() + WAIT_S
+    while warm.steps < 2:
+        assert not following.done(), "the warm states stopped"
+        assert asyncio.get_running_loop().time() < deadline, "the warm states did not step"
+        await asyncio.sleep(0.1)
+    sent = first + _send(bootstrap, prefix, commands[half:])
+    while live.stats.records < sent or live.loop.busy():
+        assert not task.done(), "the live service stopped"
+        assert asyncio.get_running_loop().time() < deadline + WAIT_S, "the live service did not get there in time"
+        await asyncio.sleep(0.1)
+    await transactions_decided(bootstrap, prefix)
+    steps_before = warm.steps
+    while warm.steps < steps_before + 2:  # at least one step after the traffic's end (and some during it)
+        await asyncio.sleep(0.1)
+    stop_warm.set()
+    await following
+    return task, stop
+
+
 def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstrap, fresh_prefix):
     # A spare (shared/warm.py) restores every partition while the live wallet works through the first half of the
     # traffic, then keeps its books up while the second half arrives; once the live one is done, a takeover from
@@ -161,30 +193,11 @@ def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstr
 
     config = _wallet_config(kafka_bootstrap, fresh_prefix)
     commands = wager_commands(players=12, wagers=6)
-    half = len(commands) // 2
 
     async def scenario():
-        live, stop = WalletService(config), asyncio.Event()
-        first = _send(kafka_bootstrap, fresh_prefix, commands[:half])
-        task = await _run_until(live, stop, lambda: live.stats.records >= first and not live.loop.busy(), fresh_prefix)
-        books, stop_books = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic), asyncio.Event()
-        following = asyncio.create_task(books.follow(stop_books))
-        deadline = asyncio.get_running_loop().time() + WAIT_S
-        while books.steps < 2:
-            assert not following.done(), "the warm books stopped"
-            assert asyncio.get_running_loop().time() < deadline, "the warm books did not step"
-            await asyncio.sleep(0.1)
-        sent = first + _send(kafka_bootstrap, fresh_prefix, commands[half:])
-        while live.stats.records < sent or live.loop.busy():
-            assert not task.done(), "the live wallet stopped"
-            assert asyncio.get_running_loop().time() < deadline + WAIT_S, "the live wallet did not get there in time"
-            await asyncio.sleep(0.1)
-        await transactions_decided(kafka_bootstrap, fresh_prefix)
-        steps_before = books.steps
-        while books.steps < steps_before + 2:  # at least one step after the traffic's end (and some during it)
-            await asyncio.sleep(0.1)
-        stop_books.set()
-        await following
+        live = WalletService(config)
+        books = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic)
+        task, stop = await _followed_through(kafka_bootstrap, fresh_prefix, live, commands, books)
         views = _service_views(live)
         caught_up = all(books.states[p].events_end >= end for p, end in live.events_next.items())
         assert caught_up, "the steps did not keep the warm books up with the traffic"
@@ -200,3 +213,29 @@ def test_a_wallet_spares_warm_books_taken_over_equal_the_live_ones(kafka_bootstr
     assert taken.keys() == live_views.keys()
     assert all(same_but_kept(taken[p], live_views[p]) for p in live_views)
     assert sum(len(view["players"]) for view in live_views.values()) == 12
+
+
+def test_a_jackpot_spares_warm_networks_taken_over_equal_the_live_ones(kafka_bootstrap, fresh_prefix):
+    # As the wallet's above: a spare restores both network partitions during the first half of the traffic, keeps them
+    # up through the second, and a takeover from them (each folded on to the end) equals the live networks.
+    from services.jackpot.adapters.restore import warm_states
+    from shared.pools import load_pools
+
+    config = _jackpot_config(kafka_bootstrap, fresh_prefix)
+    commands = jackpot_commands()
+
+    async def scenario():
+        live = JackpotService(config)
+        networks = warm_states(config.bootstrap, config.events_topic, config.snapshots_topic, load_pools())
+        task, stop = await _followed_through(kafka_bootstrap, fresh_prefix, live, commands, networks)
+        live_views = _networks_view(dict(live.states))
+        taker = JackpotService(config, warm=networks)
+        restored = {partition: await taker.restore(partition) for partition in sorted(live_views)}
+        stop.set()
+        await task
+        return live_views, restored
+
+    live_views, restored = asyncio.run(scenario())
+    assert all(item.report.warm for item in restored.values()), "a takeover did not use its warm networks"
+    assert _networks_view({p: item.state for p, item in restored.items()}) == live_views
+    assert any(live_views.values()), "the traffic reached a network"

@@ -73,11 +73,12 @@ def claim(
     claim_id: uuid.UUID | None = None,
     player_id: str = "p-1",
     operator_id: str | None = "op-a",
+    request_id: uuid.UUID | None = None,
 ) -> jp.Claim:
     return jp.Claim(
         network_id=network.network_id,
         claim_id=claim_id or uuid.uuid4(),
-        request_id=uuid.uuid4(),
+        request_id=request_id or uuid.uuid4(),
         player_id=player_id,
         game=network.games[0],
         tier=tier,

@@ -88,12 +88,16 @@ class Pair:
         return self.wallet.state_of("p-1").player.balances_minor["EUR"]
 
     def records(self) -> list[RawRecord]:
-        """The facts as raw records of one partition per topic, signed as their owners sign them."""
-        offsets: dict[str, int] = defaultdict(int)
-        out = []
-        for topic, event in self.facts:
-            value = encode(event)
-            headers = tuple(records.headers_as_owner(topic, "test", event.key, value))
-            out.append(RawRecord(topic, 0, offsets[topic], epoch_ms(event.time), event.key, value, headers))
-            offsets[topic] += 1
-        return out
+        return as_records(self.facts)
+
+
+def as_records(facts: list[tuple[str, Envelope[Any]]]) -> list[RawRecord]:
+    """(topic, envelope) facts as raw records of one partition per topic, signed as their owners sign them."""
+    offsets: dict[str, int] = defaultdict(int)
+    out = []
+    for topic, event in facts:
+        value = encode(event)
+        headers = tuple(records.headers_as_owner(topic, "test", event.key, value))
+        out.append(RawRecord(topic, 0, offsets[topic], epoch_ms(event.time), event.key, value, headers))
+        offsets[topic] += 1
+    return out

@@ -1,9 +1,12 @@
 """The reference wallet for tests: started in the test's event loop on a free port, with a funded test player and
-the key the tests sign with."""
+the key the tests sign with; an operators file naming demo-b seamless on it, and a round as its ledger holds it."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiohttp import web
 
@@ -16,6 +19,7 @@ from seamless.signatures import KeyRing, Signer
 SIGNER = Signer.generate("reelstream-1")
 PLAYER = "conformance-player"
 START_MINOR = 10_000
+LEDGER_OPERATOR, SEAMLESS_OPERATOR = "demo-a", "demo-b"  # the demo operators' names: their topics exist
 
 
 @dataclass
@@ -43,3 +47,26 @@ async def start_wallet(database_url: str, ledger: Ledger | None = None) -> tuple
     await site.start()
     host, port = runner.addresses[0][:2]
     return runner, RunningWallet(f"http://{host}:{port}", ledger, app[FAULTS])
+
+
+def operators_file(directory: Path, wallet_url: str) -> Path:
+    """demo-a on the ledger, demo-b seamless on the wallet at `wallet_url`: calls time out fast, and a bet may wait out
+    a restart of the saga on a loaded machine (a lost answer still refuses and rolls back at once)."""
+    key_file = directory / "reelstream.pem"
+    key_file.write_bytes(SIGNER.private_pem())
+    wallet = {"url": wallet_url, "protocol": "hub88", "key_id": SIGNER.key_id, "private_key_file": str(key_file)}
+    wallet |= {"call_timeout_ms": 1_000, "bet_timeout_ms": 30_000, "win_retry_s": 60}
+    entries = [{"id": LEDGER_OPERATOR}, {"id": SEAMLESS_OPERATOR, "wallet_mode": "seamless", "wallet": wallet}]
+    path = directory / "operators.json"
+    path.write_text(json.dumps({"operators": entries}))
+    return path
+
+
+async def round_rows(wallet: RunningWallet, request_id: uuid.UUID) -> list[tuple[str, str, int, bool]]:
+    """A spin's round at the wallet: (kind, status, amount, rolled back) of each transaction, in order."""
+    rows = await wallet.ledger.pool.fetch(
+        "SELECT kind, status, amount_minor, rolled_back FROM refwallet.transactions WHERE round_id = $1 "
+        "ORDER BY position",
+        str(request_id),
+    )
+    return [(row["kind"], row["status"], row["amount_minor"], row["rolled_back"]) for row in rows]

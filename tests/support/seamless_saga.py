@@ -86,7 +86,12 @@ def place(n: int, stake_minor: int = 100, win_minor: int = 0) -> Envelope[Any]:
 
 
 def settle(
-    n: int, house_win_minor: int = 0, jackpot_win_minor: int = 0, proofs=None, player_id: str = PLAYER
+    n: int,
+    house_win_minor: int = 0,
+    jackpot_win_minor: int = 0,
+    proofs=None,
+    player_id: str = PLAYER,
+    operator_id: str | None = OPERATOR,
 ) -> Envelope[Any]:
     return sent(
         SettleWager(
@@ -100,11 +105,12 @@ def settle(
             contribution_micro=0,
             network_id="net-1",
             jackpot_proofs=proofs,
+            operator_id=operator_id,
         )
     )
 
 
-def refund(n: int) -> Envelope[Any]:
+def refund(n: int, operator_id: str | None = OPERATOR) -> Envelope[Any]:
     return sent(
         RefundWager(
             transaction_id=wager_id(n + 2000),
@@ -112,6 +118,7 @@ def refund(n: int) -> Envelope[Any]:
             wager_id=wager_id(n),
             currency="EUR",
             reason="spin aborted",
+            operator_id=operator_id,
         )
     )
 

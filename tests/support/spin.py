@@ -6,9 +6,11 @@ read, the core's decision, the adapter's records out, no broker): for tests of t
 from __future__ import annotations
 
 import uuid
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from services.spin.adapters.answers import kept_answers
 from services.spin.adapters.outputs import emits
 from services.spin.adapters.runner import SPECS
 from tests.support.reads import request_message
@@ -16,12 +18,12 @@ from services.spin.core.book import SpinBook
 from services.spin.core.catalog import Catalog
 from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
-from services.spin.core.evolve import ReadBack
 from services.spin.core.progress import WALLET_TYPES
 from shared.decision import Decision, Message
 from shared import inbound
 from shared.emit import Emitter
 from shared.inbound import Inbound
+from shared.repeats import Repeats
 from shared.topics import SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_REQUESTS, WALLET_EVENTS
 from tests.support.gwt import Core
 from games import GameResult
@@ -338,16 +340,28 @@ def wager_out(outs):
 
 
 def spin_core(ctx: Context) -> Core[SpinBook]:
-    """The spin core with its ports bound; `given` facts are folded as a restore reads them back (their bytes kept)."""
+    """The spin core with its ports bound; `given` facts are folded as a restore reads them back (their bytes are the
+    adapter's, not the core's)."""
     core = SpinCore(ctx)
     return Core(
-        lambda: core.new_state(0), lambda book, event, raw=None: core.evolve(book, read_back(event, raw)), core.decide
+        lambda: core.new_state(0), lambda book, event, raw=None: core.evolve(book, read_back(event)), core.decide
     )
 
 
-def read_back(event: Envelope[Any], raw: bytes | None = None, proof: Any = None) -> ReadBack:
-    """A fact of the spin's own log as a restore folds it: written at its own time, its bytes and its proof kept."""
-    return ReadBack(event, epoch_ms(event.time), proof=proof, written=raw)
+def read_back(event: Envelope[Any], proof: Any = None) -> Message:
+    """A fact of the spin's own log as a restore folds it: written at its own time, its proof kept."""
+    return Message(event, epoch_ms(event.time), proof=proof)
+
+
+_ANSWERS: dict[int, Repeats] = {}
+
+
+def answers_of(book: SpinBook) -> Repeats:
+    """The answers the adapter keeps beside `book` as first written (the runner keeps one per partition)."""
+    if id(book) not in _ANSWERS:
+        _ANSWERS[id(book)] = kept_answers()
+        weakref.finalize(book, _ANSWERS.pop, id(book), None)
+    return _ANSWERS[id(book)]
 
 
 @dataclass(frozen=True)
@@ -486,14 +500,15 @@ class _Decided:
 
 
 def emitted(book: SpinBook, ctx: Context, found: Inbound, partition: int) -> Effects:
-    """One read record through the spin's path."""
-    return effects_of(_emitter(ctx).batch(partition, book, [found])[0])
+    """One read record through the spin's path, the book's answers kept beside it (`answers_of`)."""
+    return effects_of(_emitter(ctx).batch(partition, book, [found], answers_of(book))[0])
 
 
 def outputs_of(decision: Decision, book: SpinBook | None = None, logical: str = SPIN_REQUESTS) -> Effects:
     """The records of a Decision on a record of `logical` the test does not need."""
     found = Inbound(Record(logical, 0, 0, None, b"", NOW_MS), SPECS[logical], Message(None, NOW_MS))
-    return effects_of(_emitter(make_context(), _Decided(decision)).batch(0, book, [found])[0])
+    book = book if book is not None else SpinBook()
+    return effects_of(_emitter(make_context(), _Decided(decision)).batch(0, book, [found], answers_of(book))[0])
 
 
 def handle_request(

@@ -14,6 +14,7 @@ from typing import Callable
 from services.audit.adapters import checkpoints
 from services.audit.adapters.evidence import check_evidence
 from services.audit.adapters.topics import AUDITED_TOPICS, StartsMismatch, read_checked
+from shared.topics import WALLET_SEAMLESS
 from services.audit.core.audit import AuditResult, run_audit
 from services.audit.core.findings import Discrepancy, sort_key
 from services.audit.core.projection import compare_projection
@@ -24,6 +25,10 @@ from services.audit.core.trust import untrusted_commands
 from shared.config import Settings
 from shared.invariant import invariant
 from shared.records import COMMAND_TOPICS
+
+# Read whole by every audit, positioned by no checkpoint: the command topics (kept days, checked for signatures only)
+# and wallet.seamless (every seamless round judged over all of its facts; a checkpoint that predates it still fits).
+WHOLE_TOPICS = COMMAND_TOPICS | {WALLET_SEAMLESS}
 
 
 @dataclass
@@ -178,7 +183,7 @@ def _read_and_fold(
         events = [(record, problem) for record, problem in zip(read, checked) if record.topic not in COMMAND_TOPICS]
         commands = [(record, problem) for record, problem in zip(read, checked) if record.topic in COMMAND_TOPICS]
         records = [record for record, _ in events]
-        end_offsets = {where: end for where, end in read_ends.items() if where[0] not in COMMAND_TOPICS}
+        end_offsets = {where: end for where, end in read_ends.items() if where[0] not in WHOLE_TOPICS}
         result = _fold(records, [problem for _, problem in events], scope, lookup, progress, resumed, at_rest)
     # Command topics (read for the signature check only) keep days, not years: read whole every time.
     found = list(result.discrepancies) + untrusted_commands([r for r, _ in commands], [p for _, p in commands])

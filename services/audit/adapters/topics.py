@@ -16,7 +16,7 @@ from shared.invariant import invariant
 from shared.kafka import AIOKAFKA_CONSUMER_SAFETY, aio_consumer
 from shared.records import provenance_problems
 
-AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events")
+AUDITED_TOPICS = ("spin.events", "spin.journal", "wallet.events", "jackpot.events", "wallet.seamless")
 MAX_POLL_RECORDS = 20_000
 # No record for this long while a partition is short of its captured end offset means the broker is gone.
 STALL_LIMIT_S = 60

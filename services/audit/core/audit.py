@@ -17,10 +17,13 @@ from services.audit.core import remainders
 from services.audit.core.rederive import EngineLookup, carried_remainder, default_lookup
 from shared.rtp import RtpSample, spin_return_micro
 from services.audit.core.scope import Scope
+from services.audit.core.seamless import SeamlessCheck, check_seamless, fold_rounds, held_at_operators
 from services.audit.core.spins import Spins, check_spins, state_now
 from shared.config import SAGA_TIME_LIMIT_MS
+from shared.events.seamless import SeamlessWinDecided
 from shared.events.spin import SpinRejected, SpinSettled, request_answer_id
 from shared.pools import PoolsConfig, load_pools
+from shared.topics import WALLET_SEAMLESS
 
 if TYPE_CHECKING:
     from services.audit.core.seam import Seam
@@ -39,6 +42,7 @@ class AuditResult:
     drops: Drops = field(default_factory=Drops)
     latest_ms: int = 0  # the latest broker time read (or carried by the seam)
     totals: Counter = field(default_factory=Counter)  # records, events, spins re-derived since the first audit
+    seamless: SeamlessCheck = field(default_factory=SeamlessCheck)  # a seamless operator's rounds (wallet.seamless)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -85,11 +89,17 @@ def run_audit(
     def in_scope(fact) -> bool:
         return scope.covers_spin(fact.timestamp_ms, fact.data.player_id, _network_of(config, fact.data.game))
 
-    spins = check_spins(spin_facts, ledger, config, lookup, in_scope, seam.spins if seam else None)
-    jackpots = check_jackpots(ledger, pools, spins, config)
+    seamless_facts = [fact for fact in facts.facts if fact.topic == WALLET_SEAMLESS]
+    rounds = fold_rounds(seamless_facts)
+    held = held_at_operators(rounds)
+    spins = check_spins(spin_facts, ledger, config, lookup, in_scope, seam.spins if seam else None, held)
+    jackpots = check_jackpots(ledger, pools, spins, config, held)
+    seamless = check_seamless(rounds, spins.settled, at_rest)
     unreconciled = remainders.reconcile(
         ledger.remainders, lambda key: state_now(spins, key), lambda wager: wager in spins.settled, carried_remainder
     )
+    seamless_wins = [f for f in facts.facts if f.topic == WALLET_SEAMLESS and isinstance(f.data, SeamlessWinDecided)]
+    unreconciled += remainders.seamless_credits(seamless_wins, spins.strands)
     latest_ms = max([fact.timestamp_ms for fact in facts.facts] + [seam.latest_ms if seam else 0])
     limit_ms = None if at_rest else SAGA_TIME_LIMIT_MS
     stale = open_too_long(ledger, latest_ms if now_ms is None else now_ms, limit_ms)
@@ -103,9 +113,12 @@ def run_audit(
         + pools.discrepancies
         + spins.discrepancies
         + jackpots.discrepancies
+        + seamless.discrepancies
         + unreconciled
     ) + check_drops(jackpot_facts, config, drops, pools.wins)
-    result = AuditResult(scope, facts, ledger, pools, spins, jackpots, drops=drops, latest_ms=latest_ms)
+    result = AuditResult(
+        scope, facts, ledger, pools, spins, jackpots, drops=drops, latest_ms=latest_ms, seamless=seamless
+    )
     result.discrepancies = sorted((d for d in found if scope.keeps(d)), key=sort_key)
     result.rtp = dict(seam.rtp) if seam else {}
     for fact in spin_facts:

@@ -82,6 +82,15 @@ CHECKS: dict[str, str] = {
     "remainder-credit-mismatch": "a remainder credit is not the wallet's outstanding remainder rounded up to a cent",
     "remainder-mismatch": "a player's outstanding remainder on the wallet's record differs from the spins' state",
     "state-chain-broken": "a spin's state_before differs from the player's state after the previous spin",
+    "seamless-bet-closed-twice": "a seamless bet was acknowledged won or rolled back more than once, or both",
+    "seamless-close-without-bet": "a seamless win or rollback was acknowledged for a bet never decided or never held",
+    "seamless-bet-open": "a seamless bet the operator may hold has neither an acknowledged win nor an acknowledged "
+    "rollback (the platform at rest)",
+    "seamless-win-mismatch": "a seamless round's acknowledged win is not its spin's settlement (stake, currency, win, "
+    "pool shares, balance), or no spin settled on it (the platform at rest)",
+    "seamless-settlement-without-win": "a spin settled on a seamless round the operator acknowledged no win for",
+    "seamless-stakes-unbalanced": "Σ seamless bets − rollbacks of the closed rounds differs from the stakes the spins "
+    "settled on them (the platform at rest)",
     "projection-unreadable": "the projection could not be read, so it could not be compared",
     "projection-row-missing": "the projection lacks a row the events imply",
     "projection-row-extra": "the projection holds a row no event implies",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from services.audit.core.findings import Discrepancy, fact_finding
 from services.audit.core.ledger import Ledger
 from services.audit.core.pools import Pools
+from services.audit.core.seamless import Round
 from services.audit.core.spins import Spins
 from shared.money import MICRO_PER_MINOR
 from shared.pools import PoolsConfig
@@ -36,11 +37,16 @@ class JackpotCheck:
     discrepancies: list[Discrepancy] = field(default_factory=list)
 
 
-def check_jackpots(ledger: Ledger, pools: Pools, spins: Spins, config: PoolsConfig) -> JackpotCheck:
+def check_jackpots(
+    ledger: Ledger, pools: Pools, spins: Spins, config: PoolsConfig, seamless: dict[str, Round] | None = None
+) -> JackpotCheck:
+    """`seamless`: the rounds a seamless operator's wallet holds (core/seamless.py), by wager id: their contributions
+    are the operator's to owe and their pool shares ride in the round's one win, not in the ledger."""
     check = JackpotCheck()
     adjust_micro: Counter = Counter()  # network -> pools side minus wallet side explained by work in flight
-    _contributions(check, ledger, pools, adjust_micro)
-    _wins(check, ledger, pools, spins, adjust_micro)
+    seamless = seamless or {}
+    _contributions(check, ledger, pools, adjust_micro, seamless)
+    _wins(check, ledger, pools, spins, adjust_micro, seamless)
     for network in config.networks:
         liability = Liability(
             network.network_id,
@@ -64,9 +70,14 @@ def check_jackpots(ledger: Ledger, pools: Pools, spins: Spins, config: PoolsConf
     return check
 
 
-def _contributions(check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_micro: Counter) -> None:
+def _contributions(
+    check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_micro: Counter, seamless: dict[str, Round]
+) -> None:
     for contribution_id, (applied, fact) in pools.applied.items():
         network_id = fact.data.network_id
+        if contribution_id in seamless:  # owed by the seamless operator (reconciliation), not moved by the ledger
+            adjust_micro[network_id] += applied.amount_micro
+            continue
         wager = ledger.wagers.get(contribution_id)
         if wager is None:
             check.discrepancies.append(_found("contribution-without-wager", fact, f"contribution {contribution_id}"))
@@ -101,13 +112,24 @@ def _contributions(check: JackpotCheck, ledger: Ledger, pools: Pools, adjust_mic
             adjust_micro[settled.network_id] -= settled.contribution_micro + settled.breakage_micro
 
 
-def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjust_micro: Counter) -> None:
+def _wins(
+    check: JackpotCheck,
+    ledger: Ledger,
+    pools: Pools,
+    spins: Spins,
+    adjust_micro: Counter,
+    seamless: dict[str, Round],
+) -> None:
     paid_by_request: dict[str, int] = defaultdict(int)
     for claim_id, fact in pools.wins.items():
         won = fact.data
         request_id = str(won.request_id)
-        wager = ledger.wagers.get(request_id)
         claimed = spins.claims.get(request_id)
+        if request_id in seamless and claimed is not None and won.tier in claimed:
+            paid_by_request[request_id] += won.amount_minor  # paid in the round's one win, at the operator
+            adjust_micro[won.network_id] -= won.amount_minor * MICRO_PER_MINOR
+            continue
+        wager = ledger.wagers.get(request_id)
         if wager is None or wager.data.player_id != won.player_id or claimed is None or won.tier not in claimed:
             reason = "no debited wager" if wager is None else f"the re-derived spin claims {list(claimed or ())}"
             check.discrepancies.append(
@@ -118,6 +140,12 @@ def _wins(check: JackpotCheck, ledger: Ledger, pools: Pools, spins: Spins, adjus
         if wager.settlement is None:
             check.in_flight["jackpot wins not settled yet"] += 1
             adjust_micro[won.network_id] -= won.amount_minor * MICRO_PER_MINOR
+    for wager_id, round_ in seamless.items():
+        decided = round_.win_decided
+        if decided is not None and decided.data.jackpot_win_minor != paid_by_request.get(wager_id, 0):
+            detail = f"the round's win carries {decided.data.jackpot_win_minor} minor of pool shares, "
+            detail += f"the pools paid {paid_by_request.get(wager_id, 0)}"
+            check.discrepancies.append(fact_finding("jackpot-credit-mismatch", f"wager {wager_id}", decided, detail))
     for wager_id, credited_minor in ledger.jackpot_credits_minor.items():
         if credited_minor != paid_by_request.get(wager_id, 0):
             settlement = ledger.wagers[wager_id].settlement

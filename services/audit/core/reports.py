@@ -9,7 +9,9 @@ from typing import Any
 
 from services.audit.core import remainders
 from services.audit.core.ledger import Ledger
+from services.audit.core.owed import owed_per_network
 from services.audit.core.pools import Pools
+from services.audit.core.seamless import Round
 from shared.money import MICRO_PER_MINOR
 from shared.pools import PoolsConfig, load_pools
 
@@ -171,8 +173,11 @@ def _operator_row(rows: dict, network_id: str, operator_id: str, currency: str) 
     return rows[(network_id, operator_id)]
 
 
-def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig) -> list[Row]:
-    """Per network: contributions, seeds and payouts as the pools saw them and as the wallet moved them."""
+def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig, rounds: dict[str, Round]) -> list[Row]:
+    """Per network: contributions, seeds and payouts as the pools saw them and as the wallets moved them: the ledger's
+    settlements, and the rounds seamless operators' wallets settled (`rounds`: wallet.seamless folded whole), counted
+    by what they owe (services/audit/core/owed.py)."""
+    seamless = owed_per_network(rounds, pools, config)
     rows = []
     for network in config.networks:
         mine = [p for p in pools.pools.values() if p.network_id == network.network_id]
@@ -181,14 +186,17 @@ def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig) -> li
             for w in ledger.wagers.values()
             if w.settlement is not None and w.settlement.data.network_id == network.network_id
         ]
+        owed = seamless.get(network.network_id, {"owed_micro": 0, "jackpot_wins_minor": 0})
         row = {
             "network_id": network.network_id,
             "currency": network.currency,
             "pools_contributions_micro": sum(p.contributions_micro for p in mine),
             "wallet_contributions_micro": sum(s.contribution_micro + s.breakage_micro for s in settled),
+            "seamless_contributions_micro": owed["owed_micro"],
             "pools_seeds_micro": sum(p.initial_micro + p.seeds_micro for p in mine),
             "pools_paid_micro": sum(p.paid_micro for p in mine),
             "wallet_jackpot_credits_micro": sum(s.jackpot_win_minor for s in settled) * MICRO_PER_MINOR,
+            "seamless_jackpot_credits_micro": owed["jackpot_wins_minor"] * MICRO_PER_MINOR,
             "pools_level_micro": sum(p.level_micro for p in mine),
             "wallet_liability_micro": ledger.jackpot_liability_micro(network.network_id, network.currency),
         }
@@ -196,7 +204,11 @@ def reconciliation_rows(ledger: Ledger, pools: Pools, config: PoolsConfig) -> li
             row["pools_seeds_micro"] + row["pools_contributions_micro"] - row["pools_paid_micro"]
             == row["pools_level_micro"]
         )
-        row["contributions_difference_micro"] = row["pools_contributions_micro"] - row["wallet_contributions_micro"]
-        row["payouts_difference_micro"] = row["pools_paid_micro"] - row["wallet_jackpot_credits_micro"]
+        row["contributions_difference_micro"] = (
+            row["pools_contributions_micro"] - row["wallet_contributions_micro"] - row["seamless_contributions_micro"]
+        )
+        row["payouts_difference_micro"] = (
+            row["pools_paid_micro"] - row["wallet_jackpot_credits_micro"] - row["seamless_jackpot_credits_micro"]
+        )
         rows.append(row)
     return rows

@@ -16,12 +16,14 @@ from services.audit.core.findings import Discrepancy
 from services.audit.core.ledger import Ledger, Wager
 from services.audit.core.pools import Pools, PoolState
 from services.audit.core.remainders import Outstanding
+from services.audit.core.seamless import CHECKS as SEAMLESS_CHECKS
 from shared.rtp import RtpSample
 from services.audit.core.spins import Spins
 from shared.events import decode, encode
 from shared.events.jackpot import ContributionsApplied, JackpotWon
 from shared.events.spin import BonusRingForfeited, RemainderStranded, SeedDrawn, SpinSettled
 from shared.events.wallet import WagerDebited, WagerRefunded, WagerSettled
+from shared.topics import WALLET_SEAMLESS
 
 FORMAT = "reelstream.audit.seam.v1"
 # Event ids read within this much broker time before the cut stay in the seam, so that a byte-identical redelivery
@@ -44,6 +46,7 @@ END_STATE_CHECKS = frozenset(
         "jackpot-credit-mismatch",
         "jackpot-liability-mismatch",
         "remainder-mismatch",
+        *SEAMLESS_CHECKS,  # judged again over wallet.seamless, which every audit reads whole
     }
 )
 
@@ -123,11 +126,16 @@ def cut(
         pools=kept_pools,
         spins=kept_spins,
         drops=result.drops,
-        seen={k: v for k, v in result.facts.seen.items() if v[2] >= recent_ms or k in carried},
+        seen={k: v for k, v in result.facts.seen.items() if (v[2] >= recent_ms or k in carried) and _tail_read(v[1])},
         findings=[d for d in result.discrepancies if d.check not in END_STATE_CHECKS],
         rtp=dict(result.rtp),
         totals=Counter(result.totals),
     )
+
+
+def _tail_read(where: str) -> bool:
+    """Whether a fact at `where` is read after the cut only (wallet.seamless is read whole again, never redelivered)."""
+    return not where.startswith(f"{WALLET_SEAMLESS}[")
 
 
 def _live_ids(result: Any, recent_ms: int) -> set[str]:
@@ -147,6 +155,9 @@ def _live_ids(result: Any, recent_ms: int) -> set[str]:
     flagged = {d.event_id for d in result.discrepancies if d.check in END_STATE_CHECKS and d.event_id}
     live = {i for i, facts in by_id.items() if any(f.timestamp_ms >= recent_ms or f.id in flagged for f in facts)}
     live |= {i for i, wager in ledger.wagers.items() if not _complete(i, wager, spins, pools)}
+    # A seamless operator's wagers are never retired: every audit reads wallet.seamless whole and holds each round to
+    # its spin and its pools' movements, and the pools' side of the liability keeps their contributions and payouts.
+    live |= set(result.seamless.rounds)
     batches = {id(fact): fact for _, fact in pools.applied.values()}
     grown = True
     while grown:

@@ -8,8 +8,9 @@ from functools import partial
 from shared import records
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.pools import PoolsConfig
-from shared.restoring import RestoreSpec
+from shared.restoring import RestoreSpec, Restoring
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_SNAPSHOTS
+from shared.warm import WarmStates
 
 from services.jackpot.adapters import snapshot
 from services.jackpot.core.decide import new_network
@@ -37,6 +38,12 @@ def spec(config: PoolsConfig) -> RestoreSpec:
     return RestoreSpec(
         "jackpot", JACKPOT_SNAPSHOTS, JACKPOT_COMMANDS, snapshot.load, lambda p: {}, fold, prune=_forget_old
     )
+
+
+def warm_states(bootstrap: str, events_topic: str, snapshots_topic: str | None, config: PoolsConfig) -> WarmStates:
+    """A jackpot spare's networks (shared/warm.py): every partition restored as a restart would, then kept up."""
+    restoring = Restoring(spec(config), bootstrap, events_topic, snapshots_topic)
+    return WarmStates(bootstrap, "jackpot", events_topic, restoring.fold, partial(fold_record, config=config))
 
 
 def _forget_old(states: dict[str, NetworkState]) -> None:

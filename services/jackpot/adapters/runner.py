@@ -20,6 +20,7 @@ from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, ServiceConfig, Stateless, TransactionalLoop
 from shared.pools import PoolsConfig, load_pools
 from shared.restoring import Restoring
+from shared.warm import WarmStates
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_EVENTS, JACKPOT_INTERNAL, JACKPOT_METERS, SPIN_JACKPOT_ANSWERS
 from shared.topics import dlq_name
 
@@ -75,15 +76,18 @@ class JackpotService(Stateless[States]):
     """The jackpot's part of the loop: restore the partition's networks, decide each command, publish meters."""
 
     def __init__(
-        self, config: JackpotConfig, pools: PoolsConfig | None = None, secrets: DropSecrets | None = None
+        self,
+        config: JackpotConfig,
+        pools: PoolsConfig | None = None,
+        secrets: DropSecrets | None = None,
+        warm: WarmStates | None = None,
     ) -> None:
         self.config = config
+        self.warm = warm  # a spare's networks, taken over on this instance's first assignment (shared/warm.py)
         self.pools = pools or load_pools()
         needs_key = any(network.drop_pools() for network in self.pools.networks)
         self.secrets = secrets if secrets is not None or not needs_key else live_secrets()
         self.core = JackpotCore(self.pools, self.secrets)
-        # The one topic it names besides its events topic: its answers' copies' (spin.jackpot-answers; None: none).
-        self.emitter = emit.Emitter(EMITS, self.core, lambda _: config.answers_topic, config.commands_topic)
         self.board = MeterBoard()
         self.stats = Stats()
         self._meter_producer: AIOKafkaProducer | None = None
@@ -91,7 +95,9 @@ class JackpotService(Stateless[States]):
         timing = {"every_s": config.snapshot_every_s, "every_count": config.snapshot_every_events, "logger": log}
         where = (config.bootstrap, config.events_topic, config.snapshots_topic)
         self.restoring = Restoring(restore.spec(self.pools), *where, **timing, stats=self.stats)
-        self._unsnapshotted = self.restoring.unsnapshotted  # events decided since the partition's last snapshot
+        # The one topic it names besides its events topic: its answers' copies' (spin.jackpot-answers; None: none).
+        answers = config.answers_topic
+        self.emitter = emit.Emitter(EMITS, self.core, lambda _: answers, config.commands_topic, self.restoring)
         self.loop: TransactionalLoop[States] = TransactionalLoop(config.loop(), self, self.stats)
 
     @property
@@ -111,18 +117,17 @@ class JackpotService(Stateless[States]):
         return self.stats
 
     async def restore(self, partition: int) -> Restored[States]:
-        return await self.restoring.restore(partition)
+        return await self.restoring.restore(partition, self.warm.take(partition) if self.warm is not None else None)
 
     inputs = INPUTS  # jackpot.commands, then jackpot.internal: read by the loop (shared/inbound.py)
 
     def decide(self, partition: int, states: States, inbounds: Iterable[Inbound]) -> list[Output]:
         """Each read command decided by the core, one at a time in partition order; the events and dead letters to
         publish (the loop dead-letters what it refused reading, and packs runs of contributions)."""
-        return self.emitter.batch(partition, states, inbounds, decided=partial(self._counted, partition))[0]
+        return self.emitter.batch(partition, states, inbounds, decided=self._counted)[0]
 
-    def _counted(self, partition: int, states: States, found: Inbound, decision: Decision) -> None:
+    def _counted(self, states: States, found: Inbound, decision: Decision) -> None:
         self.stats.repeats += decision.repeats
-        self._unsnapshotted[partition] = self._unsnapshotted.get(partition, 0) + len(decision.events)
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
         """The claims' answers for the players' partitions, made from the signed jackpot.events records."""
@@ -134,6 +139,9 @@ class JackpotService(Stateless[States]):
 
     async def acquired(self, restored: dict[int, Restored[States]]) -> None:
         self.stats.assigned = tuple(sorted(self.states))
+        if self.warm is not None:  # the partitions not taken went to other instances: their networks are stale now
+            self.warm.drop()
+            self.warm = None
         await self._send_meters(everything=True, locked=True)
         log.info("assigned partitions %s; restored %d events", self.stats.assigned, self.stats.restored_events)
         if self._on_ready is not None:

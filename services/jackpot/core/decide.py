@@ -25,6 +25,9 @@ from services.jackpot.core.payout import split_contribution
 from services.jackpot.core.state import NetworkState, contribution_fingerprint, forget_before
 
 States = dict[str, NetworkState]  # a partition's networks by network id
+# A packed record's dead letter names at most this many refused items in its field (a short header); its reason names
+# each, with how many there are.
+NAMED_ITEMS_MAX = 16
 
 
 def new_network(network: NetworkConfig) -> NetworkState:
@@ -115,13 +118,16 @@ def _decide_packed(
     parts = packed.Parts(network, lambda pool_id: _receiver(state, pool_id))
     accepted: list[Incoming] = []
     pending: dict[Any, tuple[Any, ...]] = {}  # contributions accepted earlier in this record: their fingerprints
+    refused: list[tuple[int, Refusal]] = []  # (the item's index in the record, its refusal)
     for index, item in enumerate(payload.items):
         incoming = Incoming(item, broker_ms)
         before = len(outcome.dead_letters)
         if _fresh(state, network, incoming, outcome, pending, parts.expected_micro):
             accepted.append(incoming)
-        for at in range(before, len(outcome.dead_letters)):  # which item of the record each refusal is about
-            outcome.dead_letters[at] = _of_item(outcome.dead_letters[at], index)
+        refused += [(index, refusal) for refusal in outcome.dead_letters[before:]]
+        del outcome.dead_letters[before:]
+    if refused:
+        outcome.dead_letters.append(_of_items(refused, len(payload.items)))
     found = [parts.of(i.command.data.stake_minor, i.command.data.breakage_micro) for i in accepted]
     routed = [each for _, each in found]
     start = 0
@@ -137,8 +143,14 @@ def _decide_packed(
     return outcome
 
 
-def _of_item(refusal: Refusal, index: int) -> Refusal:
-    return Refusal(refusal.code, refusal.reason, f"items.{index}")
+def _of_items(refused: list[tuple[int, Refusal]], count: int) -> Refusal:
+    """One refusal for a packed record's refused items (the record is dead-lettered once, whatever it refuses): their
+    code (the distinct codes joined by "+" when they differ), each item's index and reason, in order."""
+    codes = list(dict.fromkeys(refusal.code for _, refusal in refused))
+    told = "; ".join(f"items.{index}: {refusal.code} {refusal.reason}" for index, refusal in refused)
+    reason = f"{len(refused)} of {count} items refused: {told}"
+    named = [f"items.{index}" for index, _ in refused[:NAMED_ITEMS_MAX]]
+    return Refusal("+".join(codes), reason, ",".join(named + ["..."] * (len(refused) > NAMED_ITEMS_MAX)))
 
 
 def _apply_contribution(

@@ -8,16 +8,17 @@ from typing import Any
 from shared import records
 from shared.events import encode
 from shared.events.envelope import Envelope
-from shared.invariant import invariant
 from shared import assigned
 from shared.kafka import AIOKAFKA_PRODUCER_SAFETY, aio_producer
-from shared.topics import WALLET_SEAMLESS
+from shared.partition_log import fold_partition
+from shared.snapshots import TailFold
+from shared.topics import SEAMLESS_SAGA, WALLET_SEAMLESS
 
 from services.seamless_saga.core.decide import SeamlessCore
 from services.seamless_saga.core.state import SeamlessBook
 
-WRITER = "wallet"
-RESTORE_BATCH_MAX = 1_000
+# Its principal and its signing writer: the owner of wallet.seamless and wallet.seamless-calls (shared/records.py).
+WRITER = SEAMLESS_SAGA
 
 
 class KafkaSeamlessLog:
@@ -44,29 +45,37 @@ class KafkaSeamlessLog:
                 await self.producer.send(self.topic, value, key=key, headers=headers)
 
 
-async def restore(bootstrap: str, topic: str, core: SeamlessCore, book: SeamlessBook) -> int:
-    """Fold every committed fact of `topic` (all its partitions) into `book`; the number folded. A record its owner
-    did not write is never folded: restoring stops on it (a forged call would otherwise be made)."""
-    # Committed facts only, from the start, hand-assigned (no group): a restore reads to the end and stops.
-    consumer = assigned.consumer(bootstrap, role=WRITER)
-    partitions = await assigned.partitions_of(bootstrap, [topic], role=WRITER)
-    await consumer.start()
-    try:
-        return await _fold_all(consumer, partitions, core, book)
-    finally:
-        await consumer.stop()
-
-
-async def _fold_all(consumer, partitions: list, core: SeamlessCore, book: SeamlessBook) -> int:
-    consumer.assign(partitions)
-    await consumer.seek_to_beginning(*partitions)
-    ends = await consumer.end_offsets(partitions)
-    folded = 0
-    while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
-        batches = await consumer.getmany(*partitions, timeout_ms=500, max_records=RESTORE_BATCH_MAX)
-        for record in (record for batch in batches.values() for record in batch):
-            event, problem = records.trusted_event(WALLET_SEAMLESS, record)
-            invariant(problem is None, f"{record.topic} at {record.partition}/{record.offset}: {problem}")
-            core.evolve(book, event)
-            folded += 1
+async def restore(
+    bootstrap: str, topic: str, core: SeamlessCore, book: SeamlessBook, partition: int | None = None
+) -> int:
+    """Fold every committed fact of `topic` (all its partitions, or `partition` alone) into `book`; the number folded.
+    A record its owner did not write is never folded: it is quarantined with an alert, as every service's own facts
+    are on restore (shared/snapshots.TailFold), and the restore goes on."""
+    folded, _ = await restore_with_inputs(bootstrap, topic, core, book, partition)
     return folded
+
+
+async def restore_with_inputs(
+    bootstrap: str, topic: str, core: SeamlessCore, book: SeamlessBook, partition: int | None = None
+) -> tuple[int, dict[str, int]]:
+    """`restore`, and the input positions the last fact carrying them recorded (shared/input_position.py)."""
+    if partition is None:
+        numbers = [tp.partition for tp in await assigned.partitions_of(bootstrap, [topic], role=WRITER)]
+    else:
+        numbers = [partition]
+    folded, inputs = 0, {}
+    for number in sorted(numbers):
+        # Committed facts only, from the start, no group: a restore reads to the end offset seen when it starts.
+        folding = TailFold(book, lambda state, record: _fold(core, state, record), topic, number, [])
+        await fold_partition(bootstrap, topic, number, folding, role=WRITER)
+        folded, inputs = folded + folding.folded, folding.inputs or inputs
+    return folded, inputs
+
+
+def _fold(core: SeamlessCore, book: SeamlessBook, record: Any) -> str | None:
+    """One record folded into `book`; why it was quarantined instead, or None."""
+    event, problem = records.trusted_event(WALLET_SEAMLESS, record)
+    if event is None:
+        return problem
+    core.evolve(book, event)
+    return None

@@ -24,6 +24,6 @@ def call_of(round_: Round, owed: OpenCall) -> MoneyCall:
 
 
 def win_minor(round_: Round) -> int:
-    """The round's one win: the house's and the pool's shares together."""
+    """The round's one win: the house's and the pool's shares together, and the credit of a remainder it stranded."""
     assert round_.house_win_minor is not None
-    return round_.house_win_minor + round_.jackpot_win_minor
+    return round_.house_win_minor + round_.jackpot_win_minor + (round_.remainder_credit_minor or 0)

@@ -10,15 +10,16 @@ from typing import Any
 from shared import operators
 from shared.decision import Decision, Message, Undecodable
 from shared.events.envelope import Envelope, epoch_ms
+from shared.events.seamless import RecordCallOutcome
 from shared.events.wallet import DebitWager, PlaceWager, RefundWager, SettleWager
 from shared.operators import SeamlessWallet
 
 from services.seamless_saga.core import answers, wagers
 from services.seamless_saga.core.evolve import evolve
+from services.seamless_saga.core.handed import taken
 from services.seamless_saga.core.messages import CallOutcome, Tick
+from services.seamless_saga.core.route import WalletOf, seamless_wager
 from services.seamless_saga.core.state import SeamlessBook
-
-WalletOf = Callable[[str | None], SeamlessWallet | None]
 
 
 class SeamlessCore:
@@ -45,12 +46,15 @@ class SeamlessCore:
         if isinstance(message, Tick):
             return self._expired(book, now)
         if isinstance(message, CallOutcome):
-            round_ = book.rounds[book.round_of_call[message.call_id]]
-            return answers.answered(round_, message, self._wallet(round_.operator_id), self.draw, now)
+            return self._answered(book, message, now)
         payload = message.payload
         if isinstance(payload, Undecodable):
             return Decision(dead_letters=(payload.refusal(),))
         data = payload.data
+        if isinstance(data, RecordCallOutcome):
+            return self._answered(book, taken(data), now)
+        if not seamless_wager(data, self.wallets):
+            return Decision()  # a ledger operator's wager (or none at all): the ledger wallet's business
         if isinstance(data, (DebitWager, PlaceWager)):
             return wagers.bet(book, payload, self.wallets(data.operator_id), now)
         if isinstance(data, SettleWager):
@@ -59,6 +63,13 @@ class SeamlessCore:
             return wagers.win(book, payload, wallet, message.proof, now)
         assert isinstance(data, RefundWager), f"not a wager command: {type(data).__name__}"
         return wagers.refund(book, payload, now)
+
+    def _answered(self, book: SeamlessBook, message: CallOutcome, now: datetime) -> Decision:
+        wager_id = book.round_of_call.get(message.call_id)
+        if wager_id is None:  # handed again after its round closed and left the book: nothing left to settle
+            return Decision(repeats=1)
+        round_ = book.rounds[wager_id]
+        return answers.answered(round_, message, self._wallet(round_.operator_id), self.draw, now)
 
     def _expired(self, book: SeamlessBook, now: datetime) -> Decision:
         now_ms = epoch_ms(now)

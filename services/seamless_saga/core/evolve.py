@@ -49,6 +49,7 @@ def _opened(data: SeamlessBetDecided, call_id: str) -> Round:
         fingerprint=data.command_fingerprint,
         bet_call_id=call_id,
         answer_by_ms=epoch_ms(data.answer_by),
+        remainder_stranded_micro=data.remainder_stranded_micro,
     )
     if data.settlement_id is not None:
         round_.settlement_id, round_.house_win_minor = str(data.settlement_id), data.win_minor

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from shared.config import DEDUP_WINDOW_MS
+from shared.remainders import credit_minor
 
 
 class Phase(StrEnum):
@@ -45,6 +46,8 @@ class Round:
     bet_call_id: str
     answer_by_ms: int
     phase: Phase = Phase.BETTING
+    # The sub-cent remainder the wager stranded (None: none), owed to the player in the round's win.
+    remainder_stranded_micro: int | None = None
     # A win known with the wager (PlaceWager) or decided later (SettleWager): id, house and jackpot amounts.
     settlement_id: str | None = None
     house_win_minor: int | None = None
@@ -57,6 +60,13 @@ class Round:
     last_status: str = ""
     # (call id, attempt) of every answer recorded: a repeat of one changes nothing.
     answered: set[tuple[str, int]] = field(default_factory=set)
+
+    @property
+    def remainder_credit_minor(self) -> int | None:
+        """The stranded remainder rounded up to a minor unit, as the ledger credits one (None: nothing stranded)."""
+        if self.remainder_stranded_micro is None:
+            return None
+        return credit_minor(self.remainder_stranded_micro)
 
     def call_kind(self, call_id: str) -> str | None:
         kinds = {self.bet_call_id: "bet", self.win_call_id: "win", self.rollback_call_id: "rollback"}

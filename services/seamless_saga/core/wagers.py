@@ -19,8 +19,8 @@ from services.seamless_saga.core.state import Phase, Round, SeamlessBook
 from services.wallet.core.decide import age_problem
 from services.wallet.core.fingerprint import fingerprint
 from services.wallet.core.proofs import Awards, unproven
-
-NOT_SEAMLESS = "NOT_SEAMLESS"
+from services.wallet.core.remainders import carried_problem
+from services.wallet.core.state import PlayerState
 
 
 def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | None, now: datetime) -> Decision:
@@ -32,8 +32,10 @@ def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | Non
     known = book.rounds.get(str(data.transaction_id))
     if known is not None:
         return _again(known.fingerprint == content, f"wager {data.transaction_id}")
-    if wallet is None:
-        return _refused(NOT_SEAMLESS, f"operator {data.operator_id} holds no seamless wallet")
+    assert wallet is not None, f"operator {data.operator_id} holds no seamless wallet: its wager is the ledger's"
+    # The wallet's own check of a stranded remainder, against no record: the operator's wallet keeps none of them.
+    if problem := carried_problem(PlayerState(data.player_id), data):
+        return _refused("REMAINDER_MISMATCH", problem)
     placed = isinstance(data, PlaceWager)
     decided = SeamlessBetDecided(
         wager_id=data.transaction_id,
@@ -47,6 +49,7 @@ def bet(book: SeamlessBook, command: Envelope[Any], wallet: SeamlessWallet | Non
         command_fingerprint=content,
         settlement_id=data.settlement_id if placed else None,
         win_minor=data.house_win_minor if placed else None,
+        remainder_stranded_micro=data.remainder_before_micro if data.remainder_stranded else None,
     )
     return Decision(events=(fact(decided, now, caused_by=str(command.id)),))
 
@@ -75,19 +78,23 @@ def win(
 def win_decided(
     round_: Round, wallet: SeamlessWallet, now: datetime, settle: SettleWager | None, content: str, cause: str
 ) -> Envelope[Any]:
-    """The win of a round: of its SettleWager, or (`settle` None) the one its PlaceWager carried."""
+    """The win of a round: of its SettleWager, or (`settle` None) the one its PlaceWager carried, with the credit of the
+    remainder its wager stranded: the one settlement a round has, so the player's remainder rides in it."""
     house_minor = settle.house_win_minor if settle else round_.house_win_minor
     jackpot_minor = settle.jackpot_win_minor if settle else 0
     assert house_minor is not None
+    credit_minor = round_.remainder_credit_minor
     decided = SeamlessWinDecided(
         **of_round(round_, now),
         settlement_id=settle.transaction_id if settle else round_.settlement_id,
-        amount_minor=house_minor + jackpot_minor,
+        amount_minor=house_minor + jackpot_minor + (credit_minor or 0),
         house_win_minor=house_minor,
         jackpot_win_minor=jackpot_minor,
         currency=round_.currency,
         give_up_at=now + timedelta(seconds=wallet.win_retry_s),
         command_fingerprint=content,
+        remainder_stranded_micro=round_.remainder_stranded_micro,
+        remainder_credit_minor=credit_minor,
     )
     return fact(decided, now, caused_by=cause)
 

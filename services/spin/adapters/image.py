@@ -1,5 +1,6 @@
-"""A SpinBook as bytes and back, for snapshots on spin.snapshots (docs/snapshots.md): every field the fold sets, nothing
-it derives (outcomes are recomputed from model, seed and state before)."""
+"""A SpinBook and its answers as bytes and back, for snapshots on spin.snapshots (docs/snapshots.md): every field the
+fold sets, nothing it derives (outcomes are recomputed from model, seed and state before), and each answered request's
+answer as first written, from the adapter's answers (services/spin/adapters/answers.py), in the request's row."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 import orjson
 
 from shared.events.wallet import JackpotWonProof
+from shared.repeats import Repeats
+from services.spin.adapters.answers import Partition
 from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
 
 FORMAT_VERSION = 1
@@ -24,18 +27,20 @@ ROWS_PER_PIECE = 250  # requests a piece of an image encodes: a few ms of the ev
 _ANSWER = 12  # a row's answer (`_record_row`): its bytes when captured, their UTF-8 text in the image
 
 
-def encode(book: SpinBook) -> bytes:
+def encode(book: SpinBook, answers: Repeats | None = None) -> bytes:
     """The book's image (orjson: UUIDs as strings; answers as their UTF-8 JSON text, byte for byte)."""
-    return b"".join(pieces(book))
+    return b"".join(pieces(book, answers))
 
 
-def pieces(book: SpinBook, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[bytes]:
-    """The bytes of the book's image, in pieces: the book is captured now (each request's row; game states are
-    replaced, never changed in place), and the rows are encoded `rows_per_piece` at a time as the pieces are drawn,
-    so the book may change meanwhile and a caller may draw one piece per turn of its event loop."""
+def pieces(book: SpinBook, answers: Repeats | None = None, rows_per_piece: int = ROWS_PER_PIECE) -> Iterator[bytes]:
+    """The bytes of the book's image with each answered request's answer as `answers` keep it (None: the book alone,
+    what two books are compared by; a snapshot always has them), in pieces: the book is captured now (each request's
+    row; game states are replaced, never changed in place), and the rows are encoded `rows_per_piece` at a time as
+    the pieces are drawn, so the book may change meanwhile and a caller may draw one piece per turn of its event
+    loop."""
     if rows_per_piece < 1:
         raise ValueError(f"rows_per_piece must be positive, not {rows_per_piece}")
-    rows = [_record_row(record) for record in book.records.values()]
+    rows = [_record_row(record, _answer(record, answers)) for record in book.records.values()]
     rest = {
         "game_states": [
             [player, game, {"pending": state.request_id} if isinstance(state, Pending) else state]
@@ -59,16 +64,28 @@ def _pieces(now_ms: int, rows: list[list[Any]], rest: dict[str, Any], rows_per_p
     yield b"]," + orjson.dumps(rest)[1:]
 
 
-def decode(image: bytes) -> SpinBook:
-    """The book an image was made of; `ImageError` when it is not one this code reads."""
+def _answer(record: SpinRecord, answers: Repeats | None) -> bytes | None:
+    """A request's answer as first written, when it has one and the image keeps answers."""
+    if answers is None or not record.answered:
+        return None
+    return answers.again(str(record.answer_id))[1]
+
+
+def decode(image: bytes) -> Partition:
+    """The book an image was made of, with its answers (an image of any build since format 1 keeps them in its rows);
+    `ImageError` when it is not one this code reads."""
     try:
         data = orjson.loads(image)
         if not isinstance(data, dict) or data.get("v") != FORMAT_VERSION:
             raise ImageError(f"spin book image format {data.get('v') if isinstance(data, dict) else None!r}")
-        book = SpinBook(now_ms=int(data["now_ms"]))
+        held = Partition(SpinBook(now_ms=int(data["now_ms"])))
+        book = held.book
         for row in data["records"]:
             record = _record_of(row)
             book.records[record.request_id] = record
+            if row[_ANSWER] is not None and record.answered:  # the answer's record: keyed by its player, as written
+                answer = (record.player_id.encode(), row[_ANSWER].encode("utf-8"))
+                held.answers.kept(str(record.answer_id), answer, record.time_ms)
         for player, game, state in data["game_states"]:
             pending = isinstance(state, dict) and set(state) == {"pending"}
             book.game_states[(player, game)] = Pending(uuid.UUID(state["pending"])) if pending else state
@@ -80,10 +97,10 @@ def decode(image: bytes) -> SpinBook:
         if isinstance(error, ImageError):
             raise
         raise ImageError(f"not a spin book image: {error!r}") from error
-    return book
+    return held
 
 
-def _record_row(r: SpinRecord) -> list[Any]:
+def _record_row(r: SpinRecord, answer: bytes | None) -> list[Any]:
     f = r.fingerprint
     claims = [
         [claim, None if a is None else [a.tier, a.amount_minor, a.award, a.rejection_code, _proof_row(a.proof)]]
@@ -102,7 +119,7 @@ def _record_row(r: SpinRecord) -> list[Any]:
         r.state_before,
         r.play_error,
         claims,
-        r.answer,
+        answer,
         r.answer_id,
         r.answer_code,
         r.settled_state_after,
@@ -114,7 +131,7 @@ def _record_row(r: SpinRecord) -> list[Any]:
 
 
 def _record_of(row: list[Any]) -> SpinRecord:
-    (rid, fp, time_ms, operator, forfeit, requested, accepted, seed, model, before, error, claims, answer, aid, code,
+    (rid, fp, time_ms, operator, forfeit, requested, accepted, seed, model, before, error, claims, _text, aid, code,
      after) = row[:16]  # fmt: skip
     # An image of format 1 written before the three-hop flow has 16 fields (no forfeit kept, seeded after the debit).
     forfeit_before = row[16] if len(row) > 16 else None
@@ -135,7 +152,6 @@ def _record_of(row: list[Any]) -> SpinRecord:
         state_before=before,
         play_error=error,
         claims={uuid.UUID(c): None if a is None else _claim_answer(a) for c, a in claims},
-        answer=None if answer is None else answer.encode("utf-8"),
         answer_id=None if aid is None else uuid.UUID(aid),
         answer_code=code,
         settled_state_after=after,

@@ -1,6 +1,6 @@
 """What the spin writes for a Decision (shared/emit.py): its journal first, on the book's own partition; its commands
-to the wallet's and the jackpot's internal topics and its answers, each on its key's partition; each answer also, byte
-for byte, on its operator's spin.answers.<O> (which operator: docs/security.md); a repeat the bytes its book keeps."""
+(a transaction's contributions to a network packed) and answers on their key's partition, each answer also, byte for
+byte, on its operator's spin.answers.<O>; a repeat, the answer's record as first written (answers.py), on both."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 import orjson
 
-from services.spin.core.book import SpinBook
+from services.spin.adapters.answers import remembered
+from services.spin.core.book import SpinBook, SpinRecord
 from services.spin.core.effects import Context
 from shared import operators
 from shared.decision import Undecodable
@@ -28,7 +29,7 @@ ROUTES = {
     PlaceWager: Route(WALLET_INTERNAL, KEY, "place"),
     SettleWager: Route(WALLET_INTERNAL, KEY, "settle"),
     RefundWager: Route(WALLET_INTERNAL, KEY, "refund"),
-    Contribute: Route(JACKPOT_INTERNAL, KEY, "contribute"),
+    Contribute: Route(JACKPOT_INTERNAL, KEY, "contribute", packed=True),
     Claim: Route(JACKPOT_INTERNAL, KEY, "claim"),
 }
 
@@ -45,15 +46,16 @@ def emits(ctx: Context) -> Emits:
         rerouted=Route(SPIN_EVENTS, KEY, "home-answer", copied=True),
         journal_first=True,
         copy=_copy(ctx),
-        kept=answer_bytes,
+        kept=remembered,
+        repeats=Route(SPIN_EVENTS, KEY, "answer", copied=True),
     )
 
 
 def _copy(ctx: Context) -> Callable[[SpinBook, Inbound, Envelope[Any] | None], Copy | None]:
     def copy(book: SpinBook, found: Inbound, reply: Envelope[Any] | None) -> Copy | None:
-        if not operators.OPERATORS or reply is None:
+        if not operators.OPERATORS:
             return None  # a single-operator deployment: spin.events alone
-        chosen = operator_of(book, found, ctx, reply)
+        chosen = operator_of(book, found, ctx, reply) if reply is not None else _repeated(book, found, ctx)
         return Copy(operators.answers_topic(chosen)) if chosen is not None else None
 
     return copy
@@ -66,10 +68,23 @@ def operator_of(book: SpinBook, found: Inbound, ctx: Context, reply: Envelope[An
         chosen = data.operator_id
     elif isinstance(data, SpinRejected):
         record = book.records.get(data.request_id) if data.request_id is not None else None
-        chosen = record.operator_id if record is not None and record.accepted else _requester(found, ctx)
+        chosen = _refused_for(record, found, ctx)
     else:
         return None
     return chosen if operators.known(chosen) else None
+
+
+def _repeated(book: SpinBook, found: Inbound, ctx: Context) -> str | None:
+    """The operator whose players' topic gets a request's answer again (`found`: the repeated request), as
+    `operator_of` chose for the answer: its settled spin's, else its refusal's."""
+    record = book.records[found.message.payload.data.request_id]
+    chosen = record.operator_id if record.answer_code == "SETTLED" else _refused_for(record, found, ctx)
+    return chosen if operators.known(chosen) else None
+
+
+def _refused_for(record: SpinRecord | None, found: Inbound, ctx: Context) -> str | None:
+    """A refusal's operator: the accepted spin's, else the one the refused request's token binds (`_requester`)."""
+    return record.operator_id if record is not None and record.accepted else _requester(found, ctx)
 
 
 def _requester(found: Inbound, ctx: Context) -> str | None:
@@ -94,12 +109,3 @@ def _named(raw: bytes | None) -> str | None:
     data = document.get("data") if isinstance(document, dict) else None
     named = data.get("operator_id") if isinstance(data, dict) else None
     return named if isinstance(named, str) else None
-
-
-def answer_bytes(book: SpinBook, reply: Envelope[Any]) -> bytes | None:
-    """A request's answer as the book keeps it (a repeat is the very bytes of the first time), else None."""
-    request_id = getattr(reply.data, "request_id", None)
-    kept = book.records.get(request_id) if request_id is not None else None
-    if kept is not None and kept.answer_id == reply.id and kept.answer is not None:
-        return kept.answer
-    return None

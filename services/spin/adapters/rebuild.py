@@ -1,5 +1,6 @@
-"""Rebuild a partition's SpinBook from what the spin service wrote: spin.journal, spin.events, spin.jackpot-answers,
-from the newest valid snapshot of the book on spin.snapshots when there is one (docs/snapshots.md)."""
+"""Rebuild a partition's SpinBook, with its answers as first written (answers.py), from what the spin service wrote:
+spin.journal, spin.events, spin.jackpot-answers, from the newest valid snapshot of the book on spin.snapshots when
+there is one (docs/snapshots.md)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ from aiokafka import TopicPartition
 
 from services.spin.core import evolve as fold
 from services.spin.adapters import image
+from services.spin.adapters.answers import Partition, read_back, trimmed
 from services.spin.core.book import SpinBook
-from services.spin.core.evolve import ReadBack
 from services.spin.core.catalog import Catalog
 from shared import records, snapshots
 from shared.config import Settings
+from shared.decision import Message
 from shared.input_position import recorded_inputs
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 from shared.partition_log import read_range
+from shared.repeats import Repeats
 from shared.restoring import RestoreSpec, Restoring
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL, SPIN_REQUESTS, SPIN_SNAPSHOTS
 
@@ -45,19 +48,21 @@ PRUNE_EVERY_RECORDS = 5000
 TRANSACTION_SPAN_MS = 60_000
 
 
-async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, SpinBook]:
-    """Fold every record of the given partitions from the beginning up to their current end; one book per partition."""
-    books = {partition: SpinBook() for partition in partitions}
-    await _fold_into(settings, catalog, books, {})
-    return books
+async def rebuild_books(settings: Settings, catalog: Catalog, partitions: list[int]) -> dict[int, Partition]:
+    """Fold every record of the given partitions from the beginning up to their current end; one book (with its
+    answers) per partition."""
+    held = {partition: Partition() for partition in partitions}
+    await _fold_into(settings, catalog, held, {})
+    return held
 
 
 def restoring(settings: Settings, catalog: Catalog, with_snapshots: bool = True, **timing: Any) -> Restoring:
     """The spin's restores (`with_snapshots=False`: every restore folds from the beginning; `timing`: Restoring's):
     `fold(partition)` the newest usable snapshot on spin.snapshots plus the three topics after the positions it names,
     `fold(partition, warm)` a book kept warm up to `warm.positions` (warm.py) brought to the topics' ends."""
+    tail = partial(_tail, settings, catalog)
     spec = RestoreSpec(
-        "spin", SPIN_SNAPSHOTS, SPIN_REQUESTS, _load, lambda p: SpinBook(), tail=partial(_tail, settings, catalog)
+        "spin", SPIN_SNAPSHOTS, SPIN_REQUESTS, _load, lambda p: Partition(), tail=tail, state=lambda held: held.book
     )
     snapshots_topic = settings.topic(SPIN_SNAPSHOTS) if with_snapshots else None
     return Restoring(spec, settings.kafka_bootstrap_servers, settings.topic(SPIN_EVENTS), snapshots_topic, **timing)
@@ -70,8 +75,8 @@ def _tail(settings: Settings, catalog: Catalog, partition: int) -> snapshots.Tai
 
     async def tail(start: snapshots.Restoration) -> snapshots.Restoration | None:
         inputs = dict(start.inputs)
-        book, starts = {partition: start.state}, start.positions
-        folded, ends = await _fold_into(settings, catalog, book, starts, partial(_fold_one, inputs=inputs))
+        held, starts = {partition: start.state}, start.positions
+        folded, ends = await _fold_into(settings, catalog, held, starts, inputs)
         if any(starts.get(logical, 0) > ends[(logical, partition)] for logical in FOLD_ORDER):
             return None
         positions = {logical: ends[(logical, partition)] for logical in FOLD_ORDER}
@@ -84,7 +89,7 @@ def _tail(settings: Settings, catalog: Catalog, partition: int) -> snapshots.Tai
     return tail
 
 
-def _load(snapshot: snapshots.Snapshot) -> SpinBook:
+def _load(snapshot: snapshots.Snapshot) -> Partition:
     if snapshot.format_version != image.FORMAT_VERSION:
         raise ValueError(f"state format {snapshot.format_version}, this build reads {image.FORMAT_VERSION}")
     missing = [logical for logical in FOLD_ORDER if logical not in snapshot.positions]
@@ -94,13 +99,19 @@ def _load(snapshot: snapshots.Snapshot) -> SpinBook:
 
 
 async def _fold_into(
-    settings: Settings, catalog: Catalog, books: dict[int, SpinBook], starts: dict[str, int], fold_one=None
+    settings: Settings, catalog: Catalog, held: dict[int, Partition], starts: dict[str, int], inputs=None
 ) -> tuple[int, dict[tuple[str, int], int]]:
     """Fold each partition's three topics from `starts` (by logical name; absent: the beginning) up to the ends seen
-    now into its book, streamed (`fold_streams`, each record by `fold_one`), then keep what the live book keeps;
-    returns the records folded and the ends."""
-    if not books:
+    now into its book and answers, streamed (`fold_streams`, each record by `_fold_one`, advancing `inputs` when
+    given), then keep what the live book keeps; returns the records folded and the ends."""
+    if not held:
         return 0, {}
+    books = {partition: item.book for partition, item in held.items()}
+    answers = {partition: item.answers for partition, item in held.items()}
+
+    def fold_one(book: SpinBook, catalog: Catalog, logical_topic: str, record) -> uuid.UUID | None:
+        return _fold_one(book, catalog, logical_topic, record, inputs, answers[record.partition])
+
     reader = aio_consumer(
         bootstrap=settings.kafka_bootstrap_servers,
         role="spin",
@@ -126,8 +137,9 @@ async def _fold_into(
         folded = await fold_streams(books, catalog, names, first, ends, read, fold_one=fold_one)
     finally:
         await reader.stop()
-    for book in books.values():
-        fold.finish_rebuild(book, catalog)
+    for item in held.values():
+        fold.finish_rebuild(item.book, catalog)
+        trimmed(item.book, item.answers)
     return folded, {(logical[tp.topic], tp.partition): end for tp, end in ends.items()}
 
 
@@ -203,15 +215,15 @@ async def _merge_fold(
 
 
 async def fold_records(
-    book: SpinBook, catalog: Catalog, by_topic: dict[str, list], inputs: dict[str, int] | None = None
+    held: Partition, catalog: Catalog, by_topic: dict[str, list], inputs: dict[str, int] | None = None
 ) -> int:
-    """Fold a partition's records, each folded topic's (by logical name) in FOLD_ORDER, yielding to the event loop
-    every FOLD_YIELD_EVERY records; returns how many. `inputs`: the book's input positions, advanced by the records
-    that carry them."""
-    folded = 0
+    """Fold a partition's records into its book and answers, each folded topic's (by logical name) in FOLD_ORDER,
+    yielding to the event loop every FOLD_YIELD_EVERY records; returns how many. `inputs`: the book's input positions,
+    advanced by the records that carry them."""
+    folded, book = 0, held.book
     for logical in FOLD_ORDER:
         for record in by_topic.get(logical, ()):
-            _fold_one(book, catalog, logical, record, inputs)
+            _fold_one(book, catalog, logical, record, inputs, held.answers)
             fold.seen(book, record.timestamp)
             folded += 1
             if folded % FOLD_YIELD_EVERY == 0:
@@ -220,17 +232,27 @@ async def fold_records(
 
 
 def _fold_one(
-    book: SpinBook, catalog: Catalog, logical_topic: str, record, inputs: dict[str, int] | None = None
+    book: SpinBook,
+    catalog: Catalog,
+    logical_topic: str,
+    record,
+    inputs: dict[str, int] | None = None,
+    answers: Repeats | None = None,
 ) -> uuid.UUID | None:
     """Only what the spin service wrote is folded; anything else is quarantined (an alert, never fatal). Returns the
     request id the fact names (None: none, or not folded). `inputs` (when given) takes the further of each input's
-    position and the one the record carries, read only from a record the spin service wrote (signed)."""
+    position and the one the record carries, read only from a record the spin service wrote (signed); `answers`
+    each answer the book keeps, as written (None: the book alone)."""
     message, problem = records.trusted_event(logical_topic, record)
     if message is None:
         log.error("alert: %s/%s/%s quarantined, not folded: %s", record.topic, record.partition, record.offset, problem)
         return None
     proof = records.forwarded_proof(record) if logical_topic == SPIN_JACKPOT_ANSWERS else None
-    fold.evolve(book, ReadBack(message, record.timestamp, proof=proof, written=record.value))
+    read = Message(message, record.timestamp, proof=proof)
+    if answers is None:
+        fold.evolve(book, read)
+    else:
+        read_back(book, answers, read, (record.key, record.value))
     if inputs is not None:
         for topic, offset in recorded_inputs(record.headers).items():  # the positions of the transaction that wrote it
             inputs[topic] = max(offset, inputs.get(topic, 0))

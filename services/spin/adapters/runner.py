@@ -1,5 +1,6 @@
-"""The spin state machine on the shared transactional loop (pipelined): spin.requests, wallet.events and
-spin.jackpot-answers in, one SpinBook per partition, one Kafka transaction per batch (docs/architecture.md)."""
+"""The spin state machine on the shared transactional loop (pipelined): spin.requests, wallet.events,
+spin.jackpot-answers and wallet.seamless in, one SpinBook per partition, one Kafka transaction per batch
+(docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import orjson
 from aiokafka import TopicPartition
 
 from services.spin.adapters import outputs
+from services.spin.adapters.answers import kept_answers, trimmed
 from services.spin.adapters.latency import observe_answers
 from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters import rebuild
@@ -22,7 +24,7 @@ from services.spin.adapters import image as book_image
 from services.spin.core.book import SpinBook
 from services.spin.core.decide import SpinCore
 from services.spin.core.effects import Context
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, reads_debit
+from services.spin.core.progress import JACKPOT_TYPES, SEAMLESS_TYPES, WALLET_TYPES, reads_debit
 from shared import emit, observability, snapshots
 from shared.config import Settings
 from shared.crash import crash_point
@@ -31,6 +33,7 @@ from shared.inbound import DATA_OR_KEY, QUARANTINE, Inbound, Input
 from shared.events.wallet import WagerDebited
 from shared.input_position import Output
 from shared.loop import LoopConfig, LoopStats, Restored, Stateless, TransactionalLoop
+from shared.repeats import Repeats
 from shared.restoring import Report
 from shared.topics import (
     SPIN_EVENTS,
@@ -39,13 +42,19 @@ from shared.topics import (
     SPIN_REQUESTS,
     SPIN_SNAPSHOTS,
     WALLET_EVENTS,
+    WALLET_SEAMLESS,
     dlq_name,
 )
 
 log = logging.getLogger("reelstream.spin")
-INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS)
+INPUTS = (SPIN_REQUESTS, WALLET_EVENTS, SPIN_JACKPOT_ANSWERS, WALLET_SEAMLESS)
+# Every input's position rides on the batch's last journal fact, else its last answer: both folded by the restore
+# (rebuild.py), so the transaction commits no offsets (docs/spin.md, "Three hops: the inputs' positions on the
+# records").
+POSITIONS_ON = (SPIN_JOURNAL, SPIN_EVENTS)
 _WALLET_TYPE_NAMES = {cls.TYPE for cls in WALLET_TYPES}
 _JACKPOT_TYPE_NAMES = {cls.TYPE for cls in JACKPOT_TYPES}
+_SEAMLESS_TYPE_NAMES = {cls.TYPE for cls in SEAMLESS_TYPES}
 MAX_BATCH_RECORDS = 500
 _CRASH_AFTER = {
     "debit": "spin.after_debit",
@@ -66,11 +75,11 @@ class SnapshotPolicy:
 
 
 def loop_config(settings: Settings, **extra: Any) -> LoopConfig:
-    """The spin's loop: its three co-partitioned inputs, pipelined (the null saga benchmark runs the same)."""
+    """The spin's loop: its co-partitioned inputs (INPUTS), pipelined (the null saga benchmark runs the same)."""
     return LoopConfig(
         bootstrap=settings.kafka_bootstrap_servers,
         commands_topic=settings.topic(SPIN_REQUESTS),
-        extra_inputs=(settings.topic(WALLET_EVENTS), settings.topic(SPIN_JACKPOT_ANSWERS)),
+        extra_inputs=tuple(settings.topic(logical) for logical in INPUTS[1:]),
         events_topic=settings.topic(SPIN_EVENTS),
         dlq_topic=settings.topic(dlq_name(SPIN_REQUESTS)),
         group_id=settings.group("spin"),
@@ -98,20 +107,17 @@ class SpinRunner(Stateless[SpinBook]):
         self.emitter = emit.Emitter(outputs.emits(ctx), self.core, settings.topic, None)
         self.warm = warm  # a warm spare's books (services/spin/adapters/warm.py), each taken by its first restore
         self.assigned = asyncio.Event()
-        self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers: the loop reads them
+        self.inputs = INPUT_SPECS  # spin.requests, wallet.events, spin.jackpot-answers, wallet.seamless
         self.stats = LoopStats()
         timing = {"every_s": policy.every_s, "every_count": policy.every_records, "stats": self.stats, "logger": log}
         self.restoring = rebuild.restoring(settings, ctx.catalog, policy.enabled, **timing)
-        self.unsnapshotted = self.restoring.unsnapshotted  # input records decided since the partition's last snapshot
         self.restored: dict[int, Report] = {}  # partition -> its restore (the snapshot and the records folded)
+        self.answers: dict[int, Repeats] = {}  # each partition's answers as first written (answers.py)
         config = loop_config(
             settings,
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
             snapshot_folds=tuple(settings.topic(logical) for logical in FOLD_ORDER),
-            # Every input's position on the batch's last journal fact, else its last answer: both folded by the
-            # restore (rebuild.py), so the transaction commits no offsets (docs/spin.md, "Three hops: the inputs'
-            # positions on the records").
-            positions_on=(settings.topic(SPIN_JOURNAL), settings.topic(SPIN_EVENTS)),
+            positions_on=tuple(settings.topic(logical) for logical in POSITIONS_ON),
         )
         self.loop = _SpinLoop(config, self, self.stats)
 
@@ -136,6 +142,7 @@ class SpinRunner(Stateless[SpinBook]):
         warm = self.warm.take(partition) if self.warm is not None and self.policy.enabled else None
         restored = await self.restoring.restore(partition, warm)
         self.restored[partition] = restored.report
+        self.answers[partition] = restored.report.held.answers
         return restored
 
     def snapshot_image(self, partition: int, book: SpinBook, force: bool = False) -> snapshots.Image | None:
@@ -148,13 +155,15 @@ class SpinRunner(Stateless[SpinBook]):
             # The book captured now, encoded a piece per turn of the event loop (shared/snapshots.take): neither a
             # fork of a process of several hundred MB nor the whole encoding stalls the loop (docs/snapshots.md,
             # "Large state").
-            return snapshots.Image(book_image.pieces(book), book_image.FORMAT_VERSION)
+            return snapshots.Image(book_image.pieces(book, self.answers[partition]), book_image.FORMAT_VERSION)
 
         return self.restoring.image(partition, make, force)
 
     def decide(self, partition: int, book: SpinBook, inbounds: Iterable[Inbound]) -> list[Output]:
-        made, read = self.emitter.batch(partition, book, inbounds, decided=_decided)
-        self.unsnapshotted[partition] = self.unsnapshotted.get(partition, 0) + read
+        answers = self.answers.setdefault(partition, kept_answers())  # none yet: a partition decided unrestored (tests)
+        made, read = self.emitter.batch(partition, book, inbounds, answers, _decided)
+        trimmed(book, answers)
+        self.restoring.changed(partition, read)  # its restore folds its inputs too: a tail counted in records
         return made
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
@@ -172,6 +181,7 @@ class SpinRunner(Stateless[SpinBook]):
     def released(self, partition: int, book: SpinBook) -> None:
         self.restoring.released(partition)
         self.restored.pop(partition, None)
+        self.answers.pop(partition, None)
 
     async def acquired(self, restored: dict[int, Restored[SpinBook]]) -> None:
         if self.warm is not None:  # the books of partitions this instance did not get: a later restore starts cold
@@ -214,6 +224,7 @@ INPUT_SPECS = (
     Input(SPIN_REQUESTS, public=True, check_key=False, misplaced=None, answer=DATA_OR_KEY),
     _owned(WALLET_EVENTS, _WALLET_TYPE_NAMES, skip=_unread_debit),
     _owned(SPIN_JACKPOT_ANSWERS, _JACKPOT_TYPE_NAMES, proofs=True),
+    _owned(WALLET_SEAMLESS, _SEAMLESS_TYPE_NAMES),  # the seamless saga's answers to a seamless operator's wagers
 )
 SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
 

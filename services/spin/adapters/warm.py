@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from aiokafka import TopicPartition
 
+from services.spin.adapters.answers import trimmed
 from services.spin.adapters.rebuild import FOLD_ORDER, fold_records, restoring
 from shared.partition_log import read_range
 from shared.snapshots import Restoration
@@ -109,7 +110,9 @@ class WarmBooks(Follower):
         self.steps += 1
         if self.steps % PRUNE_EVERY_STEPS == 0:
             for warm in self.books.values():
-                fold.prune(warm.state, self.catalog, fold.window_start(warm.state.now_ms))
+                book = warm.state.book
+                fold.prune(book, self.catalog, fold.window_start(book.now_ms))
+                trimmed(book, warm.state.answers)
         return True
 
     def _starts(self) -> dict[TopicPartition, int]:

@@ -49,8 +49,7 @@ class SpinRecord:
     result: GameResult | None = None
     play_error: str | None = None
     claims: dict[uuid.UUID, ClaimAnswer | None] = field(default_factory=dict)
-    answer: bytes | None = None  # as written, so a repeat re-emits it byte for byte
-    answer_id: uuid.UUID | None = None
+    answer_id: uuid.UUID | None = None  # the request's one answer, which a repeat names (its bytes: the adapter's)
     answer_code: str | None = None
     settled_state_after: dict[str, Any] | None = None
     # The state a voided spin restores when it is not `state_before`: before a forfeit of the ring or a stranded
@@ -61,6 +60,10 @@ class SpinRecord:
     # The SeedDrawn's remainder fields, which its wager command carries.
     remainder_before_micro: int | None = None
     remainder_stranded: bool = False
+
+    @property
+    def answered(self) -> bool:
+        return self.answer_id is not None
 
     @property
     def restored_state(self) -> dict[str, Any] | None:
@@ -85,7 +88,7 @@ class SpinRecord:
 
     @property
     def status(self) -> str:
-        if self.answer is not None:
+        if self.answered:
             return "answered"
         if not self.accepted:
             return "unknown"

@@ -10,7 +10,15 @@ from typing import Any
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from services.spin.core.effects import Context, Draft, SpinDecision
-from services.spin.core.progress import JACKPOT_TYPES, WALLET_TYPES, on_jackpot_answer, on_wallet_event, stray_wager
+from services.spin.core.progress import (
+    JACKPOT_TYPES,
+    SEAMLESS_TYPES,
+    WALLET_TYPES,
+    on_jackpot_answer,
+    on_seamless_fact,
+    on_wallet_event,
+    stray_wager,
+)
 from services.spin.core.requests import Request, on_request, on_undecodable
 from shared.decision import Message, Undecodable
 from shared.events import Envelope
@@ -42,6 +50,8 @@ class SpinCore:
         elif isinstance(payload.data, WALLET_TYPES):
             stray = stray_wager(book, payload)
             on_wallet_event(draft, self.ctx, payload, now)
+        elif isinstance(payload.data, SEAMLESS_TYPES):
+            on_seamless_fact(draft, self.ctx, payload, now)
         elif isinstance(payload.data, JACKPOT_TYPES):
             on_jackpot_answer(draft, self.ctx, message, now)
         book.decided += 1

@@ -64,6 +64,7 @@ class Draft:
     answers: list[Envelope[Any]] = field(default_factory=list)
     rerouted: list[Envelope[Any]] = field(default_factory=list)
     dead_letters: list[Refusal] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
 
     def record(self, fact: Envelope[Any]) -> None:
         """A journal fact: written before any output of its batch (a seed is persisted before the outcome shows)."""
@@ -82,6 +83,10 @@ class Draft:
         """An answer to one record only, never stored as the request's (its id derives from the record)."""
         self.answers.append(reply)
 
+    def repeat(self, answer_id: uuid.UUID) -> None:
+        """A request's one answer again, as first written (Decision.repeated)."""
+        self.repeated.append(str(answer_id))
+
     def decision(self, stray: uuid.UUID | None = None) -> SpinDecision:
         return SpinDecision(
             tuple(self.events),
@@ -89,5 +94,6 @@ class Draft:
             tuple(self.answers),
             tuple(self.rerouted),
             tuple(self.dead_letters),
+            repeated=tuple(self.repeated),
             stray=stray,
         )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from collections.abc import Container
-from dataclasses import dataclass
 from typing import Any
 
 from services.spin.core.book import SPIN_RATE, ClaimAnswer, Fingerprint, Pending, SpinBook, SpinRecord
@@ -16,7 +15,7 @@ from games.registry import UnknownGame, UnknownModel
 from games.rng import SpinRng
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.decision import Message
-from shared.events import Envelope, encode, epoch_ms
+from shared.events import Envelope, epoch_ms
 from shared.events.envelope import derived_id
 from shared.events.jackpot import ClaimRejected, JackpotWon
 from shared.events.spin import (
@@ -27,6 +26,7 @@ from shared.events.spin import (
     SpinRejected,
     SpinSettled,
     SpinVoided,
+    request_answer_id,
 )
 from shared.events.wallet import JackpotWonProof
 
@@ -38,27 +38,18 @@ def claim_id(request_id: uuid.UUID, index: int, tier: str) -> uuid.UUID:
     return derived_id(request_id, "claim", index, tier)
 
 
-@dataclass(frozen=True)
-class ReadBack(Message):
-    """A fact of the spin's own log read back (a restore), as folded: its Message and the bytes it was written as, so
-    a restored answer is repeated byte for byte (None: as `encode` writes it)."""
-
-    written: bytes | None = None
-
-
 def evolve(book: SpinBook, fact: Envelope[Any] | Message) -> SpinBook:
     """Fold one fact into the book and return it (unknown types are ignored: readers are tolerant). `fact`: one the
-    core has just decided (an answer is kept as `encode` writes it), or a consumed one as a Message, whose provenance
-    comes with it (a JackpotWon's `proof`, the jackpot's signed record, kept for the settlement)."""
+    core has just decided, or a consumed one as a Message, whose provenance comes with it (a JackpotWon's `proof`, the
+    jackpot's signed record, kept for the settlement). An answer is kept by its id: its bytes are the adapter's."""
     if isinstance(fact, Message):
         event, proof = fact.payload, fact.proof
-        written = fact.written if isinstance(fact, ReadBack) else None
     else:
-        event, proof, written = fact, None, None
+        event, proof = fact, None
     assert isinstance(event, Envelope), "only a decoded fact is folded"
     handler = _HANDLERS.get(type(event.data))
     if handler is not None:
-        handler(book, event, written)
+        handler(book, event)
     if proof is not None and isinstance(event.data, JackpotWon):
         _proven(book, event.data, proof)
     return book
@@ -77,7 +68,7 @@ def _record(book: SpinBook, request_id: uuid.UUID, fingerprint: Fingerprint, tim
     return record
 
 
-def _accepted(book: SpinBook, message: Envelope[SpinAccepted], raw: bytes | None) -> None:
+def _accepted(book: SpinBook, message: Envelope[SpinAccepted]) -> None:
     data = message.data
     _accept(book, data, data.operator_id, data.forfeit_bonus_ring, data.requested_at, data.accepted_at)
 
@@ -92,12 +83,12 @@ def _accept(book: SpinBook, data: Any, operator_id, forfeit: bool, requested_at,
     record.accepted = True
     recent = book.accepted_at.setdefault(data.player_id, deque(maxlen=SPIN_RATE.spins))
     recent.append(epoch_ms(accepted_at))
-    if record.answer is None:
+    if not record.answered:
         book.in_flight.setdefault((data.player_id, data.game), set()).add(data.request_id)
     return record
 
 
-def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes | None) -> None:
+def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited]) -> None:
     data = message.data
     book.game_states[(data.player_id, data.game)] = dict(data.state_after)
     record = book.records.get(data.request_id)
@@ -105,7 +96,7 @@ def _forfeited(book: SpinBook, message: Envelope[BonusRingForfeited], raw: bytes
         record.forfeit_state_before = dict(data.state_before)
 
 
-def _stranded(book: SpinBook, message: Envelope[RemainderStranded], raw: bytes | None) -> None:
+def _stranded(book: SpinBook, message: Envelope[RemainderStranded]) -> None:
     """A carried remainder credited. For a stake change, as a forfeit: the spin plays from the state without it, and
     a refused wager restores it. For a credit the wallet made (self-exclusion, closure): the player's state loses it;
     when a spin that carried it in is in flight (`request_id`), that spin will be refused, and restores the state
@@ -123,7 +114,7 @@ def _stranded(book: SpinBook, message: Envelope[RemainderStranded], raw: bytes |
         book.game_states[key] = dict(data.state_after)
 
 
-def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) -> None:
+def _voided(book: SpinBook, message: Envelope[SpinVoided]) -> None:
     """The wallet refused the wager: the drawn outcome never happened, so the player's state is the one before the
     spin, and before the forfeit of a ring the spin asked for (a refused wager never costs the player the ring)."""
     data = message.data
@@ -138,7 +129,7 @@ def _voided(book: SpinBook, message: Envelope[SpinVoided], raw: bytes | None) ->
     book.game_states[key] = dict(record.restored_state or {})
 
 
-def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None) -> None:
+def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn]) -> None:
     data = message.data
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = book.records.get(data.request_id)
@@ -156,8 +147,7 @@ def _seed_drawn(book: SpinBook, message: Envelope[SeedDrawn], raw: bytes | None)
     book.game_states[(data.player_id, data.game)] = Pending(data.request_id)
 
 
-def _answered(book: SpinBook, record: SpinRecord, message: Envelope[Any], raw: bytes | None, code: str) -> None:
-    record.answer = raw if raw is not None else encode(message)
+def _answered(book: SpinBook, record: SpinRecord, message: Envelope[Any], code: str) -> None:
     record.answer_id = message.id
     record.answer_code = code
     key = (record.player_id, record.game)
@@ -168,24 +158,28 @@ def _answered(book: SpinBook, record: SpinRecord, message: Envelope[Any], raw: b
             del book.in_flight[key]  # a player's game with nothing in flight holds nothing (every player ever, else)
 
 
-def _settled(book: SpinBook, message: Envelope[SpinSettled], raw: bytes | None) -> None:
+def _settled(book: SpinBook, message: Envelope[SpinSettled]) -> None:
     data = message.data
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
     record.settled_state_after = dict(data.state_after)
-    _answered(book, record, message, raw, "SETTLED")
+    _answered(book, record, message, "SETTLED")
 
 
-def _rejected(book: SpinBook, message: Envelope[SpinRejected], raw: bytes | None) -> None:
+def _rejected(book: SpinBook, message: Envelope[SpinRejected]) -> None:
     data = message.data
-    if data.code in PER_RECORD_CODES or data.request_id is None:
+    if data.request_id is None:
+        return
+    # The wallet's refusal of an accepted wager (by age, a conflict) is answered with its code under the request's own
+    # answer id: that is the request's one answer, and the game it held in flight is free again.
+    if data.code in PER_RECORD_CODES and message.id != request_answer_id(data.request_id):
         return
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
-    _answered(book, record, message, raw, data.code)
+    _answered(book, record, message, data.code)
 
 
-def _won(book: SpinBook, message: Envelope[JackpotWon], raw: bytes | None) -> None:
+def _won(book: SpinBook, message: Envelope[JackpotWon]) -> None:
     data = message.data
     record = book.records.get(data.request_id)
     if record is None:
@@ -208,7 +202,7 @@ def _proven(book: SpinBook, data: JackpotWon, proof: JackpotWonProof) -> None:
         answer.proof = proof
 
 
-def _claim_rejected(book: SpinBook, message: Envelope[ClaimRejected], raw: bytes | None) -> None:
+def _claim_rejected(book: SpinBook, message: Envelope[ClaimRejected]) -> None:
     data = message.data
     record = book.records.get(data.request_id)
     if record is None:
@@ -272,7 +266,7 @@ def finish_rebuild(book: SpinBook, catalog: Catalog) -> None:
     leaves it), and the outcomes of interrupted spins, so their pending steps can resume."""
     prune(book, catalog, window_start(book.now_ms))
     for record in book.records.values():
-        if record.answer is None and record.seed_hex is not None:
+        if not record.answered and record.seed_hex is not None:
             ensure_result(record, catalog)
 
 
@@ -287,7 +281,7 @@ def prune(book: SpinBook, catalog: Catalog, older_than_ms: int, keep: Container[
     doomed = [
         rid
         for rid, r in book.records.items()
-        if r.answer is not None and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms and rid not in keep
+        if r.answered and r.time_ms < older_than_ms and r.requested_at_ms < older_than_ms and rid not in keep
     ]
     horizon = book.now_ms - SPIN_RATE.window_ms
     for player_id, times in list(book.accepted_at.items()):

@@ -12,7 +12,9 @@ from services.spin.core.effects import Context, Draft, message, wager_of
 from shared.decision import Message
 from shared.events import Envelope, broker_time
 from shared.events.envelope import derived_id
+from shared import operators
 from shared.events.jackpot import Claim, ClaimRejected, Contribute, JackpotWon
+from shared.events.seamless import SeamlessBetAccepted, SeamlessBetRefused, SeamlessRolledBack, SeamlessWinAcknowledged
 from shared.events.spin import (
     BonusRingForfeited,
     JackpotAward,
@@ -38,8 +40,12 @@ from shared.events.wallet import (
 )
 from games.pins import pins
 from shared.invariant import invariant
+from shared.remainders import credit_minor
 
 WALLET_TYPES = (WagerDebited, CommandRejected, WagerSettled, WagerRefunded, RemainderCredited)
+# What the seamless saga answers a seamless operator's wager with (wallet.seamless): the spin goes on from each as from
+# the ledger's debit, refusal, settlement and refund (docs/seamless.md).
+SEAMLESS_TYPES = (SeamlessBetAccepted, SeamlessBetRefused, SeamlessWinAcknowledged, SeamlessRolledBack)
 JACKPOT_TYPES = (JackpotWon, ClaimRejected)
 WAGER_COMMAND_TYPES = frozenset({DebitWager.TYPE, PlaceWager.TYPE})
 # A settlement refused for these finds the wager closed already: the fact that closed it answers the spin.
@@ -52,28 +58,62 @@ def on_wallet_event(draft: Draft, ctx: Context, event: Envelope[Any], now: datet
     data, book = event.data, draft.book
     if isinstance(data, WagerDebited):
         record = book.records.get(data.transaction_id)
-        if record is not None and record.answer is None:
+        if record is not None and not record.answered:
             _debited(draft, ctx, record, now)
     elif isinstance(data, CommandRejected) and data.command_type in WAGER_COMMAND_TYPES:
         record = book.records.get(data.transaction_id)
-        if record is not None and record.answer is None:
+        if record is not None and not record.answered:
             _void(draft, record, now, data.code)
             _reject(draft, record, now, data.code, f"wallet refused the wager: {data.message}")
     elif isinstance(data, CommandRejected) and data.command_type == SettleWager.TYPE:
         record = book.records.get(data.wager_id)
-        if record is not None and record.answer is None and data.code not in CLOSED_WAGER_CODES:
+        if record is not None and not record.answered and data.code not in CLOSED_WAGER_CODES:
             draft.send(_refund_command(record, now, f"the wallet refused the settlement: {data.code}"))
     elif isinstance(data, WagerSettled):
         record = book.records.get(data.wager_id)
-        if record is not None and record.answer is None:
+        if record is not None and not record.answered:
             _settled(draft, ctx, record, data, now)
     elif isinstance(data, WagerRefunded):
         record = book.records.get(data.wager_id)
-        if record is not None and record.answer is None:
+        if record is not None and not record.answered:
             text = f"the spin could not complete; wager refunded: {data.reason}"
             _reject(draft, record, now, "WAGER_REFUNDED", text)
     elif isinstance(data, RemainderCredited) and data.reason != "stake-change":
         _credited(draft, ctx, event, now)
+
+
+def on_seamless_fact(draft: Draft, ctx: Context, event: Envelope[Any], now: datetime) -> None:
+    """One wallet.seamless answer to a wager of this partition's spins: the operator took the stake, refused it (the
+    code is the spin's refusal), credited the round's win (its balance is the answer's, None when the answer gave
+    none: a balance is the operator's only), or the bet was rolled back."""
+    data = event.data
+    record = draft.book.records.get(data.wager_id)
+    if record is None or record.answered:
+        return
+    if isinstance(data, SeamlessBetAccepted):
+        _debited(draft, ctx, record, now)
+    elif isinstance(data, SeamlessBetRefused):
+        _void(draft, record, now, data.code)
+        _reject(draft, record, now, data.code, f"the operator's wallet refused the bet ({data.status or 'no answer'})")
+    elif isinstance(data, SeamlessWinAcknowledged):
+        jackpot_win_minor = _pool_shares_won(record)
+        fold.ensure_result(record, ctx.catalog)
+        owed_minor = record.result.win_minor + jackpot_win_minor + _remainder_credit_minor(record)
+        invariant(data.amount_minor == owed_minor, "the operator credited the win and the remainder it stranded")
+        contribution_micro = ctx.catalog.network_for_game(record.game).wager_contribution_micro(record.stake_minor)
+        _answer_settled(draft, ctx, record, now, contribution_micro, data.balance_after_minor)
+    elif isinstance(data, SeamlessRolledBack):
+        # The round never happened at the operator, nor did the credit its win would have carried: void the outcome,
+        # so the player's state keeps the remainder the spin stranded, for the next round to credit.
+        _void(draft, record, now, "WAGER_REFUNDED")
+        _reject(draft, record, now, "WAGER_REFUNDED", "the spin could not complete; the operator's bet is rolled back")
+
+
+def _remainder_credit_minor(record: SpinRecord) -> int:
+    """What a seamless round's one win credits for the remainder its wager stranded (the ledger's rounding up)."""
+    if not record.remainder_stranded or record.remainder_before_micro is None:
+        return 0
+    return credit_minor(record.remainder_before_micro)
 
 
 def _credited(draft: Draft, ctx: Context, event: Envelope[RemainderCredited], now: datetime) -> None:
@@ -111,7 +151,7 @@ def _carrying(book: SpinBook, player_id: str, game: str) -> SpinRecord | None:
     if not isinstance(pending, fold.Pending):
         return None
     record = book.records.get(pending.request_id)
-    return record if record is not None and record.answer is None else None
+    return record if record is not None and not record.answered else None
 
 
 def start_wager(draft: Draft, ctx: Context, accepted: SpinAccepted, now: datetime) -> None:
@@ -199,7 +239,7 @@ def on_jackpot_answer(draft: Draft, ctx: Context, answer: Message, now: datetime
     first, with its provenance: a win's `proof`, the jackpot's signed record of it): once every claim is answered,
     settle."""
     record = draft.book.records.get(answer.payload.data.request_id)
-    if record is None or record.answer is not None:
+    if record is None or record.answered:
         return
     fold.evolve(draft.book, answer)
     if record.status == "settling":
@@ -227,7 +267,7 @@ def reads_debit(book: SpinBook, wager_id: uuid.UUID) -> bool:
     `on_wallet_event` leaves as they are: the adapter then neither verifies nor decodes it (every combined spin's debit,
     its costliest record to read for nothing). True for a wager no book knows (the adapter alerts on it)."""
     record = book.records.get(wager_id)
-    return record is None or (record.answer is None and not _debit_of_place(record))
+    return record is None or (not record.answered and not _debit_of_place(record))
 
 
 def _draw(draft: Draft, ctx: Context, spin: Any, now: datetime, acceptance: SpinAccepted | None = None) -> None:
@@ -354,6 +394,7 @@ def settle_command(ctx: Context, record: SpinRecord, now: datetime) -> Envelope[
         currency=record.currency,
         jackpot_win_minor=sum(answer.amount_minor for answer in record.claims.values()),
         jackpot_proofs=_proofs(record),
+        operator_id=_seamless_operator(record),
         **outcome,
     )
     return message(settle, derived_id(record.request_id, "settle-wager"), now, record.request_id)
@@ -375,25 +416,44 @@ def _refund_command(record: SpinRecord, now: datetime, reason: str) -> Envelope[
         wager_id=record.request_id,
         currency=record.currency,
         reason=reason[:500],
+        operator_id=_seamless_operator(record),
     )
     return message(refund, derived_id(record.request_id, "refund-wager"), now, record.request_id)
+
+
+def _seamless_operator(record: SpinRecord) -> str | None:
+    """The operator a settlement or refund names: a seamless one's, so the seamless saga takes it (never the ledger)."""
+    return record.operator_id if operators.is_seamless(record.operator_id) else None
 
 
 def _settled(draft: Draft, ctx: Context, record: SpinRecord, data: WagerSettled, now: datetime) -> None:
     fold.ensure_result(record, ctx.catalog)
     invariant(record.result is not None, "a settled wager has an outcome")
-    awards = tuple(JackpotAward(**answer.award) for answer in record.claims.values() if answer and answer.award)
-    jackpot_win_minor = sum(award.amount_minor for award in awards)
+    jackpot_win_minor = _pool_shares_won(record)
     invariant(data.house_win_minor == record.result.win_minor, "the wallet settled the house win the spin computed")
     invariant(data.jackpot_win_minor == jackpot_win_minor, "the wallet settled the pool shares the jackpot awarded")
+    _answer_settled(draft, ctx, record, now, data.contribution_micro, data.balance_after_minor)
+
+
+def _pool_shares_won(record: SpinRecord) -> int:
+    """What the jackpot awarded the spin, in minor units: the sum of its claims' won answers."""
+    return sum(answer.amount_minor for answer in record.claims.values() if answer and answer.award)
+
+
+def _answer_settled(
+    draft: Draft, ctx: Context, record: SpinRecord, now: datetime, contribution_micro: int, balance_after_minor: Any
+) -> None:
+    """The spin's one answer once its wager is settled, with the balance the settlement left."""
+    awards = tuple(JackpotAward(**answer.award) for answer in record.claims.values() if answer and answer.award)
+    jackpot_win_minor = sum(award.amount_minor for award in awards)
     settled = SpinSettled(
         **wager_of(record),
         win_minor=record.result.win_minor + jackpot_win_minor,
         house_win_minor=record.result.win_minor,
         jackpot_win_minor=jackpot_win_minor,
         breakage_micro=record.result.breakage_micro,
-        contribution_micro=data.contribution_micro,
-        balance_after_minor=data.balance_after_minor,
+        contribution_micro=contribution_micro,
+        balance_after_minor=balance_after_minor,
         model_version=record.model_version or "",
         seed=record.seed_hex or "",
         state_before=record.state_before or {},
@@ -436,5 +496,7 @@ __all__ = [
     "wager_command",
     "settle_command",
     "WALLET_TYPES",
+    "SEAMLESS_TYPES",
+    "on_seamless_fact",
     "JACKPOT_TYPES",
 ]

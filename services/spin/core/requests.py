@@ -13,7 +13,7 @@ from services.spin.core.progress import start_wager, wager_command
 from services.spin.core.validate import refusal
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
 from shared.decision import Undecodable
-from shared.events import Envelope, decode, epoch_ms
+from shared.events import Envelope, epoch_ms
 from shared.events.envelope import broker_time, derived_id
 from shared.events.spin import SpinAccepted, SpinRejected, SpinRequested
 
@@ -85,8 +85,8 @@ def _repeat(
             f"request id {incoming.request.data.request_id} was used for another spin (player, game, stake or currency)"
         )
         return _per_record(draft, incoming, now, "DUPLICATE_CONFLICT", text)
-    if known.answer is not None:
-        draft.reply(decode(known.answer, expect_kind="event"))  # the very answer again (the adapter keeps its bytes)
+    if known.answered:
+        draft.repeat(known.answer_id)  # the very answer again: the adapter keeps its bytes
     elif known.accepted:  # dated at acceptance: the very command, whose age the wallet judges after its window
         draft.send(wager_command(ctx, known, broker_time(known.time_ms)))
     return None

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from shared import operators
+from shared.decision import NOTHING, Decision, Message
 from shared.emit import Emits, Emitter, Route
 from shared.events import Envelope
 from shared.inbound import DATA, Inbound, Input
 from shared.input_position import Copy
 from shared.topics import WALLET_COMMANDS, WALLET_EVENTS, WALLET_INTERNAL
 
+from services.seamless_saga.core.route import seamless_wager
 from services.wallet.core import WalletBook, WalletCore
 
 # Both inputs: a cashier's or operator's command, and the spin service's; an undecodable one is answered to the
@@ -21,6 +23,20 @@ INPUTS = tuple(
     Input(logical, answer=DATA, cause_physical=True, awards=True) for logical in (WALLET_COMMANDS, WALLET_INTERNAL)
 )
 CORE = WalletCore()
+
+
+class LedgerOnly:
+    """The wallet's core for the ledger's commands: a seamless operator's wager is the seamless saga's, which reads
+    wallet.internal too (docs/seamless.md), so the ledger writes nothing for it."""
+
+    def __init__(self, core: WalletCore) -> None:
+        self.core = core
+
+    def decide(self, book: WalletBook, message: Message, now: Any) -> Decision:
+        payload = message.payload
+        if isinstance(payload, Envelope) and seamless_wager(payload.data):
+            return NOTHING
+        return self.core.decide(book, message, now)
 
 
 def _copy(book: WalletBook, found: Inbound, fact: Envelope[Any] | None) -> Copy | None:
@@ -32,7 +48,7 @@ def _copy(book: WalletBook, found: Inbound, fact: Envelope[Any] | None) -> Copy 
 EMITS = Emits(writer="wallet", span="wallet command", events=Route(copied=True), copy=_copy)
 
 
-def emitter(events_topic: str, commands_topic: str) -> Emitter:
+def emitter(events_topic: str, commands_topic: str, restoring: Any = None) -> Emitter:
     """The wallet's path from commands to records, for a deployment's topics (physical names)."""
     prefix = events_topic.removesuffix(WALLET_EVENTS)
-    return Emitter(EMITS, CORE, lambda logical: prefix + logical, commands_topic)
+    return Emitter(EMITS, LedgerOnly(CORE), lambda logical: prefix + logical, commands_topic, restoring)

@@ -8,9 +8,9 @@ from services.wallet.core.book import WalletBook
 
 
 def liabilities_minor(partitions: Iterable[WalletBook]) -> dict[str, int]:
+    """The partitions' kept sums (`WalletBook.liabilities_minor`) added up: no pass over the players."""
     totals: dict[str, int] = {}
     for partition in partitions:
-        for player in partition.players.values():
-            for currency, balance_minor in player.balances_minor.items():
-                totals[currency] = totals.get(currency, 0) + balance_minor
+        for currency, total_minor in partition.liabilities_minor.items():
+            totals[currency] = totals.get(currency, 0) + total_minor
     return totals

@@ -3,6 +3,7 @@ record, wallet.events out, and a snapshot in the transaction of the batch it ref
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from functools import partial
 
 from shared import snapshots
 from shared.crash import crash_point
+from shared.decision import Decision
 from shared.inbound import Inbound
 from shared.input_position import Output
 from shared.loop import LoopConfig, LoopStats, loop_config, Restored, ServiceConfig, Stateless, TransactionalLoop
@@ -19,6 +21,7 @@ from shared.warm import WarmStates
 
 from services.wallet.adapters import snapshot
 from services.wallet.adapters.handler import INPUTS, emitter
+from services.wallet.adapters.open_wagers import Entry, OpenWagers, open_entries
 from services.wallet.adapters.restore import restoring
 from services.wallet.adapters.written import Written
 from services.wallet.core.book import WalletBook
@@ -62,9 +65,11 @@ class WalletService(Stateless[WalletBook]):
         self.commands_next: dict[int, int | None] = {}
         self.events_next: dict[int, int] = {}
         self.reader = Reader(config.bootstrap, "wallet", config.events_topic)
-        self.emitter = emitter(config.events_topic, config.commands_topic)
+        self.emitter = emitter(config.events_topic, config.commands_topic, self.restoring)
         self._on_ready = on_ready
         self.loop: TransactionalLoop[WalletBook] = TransactionalLoop(config.loop(), self, self.stats)
+        self.open_wagers = OpenWagers(self.loop.states)  # the oldest open wager's age, read at each scrape
+        self.opened: dict[int, list[Entry]] = {}  # a restored partition's open wagers, indexed once it is acquired
 
     async def run(self, stop) -> LoopStats:
         try:
@@ -78,6 +83,7 @@ class WalletService(Stateless[WalletBook]):
         report: Report = restored.report
         self.written[partition] = report.held.written
         self.commands_next[partition], self.events_next[partition] = report.commands_offset, report.events_end
+        self.opened[partition] = await asyncio.to_thread(open_entries, restored.state)  # a pass over every player
         return restored
 
     inputs = INPUTS  # wallet.commands, then wallet.internal: read by the loop (shared/inbound.py)
@@ -85,7 +91,7 @@ class WalletService(Stateless[WalletBook]):
     def decide(self, partition: int, book: WalletBook, inbounds: Iterable[Inbound]) -> list[Output]:
         written = self.written[partition]
         written.begin()
-        return self.emitter.batch(partition, book, inbounds, written, _applied)[0]
+        return self.emitter.batch(partition, book, inbounds, written, self._applied)[0]
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
         """Each operator's answer copied to its wallet.answers.<O>, in the same transaction (handler.py)."""
@@ -103,14 +109,13 @@ class WalletService(Stateless[WalletBook]):
             self.events_next[partition] = event_offsets[-1] + 1
 
     def snapshot_image(self, partition: int, book: WalletBook, force: bool = False) -> snapshots.Image | None:
-        """The book's image when a snapshot is due (shared/restoring.py), its changes counted by the book."""
+        """The book's image when a snapshot is due (shared/restoring.py)."""
         make = partial(snapshot.image, book, self.written[partition], lazy=True)
-        made = self.restoring.image(partition, make, force, changed=book.unsnapshotted)
-        if made is not None:
-            book.unsnapshotted = 0
-        return made
+        return self.restoring.image(partition, make, force)
 
     async def acquired(self, restored: dict[int, Restored[WalletBook]]) -> None:
+        for partition in restored:  # now in the loop's books, where the index checks its entries
+            self.open_wagers.restored(self.opened.pop(partition, []))
         if self.warm is not None:  # the partitions not taken went to other instances: their books are stale from now
             self.warm.drop()
             self.warm = None
@@ -120,9 +125,9 @@ class WalletService(Stateless[WalletBook]):
 
     def released(self, partition: int, book: WalletBook) -> None:
         self.restoring.released(partition)
-        for kept in (self.written, self.commands_next, self.events_next):
+        for kept in (self.written, self.commands_next, self.events_next, self.opened):
             kept.pop(partition, None)
 
-
-def _applied(book: WalletBook, found: Inbound, decision: object) -> None:
-    crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet
+    def _applied(self, book: WalletBook, found: Inbound, decision: Decision) -> None:
+        self.open_wagers.decided(book, decision)
+        crash_point("wallet.before_produce")  # decided and applied in memory, nothing produced yet

@@ -57,7 +57,7 @@ def load(snapshot: snapshots.Snapshot) -> Partition:
         held = Partition(WalletBook(snapshot.partition))
         for doc in players:
             player = load_player(doc)
-            held.book.players[player.player_id] = player
+            held.book.put(player)
         for doc in memory:
             player_id, entry, where = load_remembered(doc)
             held.book.remember(player_id, entry)
@@ -98,4 +98,4 @@ def _name_games(held: Partition) -> None:
                 game = getattr(decode(where[1], expect_kind="event").data, "game", None)
                 named[wager_id] = replace(wager, game=game or "")
         if named:
-            held.book.players[player_id] = replace(player, open_wagers={**player.open_wagers, **named})
+            held.book.put(replace(player, open_wagers={**player.open_wagers, **named}))

@@ -17,8 +17,20 @@ class WalletBook:
     memory: dict[str, dict[str, Remembered]] = field(default_factory=dict)
     # (recorded_ms, player id, transaction id, seq) in the order the entries were written.
     fifo: deque[tuple[int, str, str, int]] = field(default_factory=deque)
-    # Events applied since the last snapshot (the snapshot policy reads it).
-    unsnapshotted: int = 0
+    # Σ of every player's balance by currency, kept as players change: the liability gauge reads it without a pass over
+    # the players (a scrape would otherwise hold the event loop for a pass over every one).
+    liabilities_minor: dict[str, int] = field(default_factory=dict)
+
+    def put(self, player: PlayerState) -> None:
+        """Keep `player` as its id's state; the liabilities move by its balances' change."""
+        totals = self.liabilities_minor
+        old = self.players.get(player.player_id)
+        if old is not None:
+            for currency, balance_minor in old.balances_minor.items():
+                totals[currency] -= balance_minor
+        for currency, balance_minor in player.balances_minor.items():
+            totals[currency] = totals.get(currency, 0) + balance_minor
+        self.players[player.player_id] = player
 
     def state_of(self, player_id: str) -> WalletState:
         """What `decide` reads: the player and its memory (the live dict, not a copy; decide does not mutate it)."""

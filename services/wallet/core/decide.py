@@ -127,13 +127,12 @@ def decide_player(
     if _another_operators(state, data):
         message = f"the account belongs to another operator than {data.operator_id}"  # the owner is not named
         return _one(_unremembered(command, fingerprint(data), now, OPERATOR_MISMATCH, message))
-    content = fingerprint(data)
-    copied = _copies_open_debit(state, data)
+    content, transaction_id = fingerprint(data), str(data.transaction_id)
+    copied = _copies_open_debit(state, data, transaction_id)
     if not (copied or isinstance(data, _CLOSING_COMMANDS)):
         too_old = age_problem(epoch_ms(command.time), now_ms)
         if too_old is not None:
             return _one(_unremembered(command, content, now, "REQUEST_EXPIRED", too_old))
-    transaction_id = str(data.transaction_id)
     remembered = lookup(state, transaction_id, now_ms)
     if remembered is not None and remembered.fingerprint == content:
         return _again(state, data, remembered, now_ms)
@@ -182,14 +181,14 @@ def _again(state: WalletState, data: CommandData, remembered: Any, now_ms: int) 
     return Decision(repeats=1, repeated=tuple(facts))
 
 
-def _copies_open_debit(state: WalletState, data: CommandData) -> bool:
+def _copies_open_debit(state: WalletState, data: CommandData, transaction_id: str) -> bool:
     """Whether a wager command is a copy of the one that opened a wager still open (the spin sends it again for a
     repeat of its request in flight), judged on what the open wager keeps: never refused by age, since a refusal would
     read to the spin as the wager's own and leave the debit open; the open wager, not time, keeps it from a second
     debit."""
     if not isinstance(data, (DebitWager, PlaceWager)):
         return False
-    wager = state.player.open_wagers.get(str(data.transaction_id))
+    wager = state.player.open_wagers.get(transaction_id)
     return wager is not None and (wager.currency, wager.amount_minor, wager.game) == (
         data.currency,
         data.amount_minor,
@@ -263,11 +262,12 @@ def _remembered_id(data: CommandData, outcome: EventData, now_ms: int) -> uuid.U
 
 
 def _wrap(command: Envelope[Any], data: EventData, event_id: uuid.UUID) -> Envelope[Any]:
+    cause = str(command.id)
     return envelope(
         data,
         source=SOURCE,
         time=data.recorded_at,
         id=event_id,
-        correlationid=command.correlationid or str(command.id),
-        causationid=str(command.id),
+        correlationid=command.correlationid or cause,
+        causationid=cause,
     )

@@ -6,7 +6,16 @@ import hashlib
 
 from shared.events.base import CommandData
 from shared.events.codec import canonical
-from shared.events.wallet import DebitWager, Deposit, PlaceWager, SelfExclude, SetLimit, SettleWager, Withdraw
+from shared.events.wallet import (
+    DebitWager,
+    Deposit,
+    PlaceWager,
+    RefundWager,
+    SelfExclude,
+    SetLimit,
+    SettleWager,
+    Withdraw,
+)
 
 # Fields a command gained after its fingerprints were first stored: left out while unset, so a command without them
 # keeps the fingerprint it always had (a repeat across the upgrade is still a repeat).
@@ -17,7 +26,8 @@ _LATER_FIELDS: dict[type, tuple[str, ...]] = {
     SelfExclude: ("operator_id",),
     DebitWager: ("remainder_before_micro", "remainder_stranded"),
     PlaceWager: ("remainder_before_micro", "remainder_stranded", "remainder_after_micro"),
-    SettleWager: ("remainder_after_micro",),
+    SettleWager: ("remainder_after_micro", "operator_id"),
+    RefundWager: ("operator_id",),
 }
 
 

@@ -4,12 +4,13 @@ no longer be completed (rounded up to one cent, in the transaction of the comman
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from shared.events.envelope import derived_id
 from shared.events.wallet import DebitWager, PlaceWager, RemainderCredited
-from shared.money import MICRO_PER_MINOR
+from shared.remainders import credit_minor
 
 from services.wallet.core import postings
 from services.wallet.core.state import PlayerState, Remainder
@@ -41,7 +42,7 @@ def credit(
     player: PlayerState, record: Remainder, game: str, reason: str, common: dict[str, Any], balance_minor: int
 ) -> RemainderCredited:
     """The house credits `record`'s remainder rounded up to whole minor units, onto `balance_minor` before it."""
-    amount_minor = -(-record.micro // MICRO_PER_MINOR)
+    amount_minor = credit_minor(record.micro)
     return RemainderCredited(
         **{**common, "transaction_id": credit_id(common["transaction_id"], game)},
         currency=record.currency,
@@ -76,31 +77,37 @@ def credits_now(
     return credits
 
 
-def after_debit(player: PlayerState, game: str, currency: str, wager_id: str, before: int | None) -> PlayerState:
+def after_debit(
+    player: PlayerState, game: str, currency: str, wager_id: str, before: int | None
+) -> Mapping[str, Remainder]:
+    """The remainders once a wager of `game` is debited (`before`: the remainder it carries in, None: none)."""
     if before is None:
-        return player
+        return player.remainders
     known = player.remainders.get(game)
     record = Remainder(currency, before, known.wager_id if known else None, held_by=wager_id)
-    return replace(player, remainders={**player.remainders, game: record})
+    return {**player.remainders, game: record}
 
 
-def after_close(player: PlayerState, game: str, currency: str, wager_id: str, after: int | None) -> PlayerState:
-    """A wager of `game` settled (`after`: the remainder it leaves; None on a refund or a game that keeps none)."""
+def after_close(
+    player: PlayerState, game: str, currency: str, wager_id: str, after: int | None
+) -> Mapping[str, Remainder]:
+    """The remainders once a wager of `game` is settled (`after`: the remainder it leaves; None on a refund or a game
+    that keeps none)."""
     known = player.remainders.get(game)
     if not game:
-        return player  # a wager debited before wagers named their game
+        return player.remainders  # a wager debited before wagers named their game
     if after is not None:
         record = Remainder(currency, after, wager_id)
     elif known is not None and known.held_by == wager_id:
         record = replace(known, held_by=None)  # refunded: the spin never happened, its remainder is what it was
     else:
-        return player
-    return replace(player, remainders={**player.remainders, game: record})
+        return player.remainders
+    return {**player.remainders, game: record}
 
 
-def after_credit(player: PlayerState, data: RemainderCredited) -> PlayerState:
+def after_credit(player: PlayerState, data: RemainderCredited) -> Mapping[str, Remainder]:
     known = player.remainders.get(data.game)
     wager_id = str(data.wager_id) if data.wager_id is not None else None
     held_by = known.held_by if known is not None else None
     record = Remainder(data.currency, 0, wager_id, held_by)
-    return replace(player, remainders={**player.remainders, data.game: record})
+    return {**player.remainders, data.game: record}

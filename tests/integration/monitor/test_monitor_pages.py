@@ -15,7 +15,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 
 from reelstream.client import ReelstreamClient
-from reelstream.processes import spawn
+from reelstream.processes import spawn, stop_all
 from bench.synthetic.publish import publish
 from bench.synthetic.samples import Sample
 from shared.config import load_settings
@@ -119,5 +119,4 @@ def test_the_meter_page_ticks_up_with_spins_shows_a_forced_win_and_the_ops_page_
     finally:
         if client is not None:
             client.close()
-        for service in reversed(services):
-            service.stop()
+        stop_all(services)

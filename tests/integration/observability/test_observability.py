@@ -4,7 +4,8 @@ Scenario: the whole platform (wallet, jackpot, spin, projector) is started on fr
 every restore lengthened by a test pause; /ready of each service is watched from the moment its endpoint is listed:
 503 while it restores, 200 after. Then players deposit and spin (one spin refused for funds, one undecodable wallet
 command), and every service's /metrics shows the named series moved; one settled spin's spans, exported to a file,
-form one tree across spin, wallet and jackpot, and its trace id is in each of their JSON logs.
+form one tree across spin, wallet and jackpot, and its trace id is in each of their JSON logs. A debit nothing will
+settle then shows on the wallet's oldest-open-wager gauge, its age growing.
 """
 
 from __future__ import annotations
@@ -18,19 +19,25 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from datetime import datetime, timezone
 
 import orjson
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from reelstream.client import ReelstreamClient, Rejected, Settled
-from reelstream.processes import spawn
+from reelstream.processes import spawn, stop_all
+from shared import records
 from shared.config import load_settings
+from shared.events import encode, envelope
+from shared.events.wallet import DebitWager
 from shared.kafka import producer
 from shared.observability.http import listed_endpoints
+from shared.observability.metrics import WALLET_OLDEST_OPEN_WAGER_AGE_S
 from shared.session import issue_token
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.topics import ALL_TOPICS
+from shared.topics import ALL_TOPICS, WALLET_INTERNAL
+from shared.waits import wait_until
 from tests.support.projector import admin_sql, database_url_for
 
 pytestmark = pytest.mark.integration
@@ -103,8 +110,7 @@ def platform(kafka_bootstrap: str, database_url: str, tmp_path_factory):
             "bootstrap": kafka_bootstrap,
         }
     finally:
-        for process in processes.values():
-            process.stop()
+        stop_all(processes.values())
         asyncio.run(drop_database(database_url, database))
         delete_topics(kafka_bootstrap, [prefix + spec.name for spec in ALL_TOPICS])
 
@@ -206,6 +212,7 @@ def test_metrics_of_every_service_moved_after_traffic(platform, traffic):
         assert moved(traffic, service, "reelstream_handler_seconds_count"), service
         assert moved(traffic, service, "reelstream_batch_seconds_count"), service
         assert total(traffic["after"][service], "reelstream_restore_seconds_count") >= 1, service
+        assert total(traffic["after"][service], "reelstream_takeover_seconds_count") >= 1, service
         assert total(traffic["after"][service], "reelstream_ready") == 1, service
         lags = [labels for (name, labels), _ in traffic["after"][service].items() if name == "reelstream_consumer_lag"]
         assert len({dict(labels)["partition"] for labels in lags}) >= 2, (service, lags)
@@ -225,6 +232,30 @@ def test_metrics_of_every_service_moved_after_traffic(platform, traffic):
     liability = total(traffic["after"]["wallet"], "reelstream_wallet_liability_minor", currency="EUR")
     wins = sum(answer.win_minor for answer in traffic["settled"])
     assert liability == 10_000 + 50 - 5 * 100 + wins
+    ages = [v for (name, _), v in traffic["after"]["wallet"].items() if name == WALLET_OLDEST_OPEN_WAGER_AGE_S._name]
+    assert ages == [0.0], "every spin is settled: no wager is open"
+
+
+def test_a_wager_left_open_shows_its_age_on_the_wallets_metrics(platform, traffic):
+    # Scenario: a debit written as the spin service writes one, for a spin no spin book knows, so that nothing ever
+    # settles or refunds it; the wallet's gauge then counts its age up from the debit.
+    data = DebitWager(
+        transaction_id=uuid.uuid4(), player_id="ob-1", amount_minor=10, currency="EUR", game="rising-joker"
+    )
+    message = envelope(data, source="reelstream/spin", time=datetime.now(timezone.utc))
+    value = encode(message)
+    writer = producer(platform["bootstrap"], role="spin", client_id="open-wager")
+    try:
+        headers = records.signed_headers("spin", WALLET_INTERNAL, message.key, value)
+        writer.send(platform["prefix"] + WALLET_INTERNAL, key=message.key, value=value, headers=headers).get(30)
+    finally:
+        writer.close(10)
+
+    def age_s() -> float:
+        return total(scrape(platform["urls"]["wallet"]), WALLET_OLDEST_OPEN_WAGER_AGE_S._name)
+
+    first = wait_until(age_s, 30, interval_s=0.5, what="the open wager's age on the wallet's /metrics")
+    assert wait_until(lambda: age_s() > first, 10, interval_s=0.5, what="the age growing")
 
 
 def spans_of(platform) -> list[dict]:

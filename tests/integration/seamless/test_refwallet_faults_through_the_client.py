@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import orjson
 import pytest
 
 from refwallet.faults import PPM
-from seamless.client import WalletClient
+from seamless.client import ANSWER_BYTES_MAX, WalletClient
+from seamless.feed import FEED_PAGE, read_feed
 from seamless.port import Answered, BalanceCall, BetCall, NoAnswer, NoAnswerReason, RollbackCall, Status, WinCall
 from seamless.protocols import HUB88, NATIVE, PROTOCOLS
 from tests.support.seamless import PLAYER, SIGNER, START_MINOR
@@ -190,6 +192,22 @@ async def test_the_feed_lists_every_transaction_in_commit_order(wallet):
         assert [row["rolled_back"] for row in page["transactions"]] == [False, False, True, False]
         later = await client.transactions(page["transactions"][1]["position"], 100)
         assert len(later["transactions"]) == 2
+
+
+async def test_a_full_feed_page_longer_than_a_calls_answer_is_read_whole(wallet):
+    """A thousand-row page is several times a call's answer bound: the feed has its own (it was cut and unreadable)."""
+    await wallet.ledger.pool.execute(
+        "INSERT INTO refwallet.transactions (transaction_id, kind, player_id, currency, amount_minor, round_id, "
+        "status, balance_after_minor) SELECT gen_random_uuid(), 'bet', $1, 'EUR', 1, 'round-' || n, 'OK', 0 "
+        "FROM generate_series(1, $2) AS n",
+        PLAYER,
+        FEED_PAGE,
+    )
+    async with WalletClient(wallet.url, HUB88, SIGNER, timeout_s=10) as client:
+        page = await client.transactions(0, FEED_PAGE)
+        assert len(orjson.dumps(page)) > ANSWER_BYTES_MAX
+        assert [row["round_id"] for row in page["transactions"]] == [f"round-{n}" for n in range(1, FEED_PAGE + 1)]
+        assert len(await read_feed(client)) == FEED_PAGE
 
 
 async def test_an_unsigned_or_foreign_signed_call_is_refused_and_applies_nothing(wallet):

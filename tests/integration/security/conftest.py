@@ -12,8 +12,17 @@ import pytest
 from shared import signing
 from shared.acls import authorizer_enabled, grant_prefix, revoke_prefix
 from shared.kafka import admin_client, ensure_topics
-from shared.roles import ADMIN, BREAK_GLASS
+from shared.roles import ADMIN, BREAK_GLASS, ROLE_NAMES
 from shared.topics import ALL_TOPICS
+from tests.support.principals import clients_with
+
+
+@pytest.fixture(scope="module")
+def every_role(secured, tmp_path_factory):
+    """A clients folder with a file per role: the broker's own where `reelstream infra up` made them, else SCRAM users
+    made here with the project's provisioning code (a broker that predates a role), deleted after the module."""
+    with clients_with(secured, ROLE_NAMES, tmp_path_factory.mktemp("clients")) as folder:
+        yield folder
 
 
 @pytest.fixture(scope="session")

@@ -54,7 +54,9 @@ def _until_described(bootstrap: str, topic: str, name: str, value: str, timeout_
         admin.close()
 
 
-def test_on_the_live_event_topics_only_break_glass_may_alter_configs_or_delete_records(secured, break_glass):
+def test_on_the_live_event_topics_only_break_glass_may_alter_configs_or_delete_records(
+    secured, every_role, break_glass
+):
     admin = admin_client(secured, role="admin")
     try:
         ensure_topics(admin, EVENT_TOPICS, replication_factor=1)

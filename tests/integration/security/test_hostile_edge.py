@@ -268,7 +268,5 @@ def test_a_pool_command_without_its_networks_key_or_off_its_partition_is_applied
 
 def test_after_every_refusal_above_each_service_restarts_meets_them_again_and_answers(platform):
     # Last in the module: every hostile record above is in the logs each restore and each consumer reads again.
-    for name in ("wallet", "jackpot", "spin"):
-        platform.services[name].stop()
-        platform.start(name).wait_ready(120)
+    platform.restart("wallet", "jackpot", "spin")
     _spins(platform, _funded(platform))

@@ -10,27 +10,21 @@ import os
 import time
 from pathlib import Path
 
-from kafka import TopicPartition
-
-from reelstream.processes import spawn
+from reelstream.processes import spawn, stop_all
 from shared.config import load_settings
-from shared.kafka import kafka_consumer, producer
+from shared.kafka import producer
 from shared.session import issue_token, key_ring
 from shared.topics import SPIN_EVENTS, SPIN_REQUESTS, dlq_name
+from ops.topic_records import records_to_end
 
 
 MONEY_PATH = ("wallet", "jackpot", "spin")
 
 
 def _everything_in(bootstrap: str, topic: str) -> bytes:
-    reader = kafka_consumer(bootstrap, group_id=None, enable_auto_commit=False, consumer_timeout_ms=2000)
-    try:
-        partitions = [TopicPartition(topic, p) for p in reader.partitions_for_topic(topic) or ()]
-        reader.assign(partitions)
-        reader.seek_to_beginning(*partitions)
-        return b"".join((record.value or b"") + b"".join(v for _, v in record.headers or ()) for record in reader)
-    finally:
-        reader.close()
+    """Each record's value and header values, what open and aborted transactions wrote included."""
+    found = records_to_end(bootstrap, topic, isolation_level="read_uncommitted")
+    return b"".join((record.value or b"") + b"".join(v for _, v in record.headers or ()) for record in found)
 
 
 def test_no_secret_or_token_appears_in_the_services_logs_or_topics(secured, deployment, tmp_path):
@@ -60,8 +54,7 @@ def test_no_secret_or_token_appears_in_the_services_logs_or_topics(secured, depl
         while not _everything_in(secured, deployment + dlq_name(SPIN_REQUESTS)) and time.monotonic() < deadline:
             time.sleep(0.5)  # bounded by the deadline
     finally:
-        for service in started:
-            service.stop()
+        stop_all(started)
     logs = "".join(service.log_text() for service in started)
     assert "reelstream-service-ready" in logs
     for secret in secrets + [token]:

@@ -24,7 +24,8 @@ from shared.kafka import admin_client, producer
 from shared.roles import ADMIN, BREAK_GLASS, ROLE_NAMES
 from shared.security import diagnose, parse, security_for
 from shared.topics import JACKPOT_COMMANDS, JACKPOT_INTERNAL, SPIN_JACKPOT_ANSWERS, SPIN_REQUESTS, WALLET_COMMANDS
-from shared.topics import WALLET_EVENTS, WALLET_INTERNAL
+from shared.topics import SEAMLESS_SAGA, WALLET_EVENTS, WALLET_INTERNAL, WALLET_SEAMLESS, WALLET_SEAMLESS_CALLS
+from tests.support.principals import read_refused
 
 pytestmark = pytest.mark.integration
 
@@ -72,8 +73,8 @@ def _internal_attacks() -> list:
     ]
 
 
-@pytest.mark.parametrize("role", ["cashier", "operator", "ops", "wallet", "jackpot", "projector"])
-def test_only_the_spin_service_may_write_the_internal_command_topics(secured, deployment, role):
+@pytest.mark.parametrize("role", ["cashier", "operator", "ops", "wallet", "jackpot", "projector", SEAMLESS_SAGA])
+def test_only_the_spin_service_may_write_the_internal_command_topics(secured, every_role, deployment, role):
     """A2, A3 and A6 by the cashier (or any principal but the spin's) now fail at the broker."""
     attacks = _internal_attacks()
     assert {topic for topic, _, _ in attacks} == {WALLET_INTERNAL, JACKPOT_INTERNAL}
@@ -102,6 +103,38 @@ def test_only_the_jackpot_writes_the_claims_answers_on_the_players_partitions(se
     finally:
         spin.close(timeout=5)
         jackpot.close(timeout=5)
+
+
+def test_the_seamless_sagas_principal_reads_and_writes_its_own_topics_alone(secured, every_role, deployment):
+    """Its loop's inputs and its record readable, its record and call outcomes writable; the money path's other
+    topics neither (the spin's requests unread, the ledger's events unwritten)."""
+    assert not read_refused(secured, SEAMLESS_SAGA, deployment + WALLET_INTERNAL)
+    assert not read_refused(secured, SEAMLESS_SAGA, deployment + WALLET_SEAMLESS)
+    assert read_refused(secured, SEAMLESS_SAGA, deployment + SPIN_REQUESTS)
+    assert read_refused(secured, SEAMLESS_SAGA, deployment + WALLET_EVENTS)
+    client = producer(secured, role=SEAMLESS_SAGA, max_block_ms=10_000)
+    try:
+        for topic in (WALLET_SEAMLESS, WALLET_SEAMLESS_CALLS):
+            assert client.send(deployment + topic, key=b"p-1", value=b"{}").get(timeout=15).offset >= 0
+        for topic in (WALLET_EVENTS, WALLET_COMMANDS):
+            with pytest.raises(TopicAuthorizationFailedError):
+                client.send(deployment + topic, key=b"p-1", value=b"{}").get(timeout=15)
+    finally:
+        client.close(timeout=5)
+
+
+def test_the_wallets_principal_neither_writes_nor_reads_the_sagas_topics(secured, deployment):
+    """A compromised wallet cannot put a record where only the saga writes, nor read the saga's record."""
+    client = producer(secured, role="wallet", max_block_ms=10_000)
+    try:
+        for topic in (WALLET_SEAMLESS, WALLET_SEAMLESS_CALLS):
+            with pytest.raises(TopicAuthorizationFailedError):
+                client.send(deployment + topic, key=b"p-1", value=b"{}").get(timeout=15)
+    finally:
+        client.close(timeout=5)
+    assert read_refused(secured, "wallet", deployment + WALLET_SEAMLESS)
+    assert read_refused(secured, "wallet", deployment + WALLET_SEAMLESS_CALLS)
+    assert not read_refused(secured, "wallet", deployment + WALLET_INTERNAL)
 
 
 def test_a_game_client_may_put_a_spin_request(secured, deployment):
@@ -133,7 +166,7 @@ def _retention_change_and_record_deletion(bootstrap: str, role: str, topic: str)
 
 
 def test_no_role_but_break_glass_may_change_retention_or_delete_records_on_an_event_topic(
-    secured, deployment, break_glass
+    secured, every_role, deployment, break_glass
 ):
     """On a test deployment's topics admin keeps both (it deletes the deployment); on the live ones see
     test_evidence.py, where admin is refused too."""

@@ -198,9 +198,7 @@ def test_replays_by_allowed_principals_without_the_writers_key_move_nothing_and_
 
         after = client.spin(PLAYER, "rising-joker", 100, "EUR", token_for(PLAYER))
         assert after.balance_after_minor == before.balance_after_minor - 100 + after.win_minor, "no balance moved"
-        for name in ("wallet", "jackpot", "spin"):
-            platform.services[name].stop()
-            platform.start(name).wait_ready(120)  # restores that met every replay
+        platform.restart("wallet", "jackpot", "spin")  # restores that met every replay
         last = client.spin(PLAYER, "rising-joker", 100, "EUR", token_for(PLAYER), timeout_s=60)
         assert last.balance_after_minor == after.balance_after_minor - 100 + last.win_minor, "nothing folded"
 

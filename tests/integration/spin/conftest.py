@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from kafka import TopicPartition
 
 from reelstream.client import ReelstreamClient
-from reelstream.processes import ServiceProcess, spawn
+from reelstream.processes import ServiceProcess, spawn, stop_all
 from shared.config import load_settings
 from shared.events import decode_all
 from shared.session import issue_token
 from shared.topic_admin import delete_topics, ensure_topics
-from shared.kafka import admin_client, kafka_consumer
+from shared.kafka import admin_client
+from ops.topic_records import records_to_end
 
 # The services under test sign and check tokens with the session key ring of the environment (tests/conftest.py).
 SESSION_KEYS = load_settings().session_secret
@@ -43,6 +43,12 @@ class Platform:
         self.services[name] = spawn(name, env=env, log_dir=self.log_dir)
         return self.services[name]
 
+    def restart(self, *names: str) -> None:
+        """Stop `names` at once (SIGTERM, a clean stop) and start them again, each restoring while the others do."""
+        stop_all(self.services[name] for name in names)
+        for service in [self.start(name) for name in names]:
+            service.wait_ready(120)
+
     def topic(self, name: str) -> str:
         return f"{self.prefix}{name}"
 
@@ -53,22 +59,7 @@ class Platform:
 
     def read_raw(self, name: str, settle_s: float = 1.0) -> list:
         """Every committed record of a topic as it is (key, value, headers), from the beginning to the end seen now."""
-        reader = kafka_consumer(
-            self.bootstrap, group_id=None, enable_auto_commit=False, isolation_level="read_committed"
-        )
-        try:
-            tps = [TopicPartition(self.topic(name), p) for p in reader.partitions_for_topic(self.topic(name)) or ()]
-            reader.assign(tps)
-            reader.seek_to_beginning(*tps)
-            ends = reader.end_offsets(tps)
-            found = []
-            deadline = time.monotonic() + 60
-            while any(reader.position(tp) < ends[tp] for tp in tps) and time.monotonic() < deadline:
-                for records in reader.poll(timeout_ms=int(settle_s * 1000)).values():
-                    found.extend(r for r in records if r.offset < ends[TopicPartition(r.topic, r.partition)])
-            return found
-        finally:
-            reader.close(autocommit=False)
+        return records_to_end(self.bootstrap, self.topic(name), settle_s)
 
 
 def token_for(player_id: str, ttl_s: int = 3600) -> str:
@@ -97,8 +88,7 @@ def platform_factory(kafka_bootstrap: str, tmp_path_factory) -> Iterator:
 
     yield make
     for platform in made:
-        for service in platform.services.values():
-            service.stop()
+        stop_all(platform.services.values())
         admin = admin_client(kafka_bootstrap, client_id="reelstream-spin-tests")
         try:  # the contract topics and whatever the services created under the prefix (e.g. changelogs)
             names = [name for name in admin.list_topics() if name.startswith(platform.prefix)]

@@ -18,6 +18,8 @@ import uuid
 import pytest
 
 from reelstream.client import Rejected, Settled
+from reelstream.processes import stop_all
+from services.spin.adapters.answers import Partition
 from services.spin.adapters.rebuild import rebuild_books, restoring
 from services.spin.adapters.runner import SnapshotPolicy, SpinRunner
 from services.spin.adapters.seeds import os_seed
@@ -43,11 +45,10 @@ def half_platform(kafka_bootstrap, tmp_path):
     ensure_topics(kafka_bootstrap, prefix=prefix)
     env = {**SERVICE_ENV, "REELSTREAM_TOPIC_PREFIX": prefix, "KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap}
     platform = Platform(kafka_bootstrap, prefix, tmp_path, env)
-    for name in ("wallet", "jackpot"):
-        platform.start(name).wait_ready(120)
+    for service in [platform.start(name) for name in ("wallet", "jackpot")]:
+        service.wait_ready(120)
     yield platform
-    for service in platform.services.values():
-        service.stop()
+    stop_all(platform.services.values())
     delete_prefixed(kafka_bootstrap, prefix)
 
 
@@ -64,8 +65,10 @@ def _delete_topic(bootstrap: str, topic: str) -> None:
         admin.close()
 
 
-def _book_view(book, catalog) -> dict:
-    """What a book means: every request's state machine and answer, each player's game state and spin rate."""
+def _book_view(held: Partition, catalog) -> dict:
+    """What a book means: every request's state machine and answer (its record as first written, which the adapter
+    keeps beside the book), each player's game state and spin rate."""
+    book = held.book
     records = {
         request_id: (
             record.fingerprint,
@@ -73,7 +76,7 @@ def _book_view(book, catalog) -> dict:
             record.seed_hex,
             record.model_version,
             record.state_before,
-            record.answer,
+            held.answers.again(str(record.answer_id)) if record.answered else None,
             record.answer_code,
             record.operator_id,
             record.requested_at_ms,
@@ -116,7 +119,10 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             answers = await asyncio.to_thread(_play, half_platform, players)
             async with runner.lock:
                 await runner.drain()
-                live = {partition: _book_view(book, catalog) for partition, book in runner.books.items()}
+                live = {
+                    partition: _book_view(Partition(book, runner.answers[partition]), catalog)
+                    for partition, book in runner.books.items()
+                }
             await transactions_decided(settings.kafka_bootstrap_servers, half_platform.prefix)
             warm_folded = sum(item.folded for item in warm.books.values())
             stop_warm.set()
@@ -136,7 +142,7 @@ def test_books_rebuilt_from_the_spin_topics_equal_the_live_books(half_platform):
             return (
                 answers,
                 live,
-                {partition: _book_view(book, catalog) for partition, book in rebuilt.items()},
+                {partition: _book_view(held, catalog) for partition, held in rebuilt.items()},
                 restored,
                 (warm.steps, warm_folded, resumed),
             )

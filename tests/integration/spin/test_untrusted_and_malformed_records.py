@@ -120,9 +120,7 @@ def test_nothing_untrusted_or_malformed_is_applied_folded_or_fatal(platform):
         assert isinstance(after_attack, Settled), "the services keep answering"
         assert after_attack.balance_after_minor == before.balance_after_minor - 100 + after_attack.win_minor
 
-        for name in ("wallet", "jackpot", "spin"):
-            platform.services[name].stop()
-            platform.start(name).wait_ready(120)  # a restore that met the forgeries
+        platform.restart("wallet", "jackpot", "spin")  # a restore that met the forgeries
 
         last = client.spin(PLAYER, "rising-joker", 100, "EUR", token_for(PLAYER), timeout_s=60)
         assert isinstance(last, Settled)

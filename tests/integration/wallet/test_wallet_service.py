@@ -22,12 +22,9 @@ from services.wallet.adapters.runner import WalletService
 from test_restore_equals_live import _wallet_config
 
 from wallet_harness import (
-    create_topics,
-    drop_topics,
     expected_balance,
     facts_by_transaction,
     fold_postings,
-    fresh_prefix,
     read_until,
     send,
     start,
@@ -38,14 +35,6 @@ pytestmark = pytest.mark.integration
 WAIT_S = 90
 LATE_PLAYER = "it-late-player"
 LAG = timedelta(hours=2)
-
-
-@pytest.fixture
-def prefix(kafka_bootstrap):
-    name = fresh_prefix()
-    create_topics(kafka_bootstrap, name)
-    yield name
-    drop_topics(kafka_bootstrap, name)
 
 
 def test_commands_through_the_running_service_are_answered_once_each_on_their_partition_and_garbage_is_dead_lettered(

@@ -41,7 +41,7 @@ def test_liability_per_pool_is_the_level_and_operators_share_the_net(result):
 
 
 def test_reconciliation_matches_the_wallet_and_the_pools_exactly_on_a_quiet_history(result):
-    for row in reconciliation_rows(result.ledger, result.pools, load_pools()):
+    for row in reconciliation_rows(result.ledger, result.pools, load_pools(), result.seamless.rounds):
         assert row["levels_identity_holds"]
         assert row["contributions_difference_micro"] == 0
         assert row["payouts_difference_micro"] == 0

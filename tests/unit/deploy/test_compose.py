@@ -142,6 +142,69 @@ MUTATIONS = [
         "REELSTREAM_KAFKA_CLIENTS_DIR: /client",
         "jackpot-secure: does not connect with its own role's client file",
     ),
+    (
+        "seamless-saga-not-run",
+        "compose",
+        '    command: ["services", "run", "seamless-saga"]\n',
+        '    command: ["topics", "list"]\n',
+        "the secure profile runs no `services run seamless-saga`",
+    ),
+    (
+        "seamless-saga-connects-as-the-wallet",
+        "compose",
+        "REELSTREAM_KAFKA_CLIENT_CONFIG: /client/seamless-saga.json",
+        "REELSTREAM_KAFKA_CLIENT_CONFIG: /client/wallet.json",
+        "seamless-saga-secure: does not connect with its own role's client file",
+    ),
+    (
+        "seamless-saga-mounts-the-wallets-password",
+        "compose",
+        "subpath: by-role/seamless-saga",
+        "subpath: by-role/wallet",
+        "seamless-saga-secure: mounts clients:by-role/wallet",
+    ),
+    (
+        "internal-network-not-internal",
+        "compose",
+        "  secure-internal:\n    internal: true\n",
+        "  secure-internal:\n    internal: false\n",
+        "network secure-internal: not `internal: true`",
+    ),
+    (
+        "secure-services-on-the-egress-network",
+        "compose",
+        "  networks: [secure-internal]\n  depends_on:\n",
+        "  networks: [secure-internal, secure-egress]\n  depends_on:\n",
+        "wallet-secure: joins secure-egress, a network with a route out",
+    ),
+    (
+        "host-ports-network-nats-out",
+        "compose",
+        '      com.docker.network.bridge.enable_ip_masquerade: "false"\n',
+        '      com.docker.network.bridge.enable_ip_masquerade: "true"\n',
+        "kafka-secure: joins secure-host, a network with a route out",
+    ),
+    (
+        "secure-database-on-the-default-network",
+        "compose",
+        "    image: postgres:15\n    profiles: [secure]\n    networks: [secure-internal]\n",
+        "    image: postgres:15\n    profiles: [secure]\n",
+        "postgres-secure: joins default, a network with a route out",
+    ),
+    (
+        "secure-job-on-the-host-network",
+        "compose",
+        '    command: ["signing", "generate"]\n    networks: [secure-internal]\n',
+        '    command: ["signing", "generate"]\n    network_mode: host\n',
+        "secure-signing: network_mode host, a route out",
+    ),
+    (
+        "saga-off-the-internal-network",
+        "compose",
+        "    networks: [secure-internal, secure-egress]\n",
+        "    networks: [secure-egress]\n",
+        "seamless-saga-secure: not on secure-internal",
+    ),
 ]
 
 
@@ -274,6 +337,16 @@ def test_the_hostile_input_alerts_are_loaded_and_name_only_exported_series():
         assert rule["annotations"]["runbook"] == "docs/security.md#runbook-a-hostile-record"
 
 
+def test_the_local_open_wager_alert_is_the_kubernetes_rule_per_scraped_instance():
+    from deploy.k8s.manifests import OPEN_WAGER_ALERT, RULES
+
+    groups = yaml.safe_load((ROOT / "deploy" / "prometheus" / "alerts.yml").read_text())["groups"]
+    (local,) = [rule for group in groups for rule in group["rules"] if rule["alert"] == OPEN_WAGER_ALERT]
+    (cluster,) = [rule for rule in RULES if rule["alert"] == OPEN_WAGER_ALERT]
+    assert local["expr"] == cluster["expr"].replace("by (pod)", "by (instance)")
+    assert (local["for"], local["labels"]) == (cluster["for"], cluster["labels"])
+
+
 def test_the_dashboard_names_no_datasource_uid_but_asks_for_one():
     from deploy.grafana import build_dashboard
 
@@ -283,6 +356,26 @@ def test_the_dashboard_names_no_datasource_uid_but_asks_for_one():
         p["datasource"]["uid"] for p in board["panels"]
     }
     assert uids == {"${datasource}"}
+
+
+def test_in_the_secure_profile_only_the_seamless_saga_has_a_route_off_the_host():
+    networks = COMPOSE["networks"]
+    assert networks["secure-internal"] == {"internal": True}
+    secure = {
+        name: service
+        for name, service in COMPOSE["services"].items()
+        if "secure" in service.get("profiles", []) and service.get("network_mode") != "none"
+    }
+    leaving = {
+        name
+        for name, service in secure.items()
+        for network in service.get("networks", ["default"])
+        if not compose_check.without_route_out(networks.get(network))
+    }
+    assert leaving == {"seamless-saga-secure"}
+    assert COMPOSE["services"]["seamless-saga-secure"]["networks"] == ["secure-internal", "secure-egress"]
+    assert all("secure-internal" in service["networks"] for service in secure.values())
+    assert "internal" not in networks["secure-egress"]
 
 
 def test_the_compose_file_and_the_dockerfile_break_no_rule():

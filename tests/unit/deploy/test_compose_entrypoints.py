@@ -170,7 +170,7 @@ def _provisioned_role_files(volumes: Volumes) -> None:
     tls = TlsFiles(Path(volumes.translate("secure-provision", option["--tls-dir"])))
 
     def write() -> None:
-        for role in ("admin", "spin", "wallet", "jackpot", "projector", "monitor"):
+        for role in ("admin", "spin", "wallet", "jackpot", "projector", "monitor", "seamless-saga"):
             security = role_security(tls, role, f"{role}-pw" * 4, option["--client-ca"])
             write_client_files(clients, role, security, "k:19092")
 
@@ -180,6 +180,9 @@ def _provisioned_role_files(volumes: Volumes) -> None:
 def test_each_secure_container_mounts_its_own_credential_and_key_alone(volumes):
     """The subpaths secure-mounts lays out: a container's client folder holds its role's file alone (its password,
     no one else's), its signing folder the public ring and its own key alone (the projector's, the ring only)."""
+    from deploy.k8s.workloads import WORKLOADS
+
+    signers = {w.name for w in WORKLOADS if w.signs}
     checked = 0
     for name, service in SERVICES.items():
         if "secure" not in service.get("profiles", []) or not (is_app(service) or name == "secure-topics"):
@@ -191,11 +194,11 @@ def test_each_secure_container_mounts_its_own_credential_and_key_alone(volumes):
         assert sorted(p.name for p in client_folder.iterdir()) == [f"{role}.json"], name
         assert f'"{role}-pw' in (client_folder / f"{role}.json").read_text(), name
         keys = sorted(p.name for p in places[service["environment"]["REELSTREAM_SIGNING_DIR"]].iterdir())
-        own = [f"{role}.key.json"] if role in ("spin", "wallet", "jackpot", "monitor") else []
+        own = [f"{role}.key.json"] if role in signers else []
         assert keys == sorted(["public.json", *own]), name
         assert as_user(APP, APP, readable(client_folder / f"{role}.json")) == 0
         checked += 1
-    assert checked == 6
+    assert checked == 7
 
 
 def _owner_mode(path: Path) -> tuple[int, int, int]:

@@ -6,14 +6,36 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
 from deploy.k8s import checks, workloads
 from deploy.k8s.generate import render
+from deploy.k8s.manifests import OPEN_WAGER_AGE, OPEN_WAGER_ALERT, TAKEOVER, TAKEOVER_ALERT
 from deploy.k8s.tenants import OVERLAYS
 
-RENDERED = {overlay: render(overlay) for overlay in OVERLAYS}
+# The demo overlay as if its operators file held a seamless operator too: the saga's keys and egress follow it.
+SEAMLESS_OPERATORS = {
+    "operators": [
+        {"id": "demo-a"},
+        {
+            "id": "acme",
+            "wallet_mode": "seamless",
+            "wallet": {
+                "url": "https://wallet.acme.example:8443/hub88",
+                "protocol": "hub88",
+                "key_id": "reelstream-1",
+                "private_key_file": "/etc/reelstream/seamless/acme.pem",
+                "egress_cidrs": ["203.0.113.0/28", "2001:db8::/64"],
+            },
+        },
+    ]
+}
+WITH_SEAMLESS = "demo+seamless"
+RENDERED = {overlay: render(overlay) for overlay in OVERLAYS} | {
+    WITH_SEAMLESS: render("demo", json.dumps(SEAMLESS_OPERATORS, indent=2) + "\n")
+}
 
 
 def named(resources, kind, name):
@@ -39,12 +61,54 @@ def client_json(resources, service, **changes):
     configmap["data"][f"{service}.json"] = json.dumps({k: v for k, v in settings.items() if v is not None})
 
 
+def rules(resources):
+    return named(resources, "PrometheusRule", "reelstream")["spec"]["groups"][0]["rules"]
+
+
+def rule(resources, alert):
+    return next(r for r in rules(resources) if r["alert"] == alert)
+
+
 def kafka(resources):
     return next(r for r in resources if r["kind"] == "Kafka")["spec"]["kafka"]
 
 
 def projected(resources, service, volume):
     return next(v for v in pod(resources, service)["volumes"] if v["name"] == volume)["projected"]["sources"]
+
+
+def egress(resources, service):
+    return named(resources, "NetworkPolicy", f"reelstream-{service}")["spec"]["egress"]
+
+
+def operators_file(resources, change):
+    configmap = named(resources, "ConfigMap", workloads.OPERATORS_CONFIGMAP)
+    document = json.loads(configmap["data"]["operators.json"])
+    change(document)
+    configmap["data"]["operators.json"] = json.dumps(document)
+
+
+def wallet_key_from_a_configmap(resources):
+    sources = projected(resources, "seamless-saga", "seamless-keys")
+    sources[:] = [{"configMap": {"name": "reelstream-operators", "items": [{"key": "acme.pem", "path": "acme.pem"}]}}]
+
+
+def wallet_key_in(resources, service):
+    key = {"secret": {"name": "reelstream-seamless-acme", "items": [{"key": "private.pem", "path": "acme.pem"}]}}
+    projected(resources, service, "kafka").append(key)
+
+
+WALLET_KEY = {
+    "secret": {"name": "reelstream-signing-wallet", "items": [{"key": "wallet.key.json", "path": "wallet.key.json"}]}
+}
+WALLET_WRITES_SAGA_RECORD = {
+    "resource": {"type": "topic", "name": "wallet.seamless", "patternType": "literal"},
+    "operations": ["Write"],
+}
+SAGA_EXTRA_ACL = {
+    "resource": {"type": "topic", "name": "wallet.events", "patternType": "literal"},
+    "operations": ["Write"],
+}
 
 
 # (mutation as the docs table words it, overlay, change, the check that must name it)
@@ -190,6 +254,80 @@ MUTATIONS = [
         "network",
     ),
     (
+        "an egress rule without `to` (open egress) for the spin",
+        "demo",
+        lambda r: egress(r, "spin").append({"ports": [{"protocol": "TCP", "port": 443}]}),
+        "egress",
+    ),
+    (
+        "the seamless saga's egress opened to 0.0.0.0/0",
+        WITH_SEAMLESS,
+        lambda r: egress(r, "seamless-saga")[-1]["to"].append({"ipBlock": {"cidr": "0.0.0.0/0"}}),
+        "egress",
+    ),
+    (
+        "the projector given egress to an operator's wallet",
+        WITH_SEAMLESS,
+        lambda r: egress(r, "projector").append(egress(r, "seamless-saga")[-1]),
+        "egress",
+    ),
+    (
+        "the seamless saga's egress to its operator's wallet removed",
+        WITH_SEAMLESS,
+        lambda r: egress(r, "seamless-saga").pop(),
+        "egress",
+    ),
+    (
+        "a seamless operator's wallet without `egress_cidrs`",
+        WITH_SEAMLESS,
+        lambda r: operators_file(r, lambda d: d["operators"][1]["wallet"].pop("egress_cidrs")),
+        "egress",
+    ),
+    (
+        "the seamless saga let in from every pod of the namespace",
+        "demo",
+        lambda r: named(r, "NetworkPolicy", "reelstream-seamless-saga")["spec"]["ingress"].append(
+            {"from": [{"podSelector": {}}]}
+        ),
+        "network",
+    ),
+    (
+        "an operator's wallet key in a ConfigMap",
+        WITH_SEAMLESS,
+        wallet_key_from_a_configmap,
+        "seamless",
+    ),
+    (
+        "an operator's wallet key mounted in the spin",
+        WITH_SEAMLESS,
+        lambda r: wallet_key_in(r, "spin"),
+        "secrets",
+    ),
+    (
+        "the seamless saga's workload removed",
+        "demo",
+        lambda r: r.remove(named(r, "StatefulSet", "seamless-saga")),
+        "workloads",
+    ),
+    (
+        "the seamless saga's KafkaUser given WRITE on wallet.events",
+        "demo",
+        lambda r: named(r, "KafkaUser", "seamless-saga")["spec"]["authorization"]["acls"].append(SAGA_EXTRA_ACL),
+        "kafka-acls",
+    ),
+    (
+        "the seamless saga signing with the wallet's key instead of its own",
+        "production",
+        lambda r: projected(r, "seamless-saga", "signing")[-1].update(WALLET_KEY),
+        "signing",
+    ),
+    (
+        "the wallet's KafkaUser given WRITE on wallet.seamless (the saga's record)",
+        "demo",
+        lambda r: named(r, "KafkaUser", "wallet")["spec"]["authorization"]["acls"].append(WALLET_WRITES_SAGA_RECORD),
+        "topic-owners",
+    ),
+    (
         "the default-deny NetworkPolicy removed",
         "demo",
         lambda r: r.remove(named(r, "NetworkPolicy", "default-deny-ingress")),
@@ -233,10 +371,48 @@ MUTATIONS = [
         lambda r: named(r, "PrometheusRule", "reelstream")["spec"]["groups"][0]["rules"].pop(),
         "monitoring",
     ),
+    (
+        "the oldest open wager's alert removed",
+        "demo",
+        lambda r: rules(r).remove(rule(r, OPEN_WAGER_ALERT)),
+        "monitoring",
+    ),
+    (
+        "the oldest open wager's alert at the de-duplication window (3600 s), past the audit's 900 s",
+        "production",
+        lambda r: rule(r, OPEN_WAGER_ALERT).update(expr=f"max by (pod) ({OPEN_WAGER_AGE}) > 3600"),
+        "monitoring",
+    ),
+    (
+        "the oldest open wager's alert held 5 minutes by `for`",
+        "production",
+        lambda r: rule(r, OPEN_WAGER_ALERT).update({"for": "5m"}),
+        "monitoring",
+    ),
+    (
+        "the oldest open wager's alert on a series nobody exports",
+        "demo",
+        lambda r: rule(r, OPEN_WAGER_ALERT).update(expr="max by (pod) (reelstream_open_wager_age_seconds) > 900"),
+        "monitoring",
+    ),
+    (
+        "the slow-takeover alert removed",
+        "demo",
+        lambda r: rules(r).remove(rule(r, TAKEOVER_ALERT)),
+        "monitoring",
+    ),
+    (
+        "the slow-takeover alert counting only takeovers above 60 s",
+        "production",
+        lambda r: rule(r, TAKEOVER_ALERT).update(
+            expr=rule(r, TAKEOVER_ALERT)["expr"].replace('le="10.0"', 'le="60.0"')
+        ),
+        "monitoring",
+    ),
 ]
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", [*OVERLAYS, WITH_SEAMLESS])
 def test_each_overlay_holds_every_property(overlay):
     assert checks.problems(RENDERED[overlay], overlay) == []
 
@@ -259,3 +435,23 @@ def test_the_mutation_table_in_docs_operations_is_current():
 
     docs = (Path(__file__).resolve().parents[3] / "docs" / "operations.md").read_text()
     assert mutation_table() in docs, "print tests.unit.deploy.test_k8s_checks.mutation_table() into the docs"
+
+
+def test_every_series_the_alerts_name_is_one_the_services_export():
+    from shared.observability import metrics
+
+    exported = {collector._name for collector in vars(metrics).values() if hasattr(collector, "_name")}
+    for r in rules(RENDERED["production"]):
+        named_series = {
+            re.sub(r"_(total|count|bucket|sum)$", "", s) for s in re.findall(r"reelstream_[a-z_]+", r["expr"])
+        }
+        assert named_series <= exported, r["alert"]
+    assert OPEN_WAGER_AGE in exported
+    assert TAKEOVER in exported
+
+
+def test_the_slow_takeover_alert_counts_a_bucket_the_histogram_has():
+    from shared.kafka import SESSION_TIMEOUT_MS
+    from shared.observability import metrics
+
+    assert SESSION_TIMEOUT_MS / 1000 in metrics.TAKEOVER_SECONDS._upper_bounds

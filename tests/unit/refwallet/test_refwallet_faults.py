@@ -39,3 +39,15 @@ def test_a_second_delivery_draws_again():
 def test_rates_past_every_call_are_refused():
     with pytest.raises(ValidationError):
         FaultPlan(timeout_ppm=PPM, lost_ppm=1)
+
+
+def test_the_switch_counts_each_fault_it_draws_and_a_new_plan_counts_afresh():
+    plan = FaultPlan(seed=5, timeout_ppm=50_000, lost_ppm=50_000, http_500_ppm=20_000)
+    switch = FaultSwitch(plan)
+    drawn = [switch.next(i) for i in IDS]
+    accounted = switch.accounting()
+    assert accounted["deliveries"] == len(IDS)
+    assert accounted["injected"] == {fault.value: drawn.count(fault) for fault in Fault if fault is not Fault.NONE}
+    assert accounted["plan"] == plan.model_dump()
+    switch.set(FaultPlan())
+    assert switch.accounting()["deliveries"] == 0 and set(switch.accounting()["injected"].values()) == {0}

@@ -85,3 +85,21 @@ def test_a_jackpot_batchs_contributions_share_its_latest_trace_and_a_claims_answ
     answers = [out for out in claimed if out.copy is not None]  # the claim's answer, copied to the player's partition
     assert [dict(out.headers)["traceparent"] for out in answers] == [b"t0"]
     assert {dict(out.headers)["traceparent"] for out in claimed if out.copy is None} == {b"t1"}
+
+
+def test_each_decision_s_events_are_counted_for_the_snapshot_policy_in_one_place():
+    counted: list[tuple[int, int]] = []
+
+    class _Restoring:
+        def changed(self, partition: int, count: int) -> None:
+            counted.append((partition, count))
+
+    debit = DebitWager(
+        transaction_id=uuid.uuid4(), player_id="p-1", game="rising-joker", amount_minor=10, currency="EUR"
+    )
+    fact = envelope(debit, source="test", time=broker_time(NOW_MS))
+    emitter = Emitter(Emits(writer="w", span="w {}"), _Told(Decision(events=(fact, fact))), lambda x: x, None)
+    emitter.restoring = _Restoring()
+    found = Inbound(Record("in", 3, 0, None, b"", NOW_MS), Input("in"), Message(None, NOW_MS))
+    emitter.batch(3, None, [found, found])
+    assert counted == [(3, 2), (3, 2)], "the emit path tells the service's Restoring each decision's events"

@@ -72,15 +72,17 @@ def _value(data) -> bytes:
 
 
 def test_the_internal_topics_are_the_spin_services_alone_and_co_partitioned_with_the_public_ones():
-    for internal, public, reader in (
-        (WALLET_INTERNAL, WALLET_COMMANDS, "wallet"),
-        (JACKPOT_INTERNAL, JACKPOT_COMMANDS, "jackpot"),
+    # The seamless saga decides a seamless operator's wagers off wallet.internal beside the ledger wallet.
+    for internal, public, deciders in (
+        (WALLET_INTERNAL, WALLET_COMMANDS, ("wallet", "seamless-saga")),
+        (JACKPOT_INTERNAL, JACKPOT_COMMANDS, ("jackpot",)),
     ):
         topic = spec(internal)
         assert (topic.kind, topic.key, topic.partitions) == ("command", spec(public).key, spec(public).partitions)
-        assert topic.writers == ("spin",) and reader in topic.readers and not topic.public
+        assert topic.writers == ("spin",) and not topic.public
+        assert topic.readers == deciders + ("auditor", "ops")
         assert topic.configs == spec(public).configs  # retention and broker time of the commands
-        assert spec(dlq_name(internal)).writers == (reader,)
+        assert spec(dlq_name(internal)).writers == deciders
         assert records.OWNERS[internal] == "spin"
         assert internal in records.COMMAND_TOPICS  # the audit reads them for the signature check
 

@@ -21,16 +21,16 @@ ASSIGNED = [("t.wallet.commands", 0), ("t.wallet.commands", 1)]
 def test_not_ready_before_any_assignment_or_while_restoring():
     readiness = Readiness()
     assert not readiness.ready([])
-    readiness.begin([0, 1])
+    readiness.begin([0, 1], 0.0)
     assert not readiness.ready(ASSIGNED)
-    readiness.finish([0, 1])
+    readiness.finish([0, 1], 0.0)
     assert not readiness.ready(ASSIGNED)  # restored, but the catch-up targets are not measured yet
 
 
 def test_ready_once_every_assigned_partition_reached_the_end_measured_after_its_restore():
     readiness = Readiness()
-    readiness.begin([0, 1])
-    readiness.finish([0, 1])
+    readiness.begin([0, 1], 0.0)
+    readiness.finish([0, 1], 0.0)
     assert readiness.unmeasured(ASSIGNED) == ASSIGNED
     readiness.targets.update({ASSIGNED[0]: 10, ASSIGNED[1]: 5})
     readiness.observe(ASSIGNED[0], 10)
@@ -42,8 +42,8 @@ def test_ready_once_every_assigned_partition_reached_the_end_measured_after_its_
 
 def test_a_new_assignment_makes_it_unready_until_the_new_partition_is_restored():
     readiness = Readiness()
-    readiness.begin([0])
-    readiness.finish([0])
+    readiness.begin([0], 0.0)
+    readiness.finish([0], 0.0)
     readiness.targets[ASSIGNED[0]] = None
     assert readiness.ready(ASSIGNED[:1])
     assert not readiness.ready(ASSIGNED)  # partition 1 assigned, never restored
@@ -53,10 +53,44 @@ def test_a_new_assignment_makes_it_unready_until_the_new_partition_is_restored()
 
 def test_an_empty_assignment_after_a_restore_of_nothing_is_ready():
     readiness = Readiness()
-    readiness.begin([])
+    readiness.begin([], 0.0)
     assert not readiness.ready([])
-    readiness.finish([])
+    readiness.finish([], 0.0)
     assert readiness.ready([])
+
+
+def test_a_partition_is_taken_over_once_restored_and_caught_up_on_every_input_timed_from_its_first_restore():
+    readiness = Readiness()
+    both = [("t.wallet.commands", 0), ("t.wallet.internal", 0)]
+    readiness.begin([0], 100.0)
+    readiness.abort([0])  # a rebalance stopped the first restore; the partition stays assigned
+    readiness.begin([0], 103.0)
+    readiness.finish([0], 103.0)
+    readiness.targets.update({both[0]: 10, both[1]: 4})
+    readiness.observe(both[0], 10)
+    assert readiness.taken_over(both, 106.0) == []  # wallet.internal not caught up yet
+    readiness.observe(both[1], 4)
+    assert readiness.taken_over(both, 107.5) == [7.5]
+    assert readiness.taken_over(both, 108.0) == []  # once per assignment
+
+
+def test_a_partition_revoked_before_it_caught_up_is_timed_anew_from_its_next_assignment():
+    readiness = Readiness()
+    readiness.begin([0], 10.0)
+    readiness.finish([0], 10.0)
+    readiness.revoke([0])
+    readiness.begin([0], 30.0)
+    readiness.finish([0], 30.0)
+    readiness.targets[ASSIGNED[0]] = None
+    assert readiness.taken_over(ASSIGNED[:1], 31.0) == [1.0]
+
+
+def test_a_partition_learnt_while_restoring_is_timed_from_that_restore():
+    readiness = Readiness()
+    readiness.begin([], 20.0)
+    readiness.finish([1], 20.0)  # the projector names its partitions as it restores them
+    readiness.targets[ASSIGNED[1]] = None
+    assert readiness.taken_over(ASSIGNED[1:], 21.0) == [1.0]
 
 
 def sample(collector, *labels: str) -> float:
@@ -158,10 +192,10 @@ def test_batch_traces_answer_each_request_with_its_own_trace_and_aggregates_with
 
 def test_a_cancelled_restore_leaves_no_restore_running():
     readiness = Readiness()
-    readiness.begin([0, 1])
+    readiness.begin([0, 1], 0.0)
     readiness.abort([0, 1])  # a rebalance cancelled it
-    readiness.begin([0])
-    readiness.finish([0])
+    readiness.begin([0], 0.0)
+    readiness.finish([0], 0.0)
     readiness.targets[ASSIGNED[0]] = None
     assert readiness.restores == 0
     assert readiness.ready(ASSIGNED[:1])

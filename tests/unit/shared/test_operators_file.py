@@ -146,6 +146,17 @@ def test_a_seamless_operator_names_its_wallet_and_gets_the_default_clocks(tmp_pa
     assert (tuned.wallet.call_timeout_ms, tuned.wallet.bet_timeout_ms, tuned.wallet.win_retry_s) == (800, 2_000, 3_600)
 
 
+def test_a_seamless_wallet_declares_the_addresses_a_cluster_lets_the_saga_reach_on_its_urls_port(tmp_path):
+    egress = {"egress_cidrs": ["203.0.113.0/28", "2001:db8::/64"]}
+    (declared,) = load_file(
+        _file(tmp_path, {"operators": [{"id": "op-a", "wallet_mode": "seamless", "wallet": {**_WALLET, **egress}}]})
+    )
+    assert declared.wallet.egress_cidrs == ("203.0.113.0/28", "2001:db8::/64")
+    assert declared.wallet.port == 443
+    assert SeamlessWallet("http://wallet:8080/api", "hub88", "k", "/k.pem").port == 8080
+    assert SeamlessWallet("http://wallet/api", "hub88", "k", "/k.pem").port == 80
+
+
 @pytest.mark.parametrize(
     ("change", "named"),
     [
@@ -167,6 +178,13 @@ def test_a_seamless_operator_names_its_wallet_and_gets_the_default_clocks(tmp_pa
         ({"win_retry_s": 59}, "win_retry_s must be an integer from 60"),
         ({"win_retry_s": 8 * 24 * 3600}, "win_retry_s must be an integer from 60 to 604800"),
         ({"secret": "x"}, "unknown keys ['secret']"),
+        ({"url": "https://wallet.example:99999/"}, "names no valid port"),
+        ({"egress_cidrs": "203.0.113.0/28"}, "egress_cidrs must be a list"),
+        ({"egress_cidrs": ["0.0.0.0/0"]}, "'0.0.0.0/0' is not a network's CIDR"),
+        ({"egress_cidrs": ["::/0"]}, "'::/0' is not a network's CIDR"),
+        ({"egress_cidrs": ["203.0.113.5/24"]}, "'203.0.113.5/24' is not a network's CIDR"),
+        ({"egress_cidrs": ["wallet.example"]}, "'wallet.example' is not a network's CIDR"),
+        ({"egress_cidrs": [f"203.0.113.{n}/32" for n in range(17)]}, "at most 16 CIDRs"),
     ],
 )
 def test_a_seamless_wallet_with_a_bad_setting_is_refused_naming_the_operator_and_the_setting(tmp_path, change, named):

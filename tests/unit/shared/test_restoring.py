@@ -82,11 +82,12 @@ def test_an_image_falls_due_after_enough_changes_or_time_or_at_shutdown_and_neve
     assert made is not None and made.quarantined == (1, 4), "4 changes folded by the restore are due (every 3)"
     assert restoring.unsnapshotted[0] == 0 and stats.snapshots == 1
     assert restoring.image(0, _image, force=True) is None, "nothing changed since"
-    restoring.unsnapshotted[0] = 2
+    restoring.changed(0, 2)
     assert restoring.image(0, _image) is None, "2 changes within the interval are not due"
     assert restoring.image(0, _image, force=True) is not None
     restoring.snapshot_at[0] = time.monotonic() - 61
-    assert restoring.image(0, _image, changed=1) is not None, "one change counted by the state, past the interval"
+    restoring.changed(0, 1)
+    assert restoring.image(0, _image) is not None, "one change, past the interval"
     restoring.released(0)
     assert 0 not in restoring.unsnapshotted and 0 not in restoring.quarantined and 0 not in restoring.snapshot_at
 

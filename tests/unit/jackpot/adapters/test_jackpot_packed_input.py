@@ -8,7 +8,7 @@ import uuid
 from types import SimpleNamespace
 
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService
-from shared import records
+from shared import dead_letters, records
 from shared.events import broker_time, decode_all, encode, envelope
 from shared.events import jackpot as jp
 from shared.events.batch import pack
@@ -67,3 +67,18 @@ def test_a_packed_record_with_an_item_of_another_network_is_refused_whole():
     value = pack([_command(contribute()), _command(contribute(STJERNE))])
     (letter,) = service.loop._decide(0, {}, [_record(config.internal_topic, value)])
     assert letter.dead_letter
+
+
+def test_a_packed_record_with_several_refused_items_is_dead_lettered_once_naming_them():
+    config, service = _service()
+    items = [contribute(), contribute(stake_minor=7), contribute(), contribute(stake_minor=7)]
+    value = pack([_command(c) for c in items])
+    outputs = service.loop._decide(0, {}, [_record(config.internal_topic, value)])
+    (letter,) = [out for out in outputs if out.dead_letter]
+    headers = dict(letter.headers)
+    assert letter.value == value and letter.topic == "x.jackpot.internal.dlq"
+    assert headers[dead_letters.CODE] == b"INVALID_STAKE"
+    assert headers[dead_letters.FIELD] == b"items.1,items.3"
+    assert headers[dead_letters.REASON].startswith(b"2 of 4 items refused: items.1: INVALID_STAKE ")
+    ids = [item.contribution_id for item in _applied(outputs)]
+    assert ids == [items[0].contribution_id, items[2].contribution_id]

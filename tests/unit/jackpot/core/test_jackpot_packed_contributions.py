@@ -63,6 +63,8 @@ def _item(draw, network, stakes, made):
 
 
 def _run(pools, network, records, seed, packed: bool):
+    """The events, the dead letters (per record: each message's refusals, with the item's index in its record, or
+    the packed record's), the repeats and the network's state."""
     core = JackpotCore(pools, DropSecrets(TEST_KEY, random.Random(seed).randbytes))
     states: dict = {}
     events, dead, repeats = [], [], 0
@@ -74,12 +76,24 @@ def _run(pools, network, records, seed, packed: bool):
             messages = [Message(Packed(tuple(_envelope(item, broker_ms) for item in record)), broker_ms)]
         else:
             messages = [_message(item, broker_ms) for item in record]
-        for message in messages:
+        refused = []
+        for at, message in enumerate(messages):
             decision = core.decide(states, message, broker_time(broker_ms))
             events.extend(decision.events)
-            dead.extend((refusal.code, refusal.reason) for refusal in decision.dead_letters)
+            refused.extend((at, refusal.code, refusal.reason, refusal.field) for refusal in decision.dead_letters)
             repeats += decision.repeats
+        dead.append(refused)
     return events, dead, repeats, states[network.network_id]
+
+
+def _one_letter(refused: list, count: int) -> list:
+    """The packed record's one dead letter for what its items one record each refused (none when none is)."""
+    if not refused:
+        return []
+    codes = "+".join(dict.fromkeys(code for _, code, _, _ in refused))
+    told = "; ".join(f"items.{at}: {code} {reason}" for at, code, reason, _ in refused)
+    named = ",".join(f"items.{at}" for at, _, _, _ in refused[:16]) + (",..." if len(refused) > 16 else "")
+    return [(0, codes, f"{len(refused)} of {count} items refused: {told}", named)]
 
 
 def _envelope(data, broker_ms):
@@ -127,7 +141,12 @@ def _assert_same(pools, network, records, seed):
     packed = _run(pools, network, records, seed, packed=True)
     assert _others(packed[0]) == _others(one_by_one[0])  # drops, reveals, reseeds, commitments: same spin, same ids
     assert _items(packed[0]) == _items(one_by_one[0])
-    assert packed[1:3] == one_by_one[1:3]
+    expected = [
+        _one_letter(refused, len(record)) if isinstance(record, list) else refused
+        for record, refused in zip(records, one_by_one[1])
+    ]
+    assert packed[1] == expected  # one dead letter a packed record, naming each refused item in order
+    assert packed[2] == one_by_one[2]
     assert _state(packed[3]) == _state(one_by_one[3])
 
 
@@ -144,12 +163,37 @@ def test_a_packed_record_applies_its_runs_between_drops_as_one_event_each():
     assert state.pools["dm-drop"].drops == len(wins)
 
 
-def test_a_refused_item_of_a_packed_record_names_its_index_and_the_rest_are_applied():
+def _decided_packed(items):
     pools = pools_of(drop_pools().network("diamond-mystery"))
-    network = pools.network("diamond-mystery")
-    items = [contribute(network), contribute(network, stake_minor=7), contribute(network)]
     core = JackpotCore(pools, DropSecrets(TEST_KEY, random.Random(0).randbytes))
     message = Message(Packed(tuple(_envelope(item, T0_MS) for item in items)), T0_MS)
-    decision = core.decide({}, message, broker_time(T0_MS))
+    return core.decide({}, message, broker_time(T0_MS))
+
+
+def test_a_refused_item_of_a_packed_record_names_its_index_and_the_rest_are_applied():
+    network = drop_pools().network("diamond-mystery")
+    items = [contribute(network), contribute(network, stake_minor=7), contribute(network)]
+    decision = _decided_packed(items)
     assert [(d.code, d.field) for d in decision.dead_letters] == [("INVALID_STAKE", "items.1")]
+    assert decision.dead_letters[0].reason.startswith("1 of 3 items refused: items.1: INVALID_STAKE ")
     assert len(_items(decision.events)) == 2
+
+
+def test_a_packed_record_with_several_refused_items_is_one_dead_letter_naming_each():
+    network = drop_pools().network("diamond-mystery")
+    first = contribute(network)
+    conflict = first.model_copy(update={"player_id": "p-other"})
+    items = [
+        first,
+        contribute(network, stake_minor=7),
+        contribute(network),
+        conflict,
+        contribute(network, stake_minor=7),
+    ]
+    (letter,) = _decided_packed(items).dead_letters
+    assert letter.code == "INVALID_STAKE+DUPLICATE_CONFLICT"
+    assert letter.field == "items.1,items.3,items.4"
+    assert letter.reason.startswith("3 of 5 items refused: items.1: INVALID_STAKE ")
+    assert "; items.3: DUPLICATE_CONFLICT " in letter.reason and "; items.4: INVALID_STAKE " in letter.reason
+    many = _decided_packed([contribute(network, stake_minor=7) for _ in range(40)]).dead_letters
+    assert len(many) == 1 and many[0].code == "INVALID_STAKE" and many[0].field.endswith("items.15,...")

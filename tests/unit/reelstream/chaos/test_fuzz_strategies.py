@@ -25,11 +25,11 @@ from reelstream.chaos.fuzz_messages import valid
 from reelstream.chaos.fuzz_signed import SIGNATURE_NAMES, signed_copy, signed_twice
 from shared import signing
 from shared.roles import ROLES
+from reelstream.processes import KNOWN as SERVICES  # every service principal, the seamless saga too
 from shared.topics import ALL_TOPICS, spec
 
 NOW = datetime(2026, 12, 6, 12, 0, tzinfo=timezone.utc)
 NOW_ID = uuid.UUID(int=7)
-SERVICES = ("spin", "wallet", "jackpot", "projector", "monitor")
 signed_values: list[bytes] = []
 
 

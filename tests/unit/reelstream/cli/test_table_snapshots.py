@@ -85,7 +85,7 @@ def _views(history, audited) -> dict[str, list[View]]:
         "reports-reconciliation": [
             as_view(
                 "reconciliation",
-                reconciliation_rows(audited.ledger, audited.pools, load_pools()),
+                reconciliation_rows(audited.ledger, audited.pools, load_pools(), audited.seamless.rounds),
                 ("network_id", "levels_identity_holds", "contributions_difference", "payouts_difference"),
                 "reconciliation",
             )

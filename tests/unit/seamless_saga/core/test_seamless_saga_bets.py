@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from seamless.port import NoAnswerReason, Status
+from shared.decision import Decision
 from shared.events.envelope import epoch_ms
 from shared.events.seamless import (
     SeamlessAnswerRecorded,
@@ -29,6 +30,8 @@ from tests.support.seamless_saga import (
     at,
     debit,
     no_answer,
+    refund,
+    settle,
     wager_id,
 )
 
@@ -49,8 +52,11 @@ def test_a_wager_of_a_seamless_operator_decides_a_bet_answered_by_its_timeout_wh
     assert (call.kind, call.amount_minor, call.round_id) == ("bet", 100, str(wager_id(1)))
 
 
-def test_a_wager_of_a_ledger_operator_is_no_seamless_call():
-    SAGA.given().when(debit(1, operator_id=LEDGER_OPERATOR), T0).then().then_dead_letters("NOT_SEAMLESS")
+def test_a_wager_of_a_ledger_operator_is_none_of_the_sagas_business():
+    """The saga reads all of wallet.internal beside the ledger wallet: other operators' wagers are the ledger's."""
+    for command in (debit(1, operator_id=LEDGER_OPERATOR), settle(1, operator_id=None), refund(1, operator_id=None)):
+        decided = SAGA.given().when(command, T0).then().then_dead_letters()
+        assert decided.decision == Decision()
 
 
 def test_a_bet_answered_ok_is_accepted_with_the_operators_balance():

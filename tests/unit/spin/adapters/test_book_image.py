@@ -2,16 +2,19 @@
 after it, equals the book folded from the beginning (the restore rule of spin.snapshots, docs/snapshots.md)."""
 
 import itertools
+import json
 import uuid
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from services.spin.core import evolve as fold
-from services.spin.adapters import image
+from services.spin.adapters import answers, image
+from services.spin.adapters.answers import Partition, kept_answers
 from services.spin.core.book import Pending, SpinBook
 from shared.events import decode
 from tests.support.spin import (
+    answers_of,
     read_back,
     CLAIM,
     NOW_MS,
@@ -23,6 +26,7 @@ from tests.support.spin import (
     handle_event,
     handle_request,
     make_context,
+    only,
     request_bytes,
     settled_for,
     claim_refused_for,
@@ -33,10 +37,11 @@ TOPICS = ("journal", "events", "jackpot")  # the rebuild's fold order
 PLAYERS = ("p-1", "p-2", "p-3")
 
 
-def normalized(book: SpinBook, ctx) -> bytes:
-    """The book's image with every pending game state computed and empty in-flight sets dropped: what two books that
-    decide alike have in common (a live book computes states and outcomes lazily, a folded one at other times), in
-    key order."""
+def normalized(held: Partition, ctx) -> bytes:
+    """The book's image, with its answers as kept, with every pending game state computed and empty in-flight sets
+    dropped: what two books that decide alike have in common (a live book computes states and outcomes lazily, a
+    folded one at other times), in key order."""
+    book = held.book
     for key, state in list(book.game_states.items()):
         if isinstance(state, Pending):
             fold.game_state(book, ctx.catalog, *key)
@@ -45,16 +50,22 @@ def normalized(book: SpinBook, ctx) -> bytes:
     book.game_states = dict(sorted(book.game_states.items()))
     book.accepted_at = dict(sorted(book.accepted_at.items()))
     book.now_ms = NOW_MS
-    return image.encode(book)
+    return image.encode(book, held.answers)
 
 
-def folded(facts, ctx, start: SpinBook | None = None, positions=None) -> SpinBook:
-    book = start if start is not None else SpinBook()
+def fold_fact(held: Partition, value: bytes) -> None:
+    """One fact of the spin's topics folded as a restore folds it (rebuild._fold_one), keyed as the spin writes it."""
+    event = decode(value)
+    answers.read_back(held.book, held.answers, read_back(event), (event.key, value))
+
+
+def folded(facts, ctx, start: Partition | None = None, positions=None) -> Partition:
+    held = start if start is not None else Partition()
     for topic in TOPICS:
         for value in facts[topic][(positions or {}).get(topic, 0) :]:
-            fold.evolve(book, read_back(decode(value), value))
-    fold.finish_rebuild(book, ctx.catalog)
-    return book
+            fold_fact(held, value)
+    fold.finish_rebuild(held.book, ctx.catalog)
+    return held
 
 
 class History:
@@ -66,7 +77,7 @@ class History:
         self.live = SpinBook()
         self.facts = {topic: [] for topic in TOPICS}
         self.waiting = {"debit": [], "claim": [], "settle": []}
-        self.images = [(image.encode(self.live), {topic: 0 for topic in TOPICS})]
+        self.images = [(image.encode(self.live, answers_of(self.live)), {topic: 0 for topic in TOPICS})]
         self.sent = []
 
     def keep(self, effects, jackpot_raw: bytes | None = None) -> None:
@@ -79,7 +90,8 @@ class History:
                 self.facts["events"].append(out.value)
             elif out.kind in self.waiting or out.kind == "place":
                 self.waiting["debit" if out.kind == "place" else out.kind].append(out)
-        self.images.append((image.encode(self.live), {topic: len(values) for topic, values in self.facts.items()}))
+        written = {topic: len(values) for topic, values in self.facts.items()}
+        self.images.append((image.encode(self.live, answers_of(self.live)), written))
 
     def step(self, action: int, pick: int) -> None:
         kind = ("request", "repeat", "debit", "claim", "settle")[action]
@@ -140,7 +152,7 @@ def test_a_book_kept_warm_in_steps_with_its_journal_ahead_equals_a_fold_from_the
     history = History(seeds)
     for action, pick in steps:
         history.step(action, pick)
-    book, at = SpinBook(), {topic: 0 for topic in TOPICS}
+    held, at = Partition(), {topic: 0 for topic in TOPICS}
     for index, ahead in sorted(cuts, key=lambda cut: cut[0] % len(history.images)):
         _, positions = history.images[index % len(history.images)]
         journal = positions["journal"] + ahead % (len(history.facts["journal"]) - positions["journal"] + 1)
@@ -148,13 +160,14 @@ def test_a_book_kept_warm_in_steps_with_its_journal_ahead_equals_a_fold_from_the
         for topic in TOPICS:
             end = max(at[topic], cut[topic])
             for value in history.facts[topic][at[topic] : end]:
-                fold.evolve(book, read_back(decode(value), value))
+                fold_fact(held, value)
             at[topic] = end
         if ahead % 2:  # a step that also prunes, as the warm books do every PRUNE_EVERY_STEPS; the outcomes of
             # spins in flight are worked out only once the book is taken (finish_rebuild, at a consistent cut): a
             # journal ahead can hold a SpinVoided whose answer is not folded yet
-            fold.prune(book, history.ctx.catalog, fold.window_start(book.now_ms))
-    warm = folded(history.facts, history.ctx, book, at)
+            fold.prune(held.book, history.ctx.catalog, fold.window_start(held.book.now_ms))
+            answers.trimmed(held.book, held.answers)
+    warm = folded(history.facts, history.ctx, held, at)
     fresh = folded(history.facts, history.ctx)
     assert normalized(warm, history.ctx) == normalized(fresh, history.ctx)
 
@@ -173,7 +186,7 @@ def test_an_image_in_pieces_is_the_book_as_it_was_when_they_were_asked_for(befor
     for action, pick in before:
         history.step(action, pick)
     expected, _ = history.images[-1]
-    pieces = image.pieces(history.live, rows_per_piece)
+    pieces = image.pieces(history.live, answers_of(history.live), rows_per_piece)
     drawn = [next(pieces)]
     for action, pick in after:
         history.step(action, pick)
@@ -183,12 +196,13 @@ def test_an_image_in_pieces_is_the_book_as_it_was_when_they_were_asked_for(befor
             fold.game_state(history.live, history.ctx.catalog, *key)
     if prune:
         fold.prune(history.live, history.ctx.catalog, NOW_MS + 10**9)
-    assert b"".join(drawn + list(pieces)) == expected == image.encode(image.decode(expected))
+    again = image.decode(expected)
+    assert b"".join(drawn + list(pieces)) == expected == image.encode(again.book, again.answers)
 
 
 def test_an_image_is_never_asked_for_in_pieces_of_no_request():
     with pytest.raises(ValueError, match="positive"):
-        image.pieces(SpinBook(), 0)
+        image.pieces(SpinBook(), None, 0)
 
 
 def test_an_image_keeps_an_answer_byte_for_byte_and_a_spin_in_flight_resumes_with_its_seed():
@@ -196,15 +210,33 @@ def test_an_image_keeps_an_answer_byte_for_byte_and_a_spin_in_flight_resumes_wit
     history.step(0, 6)  # a Rising Joker request with a good token
     history.keep(handle_event(history.live, history.ctx, debited_for(history.waiting["debit"].pop())))  # claims sent
     request_id = next(iter(history.live.records))
-    book = image.decode(image.encode(history.live))
+    kept = answers_of(history.live)
+    book = image.decode(image.encode(history.live, kept)).book
     fold.finish_rebuild(book, history.ctx.catalog)
     assert book.records[request_id].status == "claiming"
     assert book.records[request_id].seed_hex == history.live.records[request_id].seed_hex
     assert book.records[request_id].result == history.live.records[request_id].result
     history.step(0, 5)  # a forged token: answered at once
-    answered = [r for r in history.live.records.values() if r.answer is not None]
-    again = image.decode(image.encode(history.live))
-    assert [again.records[r.request_id].answer for r in answered] == [r.answer for r in answered]
+    answered = [str(r.answer_id) for r in history.live.records.values() if r.answered]
+    again = image.decode(image.encode(history.live, kept))
+    assert answered and [again.answers.again(name) for name in answered] == [kept.again(name) for name in answered]
+
+
+def test_an_answer_an_older_build_wrote_is_restored_from_an_image_as_written_and_a_repeat_is_those_bytes():
+    # Other spacing, as an older codec might write it: the image and the repeat keep those very bytes, never this
+    # build's encoding of the same answer.
+    live, ctx = SpinBook(), make_context()
+    _, raw = request_bytes(token="forged")
+    first = only(handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer")
+    older = json.dumps(json.loads(first.value), indent=1).encode()
+    (answer_id,) = [str(record.answer_id) for record in live.records.values()]
+    kept = kept_answers()
+    kept.kept(answer_id, (first.key, older), NOW_MS)
+    held = image.decode(image.encode(live, kept))
+    for name, where in held.answers.places():  # the runner's answers of the restored partition
+        answers_of(held.book).kept(name, where, NOW_MS)
+    again = only(handle_request(held.book, ctx, raw, b"p-1", NOW_MS, 0, 1).outputs, "answer")
+    assert older != first.value and (again.key, again.value) == (first.key, older)
 
 
 @pytest.mark.parametrize(
@@ -216,7 +248,7 @@ def test_an_image_this_code_cannot_read_is_refused(raw):
 
 
 def test_an_empty_book_round_trips():
-    book = image.decode(image.encode(SpinBook(now_ms=5)))
+    book = image.decode(image.encode(SpinBook(now_ms=5))).book
     assert book.now_ms == 5 and not book.records and not book.game_states
     assert uuid.UUID(int=0) not in book.records
 
@@ -224,4 +256,4 @@ def test_an_empty_book_round_trips():
 def test_an_image_that_also_names_the_inputs_positions_still_reads():
     # Images of 2026-12-03 17:50-21:32 kept them; the snapshot's manifest names them (Restoration.inputs).
     kept = b'{"v":1,"now_ms":5,"records":[],"game_states":[],"in_flight":[],"accepted_at":[],"inputs":{"x":4}}'
-    assert image.decode(kept).now_ms == 5
+    assert image.decode(kept).book.now_ms == 5

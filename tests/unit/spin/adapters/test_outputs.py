@@ -1,13 +1,31 @@
-"""A spin Decision as the records the runner produces: a repeat's answer is the very bytes the book keeps (a rebuilt
-book: as they were written), and a refused record goes to its dead letter byte for byte, its reason in the headers."""
+"""A spin Decision as the records the runner produces: a repeat's answer is the very bytes the adapter keeps beside the
+book (a rebuilt book's: as they were written), and a refused record goes to its dead letter byte for byte, its reason
+in the headers."""
 
 import json
 
+from services.spin.adapters import answers
 from services.spin.core import evolve as fold
 from services.spin.core.book import SpinBook
 from shared import dead_letters
 from shared.events import decode
-from tests.support.spin import NOW_MS, decoded, handle_request, make_context, only, read_back, request_bytes
+from tests.support.spin import (
+    NOW_MS,
+    answers_of,
+    decoded,
+    handle_request,
+    make_context,
+    only,
+    read_back,
+    request_bytes,
+)
+
+
+def _rebuilt(key: bytes, value: bytes) -> SpinBook:
+    """A book and its answers folded from one spin.events record, as a rebuild folds it (rebuild._fold_one)."""
+    book = SpinBook()
+    answers.read_back(book, answers_of(book), read_back(decode(value)), (key, value))
+    return book
 
 
 def test_a_repeat_of_an_answered_request_re_emits_the_same_bytes():
@@ -45,7 +63,7 @@ def test_a_book_rebuilt_from_an_answer_as_written_re_emits_those_bytes_for_a_rep
     live, ctx = SpinBook(), make_context()
     _, raw = request_bytes(token="forged")
     first = only(handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer")
-    book = fold.evolve(SpinBook(), read_back(decode(first.value), first.value))  # as a rebuild folds spin.events
+    book = _rebuilt(first.key, first.value)
     fold.finish_rebuild(book, ctx.catalog)
     assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == first.value
 
@@ -58,5 +76,5 @@ def test_a_rebuilt_answer_is_repeated_as_it_was_written_not_as_this_build_would_
     first = only(handle_request(live, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer")
     older = json.dumps(json.loads(first.value), indent=1).encode()
     assert older != first.value
-    book = fold.evolve(SpinBook(), read_back(decode(older), older))
+    book = _rebuilt(first.key, older)
     assert only(handle_request(book, ctx, raw, b"p-1", NOW_MS, 0, 0).outputs, "answer").value == older

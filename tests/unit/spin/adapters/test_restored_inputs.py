@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 from services.spin.adapters import rebuild
+from services.spin.adapters.answers import Partition
 from services.spin.core.book import SpinBook
 from shared import records, signing
 from shared.input_position import INPUTS_HEADER
@@ -43,7 +44,7 @@ def _journal_facts(count: int) -> list[bytes]:
 def _fold(records_: list[Record], starting: dict[str, int]) -> dict[str, int]:
     inputs = dict(starting)
     catalog = make_context().catalog
-    asyncio.run(rebuild.fold_records(SpinBook(), catalog, {SPIN_JOURNAL: records_}, inputs))
+    asyncio.run(rebuild.fold_records(Partition(), catalog, {SPIN_JOURNAL: records_}, inputs))
     return inputs
 
 

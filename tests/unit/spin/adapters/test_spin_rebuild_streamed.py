@@ -13,11 +13,12 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.spin.adapters import rebuild
+from services.spin.adapters import answers, rebuild
 from services.spin.core import evolve as fold
 from services.spin.adapters import image
 from services.spin.core.book import SpinBook
 from shared.config import CLOCK_SKEW_MS, DEDUP_WINDOW_MS
+from shared.decision import Message
 from shared.events import decode
 from shared.topics import SPIN_EVENTS, SPIN_JACKPOT_ANSWERS, SPIN_JOURNAL
 from tests.support.spin import (
@@ -25,6 +26,7 @@ from tests.support.spin import (
     CLAIM,
     NOW_MS,
     Seeds,
+    answers_of,
     debit_refused_for,
     debited_for,
     handle_event,
@@ -59,7 +61,7 @@ def _stream(books, logs: dict[str, list], chunk: int, fold_one, prune_every: int
 
 def _evolve(book, catalog, name, record):  # the fold without the provenance check (unsigned test records)
     message = decode(record.value)
-    fold.evolve(book, fold.ReadBack(message, record.timestamp, written=record.value))
+    answers.read_back(book, answers_of(book), Message(message, record.timestamp), (record.key, record.value))
     return getattr(message.data, "request_id", None)  # as rebuild._fold_one: the request id the fact names
 
 
@@ -128,7 +130,7 @@ def _played(
 
 def _canonical(book: SpinBook) -> dict:
     """The book's image with its lists in a fixed order (a merged fold inserts records in another order)."""
-    data = json.loads(image.encode(book))
+    data = json.loads(image.encode(book, answers_of(book)))
     for name in ("records", "game_states", "in_flight", "accepted_at"):
         data[name] = sorted(data[name], key=json.dumps)
     return data
@@ -157,7 +159,7 @@ def _whole(logs: dict[str, list]) -> SpinBook:
     whole = SpinBook()
     for name in rebuild.FOLD_ORDER:
         for record in logs[name]:
-            fold.evolve(whole, fold.ReadBack(decode(record.value), record.timestamp, written=record.value))
+            _evolve(whole, None, name, record)
             whole.now_ms = max(whole.now_ms, record.timestamp)
     fold.finish_rebuild(whole, make_context().catalog)
     return whole
@@ -182,7 +184,7 @@ def test_a_history_written_months_later_with_answers_stamped_before_their_seeds_
     _stream({0: streamed}, logs, chunk, _evolve, prune_every=1)
     fold.finish_rebuild(streamed, make_context().catalog)
     assert _canonical(streamed) == _canonical(_whole(logs))
-    assert all(r.answer is not None for r in streamed.records.values()), "no request came back unanswered"
+    assert all(r.answered for r in streamed.records.values()), "no request came back unanswered"
 
 
 def test_the_streamed_restore_holds_only_a_window_of_answered_spins_on_the_way():

@@ -75,4 +75,4 @@ def test_a_long_history_is_folded_with_turns_for_the_other_tasks(monkeypatch, ca
 
     during, books = asyncio.run(both())
     assert during >= RECORDS // rebuild.FOLD_YIELD_EVERY
-    assert books[0].records == {} and books[0].now_ms == 1_700_000_000_000 + RECORDS - 1
+    assert books[0].book.records == {} and books[0].book.now_ms == 1_700_000_000_000 + RECORDS - 1

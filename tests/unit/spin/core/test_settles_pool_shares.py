@@ -118,7 +118,7 @@ def test_a_rebuilt_book_settles_with_the_proof_it_folded(keys):
     spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     proof = proof_of(on_jackpot_events(raw))
-    book = SpinCore(ctx).evolve(spin.state, read_back(won, raw, proof))  # as rebuild folds spin.jackpot-answers
+    book = SpinCore(ctx).evolve(spin.state, read_back(won, proof))  # as rebuild folds spin.jackpot-answers
     record = book.records[won.data.request_id]
     assert record.status == "settling"
     command = settle_command(ctx, record, NOW)
@@ -129,8 +129,8 @@ def test_a_snapshot_image_keeps_the_proof_and_the_restored_book_settles_with_it(
     spin, ctx, debit, claim = a_claiming_spin()
     won, raw = won_for(claim, amount_minor=777)
     proof = proof_of(on_jackpot_events(raw))
-    book = SpinCore(ctx).evolve(spin.state, read_back(won, raw, proof))
-    restored = image.decode(image.encode(book))
+    book = SpinCore(ctx).evolve(spin.state, read_back(won, proof))
+    restored = image.decode(image.encode(book)).book
     record = restored.records[won.data.request_id]
     fold.ensure_result(record, ctx.catalog)  # outcomes are recomputed, not imaged
     assert settle_command(ctx, record, NOW).data.jackpot_proofs == (proof,)

@@ -49,6 +49,7 @@ def test_a_snapshot_read_back_holds_the_players_the_memory_in_fifo_order_and_whe
     read = written(live)
     loaded = snapshot.load(read)
     assert loaded.book.players == live.book.players
+    assert loaded.book.liabilities_minor == live.book.liabilities_minor != {}
     assert loaded.book.memory == live.book.memory
     assert list(loaded.book.fifo) == list(live.book.fifo)
     facts = [entry.event_id for _, entry in live.book.live_entries()]
@@ -95,6 +96,7 @@ def test_a_format_2_snapshot_keeping_bytes_restores_and_names_an_open_wagers_gam
     state = orjson.dumps({"players": [player], "memory": memory})
     loaded = snapshot.load(replace(written(live), format_version=2, state=state))
     assert loaded.book.players[PLAYER].open_wagers[str(tx(9))].game == "rising-joker"
+    assert loaded.book.liabilities_minor == live.book.liabilities_minor  # the game named: no balance counted twice
     assert loaded.book.memory == live.book.memory
     kept = {fact: by_offset[where] for fact, where in live.written.repeats.places()}
     assert dict(loaded.written.repeats.places()) == kept

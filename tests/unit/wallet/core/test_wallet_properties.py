@@ -1,5 +1,6 @@
 """Property: for any command sequence, balances stay >= 0, every event's postings sum to zero, each wager closes at
-most once, and folding the emitted events from scratch gives the very state the wallet holds."""
+most once, folding the emitted events from scratch gives the very state the wallet holds, and the book's kept
+liabilities equal its players' balances added up."""
 
 from __future__ import annotations
 
@@ -92,3 +93,13 @@ def test_any_command_sequence_keeps_the_ledger_sound_and_the_state_a_fold_of_its
     folded = WALLET.given(*wallet.emitted).state
     assert folded.state_of(PLAYER).player == wallet.state.player
     assert folded.state_of(PLAYER).memory == wallet.state.memory
+    assert wallet.book.liabilities_minor == folded.liabilities_minor == _summed(wallet.book)
+
+
+def _summed(book) -> dict[str, int]:
+    """The players' balances added up by currency, the long way."""
+    totals: dict[str, int] = {}
+    for player in book.players.values():
+        for currency, balance_minor in player.balances_minor.items():
+            totals[currency] = totals.get(currency, 0) + balance_minor
+    return totals
