@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kafka import TopicPartition
+from kafka.errors import KafkaError
 
 from reelstream.cashier_balance import CashierBalance, cashier_balances
 from shared.config import load_settings
@@ -42,6 +43,8 @@ _CASHIER_TYPES = (Deposit.TYPE, Withdraw.TYPE, SelfExclude.TYPE, CloseAccount.TY
 
 _SEEN_MAX = 200_000
 _RECENT_MAX = 20_000
+# A poll that failed (the broker restarting, a truncated log after an unclean leader change) is tried again after this.
+_READ_ERROR_PAUSE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,10 @@ class ReelstreamClient:
         self._recent: OrderedDict[tuple[str, uuid.UUID], Any] = OrderedDict()
         self._seen: OrderedDict[uuid.UUID, None] = OrderedDict()
         self.duplicates_dropped = 0
+        # Polls that raised and were tried again, and the last one's error; `reader_error`: why the reader stopped.
+        self.read_errors = 0
+        self.last_read_error: str | None = None
+        self.reader_error: str | None = None
         self._stopping = threading.Event()
         self._reader = threading.Thread(target=self._read_answers, name="reelstream-client-answers", daemon=True)
         self._reader.start()
@@ -311,10 +318,24 @@ class ReelstreamClient:
         raise SpinTimeout(request_id, timeout_s)
 
     def _read_answers(self) -> None:
-        while not self._stopping.is_set():
-            for records in self._consumer.poll(timeout_ms=100).values():
-                for record in records:
-                    self._dispatch(record.value)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    polled = self._consumer.poll(timeout_ms=100)
+                except KafkaError as error:
+                    # Answers stay on the topic: a reader that stopped here would leave every later call of this
+                    # client unanswered for good, so the poll is tried again.
+                    with self._lock:
+                        self.read_errors += 1
+                        self.last_read_error = repr(error)
+                    self._stopping.wait(_READ_ERROR_PAUSE_S)
+                    continue
+                for records in polled.values():
+                    for record in records:
+                        self._dispatch(record.value)
+        except BaseException as error:
+            self.reader_error = repr(error)
+            raise
 
     def _dispatch(self, value: bytes | None) -> None:
         if not may_be(value, _ANSWER_TYPES):

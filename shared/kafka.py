@@ -358,10 +358,26 @@ def ensure_topics(admin, specs: Iterable[TopicSpec], replication_factor: int, pr
     return reports
 
 
-def describe(admin, names: list[str]) -> list[dict[str, Any]]:
-    """Partitions, replication factor and every effective config of each named topic, in the given order."""
+# How long a topic just created may stay unknown to the broker an admin request reaches: in a cluster the controller
+# acknowledges a creation before every broker has applied it, and a describe answered meanwhile is empty, not wrong.
+SETTLE_S = 30.0
+
+
+def describe(admin, names: list[str], settle_s: float = SETTLE_S) -> list[dict[str, Any]]:
+    """Partitions, replication factor and every effective config of each named topic, in the given order. A topic the
+    answering broker does not know yet (no partitions, no configs) is asked for again for up to `settle_s` seconds;
+    after that it is reported as found (0 partitions), which the drift check names."""
     if not names:
         return []
+    deadline = time.monotonic() + settle_s
+    while True:
+        found = _describe_once(admin, names)
+        if all(topic["partitions"] and topic["configs"] for topic in found) or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.2)
+
+
+def _describe_once(admin, names: list[str]) -> list[dict[str, Any]]:
     from kafka.admin import ConfigResource, ConfigResourceType
 
     metadata = {topic["name"]: topic for topic in admin.describe_topics(names)}
@@ -369,13 +385,13 @@ def describe(admin, names: list[str]) -> list[dict[str, Any]]:
     configs = admin.describe_configs(resources, config_filter="all")["topic"]
     result = []
     for name in names:
-        partitions = metadata[name]["partitions"]
+        partitions = metadata[name]["partitions"] if metadata[name]["error_code"] == 0 else []
         result.append(
             {
                 "name": name,
                 "partitions": len(partitions),
                 "replicas": min((len(p["replica_nodes"]) for p in partitions), default=0),
-                "configs": {key: entry["value"] for key, entry in configs[name].items()},
+                "configs": {key: entry["value"] for key, entry in configs.get(name, {}).items()},
             }
         )
     return result

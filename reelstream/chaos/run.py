@@ -118,6 +118,10 @@ class ChaosReport:
     answers_per_request_max: int = 0
     unanswered: int = 0  # requests with no answer on spin.events (cashier ones: on wallet.events) after the run
     gave_up: int = 0  # client calls given up (their answers may still have come: `unanswered` tells)
+    # Each call given up: what it was, when it started, how it failed, the client's answer reader then, and whether
+    # its answer is on the topics after the run.
+    given_up: list[dict] = field(default_factory=list)
+    client_read_errors: int = 0  # polls of the clients' answer readers that failed and were tried again
     open_wagers: int | None = None  # debited, neither settled nor refunded, at the end (None: not audited)
     linearizable: bool | None = None  # the checked players' histories (None: not checked)
     checked_operations: int = 0
@@ -287,6 +291,8 @@ class Load:
                 worker.start()
             for worker in workers:
                 worker.join()
+            with self._lock:
+                self.report.client_read_errors += client.read_errors
 
     def _work(self, client: ReelstreamClient, index: int, worker: int, deadline: float) -> None:
         rng = random.Random(self.plan.seed * 1000 + index * 64 + worker)
@@ -346,17 +352,29 @@ class Load:
                     player, operation.amount_minor, CHECKED_CURRENCY, transaction_id=transaction_id, timeout_s=15
                 ),
                 deadline,
+                client,
+                kind,
+                transaction_id,
             )
         with self._lock:
             self.report.checked_operations += 1
         if answer is not None:
             self.history.complete(operation, answer)
 
-    def _retried(self, call: Callable[[], object], deadline: float) -> object | None:
+    def _retried(
+        self, call: Callable[[], object], deadline: float, client: ReelstreamClient, kind: str, call_id: uuid.UUID
+    ) -> object | None:
         """`call()` until it answers: a timeout is retried at once (same id: safe), a Kafka error (the broker
-        restarting under the client) after a pause, each a bounded number of times; None: given up (counted)."""
+        restarting under the client) after a pause, each a bounded number of times, none once the client's answer
+        reader has stopped; None: given up (counted and described)."""
         errors = timeouts = 0
-        while time.monotonic() < deadline and errors <= CLIENT_ERROR_RETRIES and timeouts <= CLIENT_TIMEOUT_RETRIES:
+        started = time.monotonic()
+        while (
+            time.monotonic() < deadline
+            and errors <= CLIENT_ERROR_RETRIES
+            and timeouts <= CLIENT_TIMEOUT_RETRIES
+            and client.reading
+        ):
             try:
                 return call()
             except (SpinTimeout, TimeoutError):
@@ -368,14 +386,30 @@ class Load:
                 with self._lock:
                     self.report.client_errors += 1
                 time.sleep(CLIENT_ERROR_PAUSE_S)
+        given_up = {
+            "kind": kind,
+            "id": str(call_id),
+            "started_mono": started,  # on the fault clock once the load is done (run())
+            "given_up_after_s": round(time.monotonic() - started, 1),
+            "timeouts": timeouts,
+            "kafka_errors": errors,
+            "reader": "reading" if client.reading else f"stopped: {client.reader_error}",
+            "reader_poll_errors": client.read_errors,
+            "last_reader_poll_error": client.last_read_error,
+        }
         with self._lock:
             self.report.gave_up += 1
+            self.report.given_up.append(given_up)
         return None
 
     def _deposit(self, client, player: str, currency: str, amount: int, deadline: float) -> None:
         transaction_id = uuid.uuid4()
         done = self._retried(
-            lambda: client.deposit(player, amount, currency, transaction_id=transaction_id, timeout_s=15), deadline
+            lambda: client.deposit(player, amount, currency, transaction_id=transaction_id, timeout_s=15),
+            deadline,
+            client,
+            "deposit",
+            transaction_id,
         )
         if done is not None:
             with self._lock:
@@ -416,6 +450,9 @@ class Load:
                 player, game, stake, currency, token, request_id=request_id, timeout_s=15, forfeit_bonus_ring=forfeit
             ),
             deadline,
+            client,
+            "spin",
+            request_id,
         )
         with self._lock:
             self.timings.append((invoked, None if answer is None else time.monotonic()))
@@ -605,6 +642,8 @@ def _load_with_faults(
     injector.join(timeout=120)
     fuzzer.join(timeout=300)
     timings = [(at - faults.started, None if done is None else done - faults.started) for at, done in load.timings]
+    for call in report.given_up:
+        call["started_s"] = round(call.pop("started_mono") - faults.started, 1)
     answered = sorted(done for _, done in timings if done is not None)
     report.load_s = round(answered[-1] - answered[0], 1) if answered else 0.0
     _in_flight(report, timings)
@@ -709,6 +748,8 @@ def _count_answers(settings: Settings, request_ids: list[uuid.UUID], history: Hi
             wager_offsets.setdefault(wager, {})[type(data).__name__] = (record.partition, record.offset)
     report.answers_per_request_max = max((len(ids) for ids in answers.values()), default=0)
     report.unanswered = sum(1 for ids in answers.values() if not ids)
+    for call in report.given_up:
+        call["answer_on_topics"] = call["id"] in answer_of
     for operation in history.operations:
         if operation.outcome == "unknown" and operation.id in answer_of:
             answered(operation, answer_of[operation.id])  # its completion stays open: after everything else
@@ -828,6 +869,7 @@ def _markdown(report: ChaosReport) -> list[str]:
                 ("records the audit set aside as untrusted", report.quarantined),
                 ("records the audit names as impersonations", report.impersonations),
                 ("client calls given up", report.gave_up),
+                ("client answer-reader polls failed (tried again)", report.client_read_errors),
                 ("requests without an answer on the topics", report.unanswered),
                 ("most distinct answers of one request", report.answers_per_request_max),
                 ("wagers open at the end", report.open_wagers),
@@ -857,4 +899,5 @@ def _markdown(report: ChaosReport) -> list[str]:
         "",
     ]
     lines += [f"- not measured: {item}" for item in report.unmeasured]
+    lines += [f"- given up: {call}" for call in report.given_up]
     return lines + [f"- {item}" for item in report.discrepancies[:50]]
