@@ -653,7 +653,9 @@ def _load_with_faults(
         kills_taken_over_by_warm_spare=standbys.count("warm spare"),
         kills_taken_over_by_cold_start=standbys.count("cold start"),
     )
-    _count_answers(settings, load.request_ids + faults.probe_request_ids, load.history, report)
+    on_topics = _count_answers(settings, load.request_ids + faults.probe_request_ids, load.history, report)
+    for call in report.given_up:
+        call["answer_on_topics"] = call["id"] in on_topics
     return load.history
 
 
@@ -716,10 +718,10 @@ def _normal_spin(settings: Settings) -> str:
     return "unanswered"
 
 
-def _count_answers(settings: Settings, request_ids: list[uuid.UUID], history: History, report: ChaosReport) -> None:
+def _count_answers(settings: Settings, request_ids: list[uuid.UUID], history: History, report: ChaosReport) -> set[str]:
     """Distinct answer event ids per request on spin.events (a byte-identical redelivery is the same id); the
     checked players' operations no client heard answered, as the topics answer them; which checked spins were
-    debited and settled in two wallet transactions."""
+    debited and settled in two wallet transactions. Returns the request and transaction ids answered on the topics."""
     from services.audit.adapters.topics import read_topics
     from services.spin.core.evolve import PER_RECORD_CODES
     from shared.events.spin import SpinRejected, SpinSettled
@@ -748,8 +750,6 @@ def _count_answers(settings: Settings, request_ids: list[uuid.UUID], history: Hi
             wager_offsets.setdefault(wager, {})[type(data).__name__] = (record.partition, record.offset)
     report.answers_per_request_max = max((len(ids) for ids in answers.values()), default=0)
     report.unanswered = sum(1 for ids in answers.values() if not ids)
-    for call in report.given_up:
-        call["answer_on_topics"] = call["id"] in answer_of
     for operation in history.operations:
         if operation.outcome == "unknown" and operation.id in answer_of:
             answered(operation, answer_of[operation.id])  # its completion stays open: after everything else
@@ -757,6 +757,7 @@ def _count_answers(settings: Settings, request_ids: list[uuid.UUID], history: Hi
             report.unanswered += 1  # a spin's is counted above
         if operation.kind == "spin":
             _mark_split(operation, wager_offsets.get(operation.id, {}))
+    return set(answer_of)
 
 
 def _mark_split(operation: Operation, offsets: dict[str, tuple[int, int]]) -> None:
