@@ -35,7 +35,7 @@ topics: infra-up ## Create every topic of the contract
 	$(WITH_ENV) $(RS) topics create
 
 test: infra-up ## Run the whole test suite against real Kafka and PostgreSQL (the slowest 25 listed at the end)
-	$(WITH_ENV) $(PY) -m pytest -q --durations=25
+	$(WITH_ENV) $(PY) -m pytest -q --durations=25 -n 2 --dist loadgroup
 
 test-unit: venv ## Unit tests only (no Kafka, no Postgres)
 	$(PY) -m pytest -q tests/unit

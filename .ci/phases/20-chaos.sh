@@ -29,6 +29,7 @@ PY
   # pytest exits 5 when the marker selects nothing: the phase fails then too.
   .venv/bin/python -m pytest -q -p no:cacheprovider -m campaign tests/integration/security/test_hostile_records_campaign.py
 }
-# A client call without an answer is retried for ten minutes before the run counts it given up and reports it: the
-# budget leaves room for one such call beside the ~400 s the phase takes otherwise.
+# A client call without an answer is retried for ten minutes (at once given up if its client's answer reader stopped)
+# before the run counts it given up and describes it: the budget leaves room for one such call beside the ~400 s the
+# phase takes otherwise.
 phase chaos 1200 chaos_run

@@ -2,6 +2,8 @@
 # and each client run through the conformance kit against a platform of its own (own topic prefix and state dir); then
 # each client's cashier makes one signed deposit as an operator's cashier, answered on that operator's topic.
 # Sourced by .ci/run after the test phase: the broker and PostgreSQL are running; installs Go and Node when missing.
+# It runs beside the three-broker phase (own clusters, ports and state dirs; nothing shared but the CPUs), which
+# waits on brokers and services most of its time: the two overlap instead of adding up.
 
 clients_toolchains() {
   [ -x /usr/local/go/bin/go ] && export PATH="$PATH:/usr/local/go/bin"
@@ -82,4 +84,4 @@ clients_phase() {
   rm -rf "$scratch"
 }
 
-phase clients 600 clients_phase
+phase_beside clients 600 clients_phase
