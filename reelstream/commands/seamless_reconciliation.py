@@ -25,7 +25,7 @@ def seamless_reconciliation(operator_id: str) -> tuple[list[View], bool]:
     pools and the settled rounds disagree on)."""
     from reelstream.output.money_rows import as_view
     from services.audit.core.owed import differs
-    from services.seamless_saga.adapters.reconciliation import owed
+    from services.seamless_saga.adapters.reconciliation import owed, read_record
     from shared.config import load_settings
     from shared.operators import CONFIGURED, seamless_wallet_of
 
@@ -35,12 +35,13 @@ def seamless_reconciliation(operator_id: str) -> tuple[list[View], bool]:
             f"{operator_id!r} is not a seamless operator of the operators file", param_hint="--operator"
         )
     settings = load_settings()
-    found = asyncio.run(_reconcile(settings.kafka_bootstrap_servers, settings.topic_prefix, operator_id, wallet))
+    record = read_record(settings.kafka_bootstrap_servers, settings.topic_prefix)  # one reading for both tables
+    found = asyncio.run(_reconcile(record, operator_id, wallet))
     view = as_view("seamless_reconciliation", difference_rows(found), ESSENTIAL, f"reconciliation of {operator_id}")
     view.notes.append(f"{len(found)} differences between reelstream's record of {operator_id} and its wallet's list")
     if not found:
         view.title = None  # a table's empty title reads "nothing yet", which would hide that the sides agree
-    rows = owed(settings.kafka_bootstrap_servers, settings.topic_prefix, operator_id)
+    rows = owed(record, operator_id)
     owes = as_view("seamless_contributions", rows, OWED_ESSENTIAL, f"what {operator_id} owes the jackpot networks")
     differing = [row["network_id"] for row in rows if differs(row)]
     if differing:
@@ -50,9 +51,9 @@ def seamless_reconciliation(operator_id: str) -> tuple[list[View], bool]:
     return [view, owes], bool(found or differing)
 
 
-async def _reconcile(bootstrap: str, prefix: str, operator_id: str, wallet) -> list[Difference]:
+async def _reconcile(record, operator_id: str, wallet) -> list[Difference]:
     from services.seamless_saga.adapters.clients import wallet_client
     from services.seamless_saga.adapters.reconciliation import reconcile
 
     async with wallet_client(wallet) as client:
-        return await reconcile(bootstrap, prefix, operator_id, client)
+        return await reconcile(record, operator_id, client)

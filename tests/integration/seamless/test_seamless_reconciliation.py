@@ -34,7 +34,7 @@ from services.jackpot.adapters.history import read_all
 from services.seamless_saga.adapters.clients import wallet_client
 from services.seamless_saga.adapters.kafka_log import KafkaSeamlessLog
 from services.seamless_saga.adapters.outbox import Outbox
-from services.seamless_saga.adapters.reconciliation import owed, reconcile
+from services.seamless_saga.adapters.reconciliation import owed, read_record, reconcile
 from services.seamless_saga.core.state import Phase
 from tests.support.jackpot import DIAMOND, Network, claim, contribute
 from tests.support.proofs import Written, proof_of
@@ -145,7 +145,7 @@ async def test_rounds_played_reconcile_to_nothing_and_a_changed_ledger_row_is_na
     try:
         await play_three_rounds(Outbox(core, core.new_state(0), {OPERATOR: client}, log), wallet)
         Pools(make_producer, fresh_prefix).contribute(1, 100)  # the won round's; the rolled-back ones make none
-        assert await reconcile(kafka_bootstrap, fresh_prefix, OPERATOR, client) == []
+        assert await reconcile(read_record(kafka_bootstrap, fresh_prefix), OPERATOR, client) == []
         assert await _reported(operators_file, fresh_prefix) == (0, [])
 
         win_id = await wallet.ledger.pool.fetchval(
@@ -153,7 +153,7 @@ async def test_rounds_played_reconcile_to_nothing_and_a_changed_ledger_row_is_na
             "RETURNING transaction_id",
             str(wager_id(1)),
         )
-        found = await reconcile(kafka_bootstrap, fresh_prefix, OPERATOR, client)
+        found = await reconcile(read_record(kafka_bootstrap, fresh_prefix), OPERATOR, client)
         assert [(d.kind, d.transaction_id, d.ours, d.theirs) for d in found] == [
             (Kind.AMOUNT_DIFFERS, str(win_id), "amount_minor 250", "amount_minor 2500")
         ]
@@ -165,7 +165,7 @@ async def test_rounds_played_reconcile_to_nothing_and_a_changed_ledger_row_is_na
             "DELETE FROM refwallet.transactions WHERE kind = 'bet' AND round_id = $1 RETURNING transaction_id",
             str(wager_id(3)),
         )
-        found = await reconcile(kafka_bootstrap, fresh_prefix, OPERATOR, client)
+        found = await reconcile(read_record(kafka_bootstrap, fresh_prefix), OPERATOR, client)
         assert (Kind.MISSING_AT_OPERATOR, str(bet_id)) in {(d.kind, d.transaction_id) for d in found}
     finally:
         await client.close()
@@ -202,7 +202,7 @@ async def test_what_the_operator_owes_is_what_the_pools_credited_for_its_settled
         pools.contribute(2, 30, breakage_micro=400_000)  # a spin without a claim contributes once settled
         pools.contribute(3, 1000, operator_id="demo-a")  # another operator's player on the same network
 
-        (row,) = owed(kafka_bootstrap, fresh_prefix, OPERATOR)
+        (row,) = owed(read_record(kafka_bootstrap, fresh_prefix), OPERATOR)
         share_minor = decode_all(won.value)[0].data.amount_minor
         credited_micro = _credited(kafka_bootstrap, fresh_prefix)
         assert row["contributions_micro"] == (150 + 30) * DIAMOND.contribution_ppm  # Σ stake × ppm
@@ -233,3 +233,17 @@ async def test_what_the_operator_owes_is_what_the_pools_credited_for_its_settled
     finally:
         await client.close()
         await log.close()
+
+
+def test_a_record_on_wallet_seamless_its_owner_did_not_write_stops_the_reading(
+    kafka_bootstrap, fresh_prefix, make_producer
+):
+    """Reconciliation's one reading checks every record as its owner's: one signed by another writer (the wallet's
+    key, as a compromised wallet would) is named, and no report is built past it."""
+    value = b'{"specversion": "1.0", "type": "reelstream.seamless.bet-decided.v1"}'
+    headers = records.signed_headers("wallet", WALLET_SEAMLESS, PLAYER.encode(), value)
+    producer = make_producer()
+    producer.send(fresh_prefix + WALLET_SEAMLESS, key=PLAYER.encode(), value=value, headers=headers)
+    producer.flush(timeout=30)
+    with pytest.raises(AssertionError, match=rf"{fresh_prefix}{WALLET_SEAMLESS}|{WALLET_SEAMLESS}\["):
+        read_record(kafka_bootstrap, fresh_prefix)
