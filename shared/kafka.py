@@ -12,6 +12,7 @@ from shared import record_batches
 from shared.roles import ends_with_commit_marker
 from shared.security import ClientSecurity, note_client, security_for
 from shared.topics import TopicSpec, with_min_insync
+from shared.waits import WaitTimeout, wait_until
 
 # Every consumer is built here, so the tolerant record path is in both libraries before any of them fetches.
 record_batches.install()
@@ -369,12 +370,17 @@ def describe(admin, names: list[str], settle_s: float = SETTLE_S) -> list[dict[s
     after that it is reported as found (0 partitions), which the drift check names."""
     if not names:
         return []
-    deadline = time.monotonic() + settle_s
-    while True:
-        found = _describe_once(admin, names)
-        if all(topic["partitions"] and topic["configs"] for topic in found) or time.monotonic() >= deadline:
-            return found
-        time.sleep(0.2)
+    found: list[dict[str, Any]] = []
+
+    def known_everywhere() -> bool:
+        found[:] = _describe_once(admin, names)
+        return all(topic["partitions"] and topic["configs"] for topic in found)
+
+    try:
+        wait_until(known_everywhere, settle_s, interval_s=0.2, what=f"{len(names)} topics described")
+    except WaitTimeout:
+        pass  # the last description stands: its empty topics are drift the caller names
+    return found
 
 
 def _describe_once(admin, names: list[str]) -> list[dict[str, Any]]:

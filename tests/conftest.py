@@ -41,7 +41,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    integration = Path(__file__).resolve().parent.name + "/" + _INTEGRATION.name + "/"
+    integration = _INTEGRATION.relative_to(config.rootpath).as_posix() + "/"  # node ids are relative to the root
 
     class ServersInOrder(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
