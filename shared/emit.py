@@ -89,6 +89,12 @@ class Emitter:
         self.emits, self.core, self.physical, self.commands = emits, core, physical, commands
         self.restoring = restoring
         self.packed_types = emits.packed_types
+        self._spans: dict[str, str] = {}
+
+    def _span(self, logical: str) -> str:
+        """The trace span of a message read from `logical`, named once per input."""
+        span = self._spans[logical] = self.emits.span.format(logical)
+        return span
 
     def batch(
         self, partition: int, state: Any, inbounds: Iterable[Inbound], places: Any = None, decided: Any = None
@@ -97,14 +103,15 @@ class Emitter:
         (refused ones too: the loop dead-letters those). `places`: where the partition's facts are, for its repeats
         (the wallet's Written); `decided(state, found, decision)`: the service's look at each Decision (alerts,
         counters, crash hooks)."""
-        made, read, emits = _Made(), 0, self.emits
+        emits = self.emits
+        made, read = _Made(emits.batch_traces), 0
         for found in inbounds:
             read += 1
             message = found.message
             if message is None:  # refused (the loop dead-letters or quarantines it) or none of the service's business
                 continue
             record = found.record
-            span = emits.span.format(found.input.logical)
+            span = self._spans.get(found.input.logical) or self._span(found.input.logical)
             with observability.consume_span(span, record.headers, partition, record.value) as traced:
                 decision = self.core.decide(state, message, broker_time(message.broker_ms))
             if decided is not None:
@@ -180,18 +187,21 @@ class Emitter:
         return made
 
 
-@dataclass
 class _Made:
     """A batch's records in the making: its journal (with Emits.journal_first), its other records, and (with
-    Emits.batch_traces) the traces of its messages and which facts take one once the batch is read."""
+    Emits.batch_traces) the traces of its messages and which facts take one once the batch is read. One a batch:
+    plain slots, the trace bookkeeping made only for a service that asks for it."""
 
-    journal: list[Output] = field(default_factory=list)
-    outputs: list[Output] = field(default_factory=list)
-    traces: observability.BatchTraces = field(default_factory=observability.BatchTraces)
-    traced: list[tuple[list[Output], int, Envelope[Any]]] = field(default_factory=list)
+    __slots__ = ("journal", "outputs", "traces", "traced")
+
+    def __init__(self, batch_traces: bool) -> None:
+        self.journal: list[Output] = []
+        self.outputs: list[Output] = []
+        self.traces = observability.BatchTraces() if batch_traces else None
+        self.traced: list[tuple[list[Output], int, Envelope[Any]]] = []
 
     def done(self) -> list[Output]:
-        if self.traces.latest:
+        if self.traces is not None and self.traces.latest:
             for outputs, index, event in self.traced:
                 out, headers = outputs[index], self.traces.headers_for(_request_of(event))
                 outputs[index] = replace(out, headers=[*out.headers, *headers])

@@ -39,8 +39,8 @@ def gathered(outputs: list[Output], types: frozenset[str]) -> list[Output]:
     first item (at most MAX_ITEMS a record, MAX_PACKED_BYTES), carrying its first item's headers (the trace of the
     first decision). Any other output of that topic, partition and key ends the group, so a reader of the key sees
     every record in the order it was decided; outputs of other keys may be passed, as a reader orders only per key."""
-    if not types or not any(out.message_type in types for out in outputs):
-        return outputs  # the usual batch of a service that packs: nothing to gather
+    if not types or sum(out.message_type in types for out in outputs) < 2:
+        return outputs  # the usual batch of a service that packs: nothing to gather (a group of one is its item)
     done: list[Output | list[Output]] = []
     groups: dict[tuple, tuple[list[Output], int]] = {}  # (topic, partition, key) -> its open group and its bytes
     for out in outputs:

@@ -391,20 +391,20 @@ def signing_dir(env: dict[str, str] | None = None) -> Path | None:
 
 
 _rings: dict[Path, KeyRing] = {}
-_ring_by_setting: dict[str, KeyRing] = {}
+_ring_by_setting: dict[str, KeyRing | None] = {}
 _signers: dict[tuple[Path, str], Signer] = {}
 
 
 def ring() -> KeyRing | None:
     """The environment's key ring (loaded once per directory), or None: signatures are then not required. Called for
     every record read, so the setting's text is looked up before any path is built (a path per record would be a
-    visible share of an audit)."""
+    visible share of an audit), and a setting that names no directory is remembered as such too."""
     setting = os.environ.get(SIGNING_DIR_ENV, "")
-    known = _ring_by_setting.get(setting)
-    if known is not None:
-        return known
+    if setting in _ring_by_setting:
+        return _ring_by_setting[setting]
     directory = signing_dir({SIGNING_DIR_ENV: setting})
     if directory is None:
+        _ring_by_setting[setting] = None
         return None
     if directory not in _rings:
         _rings[directory] = load_ring(directory)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Literal
 
@@ -113,6 +113,9 @@ class PoolConfig(_Frozen):
         return self.kind == "reserve"
 
 
+_KEPT_STAKES = 256  # a network's stakes are a few; a stake past these is worked out each time
+
+
 class NetworkConfig(_Frozen):
     network_id: str
     name: str
@@ -152,8 +155,21 @@ class NetworkConfig(_Frozen):
         return sum(pool.contribution_ppm_at(stake_minor) for pool in self.pools)
 
     def wager_contribution_micro(self, stake_minor: int) -> int:
-        """What one wager adds to this network's pools in total, in micro-units (exact)."""
-        return sum(contribution_micro(stake_minor, pool.contribution_ppm_at(stake_minor)) for pool in self.pools)
+        """What one wager adds to this network's pools in total, in micro-units (exact). Asked several times a spin
+        (its command, its answer, the jackpot's check), so each stake's is kept once worked out (a bounded few)."""
+        pools, known = self.contribution_by_stake
+        found = known.get(stake_minor) if pools is self.pools else None
+        if found is None:
+            found = sum(contribution_micro(stake_minor, pool.contribution_ppm_at(stake_minor)) for pool in self.pools)
+            if pools is self.pools and len(known) < _KEPT_STAKES:
+                known[stake_minor] = found
+        return found
+
+    @cached_property
+    def contribution_by_stake(self) -> tuple[tuple[PoolConfig, ...], dict[int, int]]:
+        """wager_contribution_micro's answers so far, with the pools they were worked out from (a copy of the network
+        with other pools shares this and is not answered from it). Not a field: equality and hashing ignore it."""
+        return self.pools, {}
 
     def reseeded_by(self, reserve: PoolConfig) -> tuple[PoolConfig, ...]:
         """The pools whose reseeds a reserve funds (and whose overflow it receives)."""

@@ -16,7 +16,7 @@ from aiokafka import TopicPartition
 
 from services.spin.adapters import outputs
 from services.spin.adapters.answers import kept_answers, trimmed
-from services.spin.adapters.latency import observe_answers
+from services.spin.adapters.latency import AnswerLatency
 from services.spin.adapters.warm import WarmBooks
 from services.spin.adapters import rebuild
 from services.spin.adapters.rebuild import FOLD_ORDER
@@ -113,6 +113,7 @@ class SpinRunner(Stateless[SpinBook]):
         self.restoring = rebuild.restoring(settings, ctx.catalog, policy.enabled, **timing)
         self.restored: dict[int, Report] = {}  # partition -> its restore (the snapshot and the records folded)
         self.answers: dict[int, Repeats] = {}  # each partition's answers as first written (answers.py)
+        self.latency = AnswerLatency(lambda game: ctx.catalog.current(game) is not None)
         config = loop_config(
             settings,
             snapshots_topic=settings.topic(SPIN_SNAPSHOTS) if policy.enabled else None,
@@ -160,11 +161,19 @@ class SpinRunner(Stateless[SpinBook]):
         return self.restoring.image(partition, make, force)
 
     def decide(self, partition: int, book: SpinBook, inbounds: Iterable[Inbound]) -> list[Output]:
-        answers = self.answers.setdefault(partition, kept_answers())  # none yet: a partition decided unrestored (tests)
-        made, read = self.emitter.batch(partition, book, inbounds, answers, _decided)
+        answers = self.answers.get(partition)
+        if answers is None:  # none yet: a partition decided unrestored (tests)
+            answers = self.answers[partition] = kept_answers()
+        made, read = self.emitter.batch(partition, book, inbounds, answers, self._decided)
         trimmed(book, answers)
         self.restoring.changed(partition, read)  # its restore folds its inputs too: a tail counted in records
         return made
+
+    def _decided(self, book: SpinBook, found: Inbound, decision: Any) -> None:
+        """What the runner watches of a Decision: a stray wager's alert, and each answer's latency."""
+        if decision.stray is not None:
+            _alert_stray(found.record, found.message, decision.stray)
+        self.latency.observe(book, decision.answers)
 
     def derived(self, partition: int, sent: list[Output]) -> list[Output]:
         """Each answer copied to its operator's topic, in the same transaction (outputs.py)."""
@@ -227,13 +236,6 @@ INPUT_SPECS = (
     _owned(WALLET_SEAMLESS, _SEAMLESS_TYPE_NAMES),  # the seamless saga's answers to a seamless operator's wagers
 )
 SPECS = {spec.logical: spec for spec in INPUT_SPECS}  # by logical topic
-
-
-def _decided(book: SpinBook, found: Inbound, decision: Any) -> None:
-    """What the runner watches of a Decision: a stray wager's alert, and each answer's latency."""
-    if decision.stray is not None:
-        _alert_stray(found.record, found.message, decision.stray)
-    observe_answers(book, decision.answers)
 
 
 def _alert_stray(record: Any, message: Message, request_id: uuid.UUID) -> None:

@@ -163,6 +163,9 @@ def _settled(book: SpinBook, message: Envelope[SpinSettled]) -> None:
     fingerprint = Fingerprint(data.player_id, data.game, data.stake_minor, data.currency)
     record = _record(book, data.request_id, fingerprint, epoch_ms(message.time))
     record.settled_state_after = dict(data.state_after)
+    # Settled, the spin is a de-duplication entry: its outcome (the answer holds it) would only weigh on the book
+    # for the window, and the state after it is kept above.
+    record.result = None
     _answered(book, record, message, "SETTLED")
 
 

@@ -465,9 +465,11 @@ def _answer_settled(
         accepted_at=broker_time(record.time_ms) if record.accepted else None,
         **pins(ctx.catalog.engine_for_model(record.game, record.model_version or "")),
     )
+    # A pool sees only a taken wager (claims: at the debit); made before the answer, whose fold lets the outcome go.
+    taken = _contribute_command(ctx, record, now) if record.drawn_at_acceptance and not record.claims else None
     draft.answer(message(settled, request_answer_id(record.request_id), now, record.request_id))
-    if record.drawn_at_acceptance and not record.claims:  # a pool sees only a taken wager (claims: at the debit)
-        draft.send(_contribute_command(ctx, record, now))
+    if taken is not None:
+        draft.send(taken)
 
 
 def _void(draft: Draft, record: SpinRecord, now: datetime, code: str) -> None:

@@ -78,3 +78,12 @@ def test_a_refused_wager_leaves_the_state_its_seed_would_have_changed_as_it_was(
     given.when(fact(debit_refused_for(one(asked.decision.commands, PlaceWager), "SELF_EXCLUDED")), NOW)
     played = spin(given, 100).then(SeedDrawn)  # the voided ODD spin would have locked the stake at 50
     assert played.decision.events[0].data.state_before == {"ring": 0, "stake": None}
+
+
+def test_a_settled_spin_stays_in_the_book_as_its_answer_and_state_after_not_its_outcome():
+    given = spin_core(make_context(Seeds(ODD, ODD))).given()
+    asked = spin(given, 50)
+    (record,) = asked.state.records.values()
+    assert record.answer_code == "SETTLED"
+    assert record.result is None  # the answer holds the outcome; the book keeps it for the de-duplication window
+    assert record.settled_state_after == {"ring": 1, "stake": 50}
