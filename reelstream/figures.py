@@ -279,6 +279,14 @@ FIGURES: tuple[Figure, ...] = (
         "chaos run: history linearizable (1 yes)",
     ),
     Figure(
+        "logic-cpu-vs-dda066f",
+        "logic CPU per settled spin, bytes to bytes, ÷ dda066f's (alternated pairs, medians)",
+        "results/cost/saga-cpu-pairs-*.json",
+        lambda d: _at(d, "ratio_this_over_base", "total") or _at(d, "ratio_head_over_dda066f", "total"),
+        "≤ 1.00",
+        3,
+    ),
+    Figure(
         "hot-pool-6",
         "hot pool: packed contributions applied on one network partition from 6 spin partitions (spins/s)",
         "results/cost/hot-pool-6-*.json",
