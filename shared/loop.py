@@ -59,6 +59,9 @@ class LoopConfig:
     poll_ms: int = 50
     session_timeout_ms: int | None = None  # None: shared.kafka.group_membership's (environment or its default)
     pipelined: bool = False
+    # While records flow, fetch with the busy options (shared/kafka.FetchPacing: the broker gathers a poll's worth);
+    # False for a loop of few records on an answer's path (the seamless saga), each fetched as soon as it lands.
+    coalesce: bool = True
     # One producer writes one partition: aiokafka sends one batch per partition per request, so its small default batch
     # would turn a transaction of `batch_max` events into many sequential round trips. Below the topic's record limit.
     producer_batch_bytes: int = 512 * 1024
@@ -269,6 +272,8 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         consumer.subscribe(list(self.config.inputs), listener=self)
         await consumer.start()
         pacing = FetchPacing.from_env()
+        if not self.config.coalesce:
+            pacing.busy = pacing.idle
         heap = HeapFreezer.from_env()
         watch = StallWatch.from_env(self.config.service)
         watching = asyncio.create_task(watch.run(stop)) if watch is not None else None
@@ -337,10 +342,9 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
             work = self._commit(before, partition, offsets, outputs, polled_at, image, carried)
             commit = asyncio.create_task(_guarded(work))
             self._inflight[partition] = commit
-            if self.config.pipelined:
-                previous.append(before)
-            else:
-                await commit
+            # Pipelined, a batch waits only for its partition's previous one; not pipelined, for every batch of this
+            # poll (each partition's transaction its own, side by side), all committed before the lock is let go.
+            previous.append(before if self.config.pipelined else commit)
         # Back-pressure: the batches decided before these are committed before the next poll is decided.
         started = time.perf_counter()
         await asyncio.gather(*(task for task in previous if task is not None))

@@ -36,9 +36,12 @@ async def serve(
     core = SeamlessCore(random.random, lambda operator_id: operators.seamless_wallet_of(operator_id, configured))
     service = SeamlessService(settings, core, on_ready)
     clients = wallet_clients(configured)
-    producer = aio_producer(settings.kafka_bootstrap_servers, role=WRITER, **AIOKAFKA_PRODUCER_SAFETY)
+    # The outbox's hand-overs are single records on a spin's answer path: sent at once, not lingering for company.
+    safety = {**AIOKAFKA_PRODUCER_SAFETY, "linger_ms": 0}
+    producer = aio_producer(settings.kafka_bootstrap_servers, role=WRITER, **safety)
     await producer.start()
-    outbox = HandingOutbox(service.loop, clients, producer, settings.topic(WALLET_SEAMLESS_CALLS))
+    calls = settings.topic(WALLET_SEAMLESS_CALLS)
+    outbox = HandingOutbox(service.loop, clients, producer, calls, committed=service.facts_committed)
     try:
         await asyncio.gather(service.loop.run(stop), outbox.run(stop))
     finally:

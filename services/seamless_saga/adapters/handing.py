@@ -39,8 +39,12 @@ class HandingOutbox:
         producer: Any,
         topic: str,
         clock: Callable[[], datetime] = utc_now,
+        committed: asyncio.Event | None = None,
     ) -> None:
         self.loop, self.clients, self.producer, self.topic, self.clock = loop, clients, producer, topic, clock
+        # Set by the loop's service when a transaction with facts commits: a call it made owed is made at once, not
+        # at the idle outbox's next look (a wait on the answer's path, once a call).
+        self.committed = committed if committed is not None else asyncio.Event()
         # (call id, attempt) handed and not yet decided by the loop: not made again meanwhile.
         self.handed: set[tuple[str, int]] = set()
         self.flying: dict[tuple[str, int], asyncio.Task[None]] = {}  # made, outcome not handed yet
@@ -53,7 +57,7 @@ class HandingOutbox:
         now_ms = epoch_ms(self.clock())
         async with self.loop.lock:
             books = list(self.loop.states.values())
-            open_calls = {(r.open_call.call_id, r.open_call.attempt) for b in books for r in _open(b)}
+            open_calls = {(r.open_call.call_id, r.open_call.attempt) for b in books for r in b.owing.values()}
             owed = [pair for book in books for pair in book.due(now_ms)]
         self.handed &= open_calls  # the loop has decided the rest
         busy, room = self.handed | self.flying.keys(), max(0, CALLS_IN_FLIGHT_MAX - len(self.flying))
@@ -93,17 +97,19 @@ class HandingOutbox:
         await self.producer.send_and_wait(self.topic, value, key=key, headers=headers)
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Step until `stop` is set, waiting while nothing new is due for a call to land, at most IDLE_WAIT_S_MAX / 10
-        (a bet's deadline is checked that often); a failed hand-over stops the run with its error. Calls still in
-        flight at the stop are cancelled: their rounds owe them again after a restart."""
+        """Step until `stop` is set, waiting while nothing new is due for a call to land or the loop to commit facts,
+        at most IDLE_WAIT_S_MAX / 10 (a bet's deadline is checked that often); a failed hand-over stops the run with
+        its error. Calls still in flight at the stop are cancelled: their rounds owe them again after a restart."""
         try:
             while not stop.is_set():
                 if self.failure is not None:
                     raise self.failure
-                self._landed.clear()  # before the step: a call landing during it cuts the wait short
+                self._landed.clear()  # before the step: a call landing or facts committed during it cut the wait short
+                self.committed.clear()
                 if await self.step():
                     continue
-                waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._landed.wait())]
+                waits = [stop.wait(), self._landed.wait(), self.committed.wait()]
+                waits = [asyncio.ensure_future(waiting) for waiting in waits]
                 try:
                     await asyncio.wait(waits, timeout=IDLE_WAIT_S_MAX / 10, return_when=asyncio.FIRST_COMPLETED)
                 finally:
@@ -113,7 +119,3 @@ class HandingOutbox:
             for task in list(self.flying.values()):
                 task.cancel()
             await self.landed()
-
-
-def _open(book: SeamlessBook) -> list[Round]:
-    return [round_ for round_ in book.rounds.values() if round_.open_call is not None]

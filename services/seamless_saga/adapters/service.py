@@ -4,6 +4,7 @@ pipelined: while the loop's lock is free a book holds committed facts only, so t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 
 from shared import emit
@@ -53,6 +54,7 @@ def loop_config(settings: Settings) -> LoopConfig:
         group_id=settings.group("wallet-seamless"),
         service=WRITER,
         pipelined=False,
+        coalesce=False,  # a hand-over's record is decided as soon as it lands: each is on a spin's answer path
         positions_on=(events,),
     )
 
@@ -67,6 +69,7 @@ class SeamlessService(Stateless[SeamlessBook]):
         self.emitter = emit.Emitter(EMITS, core, settings.topic, settings.topic(WALLET_INTERNAL))
         self.stats = LoopStats()
         self.loop: TransactionalLoop[SeamlessBook] = TransactionalLoop(loop_config(settings), self, self.stats)
+        self.facts_committed = asyncio.Event()  # the outbox's wake-up: what a commit made owed is called at once
 
     async def restore(self, partition: int) -> Restored[SeamlessBook]:
         book = self.core.new_state(partition)
@@ -76,6 +79,10 @@ class SeamlessService(Stateless[SeamlessBook]):
 
     def decide(self, partition: int, book: SeamlessBook, inbounds: Iterable[Inbound]) -> list[Output]:
         return self.emitter.batch(partition, book, inbounds)[0]
+
+    def committed(self, partition: int, book: SeamlessBook, next_offset: int, event_offsets: list[int]) -> None:
+        if event_offsets:
+            self.facts_committed.set()
 
     async def acquired(self, restored: dict[int, Restored[SeamlessBook]]) -> None:
         if self._on_ready is not None:

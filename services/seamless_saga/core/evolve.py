@@ -31,10 +31,12 @@ def evolve(book: SeamlessBook, event: Envelope[Any]) -> SeamlessBook:
         if wager_id not in book.rounds:  # a bet decided again (a re-emitted repeat) changes nothing
             book.rounds[wager_id] = _opened(data, str(event.id))
             book.round_of_call[str(event.id)] = wager_id
+            book.owes(book.rounds[wager_id])
         return book
     round_ = book.rounds.get(wager_id)
     invariant(round_ is not None, f"a seamless event of wager {wager_id} follows its bet")
     _apply(data, round_, str(event.id), book)
+    book.owes(round_)
     return book
 
 

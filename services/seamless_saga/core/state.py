@@ -83,6 +83,16 @@ class SeamlessBook:
     # Closed rounds by wager id, in the order they closed, with when: kept for the de-duplication window (a command
     # older than that is refused anyway), then forgotten, so the book holds the open rounds and an hour of closed ones.
     closed_ms: dict[str, int] = field(default_factory=dict)
+    # The rounds with a call owed, by wager id: what the outbox looks through at every commit, never the whole window
+    # of closed rounds (kept by `owes`, which evolve calls after each event).
+    owing: dict[str, Round] = field(default_factory=dict)
+
+    def owes(self, round_: Round) -> None:
+        """`round_` as its latest event left it: among the owing while it has an open call."""
+        if round_.open_call is None:
+            self.owing.pop(round_.wager_id, None)
+        else:
+            self.owing[round_.wager_id] = round_
 
     def close(self, wager_id: str, now_ms: int) -> None:
         self.closed_ms[wager_id] = now_ms
@@ -100,10 +110,9 @@ class SeamlessBook:
 
     def due(self, now_ms: int) -> list[tuple[Round, OpenCall]]:
         """The calls owed now, oldest due first."""
-        owed = [(r, r.open_call) for r in self.rounds.values() if r.open_call is not None]
-        return sorted(((r, c) for r, c in owed if c.due_ms <= now_ms), key=lambda pair: pair[1].due_ms)
+        owed = [(r, r.open_call) for r in self.owing.values() if r.open_call.due_ms <= now_ms]
+        return sorted(owed, key=lambda pair: pair[1].due_ms)
 
     def next_due_ms(self) -> int | None:
         """When the next owed call falls due (None: nothing owed)."""
-        owed = [r.open_call.due_ms for r in self.rounds.values() if r.open_call is not None]
-        return min(owed) if owed else None
+        return min((r.open_call.due_ms for r in self.owing.values()), default=None)

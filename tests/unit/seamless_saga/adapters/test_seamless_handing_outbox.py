@@ -137,3 +137,24 @@ async def test_a_failed_hand_over_stops_the_run_with_its_error():
     else:
         raise AssertionError("the run went on past a failed hand-over")
     assert outbox.flying == {}
+
+
+async def test_a_call_a_commit_made_owed_is_made_at_once_not_at_the_idle_outboxs_next_look(monkeypatch):
+    monkeypatch.setattr("services.seamless_saga.adapters.handing.IDLE_WAIT_S_MAX", 100.0)  # next look in 10 s
+    loop, wallet, committed, stop = Loop({0: SAGA.given().state}), Wallet(), asyncio.Event(), asyncio.Event()
+    outbox = HandingOutbox(loop, {OPERATOR: wallet}, Producer(), "p.wallet.seamless-calls", lambda: T0, committed)
+    running = asyncio.create_task(outbox.run(stop))
+    for _ in range(20):
+        await asyncio.sleep(0)  # idle: nothing owed, waiting
+    async with loop.lock:  # the loop decides and commits a bet
+        loop.states[0] = SAGA.given().when(debit(1), T0).state
+        committed.set()
+    try:
+        for _ in range(200):
+            if wallet.calls:
+                break
+            await asyncio.sleep(0.005)
+        assert len(wallet.calls) == 1, "the bet waited for the idle outbox's next look"
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, timeout=5)

@@ -13,7 +13,7 @@ from shared.events.envelope import epoch_ms
 
 from services.seamless_saga.core.messages import Tick
 from services.seamless_saga.core.state import OPEN_PHASES, Phase
-from tests.support.seamless_saga import SAGA, T0, answer, debit, no_answer, place, refund, settle, wager_id
+from tests.support.seamless_saga import SAGA, T0, answer, at, debit, no_answer, place, refund, settle, wager_id
 
 _STATUSES = [Status.OK] * 6 + [Status.ERROR, Status.INSUFFICIENT_FUNDS, Status.SESSION_GONE, Status.UNKNOWN_TRANSACTION]
 _TERMINAL = {
@@ -70,3 +70,31 @@ def test_every_round_ends_in_one_bet_and_one_win_or_one_rollback_whatever_the_wa
         if round_.phase is Phase.REFUSED:
             assert kinds["SeamlessRollbackDecided"] == 0
     assert ends[Phase.WON] and ends[Phase.ROLLED_BACK] and ends[Phase.REFUSED], ends  # the run met each ending
+
+
+def _owing_is_every_round_with_a_call_owed(book) -> None:
+    assert book.owing == {wager: round_ for wager, round_ in book.rounds.items() if round_.open_call is not None}
+
+
+def test_the_rounds_owing_a_call_are_indexed_through_every_phase_and_past_the_window():
+    """The outbox looks only at the rounds owing a call (at every commit), never the window of closed ones."""
+    given = SAGA.given()
+    bets = {n: given.when(debit(n), T0).decision.events[0] for n in (1, 2, 3, 4)}
+    _owing_is_every_round_with_a_call_owed(given.state)
+    assert len(given.state.owing) == 4
+    given.when(answer(bets[1]), at(30))  # accepted: owes nothing until its settlement
+    given.when(answer(bets[2], Status.INSUFFICIENT_FUNDS), at(30))  # surely refused: closed
+    given.when(no_answer(bets[3]), at(30))  # in doubt: its rollback is owed
+    _owing_is_every_round_with_a_call_owed(given.state)
+    assert set(given.state.owing) == {str(wager_id(3)), str(wager_id(4))}
+    win = given.when(settle(1, 250), at(100)).decision.events[0]
+    given.when(no_answer(win), at(200))  # a retry scheduled: still owed, at a later time
+    _owing_is_every_round_with_a_call_owed(given.state)
+    assert str(wager_id(1)) in given.state.owing
+    given.when(answer(win, attempt=2), at(2_000))  # acknowledged: closed
+    _owing_is_every_round_with_a_call_owed(given.state)
+    late = T0 + timedelta(days=2)  # the closed rounds pruned past the window; the owing ones stay
+    given.when(no_answer(bets[4]), late)  # its bet in doubt: refused, its rollback owed
+    _owing_is_every_round_with_a_call_owed(given.state)
+    assert str(wager_id(2)) not in given.state.rounds
+    assert set(given.state.owing) == {str(wager_id(3)), str(wager_id(4))}
