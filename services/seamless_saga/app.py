@@ -41,7 +41,7 @@ async def serve(
     producer = aio_producer(settings.kafka_bootstrap_servers, role=WRITER, **safety)
     await producer.start()
     calls = settings.topic(WALLET_SEAMLESS_CALLS)
-    outbox = HandingOutbox(service.loop, clients, producer, calls, committed=service.facts_committed)
+    outbox = HandingOutbox(service.owing, clients, producer, calls, committed=service.facts_committed)
     try:
         await asyncio.gather(service.loop.run(stop), outbox.run(stop))
     finally:

@@ -1,6 +1,7 @@
-"""The running saga's outbox: makes the calls the loop's books owe (read under the loop's lock: committed facts only),
-one attempt each, and hands each outcome to the loop on wallet.seamless-calls, whose decision writes it as a fact. A bet
-found past its deadline is not sent: it is handed as unanswered, and the core rolls it back."""
+"""The running saga's outbox: makes the calls the loop's books owe as their batches committed
+(adapters/committed.py: never on a fact whose transaction is in flight), one attempt each, and hands each outcome to
+the loop on wallet.seamless-calls, whose decision writes it as a fact. A bet found past its deadline is not sent: it
+is handed as unanswered, and the core rolls it back."""
 
 from __future__ import annotations
 
@@ -13,16 +14,16 @@ from seamless.port import NoAnswer, NoAnswerReason, WalletPort
 from shared import records
 from shared.events import encode
 from shared.events.envelope import epoch_ms
-from shared.loop import TransactionalLoop
 from shared.topics import WALLET_SEAMLESS_CALLS
 
+from services.seamless_saga.adapters.committed import CommittedOwing
 from services.seamless_saga.adapters.kafka_log import WRITER
 from services.seamless_saga.adapters.outbox import CALLS_IN_FLIGHT_MAX, IDLE_WAIT_S_MAX, utc_now
 from services.seamless_saga.core.answers import expired
 from services.seamless_saga.core.calls import call_of
 from services.seamless_saga.core.handed import handed
 from services.seamless_saga.core.messages import CallOutcome
-from services.seamless_saga.core.state import OpenCall, Round, SeamlessBook
+from services.seamless_saga.core.state import OpenCall, Round
 
 NOT_SENT = "not sent: the bet was past its deadline"
 
@@ -34,14 +35,14 @@ class HandingOutbox:
 
     def __init__(
         self,
-        loop: TransactionalLoop[SeamlessBook],
+        owing: CommittedOwing,
         clients: Mapping[str, WalletPort],
         producer: Any,
         topic: str,
         clock: Callable[[], datetime] = utc_now,
         committed: asyncio.Event | None = None,
     ) -> None:
-        self.loop, self.clients, self.producer, self.topic, self.clock = loop, clients, producer, topic, clock
+        self.owing, self.clients, self.producer, self.topic, self.clock = owing, clients, producer, topic, clock
         # Set by the loop's service when a transaction with facts commits: a call it made owed is made at once, not
         # at the idle outbox's next look (a wait on the answer's path, once a call).
         self.committed = committed if committed is not None else asyncio.Event()
@@ -55,10 +56,8 @@ class HandingOutbox:
         """Start the calls owed now that are neither in flight nor handed, while fewer than CALLS_IN_FLIGHT_MAX fly;
         the number started."""
         now_ms = epoch_ms(self.clock())
-        async with self.loop.lock:
-            books = list(self.loop.states.values())
-            open_calls = {(r.open_call.call_id, r.open_call.attempt) for b in books for r in b.owing.values()}
-            owed = [pair for book in books for pair in book.due(now_ms)]
+        open_calls = {(r.open_call.call_id, r.open_call.attempt) for r in self.owing.rounds()}
+        owed = self.owing.due(now_ms)
         self.handed &= open_calls  # the loop has decided the rest
         busy, room = self.handed | self.flying.keys(), max(0, CALLS_IN_FLIGHT_MAX - len(self.flying))
         owed = [(r, c) for r, c in owed if (c.call_id, c.attempt) not in busy][:room]

@@ -1,6 +1,7 @@
 """The seamless saga as a partition service of the shared loop: the spin's wager commands (wallet.internal) and the
-outbox's call outcomes (wallet.seamless-calls) in, its facts out on wallet.seamless through shared/emit.py. Not
-pipelined: while the loop's lock is free a book holds committed facts only, so the outbox calls on what is logged."""
+outbox's call outcomes (wallet.seamless-calls) in, its facts out on wallet.seamless through shared/emit.py.
+Pipelined: a book may hold facts whose transaction is in flight, so the outbox calls only on what is logged through
+`owing`, the books' owing rounds as each batch committed (adapters/committed.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from shared.loop import LoopConfig, LoopStats, Restored, Stateless, Transactiona
 from shared.events.seamless import RecordCallOutcome
 from shared.topics import WALLET_INTERNAL, WALLET_SEAMLESS, WALLET_SEAMLESS_CALLS, dlq_name
 
+from services.seamless_saga.adapters.committed import CommittedOwing
 from services.seamless_saga.adapters.kafka_log import WRITER, restore_with_inputs
 from services.seamless_saga.core.decide import SeamlessCore
 from services.seamless_saga.core.route import WAGER_COMMANDS
@@ -53,7 +55,7 @@ def loop_config(settings: Settings) -> LoopConfig:
         dlq_topic=settings.topic(dlq_name(WALLET_INTERNAL)),
         group_id=settings.group("wallet-seamless"),
         service=WRITER,
-        pipelined=False,
+        pipelined=True,  # the outbox reads the committed view (adapters/committed.py), never a book in flight
         coalesce=False,  # a hand-over's record is decided as soon as it lands: each is on a spin's answer path
         positions_on=(events,),
     )
@@ -70,6 +72,7 @@ class SeamlessService(Stateless[SeamlessBook]):
         self.stats = LoopStats()
         self.loop: TransactionalLoop[SeamlessBook] = TransactionalLoop(loop_config(settings), self, self.stats)
         self.facts_committed = asyncio.Event()  # the outbox's wake-up: what a commit made owed is called at once
+        self.owing = CommittedOwing()  # what the outbox may call: the books' owing rounds as last committed
 
     async def restore(self, partition: int) -> Restored[SeamlessBook]:
         book = self.core.new_state(partition)
@@ -78,13 +81,21 @@ class SeamlessService(Stateless[SeamlessBook]):
         return Restored(book, inputs.get(WALLET_INTERNAL), inputs=inputs)
 
     def decide(self, partition: int, book: SeamlessBook, inbounds: Iterable[Inbound]) -> list[Output]:
-        return self.emitter.batch(partition, book, inbounds)[0]
+        made = self.emitter.batch(partition, book, inbounds)[0]
+        self.owing.decided(partition, book)
+        return made
 
     def committed(self, partition: int, book: SeamlessBook, next_offset: int, event_offsets: list[int]) -> None:
+        self.owing.committed(partition)
         if event_offsets:
             self.facts_committed.set()
 
+    def released(self, partition: int, book: SeamlessBook) -> None:
+        self.owing.released(partition)
+
     async def acquired(self, restored: dict[int, Restored[SeamlessBook]]) -> None:
+        for partition, item in restored.items():
+            self.owing.restored(partition, item.state)
         if self._on_ready is not None:
             self._on_ready()
             self._on_ready = None

@@ -16,17 +16,18 @@ from shared.events import decode
 from shared.events.envelope import epoch_ms
 from shared.events.seamless import RecordCallOutcome, SeamlessBetAccepted, SeamlessRollbackDecided
 
+from services.seamless_saga.adapters.committed import CommittedOwing
 from services.seamless_saga.adapters.handing import NOT_SENT, HandingOutbox
 from services.seamless_saga.core.handed import taken
 from tests.support.seamless_saga import CORE, OPERATOR, SAGA, T0, at, debit
 
 
-@dataclass
-class Loop:
-    """What the outbox reads of the loop: its partitions' books and the lock a batch is decided and committed under."""
-
-    states: dict[int, Any]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+def Loop(states: dict[int, Any]) -> CommittedOwing:  # noqa: N802 - reads as the stand-in it replaced
+    """What the outbox reads: the books' owing rounds as committed (each book here taken as restored)."""
+    owing = CommittedOwing()
+    for partition, book in states.items():
+        owing.restored(partition, book)
+    return owing
 
 
 @dataclass
@@ -141,14 +142,14 @@ async def test_a_failed_hand_over_stops_the_run_with_its_error():
 
 async def test_a_call_a_commit_made_owed_is_made_at_once_not_at_the_idle_outboxs_next_look(monkeypatch):
     monkeypatch.setattr("services.seamless_saga.adapters.handing.IDLE_WAIT_S_MAX", 100.0)  # next look in 10 s
-    loop, wallet, committed, stop = Loop({0: SAGA.given().state}), Wallet(), asyncio.Event(), asyncio.Event()
-    outbox = HandingOutbox(loop, {OPERATOR: wallet}, Producer(), "p.wallet.seamless-calls", lambda: T0, committed)
+    owing, wallet, committed, stop = Loop({0: SAGA.given().state}), Wallet(), asyncio.Event(), asyncio.Event()
+    outbox = HandingOutbox(owing, {OPERATOR: wallet}, Producer(), "p.wallet.seamless-calls", lambda: T0, committed)
     running = asyncio.create_task(outbox.run(stop))
     for _ in range(20):
         await asyncio.sleep(0)  # idle: nothing owed, waiting
-    async with loop.lock:  # the loop decides and commits a bet
-        loop.states[0] = SAGA.given().when(debit(1), T0).state
-        committed.set()
+    owing.decided(0, SAGA.given().when(debit(1), T0).state)  # the loop decides a bet, then commits it
+    owing.committed(0)
+    committed.set()
     try:
         for _ in range(200):
             if wallet.calls:
