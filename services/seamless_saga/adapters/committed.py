@@ -1,9 +1,6 @@
-"""What the saga's outbox may call: each partition's rounds owing a call as its last committed batch left them.
-
-The outbox acts only on what is logged (a call made on a decision that never committed could take money reelstream
-has no record of). The loop is pipelined, so a book may hold decided facts whose transaction is still in flight: the
-outbox reads this view instead, which takes a copy of a book's owing rounds as each batch is decided and publishes it
-when that batch's transaction commits (a partition's batches commit in the order they were decided)."""
+"""What the saga's outbox may call: each partition's rounds owing a call as its last committed batch left them, so the
+outbox acts only on what is logged while the pipelined loop has batches in flight (copied as a batch is decided,
+published when its transaction commits; docs/seamless.md, "The saga")."""
 
 from __future__ import annotations
 

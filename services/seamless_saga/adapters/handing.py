@@ -1,7 +1,6 @@
-"""The running saga's outbox: makes the calls the loop's books owe as their batches committed
-(adapters/committed.py: never on a fact whose transaction is in flight), one attempt each, and hands each outcome to
-the loop on wallet.seamless-calls, whose decision writes it as a fact. A bet found past its deadline is not sent: it
-is handed as unanswered, and the core rolls it back."""
+"""The running saga's outbox: makes the calls owed as the books' batches committed (adapters/committed.py), one attempt
+each, and hands each outcome to the loop on wallet.seamless-calls, whose decision writes it as a fact. A bet found past
+its deadline is not sent: it is handed as unanswered, and the core rolls it back."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The seamless saga as a partition service of the shared loop: the spin's wager commands (wallet.internal) and the
-outbox's call outcomes (wallet.seamless-calls) in, its facts out on wallet.seamless through shared/emit.py.
-Pipelined: a book may hold facts whose transaction is in flight, so the outbox calls only on what is logged through
-`owing`, the books' owing rounds as each batch committed (adapters/committed.py)."""
+"""The seamless saga as a pipelined partition service of the shared loop: the spin's wager commands (wallet.internal)
+and the outbox's call outcomes (wallet.seamless-calls) in, its facts out on wallet.seamless through shared/emit.py;
+`owing` is what the outbox may call, the books' owing rounds as each batch committed (adapters/committed.py)."""
 
 from __future__ import annotations
 
