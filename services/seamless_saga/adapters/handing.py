@@ -55,9 +55,8 @@ class HandingOutbox:
         """Start the calls owed now that are neither in flight nor handed, while fewer than CALLS_IN_FLIGHT_MAX fly;
         the number started."""
         now_ms = epoch_ms(self.clock())
-        open_calls = {(r.open_call.call_id, r.open_call.attempt) for r in self.owing.rounds()}
         owed = self.owing.due(now_ms)
-        self.handed &= open_calls  # the loop has decided the rest
+        self.handed = {pair for pair in self.handed if self.owing.is_open(*pair)}  # the loop has decided the rest
         busy, room = self.handed | self.flying.keys(), max(0, CALLS_IN_FLIGHT_MAX - len(self.flying))
         owed = [(r, c) for r, c in owed if (c.call_id, c.attempt) not in busy][:room]
         for round_, call in owed:

@@ -77,6 +77,7 @@ class SeamlessService(Stateless[SeamlessBook]):
         book = self.core.new_state(partition)
         topic = self.settings.topic(WALLET_SEAMLESS)
         _, inputs = await restore_with_inputs(self.settings.kafka_bootstrap_servers, topic, self.core, book, partition)
+        self.owing.restored(partition, book)  # before the loop holds it: no batch of it is decided yet
         return Restored(book, inputs.get(WALLET_INTERNAL), inputs=inputs)
 
     def decide(self, partition: int, book: SeamlessBook, inbounds: Iterable[Inbound]) -> list[Output]:
@@ -93,8 +94,6 @@ class SeamlessService(Stateless[SeamlessBook]):
         self.owing.released(partition)
 
     async def acquired(self, restored: dict[int, Restored[SeamlessBook]]) -> None:
-        for partition, item in restored.items():
-            self.owing.restored(partition, item.state)
         if self._on_ready is not None:
             self._on_ready()
             self._on_ready = None

@@ -86,13 +86,21 @@ class SeamlessBook:
     # The rounds with a call owed, by wager id: what the outbox looks through at every commit, never the whole window
     # of closed rounds (kept by `owes`, which evolve calls after each event).
     owing: dict[str, Round] = field(default_factory=dict)
+    # The wager ids `owes` saw since the adapter last took them (`take_touched`): what a batch changed, not state.
+    touched: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def owes(self, round_: Round) -> None:
         """`round_` as its latest event left it: among the owing while it has an open call."""
+        self.touched.add(round_.wager_id)
         if round_.open_call is None:
             self.owing.pop(round_.wager_id, None)
         else:
             self.owing[round_.wager_id] = round_
+
+    def take_touched(self) -> set[str]:
+        """The wager ids of the rounds changed since the last take."""
+        touched, self.touched = self.touched, set()
+        return touched
 
     def close(self, wager_id: str, now_ms: int) -> None:
         self.closed_ms[wager_id] = now_ms
@@ -104,6 +112,7 @@ class SeamlessBook:
             if now_ms - closed_ms <= DEDUP_WINDOW_MS:
                 return
             del self.closed_ms[wager_id]
+            self.touched.discard(wager_id)  # a fold nobody takes from (a tool's) keeps it no longer than the round
             round_ = self.rounds.pop(wager_id)
             for call_id in (round_.bet_call_id, round_.win_call_id, round_.rollback_call_id):
                 self.round_of_call.pop(call_id, None)

@@ -8,7 +8,7 @@ import pytest
 
 from services.seamless_saga.adapters.committed import CommittedOwing
 from services.seamless_saga.adapters.handing import HandingOutbox
-from tests.support.seamless_saga import OPERATOR, SAGA, T0, answer, at, debit
+from tests.support.seamless_saga import OPERATOR, SAGA, T0, answer, at, debit, wager_id
 from tests.unit.seamless_saga.adapters.test_seamless_handing_outbox import Producer, Wallet
 
 
@@ -51,13 +51,18 @@ def test_what_a_view_published_does_not_move_with_the_book_after_it():
     assert [round_.open_call.kind for round_ in owing.rounds()] == ["bet"]
 
 
-def test_a_restore_never_overrides_batches_decided_before_it_was_told():
-    owing, given = CommittedOwing(), SAGA.given()
-    given.when(debit(1), T0)
+def test_a_restored_book_is_published_whole_and_a_batch_carries_only_the_rounds_it_changed():
+    given = SAGA.given()
+    bets = [given.when(debit(n), T0).decision.events[0] for n in (1, 2, 3)]
+    owing = CommittedOwing()
+    owing.restored(0, given.state)  # the service tells it from its restore, before the loop decides a batch of it
+    assert len(list(owing.rounds())) == 3 and owing.is_open(str(bets[0].id), 1)
+    given.when(answer(bets[0]), at(30))  # accepted: owes nothing now
     owing.decided(0, given.state)
-    owing.restored(0, SAGA.given().state)  # the restored (empty) book, told late
+    assert list(owing._decided[0][0]) == [str(wager_id(1))]  # the batch's change: the one round it touched
     owing.committed(0)
-    assert len(list(owing.rounds())) == 1
+    assert len(list(owing.rounds())) == 2 and not owing.is_open(str(bets[0].id), 1)
+    assert owing.is_open(str(bets[1].id), 1) and not owing.is_open(str(bets[1].id), 2)
 
 
 def test_a_commit_without_its_decision_is_a_broken_invariant_and_a_released_partition_is_forgotten():
