@@ -105,8 +105,10 @@ class FetchPacing:
         self._records_at: float | None = None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "FetchPacing":
-        return cls(service_fetch_options(environ), busy_fetch_options(environ), quiet_fetch_options(environ))
+    def from_env(cls, environ: Mapping[str, str] | None = None, coalesce: bool = True) -> "FetchPacing":
+        """`coalesce` False: records that flow are fetched as an idle consumer fetches them, each as it lands."""
+        idle = service_fetch_options(environ)
+        return cls(idle, busy_fetch_options(environ) if coalesce else idle, quiet_fetch_options(environ))
 
     def after_poll(self, consumer: Any, polled: bool, now: float | None = None) -> None:
         """After each poll: `polled` whether it returned records, `now` a monotonic clock in seconds."""

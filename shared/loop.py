@@ -271,9 +271,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         observability.watch(consumer)
         consumer.subscribe(list(self.config.inputs), listener=self)
         await consumer.start()
-        pacing = FetchPacing.from_env()
-        if not self.config.coalesce:
-            pacing.busy = pacing.idle
+        pacing = FetchPacing.from_env(coalesce=self.config.coalesce)
         heap = HeapFreezer.from_env()
         watch = StallWatch.from_env(self.config.service)
         watching = asyncio.create_task(watch.run(stop)) if watch is not None else None

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from shared.invariant import invariant
 
-from services.seamless_saga.core.state import OpenCall, Round, SeamlessBook
+from services.seamless_saga.core.state import OpenCall, Round, SeamlessBook, due_calls
 
 Change = dict[str, Round | None]  # wager id -> a copy of the round as a batch left it owing, None: owing nothing
 
@@ -58,8 +58,7 @@ class CommittedOwing:
 
     def due(self, now_ms: int) -> list[tuple[Round, OpenCall]]:
         """The committed calls owed now, oldest due first."""
-        owed = [(round_, round_.open_call) for round_ in self.rounds() if round_.open_call.due_ms <= now_ms]
-        return sorted(owed, key=lambda pair: pair[1].due_ms)
+        return due_calls(self.rounds(), now_ms)
 
     def _apply(self, partition: int, change: Change) -> None:
         owing = self.published.setdefault(partition, {})

@@ -3,6 +3,7 @@ answers it has recorded. Folded from wallet.seamless alone (core/evolve.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -119,9 +120,14 @@ class SeamlessBook:
 
     def due(self, now_ms: int) -> list[tuple[Round, OpenCall]]:
         """The calls owed now, oldest due first."""
-        owed = [(r, r.open_call) for r in self.owing.values() if r.open_call.due_ms <= now_ms]
-        return sorted(owed, key=lambda pair: pair[1].due_ms)
+        return due_calls(self.owing.values(), now_ms)
 
     def next_due_ms(self) -> int | None:
         """When the next owed call falls due (None: nothing owed)."""
         return min((r.open_call.due_ms for r in self.owing.values()), default=None)
+
+
+def due_calls(owing: Iterable[Round], now_ms: int) -> list[tuple[Round, OpenCall]]:
+    """Of rounds owing a call, the calls owed now, oldest due first (a book's, or the outbox's committed view)."""
+    owed = [(round_, round_.open_call) for round_ in owing if round_.open_call.due_ms <= now_ms]
+    return sorted(owed, key=lambda pair: pair[1].due_ms)

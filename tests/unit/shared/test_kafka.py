@@ -176,3 +176,16 @@ def test_aiokafka_still_builds_each_new_batch_empty_and_appends_it_at_once():
     assert "builder = self.create_builder()\n                batch = self._append_batch(builder, tp)" in adding
     assert "self._compression_type," in inspect.getsource(MessageAccumulator.create_builder)
     assert "self._relative_offset = 0" in inspect.getsource(BatchBuilder.__init__)
+
+
+def test_a_loop_that_does_not_coalesce_fetches_flowing_records_as_it_fetches_when_idle():
+    from shared.kafka import FetchPacing
+
+    coalescing, consumer = FetchPacing.from_env({}), _Consumer()
+    coalescing.after_poll(consumer, True)
+    assert _fetching(consumer) == (10, 65536)
+    each, consumer = FetchPacing.from_env({}, coalesce=False), _Consumer()
+    each.after_poll(consumer, True, now=100.0)
+    assert _fetching(consumer) == (25, 1)
+    each.after_poll(consumer, False, now=102.0)  # and still turns quiet when nothing comes
+    assert _fetching(consumer) == (500, 1)
