@@ -14,6 +14,13 @@ from aiokafka import TopicPartition
 from shared.kafka import AIOKAFKA_READER_SAFETY, aio_consumer
 
 
+# How long one getmany of a read to a known end waits. A fetch that brings only aborted records and markers (the tail a
+# killed owner's open transaction leaves once its successor aborts it) moves the position but hands over no record, and
+# getmany waits its whole timeout for one: a long wait would be paid by every takeover. The readers' fetches are
+# short (AIOKAFKA_READER_SAFETY), so a short wait costs no busy loop.
+CATCH_UP_POLL_MS = 10
+
+
 class PartitionReadTimeout(TimeoutError):
     """The partition was not read up to its end offset in time."""
 
@@ -46,7 +53,7 @@ async def fold_partition(
         while await reader.position(tp) < end:
             if time.monotonic() > deadline:
                 raise PartitionReadTimeout(f"{topic}[{partition}] not restored to offset {end} in {timeout_s} s")
-            for records in (await reader.getmany(tp, timeout_ms=200, max_records=batch)).values():
+            for records in (await reader.getmany(tp, timeout_ms=CATCH_UP_POLL_MS, max_records=batch)).values():
                 # On a worker thread: a batch's fold (decode, verify, evolve) is CPU work that would otherwise hold the
                 # event loop, and with it the group's heartbeats, for as long as it takes.
                 await asyncio.to_thread(_each, on_record, [record for record in records if record.offset < end])
@@ -73,7 +80,7 @@ async def read_range(
     for tp in remaining:
         reader.seek(tp, first[tp])
     while remaining:
-        batch = await reader.getmany(*remaining, timeout_ms=500, max_records=5000)
+        batch = await reader.getmany(*remaining, timeout_ms=CATCH_UP_POLL_MS, max_records=5000)
         for tp, polled in batch.items():
             history[tp].extend(record for record in polled if record.offset < ends[tp])
         for tp in list(remaining):

@@ -59,6 +59,8 @@ SPARE_DELAY_S = 5.0
 # (their first restore of every partition: the de-duplication window's images) can outlast KILL_SPACING_S on a loaded
 # machine; a second kill before it was done got a cold takeover. The second spare is warm then.
 SPARES = {"spin": 2, "wallet": 2}
+# How often the supervisor looks for an exited process: its share of every takeover (a kubelet's is its own).
+WATCH_S = 0.02
 CLIENT_TIMEOUT_RETRIES = 40  # of the client's spin timeout each: ten minutes without an answer is a lost request
 
 
@@ -239,7 +241,7 @@ class Supervisor:
                 process.wait_ready(300)
 
     def _watch(self) -> None:
-        while not self._stop.wait(0.1):
+        while not self._stop.wait(WATCH_S):
             with self._lock:
                 for name, process in self.processes.items():
                     if process.process.poll() is not None:

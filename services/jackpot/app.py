@@ -19,6 +19,7 @@ from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
 from services.jackpot.adapters.restore import warm_states
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
+from games.registry import load_all
 from games.selftest import require_self_test
 
 
@@ -40,6 +41,12 @@ def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
     )
 
 
+def prepare() -> None:
+    """Before a spare's follow and a cold start's restore: every game's engine imported (games.registry.load_all), so
+    the first batch after a takeover does not wait for it."""
+    load_all()
+
+
 def spare(go: Callable[[], bool]) -> None:
     """A warm spare (reelstream/commands/services.py): keep every partition's networks up with jackpot.events until
     `go()` returns (True: take over and serve, False: the supervisor went away), so a takeover folds only the records
@@ -54,6 +61,7 @@ async def _follow_until(go: Callable[[], bool], config: JackpotConfig, pools: Po
 
 
 async def serve(config: JackpotConfig, go: Callable[[], bool] | None = None) -> Stats | None:
+    prepare()
     pools = load_pools()
     warm = await _follow_until(go, config, pools) if go is not None else None
     if go is not None and warm is None:
