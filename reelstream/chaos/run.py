@@ -59,6 +59,14 @@ SPARE_DELAY_S = 5.0
 # (their first restore of every partition: the de-duplication window's images) can outlast KILL_SPACING_S on a loaded
 # machine; a second kill before it was done got a cold takeover. The second spare is warm then.
 SPARES = {"spin": 2, "wallet": 2}
+# Snapshots often enough that a cold restart folds a bounded tail (the services' defaults, ten minutes or 20,000
+# records, would let a cold restore late in a run fold most of it).
+SNAPSHOTS_EVERY_S = 30
+CHAOS_SNAPSHOTS = {
+    "REELSTREAM_WALLET_SNAPSHOT_SECONDS": str(SNAPSHOTS_EVERY_S),
+    "REELSTREAM_SPIN_SNAPSHOT_SECONDS": str(SNAPSHOTS_EVERY_S),
+    "REELSTREAM_JACKPOT_SNAPSHOT_EVENTS": "1000",
+}
 # How often the supervisor looks for an exited process: its share of every takeover (a kubelet's is its own).
 WATCH_S = 0.02
 CLIENT_TIMEOUT_RETRIES = 40  # of the client's spin timeout each: ten minutes without an answer is a lost request
@@ -80,6 +88,7 @@ class ChaosPlan:
     deadline_s: float = 1200.0
     checked_players: int = 4  # players every worker operates on concurrently; their history is checked
     checked_share: float = 0.2  # of the load's operations, on a checked player
+    standbys: bool = True  # warm spares take over a killed service; else a cold start under the same instance id
 
 
 def checked_players(plan: ChaosPlan) -> tuple[str, ...]:
@@ -165,6 +174,11 @@ class ChaosReport:
         return metrics.spread((f.recovery_s for f in self.kills()), 0.5, 0.99)
 
 
+def spares_kept(plan: ChaosPlan) -> dict[str, int]:
+    """Warm spares kept per service: SPARES (else one), or none when the plan runs without standbys."""
+    return {name: SPARES.get(name, 1) for name in SERVICES} if plan.standbys else {name: 0 for name in SERVICES}
+
+
 def keeping_state(names: tuple[str, ...]) -> list[str]:
     """The services whose spare keeps its state warm while it waits (its app has a `spare`: reelstream/commands/
     services.py); the others' spares have only imported their service."""
@@ -176,8 +190,9 @@ class Supervisor:
     replaced at once, as a container runtime or systemd would — by a warm spare that has already imported its
     service (a cold start's imports took seconds on a busy machine), then a new spare is started behind it."""
 
-    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+    def __init__(self, env: dict[str, str], log_dir: Path, spares: dict[str, int]) -> None:
         self.env, self.log_dir = env, log_dir
+        self.kept = spares  # spares kept per service (none: every replacement is a cold start)
         self.processes: dict[str, ServiceProcess] = {}
         self.spares: dict[str, list[ServiceProcess]] = {name: [] for name in SERVICES}  # oldest (warmest) first
         self.restarts = 0
@@ -212,7 +227,7 @@ class Supervisor:
 
     def _new_spare(self, name: str) -> None:
         with self._lock:
-            while not self._stop.is_set() and len(self.spares[name]) < SPARES.get(name, 1):
+            while not self._stop.is_set() and len(self.spares[name]) < self.kept.get(name, 0):
                 self.spares[name].append(self._spawn(name, standby=True))
 
     def start(self) -> None:
@@ -572,15 +587,17 @@ def _run(plan: ChaosPlan, out_dir: Path, echo: Echo) -> ChaosReport:
         "REELSTREAM_KAFKA_SESSION_TIMEOUT_MS": "6000",
         # the services log warnings and alerts only; REELSTREAM_CHAOS_LOG_LEVEL=INFO shows their restore timings too
         "REELSTREAM_LOG_LEVEL": os.environ.get("REELSTREAM_CHAOS_LOG_LEVEL", "WARNING"),
+        **CHAOS_SNAPSHOTS,
     }
     with fresh_deployment(base, "chaos", env) as deployment:
         settings = deployment.settings
-        supervisor = Supervisor({**os.environ, **deployment.env}, out_dir / "logs")
+        spares = spares_kept(plan)
+        supervisor = Supervisor({**os.environ, **deployment.env}, out_dir / "logs", spares)
         try:
             supervisor.start()
             report.standbys = {
-                "spares_per_service": {name: SPARES.get(name, 1) for name in SERVICES},
-                "warm_state": keeping_state(SERVICES),
+                "spares_per_service": spares,
+                "warm_state": keeping_state(SERVICES) if plan.standbys else [],
             }
             history = _load_with_faults(settings, plan, supervisor, report, echo)
             if plan.fuzz:

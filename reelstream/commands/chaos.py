@@ -36,6 +36,9 @@ def app(
     checked_players: int = typer.Option(
         4, min=1, max=64, help="Players every worker operates on concurrently; their history is checked by porcupine."
     ),
+    standbys: bool = typer.Option(
+        True, "--standbys/--no-standbys", help="Warm spares take over a killed service (else a cold start)."
+    ),
     out: Path = typer.Option(Path(".reelstream/chaos"), help="Directory for chaos.json, chaos.md and the logs."),
 ) -> None:
     """Faults during real traffic, then proof that nothing was lost or counted twice."""
@@ -53,6 +56,7 @@ def app(
         postgres_stop_s=postgres_stop_s,
         fuzz=fuzz,
         checked_players=checked_players,
+        standbys=standbys,
     )
     report = run_chaos(plan, out, echo=typer.echo)
     takeover, recovery = report.takeover, report.recovery
