@@ -103,6 +103,7 @@ class Fault:
     at_s: float
     takeover_s: float | None = None  # kills only
     takeover_partitions: int = 0
+    takeover_resolution_s: float | None = None  # kills only: the longest time between the watch's looks
     recovery_s: float | None = None
     in_flight: int = 0  # requests invoked before the fault and answered after it
     in_flight_p99_s: float | None = None
@@ -541,6 +542,7 @@ class Faults:
             if committed is not None:
                 committed.close()
         fault.takeover_s, fault.takeover_partitions = measured.takeover_s, measured.takeover_partitions
+        fault.takeover_resolution_s = measured.takeover_resolution_s
         fault.recovery_s = measured.recovery_s
         fault.replaced_by = self.supervisor.replaced_by.get(killed) if killed else None
         self.probe_request_ids += measured.probe_request_ids
@@ -905,11 +907,12 @@ def _markdown(report: ChaosReport) -> list[str]:
         f"fault: {in_flight.get('requests')}, p99 {in_flight.get('p99_s')} s; clear of every fault: "
         f"{clear.get('requests')}, p99 {clear.get('p99_s')} s. Warm spares: {report.standbys}.",
         "",
-        "| fault | at (s) | takeover (s) | partitions | recovery (s) | in flight | their p99 (s) | replaced by |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| fault | at (s) | takeover (s) | partitions | watched every (s, at most) | recovery (s) | in flight | "
+        "their p99 (s) | replaced by |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
         *(
-            f"| {f.kind} | {f.at_s} | {f.takeover_s} | {f.takeover_partitions} | {f.recovery_s} | {f.in_flight} | "
-            f"{f.in_flight_p99_s} | {f.replaced_by or '-'} |"
+            f"| {f.kind} | {f.at_s} | {f.takeover_s} | {f.takeover_partitions} | {f.takeover_resolution_s} | "
+            f"{f.recovery_s} | {f.in_flight} | {f.in_flight_p99_s} | {f.replaced_by or '-'} |"
             for f in report.faults
         ),
         "",

@@ -49,6 +49,7 @@ CARRIED_LOOKBACK = 2_000
 CARRIED_READ_S = 10.0  # the longest the first read of the carrying records (up to the kill) takes
 WATCH_MAX_S = 60.0  # after the fault ended: a takeover or recovery not seen by then is none (the run fails)
 POLL_S = 0.05  # the resolution of takeover_s
+READ_FETCH_WAIT_MS = 10
 PROBE_GAME, PROBE_CURRENCY, PROBE_STAKE_MINOR = "rising-joker", "EUR", 10
 PROBE_DEPOSIT_MINOR = 10_000_000
 PROBE_TIMEOUT_S = 10.0
@@ -69,6 +70,7 @@ def probe_players(partitions: int = PLAYER_PARTITIONS) -> tuple[str, ...]:
 class Measured:
     takeover_s: float | None = None
     takeover_partitions: int = 0  # partitions of the killed service's inputs that had a record to take over
+    takeover_resolution_s: float | None = None  # the longest time between two looks: how late a commit can be seen
     recovery_s: float | None = None
     probe_request_ids: list[uuid.UUID] = field(default_factory=list)
 
@@ -140,8 +142,13 @@ class Committed:
     def __init__(self, settings: Settings, service: str) -> None:
         self.settings, self.service = settings, service
         self.admin = admin_client(settings.kafka_bootstrap_servers, client_id="chaos-takeover")
+        # A short fetch wait: a range that ends in markers is read past them at once, not after a held fetch, and the
+        # watch (which looks between its polls) stays at its resolution.
         self.reader = kafka_consumer(
-            settings.kafka_bootstrap_servers, group_id=None, client_id="chaos-takeover", **CONSUMER_SAFETY
+            settings.kafka_bootstrap_servers,
+            group_id=None,
+            client_id="chaos-takeover",
+            **{**CONSUMER_SAFETY, "fetch_max_wait_ms": READ_FETCH_WAIT_MS},
         )
         self.partitions = [
             TopicPartition(settings.topic(name), p)
@@ -177,7 +184,7 @@ class Committed:
     def has_record(self, tp: TopicPartition, start: int, end: int) -> bool:
         """Whether a read_committed reader finds a record from `start` up to `end` (markers are offsets, not
         records)."""
-        return end > start and committed_records_between(self.reader, tp, start, end)[0] > 0
+        return end > start and committed_records_between(self.reader, tp, start, end, limit=1)[0] > 0
 
     def close(self) -> None:
         self.admin.close()
@@ -252,7 +259,8 @@ def measure(prober: Prober, fault_at: float, committed: Committed | None = None)
     at_kill = committed.at_kill() if committed is not None else {}
     probes = prober.spin_all(measured, answered_at, deadline)
     if committed is not None:
-        measured.takeover_s, measured.takeover_partitions = _watch(committed, at_kill, fault_at, deadline, probes)
+        watched = _watch(committed, at_kill, fault_at, deadline, probes)
+        measured.takeover_s, measured.takeover_partitions, measured.takeover_resolution_s = watched
     for probe in probes:
         probe.join(max(0.0, deadline - time.monotonic()))
     if len(answered_at) == len(prober.players):
@@ -266,16 +274,19 @@ def _watch(
     fault_at: float,
     deadline: float,
     probes: list[threading.Thread],
-) -> tuple[float | None, int]:
-    """(takeover_s, partitions with work): polled until every partition holding a record past its position at the
-    kill was committed past it, looked at again once the probes are answered (their records reach every input)."""
+) -> tuple[float | None, int, float]:
+    """(takeover_s, partitions with work, resolution): polled until every partition holding a record past its position
+    at the kill was committed past it, looked at again once the probes are answered (their records reach every
+    input); the resolution is the longest time between two looks (a commit is dated at the look after it)."""
     moved_at: dict[TopicPartition, float] = {}
+    looks: list[float] = [fault_at]
     with_work: set[TopicPartition] = set()
     looked_to: dict[TopicPartition, int] = dict(at_kill)  # how far each partition was searched for a record
     final_look = False
     while time.monotonic() < deadline:
         positions = committed.now()
         now = time.monotonic()  # after the read: a commit it shows happened before (an upper bound)
+        looks.append(now)
         for tp, position in positions.items():
             if tp not in moved_at and position > at_kill[tp]:
                 moved_at[tp] = now
@@ -290,6 +301,7 @@ def _watch(
                 break
             final_look = not any(probe.is_alive() for probe in probes)
         time.sleep(POLL_S)
+    resolution = round(max(later - earlier for earlier, later in zip(looks, looks[1:])), 3) if len(looks) > 1 else 0.0
     if with_work - set(moved_at) or not with_work:
-        return None, len(with_work)
-    return round(max(moved_at[tp] for tp in with_work) - fault_at, 3), len(with_work)
+        return None, len(with_work), resolution
+    return round(max(moved_at[tp] for tp in with_work) - fault_at, 3), len(with_work), resolution
