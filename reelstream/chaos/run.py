@@ -532,6 +532,8 @@ class Faults:
         killed = kind.split(" ", 1)[1] if kind.startswith("kill ") else None
         committed = Committed(self.settings, killed) if killed else None
         try:
+            if committed is not None:
+                committed.before_kill()
             at = time.monotonic()
             fault = Fault(kind, round(at - self.started, 3))
             self.report.faults.append(fault)

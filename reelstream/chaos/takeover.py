@@ -50,6 +50,7 @@ CARRIED_READ_S = 10.0  # the longest the first read of the carrying records (up 
 WATCH_MAX_S = 60.0  # after the fault ended: a takeover or recovery not seen by then is none (the run fails)
 POLL_S = 0.05  # the resolution of takeover_s
 READ_FETCH_WAIT_MS = 10
+READ_POLL_MS = 20
 PROBE_GAME, PROBE_CURRENCY, PROBE_STAKE_MINOR = "rising-joker", "EUR", 10
 PROBE_DEPOSIT_MINOR = 10_000_000
 PROBE_TIMEOUT_S = 10.0
@@ -116,7 +117,9 @@ class Carried:
             return
         ends, deadline = self.reader.end_offsets(carriers), time.monotonic() + CARRIED_READ_S
         while any(self.reader.position(tp) < ends[tp] for tp in carriers) and time.monotonic() < deadline:
-            self._fold(self.reader.poll(timeout_ms=200, max_records=5_000))
+            # A short poll: a fetch of markers only moves the position and hands over no record, and a long poll
+            # would wait its whole timeout for one.
+            self._fold(self.reader.poll(timeout_ms=READ_POLL_MS, max_records=5_000))
 
     def now(self) -> dict[TopicPartition, int]:
         """The positions the records read so far carry (physical input topic and partition -> next offset); each
@@ -156,6 +159,12 @@ class Committed:
             for p in sorted(self.reader.partitions_for_topic(settings.topic(name)) or ())
         ]
         self.carried = Carried(settings, service)
+
+    def before_kill(self) -> None:
+        """Read the carrying records up to now (up to CARRIED_LOOKBACK a partition, each checked for its writer), so
+        that the reading right after the kill is of the last moment's records only: it starts the watch, and every
+        look is dated after it."""
+        self.carried.read_to_end()
 
     def at_kill(self) -> dict[TopicPartition, int]:
         """The positions right after the kill: every carrying record up to the partitions' ends read first."""
