@@ -89,17 +89,14 @@ def _group_rows(reader: KafkaConsumer, name: str, description: dict, committed: 
     return rows
 
 
-def committed_records_between(
-    reader: KafkaConsumer, tp: TopicPartition, start: int, end: int, limit: int = COUNT_LIMIT
-) -> tuple[int, bool]:
-    """How many records a read_committed consumer reads from `start` up to `end` (markers are offsets, not records),
-    counting `limit` at most (1: whether there is any), and whether it read up to `end`."""
+def committed_records_between(reader: KafkaConsumer, tp: TopicPartition, start: int, end: int) -> tuple[int, bool]:
+    """How many records a read_committed consumer reads from `start` up to `end` (markers are offsets, not records)."""
     if start >= end:
         return 0, True
     reader.assign([tp])
     reader.seek(tp, start)
     counted, deadline = 0, time.monotonic() + READ_TIMEOUT_S
-    while reader.position(tp) < end and counted < limit and time.monotonic() < deadline:
+    while reader.position(tp) < end and counted < COUNT_LIMIT and time.monotonic() < deadline:
         for batch in reader.poll(timeout_ms=200, max_records=2_000).values():
             counted += sum(1 for record in batch if record.offset < end)
-    return min(counted, limit), reader.position(tp) >= end
+    return min(counted, COUNT_LIMIT), reader.position(tp) >= end

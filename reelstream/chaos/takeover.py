@@ -14,7 +14,6 @@ import asyncpg
 from kafka import TopicPartition
 from kafka.errors import KafkaError
 
-from ops.groups import committed_records_between
 from reelstream.client import ReelstreamClient, SpinTimeout
 from services.projector.adapters.kafka_io import SOURCE_TOPICS
 from services.spin.adapters.runner import INPUTS as SPIN_INPUTS, POSITIONS_ON as SPIN_POSITIONS_ON
@@ -190,10 +189,25 @@ class Committed:
         except (KafkaError, KeyError):
             return {}
 
-    def has_record(self, tp: TopicPartition, start: int, end: int) -> bool:
-        """Whether a read_committed reader finds a record from `start` up to `end` (markers are offsets, not
-        records)."""
-        return end > start and committed_records_between(self.reader, tp, start, end, limit=1)[0] > 0
+    def with_records(self, ranges: dict[TopicPartition, tuple[int, int]]) -> set[TopicPartition]:
+        """The partitions in which a read_committed reader finds a record from `start` up to `end` (markers are
+        offsets, not records), read together and each only up to its first record."""
+        pending = {tp: span for tp, span in ranges.items() if span[1] > span[0]}
+        found: set[TopicPartition] = set()
+        if not pending:
+            return found
+        self.reader.assign(list(pending))
+        for tp, (start, _) in pending.items():
+            self.reader.seek(tp, start)
+        deadline = time.monotonic() + CARRIED_READ_S
+        while pending and time.monotonic() < deadline:
+            for tp, batch in self.reader.poll(timeout_ms=READ_POLL_MS, max_records=5_000).items():
+                if tp in pending and any(record.offset < pending[tp][1] for record in batch):
+                    found.add(tp)
+            for tp in [tp for tp in pending if tp in found or self.reader.position(tp) >= pending[tp][1]]:
+                del pending[tp]
+                self.reader.pause(tp)
+        return found
 
     def close(self) -> None:
         self.admin.close()
@@ -300,11 +314,9 @@ def _watch(
             if tp not in moved_at and position > at_kill[tp]:
                 moved_at[tp] = now
                 with_work.add(tp)  # it committed past the kill: there was a record to take over
-        for tp, end in committed.ends().items():
-            if tp not in with_work and end > looked_to[tp]:
-                if committed.has_record(tp, at_kill[tp], end):
-                    with_work.add(tp)
-                looked_to[tp] = end
+        unsearched = {tp: end for tp, end in committed.ends().items() if tp not in with_work and end > looked_to[tp]}
+        with_work |= committed.with_records({tp: (at_kill[tp], end) for tp, end in unsearched.items()})
+        looked_to.update(unsearched)
         if not with_work - set(moved_at):
             if final_look:
                 break

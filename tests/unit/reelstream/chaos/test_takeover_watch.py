@@ -1,6 +1,6 @@
-"""The takeover watch dates each commit at the look after it, so it states how far apart its looks were; and whether
-a partition had work is asked with a read that stops at the first record (a read of the whole range, ending in
-markers, held the watch between looks for a poll's timeout each)."""
+"""The takeover watch dates each commit at the look after it, so it states how far apart its looks were; and which
+partitions had work is one read of them all, each up to its first record (a read of each whole range in turn, markers
+at its end, held the watch between looks for most of a second)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import time
 
 from kafka import TopicPartition
 
-from ops.groups import committed_records_between
 from reelstream.chaos import takeover
+from reelstream.chaos.takeover import Committed
 
-A, B = TopicPartition("t", 0), TopicPartition("t", 1)
+A, B, C = TopicPartition("t", 0), TopicPartition("t", 1), TopicPartition("t", 2)
 
 
-class Committed:
-    """A watch's view: A commits past the kill at the third look; B gets a record but its look is slow."""
+class Watched:
+    """A watch's view: A commits past the kill at the third look; its search for work is slow."""
 
     def __init__(self, slow_s: float) -> None:
         self.looks, self.slow_s = 0, slow_s
@@ -27,45 +27,59 @@ class Committed:
     def ends(self):
         return {A: 12, B: 5}
 
-    def has_record(self, tp, start, end):
+    def with_records(self, ranges):
         time.sleep(self.slow_s)
-        return True
+        return set(ranges)
 
 
 def test_the_watch_reports_the_longest_time_between_its_looks(monkeypatch):
     monkeypatch.setattr(takeover, "POLL_S", 0.01)
     fault_at = time.monotonic()
     seconds, partitions, resolution = takeover._watch(
-        Committed(slow_s=0.2), {A: 10, B: 5}, fault_at, fault_at + 10, probes=[]
+        Watched(slow_s=0.2), {A: 10, B: 5}, fault_at, fault_at + 10, probes=[]
     )
     assert partitions == 1 and seconds is not None
     assert 0.2 <= resolution <= seconds, "a slow look between two polls is the measurement's resolution"
 
 
 class Reader:
-    """A read_committed reader over offsets 0..9, all records, two a poll."""
+    """A read_committed reader: A holds records at 0..9, B only markers (its offsets 0..3 hand over nothing), C records
+    at 0..9; each poll hands over two offsets of every partition assigned and not paused."""
+
+    RECORDS = {A: set(range(10)), B: set(), C: set(range(10))}
 
     def __init__(self) -> None:
-        self.at, self.polls = 0, 0
+        self.at: dict[TopicPartition, int] = {}
+        self.paused: set[TopicPartition] = set()
+        self.polls = 0
 
     def assign(self, tps):
-        pass
+        self.at, self.paused = {tp: 0 for tp in tps}, set()
 
     def seek(self, tp, offset):
-        self.at = offset
+        self.at[tp] = offset
 
     def position(self, tp):
-        return self.at
+        return self.at[tp]
+
+    def pause(self, tp):
+        self.paused.add(tp)
 
     def poll(self, timeout_ms, max_records):
         self.polls += 1
-        records = [type("R", (), {"offset": offset})() for offset in range(self.at, min(self.at + 2, 10))]
-        self.at = min(self.at + 2, 10)
-        return {A: records} if records else {}
+        handed = {}
+        for tp in [tp for tp in self.at if tp not in self.paused]:
+            offsets = range(self.at[tp], self.at[tp] + 2)
+            self.at[tp] += 2
+            records = [type("R", (), {"offset": o})() for o in offsets if o in self.RECORDS[tp]]
+            if records:
+                handed[tp] = records
+        return handed
 
 
-def test_whether_a_range_has_a_record_reads_only_up_to_the_first():
-    reader = Reader()
-    assert committed_records_between(reader, A, 0, 10, limit=1) == (1, False)
-    assert reader.polls == 1
-    assert committed_records_between(Reader(), A, 0, 10) == (10, True)
+def test_which_partitions_had_work_is_one_read_up_to_each_first_record():
+    committed = Committed.__new__(Committed)
+    committed.reader = Reader()
+    found = committed.with_records({A: (0, 10), B: (0, 4), C: (3, 3)})
+    assert found == {A}, "B holds markers only; C's range is empty"
+    assert committed.reader.polls == 2, "read past A's first record, or B and A one after the other"
