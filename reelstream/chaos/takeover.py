@@ -197,6 +197,7 @@ class Committed:
         if not pending:
             return found
         self.reader.assign(list(pending))
+        self.reader.resume(*pending)  # paused by an earlier read (an assignment keeps a partition's pause)
         for tp, (start, _) in pending.items():
             self.reader.seek(tp, start)
         deadline = time.monotonic() + CARRIED_READ_S

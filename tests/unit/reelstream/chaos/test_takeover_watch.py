@@ -54,7 +54,11 @@ class Reader:
         self.polls = 0
 
     def assign(self, tps):
-        self.at, self.paused = {tp: 0 for tp in tps}, set()
+        self.at = {tp: 0 for tp in tps}
+        self.paused &= set(tps)  # as kafka-python: a partition assigned again stays paused
+
+    def resume(self, *tps):
+        self.paused -= set(tps)
 
     def seek(self, tp, offset):
         self.at[tp] = offset
@@ -83,3 +87,5 @@ def test_which_partitions_had_work_is_one_read_up_to_each_first_record():
     found = committed.with_records({A: (0, 10), B: (0, 4), C: (3, 3)})
     assert found == {A}, "B holds markers only; C's range is empty"
     assert committed.reader.polls == 2, "read past A's first record, or B and A one after the other"
+    again = committed.with_records({A: (0, 10), C: (0, 10)})
+    assert again == {A, C}, "a partition paused by the first read was never read again"
