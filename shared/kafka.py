@@ -179,6 +179,25 @@ def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
     return AIOKafkaProducer(bootstrap_servers=bootstrap, **{**_aio_security(bootstrap, role), **options})
 
 
+# How soon a starting transactional producer asks again for its id while the coordinator aborts its predecessor's open
+# transaction (CONCURRENT_TRANSACTIONS, answered until the abort's markers are written, a few milliseconds): aiokafka
+# waits its retry backoff (100 ms) for that as for any error, and a takeover waits for its slowest partition.
+FENCE_RETRY_MS = 20
+
+
+async def start_fencing(producer: Any) -> None:
+    """`producer.start()` (InitProducerId: fences the transactional id's previous owner), asking again every
+    FENCE_RETRY_MS while that owner's transaction is being aborted; the producer's own retry backoff is kept for
+    everything after (a broker that is away is not asked fifty times a second)."""
+    sender = producer._sender  # noqa: SLF001 - aiokafka is pinned; tests/unit/shared/test_kafka.py fails if it moves
+    kept = sender._retry_backoff  # noqa: SLF001
+    sender._retry_backoff = FENCE_RETRY_MS / 1000  # noqa: SLF001
+    try:
+        await producer.start()
+    finally:
+        sender._retry_backoff = kept  # noqa: SLF001
+
+
 def platform_topics_compressed(environ: Mapping[str, str] | None = None) -> bool:
     """Whether the services' loops write zstd to the topics only the platform reads (`compressed_by_producers`);
     REELSTREAM_PLATFORM_COMPRESSION=none writes every batch uncompressed (docs/configuration.md)."""

@@ -38,6 +38,7 @@ from shared.kafka import (
     group_membership,
     platform_topics_compressed,
     service_fetch_options,
+    start_fencing,
 )
 
 log = logging.getLogger("reelstream.loop")
@@ -590,7 +591,7 @@ class TransactionalLoop(ConsumerRebalanceListener, Generic[S]):
         )
         if platform_topics_compressed():
             compress_by_topic(producer, compressed_by_producers)
-        await producer.start()  # InitProducerId fences a predecessor and aborts its open transaction first
+        await start_fencing(producer)  # InitProducerId fences a predecessor and aborts its open transaction first
         self.producers[partition] = producer
         restored = await self.service.restore(partition)
         if self._consumer is not None:  # else restored outside the loop (tools, tests): nothing to position

@@ -189,3 +189,25 @@ def test_a_loop_that_does_not_coalesce_fetches_flowing_records_as_it_fetches_whe
     assert _fetching(consumer) == (25, 1)
     each.after_poll(consumer, False, now=102.0)  # and still turns quiet when nothing comes
     assert _fetching(consumer) == (500, 1)
+
+
+async def test_a_fencing_start_asks_for_its_id_again_soon_and_keeps_the_producers_backoff_after():
+    """start_fencing sets the retry backoff aiokafka's InitProducerId handler reads (pinned: this fails if it moves)
+    for the start alone."""
+    from aiokafka.producer.sender import InitPIDHandler
+
+    from shared.kafka import FENCE_RETRY_MS, start_fencing
+
+    producer = aio_producer("localhost:1", transactional_id="t-p0", **AIOKAFKA_PRODUCER_SAFETY)
+    seen = []
+
+    async def start():
+        seen.append(InitPIDHandler(producer._sender)._default_backoff)
+
+    producer.start = start
+    try:
+        await start_fencing(producer)
+        assert seen == [FENCE_RETRY_MS / 1000]
+        assert InitPIDHandler(producer._sender)._default_backoff == 0.1, "the producer's own backoff, after"
+    finally:
+        await producer.stop()
