@@ -180,8 +180,8 @@ def aio_producer(bootstrap: str, *, role: str | None = None, **options: Any):
 
 
 # How soon a starting transactional producer asks again for its id while the coordinator aborts its predecessor's open
-# transaction (CONCURRENT_TRANSACTIONS, answered until the abort's markers are written, a few milliseconds): aiokafka
-# waits its retry backoff (100 ms) for that as for any error, and a takeover waits for its slowest partition.
+# transaction (CONCURRENT_TRANSACTIONS, answered until the abort's markers are written): aiokafka waits its whole
+# retry backoff (retry_backoff_ms) for that as for any error, and a takeover waits for its slowest partition.
 FENCE_RETRY_MS = 20
 
 
