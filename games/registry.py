@@ -37,13 +37,6 @@ def engine(game: str) -> GameEngine:
     return _module(game).current_engine()
 
 
-def load_all() -> None:
-    """Import every game's engine now: a service that first needs one mid-decision (the jackpot's stakes) would hold
-    its event loop for the import, a second on a busy machine, in its first batch after a takeover."""
-    for game in GAMES:
-        engine(game)
-
-
 def stakes_minor(game: str) -> tuple[int, ...]:
     """The stakes `game` is played at now (a bound on every amount the platform derives from a stake)."""
     return engine(game).stakes_minor

@@ -19,7 +19,7 @@ from shared.warm import TAKE_WAIT_S, WarmStates, follow_until
 
 from services.jackpot.adapters.restore import warm_states
 from services.jackpot.adapters.runner import JackpotConfig, JackpotService, Stats
-from games.registry import load_all
+from games.registry import GAMES, stakes_minor
 from games.selftest import require_self_test
 
 
@@ -42,9 +42,10 @@ def live_config(environ: dict[str, str] | None = None) -> JackpotConfig:
 
 
 def prepare() -> None:
-    """Before a spare's follow and a cold start's restore: every game's engine imported (games.registry.load_all), so
-    the first batch after a takeover does not wait for it."""
-    load_all()
+    """Before a spare's follow and a cold start's restore: every game's engine imported (the decisions read their
+    stakes), so the first batch after a takeover does not hold the event loop for the import."""
+    for game in GAMES:
+        stakes_minor(game)
 
 
 def spare(go: Callable[[], bool]) -> None:
