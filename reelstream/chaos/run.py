@@ -145,6 +145,8 @@ class ChaosReport:
     audited: bool = False  # the audit ran to its end (a run stopped before it proves nothing)
     duration_s: float = 0.0
     load_s: float = 0.0  # from the first request to the last answer
+    faults_planned: int = 0  # the schedule's faults: fewer injected fails the run
+    faults_error: str = ""  # what stopped the injection before the schedule's end
 
     @property
     def passed(self) -> bool:
@@ -157,7 +159,11 @@ class ChaosReport:
     def unmeasured(self) -> list[str]:
         """Faults not taken over (kills) or not recovered from within the watch: each fails the run."""
         missing = [f"{f.kind} at {f.at_s} s: no takeover" for f in self.kills() if f.takeover_s is None]
-        return missing + [f"{f.kind} at {f.at_s} s: no recovery" for f in self.faults if f.recovery_s is None]
+        missing += [f"{f.kind} at {f.at_s} s: no recovery" for f in self.faults if f.recovery_s is None]
+        if len(self.faults) < self.faults_planned:
+            stopped = f": {self.faults_error}" if self.faults_error else ""
+            missing.append(f"{len(self.faults)} of {self.faults_planned} faults injected{stopped}")
+        return missing
 
     def kills(self) -> list[Fault]:
         return [fault for fault in self.faults if fault.kind.startswith("kill ")]
@@ -511,16 +517,21 @@ class Faults:
         """Once the load answers spins (`warmed`: deposits made, clients connected), inject every fault of the
         schedule, then set `done`. The fault clock starts then: a gap must not count the load's start-up."""
         prober = None
+        schedule = self.schedule()
+        self.report.faults_planned = len(schedule)
         try:
             warmed.wait(WARM_UP_MAX_S)
             prober = Prober(self.settings)
             self.started = time.monotonic()
             clear_at = 0.0  # a kill waits for this: the schedule's clearance counted from when a fault ended
-            for at_s, kind in self.schedule():
+            for at_s, kind in schedule:
                 due = at_s if not kind.startswith("kill ") else max(at_s, clear_at)
                 time.sleep(max(0.0, due - (time.monotonic() - self.started)))
                 self._fault(kind, prober)
                 clear_at = time.monotonic() - self.started + _clearance_s(kind)
+        except Exception as error:
+            self.report.faults_error = f"{type(error).__name__}: {error}"[:300]
+            raise
         finally:
             done.set()
             if prober is not None:

@@ -53,3 +53,30 @@ def test_a_fault_not_recovered_from_fails_the_run():
     found.faults[-1].recovery_s = None
     assert found.unmeasured == ["broker restart at 99.0 s: no recovery"]
     assert exit_code(found) == 1
+
+
+def test_a_run_that_injected_fewer_faults_than_planned_fails_and_says_what_stopped_it():
+    found = report([0.1], faults_planned=5, faults_error="KafkaTimeoutError: a probe's deposit")
+    assert found.unmeasured == ["2 of 5 faults injected: KafkaTimeoutError: a probe's deposit"]
+    assert exit_code(found) == 1
+    assert exit_code(report([0.1], faults_planned=2)) == 0
+
+
+def test_the_fault_thread_records_what_stopped_it(monkeypatch):
+    import threading
+
+    from reelstream.chaos import run
+    from reelstream.chaos.run import ChaosPlan, Faults
+
+    def prober(settings):
+        raise TimeoutError("a probe's deposit was not answered")
+
+    monkeypatch.setattr(run, "Prober", prober)
+    found = ChaosReport(plan={}, started_at="now")
+    faults = Faults(None, ChaosPlan(kills=3, broker_restart=False, postgres_stop_s=0), None, found, print)
+    warmed, done = threading.Event(), threading.Event()
+    warmed.set()
+    with pytest.raises(TimeoutError):
+        faults.run(done, warmed)
+    assert done.is_set() and found.faults_planned == 3
+    assert found.unmeasured == ["0 of 3 faults injected: TimeoutError: a probe's deposit was not answered"]
