@@ -32,10 +32,12 @@ CONSUMER_SAFETY: dict[str, Any] = {
 # aiokafka spells the same options the same way, minus the ones it does not have.
 AIOKAFKA_PRODUCER_SAFETY: dict[str, Any] = {"acks": "all", "enable_idempotence": True, "linger_ms": 5}
 AIOKAFKA_CONSUMER_SAFETY: dict[str, Any] = dict(CONSUMER_SAFETY)
-# A reader that reads a partition to its end and stops (restores, snapshot reads): aiokafka's stop() waits for the
-# fetch in flight, which the broker holds for fetch_max_wait_ms (aiokafka's default is long) once the reader is at the
-# end: a short wait keeps a restore of empty topics short.
-AIOKAFKA_READER_SAFETY: dict[str, Any] = {**AIOKAFKA_CONSUMER_SAFETY, "fetch_max_wait_ms": 10}
+# A reader that reads partitions to a known end (restores, snapshot reads, the chaos run's takeover watch): the broker
+# holds a fetch for fetch_max_wait_ms once the reader is at the end or past it only by markers, and aiokafka's stop()
+# waits for that fetch: a short wait keeps a restore of empty topics short and a read past markers quick. kafka-python
+# and aiokafka spell it the same way.
+READER_SAFETY: dict[str, Any] = {**CONSUMER_SAFETY, "fetch_max_wait_ms": 10}
+AIOKAFKA_READER_SAFETY: dict[str, Any] = dict(READER_SAFETY)
 
 
 def service_fetch_options(environ: Mapping[str, str] | None = None) -> dict[str, int]:

@@ -20,7 +20,7 @@ from services.spin.adapters.runner import INPUTS as SPIN_INPUTS, POSITIONS_ON as
 from shared import records
 from shared.config import Settings
 from shared.input_position import recorded_inputs
-from shared.kafka import CONSUMER_SAFETY, admin_client, kafka_consumer
+from shared.kafka import CONSUMER_SAFETY, READER_SAFETY, admin_client, kafka_consumer
 from shared.partitioning import partition_for
 from shared.session import issue_token
 from shared.topics import (
@@ -45,10 +45,9 @@ INPUTS = {
 CARRIERS = {"spin": SPIN_POSITIONS_ON, "wallet": (WALLET_EVENTS,), "jackpot": (JACKPOT_EVENTS,)}
 # How far back from a carrying partition's end its last position is looked for (a transaction's last record carries it).
 CARRIED_LOOKBACK = 2_000
-CARRIED_READ_S = 10.0  # the longest the first read of the carrying records (up to the kill) takes
+READ_MAX_S = 10.0  # the longest a read of the carrying records, or of which partitions had work, takes
 WATCH_MAX_S = 60.0  # after the fault ended: a takeover or recovery not seen by then is none (the run fails)
 POLL_S = 0.05  # the resolution of takeover_s
-READ_FETCH_WAIT_MS = 10
 READ_POLL_MS = 20
 PROBE_GAME, PROBE_CURRENCY, PROBE_STAKE_MINOR = "rising-joker", "EUR", 10
 PROBE_DEPOSIT_MINOR = 10_000_000
@@ -114,7 +113,7 @@ class Carried:
         carriers = list(self.reader.assignment())
         if not carriers:
             return
-        ends, deadline = self.reader.end_offsets(carriers), time.monotonic() + CARRIED_READ_S
+        ends, deadline = self.reader.end_offsets(carriers), time.monotonic() + READ_MAX_S
         while any(self.reader.position(tp) < ends[tp] for tp in carriers) and time.monotonic() < deadline:
             # A short poll: a fetch of markers only moves the position and hands over no record, and a long poll
             # would wait its whole timeout for one.
@@ -144,13 +143,10 @@ class Committed:
     def __init__(self, settings: Settings, service: str) -> None:
         self.settings, self.service = settings, service
         self.admin = admin_client(settings.kafka_bootstrap_servers, client_id="chaos-takeover")
-        # A short fetch wait: a range that ends in markers is read past them at once, not after a held fetch, and the
-        # watch (which looks between its polls) stays at its resolution.
+        # A reader's short fetch wait: a range that ends in markers is read past them at once, not after a held fetch,
+        # and the watch (which looks between its polls) stays at its resolution.
         self.reader = kafka_consumer(
-            settings.kafka_bootstrap_servers,
-            group_id=None,
-            client_id="chaos-takeover",
-            **{**CONSUMER_SAFETY, "fetch_max_wait_ms": READ_FETCH_WAIT_MS},
+            settings.kafka_bootstrap_servers, group_id=None, client_id="chaos-takeover", **READER_SAFETY
         )
         self.partitions = [
             TopicPartition(settings.topic(name), p)
@@ -200,7 +196,7 @@ class Committed:
         self.reader.resume(*pending)  # paused by an earlier read (an assignment keeps a partition's pause)
         for tp, (start, _) in pending.items():
             self.reader.seek(tp, start)
-        deadline = time.monotonic() + CARRIED_READ_S
+        deadline = time.monotonic() + READ_MAX_S
         while pending and time.monotonic() < deadline:
             for tp, batch in self.reader.poll(timeout_ms=READ_POLL_MS, max_records=5_000).items():
                 if tp in pending and any(record.offset < pending[tp][1] for record in batch):

@@ -9,8 +9,8 @@ import time
 
 from kafka import TopicPartition
 
-from reelstream.chaos.takeover import READ_FETCH_WAIT_MS, Committed
-from shared.kafka import CONSUMER_SAFETY, aio_producer, kafka_consumer
+from reelstream.chaos.takeover import Committed
+from shared.kafka import READER_SAFETY, aio_producer, kafka_consumer
 from shared.topics import WALLET_EVENTS
 
 READ_MAX_S = 2.0  # a look of the watch; the read gives up after ten seconds
@@ -38,9 +38,7 @@ def test_which_partitions_had_work_on_a_real_broker(kafka_bootstrap, fresh_prefi
     topic = fresh_prefix + WALLET_EVENTS
     asyncio.run(_write(kafka_bootstrap, topic, fresh_prefix + "reelstream-wallet"))
     committed = Committed.__new__(Committed)  # the watch's reader alone: no group, no carrying topics
-    committed.reader = kafka_consumer(
-        kafka_bootstrap, group_id=None, **{**CONSUMER_SAFETY, "fetch_max_wait_ms": READ_FETCH_WAIT_MS}
-    )
+    committed.reader = kafka_consumer(kafka_bootstrap, group_id=None, **READER_SAFETY)
     try:
         tps = [TopicPartition(topic, partition) for partition in range(3)]
         ends = committed.reader.end_offsets(tps)
